@@ -55,9 +55,7 @@ def _points(card: Card) -> int:
 POINTS: tuple[int, ...] = tuple(_points(c) for c in range(NUM_KINDS))
 """R26: every 5 is worth 5, every 10 and K 10 — 200 points in the two decks."""
 
-_NAMES: tuple[str, ...] = tuple(
-    [RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["SJ", "BJ"]
-)
+_NAMES: tuple[str, ...] = tuple([RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["SJ", "BJ"])
 _BY_NAME: dict[str, Card] = {name: kind for kind, name in enumerate(_NAMES)}
 
 

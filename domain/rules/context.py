@@ -22,7 +22,7 @@ Contexts are immutable and cached: there are only 13 × 5 of them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from domain.rules.cards import BJ, NUM_KINDS, RANKS, SJ, SUITS, Card, make_card
 
@@ -50,7 +50,7 @@ def _chain(level: int, trump: int | None, category: int) -> list[tuple[Card, ...
 
 @dataclass(frozen=True, slots=True, eq=False)
 class TrumpContext:
-    """Category and order of every kind for one (level, trump) pair. Build with ``trump_context``."""
+    """Category and order of every kind for one (level, trump); see ``trump_context``."""
 
     level: int
     trump: int | None
@@ -89,7 +89,7 @@ class TrumpContext:
         return self.rank_key[card]
 
 
-@lru_cache(maxsize=None)
+@cache
 def trump_context(level: int, trump: int | None) -> TrumpContext:
     """The cached context for level rank index ``level`` (0 = '2') and trump suit (None = NT)."""
     if not 0 <= level <= 12:

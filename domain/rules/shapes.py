@@ -92,7 +92,7 @@ def pair_profile(ctx: TrumpContext, category: int, cards: Sequence[Card]) -> lis
 
 
 def best_window_top(profile: Sequence[int], length: int) -> int:
-    """Highest top position of a run of ``length`` consecutive positions holding pairs; -1 if none."""
+    """Top position of the highest run of ``length`` positions holding pairs; -1 if none."""
     run = 0
     best = -1
     for pos, n in enumerate(profile):

@@ -1,0 +1,160 @@
+"""The play phase of a round: tricks until the hands are empty (RULES R22–R27).
+
+:class:`TrickPlay` is a small, pure state machine. ``check`` validates a seat's play and
+returns a :class:`PlayOutcome` without changing anything; ``apply`` assigns the outcome.
+An event-sourced aggregate calls ``check`` in its command and ``apply`` when the event is
+applied (ARCHITECTURE decision 6); the simulator calls both in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from domain.rules.cards import POINTS, Card, contains, format_cards
+from domain.rules.context import TrumpContext
+from domain.rules.errors import IllegalMoveError
+from domain.rules.follow import check_follow
+from domain.rules.shapes import Shape, ShapeKind, decompose
+from domain.rules.throws import check_throw
+from domain.rules.trick import trick_winner
+
+
+class PlayOutcome(NamedTuple):
+    seat: int
+    cards: tuple[Card, ...]
+    """The cards actually played (the forced component when a throw failed)."""
+    attempted: tuple[Card, ...] | None
+    """The throw the leader attempted when it failed (R22), else None."""
+    trick_complete: bool
+    winner: int | None
+    """Seat that won the trick, when this play completes it."""
+    points: int
+    """Points in the completed trick (R26), 0 otherwise."""
+
+
+class TrickPlay:
+    """Hands, the trick in progress and the points of the attackers during play."""
+
+    __slots__ = (
+        "attacker_points",
+        "attackers",
+        "ctx",
+        "failed_throws",
+        "hands",
+        "last_lead",
+        "last_trick",
+        "lead_shape",
+        "leader",
+        "played",
+        "trick",
+        "tricks_done",
+        "turn",
+    )
+
+    def __init__(
+        self, ctx: TrumpContext, hands: Sequence[Sequence[Card]], leader: int, attackers: int
+    ) -> None:
+        """``attackers`` is the parity of the attacking team's seats (R2: {0,2} → 0, {1,3} → 1)."""
+        self.ctx = ctx
+        self.hands: list[list[Card]] = [list(h) for h in hands]
+        self.leader = leader
+        self.turn = leader
+        self.attackers = attackers
+        self.trick: list[tuple[Card, ...]] = []
+        self.lead_shape: Shape | None = None
+        self.tricks_done = 0
+        self.attacker_points = 0
+        self.played: list[Card] = []
+        self.last_trick: tuple[int, tuple[tuple[Card, ...], ...], int] | None = None
+        """(leader, plays in order, winner) of the last completed trick."""
+        self.last_lead: Shape | None = None
+        """The lead shape of the most recent completed trick (R28 uses the final one)."""
+        self.failed_throws: list[tuple[int, tuple[Card, ...]]] = []
+
+    @property
+    def finished(self) -> bool:
+        return not self.trick and not self.hands[self.turn]
+
+    def check(self, seat: int, cards: Sequence[Card]) -> PlayOutcome:
+        """Validate ``seat`` playing ``cards``; raise IllegalMoveError naming the rule."""
+        if self.finished:
+            raise IllegalMoveError("every card has been played", rule="R22", code="round-over")
+        if seat != self.turn:
+            raise IllegalMoveError(
+                f"it is seat {self.turn}'s turn to play, not seat {seat}'s",
+                rule="R22",
+                code="not-your-turn",
+            )
+        hand = self.hands[seat]
+        if not cards:
+            raise IllegalMoveError("a play needs at least one card", rule="R22", code="empty-play")
+        if not contains(hand, cards):
+            raise IllegalMoveError(
+                f"{format_cards(cards)}: not all of these cards are in seat {seat}'s hand",
+                rule="R3",
+                code="cards-not-in-hand",
+            )
+        ctx = self.ctx
+        if not self.trick:
+            return self._check_lead(seat, tuple(cards))
+        lead = self.lead_shape
+        assert lead is not None
+        verdict = check_follow(ctx, lead, hand, cards)
+        if not verdict.legal:
+            raise IllegalMoveError(
+                f"{format_cards(cards)}: {verdict.detail}", rule="R23", code="illegal-follow"
+            )
+        played = tuple(cards)
+        if len(self.trick) < 3:
+            return PlayOutcome(seat, played, None, False, None, 0)
+        plays = [*self.trick, played]
+        offset = trick_winner(ctx, plays, lead)
+        points = sum(POINTS[c] for p in plays for c in p)
+        return PlayOutcome(seat, played, None, True, (self.leader + offset) % 4, points)
+
+    def _check_lead(self, seat: int, cards: tuple[Card, ...]) -> PlayOutcome:
+        shape = decompose(self.ctx, cards)
+        if shape.kind is ShapeKind.MIXED:
+            raise IllegalMoveError(
+                f"{format_cards(cards)}: a lead must be of one suit category (R15, R22)",
+                rule="R22",
+                code="mixed-lead",
+            )
+        if shape.kind is ShapeKind.THROW:
+            others = [self.hands[s] for s in range(4) if s != seat]
+            verdict = check_throw(self.ctx, shape, others)
+            if not verdict.valid:
+                assert verdict.forced is not None
+                return PlayOutcome(seat, verdict.forced, cards, False, None, 0)
+        return PlayOutcome(seat, cards, None, False, None, 0)
+
+    def apply(self, outcome: PlayOutcome) -> None:
+        """Assign a checked outcome (no validation: this runs on every replay)."""
+        hand = self.hands[outcome.seat]
+        for c in outcome.cards:
+            hand.remove(c)
+        self.played.extend(outcome.cards)
+        if not self.trick:
+            self.lead_shape = decompose(self.ctx, outcome.cards)
+            if outcome.attempted is not None:
+                self.failed_throws.append((outcome.seat, outcome.attempted))
+        self.trick.append(outcome.cards)
+        if not outcome.trick_complete:
+            self.turn = (outcome.seat + 1) % 4
+            return
+        assert outcome.winner is not None
+        self.last_trick = (self.leader, tuple(self.trick), outcome.winner)
+        self.last_lead = self.lead_shape
+        if outcome.winner % 2 == self.attackers:
+            self.attacker_points += outcome.points
+        self.tricks_done += 1
+        self.trick = []
+        self.lead_shape = None
+        self.leader = self.turn = outcome.winner
+
+    def play(self, seat: int, cards: Sequence[Card]) -> PlayOutcome:
+        """Check then apply; returns the outcome."""
+        outcome = self.check(seat, cards)
+        self.apply(outcome)
+        return outcome
