@@ -177,13 +177,14 @@ def decompose(ctx: TrumpContext, cards: Sequence[Card]) -> Shape:
     for kind in reversed(singles):
         components.append(Component(0, order[kind], (kind,)))
     components.sort(key=lambda comp: (comp.width, comp.top), reverse=True)
-    if len(components) == 1:
-        kind = (ShapeKind.SINGLE, ShapeKind.PAIR)[min(components[0].width, 1)]
-        if components[0].width >= 2:
-            kind = ShapeKind.TRACTOR
+    if len(components) > 1:
+        shape_kind = ShapeKind.THROW
     else:
-        kind = ShapeKind.THROW
-    return Shape(kind, category, tuple(components), len(cards))
+        shape_kind = _SINGLE_KINDS[min(components[0].width, 2)]
+    return Shape(shape_kind, category, tuple(components), len(cards))
+
+
+_SINGLE_KINDS = (ShapeKind.SINGLE, ShapeKind.PAIR, ShapeKind.TRACTOR)
 
 
 def _longest_run(pairs_at: list[list[Card]]) -> tuple[int, int]:

@@ -52,7 +52,7 @@ def trick_winner(
     for i in range(1, len(plays)):
         play = plays[i]
         c0 = cat[play[0]]
-        if c0 != lead_cat and c0 != TRUMP:
+        if c0 not in (lead_cat, TRUMP):
             continue
         if any(cat[c] != c0 for c in play):
             continue
