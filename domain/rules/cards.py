@@ -101,6 +101,10 @@ def count_kinds(cards: Iterable[Card]) -> list[int]:
 
 def contains(hand: Sequence[Card], cards: Sequence[Card]) -> bool:
     """True when the multiset ``cards`` is contained in ``hand``."""
+    if len(cards) == 1:
+        return cards[0] in hand
+    if len(cards) < 6:
+        return all(hand.count(c) >= cards.count(c) for c in cards)
     counts = count_kinds(hand)
     for c in cards:
         counts[c] -= 1

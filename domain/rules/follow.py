@@ -57,7 +57,7 @@ def obligation(ctx: TrumpContext, lead: Shape, hand: Sequence[Card]) -> Obligati
     if category is None:
         raise InvalidInputError("a mixed set of cards is not a lead (R15)")
     cat = ctx.category
-    in_cat = tuple(c for c in hand if cat[c] == category)
+    in_cat = tuple([c for c in hand if cat[c] == category])
     if len(in_cat) <= lead.size:
         return Obligation(category, True, in_cat, (), 0)
     lead_pairs = lead.total_pairs

@@ -46,16 +46,10 @@ class Shape(NamedTuple):
     components: tuple[Component, ...]
     """Largest first: tractors by length then height, then pairs, then singles (R15)."""
     size: int
-
-    @property
-    def total_pairs(self) -> int:
-        """Pairs the shape holds, a tractor of n pairs counting n."""
-        return sum(c.width for c in self.components)
-
-    @property
-    def tractor_lengths(self) -> tuple[int, ...]:
-        """Lengths (in pairs) of the tractor components, longest first."""
-        return tuple(c.width for c in self.components if c.width >= 2)
+    total_pairs: int
+    """Pairs the shape holds, a tractor of n pairs counting n."""
+    tractor_lengths: tuple[int, ...]
+    """Lengths (in pairs) of the tractor components, longest first."""
 
     @property
     def largest(self) -> Component:
@@ -143,14 +137,23 @@ def greedy_tractor_match(profile: Sequence[int], lengths: Sequence[int]) -> tupl
 
 def decompose(ctx: TrumpContext, cards: Sequence[Card]) -> Shape:
     """Classify ``cards`` and split them into components (R12–R15)."""
-    if not cards:
+    n = len(cards)
+    if n == 1:  # fast path: a single (R12)
+        c = cards[0]
+        return Shape(
+            ShapeKind.SINGLE, ctx.category[c], (Component(0, ctx.order[c], (c,)),), 1, 0, ()
+        )
+    if n == 0:
         raise InvalidInputError("no cards given")
-    counts = kind_counts(cards)
     cat = ctx.category
     category = cat[cards[0]]
     for c in cards:
         if cat[c] != category:
-            return Shape(ShapeKind.MIXED, None, (), len(cards))
+            return Shape(ShapeKind.MIXED, None, (), n, 0, ())
+    if n == 2 and cards[0] == cards[1]:  # fast path: a pair (R13)
+        c = cards[0]
+        return Shape(ShapeKind.PAIR, category, (Component(1, ctx.order[c], (c, c)),), 2, 1, ())
+    counts = kind_counts(cards)
     order = ctx.order
     chain = ctx.chains[category]
     # pairs_at[pos]: the kinds holding a pair at that position; singles: kinds held once.
@@ -181,7 +184,14 @@ def decompose(ctx: TrumpContext, cards: Sequence[Card]) -> Shape:
         shape_kind = ShapeKind.THROW
     else:
         shape_kind = _SINGLE_KINDS[min(components[0].width, 2)]
-    return Shape(shape_kind, category, tuple(components), len(cards))
+    return Shape(
+        shape_kind,
+        category,
+        tuple(components),
+        n,
+        sum(comp.width for comp in components),
+        tuple(comp.width for comp in components if comp.width >= 2),
+    )
 
 
 _SINGLE_KINDS = (ShapeKind.SINGLE, ShapeKind.PAIR, ShapeKind.TRACTOR)
