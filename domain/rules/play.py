@@ -131,27 +131,37 @@ class TrickPlay:
 
     def apply(self, outcome: PlayOutcome) -> None:
         """Assign a checked outcome (no validation: this runs on every replay)."""
-        hand = self.hands[outcome.seat]
-        for c in outcome.cards:
+        self.apply_cards(outcome.seat, outcome.cards, outcome.attempted)
+        if outcome.trick_complete:
+            assert outcome.winner is not None
+            self.apply_trick_won(outcome.winner, outcome.points)
+
+    def apply_cards(
+        self, seat: int, cards: Sequence[Card], attempted: Sequence[Card] | None = None
+    ) -> None:
+        """Cards leave ``seat``'s hand into the trick (the event ``CardPlayed``)."""
+        hand = self.hands[seat]
+        played = tuple(cards)
+        for c in played:
             hand.remove(c)
-        self.played.extend(outcome.cards)
+        self.played.extend(played)
         if not self.trick:
-            self.lead_shape = decompose(self.ctx, outcome.cards)
-            if outcome.attempted is not None:
-                self.failed_throws.append((outcome.seat, outcome.attempted))
-        self.trick.append(outcome.cards)
-        if not outcome.trick_complete:
-            self.turn = (outcome.seat + 1) % 4
-            return
-        assert outcome.winner is not None
-        self.last_trick = (self.leader, tuple(self.trick), outcome.winner)
+            self.lead_shape = decompose(self.ctx, played)
+            if attempted is not None:
+                self.failed_throws.append((seat, tuple(attempted)))
+        self.trick.append(played)
+        self.turn = (seat + 1) % 4
+
+    def apply_trick_won(self, winner: int, points: int) -> None:
+        """The trick is complete: ``winner`` collects it and leads next (the event ``TrickWon``)."""
+        self.last_trick = (self.leader, tuple(self.trick), winner)
         self.last_lead = self.lead_shape
-        if outcome.winner % 2 == self.attackers:
-            self.attacker_points += outcome.points
+        if winner % 2 == self.attackers:
+            self.attacker_points += points
         self.tricks_done += 1
         self.trick = []
         self.lead_shape = None
-        self.leader = self.turn = outcome.winner
+        self.leader = self.turn = winner
 
     def play(self, seat: int, cards: Sequence[Card]) -> PlayOutcome:
         """Check then apply; returns the outcome."""

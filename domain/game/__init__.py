@@ -1,0 +1,1 @@
+"""Aggregates of the game: ``Match`` and ``Round``, rebuilt only by replaying their events."""

@@ -1,0 +1,388 @@
+"""The ``Round`` aggregate: one deal from the first card drawn to ``RoundScored``.
+
+Commands (public methods) validate with the rules engine and trigger events; the
+events' ``apply`` only assigns state (ARCHITECTURE decision 6), so replaying the stream
+rebuilds exactly the live state. Time is never read: every command takes ``now`` from
+the service, and deadlines (the end of the paced deal, the overcall window) are claimed
+by the first command that arrives after them (``_claim_deadlines``).
+
+Phases: ``dealing`` (R16–R17, the paced draw with declarations) → ``declaring`` /
+``overcalling`` / ``burying`` (R18–R21, driven by :class:`~domain.rules.bidding.Bidding`)
+→ ``playing`` (R22–R27, :class:`~domain.rules.play.TrickPlay`) → ``scored`` (R28–R31);
+or ``redeal`` (R19, 暴动) until the service deals again with a new seed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import TYPE_CHECKING
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from domain.game import round_events as ev
+from domain.game.base import GameAggregate
+from domain.game.round_events import Pacing
+from domain.rules.bidding import Bidding, Phase
+from domain.rules.cards import POINTS, Card, contains, format_cards
+from domain.rules.context import trump_context
+from domain.rules.errors import IllegalMoveError, InvalidInputError
+from domain.rules.play import TrickPlay
+from domain.rules.ruleset import RuleSet
+from domain.rules.scoring import (
+    attackers_total,
+    bottom_bonus,
+    bottom_multiplier,
+    next_dealer,
+    settle,
+    throw_penalty,
+)
+from domain.rules.shows import Show
+from domain.rules.shuffle import Deal, commitment
+
+DRAWS = 100
+BOTTOM = 8
+
+
+class RoundPhase(StrEnum):
+    DEALING = "dealing"  # R16/R17: cards are drawn, declaring is open
+    DECLARING = "declaring"  # R18 declare_with_joker: the other team may declare
+    OVERCALLING = "overcalling"  # R20: the window
+    BURYING = "burying"  # R21 (and 炒底 re-burying, R20)
+    PLAYING = "playing"  # R22–R27
+    SCORED = "scored"  # R28–R31: RoundScored recorded
+    REDEAL = "redeal"  # R19 / 暴动: waiting for a new deal
+
+
+_BIDDING_PHASES = {
+    Phase.DEALING: RoundPhase.DEALING,
+    Phase.LATE_DECLARING: RoundPhase.DECLARING,
+    Phase.OVERCALL: RoundPhase.OVERCALLING,
+    Phase.BURY: RoundPhase.BURYING,
+    Phase.REDEAL: RoundPhase.REDEAL,
+}
+
+
+def round_id(match_id: UUID, number: int) -> UUID:
+    """The id of round ``number`` of a match: deterministic, so the match can find it."""
+    return uuid5(NAMESPACE_URL, f"shengji:match:{match_id}:round:{number}")
+
+
+class Round(GameAggregate):
+    """One deal of a match (RULES §4–§7). Build with :meth:`start`, then :meth:`deal`."""
+
+    # State, assigned only by the events' apply (domain/game/round_events.py). Declared
+    # for the type checker only: the eventsourcing metaclass would turn class-level
+    # annotations into constructor fields.
+    if TYPE_CHECKING:
+        match_id: UUID
+        number: int
+        rules: RuleSet
+        levels: tuple[int, int]
+        dealer: int | None
+        bidding: Bidding
+        deal_no: int
+        seed_hex: str
+        commitment: str
+        started_at: datetime
+        pacing: Pacing
+        dealt: Deal | None
+        hands: list[list[Card]]
+        bottom: tuple[Card, ...]
+        buried_by: int | None
+        deal_passes: frozenset[int]
+        window_opened_at: datetime | None
+        play: TrickPlay | None
+        penalties: list[int]
+        result: ev.RoundScored | None
+
+    @classmethod
+    def start(
+        cls,
+        match_id: UUID,
+        number: int,
+        rules: RuleSet,
+        levels: tuple[int, int],
+        dealer: int | None,
+        now: datetime,
+    ) -> Round:
+        """A new round; ``dealer`` is None in round 1, where declaring chooses it (R18)."""
+        if dealer is not None and dealer not in range(4):
+            raise InvalidInputError(f"dealer must be a seat 0..3, got {dealer!r}")
+        return cls._create(
+            ev.RoundStarted,
+            id=round_id(match_id, number),
+            match_id=match_id,
+            number=number,
+            rules=rules.to_mapping(),
+            levels=tuple(levels),
+            dealer=dealer,
+            timestamp=now,
+        )
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> RoundPhase:
+        if self.result is not None:
+            return RoundPhase.SCORED
+        if self.play is not None:
+            return RoundPhase.PLAYING
+        return _BIDDING_PHASES[self.bidding.phase]
+
+    @property
+    def level(self) -> int:
+        return self.bidding.level
+
+    @property
+    def attackers(self) -> int:
+        """Parity of the attacking seats (R2, R6): the dealer's opponents."""
+        return ((self.bidding.dealer or 0) + 1) % 2
+
+    def drawn_at(self, now: datetime) -> int:
+        """Cards drawn by ``now`` (R16 paced deal: one per interval, the first at start)."""
+        if self.dealt is None:
+            return 0
+        if self.phase is not RoundPhase.DEALING or self.pacing.interval_ms == 0:
+            return DRAWS
+        elapsed = (now - self.started_at) / timedelta(milliseconds=1)
+        if elapsed < 0:
+            return 0
+        return min(DRAWS, int(elapsed // self.pacing.interval_ms) + 1)
+
+    def hand_at(self, seat: int, now: datetime) -> tuple[Card, ...]:
+        """What ``seat`` holds at ``now``: during the deal, the cards drawn so far (R17)."""
+        if self.dealt is not None and self.phase is RoundPhase.DEALING:
+            return self.dealt.hand_after(seat, self.drawn_at(now))
+        if self.play is not None:
+            return tuple(self.play.hands[seat])
+        return tuple(self.hands[seat]) if self.hands else ()
+
+    def drawing_deadline(self) -> datetime:
+        p = self.pacing
+        return self.started_at + timedelta(milliseconds=p.interval_ms * (DRAWS - 1) + p.declare_ms)
+
+    def to_act(self) -> int | None:
+        """The seat whose action the round waits for, None while anyone may act or none."""
+        phase = self.phase
+        if phase is RoundPhase.PLAYING:
+            assert self.play is not None
+            return self.play.turn
+        if phase in (RoundPhase.OVERCALLING, RoundPhase.DECLARING):
+            return self.bidding.to_speak
+        if phase is RoundPhase.BURYING:
+            return self.bidding.burier
+        return None
+
+    # -- commands --------------------------------------------------------------------------
+
+    def deal(self, seed: bytes, now: datetime, pacing: Pacing | None = None) -> None:
+        """Deal from ``seed`` (drawn by the service, R35); only the commitment is public."""
+        if self.dealt is not None and self.phase is not RoundPhase.REDEAL:
+            raise IllegalMoveError(
+                "the round has been dealt already", rule="R16", code="already-dealt"
+            )
+        digest = commitment(seed)  # validates the 32 bytes
+        pacing = pacing or (self.pacing if self.dealt is not None else Pacing())
+        first_seat = 0 if self.bidding.dealer is None else self.bidding.dealer
+        self._emit(
+            ev.Dealt,
+            now,
+            deal_no=self.deal_no + 1,
+            rules=self.rules.to_mapping(),
+            level=self.bidding.level,
+            levels=self.levels,
+            dealer=self.dealer,
+            first_seat=first_seat,
+            commitment=digest,
+            seed=seed.hex(),
+            interval_ms=pacing.interval_ms,
+            declare_ms=pacing.declare_ms,
+            window_ms=pacing.window_ms,
+        )
+
+    def declare(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
+        """R17/R18: declare trump with level card(s) already in hand at ``now``."""
+        self._claim_deadlines(now)
+        hand = self.hand_at(seat, now) if self.hands or self.dealt else ()
+        show = self.bidding.check_declare(seat, cards, hand)
+        self._emit(ev.TrumpDeclared, now, **_show_fields(show))
+
+    def overcall(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
+        """R20: a strictly stronger show in the window."""
+        self._claim_deadlines(now)
+        show = self.bidding.check_overcall(seat, cards, self.hand_at(seat, now))
+        self._emit(ev.Overcalled, now, **_show_fields(show))
+
+    def pass_turn(self, seat: int, now: datetime) -> None:
+        """Pass: in the window (R20) or the late declaring turn (R18); during the deal,
+        once every card is drawn, four passes end the drawing early."""
+        self._claim_deadlines(now)
+        if self.phase is RoundPhase.DEALING:
+            if seat not in range(4):
+                raise InvalidInputError(f"seat must be 0..3, got {seat!r}")
+            if self.drawn_at(now) < DRAWS:
+                raise IllegalMoveError(
+                    "cards are still being drawn; passing ends the declaring only once all "
+                    "are drawn (R16, R17)",
+                    rule="R17",
+                    code="still-dealing",
+                )
+            self._emit(ev.Passed, now, seat=seat)
+            if len(self.deal_passes) == 4:
+                self._end_drawing(now)
+            return
+        self.bidding.check_pass(seat)
+        self._emit(ev.Passed, now, seat=seat)
+
+    def bury(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
+        """R21: the burier takes the bottom (8 cards) into hand and buries any 8."""
+        self._claim_deadlines(now)
+        self.bidding.check_bury(seat)
+        if len(cards) != BOTTOM:
+            raise IllegalMoveError(
+                f"bury exactly 8 cards, not {len(cards)}", rule="R21", code="bury-eight"
+            )
+        full = [*self.hands[seat], *self.bottom]
+        if not contains(full, cards):
+            raise IllegalMoveError(
+                f"{format_cards(cards)}: not all of these cards are in seat {seat}'s hand "
+                f"and the bottom",
+                rule="R21",
+                code="cards-not-in-hand",
+            )
+        self._emit(ev.BottomBuried, now, seat=seat, cards=tuple(cards))
+
+    def request_redeal(self, seat: int, now: datetime) -> None:
+        """§10 weak_hand_redeal (暴动): a weak hand asks for a new deal."""
+        self._claim_deadlines(now)
+        if self.phase in (RoundPhase.DEALING, RoundPhase.PLAYING, RoundPhase.SCORED):
+            raise IllegalMoveError(
+                "a weak-hand redeal is asked after the deal and before burying (§10)",
+                rule="§10",
+                code="redeal-request-closed",
+            )
+        self.bidding.check_weak_hand_redeal(seat, self.dealt_hand(seat))
+        self._emit(ev.Redealt, now, reason="weak_hand", seat=seat)
+
+    def play_cards(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
+        """R22–R25: lead or follow; a failed throw plays the forced component (R22)."""
+        self._claim_deadlines(now)
+        if self.play is None:
+            raise IllegalMoveError(
+                f"cards are played once trump and the bottom are settled (phase {self.phase})",
+                rule="R22",
+                code="not-playing-yet" if self.result is None else "round-over",
+            )
+        outcome = self.play.check(seat, cards)
+        if outcome.attempted is not None:
+            defender = seat % 2 != self.attackers
+            self._emit(
+                ev.ThrowFailed,
+                now,
+                seat=seat,
+                attempted=outcome.attempted,
+                forced=outcome.cards,
+                penalty=throw_penalty(self.rules, len(outcome.attempted), defender),
+            )
+        self._emit(ev.CardPlayed, now, seat=seat, cards=outcome.cards)
+        if outcome.trick_complete:
+            assert outcome.winner is not None
+            self._emit(
+                ev.TrickWon,
+                now,
+                trick=self.play.tricks_done + 1,
+                winner=outcome.winner,
+                points=outcome.points,
+            )
+            if self.play.finished:
+                self._score(now)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def dealt_hand(self, seat: int) -> tuple[Card, ...]:
+        assert self.dealt is not None
+        return self.dealt.hands[seat]
+
+    def _claim_deadlines(self, now: datetime) -> None:
+        """End the drawing or the overcall window when their deadline has passed."""
+        if self.dealt is None:
+            raise IllegalMoveError("the round has not been dealt", rule="R16", code="not-dealt")
+        if (
+            self.phase is RoundPhase.DEALING
+            and now > self.drawing_deadline()
+            and self.drawn_at(now) >= DRAWS
+        ):
+            self._end_drawing(now)
+        if (
+            self.phase is RoundPhase.OVERCALLING
+            and self.pacing.window_ms
+            and self.window_opened_at is not None
+            and now > self.window_opened_at + timedelta(milliseconds=self.pacing.window_ms)
+        ):
+            self._emit(ev.WindowClosed, now)
+
+    def _end_drawing(self, now: datetime) -> None:
+        dealt = self.dealt
+        assert dealt is not None
+        after = self.bidding.apply_end_deal(dealt.bottom, dealt.hands)
+        self._emit(
+            ev.DrawingEnded,
+            now,
+            next_phase=str(_BIDDING_PHASES.get(after.phase, RoundPhase.PLAYING)),
+            fallback_card=after.bottom_card if after.fallback else None,
+        )
+
+    def _score(self, now: datetime) -> None:
+        """R26–R31: trick points, bottom bonus, penalties, level change, next dealer."""
+        play = self.play
+        assert play is not None and play.last_trick is not None and play.last_lead is not None
+        attackers_won_last = play.last_trick[2] % 2 == self.attackers
+        multiplier = bottom_multiplier(play.last_lead, self.rules)
+        bonus = bottom_bonus(self.bottom, play.last_lead, attackers_won_last, self.rules)
+        total = attackers_total(play.attacker_points, bonus, self.penalties)
+        settlement = settle(total, self.rules)
+        dealer = self.bidding.dealer
+        assert dealer is not None
+        self._emit(
+            ev.RoundScored,
+            now,
+            trick_points=play.attacker_points,
+            bottom_cards=self.bottom,
+            bottom_points=sum(POINTS[c] for c in self.bottom),
+            multiplier=multiplier if attackers_won_last else 0,
+            bottom_bonus=bonus,
+            penalties=tuple(self.penalties),
+            attackers_total=total,
+            outcome=str(settlement.outcome),
+            levels_gained=settlement.levels,
+            band=settlement.band,
+            defenders_keep=settlement.defenders_keep,
+            dealer=dealer,
+            next_dealer=next_dealer(dealer, settlement.defenders_keep),
+            seed=self.seed_hex,
+            commitment=self.commitment,
+        )
+
+    # -- used by the events' apply ---------------------------------------------------------
+
+    def _start_play(self) -> None:
+        dealer = self.bidding.dealer
+        assert dealer is not None
+        ctx = trump_context(self.bidding.level, self.bidding.trump)
+        self.play = TrickPlay(ctx, self.hands, dealer, (dealer + 1) % 2)
+
+    def after_bidding(self, now: datetime) -> None:
+        """Common tail of bidding transitions: open the window clock, start play."""
+        if self.bidding.phase is Phase.OVERCALL:
+            self.window_opened_at = now
+        if self.bidding.phase is Phase.DONE and self.play is None:
+            self._start_play()
+
+
+def _show_fields(show: Show) -> dict[str, object]:
+    return {
+        "seat": show.seat,
+        "cards": show.cards,
+        "trump": show.trump,
+        "strength": int(show.strength),
+    }
