@@ -1,0 +1,162 @@
+"""The ``Match`` aggregate: four seats, the rule set, team levels, the dealer, the rounds.
+
+Rounds are aggregates of their own (:mod:`domain.game.round`); a policy in services
+carries each ``RoundScored`` into the match with :meth:`Match.record_round`, saved in the
+same transaction as the round's last events (R30–R32).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+from uuid import UUID, uuid4
+
+from domain.game import match_events as ev
+from domain.game.base import GameAggregate
+from domain.game.round import round_id
+from domain.game.round_events import RoundScored
+from domain.rules.errors import IllegalMoveError, InvalidInputError
+from domain.rules.ruleset import RuleSet
+from domain.rules.scoring import advance_level, match_over
+
+SEAT_KINDS = ("human", "random", "heuristic")
+
+
+class Match(GameAggregate):
+    """A match between teams {0,2} and {1,3} (R2) under one rule set (§10)."""
+
+    if TYPE_CHECKING:
+        name: str
+        preset: str | None
+        rules: RuleSet
+        seats: list[ev.SeatInfo | None]
+        levels: tuple[int, int]
+        laps: tuple[int, int]
+        dealer: int | None
+        round_number: int
+        round_open: bool
+        results: list[ev.RoundRecorded]
+        winner: int | None
+        finished: bool
+
+    @classmethod
+    def create(
+        cls,
+        rules: RuleSet,
+        now: datetime,
+        *,
+        name: str = "",
+        preset: str | None = None,
+        start_level: int = 0,
+        match_id: UUID | None = None,
+    ) -> Match:
+        if len(name) > 200:
+            raise InvalidInputError("a match name is at most 200 characters")
+        if type(start_level) is not int or not 0 <= start_level <= 12:
+            raise InvalidInputError(f"start level must be a rank index 0..12, got {start_level!r}")
+        return cls._create(
+            ev.MatchCreated,
+            id=match_id or uuid4(),
+            name=name,
+            preset=preset,
+            rules=rules.to_mapping(),
+            start_level=start_level,
+            timestamp=now,
+        )
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def seated(self) -> bool:
+        return all(s is not None for s in self.seats)
+
+    def current_round_id(self) -> UUID | None:
+        return round_id(self.id, self.round_number) if self.round_number else None
+
+    # -- commands --------------------------------------------------------------------------
+
+    def take_seat(self, seat: int, player: str, kind: str, token_hash: str, now: datetime) -> None:
+        if type(seat) is not int or not 0 <= seat <= 3:
+            raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
+        if kind not in SEAT_KINDS:
+            raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
+        if not 1 <= len(player) <= 100:
+            raise InvalidInputError("a player name is 1 to 100 characters")
+        self._check_open()
+        if self.seats[seat] is not None:
+            raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
+        self._emit(ev.SeatTaken, now, seat=seat, player=player, kind=kind, token_hash=token_hash)
+
+    def begin_round(self, now: datetime) -> UUID:
+        """Open the next round (the service then starts and deals it in the same save)."""
+        self._check_open()
+        if not self.seated:
+            free = [s for s in range(4) if self.seats[s] is None]
+            raise IllegalMoveError(
+                f"four players are needed; seats {free} are free", rule="R1", code="seats-free"
+            )
+        if self.round_open:
+            raise IllegalMoveError(
+                f"round {self.round_number} is still being played",
+                rule="R22",
+                code="round-in-progress",
+            )
+        number = self.round_number + 1
+        rid = round_id(self.id, number)
+        self._emit(
+            ev.RoundBegun, now, number=number, round_id=rid, dealer=self.dealer, levels=self.levels
+        )
+        return rid
+
+    def record_round(self, number: int, scored: RoundScored, now: datetime) -> None:
+        """The policy: RoundScored → levels (R30, R32), next dealer (R31), match end (R32)."""
+        if not self.round_open or number != self.round_number:
+            raise IllegalMoveError(
+                f"round {number} is not the open round of this match",
+                rule="R34",
+                code="round-not-open",
+            )
+        defenders = scored.dealer % 2
+        team_up = defenders if scored.defenders_keep else 1 - defenders
+        change = advance_level(
+            self.levels[team_up],
+            scored.levels_gained,
+            self.rules,
+            defending=team_up == defenders,
+        )
+        levels = list(self.levels)
+        laps = list(self.laps)
+        levels[team_up] = change.level
+        laps[team_up] += change.laps
+        self._emit(
+            ev.RoundRecorded,
+            now,
+            number=number,
+            round_id=round_id(self.id, number),
+            dealer=scored.dealer,
+            attackers_total=scored.attackers_total,
+            outcome=scored.outcome,
+            levels_gained=scored.levels_gained,
+            team_up=team_up,
+            levels=(levels[0], levels[1]),
+            laps=(laps[0], laps[1]),
+            next_dealer=scored.next_dealer,
+        )
+        if change.match_won:
+            self._emit(ev.MatchFinished, now, reason="finish_at_A", winner=team_up)
+        elif match_over(number, self.rules):
+            self._emit(ev.MatchFinished, now, reason="rounds_played", winner=self._leader())
+
+    def finish(self, reason: str, now: datetime) -> None:
+        """The organiser ends the match (wrap rules end by the organiser's limit, R32)."""
+        self._check_open()
+        self._emit(ev.MatchFinished, now, reason=reason, winner=self._leader())
+
+    def _leader(self) -> int | None:
+        a = self.laps[0] * 13 + self.levels[0]
+        b = self.laps[1] * 13 + self.levels[1]
+        return None if a == b else (0 if a > b else 1)
+
+    def _check_open(self) -> None:
+        if self.finished:
+            raise IllegalMoveError("the match is over", rule="R32", code="match-finished")

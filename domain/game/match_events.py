@@ -1,0 +1,132 @@
+"""The events of a :class:`~domain.game.match.Match`, past tense, each with its ``apply``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate
+
+from domain.rules.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from domain.game.match import Match
+
+
+class SeatInfo:
+    """Who sits in a seat: a display name, ``human`` or a bot kind, and the hash of the
+    seat token (never the token itself)."""
+
+    __slots__ = ("kind", "name", "token_hash")
+
+    def __init__(self, name: str, kind: str, token_hash: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.token_hash = token_hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SeatInfo) and (self.name, self.kind, self.token_hash) == (
+            other.name,
+            other.kind,
+            other.token_hash,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.kind, self.token_hash))
+
+
+class MatchEvent(Aggregate.Event):
+    class_version: ClassVar[int] = 1
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def apply(self, aggregate: Any) -> None:
+        self.apply_to(aggregate)
+
+    def apply_to(self, match: Match) -> None:  # pragma: no cover - every event overrides
+        raise NotImplementedError
+
+
+class MatchCreated(Aggregate.Created):
+    """A match with its rule set, fixed for good (RULES §10)."""
+
+    class_version: ClassVar[int] = 1
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
+    name: str
+    preset: str | None
+    rules: dict[str, bool | int | str | None]
+    start_level: int
+
+    def apply(self, aggregate: Any) -> None:
+        m: Match = aggregate
+        m.name = self.name
+        m.preset = self.preset
+        m.rules = RuleSet.from_mapping(self.rules)
+        m.seats = [None, None, None, None]
+        m.levels = (self.start_level, self.start_level)
+        m.laps = (0, 0)
+        m.dealer = None
+        m.round_number = 0
+        m.round_open = False
+        m.results = []
+        m.winner = None
+        m.finished = False
+
+
+class SeatTaken(MatchEvent):
+    """A player (or a bot) took a seat (R1)."""
+
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    seat: int
+    player: str
+    kind: str
+    token_hash: str
+
+    def apply_to(self, match: Match) -> None:
+        match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
+
+
+class RoundBegun(MatchEvent):
+    """The match opened round ``number`` (its own aggregate ``round_id``)."""
+
+    number: int
+    round_id: UUID
+    dealer: int | None
+    levels: tuple[int, int]
+
+    def apply_to(self, match: Match) -> None:
+        match.round_number = self.number
+        match.round_open = True
+
+
+class RoundRecorded(MatchEvent):
+    """The policy carried ``RoundScored`` into the match: levels and the next dealer
+    (R30–R32), in the same transaction as the round's last events."""
+
+    number: int
+    round_id: UUID
+    dealer: int
+    attackers_total: int
+    outcome: str
+    levels_gained: int
+    team_up: int
+    levels: tuple[int, int]
+    laps: tuple[int, int]
+    next_dealer: int
+
+    def apply_to(self, match: Match) -> None:
+        match.levels = (self.levels[0], self.levels[1])
+        match.laps = (self.laps[0], self.laps[1])
+        match.dealer = self.next_dealer
+        match.round_open = False
+        match.results.append(self)
+
+
+class MatchFinished(MatchEvent):
+    """R32: the match is over (finish_at_A won, rounds:N played, or the organiser ended it)."""
+
+    reason: str
+    winner: int | None
+
+    def apply_to(self, match: Match) -> None:
+        match.finished = True
+        match.winner = self.winner

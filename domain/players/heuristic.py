@@ -1,0 +1,242 @@
+"""A fast rule-of-thumb player (RULES R17–R28), for simulations in bulk.
+
+Following (R23, R24): feed points (送分: 5, 10, K) to a partner whose play is sure to win;
+otherwise win a trick that carries points with the cheapest combination that does it
+(in the led category, or by trumping when void, 毙牌); otherwise part with low non-point
+cards of short suits and keep high trumps and pairs for the end.
+
+Leading (R22): from strength — a throw (甩牌) only when every component is a boss as
+seen from the played cards (so it cannot fail), then plain tractors, boss pairs and boss
+singles (aces), trump combinations when long in trump, else a low card of a short suit.
+
+Burying (R21): low plain non-point cards of short suits. Declaring (R17, R20): with the
+longest suit. No legal-play enumeration: candidates are built from the hand
+(:mod:`domain.players.tactics`) and each must pass ``follow.meets``; the fallback is
+``follow.random_follow``, so every play returned is legal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from domain.players.base import BURY_SIZE
+from domain.players.combos import run_cards, runs
+from domain.players.knowledge import Knowledge
+from domain.players.tactics import components_above, fill_play, trump_cover
+from domain.players.view import BidView, SeatView
+from domain.rules.cards import POINTS, SJ, Card
+from domain.rules.context import TRUMP
+from domain.rules.follow import Obligation, meets, obligation, pair_kinds, random_follow
+from domain.rules.shapes import Shape, ShapeKind, decompose
+from domain.rules.shows import Show
+from domain.rules.trick import decisive_key, trick_winner
+
+
+class HeuristicPlayer:
+    """Stateless heuristic bot; every play it returns is legal (R22, R23)."""
+
+    name = "heuristic"
+
+    # -- declaring (R17, R20) and the weak-hand redeal (§10) ---------------------------
+
+    def declare(self, view: BidView, options: Sequence[Show], rng: random.Random) -> Show | None:
+        """R17: declare the longest suit once it is long enough for the cards drawn so far."""
+        suited = [s for s in options if s.trump is not None]
+        if not suited:
+            return None
+        lengths = _suit_lengths(view.hand, view.level)
+        best = max(suited, key=lambda s: (lengths[s.trump or 0], s.strength))
+        length = lengths[best.trump or 0]
+        if length < max(lengths) and view.drawing:
+            return None
+        if length >= max(2, len(view.hand) // 4) or not view.drawing:
+            return best
+        return None
+
+    def overcall(self, view: BidView, options: Sequence[Show], rng: random.Random) -> Show | None:
+        """R20: overcall an opponent's show when a clearly better trump is in hand."""
+        standing = view.standing
+        if not options or (standing is not None and standing.seat % 2 == view.seat % 2):
+            return None
+        lengths = _suit_lengths(view.hand, view.level)
+        common = sum(1 for c in view.hand if c >= SJ or c % 13 == view.level)
+
+        def score(trump: int | None) -> float:
+            return common * 1.5 + 2 if trump is None else lengths[trump] + common
+
+        now = score(standing.trump) if standing is not None else 0.0
+        best = max(options, key=lambda s: score(s.trump))
+        return best if score(best.trump) >= now + 3 else None
+
+    def request_redeal(self, view: BidView, rng: random.Random) -> bool:
+        """§10 暴动: ask when the weak hand is also short of jokers and level cards."""
+        return sum(1 for c in view.hand if c >= SJ or c % 13 == view.level) < 3
+
+    # -- burying (R21) -----------------------------------------------------------------
+
+    def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+        """R21: the 8 cheapest cards to lose: low plain non-point cards of short suits."""
+        kn = Knowledge(view)
+        return sorted(view.hand, key=kn.bury_key)[:BURY_SIZE]
+
+    # -- playing (R22–R25) -------------------------------------------------------------
+
+    def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+        kn = Knowledge(view)
+        if view.lead_shape is None:
+            return self._lead(view, kn)
+        return self._follow(view, view.lead_shape, kn, rng)
+
+    def _lead(self, view: SeatView, kn: Knowledge) -> list[Card]:
+        """R22: lead from strength; never a throw that could fail."""
+        ctx = view.ctx
+        groups = kn.groups
+        throw = self._safe_throw(view, kn)
+        if throw is not None:
+            return throw
+        for category in range(4):
+            kinds = pair_kinds(ctx, category, groups[category])
+            found = runs(kinds)
+            if found:
+                start, length = found[-1]
+                return run_cards(kinds, start, length)
+        for category in range(4):
+            for c in reversed(groups[category]):
+                if kn.counts[c] == 2 and kn.component_boss(category, 1, ctx.order[c]):
+                    return [c, c]
+        for category in range(4):
+            cards = groups[category]
+            if cards and kn.single_boss(cards[-1]):
+                return [cards[-1]]
+        trumps = groups[TRUMP]
+        plain = len(view.hand) - len(trumps)
+        if trumps and len(trumps) >= plain:
+            kinds = pair_kinds(ctx, TRUMP, trumps)
+            found = runs(kinds)
+            if found:
+                start, length = found[-1]
+                return run_cards(kinds, start, length)
+            for c in reversed(trumps):
+                if kn.counts[c] == 2 and kn.component_boss(TRUMP, 1, ctx.order[c]):
+                    return [c, c]
+            if kn.single_boss(trumps[-1]):
+                return [trumps[-1]]
+        if plain:
+            return [min((c for c in view.hand if ctx.category[c] != TRUMP), key=kn.discard_key)]
+        return [min(trumps, key=kn.discard_key)]
+
+    def _safe_throw(self, view: SeatView, kn: Knowledge) -> list[Card] | None:
+        """The longest plain throw whose every component is a boss (R15, R22)."""
+        ctx = view.ctx
+        best: list[Card] | None = None
+        for category in range(4):
+            cards = kn.groups[category]
+            if len(cards) < 2 or not kn.single_boss(cards[-1]):
+                continue
+            chosen: list[Card] = []
+            shape: Shape | None = None
+            for c in reversed(cards):
+                if chosen and chosen[-1] == c:
+                    continue
+                trial = chosen + [c] * kn.counts[c]
+                trial_shape = decompose(ctx, trial)
+                if not kn.components_boss(category, trial_shape.components):
+                    break
+                chosen, shape = trial, trial_shape
+            if (
+                shape is not None
+                and shape.kind is ShapeKind.THROW
+                and (best is None or len(chosen) > len(best))
+            ):
+                best = chosen
+        return best
+
+    def _follow(self, view: SeatView, lead: Shape, kn: Knowledge, rng: random.Random) -> list[Card]:
+        """R23: feed a partner who holds the trick, win a point trick, else discard low."""
+        ctx = view.ctx
+        hand = view.hand
+        n = lead.size
+        ob = obligation(ctx, lead, hand)
+        plays: list[Sequence[Card]] = [cards for _, cards in view.trick]
+        me = len(plays)
+        cur = trick_winner(ctx, plays, lead)
+        partner_winning = (me - cur) % 2 == 0
+        last = me == 3
+        points = sum(POINTS[c] for p in plays for c in p)
+        best = plays[cur]
+        best_cat = ctx.category[best[0]]
+        best_key = lead.components[0].top if cur == 0 else decisive_key(ctx, lead, best)
+        width = lead.components[0].width
+
+        if partner_winning and (last or kn.component_boss(best_cat, width, best_key)):
+            gift = fill_play(ctx, ob, n, hand, kn.gift_key)
+            if gift is not None and meets(ctx, ob, gift, n):
+                return gift
+
+        win = self._winning_play(view, lead, kn, ob=ob, best_cat=best_cat, best_key=best_key)
+        if win is not None and meets(ctx, ob, win, n):
+            trumping = lead.category != TRUMP and ctx.category[win[0]] == TRUMP
+            worth = points + sum(POINTS[c] for c in win) > 0 or not trumping
+            if worth and (not partner_winning or points > 0):
+                plays.append(win)
+                if trick_winner(ctx, plays, lead) == me:
+                    return win
+                plays.pop()
+
+        low = fill_play(ctx, ob, n, hand, kn.discard_key)
+        if low is not None and meets(ctx, ob, low, n):
+            return low
+        return random_follow(ctx, lead, hand, rng)  # pragma: no cover - safety net
+
+    def _winning_play(
+        self,
+        view: SeatView,
+        lead: Shape,
+        kn: Knowledge,
+        *,
+        ob: Obligation,
+        best_cat: int,
+        best_key: int,
+    ) -> list[Card] | None:
+        """The cheapest play beating the current winner (R24), in the led category or by
+        trumping when void (毙牌); when others play after us, only a boss will do."""
+        ctx = view.ctx
+        last = len(view.trick) == 3
+        lead_cat = lead.category
+        assert lead_cat is not None
+        in_category = ob.in_category
+        if len(lead.components) > 1:
+            # A standing throw cannot be beaten in its own category (R22): trump it.
+            if in_category or lead_cat == TRUMP:
+                return None
+            return trump_cover(ctx, lead, kn.groups[TRUMP], kn.discard_key)
+        width = lead.components[0].width
+        if in_category and not (ob.short and len(in_category) < lead.size):
+            if best_cat != lead_cat:
+                return None
+            options = components_above(ctx, lead_cat, in_category, width, best_key)
+            category = lead_cat
+        elif not in_category and lead_cat != TRUMP:
+            above = best_key if best_cat == TRUMP else -1
+            options = components_above(ctx, TRUMP, kn.groups[TRUMP], width, above)
+            category = TRUMP
+        else:
+            return None
+        if not options:
+            return None
+        if last or (category == TRUMP and lead_cat != TRUMP):
+            return options[0][1]
+        for top, cards in options:
+            if kn.component_boss(category, width, top):
+                return cards
+        return None
+
+
+def _suit_lengths(hand: Sequence[Card], level: int) -> list[int]:
+    """Plain cards of each suit, level cards left out (they are trump whatever the suit)."""
+    lengths = [0, 0, 0, 0]
+    for c in hand:
+        if c < SJ and c % 13 != level:
+            lengths[c // 13] += 1
+    return lengths
