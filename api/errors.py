@@ -1,0 +1,126 @@
+"""Exception handlers: every error becomes one problem+json (see ``api.problems``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+
+from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chinese
+from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
+
+log = logging.getLogger("api.errors")
+
+_STATUS_BY_CLASS: tuple[tuple[type[ShengjiError], int], ...] = (
+    (InvalidInputError, 422),
+    (IllegalMoveError, 409),
+)
+_CODE_BY_STATUS = {
+    400: "bad-request",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    429: "rate-limited",
+}
+
+
+def problem_response(request: Request[Any, Any, Any], problem: Problem) -> Response[bytes]:
+    headers = {}
+    if problem.status == 429:
+        headers["Retry-After"] = "1"
+    return Response(
+        content=msgspec.json.encode(problem),
+        status_code=problem.status,
+        media_type=PROBLEM_MEDIA_TYPE,
+        headers=headers,
+    )
+
+
+def _chinese(request: Request[Any, Any, Any]) -> bool:
+    return wants_chinese(request.headers.get("accept-language"))
+
+
+def status_for(exc: ShengjiError) -> int:
+    explicit = getattr(exc, "status", None)
+    if isinstance(explicit, int):
+        return explicit
+    for cls, status in _STATUS_BY_CLASS:
+        if isinstance(exc, cls):
+            return status
+    return 400
+
+
+def domain_error_handler(request: Request[Any, Any, Any], exc: ShengjiError) -> Response[bytes]:
+    problem = make_problem(
+        exc.code,
+        exc.detail,
+        status=status_for(exc),
+        rule=exc.rule,
+        chinese=_chinese(request),
+        instance=request.url.path,
+    )
+    return problem_response(request, problem)
+
+
+def validation_handler(
+    request: Request[Any, Any, Any], exc: ValidationException
+) -> Response[bytes]:
+    errors: list[dict[str, Any]] = []
+    if isinstance(exc.extra, list):
+        errors = [e for e in exc.extra if isinstance(e, dict)]
+    detail = exc.detail or "the request is not valid"
+    if errors:
+        detail = "; ".join(
+            f"{e.get('key', 'body')}: {e.get('message', '')}".strip() for e in errors
+        )
+    problem = make_problem(
+        "validation-failed",
+        detail,
+        chinese=_chinese(request),
+        instance=request.url.path,
+        errors=errors or None,
+    )
+    return problem_response(request, problem)
+
+
+def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    status = exc.status_code
+    if status >= 500:
+        log.error("http error %s on %s", status, request.url.path, exc_info=exc)
+    code = _CODE_BY_STATUS.get(status, "bad-request" if status < 500 else "internal-error")
+    if isinstance(exc, NotFoundException):
+        code = "not-found"
+    elif isinstance(exc, MethodNotAllowedException):
+        code = "method-not-allowed"
+    problem = make_problem(
+        code, str(exc.detail), status=status, chinese=_chinese(request), instance=request.url.path
+    )
+    return problem_response(request, problem)
+
+
+def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.error("unhandled error on %s", request.url.path, exc_info=exc)
+    problem = make_problem(
+        "internal-error",
+        "the server could not handle this request; nothing was changed",
+        chinese=_chinese(request),
+        instance=request.url.path,
+    )
+    return problem_response(request, problem)
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    ShengjiError: domain_error_handler,
+    ValidationException: validation_handler,
+    HTTPException: http_error_handler,
+    Exception: internal_error_handler,
+}

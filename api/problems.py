@@ -1,0 +1,105 @@
+"""The one exception → RFC 9457 problem+json table of the whole API.
+
+Every error leaves as ``application/problem+json`` with a stable ``type`` URI per error
+``code`` (``PROBLEM_BASE`` + code), a short ``title``, a human ``detail`` naming the rule
+(R-number) and the cards, and the right status. Titles and details are in English or
+Simplified Chinese by ``Accept-Language``. Only 5xx are logged with ``exc_info``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+PROBLEM_BASE = "https://shengji.example/problems/"
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemType:
+    code: str
+    status: int
+    title_en: str
+    title_zh: str
+
+
+PROBLEM_TYPES: dict[str, ProblemType] = {
+    p.code: p
+    for p in (
+        ProblemType("invalid-input", 422, "Invalid input", "输入无效"),
+        ProblemType("invalid-card", 422, "Invalid card notation", "牌面记法无效"),
+        ProblemType("invalid-rule-set", 422, "Invalid rule set", "规则设置无效"),
+        ProblemType("validation-failed", 422, "Request validation failed", "请求校验失败"),
+        ProblemType("illegal-move", 409, "Move not allowed by the rules", "规则不允许此操作"),
+        ProblemType("not-found", 404, "Not found", "未找到"),
+        ProblemType("method-not-allowed", 405, "Method not allowed", "不允许的方法"),
+        ProblemType("unsupported-media-type", 415, "Unsupported media type", "不支持的媒体类型"),
+        ProblemType("payload-too-large", 413, "Request body too large", "请求体过大"),
+        ProblemType("rate-limited", 429, "Too many requests", "请求过多"),
+        ProblemType("internal-error", 500, "Internal server error", "服务器内部错误"),
+        ProblemType("bad-request", 400, "Bad request", "请求错误"),
+    )
+}
+
+
+class Problem(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """RFC 9457 problem details (plus the rule, code and cards concerned)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    rule: str | None = None
+    instance: str | None = None
+    errors: list[dict[str, Any]] | None = None
+
+
+def wants_chinese(accept_language: str | None) -> bool:
+    """True when Simplified Chinese ranks above English in ``Accept-Language``."""
+    if not accept_language:
+        return False
+    best_lang, best_q = "en", -1.0
+    for part in accept_language.split(","):
+        bits = part.strip().split(";")
+        lang = bits[0].strip().lower()
+        q = 1.0
+        for raw in bits[1:]:
+            b = raw.strip()
+            if b.startswith("q="):
+                try:
+                    q = float(b[2:])
+                except ValueError:
+                    q = 0.0
+        if lang and q > best_q and (lang.startswith("zh") or lang.startswith("en") or lang == "*"):
+            best_lang, best_q = lang, q
+    return best_lang.startswith("zh") and best_lang not in ("zh-tw", "zh-hant", "zh-hk")
+
+
+def make_problem(
+    code: str,
+    detail: str,
+    *,
+    status: int | None = None,
+    rule: str | None = None,
+    chinese: bool = False,
+    instance: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+) -> Problem:
+    kind = PROBLEM_TYPES.get(code)
+    title = code.replace("-", " ").capitalize()
+    if kind is not None:
+        title = kind.title_zh if chinese else kind.title_en
+        status = status or kind.status
+    return Problem(
+        type=PROBLEM_BASE + code,
+        title=title,
+        status=status or 400,
+        detail=detail,
+        code=code,
+        rule=rule,
+        instance=instance,
+        errors=errors,
+    )

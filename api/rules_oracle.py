@@ -1,0 +1,196 @@
+"""The stateless rules oracle: referees, tutorials and client hints ask the engine.
+
+``POST /v1/rules/{trick,follow,shape,throw,bottom-multiplier,settle}``. JSON in camelCase,
+cards in RULES R4 notation (a list of tokens, or one space-separated string), ``level`` a
+rank "2".."A", ``trumpSuit`` "S" "H" "C" "D" or null for no-trump, optional ``rules`` with
+RULES §10 fields in camelCase. Malformed input is a 422 problem naming the field or token.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+import msgspec
+from litestar import Controller, post
+from litestar.params import Body
+
+from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
+from domain.rules.context import TRUMP, TrumpContext, trump_context
+from domain.rules.errors import InvalidInputError
+from domain.rules.follow import check_follow
+from domain.rules.ruleset import RuleSet
+from domain.rules.scoring import bottom_multiplier, settle
+from domain.rules.shapes import Shape, ShapeKind, decompose
+from domain.rules.throws import check_throw
+from domain.rules.trick import trick_points, trick_winner
+
+Cards = list[str] | str
+Level = Literal["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+Suit = Literal["S", "H", "C", "D"]
+RulesField = dict[str, Any]
+
+
+class _Base(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
+    rules: RulesField | None = None
+
+
+class _Contextual(_Base, kw_only=True):
+    level: Level
+    trump_suit: Suit | None
+
+
+class TrickRequest(_Contextual, kw_only=True):
+    plays: Annotated[list[Cards], msgspec.Meta(min_length=2, max_length=4)]
+
+
+class TrickResponse(msgspec.Struct, rename="camel"):
+    winner: int
+    points: int
+
+
+class FollowRequest(_Contextual, kw_only=True):
+    lead: Cards
+    hand: Cards
+    play: Cards
+
+
+class FollowResponse(msgspec.Struct, rename="camel"):
+    legal: bool
+    rule: str | None
+    detail: str | None
+
+
+class ShapeRequest(_Contextual, kw_only=True):
+    cards: Cards
+
+
+class ShapeResponse(msgspec.Struct, rename="camel"):
+    kind: Literal["single", "pair", "tractor", "throw", "mixed"]
+    components: list[list[str]]
+
+
+class ThrowRequest(_Contextual, kw_only=True):
+    throw: Cards
+    other_hands: Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)]
+
+
+class ThrowResponse(msgspec.Struct, rename="camel"):
+    valid: bool
+    forced_play: list[str] | None
+
+
+class BottomMultiplierRequest(_Contextual, kw_only=True):
+    last_lead: Cards
+
+
+class BottomMultiplierResponse(msgspec.Struct, rename="camel"):
+    multiplier: int
+
+
+class SettleRequest(_Base, kw_only=True):
+    attacker_points: Annotated[int, msgspec.Meta(ge=0, le=100_000)]
+
+
+class SettleResponse(msgspec.Struct, rename="camel"):
+    outcome: Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"]
+    levels: int
+
+
+def _cards(value: Cards, field: str) -> list[Card]:
+    try:
+        cards = parse_cards(value)
+    except InvalidInputError as e:
+        raise InvalidInputError(f"{field}: {e.detail}", code=e.code, rule=e.rule) from None
+    if not cards:
+        raise InvalidInputError(f"{field}: at least one card is needed")
+    return cards
+
+
+def _context(req: _Contextual) -> TrumpContext:
+    return trump_context(parse_rank(req.level), parse_suit(req.trump_suit))
+
+
+def _rules(req: _Base) -> RuleSet:
+    return RuleSet() if req.rules is None else RuleSet.from_mapping(req.rules)
+
+
+def _lead(ctx: TrumpContext, cards: list[Card], field: str) -> Shape:
+    shape = decompose(ctx, cards)
+    if shape.kind is ShapeKind.MIXED:
+        raise InvalidInputError(f"{field}: a lead must be of one suit category (R15, R22)")
+    return shape
+
+
+def _components(ctx: TrumpContext, cards: list[Card], shape: Shape) -> list[list[str]]:
+    if shape.kind is not ShapeKind.MIXED:
+        return [card_names(c.cards) for c in shape.components]
+    out: list[list[str]] = []
+    for category in (TRUMP, 0, 1, 2, 3):  # mixed: each category's own components
+        part = [c for c in cards if ctx.category[c] == category]
+        if part:
+            out += [card_names(c.cards) for c in decompose(ctx, part).components]
+    return out
+
+
+class RulesOracleController(Controller):
+    path = "/v1/rules"
+    tags: ClassVar[list[str]] = ["rules oracle"]
+
+    @post("/trick", status_code=200, summary="Who wins a trick, and its points (R24, R11, R26)")
+    async def trick(self, data: Annotated[TrickRequest, Body()]) -> TrickResponse:
+        ctx = _context(data)
+        _rules(data)
+        plays = [_cards(p, f"plays[{i}]") for i, p in enumerate(data.plays)]
+        lead = _lead(ctx, plays[0], "plays[0]")
+        for i, p in enumerate(plays[1:], start=1):
+            if len(p) != len(plays[0]):
+                raise InvalidInputError(
+                    f"plays[{i}]: {len(p)} cards; every play has as many cards as the lead "
+                    f"({len(plays[0])}) (R23)"
+                )
+        return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
+
+    @post("/follow", status_code=200, summary="Is a follow legal, and which rule it breaks (R23)")
+    async def follow(self, data: Annotated[FollowRequest, Body()]) -> FollowResponse:
+        ctx = _context(data)
+        _rules(data)
+        lead = _lead(ctx, _cards(data.lead, "lead"), "lead")
+        hand = _cards(data.hand, "hand")
+        play = _cards(data.play, "play")
+        verdict = check_follow(ctx, lead, hand, play)
+        return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
+
+    @post("/shape", status_code=200, summary="Classify cards and split a throw (R12–R15)")
+    async def shape(self, data: Annotated[ShapeRequest, Body()]) -> ShapeResponse:
+        ctx = _context(data)
+        _rules(data)
+        cards = _cards(data.cards, "cards")
+        shape = decompose(ctx, cards)
+        return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))  # type: ignore[arg-type]
+
+    @post("/throw", status_code=200, summary="Is a throw valid; if not, the forced play (R22)")
+    async def throw(self, data: Annotated[ThrowRequest, Body()]) -> ThrowResponse:
+        ctx = _context(data)
+        _rules(data)
+        shape = _lead(ctx, _cards(data.throw, "throw"), "throw")
+        others = [
+            _cards(h, f"otherHands[{i}]") if h else [] for i, h in enumerate(data.other_hands)
+        ]
+        verdict = check_throw(ctx, shape, others)
+        forced = None if verdict.forced is None else card_names(verdict.forced)
+        return ThrowResponse(verdict.valid, forced)
+
+    @post(
+        "/bottom-multiplier", status_code=200, summary="The bottom multiplier of a last lead (R28)"
+    )
+    async def bottom_multiplier(
+        self, data: Annotated[BottomMultiplierRequest, Body()]
+    ) -> BottomMultiplierResponse:
+        ctx = _context(data)
+        shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
+        return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
+
+    @post("/settle", status_code=200, summary="Level change for the attackers' points (R30)")
+    async def settle(self, data: Annotated[SettleRequest, Body()]) -> SettleResponse:
+        s = settle(data.attacker_points, _rules(data))
+        return SettleResponse(s.outcome.value, s.levels)  # type: ignore[arg-type]
