@@ -166,7 +166,7 @@ class RulesOracleController(Controller):
         _rules(data)
         cards = _cards(data.cards, "cards")
         shape = decompose(ctx, cards)
-        return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))  # type: ignore[arg-type]
+        return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
     @post("/throw", status_code=200, summary="Is a throw valid; if not, the forced play (R22)")
     async def throw(self, data: Annotated[ThrowRequest, Body()]) -> ThrowResponse:
@@ -193,4 +193,4 @@ class RulesOracleController(Controller):
     @post("/settle", status_code=200, summary="Level change for the attackers' points (R30)")
     async def settle(self, data: Annotated[SettleRequest, Body()]) -> SettleResponse:
         s = settle(data.attacker_points, _rules(data))
-        return SettleResponse(s.outcome.value, s.levels)  # type: ignore[arg-type]
+        return SettleResponse(s.outcome.value, s.levels)
