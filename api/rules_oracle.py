@@ -8,7 +8,7 @@ RULES §10 fields in camelCase. Malformed input is a 422 problem naming the fiel
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, post
@@ -134,7 +134,7 @@ def _components(ctx: TrumpContext, cards: list[Card], shape: Shape) -> list[list
 
 class RulesOracleController(Controller):
     path = "/v1/rules"
-    tags: ClassVar[list[str]] = ["rules oracle"]
+    tags = ["rules oracle"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @post("/trick", status_code=200, summary="Who wins a trick, and its points (R24, R11, R26)")
     async def trick(self, data: Annotated[TrickRequest, Body()]) -> TrickResponse:

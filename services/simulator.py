@@ -1,11 +1,10 @@
 """The round simulator: bots play whole rounds of one match (RULES R16–R32).
 
-Each round: the seeded shuffle and the paced deal (R16, R35) — every seat may declare as
-its cards arrive (R17, R18) — the end of the deal (R19 fallback or redeal, §10 暴动), the
-overcall window and burying (R20, R21), every trick with every play validated by
-:class:`domain.rules.play.TrickPlay` (R22–R25), then the score (R26–R29: trick points,
-bottom bonus, throw penalties) and the level change and next dealer (R30–R32), carried
-into the next round. Players see only their redacted views (R33).
+Each round is shuffled from a fresh seed (R35), dealt from the dealer's seat (R16) and
+played by :func:`domain.players.table.play_round` — declaring, overcalling, burying,
+every trick validated, the score (R17–R30); the level change and next dealer (R30–R32)
+are carried into the next round, and a match that ends (R32 ``match_end``) is followed
+by a new one. The figures of the run are gathered in a :class:`SimulationSummary`.
 
 Randomness is drawn here, never in the domain (ARCHITECTURE §5): a 32-byte seed per deal,
 from ``random.Random(seed)`` when a run seed is given (so a run is reproducible) or from
@@ -22,70 +21,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from domain.players import BidView, Player, PlayViews, SeatView, make_player
-from domain.players.base import BURY_SIZE
-from domain.rules.bidding import Bidding, Phase
-from domain.rules.cards import BJ, POINTS, SJ, Card, contains, format_cards, points_of
-from domain.rules.context import trump_context
-from domain.rules.errors import IllegalMoveError
-from domain.rules.play import TrickPlay
+from domain.players import Player, make_player
+from domain.players.table import RoundRecord, play_round
+from domain.rules.bidding import Bidding
 from domain.rules.ruleset import STANDARD, RuleSet
-from domain.rules.scoring import (
-    Settlement,
-    advance_level,
-    attackers_total,
-    bottom_bonus,
-    bottom_multiplier,
-    match_over,
-    next_dealer,
-    settle,
-    throw_penalty,
-)
-from domain.rules.shapes import ShapeKind
-from domain.rules.shows import Show, Strength, may_request_redeal
-from domain.rules.shuffle import SEED_BYTES, Deal, deal, shuffle_deck
+from domain.rules.scoring import advance_level, match_over, next_dealer
+from domain.rules.shuffle import SEED_BYTES, deal, shuffle_deck
 
+__all__ = ["RoundRecord", "SimulationSummary", "simulate"]
 
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
-    """One scored round, with both parts of the attackers' total (R29)."""
-
-    match: int
-    dealer: int
-    level: int
-    trump: int | None
-    attackers: int
-    """Parity of the attacking seats (R2)."""
-    trick_points: int
-    """Points in the tricks the attackers won (R27)."""
-    played_points: int
-    """Points of every card played in tricks, whoever won them (R26)."""
-    played: tuple[Card, ...]
-    bottom: tuple[Card, ...]
-    """The 8 buried cards at the end of the round (R21)."""
-    won_last: bool
-    """The attackers won the last trick (R28)."""
-    multiplier: int
-    """The last lead's bottom multiplier (R28), whoever won the trick."""
-    bonus: int
-    """Bottom bonus (R28): 0 unless the attackers won the last trick."""
-    penalties: tuple[int, ...]
-    """Signed throw penalties applied to the total (§10 throw_penalty_points)."""
-    settlement: Settlement
-    fallback: bool
-    """Trump named by the bottom's 3rd card (R19)."""
-    overcalls: int
-    plays: int
-    throws: int
-    failed_throws: int
-
-    @property
-    def bottom_points(self) -> int:
-        return points_of(self.bottom)
-
-    @property
-    def total(self) -> int:
-        return self.settlement.total
+MAX_REDEALS = 1000
+"""Redeals in a row (R19, §10 暴动) after which a run gives up: bots that never declare."""
 
 
 @dataclass(slots=True)
@@ -96,7 +42,6 @@ class _Match:
     dealer: int | None = None
     """None before round 1 (抢报, R18)."""
     rounds: int = 0
-    number: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +70,9 @@ class SimulationSummary:
     levels: tuple[int, int]
     """Level rank index of teams {0,2} and {1,3} at the end of the run."""
     elapsed: float
+    """Wall-clock seconds of the run."""
+    cpu: float
+    """CPU seconds of this process during the run (one core)."""
     records: tuple[RoundRecord, ...] = ()
 
     @property
@@ -166,7 +114,10 @@ def simulate(
     seed: int | None = None,
     keep_records: bool = False,
 ) -> SimulationSummary:
-    """Play ``rounds`` complete rounds of one match (a new match starts if one ends, R32)."""
+    """Play ``rounds`` complete rounds of one match (a new match starts if one ends, R32).
+
+    ``seed`` makes the run reproducible; ``keep_records`` keeps every :class:`RoundRecord`.
+    """
     if len(players) != 4:
         raise ValueError(f"four players are needed (R1), got {len(players)}")
     seats = [make_player(p) if isinstance(p, str) else p for p in players]
@@ -174,43 +125,58 @@ def simulate(
     match = _Match()
     records: list[RoundRecord] = []
     totals: list[int] = []
-    redeals = matches = 0
+    bands: Counter[str] = Counter()
+    n: Counter[str] = Counter()
+    redeals_in_a_row = 0
     start = time.perf_counter()
+    cpu_start = time.process_time()
     while len(totals) < rounds:
         deal_seed = seeder.randbytes(SEED_BYTES) if seeder else secrets.token_bytes(SEED_BYTES)
-        record = play_round(match, deal_seed, seats, rules)
-        if record is None:
-            redeals += 1
+        r = _play_round(match, deal_seed, seats, rules)
+        if r is None:
+            n["redeals"] += 1
+            redeals_in_a_row += 1
+            if redeals_in_a_row >= MAX_REDEALS:
+                raise RuntimeError(f"{MAX_REDEALS} redeals in a row: do the players declare?")
             continue
-        totals.append(record.total)
-        records.append(record)
-        if _settle_match(match, record, rules):
-            matches += 1
-    elapsed = time.perf_counter() - start
-    bands: Counter[str] = Counter(r.settlement.band for r in records)
+        redeals_in_a_row = 0
+        totals.append(r.total)
+        bands[r.settlement.band] += 1
+        n["bonus_rounds"] += r.bonus > 0
+        n["bonus_sum"] += r.bonus
+        n["won_last"] += r.won_last
+        n["throws"] += r.throws
+        n["failed_throws"] += r.failed_throws
+        n["fallbacks"] += r.fallback
+        n["overcalls"] += r.overcalls
+        n["plays"] += r.plays
+        n["matches"] += _settle_match(match, r, rules)
+        if keep_records:
+            records.append(r)
     return SimulationSummary(
         rules=rules,
         players=tuple(p.name for p in seats),
         seed=seed,
         totals=tuple(totals),
-        bands=dict(sorted(bands.items(), key=lambda kv: int(kv[0].split("-")[0]))),
-        bonus_rounds=sum(1 for r in records if r.bonus > 0),
-        bonus_sum=sum(r.bonus for r in records),
-        last_trick_attackers=sum(1 for r in records if r.won_last),
-        throws=sum(r.throws for r in records),
-        failed_throws=sum(r.failed_throws for r in records),
-        redeals=redeals,
-        fallbacks=sum(1 for r in records if r.fallback),
-        overcalls=sum(r.overcalls for r in records),
-        plays=sum(r.plays for r in records),
-        matches_finished=matches,
+        bands=dict(sorted(bands.items(), key=lambda kv: int(kv[0].split("-", 1)[0]))),
+        bonus_rounds=n["bonus_rounds"],
+        bonus_sum=n["bonus_sum"],
+        last_trick_attackers=n["won_last"],
+        throws=n["throws"],
+        failed_throws=n["failed_throws"],
+        redeals=n["redeals"],
+        fallbacks=n["fallbacks"],
+        overcalls=n["overcalls"],
+        plays=n["plays"],
+        matches_finished=n["matches"],
         levels=(match.levels[0], match.levels[1]),
-        elapsed=elapsed,
-        records=tuple(records) if keep_records else (),
+        elapsed=time.perf_counter() - start,
+        cpu=time.process_time() - cpu_start,
+        records=tuple(records),
     )
 
 
-def play_round(
+def _play_round(
     match: _Match, deal_seed: bytes, players: Sequence[Player], rules: RuleSet
 ) -> RoundRecord | None:
     """One round from the shuffle to the score; None when it is redealt (R19, §10)."""
@@ -220,229 +186,7 @@ def play_round(
     else:
         bidding = Bidding.later_round(rules, dealer, (match.levels[0], match.levels[1]))
     dealt = deal(shuffle_deck(deal_seed), 0 if dealer is None else dealer)
-    game = _Round(bidding, dealt, players, random.Random(deal_seed))
-    game.draw()
-    game.bidding = game.bidding.end_deal(dealt.bottom, game.hands)
-    if not game.settle_bidding():
-        return None
-    return game.play_and_score(match.number)
-
-
-class _Round:
-    """The mutable state of one round while the simulator drives it."""
-
-    __slots__ = ("bidding", "bottom", "burier", "dealt", "hands", "players", "rng", "rules")
-
-    def __init__(
-        self, bidding: Bidding, dealt: Deal, players: Sequence[Player], rng: random.Random
-    ) -> None:
-        self.bidding = bidding
-        self.rules = bidding.rules
-        self.dealt = dealt
-        self.players = players
-        self.rng = rng
-        self.hands: list[list[Card]] = [[], [], [], []]
-        self.bottom = list(dealt.bottom)
-        self.burier = -1
-        """The seat that buried ``bottom`` (R21); -1 before anyone has."""
-
-    def draw(self) -> None:
-        """R16/R17: draw card by card; each seat may declare as its cards arrive.
-
-        A seat's shows change only when a level card or a joker arrives, so its options
-        are recomputed then, and offered again with every later card until somebody
-        declares (the first declaration stands while drawing, R17).
-        """
-        bidding = self.bidding
-        rules = self.rules
-        hands = self.hands
-        options: list[list[Show]] = [[], [], [], []]
-        levels = [bidding.level_for(seat) for seat in range(4)]
-        for seat, card in self.dealt.draws:
-            hand = hands[seat]
-            hand.append(card)
-            if bidding.standing is not None:
-                continue
-            if card >= SJ or card % 13 == levels[seat]:
-                options[seat] = bidding.legal_shows(seat, hand)
-            if options[seat]:
-                view = BidView(seat, levels[seat], tuple(hand), bidding.dealer, None, True, rules)
-                show = self.players[seat].declare(view, options[seat], self.rng)
-                if show is not None:
-                    bidding = bidding.declare(seat, show.cards, hand)
-        self.bidding = bidding
-
-    def settle_bidding(self) -> bool:
-        """R18–R21 after the deal: 暴动, late declaring, the overcall window, burying.
-
-        False when the round is to be redealt (R19, §10).
-        """
-        asked = self.rules.weak_hand_redeal is None
-        while True:
-            bidding = self.bidding
-            phase = bidding.phase
-            if not asked and bidding.redeal_requests_open:
-                asked = True
-                self._offer_redeal()
-            elif phase is Phase.DONE:
-                return True
-            elif phase is Phase.REDEAL:
-                return False
-            elif phase is Phase.BURY:
-                assert bidding.burier is not None
-                self._bury(bidding.burier)
-                self.bidding = bidding.bury(bidding.burier)
-            else:
-                self._speak()
-
-    def _speak(self) -> None:
-        """R20 overcall or pass; R18 (declare_with_joker) late declaration or pass."""
-        bidding = self.bidding
-        seat = bidding.to_speak
-        assert seat is not None
-        hand = self.hands[seat]
-        overcalling = bidding.phase is Phase.OVERCALL
-        standing = bidding.standing
-        if overcalling and standing is not None and not _may_beat(hand, bidding.level, standing):
-            options: list[Show] = []
-        else:
-            options = bidding.legal_shows(seat, hand)
-        show: Show | None = None
-        if options:
-            view = BidView(
-                seat,
-                bidding.level_for(seat),
-                tuple(hand),
-                bidding.dealer,
-                bidding.standing,
-                False,
-                self.rules,
-            )
-            player = self.players[seat]
-            if overcalling:
-                show = player.overcall(view, options, self.rng)
-            else:
-                show = player.declare(view, options, self.rng)
-        if show is None:
-            self.bidding = bidding.pass_(seat)
-        elif overcalling:
-            self.bidding = bidding.overcall(seat, show.cards, hand)
-        else:
-            self.bidding = bidding.declare(seat, show.cards, hand)
-
-    def _offer_redeal(self) -> None:
-        """§10 暴动: each weak hand, in play order from the dealer, may ask for a redeal."""
-        bidding = self.bidding
-        first = bidding.dealer or 0
-        for k in range(4):
-            seat = (first + k) % 4
-            hand = self.dealt.hands[seat]
-            if may_request_redeal(hand, self.rules):
-                level = bidding.level_for(seat)
-                view = BidView(
-                    seat, level, hand, bidding.dealer, bidding.standing, False, self.rules
-                )
-                if self.players[seat].request_redeal(view, self.rng):
-                    self.bidding = bidding.request_redeal(seat, hand)
-                    return
-
-    def _bury(self, seat: int) -> None:
-        """R21 (and R20 炒底): ``seat`` takes the 8 cards into hand and buries 8."""
-        bidding = self.bidding
-        hand = self.hands[seat]
-        hand += self.bottom
-        dealer = bidding.dealer if bidding.dealer is not None else seat
-        ctx = trump_context(bidding.level, bidding.trump)
-        attackers = (dealer + 1) % 2
-        view = SeatView(
-            seat, ctx, tuple(hand), dealer, attackers, (), None, (), 0, None, self.rules
-        )
-        buried = list(self.players[seat].bury(view, self.rng))
-        if len(buried) != BURY_SIZE or not contains(hand, buried):
-            raise IllegalMoveError(
-                f"seat {seat} must bury {BURY_SIZE} of its own cards, not {format_cards(buried)}",
-                rule="R21",
-                code="illegal-bury",
-            )
-        for c in buried:
-            hand.remove(c)
-        self.bottom = buried
-        self.burier = seat
-
-    def play_and_score(self, match_number: int) -> RoundRecord:
-        """R22–R29: every trick, each play checked, then the attackers' total and R30."""
-        bidding = self.bidding
-        rules = self.rules
-        dealer = bidding.dealer
-        assert dealer is not None
-        level = bidding.level
-        trump = bidding.trump
-        attackers = (dealer + 1) % 2
-        tp = TrickPlay(trump_context(level, trump), self.hands, dealer, attackers)
-        players = self.players
-        rng = self.rng
-        bottom = self.bottom
-        views = PlayViews(tp, dealer=dealer, rules=rules, burier=self.burier, bottom=bottom)
-        plays = throws = 0
-        while not tp.finished:
-            seat = tp.turn
-            outcome = tp.check(seat, players[seat].play(views.view(seat), rng))
-            leading = not tp.trick
-            tp.apply(outcome)
-            plays += 1
-            if leading and (outcome.attempted is not None or _is_throw(tp)):
-                throws += 1
-        assert tp.last_trick is not None and tp.last_lead is not None
-        won_last = tp.last_trick[2] % 2 == attackers
-        bonus = bottom_bonus(bottom, tp.last_lead, won_last, rules)
-        penalties = tuple(
-            throw_penalty(rules, len(cards), seat % 2 != attackers)
-            for seat, cards in tp.failed_throws
-        )
-        total = attackers_total(tp.attacker_points, bonus, penalties)
-        return RoundRecord(
-            match=match_number,
-            dealer=dealer,
-            level=level,
-            trump=trump,
-            attackers=attackers,
-            trick_points=tp.attacker_points,
-            played_points=sum(POINTS[c] for c in tp.played),
-            played=tuple(tp.played),
-            bottom=tuple(bottom),
-            won_last=won_last,
-            multiplier=bottom_multiplier(tp.last_lead, rules),
-            bonus=bonus,
-            penalties=penalties,
-            settlement=settle(total, rules),
-            fallback=bidding.fallback,
-            overcalls=max(0, len(bidding.shows) - 1),
-            plays=plays,
-            throws=throws,
-            failed_throws=len(tp.failed_throws),
-        )
-
-
-def _may_beat(hand: Sequence[Card], level: int, standing: Show) -> bool:
-    """A cheap necessary condition for an overcall (R20): the hand holds a show shape
-    strictly stronger than the standing one (single < level pair < SJ SJ < BJ BJ)."""
-    strength = standing.strength
-    if strength >= Strength.BJ_PAIR:
-        return False
-    if hand.count(BJ) == 2:
-        return True
-    if strength >= Strength.SJ_PAIR:
-        return False
-    if hand.count(SJ) == 2:
-        return True
-    if strength >= Strength.LEVEL_PAIR:
-        return False
-    return any(hand.count(suit * 13 + level) == 2 for suit in range(4))
-
-
-def _is_throw(tp: TrickPlay) -> bool:
-    shape = tp.lead_shape
-    return shape is not None and shape.kind is ShapeKind.THROW
+    return play_round(bidding, dealt, players, random.Random(deal_seed))
 
 
 def _settle_match(match: _Match, record: RoundRecord, rules: RuleSet) -> bool:
@@ -458,6 +202,5 @@ def _settle_match(match: _Match, record: RoundRecord, rules: RuleSet) -> bool:
         match.levels = [0, 0]
         match.dealer = None
         match.rounds = 0
-        match.number += 1
         return True
     return False

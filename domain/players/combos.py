@@ -17,15 +17,6 @@ from domain.rules.context import TrumpContext
 from domain.rules.follow import pair_kinds
 
 
-def by_category(ctx: TrumpContext, cards: Sequence[Card]) -> list[list[Card]]:
-    """cards split by suit category (R7): index 0..3 the plain suits, 4 trump; low to high."""
-    groups: list[list[Card]] = [[], [], [], [], []]
-    cat = ctx.category
-    for c in sorted(cards, key=ctx.rank_key.__getitem__):
-        groups[cat[c]].append(c)
-    return groups
-
-
 def runs(kinds_at: Sequence[Sequence[Card]]) -> list[tuple[int, int]]:
     """(start, length) of every maximal run of >= 2 positions holding a pair (R14)."""
     found: list[tuple[int, int]] = []

@@ -41,18 +41,19 @@ class HeuristicPlayer:
     # -- declaring (R17, R20) and the weak-hand redeal (§10) ---------------------------
 
     def declare(self, view: BidView, options: Sequence[Show], rng: random.Random) -> Show | None:
-        """R17: declare the longest suit once it is long enough for the cards drawn so far."""
+        """R17: declare the longest suit once it is long enough for the cards drawn so far;
+        on the last card, whatever suit is offered (better than R19's bottom card)."""
         suited = [s for s in options if s.trump is not None]
         if not suited:
             return None
         lengths = _suit_lengths(view.hand, view.level)
         best = max(suited, key=lambda s: (lengths[s.trump or 0], s.strength))
         length = lengths[best.trump or 0]
-        if length < max(lengths) and view.drawing:
-            return None
-        if length >= max(2, len(view.hand) // 4) or not view.drawing:
+        if view.to_draw == 0:
             return best
-        return None
+        if length < max(lengths):
+            return None
+        return best if length >= max(2, len(view.hand) // 4) else None
 
     def overcall(self, view: BidView, options: Sequence[Show], rng: random.Random) -> Show | None:
         """R20: overcall an opponent's show when a clearly better trump is in hand."""
@@ -83,6 +84,7 @@ class HeuristicPlayer:
     # -- playing (R22–R25) -------------------------------------------------------------
 
     def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+        """R22 lead from strength, or R23 follow: feed, win or discard low."""
         kn = Knowledge(view)
         if view.lead_shape is None:
             return self._lead(view, kn)
@@ -95,16 +97,15 @@ class HeuristicPlayer:
         throw = self._safe_throw(view, kn)
         if throw is not None:
             return throw
-        for category in range(4):
-            kinds = pair_kinds(ctx, category, groups[category])
-            found = runs(kinds)
-            if found:
-                start, length = found[-1]
-                return run_cards(kinds, start, length)
-        for category in range(4):
-            for c in reversed(groups[category]):
-                if kn.counts[c] == 2 and kn.component_boss(category, 1, ctx.order[c]):
-                    return [c, c]
+        plain_pairs = [_pairs(groups[category], kn.counts) for category in range(4)]
+        order = ctx.order
+        for pairs in plain_pairs:
+            tractor = _highest_plain_tractor(pairs, order)
+            if tractor:
+                return tractor
+        for category, pairs in enumerate(plain_pairs):
+            if pairs and kn.component_boss(category, 1, order[pairs[-1]]):
+                return [pairs[-1], pairs[-1]]
         for category in range(4):
             cards = groups[category]
             if cards and kn.single_boss(cards[-1]):
@@ -117,9 +118,9 @@ class HeuristicPlayer:
             if found:
                 start, length = found[-1]
                 return run_cards(kinds, start, length)
-            for c in reversed(trumps):
-                if kn.counts[c] == 2 and kn.component_boss(TRUMP, 1, ctx.order[c]):
-                    return [c, c]
+            pairs = _pairs(trumps, kn.counts)
+            if pairs and kn.component_boss(TRUMP, 1, order[pairs[-1]]):
+                return [pairs[-1], pairs[-1]]
             if kn.single_boss(trumps[-1]):
                 return [trumps[-1]]
         if plain:
@@ -127,28 +128,30 @@ class HeuristicPlayer:
         return [min(trumps, key=kn.discard_key)]
 
     def _safe_throw(self, view: SeatView, kn: Knowledge) -> list[Card] | None:
-        """The longest plain throw whose every component is a boss (R15, R22)."""
+        """The longest plain throw whose every component is a boss (R15, R22).
+
+        Taken from the top of each plain suit while each pair is a boss among pairs and
+        each single among singles; in a plain suit, tractors of boss pairs are bosses too.
+        """
         ctx = view.ctx
+        order = ctx.order
+        counts = kn.counts
         best: list[Card] | None = None
         for category in range(4):
             cards = kn.groups[category]
-            if len(cards) < 2 or not kn.single_boss(cards[-1]):
-                continue
             chosen: list[Card] = []
-            shape: Shape | None = None
-            for c in reversed(cards):
-                if chosen and chosen[-1] == c:
-                    continue
-                trial = chosen + [c] * kn.counts[c]
-                trial_shape = decompose(ctx, trial)
-                if not kn.components_boss(category, trial_shape.components):
+            i = len(cards) - 1
+            while i >= 0:
+                c = cards[i]
+                width = counts[c] - 1
+                if not kn.component_boss(category, width, order[c]):
                     break
-                chosen, shape = trial, trial_shape
-            if (
-                shape is not None
-                and shape.kind is ShapeKind.THROW
-                and (best is None or len(chosen) > len(best))
-            ):
+                chosen += cards[i - width : i + 1]
+                i -= width + 1
+            if len(chosen) < 2 or (best is not None and len(chosen) <= len(best)):
+                continue
+            shape = decompose(ctx, chosen)
+            if shape.kind is ShapeKind.THROW and kn.components_boss(category, shape.components):
                 best = chosen
         return best
 
@@ -231,6 +234,23 @@ class HeuristicPlayer:
             if kn.component_boss(category, width, top):
                 return cards
         return None
+
+
+def _pairs(cards: Sequence[Card], counts: Sequence[int]) -> list[Card]:
+    """Kinds held as an identical pair (R13), in the order of ``cards`` (sorted low to high)."""
+    return [c for i, c in enumerate(cards) if counts[c] == 2 and (i == 0 or cards[i - 1] != c)]
+
+
+def _highest_plain_tractor(pairs: Sequence[Card], order: Sequence[int]) -> list[Card]:
+    """The highest longest run of pairs at consecutive orders in a plain suit (R14)."""
+    best_start = best_len = 0
+    start = 0
+    for i in range(1, len(pairs) + 1):
+        if i == len(pairs) or order[pairs[i]] != order[pairs[i - 1]] + 1:
+            if i - start >= max(best_len, 2):
+                best_start, best_len = start, i - start
+            start = i
+    return [c for c in pairs[best_start : best_start + best_len] for _ in range(2)]
 
 
 def _suit_lengths(hand: Sequence[Card], level: int) -> list[int]:

@@ -22,7 +22,15 @@ from domain.rules.shapes import Component, best_window_top
 class Knowledge:
     """Unseen copies, per-category boss thresholds and card keys for one view."""
 
-    __slots__ = ("_profiles", "counts", "ctx", "groups", "top_pair", "top_single", "unseen")
+    __slots__ = (
+        "_discard",
+        "_profiles",
+        "_tops",
+        "counts",
+        "ctx",
+        "groups",
+        "unseen",
+    )
 
     def __init__(self, view: SeatView) -> None:
         ctx = self.ctx = view.ctx
@@ -42,39 +50,36 @@ class Knowledge:
         if view.bottom is not None:
             for c in view.bottom:
                 unseen[c] -= 1
-        order = ctx.order
-        top_single = [-1] * 5
-        top_pair = [-1] * 5
-        for k in range(NUM_KINDS):
-            u = unseen[k]
-            if u > 0:
-                kc = cat[k]
-                o = order[k]
-                top_single[kc] = max(top_single[kc], o)
-                if u == 2 and o > top_pair[kc]:
-                    top_pair[kc] = o
         self.unseen = unseen
         self.counts = counts
         self.groups = groups
         """groups[category]: this seat's cards of that category, low to high (R7)."""
-        self.top_single = top_single
-        """Highest order of an unseen card per category (-1: none)."""
-        self.top_pair = top_pair
-        """Highest order of an unseen identical pair per category (-1: none)."""
+        self._tops: list[tuple[int, int] | None] = [None] * 5
         self._profiles: dict[int, list[int]] = {}
+        self._discard: dict[Card, int] = {}
 
     # -- boss tests (R22, R24) -------------------------------------------------------
 
+    def tops(self, category: int) -> tuple[int, int]:
+        """(highest order of an unseen card, of an unseen identical pair) in ``category``;
+        -1 when there is none."""
+        found = self._tops[category]
+        if found is None:
+            found = self._tops[category] = _tops(self.ctx.chains[category], self.unseen)
+        return found
+
     def single_boss(self, card: Card) -> bool:
         """No unseen card of its category is higher (equal order ties, R11)."""
-        return self.ctx.order[card] >= self.top_single[self.ctx.category[card]]
+        ctx = self.ctx
+        return ctx.order[card] >= self.tops(ctx.category[card])[0]
 
     def component_boss(self, category: int, width: int, top: int) -> bool:
         """No unseen combination of ``width`` (0 single, 1 pair, n tractor) beats ``top``."""
+        top_single, top_pair = self.tops(category)
         if width == 0:
-            return top >= self.top_single[category]
-        if width == 1 or self.top_pair[category] < 0:
-            return top >= self.top_pair[category]
+            return top >= top_single
+        if width == 1 or top_pair < 0:
+            return top >= top_pair
         return best_window_top(self._unseen_profile(category), width) <= top
 
     def components_boss(self, category: int, components: tuple[Component, ...]) -> bool:
@@ -95,16 +100,19 @@ class Knowledge:
 
     def discard_key(self, card: Card) -> int:
         """Discarding: low plain cards of short suits first; keep points, pairs, trumps."""
-        category = self.ctx.category[card]
-        key = self.ctx.order[card] * 4
-        if POINTS[card]:
-            key += 60 + POINTS[card] * 2
-        if self.counts[card] == 2:
-            key += 80
-        if category == TRUMP:
-            key += 400
-        else:
-            key += len(self.groups[category])
+        key = self._discard.get(card)
+        if key is None:
+            category = self.ctx.category[card]
+            key = self.ctx.order[card] * 4
+            if POINTS[card]:
+                key += 60 + POINTS[card] * 2
+            if self.counts[card] == 2:
+                key += 80
+            if category == TRUMP:
+                key += 400
+            else:
+                key += len(self.groups[category])
+            self._discard[card] = key
         return key
 
     def gift_key(self, card: Card) -> int:
@@ -120,3 +128,17 @@ class Knowledge:
         if self.counts[card] == 2:
             key += 40
         return key
+
+
+def _tops(chain: tuple[tuple[Card, ...], ...], unseen: list[int]) -> tuple[int, int]:
+    """(highest position holding an unseen copy, highest holding an unseen pair); -1: none."""
+    single = -1
+    for pos in range(len(chain) - 1, -1, -1):
+        for kind in chain[pos]:
+            u = unseen[kind]
+            if u:
+                if single < 0:
+                    single = pos
+                if u == 2:
+                    return single, pos
+    return single, -1

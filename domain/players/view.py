@@ -68,8 +68,8 @@ class BidView(NamedTuple):
     """The dealer fixed before the deal (R18, R31); None in round 1 (抢报)."""
     standing: Show | None
     """The declaration or overcall standing now, if any (R17, R20)."""
-    drawing: bool
-    """True while cards are still being drawn (R17), False in the overcall window (R20)."""
+    to_draw: int
+    """Cards this seat has still to draw (R16); 0 on its last card and after the deal."""
     rules: RuleSet
 
 
@@ -130,16 +130,20 @@ class PlayViews:
             if current:
                 played = played[: len(played) - sum(len(p) for p in current)]
             self._played = tuple(played)
-        return SeatView(
-            seat,
-            play.ctx,
-            tuple(play.hands[seat]),
-            self._dealer,
-            play.attackers,
-            tuple(zip(_PLAY_ORDER[play.leader], current, strict=False)) if current else (),
-            play.lead_shape,
-            self._played,
-            play.attacker_points,
-            self._bottom if seat == self._burier else None,
-            self._rules,
+        # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per play.
+        return tuple.__new__(
+            SeatView,
+            (
+                seat,
+                play.ctx,
+                tuple(play.hands[seat]),
+                self._dealer,
+                play.attackers,
+                tuple(zip(_PLAY_ORDER[play.leader], current, strict=False)) if current else (),
+                play.lead_shape,
+                self._played,
+                play.attacker_points,
+                self._bottom if seat == self._burier else None,
+                self._rules,
+            ),
         )
