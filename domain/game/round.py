@@ -384,9 +384,10 @@ class Round(GameAggregate):
         ctx = trump_context(self.bidding.level, self.bidding.trump)
         self.play = TrickPlay(ctx, self.hands, dealer, (dealer + 1) % 2)
 
-    def after_bidding(self, now: datetime) -> None:
-        """Common tail of bidding transitions: open the window clock, start play."""
-        if self.bidding.phase is Phase.OVERCALL:
+    def after_bidding(self, now: datetime, *, restart_window: bool = True) -> None:
+        """Common tail of bidding transitions: (re)start the window clock when the window
+        opens or a show is made (a pass does not extend it, R20), start play."""
+        if self.bidding.phase is Phase.OVERCALL and restart_window:
             self.window_opened_at = now
         if self.bidding.phase is Phase.DONE and self.play is None:
             self._start_play()

@@ -179,8 +179,9 @@ class Passed(RoundEvent):
         if round_.bidding.phase is Phase.DEALING:
             round_.deal_passes = round_.deal_passes | {self.seat}
             return
+        was_open = round_.bidding.phase is Phase.OVERCALL
         round_.bidding = round_.bidding.apply_pass(self.seat)
-        round_.after_bidding(self.timestamp)
+        round_.after_bidding(self.timestamp, restart_window=not was_open)
 
 
 class DrawingEnded(RoundEvent):

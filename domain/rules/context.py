@@ -34,6 +34,8 @@ CATEGORY_NAMES = ("spades", "hearts", "clubs", "diamonds", "trump")
 
 def _chain(level: int, trump: int | None, category: int) -> list[tuple[Card, ...]]:
     """Positions of ``category`` from low to high; each position lists its kinds."""
+    if category == trump:
+        return []  # the trump suit's cards all stand in the trump chain (R7)
     if category != TRUMP:
         return [(make_card(r, category),) for r in range(13) if r != level]
     chain: list[tuple[Card, ...]] = []

@@ -69,7 +69,7 @@ def obligation(ctx: TrumpContext, lead: Shape, hand: Sequence[Card]) -> Obligati
     return Obligation(category, False, in_cat, tractors, min(lead_pairs, sum(profile)))
 
 
-def _violation(ctx: TrumpContext, ob: Obligation, play: Sequence[Card], n: int) -> str | None:
+def follow_violation(ctx: TrumpContext, ob: Obligation, play: Sequence[Card], n: int) -> str | None:
     """Why ``play`` breaks obligation ``ob`` (a sentence), or None when it keeps it."""
     cat = ctx.category
     name = CATEGORY_NAMES[ob.category]
@@ -110,13 +110,13 @@ def check_follow(
         return FollowVerdict(False, "R23", f"R23: must play exactly {n} cards, as the lead did")
     if not contains(hand, play):
         raise InvalidInputError(f"{format_cards(play)} is not part of the hand")
-    why = _violation(ctx, obligation(ctx, lead, hand), play, n)
+    why = follow_violation(ctx, obligation(ctx, lead, hand), play, n)
     return LEGAL if why is None else FollowVerdict(False, "R23", why)
 
 
 def meets(ctx: TrumpContext, ob: Obligation, play: Sequence[Card], n: int) -> bool:
     """Fast check of a play already known to come from the hand and to have n cards."""
-    return _violation(ctx, ob, play, n) is None
+    return follow_violation(ctx, ob, play, n) is None
 
 
 def multiset_combinations(items: Sequence[Card], k: int) -> Iterator[tuple[Card, ...]]:
@@ -148,7 +148,11 @@ def legal_plays(ctx: TrumpContext, lead: Shape, hand: Sequence[Card]) -> Iterato
     """Every distinct legal play of ``hand`` facing ``lead`` (lazily; there may be many)."""
     ob = obligation(ctx, lead, hand)
     n = lead.size
-    key = ctx.rank_key.__getitem__
+    rank_key = ctx.rank_key
+
+    def key(card: Card) -> tuple[int, Card]:  # equal-order kinds (R11) stay adjacent
+        return (rank_key[card], card)
+
     if ob.short:
         cat = ctx.category
         others = sorted((c for c in hand if cat[c] != ob.category), key=key)

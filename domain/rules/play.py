@@ -14,7 +14,7 @@ from typing import NamedTuple
 from domain.rules.cards import POINTS, Card, contains, format_cards
 from domain.rules.context import TrumpContext
 from domain.rules.errors import IllegalMoveError
-from domain.rules.follow import check_follow
+from domain.rules.follow import follow_violation, obligation
 from domain.rules.shapes import Shape, ShapeKind, decompose
 from domain.rules.throws import check_throw
 from domain.rules.trick import trick_winner
@@ -111,10 +111,16 @@ class TrickPlay:
             return self._check_lead(seat, tuple(cards))
         lead = self.lead_shape
         assert lead is not None
-        verdict = check_follow(ctx, lead, hand, cards)
-        if not verdict.legal:
+        if len(cards) != lead.size:
             raise IllegalMoveError(
-                f"{format_cards(cards)}: {verdict.detail}", rule="R23", code="illegal-follow"
+                f"{format_cards(cards)}: R23: must play exactly {lead.size} cards, as the lead did",
+                rule="R23",
+                code="illegal-follow",
+            )
+        why = follow_violation(ctx, obligation(ctx, lead, hand), cards, lead.size)
+        if why is not None:
+            raise IllegalMoveError(
+                f"{format_cards(cards)}: {why}", rule="R23", code="illegal-follow"
             )
         played = tuple(cards)
         if len(self.trick) < 3:
