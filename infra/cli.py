@@ -16,6 +16,7 @@ from domain.players import PLAYERS
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
+from infra.cli_verify import add_verify_parser, run_verify
 from services.simulator import SimulationSummary, simulate
 
 DEFAULT_PLAYERS = "heuristic,random,heuristic,random"
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--seed", type=int, default=None, help="run seed for a reproducible run (default: random)"
     )
+    add_verify_parser(commands)
     return parser
 
 
@@ -125,6 +127,8 @@ def render_summary(summary: SimulationSummary, preset_name: str = "custom") -> l
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
+    if args.command == "verify":
+        sys.exit(run_verify(args))
     if args.command == "simulate":
         summary = simulate(
             args.rounds, rules=preset(args.preset), players=args.players, seed=args.seed

@@ -167,6 +167,8 @@ class GameService(Application[UUID]):
     ) -> CommandResult:
         """Run one round command for ``seat`` (``ACTIONS``); save its events atomically."""
         match = self.get_match(match_id)
+        if match.finished:
+            raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         round_ = self.current_round(match)
         if round_ is None:
             raise IllegalMoveError(
@@ -217,7 +219,10 @@ class GameService(Application[UUID]):
         round_ = self.current_round(match)
         if round_ is None or round_.dealt is None:
             return self._result(match, round_)
-        round_._claim_deadlines(self.clock())
+        now = self.clock()
+        round_.claim_deadlines(now)
+        if round_.phase is RoundPhase.REDEAL:
+            round_.deal(self.seeds(), now, self.pacing)
         self._save(round_)
         return self._result(match, round_)
 

@@ -118,6 +118,7 @@ class Match(GameAggregate):
 
     def record_round(self, number: int, scored: RoundScored, now: datetime) -> None:
         """The policy: RoundScored → levels (R30, R32), next dealer (R31), match end (R32)."""
+        self._check_open()
         if not self.round_open or number != self.round_number:
             raise IllegalMoveError(
                 f"round {number} is not the open round of this match",

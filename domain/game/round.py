@@ -4,7 +4,7 @@ Commands (public methods) validate with the rules engine and trigger events; the
 events' ``apply`` only assigns state (ARCHITECTURE decision 6), so replaying the stream
 rebuilds exactly the live state. Time is never read: every command takes ``now`` from
 the service, and deadlines (the end of the paced deal, the overcall window) are claimed
-by the first command that arrives after them (``_claim_deadlines``).
+by the first command that arrives after them (``claim_deadlines``).
 
 Phases: ``dealing`` (R16–R17, the paced draw with declarations) → ``declaring`` /
 ``overcalling`` / ``burying`` (R18–R21, driven by :class:`~domain.rules.bidding.Bidding`)
@@ -196,7 +196,7 @@ class Round(GameAggregate):
             )
         digest = commitment(seed)  # validates the 32 bytes
         pacing = pacing or (self.pacing if self.dealt is not None else Pacing())
-        first_seat = 0 if self.bidding.dealer is None else self.bidding.dealer
+        first_seat = 0 if self.dealer is None else self.dealer  # R16: round 1 from seat 0
         self._emit(
             ev.Dealt,
             now,
@@ -215,21 +215,21 @@ class Round(GameAggregate):
 
     def declare(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R17/R18: declare trump with level card(s) already in hand at ``now``."""
-        self._claim_deadlines(now)
+        self.claim_deadlines(now)
         hand = self.hand_at(seat, now) if self.hands or self.dealt else ()
         show = self.bidding.check_declare(seat, cards, hand)
         self._emit(ev.TrumpDeclared, now, **_show_fields(show))
 
     def overcall(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R20: a strictly stronger show in the window."""
-        self._claim_deadlines(now)
+        self.claim_deadlines(now)
         show = self.bidding.check_overcall(seat, cards, self.hand_at(seat, now))
         self._emit(ev.Overcalled, now, **_show_fields(show))
 
     def pass_turn(self, seat: int, now: datetime) -> None:
         """Pass: in the window (R20) or the late declaring turn (R18); during the deal,
         once every card is drawn, four passes end the drawing early."""
-        self._claim_deadlines(now)
+        self.claim_deadlines(now)
         if self.phase is RoundPhase.DEALING:
             if seat not in range(4):
                 raise InvalidInputError(f"seat must be 0..3, got {seat!r}")
@@ -240,6 +240,12 @@ class Round(GameAggregate):
                     rule="R17",
                     code="still-dealing",
                 )
+            if seat in self.deal_passes:
+                raise IllegalMoveError(
+                    f"seat {seat} has passed already; the drawing ends when all four have",
+                    rule="R17",
+                    code="already-passed",
+                )
             self._emit(ev.Passed, now, seat=seat)
             if len(self.deal_passes) == 4:
                 self._end_drawing(now)
@@ -249,7 +255,7 @@ class Round(GameAggregate):
 
     def bury(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R21: the burier takes the bottom (8 cards) into hand and buries any 8."""
-        self._claim_deadlines(now)
+        self.claim_deadlines(now)
         self.bidding.check_bury(seat)
         if len(cards) != BOTTOM:
             raise IllegalMoveError(
@@ -267,7 +273,7 @@ class Round(GameAggregate):
 
     def request_redeal(self, seat: int, now: datetime) -> None:
         """§10 weak_hand_redeal (暴动): a weak hand asks for a new deal."""
-        self._claim_deadlines(now)
+        self.claim_deadlines(now)
         if self.phase in (RoundPhase.DEALING, RoundPhase.PLAYING, RoundPhase.SCORED):
             raise IllegalMoveError(
                 "a weak-hand redeal is asked after the deal and before burying (§10)",
@@ -279,7 +285,7 @@ class Round(GameAggregate):
 
     def play_cards(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R22–R25: lead or follow; a failed throw plays the forced component (R22)."""
-        self._claim_deadlines(now)
+        self.claim_deadlines(now)
         if self.play is None:
             raise IllegalMoveError(
                 f"cards are played once trump and the bottom are settled (phase {self.phase})",
@@ -316,7 +322,7 @@ class Round(GameAggregate):
         assert self.dealt is not None
         return self.dealt.hands[seat]
 
-    def _claim_deadlines(self, now: datetime) -> None:
+    def claim_deadlines(self, now: datetime) -> None:
         """End the drawing or the overcall window when their deadline has passed."""
         if self.dealt is None:
             raise IllegalMoveError("the round has not been dealt", rule="R16", code="not-dealt")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from domain.rules.cards import POINTS, Card, contains, format_cards
+from domain.rules.cards import NUM_KINDS, POINTS, Card, contains, format_cards
 from domain.rules.context import TrumpContext
-from domain.rules.errors import IllegalMoveError
+from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.follow import follow_violation, obligation
 from domain.rules.shapes import Shape, ShapeKind, decompose
 from domain.rules.throws import check_throw
@@ -98,6 +98,9 @@ class TrickPlay:
                 code="not-your-turn",
             )
         hand = self.hands[seat]
+        for c in cards:
+            if type(c) is not int or not 0 <= c < NUM_KINDS:
+                raise InvalidInputError(f"{c!r} is not a card kind (0..53, R3)")
         if not cards:
             raise IllegalMoveError("a play needs at least one card", rule="R22", code="empty-play")
         if not contains(hand, cards):
