@@ -29,7 +29,7 @@ from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
 from domain.rules.cards import Card
-from domain.rules.errors import IllegalMoveError, InvalidInputError
+from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
@@ -181,7 +181,19 @@ class GameService(Application[UUID]):
                 f"the round is at version {round_.version}, not {expected_round_version}"
             )
         now = self.clock()
-        self._dispatch(round_, seat, action, cards, now)
+        if round_.dealt is not None:
+            # A passed deadline takes effect even when the command itself is refused:
+            # its events are saved on their own, then the refusal is raised.
+            round_.claim_deadlines(now)
+            if round_.phase is RoundPhase.REDEAL:
+                round_.deal(self.seeds(), now, self.pacing)
+        claimed = bool(round_.pending_events)
+        try:
+            self._dispatch(round_, seat, action, cards, now)
+        except ShengjiError:
+            if claimed:
+                self._save(round_)
+            raise
         to_save: list[Any] = [round_]
         if round_.phase is RoundPhase.REDEAL:
             round_.deal(self.seeds(), now, self.pacing)
