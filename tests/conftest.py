@@ -1,0 +1,280 @@
+"""Shared fixtures and fakes of the test suite (names are stable: other modules use them).
+
+Fixtures
+--------
+``clock``
+    A :class:`FakeClock` standing at :data:`T0` (2026-01-01 12:00 UTC) until a test
+    sets or advances it; pass it as a ``GameService`` clock or as a command's ``now``.
+``seeds``
+    A :class:`FixedSeeds` source: the n-th call returns ``seed_bytes(n)`` =
+    ``random.Random(n).randbytes(32)`` (deterministic 256-bit deal seeds, R35).
+``pg_url`` (session)
+    URL of a real PostgreSQL: ``$DATABASE_URL`` if set, else a throwaway cluster started
+    once per session by :func:`infra.pgcluster.postgres_url`. No server → the tests
+    that need one fail (:class:`~infra.pgcluster.PostgresUnavailableError`), never skip.
+``backend``
+    Parametrized over ``popo``, ``sqlite``, ``postgres`` (ids the same; the postgres case
+    carries the ``postgres`` marker, so ``-m "not postgres"`` leaves it out). A
+    :class:`Backend` with an isolated, empty store per test — a fresh SQLite file in
+    ``tmp_path``; a fresh schema on PostgreSQL, dropped afterwards (the event table is
+    ``shengji_events`` in it, :attr:`Backend.events_table`). ``backend.service()`` builds
+    another ``GameService`` *on the same store* (a second process, as far as the store
+    can tell: its own aggregate cache and connections; on POPO it shares the recorder)
+    through :func:`infra.settings.build_service`, with the backend's ``clock`` and
+    ``seeds`` unless others are given. Every service built is closed at teardown.
+``service``
+    ``backend.service()``: the test's first ``GameService`` on its backend.
+
+Helpers importable from here: :data:`T0`, :class:`FakeClock`, :class:`FixedSeeds`,
+:func:`seed_bytes`, :class:`Backend`, and the aggregate tests' given/when/then —
+:func:`given` (replay an aggregate's history into a fresh one), :func:`when` (the events a
+command triggers), :func:`rejects` (an error code, nothing appended), :func:`kinds`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+from uuid import uuid4
+
+import psycopg
+import pytest
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import ApplicationRecorder
+from psycopg import sql
+
+from domain.game.round_events import Pacing
+from domain.rules.errors import ShengjiError
+from infra.pgcluster import postgres_url
+from infra.settings import Backend as BackendName
+from infra.settings import Settings, build_service, persistence_env
+from services.game import Clock, GameService, SeedSource
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+"""Where every :class:`FakeClock` starts."""
+
+
+def seed_bytes(n: int) -> bytes:
+    """The n-th deterministic deal seed: ``random.Random(n).randbytes(32)`` (R35)."""
+    return random.Random(n).randbytes(32)
+
+
+class FakeClock:
+    """A settable clock for the service and the aggregates' ``now`` (timezone-aware)."""
+
+    def __init__(self, now: datetime = T0) -> None:
+        self.now = _aware(now)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def set(self, now: datetime) -> datetime:
+        self.now = _aware(now)
+        return self.now
+
+    def advance(
+        self, delta: timedelta | None = None, *, ms: int = 0, seconds: float = 0
+    ) -> datetime:
+        """Move forward by ``delta`` plus ``ms`` milliseconds plus ``seconds``."""
+        step = (delta or timedelta()) + timedelta(milliseconds=ms, seconds=seconds)
+        if step < timedelta():
+            raise ValueError(f"a clock only moves forward, not by {step}")
+        self.now += step
+        return self.now
+
+
+def _aware(now: datetime) -> datetime:
+    if now.tzinfo is None:
+        raise ValueError("use timezone-aware datetimes (UTC)")
+    return now
+
+
+class FixedSeeds:
+    """A deterministic seed source: ``seed_bytes(start)``, ``seed_bytes(start + 1)``, …"""
+
+    def __init__(self, start: int = 0) -> None:
+        self.next = start
+        self.drawn: list[bytes] = []
+
+    def __call__(self) -> bytes:
+        seed = seed_bytes(self.next)
+        self.next += 1
+        self.drawn.append(seed)
+        return seed
+
+
+# -- given / when / then for aggregates ---------------------------------------------------------
+
+_HISTORY = "_given_history"
+AggregateT = TypeVar("AggregateT", bound=Aggregate)
+
+
+def given(aggregate: AggregateT) -> AggregateT:
+    """The history so far — the aggregate's events, replayed before or still pending —
+    replayed into a fresh aggregate (``event.mutate``), which remembers it, so ``given``
+    may be called again after more commands."""
+    events = [*getattr(aggregate, _HISTORY, []), *aggregate.collect_events()]
+    fresh: Any = None
+    for event in events:
+        fresh = event.mutate(fresh)
+    assert type(fresh) is type(aggregate)
+    setattr(fresh, _HISTORY, events)
+    result: AggregateT = fresh
+    return result
+
+
+def when(aggregate: Aggregate, command: Callable[[], object]) -> list[Any]:
+    """Run ``command``; the events it triggered, in order (left pending for ``given``)."""
+    before = len(aggregate.pending_events)
+    command()
+    return list(aggregate.pending_events[before:])
+
+
+def rejects(aggregate: Aggregate, command: Callable[[], object], code: str) -> None:
+    """``command`` fails with the error ``code`` and appends nothing."""
+    version, pending = aggregate.version, len(aggregate.pending_events)
+    with pytest.raises(ShengjiError) as info:
+        command()
+    assert info.value.code == code
+    assert (aggregate.version, len(aggregate.pending_events)) == (version, pending)
+
+
+def kinds(events: Sequence[object]) -> list[str]:
+    """The events' class names, in order."""
+    return [type(e).__name__ for e in events]
+
+
+# -- stores ---------------------------------------------------------------------------------------
+
+
+class _SharedPopoStore(GameService):
+    """A second POPO service on the first one's in-memory recorder (the "same store")."""
+
+    name = GameService.name
+
+    def __init__(
+        self, recorder: ApplicationRecorder, settings: Settings, clock: Clock, seeds: SeedSource
+    ) -> None:
+        self._shared_recorder = recorder
+        super().__init__(
+            persistence_env(settings), clock=clock, seeds=seeds, pacing=settings.pacing
+        )
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        return self._shared_recorder
+
+
+class Backend:
+    """One test's store and a factory of services on it (see the module docstring)."""
+
+    def __init__(
+        self, name: BackendName, settings: Settings, clock: FakeClock, seeds: FixedSeeds
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self.clock = clock
+        self.seeds = seeds
+        self.services: list[GameService] = []
+
+    @property
+    def events_table(self) -> str | None:
+        """The library's event table (schema-qualified on PostgreSQL; None on POPO)."""
+        table = f"{GameService.name.lower()}_events"
+        if self.name == "postgres":
+            return f"{self.settings.postgres_schema or 'public'}.{table}"
+        return "stored_events" if self.name == "sqlite" else None
+
+    def service(
+        self,
+        *,
+        clock: Clock | None = None,
+        seeds: SeedSource | None = None,
+        pacing: Pacing | None = None,
+    ) -> GameService:
+        """A new ``GameService`` on this backend's store (own cache and connections)."""
+        settings = self.settings
+        if pacing is not None:
+            settings = dataclasses.replace(
+                settings,
+                deal_interval_ms=pacing.interval_ms,
+                declare_ms=pacing.declare_ms,
+                window_ms=pacing.window_ms,
+            )
+        clock = clock or self.clock
+        seeds = seeds or self.seeds
+        svc: GameService
+        if self.name == "popo" and self.services:
+            svc = _SharedPopoStore(self.services[0].recorder, settings, clock, seeds)
+        else:
+            svc = build_service(settings, clock=clock, seeds=seeds)
+        self.services.append(svc)
+        return svc
+
+    def close(self) -> None:
+        for svc in reversed(self.services):
+            svc.close()
+        self.services.clear()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def seeds() -> FixedSeeds:
+    return FixedSeeds()
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    with postgres_url() as url:
+        yield url
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("popo", id="popo"),
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+    ]
+)
+def backend(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock, seeds: FixedSeeds
+) -> Iterator[Backend]:
+    name: BackendName = request.param
+    if name != "postgres":
+        settings = Settings(backend=name, sqlite_path=tmp_path / "events.sqlite3")
+        store = Backend(name, settings, clock, seeds)
+        try:
+            yield store
+        finally:
+            store.close()
+        return
+    url: str = request.getfixturevalue("pg_url")
+    schema = f"test_{uuid4().hex[:16]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    settings = Settings(
+        backend="postgres",
+        database_url=url,
+        postgres_schema=schema,
+        postgres_pool_size=2,
+        postgres_max_overflow=4,
+    )
+    store = Backend(name, settings, clock, seeds)
+    try:
+        yield store
+    finally:
+        store.close()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture
+def service(backend: Backend) -> GameService:
+    return backend.service()
