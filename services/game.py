@@ -199,7 +199,7 @@ class GameService(Application[UUID]):
             round_.deal(self.seeds(), now, self.pacing)
         elif round_.phase is RoundPhase.SCORED:
             assert round_.result is not None
-            match.record_round(round_.number, round_.result, now)
+            match.record_round(round_.number, round_.result, now, round_events=round_.version)
             to_save.append(match)
             if not match.finished:
                 to_save.append(self._begin_round(match, now))

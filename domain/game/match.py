@@ -78,6 +78,13 @@ class Match(GameAggregate):
     def seated(self) -> bool:
         return all(s is not None for s in self.seats)
 
+    def sequence(self, round_version: int) -> int:
+        """The match's version: how many events the match and all its rounds hold, given
+        the current round's version (ignored once that round is recorded). Gap-free,
+        one per event, in the order the events were saved (see ``services.history``)."""
+        finished = sum(r.round_events for r in self.results)
+        return self.version + finished + (round_version if self.round_open else 0)
+
     def current_round_id(self) -> UUID | None:
         return round_id(self.id, self.round_number) if self.round_number else None
 
@@ -116,7 +123,9 @@ class Match(GameAggregate):
         )
         return rid
 
-    def record_round(self, number: int, scored: RoundScored, now: datetime) -> None:
+    def record_round(
+        self, number: int, scored: RoundScored, now: datetime, *, round_events: int
+    ) -> None:
         """The policy: RoundScored → levels (R30, R32), next dealer (R31), match end (R32)."""
         self._check_open()
         if not self.round_open or number != self.round_number:
@@ -142,6 +151,7 @@ class Match(GameAggregate):
             now,
             number=number,
             round_id=round_id(self.id, number),
+            round_events=round_events,
             dealer=scored.dealer,
             attackers_total=scored.attackers_total,
             outcome=scored.outcome,

@@ -104,6 +104,8 @@ class RoundRecorded(MatchEvent):
 
     number: int
     round_id: UUID
+    round_events: int
+    """The round's final version: how many events the round holds (for match versions)."""
     dealer: int
     attackers_total: int
     outcome: str

@@ -74,7 +74,7 @@ def in_round(m: Match, number: int = 1) -> Match:
         m.begin_round(T0)
         if m.round_number == number:
             return m
-        m.record_round(m.round_number, scored(m.dealer or 0, 120, m.rules), T0)
+        m.record_round(m.round_number, scored(m.dealer or 0, 120, m.rules), T0, round_events=100)
 
 
 # -- creating and seating (R1, §10) -----------------------------------------------------------
@@ -150,11 +150,11 @@ def test_a_round_begins_only_with_four_seats_and_one_at_a_time() -> None:
 
 def test_a_round_is_recorded_only_while_it_is_the_open_one() -> None:
     m = given(seated())
-    rejects(m, lambda: m.record_round(1, scored(0, 40), T0), "round-not-open")
+    rejects(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100), "round-not-open")
     m.begin_round(T0)
-    rejects(m, lambda: m.record_round(2, scored(0, 40), T0), "round-not-open")
-    assert kinds(when(m, lambda: m.record_round(1, scored(0, 40), T0))) == ["RoundRecorded"]
-    rejects(m, lambda: m.record_round(1, scored(0, 40), T0), "round-not-open")
+    rejects(m, lambda: m.record_round(2, scored(0, 40), T0, round_events=100), "round-not-open")
+    assert kinds(when(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100))) == ["RoundRecorded"]
+    rejects(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100), "round-not-open")
     assert not m.round_open and kinds(when(m, lambda: m.begin_round(T0))) == ["RoundBegun"]
 
 
@@ -175,7 +175,7 @@ def test_the_policy_carries_the_round_result_into_the_match(
 ) -> None:
     m = given(in_round(seated()))
     result = scored(dealer, total)
-    events = when(m, lambda: m.record_round(1, result, T0))
+    events = when(m, lambda: m.record_round(1, result, T0, round_events=100))
     assert kinds(events) == ["RoundRecorded"]
     recorded = events[0]
     assert isinstance(recorded, ev.RoundRecorded)
@@ -190,7 +190,7 @@ def test_the_policy_carries_the_round_result_into_the_match(
 
 def test_wrap_goes_past_ace_to_2_and_counts_the_laps() -> None:
     m = given(in_round(seated(start_level=ACE - 1)))
-    (recorded,) = when(m, lambda: m.record_round(1, scored(0, 0), T0))  # defenders +3
+    (recorded,) = when(m, lambda: m.record_round(1, scored(0, 0), T0, round_events=100))  # defenders +3
     assert (recorded.levels, recorded.laps) == ((1, ACE - 1), (1, 0))  # K → A → 2 → 3
     assert not m.finished
 
@@ -201,7 +201,7 @@ def test_wrap_goes_past_ace_to_2_and_counts_the_laps() -> None:
 def test_finish_at_ace_a_team_defending_at_ace_that_keeps_the_deal_wins() -> None:
     rules = RuleSet(match_end=FINISH_AT_A)
     m = given(in_round(seated(rules, start_level=ACE)))
-    events = when(m, lambda: m.record_round(1, scored(1, 40, rules), T0))
+    events = when(m, lambda: m.record_round(1, scored(1, 40, rules), T0, round_events=100))
     assert kinds(events) == ["RoundRecorded", "MatchFinished"]
     finished = events[1]
     assert (finished.reason, finished.winner) == ("finish_at_A", 1)
@@ -212,7 +212,7 @@ def test_finish_at_ace_a_team_defending_at_ace_that_keeps_the_deal_wins() -> Non
 def test_finish_at_ace_attackers_reaching_ace_only_take_the_deal() -> None:
     rules = RuleSet(match_end=FINISH_AT_A)
     m = given(in_round(seated(rules, start_level=ACE)))
-    events = when(m, lambda: m.record_round(1, scored(1, 200, rules), T0))
+    events = when(m, lambda: m.record_round(1, scored(1, 200, rules), T0, round_events=100))
     assert kinds(events) == ["RoundRecorded"]
     assert m.levels == (ACE, ACE) and m.dealer == 2 and not m.finished
 
@@ -222,11 +222,11 @@ def test_rounds_n_ends_after_the_nth_round(totals: tuple[int, int], winner: int 
     rules = RuleSet(match_end=MatchEnd.parse("rounds:2"))
     m = seated(rules)
     m.begin_round(T0)
-    m.record_round(1, scored(0, totals[0], rules), T0)  # team 0 up 3; deals: seat 2
+    m.record_round(1, scored(0, totals[0], rules), T0, round_events=100)  # team 0 up 3; deals: seat 2
     m = given(m)
     m.begin_round(T0)
     assert m.dealer == 2
-    events = when(m, lambda: m.record_round(2, scored(2, totals[1], rules), T0))
+    events = when(m, lambda: m.record_round(2, scored(2, totals[1], rules), T0, round_events=100))
     assert kinds(events)[-1] == "MatchFinished"
     assert (events[-1].reason, events[-1].winner, m.finished) == ("rounds_played", winner, True)
 
@@ -245,4 +245,4 @@ def test_a_round_ending_after_the_match_was_finished_is_not_recorded() -> None:
     rules = RuleSet(match_end=MatchEnd.parse("rounds:1"))
     m = given(in_round(seated(rules)))
     m.finish("organiser", T0)
-    rejects(m, lambda: m.record_round(1, scored(0, 0, rules), T0), "match-finished")
+    rejects(m, lambda: m.record_round(1, scored(0, 0, rules), T0, round_events=100), "match-finished")
