@@ -153,7 +153,9 @@ def test_a_round_is_recorded_only_while_it_is_the_open_one() -> None:
     rejects(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100), "round-not-open")
     m.begin_round(T0)
     rejects(m, lambda: m.record_round(2, scored(0, 40), T0, round_events=100), "round-not-open")
-    assert kinds(when(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100))) == ["RoundRecorded"]
+    assert kinds(when(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100))) == [
+        "RoundRecorded"
+    ]
     rejects(m, lambda: m.record_round(1, scored(0, 40), T0, round_events=100), "round-not-open")
     assert not m.round_open and kinds(when(m, lambda: m.begin_round(T0))) == ["RoundBegun"]
 
@@ -190,7 +192,9 @@ def test_the_policy_carries_the_round_result_into_the_match(
 
 def test_wrap_goes_past_ace_to_2_and_counts_the_laps() -> None:
     m = given(in_round(seated(start_level=ACE - 1)))
-    (recorded,) = when(m, lambda: m.record_round(1, scored(0, 0), T0, round_events=100))  # defenders +3
+    (recorded,) = when(
+        m, lambda: m.record_round(1, scored(0, 0), T0, round_events=100)
+    )  # defenders +3
     assert (recorded.levels, recorded.laps) == ((1, ACE - 1), (1, 0))  # K → A → 2 → 3
     assert not m.finished
 
@@ -222,7 +226,9 @@ def test_rounds_n_ends_after_the_nth_round(totals: tuple[int, int], winner: int 
     rules = RuleSet(match_end=MatchEnd.parse("rounds:2"))
     m = seated(rules)
     m.begin_round(T0)
-    m.record_round(1, scored(0, totals[0], rules), T0, round_events=100)  # team 0 up 3; deals: seat 2
+    m.record_round(
+        1, scored(0, totals[0], rules), T0, round_events=100
+    )  # team 0 up 3; deals: seat 2
     m = given(m)
     m.begin_round(T0)
     assert m.dealer == 2
@@ -245,4 +251,6 @@ def test_a_round_ending_after_the_match_was_finished_is_not_recorded() -> None:
     rules = RuleSet(match_end=MatchEnd.parse("rounds:1"))
     m = given(in_round(seated(rules)))
     m.finish("organiser", T0)
-    rejects(m, lambda: m.record_round(1, scored(0, 0, rules), T0, round_events=100), "match-finished")
+    rejects(
+        m, lambda: m.record_round(1, scored(0, 0, rules), T0, round_events=100), "match-finished"
+    )
