@@ -1,12 +1,18 @@
 # Two commands do everything on a fresh machine (see README):
 #   make run    — the main job (for now: the round simulator)
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
+#   make serve  — the HTTP API on HOST:PORT [127.0.0.1:8000], docs at /schema;
+#                 embedded SQLite (SQLITE_PATH), DATABASE_URL switches to PostgreSQL
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run simulate test lint typecheck imports pytest bench-rules clean
+.PHONY: bench-core run simulate serve test lint typecheck imports pytest bench-rules clean
+
+# make serve's defaults; the environment or `make serve PORT=9000` overrides them.
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +24,9 @@ run: simulate
 
 simulate: $(STAMP)
 	$(BIN)/python -m infra.cli simulate $(ARGS)
+
+serve: $(STAMP)
+	HOST='$(HOST)' PORT='$(PORT)' $(BIN)/python -m infra.serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -36,6 +45,9 @@ test: lint typecheck imports pytest
 
 bench-rules: $(STAMP)
 	$(BIN)/python -m bench.rules_bench $(ARGS)
+
+bench-core: $(STAMP)
+	$(BIN)/python -m bench.core_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

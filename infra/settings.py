@@ -38,6 +38,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from domain.game.round_events import Pacing
 from domain.rules.errors import InvalidInputError
+from infra.pgstore import RECORDER_TOPIC
 from services.game import Clock, GameService, SeedSource, new_seed, utc_now
 
 Backend = Literal["popo", "sqlite", "postgres"]
@@ -206,6 +207,8 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     target = parse_database_url(settings.database_url)
     return {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,  # one round-trip per save, lock kept
+        "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
         "POSTGRES_DBNAME": target.dbname,
         "POSTGRES_HOST": target.host,
         "POSTGRES_PORT": str(target.port),

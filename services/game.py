@@ -15,15 +15,17 @@ and, unless the match is over, opens and deals the next round — all saved in o
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, Mapper
+from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
+from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
@@ -36,6 +38,18 @@ from services.errors import NotFoundError, PreconditionFailedError, VersionConfl
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
+SaveListener = Callable[[frozenset[UUID]], None]
+"""Told the ids of the matches a save touched (a round counts as its match)."""
+
+log = logging.getLogger(__name__)
+
+
+def _project(aggregate: Any, events: Iterable[Any]) -> Any:
+    """The library's ``project_aggregate`` without its per-event runtime Protocol check
+    (``isinstance(e, CanMutateProtocol)``, ~40 µs an event: half of a round's replay)."""
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
 
 
 def utc_now() -> datetime:
@@ -51,6 +65,17 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+SEAT_ROLE = "s"
+ORGANISER_ROLE = "o"
+
+
+def new_token(match_id: UUID, role: str) -> str:
+    """A bearer token ``<role>.<match id hex>.<secret>`` (role ``s`` seat, ``o`` organiser):
+    it names its match, so a token of another match is told apart from a forged one.
+    Shown once; only its sha256 is stored."""
+    return f"{role}.{match_id.hex}.{secrets.token_urlsafe(24)}"
+
+
 @dataclass(frozen=True, slots=True)
 class CommandResult:
     """What a command changed: the match and round versions after it."""
@@ -58,7 +83,26 @@ class CommandResult:
     match_id: UUID
     match_version: int
     round_id: UUID | None
+    """The round the command acted on (for ``act``: also when it scored and a new began)."""
     round_version: int | None
+    version: int = 0
+    """The match's version after the command (:meth:`Match.sequence`: how many events
+    the match and its rounds hold)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A command's outcome just before it is saved: the aggregates as they will be stored."""
+
+    result: CommandResult
+    match: Match
+    round: Round | None
+    """The match's current round after the command (the next one if it scored a round)."""
+
+
+Attach = Callable[[Pending], Sequence[Any]]
+"""Extra aggregates (an idempotency record) to save in the command's own ``save``, so
+they commit atomically with its events; built from the outcome about to be saved."""
 
 
 ACTIONS = ("declare", "overcall", "pass", "bury", "play", "redeal")
@@ -84,6 +128,13 @@ class GameService(Application[UUID]):
         self.clock = clock
         self.seeds = seeds
         self.pacing = pacing or Pacing(interval_ms=0, declare_ms=30_000, window_ms=0)
+        self.on_saved: list[SaveListener] = []
+        """Called after every save, on the saving thread (the in-process live hub)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Subclasses (test doubles, benches) keep the same event tables."""
+        super().__init_subclass__(**kwargs)
+        cls.name = GameService.name
 
     def construct_mapper(self) -> Mapper[UUID]:
         return MsgspecMapper()
@@ -92,7 +143,7 @@ class GameService(Application[UUID]):
 
     def get_match(self, match_id: UUID, version: int | None = None) -> Match:
         try:
-            match: Match = self.repository.get(match_id, version=version)
+            match: Match = self.repository.get(match_id, version=version, projector_func=_project)
         except AggregateNotFoundError:
             raise NotFoundError(f"no match {match_id}") from None
         if not isinstance(match, Match):
@@ -101,7 +152,7 @@ class GameService(Application[UUID]):
 
     def get_round(self, round_id: UUID, version: int | None = None) -> Round:
         try:
-            round_: Round = self.repository.get(round_id, version=version)
+            round_: Round = self.repository.get(round_id, version=version, projector_func=_project)
         except AggregateNotFoundError:
             raise NotFoundError(f"no round {round_id}") from None
         if not isinstance(round_, Round):
@@ -121,31 +172,58 @@ class GameService(Application[UUID]):
         name: str = "",
         preset: str | None = None,
         match_id: UUID | None = None,
+        organiser_token_hash: str = "",
+        attach: Attach | None = None,
     ) -> UUID:
-        match = Match.create(rules, self.clock(), name=name, preset=preset, match_id=match_id)
-        self._save(match)
+        """A new match; ``organiser_token_hash`` authorises its admin actions."""
+        match = Match.create(
+            rules,
+            self.clock(),
+            name=name,
+            preset=preset,
+            match_id=match_id or uuid4(),
+            organiser_token_hash=organiser_token_hash,
+        )
+        self._save(match, *self._extras(attach, match, None, None))
         return match.id
 
     def take_seat(
-        self, match_id: UUID, seat: int, player: str, kind: str = "human"
+        self,
+        match_id: UUID,
+        seat: int,
+        player: str,
+        kind: str = "human",
+        *,
+        token: str | None = None,
+        attach: Attach | None = None,
     ) -> tuple[str, CommandResult]:
-        """Seat a player (or a bot); returns the seat token, shown once and stored hashed.
+        """Seat a player (or a bot); returns the seat token (``token``, or a new one),
+        shown once and stored hashed.
 
         When the fourth seat fills, round 1 begins and is dealt in the same save.
         """
         match = self.get_match(match_id)
-        token = secrets.token_urlsafe(24)
+        token = token or new_token(match_id, SEAT_ROLE)
         now = self.clock()
         match.take_seat(seat, player, kind, token_hash(token), now)
         new_round = self._begin_round(match, now) if match.seated else None
-        self._save(match, new_round)
-        return token, self._result(match, new_round)
+        self._save(match, new_round, *self._extras(attach, match, new_round, new_round))
+        return token, self._result(match, new_round, new_round)
 
-    def finish_match(self, match_id: UUID, reason: str = "organiser") -> CommandResult:
+    def finish_match(
+        self, match_id: UUID, reason: str = "organiser", *, attach: Attach | None = None
+    ) -> CommandResult:
+        """R32: the organiser ends the match (a round in play is abandoned unscored)."""
         match = self.get_match(match_id)
         match.finish(reason, self.clock())
-        self._save(match)
-        return self._result(match, None)
+        current = self.current_round(match)
+        self._save(match, *self._extras(attach, match, None, current))
+        return self._result(match, None, current)
+
+    def is_organiser(self, match: Match, token: str) -> bool:
+        """The token is the organiser token of ``match``."""
+        stored = match.organiser_token_hash
+        return bool(stored) and secrets.compare_digest(stored, token_hash(token))
 
     def seat_of_token(self, match: Match, token: str) -> int | None:
         digest = token_hash(token)
@@ -164,8 +242,13 @@ class GameService(Application[UUID]):
         cards: tuple[Card, ...] = (),
         *,
         expected_round_version: int | None = None,
+        expected_version: int | None = None,
+        attach: Attach | None = None,
     ) -> CommandResult:
-        """Run one round command for ``seat`` (``ACTIONS``); save its events atomically."""
+        """Run one round command for ``seat`` (``ACTIONS``); save its events atomically.
+
+        ``expected_version`` (the match version, If-Match) or ``expected_round_version``
+        that is not the current one → PreconditionFailedError, nothing saved."""
         match = self.get_match(match_id)
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
@@ -179,6 +262,11 @@ class GameService(Application[UUID]):
         if expected_round_version is not None and expected_round_version != round_.version:
             raise PreconditionFailedError(
                 f"the round is at version {round_.version}, not {expected_round_version}"
+            )
+        current_version = match.sequence(round_.version)
+        if expected_version is not None and expected_version != current_version:
+            raise PreconditionFailedError(
+                f"the match is at version {current_version}, not {expected_version}"
             )
         now = self.clock()
         if round_.dealt is not None:
@@ -195,6 +283,7 @@ class GameService(Application[UUID]):
                 self._save(round_)
             raise
         to_save: list[Any] = [round_]
+        current: Round | None = round_
         if round_.phase is RoundPhase.REDEAL:
             round_.deal(self.seeds(), now, self.pacing)
         elif round_.phase is RoundPhase.SCORED:
@@ -202,9 +291,10 @@ class GameService(Application[UUID]):
             match.record_round(round_.number, round_.result, now, round_events=round_.version)
             to_save.append(match)
             if not match.finished:
-                to_save.append(self._begin_round(match, now))
-        self._save(*to_save)
-        return self._result(match, round_)
+                current = self._begin_round(match, now)
+                to_save.append(current)
+        self._save(*to_save, *self._extras(attach, match, round_, current))
+        return self._result(match, round_, current)
 
     @staticmethod
     def _dispatch(
@@ -229,16 +319,37 @@ class GameService(Application[UUID]):
         """Let a passed deadline (end of drawing, overcall window) take effect now."""
         match = self.get_match(match_id)
         round_ = self.current_round(match)
-        if round_ is None or round_.dealt is None:
-            return self._result(match, round_)
+        if match.finished or round_ is None or round_.dealt is None:
+            return self._result(match, round_, round_)  # nothing happens after MatchFinished
         now = self.clock()
         round_.claim_deadlines(now)
         if round_.phase is RoundPhase.REDEAL:
             round_.deal(self.seeds(), now, self.pacing)
         self._save(round_)
-        return self._result(match, round_)
+        return self._result(match, round_, round_)
 
     # -- internals -------------------------------------------------------------------------
+
+    def save(
+        self,
+        *objs: MutableOrImmutableAggregate[UUID] | DomainEventProtocol[UUID] | None,
+        **kwargs: Any,
+    ) -> list[Recording[UUID]]:
+        """Save, then tell :attr:`on_saved` which matches changed. The events are
+        stored whatever a listener does, so a listener's error is logged, not raised."""
+        recordings = super().save(*objs, **kwargs)
+        if self.on_saved and recordings:
+            touched = frozenset(
+                o.id if isinstance(o, Match) else o.match_id
+                for o in objs
+                if isinstance(o, Match | Round)
+            )
+            for listener in list(self.on_saved):
+                try:
+                    listener(touched)
+                except Exception:
+                    log.exception("a save listener failed (the events are saved)")
+        return recordings
 
     def _begin_round(self, match: Match, now: datetime) -> Round:
         match.begin_round(now)
@@ -256,11 +367,20 @@ class GameService(Application[UUID]):
                 "another command changed this match first; reload and try again"
             ) from e
 
+    def _extras(
+        self, attach: Attach | None, match: Match, round_: Round | None, current: Round | None
+    ) -> Sequence[Any]:
+        if attach is None:
+            return ()
+        return attach(Pending(self._result(match, round_, current), match, current))
+
     @staticmethod
-    def _result(match: Match, round_: Round | None) -> CommandResult:
+    def _result(match: Match, round_: Round | None, current: Round | None) -> CommandResult:
+        """``round_`` is the round acted on, ``current`` the match's round after it."""
         return CommandResult(
             match.id,
             match.version,
             None if round_ is None else round_.id,
             None if round_ is None else round_.version,
+            match.sequence(0 if current is None else current.version),
         )

@@ -9,6 +9,7 @@ the only path from an event to a viewer goes through the redaction in services.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
@@ -44,6 +45,7 @@ class Pacing:
         self.window_ms = window_ms
 
 
+@lru_cache(maxsize=256)
 def deal_for(seed_hex: str, first_seat: int) -> Deal:
     """R16/R35: the deal is a pure function of the seed (replay never re-shuffles at random)."""
     return deal(shuffle_deck(seed_from_hex(seed_hex)), first_seat)

@@ -420,6 +420,8 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
             },
             {
                 "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                "APPLICATION_RECORDER_TOPIC": "infra.pgstore:LockingInsertRecorder",
+                "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
                 "POSTGRES_DBNAME": "games",
                 "POSTGRES_HOST": "db.local",
                 "POSTGRES_PORT": "6543",
