@@ -48,7 +48,6 @@ import msgspec
 import psycopg
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import Recording
-from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 
 import domain.game.round_events
@@ -59,6 +58,7 @@ from domain.rules.cards import Card
 from domain.rules.follow import random_follow
 from domain.rules.ruleset import RuleSet
 from infra.pgcluster import postgres_url
+from infra.pgstore import RECORDER_TOPIC
 from infra.settings import Settings, persistence_env
 from services.game import GameService
 
@@ -404,45 +404,13 @@ def _print_profile(title: str, profiler: cProfile.Profile) -> None:
 # -- variants: what the proposed changes would give ---------------------------------------
 
 
-class LockingFunctionRecorder(PostgresApplicationRecorder):
-    """The library's recorder, inserting through one stored-function call (one round-trip,
-    autocommit) that still takes the EXCLUSIVE table lock before its NOTIFY and INSERT, so
-    notification ids keep the commit order (ARCHITECTURE decision 1). The library's own
-    ``POSTGRES_ENABLE_DB_FUNCTIONS`` function leaves the lock out."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        ds = self.datastore
-        self.sql_create_statements[self.create_insert_function_statement_index] = sql.SQL(
-            "CREATE OR REPLACE FUNCTION {schema}.{fn}(events {schema}.{event}[]) "
-            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN "
-            "SET LOCAL lock_timeout = '{timeout}s'; "
-            "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
-            "NOTIFY {channel}; "
-            "RETURN QUERY INSERT INTO {schema}.{table} AS t "
-            "(originator_id, originator_version, topic, state) "
-            "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
-            "RETURNING notification_id; END; $BODY$"
-        ).format(
-            schema=sql.Identifier(ds.schema),
-            fn=sql.Identifier(self.pg_function_name_insert_events),
-            event=sql.Identifier(self.stored_event_type_name),
-            timeout=ds.lock_timeout,
-            table=sql.Identifier(self.events_table_name),
-            channel=sql.Identifier(self.channel_name),
-        )
-        ds.enable_db_functions = True
-
-
 COMMAND_VARIANTS: dict[str, dict[str, str]] = {
     "as is": {},
     "AGGREGATE_CACHE_FASTFORWARD=n": {"AGGREGATE_CACHE_FASTFORWARD": "n"},
-    "insert by one locking function call": {
-        "APPLICATION_RECORDER_TOPIC": f"{__name__}:LockingFunctionRecorder"
-    },
+    "insert by one locking function call": {"APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC},
     "both": {
         "AGGREGATE_CACHE_FASTFORWARD": "n",
-        "APPLICATION_RECORDER_TOPIC": f"{__name__}:LockingFunctionRecorder",
+        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
     },
 }
 
