@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-core run simulate serve test lint typecheck imports pytest bench-rules clean
+.PHONY: bench-api bench-core run simulate serve test lint typecheck imports pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -48,6 +48,9 @@ bench-rules: $(STAMP)
 
 bench-core: $(STAMP)
 	$(BIN)/python -m bench.core_bench $(ARGS)
+
+bench-api: $(STAMP)
+	$(BIN)/python -m bench.api_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,25 +1,173 @@
-"""The Litestar application factory (the API's only door to ``infra``)."""
+"""The Litestar application factory (the API's only door to ``infra``).
+
+``create_app(settings, service)`` is the composition root of the HTTP process: without a
+service it reads :class:`~infra.settings.Settings` from the environment (here, never at
+import time) and builds the :class:`~services.game.GameService` on the configured store;
+tests pass a service (POPO, a fixed clock and seeds). It wires the REST core (matches,
+seats, commands, views, history, verification), the rules oracle, the live streams
+(SSE, with the hub of ``infra.hub``), health probes, request ids and access logs, rate
+limiting, the one exception → problem+json table and the OpenAPI document (``/schema``,
+interactive docs included).
+"""
 
 from __future__ import annotations
 
-from litestar import Litestar, get
-from litestar.openapi import OpenAPIConfig
+import os
 
+import anyio
+from litestar import Litestar
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme, Tag
+
+from api.commands import CommandController
 from api.errors import EXCEPTION_HANDLERS
+from api.health import health_handlers, store_probe
+from api.logging import RequestContextMiddleware, route_context_middleware
+from api.matches import MatchController
+from api.ratelimit import RateLimiter, RateLimitMiddleware
+from api.reads import ReadController, verify
 from api.rules_oracle import RulesOracleController
+from api.runtime import Runtime
+from api.sse import LiveStreams, MatchStreamController, StreamSettings
+from infra.hub import InProcessHub, PostgresHub, build_hub
+from infra.settings import Settings, build_service
+from services.bots import DEFAULT_STEPS
+from services.game import GameService
 
 MAX_BODY_BYTES = 64 * 1024
+API_VERSION = "1.0.0"
+
+DESCRIPTION = """Event-sourced Shengji (双升 / Tractor / 80 points): matches, seats, round
+commands, per-seat views (RULES R33), history and state as of any version (R34), deal
+verification (R35), live views (SSE) and a stateless rules oracle. JSON in camelCase;
+cards in R4 notation (`10H`, `AS`, `SJ`, `BJ`).
+
+**Versions and ETags.** A match's version counts the events of the match and its rounds
+(1, 2, 3, … gap-free). Views carry `ETag: "<version>"` (a `-dNN` / `-c` suffix when the
+view also changes with the clock: a paced deal, an unclaimed deadline); `If-None-Match`
+answers 304. Commands take `If-Match: "<version>"` (412 when the match moved on).
+
+**Tokens.** `Authorization: Bearer <token>`. A seat token (answered once by the seat
+claim) acts for that seat and reads its view; the organiser token (answered once by
+`POST /v1/matches`) seats bots, runs them and ends the match. 401: no or a bad token;
+403: a token of another match or of the wrong role.
+
+**Errors** are RFC 9457 `application/problem+json` with a stable `type` per `code`.
+Rule violations are **409** and name the rule (R-number) and the cards; so is a command
+that lost a race with another (`version-conflict`: of two conflicting commands exactly one
+wins). Input that cannot be understood is **422** and names the field.
+
+**Idempotency-Key** on every POST (IETF draft): the same key and body answer the first
+response again without acting twice (`Idempotent-Replayed: true`); the same key with
+another body is 422; while the first request runs, 409."""
 
 
-@get("/healthz", summary="Liveness", tags=["health"])
-async def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+def create_app(
+    settings: Settings | None = None,
+    service: GameService | None = None,
+    *,
+    bot_steps: int = DEFAULT_STEPS,
+) -> Litestar:
+    """The app on ``service`` (built from ``settings``, else from the environment).
 
-
-def create_app() -> Litestar:
-    return Litestar(
-        route_handlers=[RulesOracleController, healthz],
-        exception_handlers=EXCEPTION_HANDLERS,
-        request_max_body_size=MAX_BODY_BYTES,
-        openapi_config=OpenAPIConfig(title="Shengji service", version="1.0.0"),
+    Given a service and no settings, the app runs with an in-process hub and no rate
+    limit (tests). ``bot_steps``: bot moves played after each command.
+    """
+    owned = service is None
+    if settings is None:
+        settings = Settings.from_env(os.environ) if owned else Settings(backend="popo")
+        rate = settings.rate_limit_per_minute if owned else 0
+    else:
+        rate = settings.rate_limit_per_minute
+    if service is None:
+        service = build_service(settings)
+    pool = settings.postgres_pool_size + settings.postgres_max_overflow
+    limiter = anyio.CapacityLimiter(pool if settings.backend == "postgres" else 8)
+    runtime = Runtime(service, limiter, bot_steps)
+    hub: InProcessHub | PostgresHub
+    if owned:
+        hub = build_hub(settings, service)
+    else:
+        hub = InProcessHub()
+        hub.attach(service)
+    live = LiveStreams(
+        service,
+        hub,
+        StreamSettings(
+            heartbeat_s=settings.sse_heartbeat_s,
+            lifetime_s=settings.sse_lifetime_s,
+            retry_ms=settings.sse_retry_ms,
+        ),
+        limiter=limiter,
     )
+    rate_limiter = RateLimiter(rate)
+
+    def close_service() -> None:
+        if owned:
+            service.close()
+
+    app = Litestar(
+        route_handlers=[
+            MatchController,
+            CommandController,
+            ReadController,
+            MatchStreamController,
+            verify,
+            RulesOracleController,
+            *health_handlers(store_probe(service)),
+        ],
+        dependencies={
+            "runtime": Provide(runtime.provide, sync_to_thread=False),
+            "live": Provide(live.provide, sync_to_thread=False),
+        },
+        lifespan=[live.lifespan],
+        on_shutdown=[close_service],
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[route_context_middleware],
+        request_max_body_size=MAX_BODY_BYTES,
+        logging_config=None,
+        openapi_config=openapi_config(),
+    )
+    app.state.runtime = runtime
+    app.state.live = live
+    app.state.rate_limiter = rate_limiter
+    app.asgi_handler = RequestContextMiddleware(RateLimitMiddleware(app.asgi_handler, rate_limiter))
+    return app
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Shengji service",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        components=Components(
+            security_schemes={
+                "bearer": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="A seat token or the match's organiser token",
+                )
+            }
+        ),
+        tags=[
+            Tag(name="matches", description="Create matches, claim seats, seat and run bots"),
+            Tag(name="commands", description="Round commands (R16–R25)"),
+            Tag(name="views", description="Views, history, state as of a version, rounds"),
+            Tag(name="live", description="Live views (Server-Sent Events)"),
+            Tag(name="verification", description="Deal verification (R35)"),
+            Tag(name="rules oracle", description="The stateless rules engine"),
+            Tag(name="health", description="Liveness and readiness"),
+        ],
+    )
+
+
+def openapi_yaml() -> str:
+    """The OpenAPI document of the app, as YAML (``openapi.yaml`` at the repository root
+    is this, written by ``scripts/gen_openapi.py``; a test fails when they drift)."""
+    import yaml  # type: ignore[import-untyped]  # noqa: PLC0415 - the generator only
+
+    app = create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+    schema = app.openapi_schema.to_schema()
+    text: str = yaml.safe_dump(schema, sort_keys=True, allow_unicode=True, width=100)
+    return text

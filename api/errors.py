@@ -16,15 +16,27 @@ from litestar.exceptions import (
 
 from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chinese
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
+from services.errors import (
+    NotFoundError,
+    PreconditionFailedError,
+    VerificationError,
+    VersionConflictError,
+)
 
 log = logging.getLogger("api.errors")
 
 _STATUS_BY_CLASS: tuple[tuple[type[ShengjiError], int], ...] = (
     (InvalidInputError, 422),
     (IllegalMoveError, 409),
+    (NotFoundError, 404),
+    (VersionConflictError, 409),  # of two conflicting commands, the one that lost
+    (PreconditionFailedError, 412),  # If-Match
+    (VerificationError, 422),  # R35: the deal does not match its commitment or record
 )
 _CODE_BY_STATUS = {
     400: "bad-request",
+    401: "unauthorized",
+    403: "forbidden",
     404: "not-found",
     405: "method-not-allowed",
     413: "payload-too-large",
@@ -37,6 +49,8 @@ def problem_response(request: Request[Any, Any, Any], problem: Problem) -> Respo
     headers = {}
     if problem.status == 429:
         headers["Retry-After"] = "1"
+    if problem.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="shengji"'  # RFC 6750
     return Response(
         content=msgspec.json.encode(problem),
         status_code=problem.status,

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from api.i18n import localize, prefers_chinese
+
 PROBLEM_BASE = "https://shengji.example/problems/"
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -40,6 +42,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType("rate-limited", 429, "Too many requests", "请求过多"),
         ProblemType("internal-error", 500, "Internal server error", "服务器内部错误"),
         ProblemType("bad-request", 400, "Bad request", "请求错误"),
+        ProblemType("not-ready", 503, "Service not ready", "服务尚未就绪"),
     )
 }
 
@@ -59,23 +62,7 @@ class Problem(msgspec.Struct, omit_defaults=True, rename="camel"):
 
 def wants_chinese(accept_language: str | None) -> bool:
     """True when Simplified Chinese ranks above English in ``Accept-Language``."""
-    if not accept_language:
-        return False
-    best_lang, best_q = "en", -1.0
-    for part in accept_language.split(","):
-        bits = part.strip().split(";")
-        lang = bits[0].strip().lower()
-        q = 1.0
-        for raw in bits[1:]:
-            b = raw.strip()
-            if b.startswith("q="):
-                try:
-                    q = float(b[2:])
-                except ValueError:
-                    q = 0.0
-        if lang and q > best_q and (lang.startswith("zh") or lang.startswith("en") or lang == "*"):
-            best_lang, best_q = lang, q
-    return best_lang.startswith("zh") and best_lang not in ("zh-tw", "zh-hant", "zh-hk")
+    return prefers_chinese(accept_language)
 
 
 def make_problem(
@@ -89,10 +76,9 @@ def make_problem(
     errors: list[dict[str, Any]] | None = None,
 ) -> Problem:
     kind = PROBLEM_TYPES.get(code)
-    title = code.replace("-", " ").capitalize()
     if kind is not None:
-        title = kind.title_zh if chinese else kind.title_en
         status = status or kind.status
+    title, detail = localize(code, detail, chinese=chinese, rule=rule)
     return Problem(
         type=PROBLEM_BASE + code,
         title=title,

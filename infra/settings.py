@@ -116,6 +116,11 @@ class Settings:
     window_ms: int = 0
     create_tables: bool = True
     log_level: str = "INFO"
+    rate_limit_per_minute: int = 600
+    """Requests a client may make per minute (token bucket); 0 = no limit."""
+    sse_heartbeat_s: int = 15
+    sse_lifetime_s: int = 600
+    sse_retry_ms: int = 1000
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -135,6 +140,10 @@ class Settings:
         _int("POSTGRES_POOL_SIZE", self.postgres_pool_size, 1, 1000)
         _int("POSTGRES_MAX_OVERFLOW", self.postgres_max_overflow, 0, 1000)
         _int("POSTGRES_CONNECT_TIMEOUT", self.postgres_connect_timeout, 1, 3600)
+        _int("RATE_LIMIT_PER_MINUTE", self.rate_limit_per_minute, 0, 1_000_000)
+        _int("SSE_HEARTBEAT_S", self.sse_heartbeat_s, 1, 3600)
+        _int("SSE_LIFETIME_S", self.sse_lifetime_s, 1, 86_400)
+        _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
         try:
             self.pacing  # noqa: B018 - Pacing validates the three durations
         except InvalidInputError as e:
@@ -175,6 +184,12 @@ class Settings:
             window_ms=_int_env(get, "WINDOW_MS", defaults.window_ms),
             create_tables=_bool_env(get, "CREATE_TABLES", defaults.create_tables),
             log_level=(get("LOG_LEVEL") or defaults.log_level).upper(),
+            rate_limit_per_minute=_int_env(
+                get, "RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute
+            ),
+            sse_heartbeat_s=_int_env(get, "SSE_HEARTBEAT_S", defaults.sse_heartbeat_s),
+            sse_lifetime_s=_int_env(get, "SSE_LIFETIME_S", defaults.sse_lifetime_s),
+            sse_retry_ms=_int_env(get, "SSE_RETRY_MS", defaults.sse_retry_ms),
         )
 
     @property

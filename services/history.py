@@ -1,114 +1,178 @@
-"""A match's history, redacted per viewer, and its state as of any moment (RULES R33, R34).
+"""A match's history by match version, redacted per viewer, and its state as of any
+version (RULES R33, R34).
 
-**Order.** Every event of a match — the ``Match`` aggregate's and every ``Round``'s — has
-a *position*: the notification id the eventsourcing recorder gave it when it was saved
-(ARCHITECTURE decision 1: POPO, SQLite and PostgreSQL all number notifications gap-free,
-in commit order, under a table lock). A match's history is its events ordered by
-position; events saved together (a command's round events, the ``RoundScored`` policy's
-match events, the next round's start) are contiguous and keep the order they were saved
-in. The position is the history *cursor*: ``after=cursor`` returns the match's events
-with a greater position, so paging never loses or repeats an event, whatever is saved
-meanwhile. A page scans the store's notifications from the match's creation (or the
-cursor) up to the last one that existed when the page was asked for; the returned
-``cursor`` may point past the last item (up to where the scan reached) so the next page
-does not scan the same notifications again.
+**Order.** A match's events, in the order they were saved, are a structural merge of the
+``Match`` aggregate's events and each ``Round``'s: right after ``RoundBegun(n)`` come all
+of round n's events (rounds never interleave: round n+1 begins in the save that scores
+round n, after ``RoundRecorded(n)``; nothing happens in a round after ``MatchFinished``).
+An event's **version** is its 1-based position in that order — so the match version
+after a command, :meth:`Match.sequence`, is the version of the command's last event, and
+versions are gap-free and never change. ``after=<version>`` pages on from there, so no
+event is lost or repeated, whatever is saved meanwhile.
 
-**Redaction** (R33, R35): fields an event lists in ``SECRET_FIELDS`` are removed (and
-named in ``hidden``) unless the viewer may see them: ``Dealt.seed`` once that round's
-``RoundScored`` exists, ``BottomBuried.cards`` for the seat that buried them, the
-overcaller that took them (炒底, R20) and, once the round is scored, everyone;
-``SeatTaken.token_hash`` never; any other secret field never.
+A page reads only what it needs: the match's own events (a few per round) give the
+layout — each round's length is ``RoundRecorded.round_events``, or the open round's
+current version — and only the rounds' events inside the page are read
+(``recorder.select_events(round, gt=, lte=)``).
 
-**As of** (R34): :func:`view_at` is the table (:func:`services.views.table_view`) as a
-viewer saw it once every event up to a cursor had happened. :func:`round_as_of` and
-:func:`match_as_of` take an aggregate version and show the *last* moment that version
-was current: everything saved before the aggregate's next event (for a round's final
-version, before the next round starts). So the view of round version v equals the live
-view right after the command that wrote v, unless another command changed the match
-before the round moved on (only the organiser's ``finish`` can). A match version current
-while a round was scored shows that round's end, its ``RoundScored`` included.
+**Redaction** (R33, R35): fields an event lists in ``SECRET_FIELDS`` are left out (and
+named in ``hidden``) unless the viewer may see them: ``Dealt.seed`` once that round is
+scored; ``BottomBuried.cards`` for the seat that buried them and the 炒底 overcaller who
+took them (R20), and for everyone once the round is scored (R21, R33); token hashes
+never.
+
+**As of** (R34): :func:`state_at` is the table as ``viewer`` saw it right after the event
+at a version — the match as of its version then, the round as of its version then — and,
+once that round is scored, everything it hid (:class:`Revealed`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import msgspec
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import Notification
-from eventsourcing.utils import get_topic
 
-from domain.game.match_events import MatchCreated
+from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded
 from domain.game.round import Round, round_id
-from domain.game.round_events import BottomBuried, Dealt, Overcalled, RoundScored
+from domain.game.round_events import BottomBuried, Dealt, Overcalled
 from domain.rules.cards import RANKS, SUITS, card_name, card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.shows import Strength
 from services.errors import NotFoundError
 from services.game import GameService
+from services.legal import round_context, sorted_names
 from services.views import PublicView, SeatView, table_view
 
-SCAN = 500
-"""Notifications read per query while scanning the store's order."""
 MAX_LIMIT = 1000
 
 _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
 _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
+_NONE: frozenset[str] = frozenset()
+_SEED = frozenset({"seed"})
+_CARDS = frozenset({"cards"})
+_LOOKAHEAD = 6
+"""Round events read after a ``BottomBuried`` to find a 炒底 overcaller (R20: at most
+three passes come before an overcall; four close the window)."""
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryItem:
+class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One event of a match, redacted for its viewer (R33)."""
 
-    cursor: int
-    """The event's position in the store's order (see the module docstring)."""
-    aggregate: str
-    """``match`` or ``round N``."""
-    aggregate_id: str
     version: int
+    """The event's position in the match: the match version right after it."""
+    aggregate: str
+    """``match`` or ``round``."""
+    round: int | None
+    """The round's number for a round's event."""
+    aggregate_id: str
+    aggregate_version: int
     type: str
     """The event class name (``CardPlayed``, ``RoundRecorded``, …)."""
     timestamp: str
     data: dict[str, Any]
-    """The event's fields, JSON-friendly: cards in R4 notation, ranks ``"2"``..``"A"``."""
+    """The event's fields in camelCase: cards in R4 notation, ranks ``"2"``..``"A"``."""
     hidden: list[str]
-    """Secret fields left out for this viewer."""
+    """Secret fields left out for this viewer (camelCase)."""
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryPage:
+class HistoryPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     items: list[HistoryItem]
-    cursor: int
-    """Pass as ``after`` for the next page."""
+    next: int
+    """Pass as ``after`` for the next page: the last item's version (or ``after``)."""
     more: bool
-    """True when the page is full: more events may follow at once."""
+    """True when the match held more events than this page when it was read."""
+
+
+class Revealed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """What a scored round hid at a version, public since it was scored (R33, R35)."""
+
+    hands: list[list[str]]
+    """Each seat's hand at that version (during a paced deal, the cards drawn so far)."""
+    bottom: list[str]
+    """The bottom then: as dealt, or the cards buried last (R21)."""
+    buried_by: int | None
+    seed: str
+    """The seed of the deal in effect then (R35)."""
+
+
+class StateAt(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The table as a viewer saw it at a match version (R34)."""
+
+    version: int
+    view: SeatView | PublicView
+    revealed: Revealed | None
+    """Once the round of that version is scored: everything it hid then."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Entry:
-    """A stored event of the match at its position, decoded only when needed."""
+class _Segment:
+    """A run of events of one aggregate, contiguous in the match's order."""
 
-    position: int
+    start: int
+    """The version (position) of its first event."""
+    count: int
     aggregate_id: UUID
-    version: int
-    stored: Notification
-
-    def event(self, service: GameService) -> Aggregate.Event:
-        event = service.mapper.to_domain_event(self.stored)
-        assert isinstance(event, Aggregate.Event)
-        return event
+    number: int
+    """0 for the match's own events, else the round's number."""
+    first: int
+    """The aggregate version of its first event."""
 
 
-@dataclass(slots=True)
-class _RoundSecrets:
-    """What a round's stream says about who may see its secret fields."""
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    match_id: UUID
+    match_events: Sequence[Any]
+    segments: list[_Segment]
+    total: int
+    lengths: dict[int, int]
+    """Round number → events of that round (so far, for the open round)."""
+    scored: frozenset[int]
+    """Rounds with a ``RoundRecorded``: scored (the policy records them in the same save)."""
+    begun_at: dict[int, int]
+    """Round number → the match version of its ``RoundBegun``."""
 
-    scored: bool = False
-    takers: dict[int, int] = field(default_factory=dict)
-    """BottomBuried version → the seat that took those cards under 炒底 (R20)."""
+    def segment_at(self, version: int) -> _Segment:
+        starts = [s.start for s in self.segments]
+        return self.segments[bisect_right(starts, version) - 1]
+
+
+def _layout(service: GameService, match_id: UUID) -> _Layout:
+    """The match's events and where every round's events sit among them."""
+    stored = service.recorder.select_events(match_id)
+    events: list[Any] = [service.mapper.to_domain_event(s) for s in stored]
+    if not events or not isinstance(events[0], MatchCreated):
+        raise NotFoundError(f"no match {match_id}")
+    recorded = {e.number: e.round_events for e in events if isinstance(e, RoundRecorded)}
+    segments: list[_Segment] = []
+    lengths: dict[int, int] = {}
+    begun_at: dict[int, int] = {}
+    position = 0
+    run_start = run_first = 0
+    for e in events:
+        if not run_start:
+            run_start, run_first = position + 1, e.originator_version
+        position += 1
+        if isinstance(e, RoundBegun):
+            segments.append(_Segment(run_start, position + 1 - run_start, match_id, 0, run_first))
+            run_start = 0
+            begun_at[e.number] = e.originator_version
+            count = recorded.get(e.number)
+            if count is None:
+                last = service.recorder.select_events(e.round_id, desc=True, limit=1)
+                count = last[0].originator_version if last else 0
+            lengths[e.number] = count
+            if count:
+                segments.append(_Segment(position + 1, count, e.round_id, e.number, 1))
+                position += count
+    if run_start:
+        segments.append(_Segment(run_start, position + 1 - run_start, match_id, 0, run_first))
+    return _Layout(match_id, events, segments, position, lengths, frozenset(recorded), begun_at)
 
 
 def match_history(
@@ -119,97 +183,68 @@ def match_history(
     after: int | None = None,
     limit: int = 100,
 ) -> HistoryPage:
-    """The match's events after ``after`` (a cursor), at most ``limit``, redacted for
-    ``viewer`` (a seat 0..3, None = spectator), in the store's order (R34)."""
+    """The match's events after version ``after``, at most ``limit``, redacted for
+    ``viewer`` (a seat 0..3, None = spectator), in the match's order (R34)."""
     _check_viewer(viewer)
     if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
-    if after is not None and (type(after) is not int or after < 0):
-        raise InvalidInputError(f"a cursor is a position >= 0, got {after!r}")
-    stop = service.recorder.max_notification_id() or 0
-    names = _aggregates(service, match_id)
-    start = after if after is not None else _created_at(service, match_id, stop) - 1
+    after = 0 if after is None else after
+    if type(after) is not int or after < 0:
+        raise InvalidInputError(f"after is a match version >= 0, got {after!r}")
+    layout = _layout(service, match_id)
     items: list[HistoryItem] = []
-    secrets: dict[UUID, _RoundSecrets] = {}
-    reached = max(start, 0)
-    for entry, position in _scan(service, names, start, stop):
-        reached = position
-        if entry is not None:
-            aid = entry.aggregate_id
-            if aid != match_id and aid not in secrets:
-                secrets[aid] = _round_secrets(service.events.get(aid))
-            event = entry.event(service)
-            items.append(_item(entry.position, event, names[aid], viewer, secrets.get(aid)))
-            if len(items) == limit:
-                return HistoryPage(items, entry.position, True)
-    return HistoryPage(items, max(reached, after or 0), False)
+    for seg in layout.segments:
+        if seg.start + seg.count - 1 <= after:
+            continue
+        if len(items) == limit:
+            break
+        skip = max(0, after + 1 - seg.start)
+        take = min(seg.count - skip, limit - len(items))
+        first = seg.first + skip
+        if seg.number == 0:
+            events = layout.match_events[first - 1 : first - 1 + take]
+        else:
+            stored = service.recorder.select_events(
+                seg.aggregate_id, gt=first - 1, lte=first - 1 + take
+            )
+            events = [service.mapper.to_domain_event(s) for s in stored]
+        for k, event in enumerate(events):
+            visible = _visible(service, layout, seg, event, viewer)
+            items.append(_item(seg.start + skip + k, seg.number, event, visible))
+    last = items[-1].version if items else after
+    return HistoryPage(items=items, next=last, more=last < layout.total)
 
 
-def view_at(
-    service: GameService,
-    match_id: UUID,
-    cursor: int,
-    viewer: int | None,
-    *,
-    now: datetime | None = None,
-) -> SeatView | PublicView:
-    """The table as ``viewer`` saw it once every event of the match up to ``cursor`` had
-    happened (R34); ``now`` defaults to the last of those events' timestamps."""
-    entries = [e for e in _timeline(service, match_id) if e.position <= cursor]
-    if not entries:
-        raise NotFoundError(f"match {match_id} did not exist at position {cursor}")
-    return _view(service, match_id, entries, None, viewer, now)
-
-
-def round_as_of(
-    service: GameService,
-    round_id_: UUID,
-    version: int,
-    viewer: int | None,
-    *,
-    now: datetime | None = None,
-) -> SeatView | PublicView:
-    """Round ``round_id_`` as of its ``version``, as ``viewer`` saw it (R33, R34)."""
+def state_at(service: GameService, match_id: UUID, version: int, viewer: int | None) -> StateAt:
+    """The table as ``viewer`` saw it right after the match's event at ``version`` (R34):
+    during a round only what the viewer could see (R33); once that round is scored,
+    :class:`Revealed` adds everything else."""
     _check_viewer(viewer)
-    current = service.get_round(round_id_)
-    if type(version) is not int or not 1 <= version <= current.version:
-        raise NotFoundError(f"round {round_id_} has versions 1..{current.version}, not {version}")
-    timeline = _timeline(service, current.match_id)
-    following = round_id(current.match_id, current.number + 1)
-    end = next(
-        (
-            e.position
-            for e in timeline
-            if (e.aggregate_id == round_id_ and e.version > version) or e.aggregate_id == following
-        ),
-        None,
-    )
-    entries = [e for e in timeline if end is None or e.position < end]
-    round_ = service.get_round(round_id_, version=version)
-    return _view(service, current.match_id, entries, round_, viewer, now)
-
-
-def match_as_of(
-    service: GameService,
-    match_id: UUID,
-    version: int,
-    viewer: int | None,
-    *,
-    now: datetime | None = None,
-) -> SeatView | PublicView:
-    """The match as of its ``version`` (the last moment it was current), as ``viewer``
-    saw the table then (R33, R34)."""
-    _check_viewer(viewer)
-    current = service.get_match(match_id)
-    if type(version) is not int or not 1 <= version <= current.version:
-        raise NotFoundError(f"match {match_id} has versions 1..{current.version}, not {version}")
-    timeline = _timeline(service, match_id)
-    end = next(
-        (e.position for e in timeline if e.aggregate_id == match_id and e.version > version),
-        None,
-    )
-    entries = [e for e in timeline if end is None or e.position < end]
-    return _view(service, match_id, entries, None, viewer, now)
+    if type(version) is not int or version < 1:
+        raise InvalidInputError(f"version is a match version >= 1, got {version!r}")
+    layout = _layout(service, match_id)
+    if version > layout.total:
+        raise NotFoundError(f"match {match_id} has versions 1..{layout.total}, not {version}")
+    seg = layout.segment_at(version)
+    round_: Round | None = None
+    if seg.number == 0:
+        match_version = seg.first + version - seg.start
+        match = service.get_match(match_id, version=match_version)
+        number = match.round_number
+        # the round's events follow its RoundBegun: at RoundBegun itself there are none yet
+        if number and layout.begun_at[number] < match_version and layout.lengths[number]:
+            rid = round_id(match_id, number)
+            round_ = service.get_round(rid, version=layout.lengths[number])
+        now: datetime = match.modified_on
+    else:
+        match = service.get_match(match_id, version=layout.begun_at[seg.number])
+        round_ = service.get_round(seg.aggregate_id, version=version - seg.start + 1)
+        now = round_.modified_on
+    view = table_view(match, round_, viewer, now)
+    revealed = None
+    if round_ is not None and round_.number in layout.scored:
+        revealed = _revealed(round_, now)
+    return StateAt(version=version, view=view, revealed=revealed)
 
 
 # -- internals ------------------------------------------------------------------------------
@@ -220,115 +255,52 @@ def _check_viewer(viewer: int | None) -> None:
         raise InvalidInputError(f"a viewer is a seat 0..3 or None, got {viewer!r}", rule="R1")
 
 
-def _view(
-    service: GameService,
-    match_id: UUID,
-    entries: Sequence[_Entry],
-    round_: Round | None,
-    viewer: int | None,
-    now: datetime | None,
-) -> SeatView | PublicView:
-    """The table built from the aggregates at the versions ``entries`` reach."""
-    versions: dict[UUID, int] = {}
-    for e in entries:
-        versions[e.aggregate_id] = e.version
-    match = service.get_match(match_id, version=versions[match_id])
-    if round_ is None:
-        rid = match.current_round_id()
-        if rid is not None and rid in versions:
-            round_ = service.get_round(rid, version=versions[rid])
-    when = now if now is not None else entries[-1].event(service).timestamp
-    return table_view(match, round_, viewer, when)
+def _revealed(round_: Round, now: datetime) -> Revealed:
+    ctx = round_context(round_)
+    if round_.dealt is None:
+        return Revealed(hands=[[], [], [], []], bottom=[], buried_by=None, seed="")
+    return Revealed(
+        hands=[sorted_names(round_.hand_at(seat, now), ctx) for seat in range(4)],
+        bottom=sorted_names(round_.bottom, ctx),
+        buried_by=round_.buried_by,
+        seed=round_.seed_hex,
+    )
 
 
-def _aggregates(service: GameService, match_id: UUID) -> dict[UUID, str]:
-    """The match's aggregates (the match and its rounds so far) and their names."""
-    match = service.get_match(match_id)
-    names = {match_id: "match"}
-    for n in range(1, match.round_number + 1):
-        names[round_id(match_id, n)] = f"round {n}"
-    return names
+def _visible(
+    service: GameService, layout: _Layout, seg: _Segment, event: Any, viewer: int | None
+) -> frozenset[str]:
+    """The secret fields of ``event`` that ``viewer`` may see (R21, R33, R35)."""
+    if seg.number == 0:
+        return _NONE  # token hashes are never shown
+    scored = seg.number in layout.scored
+    if isinstance(event, Dealt):
+        return _SEED if scored else _NONE
+    if isinstance(event, BottomBuried):
+        if scored:
+            return _CARDS
+        if viewer is not None and viewer in (
+            event.seat,
+            _taker(service, seg, event.originator_version),
+        ):
+            return _CARDS
+    return _NONE
 
 
-def _created_at(service: GameService, match_id: UUID, stop: int) -> int:
-    """The position of the match's ``MatchCreated`` (only creations are read)."""
-    recorder = service.recorder
-    topics = [get_topic(MatchCreated)]
-    start = 0
-    while start < stop:
-        found = recorder.select_notifications(start, SCAN, stop, topics, inclusive_of_start=False)
-        for n in found:
-            if n.originator_id == match_id or str(n.originator_id) == str(match_id):
-                return n.id
-        if len(found) < SCAN:
-            break
-        start = found[-1].id
-    raise NotFoundError(f"no match {match_id}")
-
-
-def _scan(
-    service: GameService, names: Mapping[UUID, str], start: int, stop: int
-) -> Iterator[tuple[_Entry | None, int]]:
-    """The match's events with positions in (start, stop], in order; also yields the
-    position reached after each batch of notifications (entry None)."""
-    recorder = service.recorder
-    wanted = {str(k): k for k in names}
-    while start < stop:
-        batch = recorder.select_notifications(start, SCAN, stop, inclusive_of_start=False)
-        for n in batch:
-            aid = wanted.get(str(n.originator_id))
-            if aid is not None:
-                yield _Entry(n.id, aid, n.originator_version, n), n.id
-        if not batch:
-            break
-        start = batch[-1].id
-        yield None, start
-
-
-def _timeline(service: GameService, match_id: UUID) -> list[_Entry]:
-    """Every event of the match, in the store's order (R34)."""
-    stop = service.recorder.max_notification_id() or 0
-    names = _aggregates(service, match_id)
-    start = _created_at(service, match_id, stop) - 1
-    return [e for e, _ in _scan(service, names, start, stop) if e is not None]
-
-
-def _round_secrets(events: Iterator[Any] | Sequence[Any]) -> _RoundSecrets:
-    secrets = _RoundSecrets()
-    buried: int | None = None
-    for e in events:
-        if isinstance(e, Dealt):
-            buried = None
-        elif isinstance(e, BottomBuried):
-            buried = e.originator_version
-        elif isinstance(e, Overcalled) and buried is not None:
-            secrets.takers[buried] = e.seat  # 炒底: the overcaller takes them (R20)
-            buried = None
-        elif isinstance(e, RoundScored):
-            secrets.scored = True
-    return secrets
-
-
-def _may_see(
-    event: Aggregate.Event, name: str, viewer: int | None, round_: _RoundSecrets | None
-) -> bool:
-    """The one rule for secret fields in history (R21, R33, R35)."""
-    if round_ is None:
-        return False  # match events: SeatTaken.token_hash is never shown
-    if isinstance(event, Dealt) and name == "seed":
-        return round_.scored
-    if isinstance(event, BottomBuried) and name == "cards":
-        seers = {event.seat, round_.takers.get(event.originator_version)}
-        return round_.scored or (viewer is not None and viewer in seers)
-    return False
+def _taker(service: GameService, seg: _Segment, buried: int) -> int | None:
+    """The 炒底 overcaller who took the cards buried at round version ``buried`` (R20)."""
+    stored = service.recorder.select_events(seg.aggregate_id, gt=buried, limit=_LOOKAHEAD)
+    for s in stored:
+        e = service.mapper.to_domain_event(s)
+        if isinstance(e, Overcalled):
+            return e.seat
+        if isinstance(e, BottomBuried | Dealt):
+            return None
+    return None
 
 
 def _item(
-    position: int,
-    event: Aggregate.Event,
-    aggregate: str,
-    viewer: int | None,
-    round_: _RoundSecrets | None,
+    position: int, number: int, event: Aggregate.Event, visible: frozenset[str]
 ) -> HistoryItem:
     secret = getattr(type(event), "SECRET_FIELDS", ())
     data: dict[str, Any] = {}
@@ -336,20 +308,26 @@ def _item(
     for name, value in vars(event).items():
         if name in _IDENTITY:
             continue
-        if name in secret and not _may_see(event, name, viewer, round_):
-            hidden.append(name)
+        if name in secret and name not in visible:
+            hidden.append(_camel(name))
             continue
-        data[name] = _plain(name, value)
+        data[_camel(name)] = _plain(name, value)
     return HistoryItem(
-        cursor=position,
-        aggregate=aggregate,
+        version=position,
+        aggregate="round" if number else "match",
+        round=number or None,
         aggregate_id=str(event.originator_id),
-        version=event.originator_version,
+        aggregate_version=event.originator_version,
         type=type(event).__name__,
         timestamp=event.timestamp.isoformat(),
         data=data,
         hidden=hidden,
     )
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _plain(name: str, value: Any) -> Any:
@@ -368,6 +346,8 @@ def _plain(name: str, value: Any) -> Any:
         return [RANKS[v] for v in value]
     if name == "strength":
         return Strength(value).name.lower()
+    if name == "rules" and isinstance(value, dict):
+        return {_camel(str(k)): v for k, v in value.items()}
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, datetime):

@@ -14,200 +14,44 @@ hand at all). What a seat sees (R33):
 * the deal's commitment (R35) from the start; once ``RoundScored`` exists, everything:
   the seed, the four hands as dealt, the dealt bottom and the buried one (R33, R35).
 
-Views are frozen dataclasses of plain values (cards in R4 notation, ranks ``"2"``..``"A"``,
-suits ``"S" "H" "C" "D"``), so they encode to JSON as they are; ``versions`` carries the
-match and round versions for ETags.
+Views are the frozen msgspec Structs of :mod:`services.view_types` (camelCase JSON, the
+API's payloads as they are). ``version`` is the match's version (:meth:`Match.sequence`, the
+API's ETag); ``versions`` the aggregates' own.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
-from itertools import islice
 from typing import Any, overload
 
 from domain.game.match import Match
-from domain.game.round import BOTTOM, DRAWS, Round, RoundPhase
-from domain.rules.bidding import Phase
+from domain.game.round import DRAWS, Round, RoundPhase
 from domain.rules.cards import RANKS, SUITS, Card, card_names
-from domain.rules.context import TrumpContext, trump_context
-from domain.rules.errors import IllegalMoveError, InvalidInputError
-from domain.rules.follow import legal_plays
+from domain.rules.errors import InvalidInputError
 from domain.rules.play import TrickPlay
 from domain.rules.shows import Show
-
-FOLLOW_HINTS = 5
-"""How many legal follows (R23) a seat is offered as hints; the generator can be huge."""
-
-LEAD_NOTE = (
-    "lead any single, pair, tractor (拖拉机) or throw (甩牌) of one suit category (R12-R15, R22)"
+from services.legal import legal_actions, round_context, sorted_names
+from services.view_types import (
+    Expected,
+    FailedThrow,
+    PlayView,
+    PublicView,
+    RecordedView,
+    ResultView,
+    SeatPlayer,
+    SeatView,
+    ShowView,
+    TrickView,
+    Versions,
+    recorded_view,
+    rules_view,
 )
 
-
-@dataclass(frozen=True, slots=True)
-class SeatPlayer:
-    """Who sits in a seat (R1): a display name and ``human`` or a bot kind."""
-
-    seat: int
-    name: str
-    kind: str
+__all__ = ["PublicView", "SeatView", "clock_marker", "match_version", "table_view"]
 
 
-@dataclass(frozen=True, slots=True)
-class ShowView:
-    """A declaration (R17) or an overcall (R20), public once made."""
-
-    seat: int
-    cards: list[str]
-    trump: str | None
-    """The suit letter it makes trump; None = no-trump (R9)."""
-    strength: str
-    overcall: bool
-
-
-@dataclass(frozen=True, slots=True)
-class PlayView:
-    seat: int
-    cards: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class TrickView:
-    """A completed trick: its leader, the plays in order, the winner (R24)."""
-
-    leader: int
-    plays: list[PlayView]
-    winner: int
-
-
-@dataclass(frozen=True, slots=True)
-class FailedThrow:
-    """R22: a throw that could be beaten; the attempted cards were shown to the table."""
-
-    seat: int
-    attempted: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Expected:
-    """Whose action the round waits for (``seat`` None: any seat) and which."""
-
-    seat: int | None
-    action: str
-    """declare_or_pass, overcall_or_pass, bury, play, redeal (the service deals again)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ResultView:
-    """``RoundScored`` (R26–R31) with everything revealed (R33, R35)."""
-
-    trick_points: int
-    bottom_cards: list[str]
-    bottom_points: int
-    multiplier: int
-    bottom_bonus: int
-    penalties: list[int]
-    attackers_total: int
-    outcome: str
-    levels_gained: int
-    band: str
-    defenders_keep: bool
-    dealer: int
-    next_dealer: int
-    seed: str
-    commitment: str
-    dealt_hands: list[list[str]]
-    """The four hands as dealt from the seed (R16), in draw order."""
-    dealt_bottom: list[str]
-    """The bottom as dealt, before any burying (R16)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Versions:
-    """Aggregate versions the view was built from (the API's ETag)."""
-
-    match_version: int
-    round_version: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """What the service accepts from this seat right now (validated by the domain)."""
-
-    actions: list[str]
-    """Action names of :data:`services.game.ACTIONS` this seat may send now."""
-    shows: list[list[str]]
-    """declare / overcall: every show this seat can make (R17, R20), weakest first."""
-    bury_from: list[str]
-    """bury: choose ``bury_count`` of these cards (hand + bottom, R21)."""
-    bury_count: int
-    lead: str | None
-    """play, leading: what a lead may be (R22)."""
-    follows: list[list[str]]
-    """play, following: some legal plays (R23), at most :data:`FOLLOW_HINTS`."""
-    follow_count: int
-    more_follows: bool
-
-
-NO_ACTIONS = LegalActions([], [], [], 0, None, [], 0, False)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublicView:
-    """The table as a spectator sees it: no hand, no bottom before the end (R33).
-    Before round 1 (seats still free) the round's fields keep their defaults."""
-
-    match_id: str
-    versions: Versions
-    rules: dict[str, bool | int | str | None]
-    seats: list[SeatPlayer | None]
-    match_finished: bool
-    team_levels: list[str]
-    """Levels of team {0,2} and team {1,3} this round is played at (R5)."""
-    dealer: int | None
-    round_id: str | None = None
-    round_number: int = 0
-    phase: str = "seating"
-    """A :class:`~domain.game.round.RoundPhase` value, or ``seating`` before round 1."""
-    level_rank: str | None = None
-    trump: str | None = None
-    """Suit letter; None = no-trump (R9) or not decided yet (see ``trump_decided``)."""
-    trump_decided: bool = False
-    declarations: list[ShowView] = field(default_factory=list)
-    fallback_card: str | None = None
-    """R19: the bottom's 3rd card, shown to all when it named trump."""
-    commitment: str | None = None
-    """R35: sha256 of the deal's seed, published before the first card is drawn."""
-    deadline: str | None = None
-    """When the drawing (R16) or the overcall window (R20) closes by itself, ISO 8601."""
-    expected: Expected | None = None
-    hand_sizes: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    trick_leader: int | None = None
-    trick: list[PlayView] = field(default_factory=list)
-    last_trick: TrickView | None = None
-    tricks_done: int = 0
-    played: list[str] = field(default_factory=list)
-    """Every card played so far, in play order (R33: public once played)."""
-    attacker_points: int = 0
-    failed_throws: list[FailedThrow] = field(default_factory=list)
-    result: ResultView | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SeatView(PublicView):
-    """The table as ``seat`` sees it (R33)."""
-
-    seat: int
-    hand: list[str]
-    """Sorted by trump order (suits S H C D low to high, then trump, R7–R10)."""
-    bottom: list[str] | None
-    """The bottom / buried cards when this seat may see them (R21, R20 炒底), else None."""
-    visible: list[str]
-    """Every card this seat can see: hand, bottom if shown, every card played; all 108
-    once the round is scored (R33)."""
-    legal: LegalActions
+_PUBLIC_FIELDS = PublicView.__struct_fields__
 
 
 @overload
@@ -232,15 +76,48 @@ def table_view(
     else:
         played = list(round_.play.played) if round_ is not None and round_.play else []
         seen = [*hand, *(bottom or ()), *played]
-    ctx = _context(round_)
+    ctx = round_context(round_)
     return SeatView(
-        **{f.name: getattr(public, f.name) for f in fields(PublicView)},
+        **{name: getattr(public, name) for name in _PUBLIC_FIELDS},
         seat=viewer,
-        hand=_names(hand, ctx),
-        bottom=None if bottom is None else _names(bottom, ctx),
-        visible=_names(seen, ctx),
-        legal=_legal(match, round_, viewer, now, ctx),
+        hand=sorted_names(hand, ctx),
+        bottom=None if bottom is None else sorted_names(bottom, ctx),
+        visible=sorted_names(seen, ctx),
+        legal=legal_actions(match, round_, viewer, now, ctx),
     )
+
+
+def match_version(match: Match, round_: Round | None) -> int:
+    """The match version a view of ``match`` with ``round_`` stands at: with its current
+    round (or none) :meth:`Match.sequence`; with an earlier, recorded round, the position
+    of that round's last event."""
+    if round_ is None or round_.number == match.round_number:
+        return match.sequence(0 if round_ is None else round_.version)
+    done = match.results[: round_.number]
+    if len(done) < round_.number:  # not a round of this match's past: as it stands
+        return match.sequence(round_.version)
+    return done[-1].originator_version - 1 + sum(r.round_events for r in done)
+
+
+def clock_marker(round_: Round | None, now: datetime) -> str:
+    """ "" when a view depends on the version only; else what ``now`` changes in it: the
+    cards drawn so far of a paced deal (``d37``, R16) and ``c`` once a deadline has passed
+    that no command has claimed yet (the drawing R17, the overcall window R20)."""
+    if round_ is None or round_.dealt is None:
+        return ""
+    marker = ""
+    phase = round_.phase
+    if phase is RoundPhase.DEALING:
+        drawn = round_.drawn_at(now)
+        if drawn < DRAWS:
+            marker = f"d{drawn}"
+        elif now > round_.drawing_deadline():
+            marker = "c"
+    elif phase is RoundPhase.OVERCALLING and round_.pacing.window_ms:
+        opened = round_.window_opened_at
+        if opened is not None and now > opened + timedelta(milliseconds=round_.pacing.window_ms):
+            marker = "c"
+    return marker
 
 
 # -- the one place that decides who sees the bottom (R21, R20 炒底, R33) --------------------
@@ -270,17 +147,23 @@ def _hand(round_: Round | None, seat: int, now: datetime) -> tuple[Card, ...]:
 
 def _public(match: Match, round_: Round | None, now: datetime) -> PublicView:
     seats = [
-        None if info is None else SeatPlayer(seat, info.name, info.kind)
+        None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
         for seat, info in enumerate(match.seats)
     ]
-    versions = Versions(match.version, None if round_ is None else round_.version)
+    common: dict[str, Any] = {
+        "match_id": str(match.id),
+        "version": match_version(match, round_),
+        "versions": Versions(
+            match_version=match.version, round_version=None if round_ is None else round_.version
+        ),
+        "seats": seats,
+        "match_finished": match.finished,
+        "last_result": _recorded(match),
+    }
     if round_ is None:
         return PublicView(
-            match_id=str(match.id),
-            versions=versions,
-            rules=match.rules.to_mapping(),
-            seats=seats,
-            match_finished=match.finished,
+            **common,
+            rules=rules_view(match.rules),
             team_levels=[RANKS[lv] for lv in match.levels],
             dealer=match.dealer,
         )
@@ -289,11 +172,8 @@ def _public(match: Match, round_: Round | None, now: datetime) -> PublicView:
     known = bidding.trump_known
     trump = bidding.trump if known else None
     return PublicView(
-        match_id=str(match.id),
-        versions=versions,
-        rules=round_.rules.to_mapping(),
-        seats=seats,
-        match_finished=match.finished,
+        **common,
+        rules=rules_view(round_.rules),
         round_id=str(round_.id),
         round_number=round_.number,
         phase=str(round_.phase),
@@ -313,12 +193,16 @@ def _public(match: Match, round_: Round | None, now: datetime) -> PublicView:
     )
 
 
+def _recorded(match: Match) -> RecordedView | None:
+    return recorded_view(match.results[-1]) if match.results else None
+
+
 def _play_fields(play: TrickPlay) -> dict[str, Any]:
     """The tricks (R22–R24) and the attackers' points (R27): public as they are played."""
     last = None
     if play.last_trick is not None:
         leader, plays, winner = play.last_trick
-        last = TrickView(leader, _plays(leader, plays), winner)
+        last = TrickView(leader=leader, plays=_plays(leader, plays), winner=winner)
     return {
         "trick_leader": play.leader if play.trick else None,
         "trick": _plays(play.leader, play.trick),
@@ -326,17 +210,25 @@ def _play_fields(play: TrickPlay) -> dict[str, Any]:
         "tricks_done": play.tricks_done,
         "played": card_names(play.played),
         "attacker_points": play.attacker_points,
-        "failed_throws": [FailedThrow(s, card_names(c)) for s, c in play.failed_throws],
+        "failed_throws": [
+            FailedThrow(seat=s, attempted=card_names(c)) for s, c in play.failed_throws
+        ],
     }
 
 
 def _plays(leader: int, plays: Sequence[Sequence[Card]]) -> list[PlayView]:
-    return [PlayView((leader + i) % 4, card_names(p)) for i, p in enumerate(plays)]
+    return [PlayView(seat=(leader + i) % 4, cards=card_names(p)) for i, p in enumerate(plays)]
 
 
 def _show(show: Show, overcall: bool) -> ShowView:
     trump = None if show.trump is None else SUITS[show.trump]
-    return ShowView(show.seat, card_names(show.cards), trump, show.strength.name.lower(), overcall)
+    return ShowView(
+        seat=show.seat,
+        cards=card_names(show.cards),
+        trump=trump,
+        strength=show.strength.name.lower(),
+        overcall=overcall,
+    )
 
 
 def _fallback(round_: Round) -> str | None:
@@ -359,9 +251,9 @@ def _deadline(round_: Round) -> str | None:
 def _expected(round_: Round) -> Expected | None:
     phase = round_.phase
     if phase is RoundPhase.DEALING:
-        return Expected(None, "declare_or_pass") if round_.dealt is not None else None
+        return Expected(seat=None, action="declare_or_pass") if round_.dealt is not None else None
     if phase is RoundPhase.REDEAL:
-        return Expected(None, "redeal")
+        return Expected(seat=None, action="redeal")
     if phase is RoundPhase.SCORED:
         return None
     action = {
@@ -370,7 +262,7 @@ def _expected(round_: Round) -> Expected | None:
         RoundPhase.BURYING: "bury",
         RoundPhase.PLAYING: "play",
     }[phase]
-    return Expected(round_.to_act(), action)
+    return Expected(seat=round_.to_act(), action=action)
 
 
 def _result(round_: Round) -> ResultView | None:
@@ -396,75 +288,3 @@ def _result(round_: Round) -> ResultView | None:
         dealt_hands=[card_names(h) for h in round_.dealt.hands],
         dealt_bottom=card_names(round_.dealt.bottom),
     )
-
-
-# -- the seat's own parts -------------------------------------------------------------------
-
-
-def _context(round_: Round | None) -> TrumpContext:
-    """The trump order to sort by (R7–R10); no-trump order until trump is known."""
-    if round_ is None:
-        return trump_context(0, None)
-    bidding = round_.bidding
-    return trump_context(bidding.level, bidding.trump if bidding.trump_known else None)
-
-
-def _names(cards: tuple[Card, ...] | list[Card], ctx: TrumpContext) -> list[str]:
-    key = ctx.rank_key
-    return card_names(sorted(cards, key=lambda c: (key[c], c)))
-
-
-def _legal(
-    match: Match, round_: Round | None, seat: int, now: datetime, ctx: TrumpContext
-) -> LegalActions:
-    """What the service would accept from ``seat`` now: computed on a copy of the round
-    with any passed deadline claimed, as the next command would claim it (R16, R20)."""
-    if round_ is None or round_.dealt is None or match.finished:
-        return NO_ACTIONS
-    r = round_
-    if r.phase in (RoundPhase.DEALING, RoundPhase.OVERCALLING):
-        r = copy.deepcopy(round_)
-        r.claim_deadlines(now)
-    phase = r.phase
-    actions: list[str] = []
-    shows: list[list[str]] = []
-    if phase in (RoundPhase.DEALING, RoundPhase.DECLARING, RoundPhase.OVERCALLING):
-        hand = r.hand_at(seat, now)
-        found = r.bidding.legal_shows(seat, hand)
-        shows = [card_names(s.cards) for s in found]
-        if found:
-            actions.append("overcall" if phase is RoundPhase.OVERCALLING else "declare")
-        if phase is RoundPhase.DEALING:
-            if r.drawn_at(now) >= DRAWS and seat not in r.deal_passes:
-                actions.append("pass")
-        elif r.bidding.to_speak == seat:
-            actions.append("pass")
-    if _may_ask_redeal(r, seat):
-        actions.append("redeal")
-    if phase is RoundPhase.BURYING and r.bidding.burier == seat:
-        full = [*r.hands[seat], *r.bottom]
-        return LegalActions(["bury", *actions], [], _names(full, ctx), BOTTOM, None, [], 0, False)
-    play = r.play
-    if phase is RoundPhase.PLAYING and play is not None and play.turn == seat:
-        if not play.trick:
-            return LegalActions(["play"], [], [], 0, LEAD_NOTE, [], 0, False)
-        lead = play.lead_shape
-        assert lead is not None
-        found_plays = list(islice(legal_plays(play.ctx, lead, play.hands[seat]), FOLLOW_HINTS + 1))
-        hints = [_names(p, ctx) for p in found_plays[:FOLLOW_HINTS]]
-        more = len(found_plays) > FOLLOW_HINTS
-        return LegalActions(["play"], [], [], 0, None, hints, lead.size, more)
-    return LegalActions(actions, shows, [], 0, None, [], 0, False)
-
-
-def _may_ask_redeal(round_: Round, seat: int) -> bool:
-    """§10 暴动: after the deal, before the first bury, a hand under N points."""
-    if round_.rules.weak_hand_redeal is None or round_.bidding.phase is Phase.DEALING:
-        return False
-    if round_.phase not in (RoundPhase.DECLARING, RoundPhase.OVERCALLING, RoundPhase.BURYING):
-        return False
-    try:
-        round_.bidding.check_weak_hand_redeal(seat, round_.dealt_hand(seat))
-    except IllegalMoveError:
-        return False
-    return True

@@ -38,6 +38,7 @@ class Match(GameAggregate):
         results: list[ev.RoundRecorded]
         winner: int | None
         finished: bool
+        organiser_token_hash: str
 
     @classmethod
     def create(
@@ -49,6 +50,7 @@ class Match(GameAggregate):
         preset: str | None = None,
         start_level: int = 0,
         match_id: UUID | None = None,
+        organiser_token_hash: str = "",
     ) -> Match:
         if len(name) > 200:
             raise InvalidInputError("a match name is at most 200 characters")
@@ -61,6 +63,7 @@ class Match(GameAggregate):
             preset=preset,
             rules=rules.to_mapping(),
             start_level=start_level,
+            organiser_token_hash=organiser_token_hash,
             timestamp=now,
         )
 

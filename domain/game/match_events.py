@@ -47,14 +47,16 @@ class MatchEvent(Aggregate.Event):
 
 
 class MatchCreated(Aggregate.Created):
-    """A match with its rule set, fixed for good (RULES §10)."""
+    """A match with its rule set, fixed for good (RULES §10). ``organiser_token_hash`` is
+    the sha256 of the organiser's token (admin actions), never shown; "" when none."""
 
     class_version: ClassVar[int] = 1
-    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("organiser_token_hash",)
     name: str
     preset: str | None
     rules: dict[str, bool | int | str | None]
     start_level: int
+    organiser_token_hash: str = ""
 
     def apply(self, aggregate: Any) -> None:
         m: Match = aggregate
@@ -70,6 +72,7 @@ class MatchCreated(Aggregate.Created):
         m.results = []
         m.winner = None
         m.finished = False
+        m.organiser_token_hash = self.organiser_token_hash
 
 
 class SeatTaken(MatchEvent):

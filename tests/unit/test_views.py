@@ -9,7 +9,6 @@ reuses the driver.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
+import msgspec
 import pytest
 
 from domain.game.match import Match
@@ -26,7 +26,8 @@ from domain.rules.cards import Card, card_names, parse_cards
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
 from services.game import CommandResult, GameService
-from services.views import FOLLOW_HINTS, PublicView, SeatView, table_view
+from services.legal import FOLLOW_HINTS
+from services.views import PublicView, SeatView, table_view
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 VIEWERS: tuple[int | None, ...] = (None, 0, 1, 2, 3)
@@ -50,6 +51,9 @@ class Snapshot:
     views: dict[int | None, SeatView | PublicView]
     action: str = ""
     seat: int | None = None
+    live: dict[int | None, SeatView | PublicView] = field(default_factory=dict)
+    """The views of the match's current round (differs from ``views`` once a command
+    scored ``round`` and the next round began)."""
 
 
 @dataclass
@@ -65,8 +69,12 @@ class Drive:
         match = self.match()
         round_ = None if result.round_id is None else self.service.get_round(result.round_id)
         views = {v: table_view(match, round_, v, T0) for v in VIEWERS}
+        current = self.service.current_round(match)
+        live = views
+        if current is not None and round_ is not None and current.id != round_.id:
+            live = {v: table_view(match, current, v, T0) for v in VIEWERS}
         if round_ is not None:
-            self.snapshots.append(Snapshot(result, round_, views, action, seat))
+            self.snapshots.append(Snapshot(result, round_, views, action, seat, live))
 
 
 def choose(view: SeatView, round_number: int) -> tuple[str, list[str]] | None:
@@ -247,7 +255,7 @@ def test_a_spectator_sees_no_hand(played: Drive) -> None:
     for s in played.snapshots:
         view = s.views[None]
         assert type(view) is PublicView
-        fields = dataclasses.asdict(view)
+        fields = msgspec.to_builtins(view)
         assert not {"hand", "bottom", "visible", "legal", "seat"} & set(fields)
 
 
@@ -256,7 +264,7 @@ def test_the_seed_is_secret_until_the_round_is_scored(played: Drive) -> None:
     for s in played.snapshots:
         seed = s.round.seed_hex
         for viewer, view in s.views.items():
-            text = json.dumps(dataclasses.asdict(view))
+            text = json.dumps(msgspec.to_builtins(view))
             assert (seed in text) == (s.round.result is not None), viewer
             assert s.round.commitment in text
 
@@ -442,4 +450,19 @@ def test_a_round_of_another_match_is_refused(played: Drive) -> None:
 def test_views_encode_as_json(played: Drive) -> None:
     for s in played.snapshots[:20]:
         for view in s.views.values():
-            json.dumps(dataclasses.asdict(view))
+            json.dumps(msgspec.to_builtins(view))
+
+
+def test_views_are_camel_case_json(played: Drive) -> None:
+    view = played.snapshots[-1].views[0]
+    data = json.loads(msgspec.json.encode(view))
+    assert {"matchId", "handSizes", "roundNumber", "trumpDecided", "legal"} <= set(data)
+    assert {"buryFrom", "followCount", "moreFollows"} <= set(data["legal"])
+    assert {"declareWithJoker", "matchEnd"} <= set(data["rules"])
+    assert not [k for k in data if "_" in k]
+
+
+def test_the_view_version_is_the_match_version(played: Drive) -> None:
+    """A live view carries the match version the command left (Match.sequence)."""
+    for s in played.snapshots:
+        assert {v.version for v in s.live.values()} == {s.result.version}

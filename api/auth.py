@@ -1,0 +1,105 @@
+"""Bearer tokens: seat tokens authorise one seat's commands and private view; the
+organiser token of a match authorises its admin actions (seating bots, running bots,
+ending the match).
+
+A token is ``<role>.<match id hex>.<secret>`` (:func:`services.game.new_token`; role
+``s`` seat, ``o`` organiser), shown once and stored only as its sha256. So the API tells
+apart (RFC 9110 / RFC 6750):
+
+* **401** ``unauthorized`` — no token where one is needed, not ``Bearer``, malformed, or
+  not a token of this match's seats (or of its organiser): unknown, forged, revoked;
+* **403** ``forbidden`` — a well-formed token of *another* match, or of the wrong role
+  (an organiser token on a seat's command, a seat token on an admin action).
+
+Reads that take an optional token (history, state) treat no token as a spectator, and
+refuse a bad one rather than silently showing the public view.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+from uuid import UUID
+
+from litestar import Request
+
+from domain.game.match import Match
+from domain.rules.errors import ShengjiError
+from services.game import ORGANISER_ROLE, SEAT_ROLE, GameService, token_hash
+
+ANONYMOUS = "anonymous"
+MAX_TOKEN = 200
+
+
+class UnauthorizedError(ShengjiError):
+    """401: a token is needed, or this one is not valid here."""
+
+    code = "unauthorized"
+    status: ClassVar[int] = 401
+
+
+class ForbiddenError(ShengjiError):
+    """403: a valid-looking token of another match or of the wrong role."""
+
+    code = "forbidden"
+    status: ClassVar[int] = 403
+
+
+def bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token of the request, None without an Authorization header."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, credentials = header.strip().partition(" ")
+    token = credentials.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN or " " in token:
+        raise UnauthorizedError("use Authorization: Bearer <token>")
+    return token
+
+
+def scope_of(token: str | None) -> str:
+    """Who is calling, for idempotency keys: the token's hash, or ``anonymous``."""
+    return ANONYMOUS if token is None else token_hash(token)
+
+
+def _check_shape(token: str, match_id: UUID, role: str, what: str) -> None:
+    parts = token.split(".")
+    if len(parts) != 3 or parts[0] not in (SEAT_ROLE, ORGANISER_ROLE) or len(parts[1]) != 32:
+        raise UnauthorizedError(f"this is not a {what} token")
+    if parts[1] != match_id.hex:
+        raise ForbiddenError(f"this token belongs to another match, not {match_id}")
+    if parts[0] != role:
+        other = "an organiser" if parts[0] == ORGANISER_ROLE else "a seat"
+        raise ForbiddenError(f"{other} token cannot be used here: a {what} token is needed")
+
+
+def seat_of(service: GameService, match: Match, token: str | None) -> int:
+    """The seat ``token`` authorises in ``match`` (R1)."""
+    if token is None:
+        raise UnauthorizedError("a seat token is needed: Authorization: Bearer <seat token>")
+    _check_shape(token, match.id, SEAT_ROLE, "seat")
+    seat = service.seat_of_token(match, token)
+    if seat is None:
+        raise UnauthorizedError("the token is not a seat token of this match")
+    return seat
+
+
+def require_organiser(service: GameService, match: Match, token: str | None) -> None:
+    """``token`` must be the organiser token of ``match``."""
+    if token is None:
+        raise UnauthorizedError(
+            "the organiser token is needed: Authorization: Bearer <organiser token>"
+        )
+    _check_shape(token, match.id, ORGANISER_ROLE, "organiser")
+    if not service.is_organiser(match, token):
+        raise UnauthorizedError("the token is not the organiser token of this match")
+
+
+def viewer_of(service: GameService, match: Match, token: str | None) -> int | None:
+    """Whose eyes a read uses (R33): a seat for its seat token, a spectator (None) without
+    a token or with the organiser's."""
+    if token is None:
+        return None
+    if token.startswith(ORGANISER_ROLE + "."):
+        require_organiser(service, match, token)
+        return None
+    return seat_of(service, match, token)

@@ -1,0 +1,112 @@
+"""Round commands: ``POST /v1/matches/{match_id}/actions/{action}``.
+
+``action`` is one of declare (R17, R18), overcall (R20), pass (R17, R18, R20), bury (R21),
+play (R22–R25) and redeal (暴动, §10); the body's ``cards`` are R4 tokens. The seat is the
+one the bearer seat token names (401 without or with a bad token; 403 for another
+match's or an organiser's). The answer is the new match version and the acting seat's
+view right after the command; the bots then play their pending moves.
+
+Status codes: 200 done; 409 when the rules forbid the move (the problem's ``type`` is the
+rule's own code, e.g. ``illegal-follow``, and it names the R-number and the cards) or
+when another command changed the match first (``version-conflict``: exactly one of two
+conflicting commands wins); 412 when ``If-Match`` is not the current version; 422 for
+input that cannot be understood (a card token, a field).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from litestar import Controller, Request, Response, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter, JSONBody
+
+from api.auth import bearer, scope_of, seat_of
+from api.dto import REPLAYED_HEADER, Action, ActionRequest, Cards, CommandDone, problems
+from api.etag import expected_version
+from api.idempotency import Capture, Key, Reply, reply, run
+from api.logging import bind_seat
+from api.matches import BEARER, IdempotencyKey, play_bots
+from api.runtime import Runtime
+from domain.rules.cards import Card, parse_cards
+from domain.rules.errors import InvalidInputError
+from services.game import Pending
+from services.views import table_view
+
+ACT_DOC = """`action`: `declare` (R17, R18), `overcall` (R20), `pass` (R17, R18, R20), `bury`
+(R21, 8 cards), `play` (R22–R25) or `redeal` (暴动, §10); `cards` in R4 notation. The seat
+is the bearer seat token's. Answers the match version the command left and the acting
+seat's view right after it; then the bots play their pending moves.
+
+409: the rules forbid the move (the problem's `type` is the rule's own code, such as
+`illegal-follow`, and names the R-number and the cards), or another command changed the
+match first (`version-conflict`: of two conflicting commands exactly one wins).
+412: `If-Match` is not the current version. 422: input that cannot be understood."""
+
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        description='"<version>": act only if the match is at this version, else 412',
+    ),
+]
+
+
+def parse_field(value: Cards | None, field: str) -> tuple[Card, ...]:
+    """R4 tokens of a request field; an error names the field and the token."""
+    if value is None:
+        return ()
+    try:
+        return tuple(parse_cards(value))
+    except InvalidInputError as e:
+        raise InvalidInputError(f"{field}: {e.detail}", code=e.code, rule=e.rule) from None
+
+
+class CommandController(Controller):
+    path = "/v1/matches"
+    tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @post(
+        "/{match_id:uuid}/actions/{action:str}",
+        status_code=200,
+        summary="Act in the round as the token's seat",
+        description=ACT_DOC,
+        responses=problems(401, 403, 404, 409, 412, body=True),
+        response_headers=[REPLAYED_HEADER],
+        security=BEARER,
+    )
+    async def act(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        action: FromPath[Action],
+        data: JSONBody[ActionRequest | None] = None,
+        if_match: IfMatch = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[CommandDone]:
+        service = runtime.service
+        token = bearer(request)
+        expected = expected_version(if_match)
+        seats: list[int] = []
+
+        def work(key: Key) -> Reply:
+            seat = seat_of(service, service.get_match(match_id), token)
+            seats.append(seat)
+            cards = parse_field(data.cards if data else None, "cards")
+
+            def build(p: Pending) -> Reply:
+                view = table_view(p.match, p.round, seat, service.clock())
+                return reply(200, CommandDone(version=p.result.version, view=view))
+
+            capture = Capture(key, build)
+            service.act(match_id, seat, action, cards, expected_version=expected, attach=capture)
+            play_bots(service, match_id, runtime.bot_steps)
+            return capture.result()
+
+        try:
+            return await run(runtime, request, idempotency_key, scope_of(token), work, CommandDone)
+        finally:
+            if seats:
+                bind_seat(request, seats[0])

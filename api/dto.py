@@ -1,0 +1,233 @@
+"""Request and response bodies of the REST core: msgspec Structs in camelCase.
+
+Request bodies forbid unknown fields (422 ``validation-failed`` naming the field). Cards
+are RULES R4 tokens, as a list (``["5C", "5C"]``) or one space-separated string
+(``"5C 5C"``). The views themselves (:mod:`services.views`, :mod:`services.history`,
+:mod:`services.summaries`) are the response payloads as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from litestar.datastructures import ResponseHeader
+from litestar.openapi.datastructures import ResponseSpec
+
+from api.problems import PROBLEM_MEDIA_TYPE, Problem
+from services.view_types import RulesView, SeatView
+
+Cards = (
+    list[Annotated[str, msgspec.Meta(max_length=3)]] | Annotated[str, msgspec.Meta(max_length=1000)]
+)
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
+Preset = Literal["standard", "tuolaji", "duijia"]
+Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
+BotKind = Literal["random", "heuristic"]
+Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
+
+
+class _Request(
+    msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True
+):
+    """Base of request bodies: camelCase, unknown fields refused."""
+
+
+class RulesRequest(_Request, frozen=True, kw_only=True):
+    """RULES §10 fields; absent ones come from the preset (or the standard rules)."""
+
+    declare_with_joker: bool | msgspec.UnsetType = msgspec.UNSET
+    self_overcall: bool | msgspec.UnsetType = msgspec.UNSET
+    bottom_multiplier: Literal["linear", "exponential"] | msgspec.UnsetType = msgspec.UNSET
+    no_declaration: Literal["bottom_third_card", "redeal"] | msgspec.UnsetType = msgspec.UNSET
+    throw_penalty_points: Annotated[int, msgspec.Meta(ge=0, le=1000)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    level_cap: Annotated[int, msgspec.Meta(ge=1, le=12)] | msgspec.UnsetType | None = msgspec.UNSET
+    match_end: (
+        Annotated[str, msgspec.Meta(pattern="^(wrap|finish_at_A|rounds:[1-9][0-9]{0,5})$")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    weak_hand_redeal: Annotated[int, msgspec.Meta(ge=1, le=50)] | msgspec.UnsetType | None = (
+        msgspec.UNSET
+    )
+
+    def fields(self) -> dict[str, object]:
+        """The fields given, snake_case (``RuleSet.from_mapping`` reads them)."""
+        return {
+            name: value
+            for name in self.__struct_fields__
+            if (value := getattr(self, name)) is not msgspec.UNSET
+        }
+
+
+class CreateMatchRequest(_Request, frozen=True, kw_only=True):
+    name: Annotated[str, msgspec.Meta(max_length=200)] = ""
+    preset: Preset | None = None
+    """A named rule set (§10); ``rules`` fields override it."""
+    rules: RulesRequest | None = None
+
+
+class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
+    name: Name
+
+
+class SeatBotRequest(_Request, frozen=True, kw_only=True):
+    kind: BotKind
+    name: Name | None = None
+    """The bot's display name (default: its kind and seat)."""
+
+
+class ActionRequest(_Request, frozen=True, kw_only=True):
+    cards: Cards | None = None
+    """declare / overcall: the show (R17, R20); bury: 8 cards (R21); play: the cards
+    (R22, R23); pass and redeal: none."""
+
+
+class RunBotsRequest(_Request, frozen=True, kw_only=True):
+    max_steps: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None
+
+
+class FinishRequest(_Request, frozen=True, kw_only=True):
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "organiser"
+
+
+class VerifyRequest(_Request, frozen=True, kw_only=True):
+    """A revealed seed against its commitment (R35), optionally the recorded deal."""
+
+    seed: Hex64
+    commitment: Hex64
+    first_seat: Seat = 0
+    """The seat the deal started from (R16: the dealer; round 1: seat 0)."""
+    hands: Annotated[list[Cards], msgspec.Meta(min_length=4, max_length=4)] | None = None
+    bottom: Cards | None = None
+
+
+# -- responses ---------------------------------------------------------------------------------
+
+
+class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    pass
+
+
+class NewMatch(_Response, frozen=True, kw_only=True):
+    match_id: str
+    version: int
+    organiser_token: str
+    """Shown once: seats bots, runs them, ends the match. Stored only as its hash."""
+    rules: RulesView
+
+
+class SeatClaimed(_Response, frozen=True, kw_only=True):
+    seat: int
+    token: str
+    """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view."""
+    version: int
+
+
+class BotSeated(_Response, frozen=True, kw_only=True):
+    seat: int
+    kind: str
+    version: int
+    """The match version right after seating (bots may have moved since)."""
+
+
+class CommandDone(_Response, frozen=True, kw_only=True):
+    version: int
+    """The match version the command left (its last event's)."""
+    view: SeatView
+    """The acting seat's view right after the command (R33)."""
+
+
+class BotsRun(_Response, frozen=True, kw_only=True):
+    steps: int
+    version: int
+    stopped: Literal["waiting", "limit", "conflict", "refused"]
+
+
+class FinishedMatch(_Response, frozen=True, kw_only=True):
+    version: int
+
+
+class DealVerified(_Response, frozen=True, kw_only=True):
+    ok: bool
+    seed: str
+    commitment: str
+    first_seat: int
+    hands: list[list[str]]
+    """The four hands recomputed from the seed, in draw order (R16)."""
+    bottom: list[str]
+
+
+class RoundVerified(_Response, frozen=True, kw_only=True):
+    ok: bool
+    round_id: str
+    number: int
+    seed: str
+    commitment: str
+    deals: int
+    events: int
+
+
+# -- OpenAPI: the problems each route may answer -----------------------------------------------
+
+PROBLEM_DOCS: dict[int, str] = {
+    400: "Malformed request (the body is not JSON, or the request cannot be parsed)",
+    401: "No token, or not a valid token of this match (seat or organiser)",
+    403: "A token of another match, or of the wrong role",
+    404: "No such match, round or version",
+    409: "A rule forbids it (the problem names the R-number), a version conflict with "
+    "another command, or the same Idempotency-Key still in flight",
+    412: "If-Match is not the match's current version",
+    413: "Request body too large",
+    422: "Invalid input: a field, card token or rule set (the problem names it), an "
+    "Idempotency-Key reused for another request, or a failed deal verification",
+    429: "Too many requests (see Retry-After)",
+    500: "Server fault (nothing was changed)",
+}
+
+
+def problems(*statuses: int, body: bool = False) -> dict[int, ResponseSpec]:
+    """The problem+json responses of a route: ``statuses``, plus 400 (unparsable), 422
+    (a parameter), 429 and 500 always, and 413 for a route with a request body."""
+    wanted = sorted({*statuses, 400, 422, 429, 500, *((413,) if body else ())})
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_MEDIA_TYPE,
+            description=PROBLEM_DOCS[status],
+            generate_examples=False,
+        )
+        for status in wanted
+    }
+
+
+NOT_MODIFIED = ResponseSpec(
+    data_container=None,
+    description="Not Modified: If-None-Match matches the current ETag (no body)",
+    generate_examples=False,
+)
+
+
+ETAG_HEADER = ResponseHeader(
+    name="ETag",
+    value='"12"',
+    description='The match version, quoted: "<version>" (a "-dNN" or "-c" suffix when the '
+    "view also changes with the clock)",
+    documentation_only=True,
+)
+REPLAYED_HEADER = ResponseHeader(
+    name="Idempotent-Replayed",
+    value="true",
+    description="true when this is the stored answer to an earlier request with the same "
+    "Idempotency-Key (nothing was done again)",
+    required=False,
+    documentation_only=True,
+)
+LOCATION_HEADER = ResponseHeader(
+    name="Location",
+    value="/v1/matches/{matchId}",
+    description="The new match's URL",
+    documentation_only=True,
+)

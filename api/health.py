@@ -1,0 +1,106 @@
+"""Liveness and readiness probes (issue 4: health; k8s probes point here).
+
+* ``GET /healthz`` — alive: 200 ``{"status": "ok"}`` while the process serves HTTP; it
+  touches nothing else, so a slow store never gets a healthy pod restarted.
+* ``GET /readyz`` — ready: the store is reachable and its schema is there. A cheap read
+  through the service (the notification log's highest id, :func:`store_probe`) runs in a
+  worker thread, one at a time, for at most ``timeout`` seconds: 200 ``{"status":
+  "ready"}``, else 503 ``not-ready`` problem+json with ``Retry-After``.
+
+Neither is rate limited (``api.ratelimit.DEFAULT_EXCLUDED``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import msgspec
+import structlog
+from litestar import Request, Response, get
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
+
+from api.i18n import localize, prefers_chinese
+from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
+from services.game import GameService
+
+Probe = Callable[[], object]
+"""A blocking call that raises when the store is not usable."""
+
+log = structlog.get_logger("api.health")
+
+
+class HealthStatus(msgspec.Struct):
+    status: str
+
+
+def store_probe(service: GameService) -> Probe:
+    """Read the highest notification id: needs a connection and the events table."""
+    return service.recorder.max_notification_id
+
+
+def health_handlers(
+    probe: Probe, *, timeout: float = 2.0, retry_after: int = 5
+) -> list[HTTPRouteHandler]:
+    """``/healthz`` and ``/readyz``; ``/readyz`` runs ``probe`` (see the module doc)."""
+    limiter: list[anyio.CapacityLimiter] = []
+
+    @get("/healthz", summary="Liveness", tags=["health"])
+    async def healthz() -> HealthStatus:
+        return HealthStatus("ok")
+
+    @get(
+        "/readyz",
+        summary="Readiness: the store is reachable and its schema ready",
+        tags=["health"],
+        responses={
+            503: ResponseSpec(
+                data_container=Problem,
+                media_type=PROBLEM_MEDIA_TYPE,
+                description="Not ready (the store is unreachable or has no schema yet)",
+                generate_examples=False,
+            )
+        },
+    )
+    async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
+        if not limiter:
+            limiter.append(anyio.CapacityLimiter(1))
+        try:
+            with anyio.fail_after(timeout):
+                await anyio.to_thread.run_sync(probe, abandon_on_cancel=True, limiter=limiter[0])
+        except Exception as e:
+            reason = "timed out" if isinstance(e, TimeoutError) else type(e).__name__
+            log.warning("not ready", reason=reason, error=str(e)[:200])
+            return _not_ready(request, reason, timeout, retry_after)
+        return Response(HealthStatus("ready"))
+
+    return [healthz, readyz]
+
+
+def _not_ready(
+    request: Request[Any, Any, Any], reason: str, timeout: float, retry_after: int
+) -> Response[bytes]:
+    chinese = prefers_chinese(request.headers.get("accept-language"))
+    english = (
+        f"the store did not answer a read within {timeout:g} s"
+        if reason == "timed out"
+        else f"the store is not reachable or its schema is not ready ({reason})"
+    )
+    title, detail = localize("not-ready", english, chinese=chinese)
+    problem = Problem(
+        type=PROBLEM_BASE + "not-ready",
+        title=title,
+        status=503,
+        detail=detail,
+        code="not-ready",
+        instance=request.url.path,
+    )
+    return Response(
+        content=msgspec.json.encode(problem),
+        status_code=503,
+        media_type=PROBLEM_MEDIA_TYPE,
+        headers={"Retry-After": str(retry_after)},
+    )

@@ -1,0 +1,202 @@
+"""Problem titles and details in English or Simplified Chinese (issue 4: errors and limits).
+
+The language is chosen by ``Accept-Language`` (:func:`prefers_chinese`): ``zh``,
+``zh-CN``, ``zh-Hans`` (and other Simplified tags) → Chinese, q-values honoured, English
+otherwise. Traditional tags (``zh-TW``, ``zh-HK``, ``zh-Hant``) are not served: they are
+skipped, so the next preference decides.
+
+Every error ``code`` has a :class:`Message`: an English and a Chinese title and one
+Chinese sentence. The Chinese ``detail`` is that sentence, the rule (R-number) and then
+the English detail unchanged, so the rule and the cards in R4 notation (``5C 5C 7C``)
+stay exactly as the engine wrote them::
+
+    必须按首家出牌的花色和牌型跟牌（R23）。5C 7C: R23: ...
+
+This module imports nothing from the rest of the API (``api.problems`` imports it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """The human text of one error code."""
+
+    title_en: str
+    title_zh: str
+    sentence_zh: str
+    """Chinese sentence put before the rule and the English detail."""
+
+
+def _m(title_en: str, title_zh: str, sentence_zh: str) -> Message:
+    return Message(title_en, title_zh, sentence_zh)
+
+
+MESSAGES: Final[dict[str, Message]] = {
+    # -- transport and generic (api.problems.PROBLEM_TYPES) -------------------------------
+    "bad-request": _m("Bad request", "请求错误", "请求格式不正确"),
+    "invalid-input": _m("Invalid input", "输入无效", "输入的内容无法理解"),
+    "invalid-card": _m("Invalid card notation", "牌面记法无效", "牌面须按 R4 记法书写"),
+    "invalid-rule-set": _m("Invalid rule set", "规则设置无效", "规则设置（§10）无效"),
+    "validation-failed": _m("Request validation failed", "请求校验失败", "请求中有字段未通过校验"),
+    "illegal-move": _m("Move not allowed by the rules", "规则不允许此操作", "规则不允许此操作"),
+    "not-found": _m("Not found", "未找到", "所请求的资源不存在"),
+    "method-not-allowed": _m("Method not allowed", "不允许的方法", "此路径不支持该 HTTP 方法"),
+    "unsupported-media-type": _m(
+        "Unsupported media type", "不支持的媒体类型", "请求体的媒体类型不受支持"
+    ),
+    "not-acceptable": _m("Not acceptable", "无法提供所需格式", "无法以所要求的媒体类型应答"),
+    "unauthorized": _m("Unauthorized", "未授权", "需要有效的令牌"),
+    "forbidden": _m("Forbidden", "禁止访问", "此令牌无权执行该操作"),
+    "payload-too-large": _m("Request body too large", "请求体过大", "请求体超过了大小限制"),
+    "rate-limited": _m("Too many requests", "请求过多", "请求过于频繁，请稍后再试"),
+    "internal-error": _m(
+        "Internal server error", "服务器内部错误", "服务器未能处理此请求，未做任何更改"
+    ),
+    "not-ready": _m("Service not ready", "服务尚未就绪", "服务暂时无法访问存储，请稍后再试"),
+    "shengji-error": _m("Request refused", "请求被拒绝", "请求被拒绝"),
+    # -- services (services/errors.py, services/game.py, services/verify.py) ----------------
+    "version-conflict": _m(
+        "Version conflict", "版本冲突", "另一条命令已先修改了该对局，请重新读取后再试"
+    ),
+    "precondition-failed": _m(
+        "Precondition failed", "前置条件不成立", "If-Match 中的版本不是当前版本"
+    ),
+    "verification-failed": _m(
+        "Deal verification failed", "发牌校验失败", "发牌与其承诺或记录的手牌不符"
+    ),
+    "round-not-scored": _m("Round not scored yet", "本局尚未计分", "本局计分之前种子保密"),
+    "no-round": _m("No round in play", "没有进行中的一局", "四个座位坐满后才开始一局"),
+    "match-finished": _m("Match finished", "比赛已结束", "比赛已经结束"),
+    # -- match and seats (domain/game/match.py) ---------------------------------------------
+    "seat-taken": _m("Seat taken", "座位已被占用", "该座位已有人"),
+    "seats-free": _m("Seats still free", "还有空座位", "需要四名玩家才能开始"),
+    "round-in-progress": _m("Round in progress", "本局仍在进行", "上一局尚未结束"),
+    "round-not-open": _m("Round not open", "该局未开放", "该局不是本场比赛当前的一局"),
+    # -- the deal (domain/game/round.py) ---------------------------------------------------
+    "already-dealt": _m("Already dealt", "已经发过牌", "本局已经发过牌"),
+    "not-dealt": _m("Not dealt yet", "尚未发牌", "本局尚未发牌"),
+    "still-dealing": _m("Still dealing", "仍在摸牌", "牌还没摸完，此时不能过"),
+    "already-passed": _m("Already passed", "已经过了", "该座位已经过了"),
+    "not-playing-yet": _m("Not playing yet", "尚未开始出牌", "主牌和底牌确定之后才能出牌"),
+    # -- declaring and overcalling (domain/rules/bidding.py, shows.py, overcall.py) --------
+    "already-declared": _m("Already declared", "已有人亮主", "已有人亮主，更强的亮牌须等反主"),
+    "not-eligible-to-declare": _m(
+        "Not eligible to declare", "不能亮主", "此时只有庄家一方可以亮主"
+    ),
+    "not-your-turn-to-declare": _m(
+        "Not your turn to declare", "还没轮到你亮主", "还没轮到你亮主或过"
+    ),
+    "declaring-closed": _m("Declaring closed", "亮主已结束", "亮主只能在摸牌时进行，之后只能反主"),
+    "jokers-cannot-declare": _m(
+        "Jokers cannot declare", "王不能亮主", "单独的王不能亮主，对王只能反主"
+    ),
+    "deal-already-ended": _m("Deal already ended", "发牌已结束", "发牌已经结束"),
+    "not-a-show": _m("Not a show", "不是有效的亮牌", "亮牌须为一张级牌、一对相同的级牌或对王"),
+    "not-a-level-card": _m("Not a level card", "不是级牌", "亮牌只能用级牌"),
+    "no-joker-of-matching-colour": _m(
+        "Matching joker missing", "缺少同色的王", "亮牌须带上与花色同色的王"
+    ),
+    "declaration-too-weak": _m("Show too weak", "亮牌不够大", "反主必须比现有的亮牌更强"),
+    "self-overcall-not-allowed": _m(
+        "Self-overcall not allowed", "不能自己反自己", "不能反自己现有的亮牌"
+    ),
+    "not-your-turn-to-overcall": _m(
+        "Not your turn to overcall", "还没轮到你反主", "还没轮到你反主或过"
+    ),
+    "overcall-window-closed": _m("Overcall window closed", "反主时机已过", "现在不能反主"),
+    "weak-hand-redeal-off": _m(
+        "Weak-hand redeal off", "未开启暴动", "本场规则没有暴动（手牌分少重发）"
+    ),
+    "weak-hand-too-strong": _m("Hand too strong", "手牌分数太高", "手牌分数太高，不能暴动"),
+    "redeal-request-closed": _m(
+        "Redeal request closed", "不能再要求暴动", "暴动只能在发牌后、扣底前提出"
+    ),
+    # -- burying (R21) ---------------------------------------------------------------------
+    "not-burying-now": _m("Not burying now", "现在不扣底", "现在不是扣底的时候"),
+    "not-your-turn-to-bury": _m("Not your turn to bury", "还没轮到你扣底", "还没轮到你扣底"),
+    "bury-eight": _m("Bury eight cards", "须扣八张底牌", "必须正好扣八张底牌"),
+    "illegal-bury": _m("Illegal bury", "扣底不合规则", "只能扣自己手中的八张牌"),
+    # -- play (domain/rules/play.py) -------------------------------------------------------
+    "not-your-turn": _m("Not your turn", "还没轮到你", "还没轮到你出牌"),
+    "cards-not-in-hand": _m("Cards not in hand", "手中没有这些牌", "这些牌不全在你的手中"),
+    "empty-play": _m("Empty play", "没有出牌", "出牌至少要一张"),
+    "illegal-follow": _m("Illegal follow", "跟牌不合规则", "必须按首家出牌的花色和牌型跟牌"),
+    "mixed-lead": _m("Mixed lead", "首家出牌混杂", "首家出牌必须属于同一门（同一花色或都是主牌）"),
+    "round-over": _m("Round over", "本局已结束", "所有的牌都已出完"),
+}
+
+_FALLBACK_ZH_TITLE: Final = "请求未能完成"
+_SIMPLIFIED: Final = "zh"
+_ENGLISH: Final = "en"
+_TRADITIONAL_SUBTAGS: Final = frozenset({"hant", "tw", "hk", "mo"})
+
+
+def _language(tag: str) -> str | None:
+    """``zh`` (Simplified Chinese), ``en``, or None for a language we do not serve."""
+    if tag in {"*", "en"} or tag.startswith("en-"):
+        return _ENGLISH
+    if tag == "zh" or tag.startswith("zh-"):
+        if _TRADITIONAL_SUBTAGS.intersection(tag.split("-")[1:]):
+            return None
+        return _SIMPLIFIED
+    return None
+
+
+def _quality(params: list[str]) -> float:
+    for param in params:
+        name, _, value = param.strip().partition("=")
+        if name.strip().lower() == "q":
+            try:
+                q = float(value.strip())
+            except ValueError:
+                return 0.0
+            return q if 0.0 <= q <= 1.0 else 0.0
+    return 1.0
+
+
+def prefers_chinese(accept_language: str | None) -> bool:
+    """True when Simplified Chinese ranks above English in ``Accept-Language``.
+
+    The highest q wins, the earlier entry on a tie; ``q=0`` means "not this one";
+    languages we do not serve are skipped, ``*`` counts as English.
+    """
+    if not accept_language:
+        return False
+    best, best_q = _ENGLISH, 0.0
+    for part in accept_language.split(","):
+        tag, *params = part.split(";")
+        language = _language(tag.strip().lower())
+        q = _quality(params)
+        if language is not None and q > best_q:
+            best, best_q = language, q
+    return best == _SIMPLIFIED
+
+
+def title(code: str, *, chinese: bool) -> str:
+    """The problem ``title`` of ``code``; unknown codes get a generic one."""
+    m = MESSAGES.get(code)
+    if m is not None:
+        return m.title_zh if chinese else m.title_en
+    return _FALLBACK_ZH_TITLE if chinese else code.replace("-", " ").capitalize()
+
+
+def detail(code: str, english: str, *, chinese: bool, rule: str | None = None) -> str:
+    """The problem ``detail``: ``english`` as is, or the Chinese sentence of ``code``, the
+    rule and ``english`` (which keeps the R-number and the cards in R4 notation)."""
+    if not chinese:
+        return english
+    m = MESSAGES.get(code)
+    sentence = m.sentence_zh if m is not None else _FALLBACK_ZH_TITLE
+    cited = f"（{rule}）" if rule else ""
+    return f"{sentence}{cited}。{english}" if english else f"{sentence}{cited}。"
+
+
+def localize(
+    code: str, english_detail: str, *, chinese: bool, rule: str | None = None
+) -> tuple[str, str]:
+    """``(title, detail)`` of a problem in the chosen language."""
+    return title(code, chinese=chinese), detail(code, english_detail, chinese=chinese, rule=rule)

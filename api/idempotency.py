@@ -1,0 +1,169 @@
+"""``Idempotency-Key`` on POST (IETF draft ``httpapi-idempotency-key-header``).
+
+* First request with a key: the command runs; its response (status and body) is stored
+  in the events' store **in the same save** as the command's events
+  (:mod:`services.idempotency`, ``GameService``'s ``attach``), so a retry can never
+  repeat the command and the record cannot exist without it.
+* Same key, same request (method, path and body fingerprint): the stored response again
+  — same status, same body, ``Idempotent-Replayed: true`` — and no new event.
+* Same key, another request: 422 ``idempotency-key-reused``.
+* Same key while the first request is still running: 409 ``idempotency-in-flight``
+  (a per-process map; across processes the store's conflict on the record's version 1
+  lets one request win, and the loser replays the winner's record).
+* A request that fails stores nothing (it changed nothing): retrying the key runs it again.
+
+Keys are scoped by caller (the hash of the bearer token, or ``anonymous``). POSTs that
+change nothing (``/v1/verify``, the rules oracle) accept the header and ignore it: they
+answer the same body with the same response anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+from uuid import UUID
+
+import msgspec
+from litestar import Request, Response
+
+from api.runtime import Runtime
+from domain.rules.errors import ShengjiError
+from services.errors import VersionConflictError
+from services.game import Clock, GameService, Pending
+from services.idempotency import IdempotencyRecord, find, fingerprint, record_id
+
+T = TypeVar("T")
+REPLAYED_HEADER = "Idempotent-Replayed"
+KEY_DOC = (
+    "Makes the POST safe to retry (IETF draft httpapi-idempotency-key-header): the same "
+    "key with the same body answers the first response again without acting twice; with "
+    "another body 422; while the first is still running 409."
+)
+
+
+class IdempotencyKeyReusedError(ShengjiError):
+    code = "idempotency-key-reused"
+    status: ClassVar[int] = 422
+
+
+class IdempotencyInFlightError(ShengjiError):
+    code = "idempotency-in-flight"
+    status: ClassVar[int] = 409
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A response as the client gets it (and as a key stores it)."""
+
+    status: int
+    body: bytes
+    replayed: bool = False
+    payload: Any = None
+    """The body's object when this process built it (not decoded again)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """The request's idempotency record, if it has a key: what to save with the command."""
+
+    rid: UUID | None
+    fingerprint: str
+    clock: Clock
+
+    def records(self, reply: Reply) -> list[Any]:
+        """The aggregates to save with the command's events (none without a key)."""
+        if self.rid is None:
+            return []
+        body = reply.body.decode()
+        return [
+            IdempotencyRecord.record(self.rid, self.fingerprint, reply.status, body, self.clock())
+        ]
+
+
+class Capture:
+    """The ``attach`` of a command: builds the reply from the outcome about to be saved
+    and hands back the key's record, so both are saved with the command's events."""
+
+    def __init__(self, key: Key, build: Callable[[Pending], Reply]) -> None:
+        self.key = key
+        self.build = build
+        self.reply: Reply | None = None
+
+    def __call__(self, pending: Pending) -> list[Any]:
+        self.reply = self.build(pending)
+        return self.key.records(self.reply)
+
+    def result(self) -> Reply:
+        assert self.reply is not None, "the command did not reach its save"
+        return self.reply
+
+
+Work = Callable[[Key], Reply]
+"""A handler's blocking part: runs the command, saving ``key.records(reply)`` with it."""
+
+
+def reply(status: int, payload: msgspec.Struct) -> Reply:
+    return Reply(status, msgspec.json.encode(payload), payload=payload)
+
+
+async def run(
+    runtime: Runtime,
+    request: Request[Any, Any, Any],
+    key: str | None,
+    scope: str,
+    work: Work,
+    response_type: type[T],
+) -> Response[T]:
+    """Run ``work`` in a worker thread under the Idempotency-Key semantics above."""
+    service = runtime.service
+    if key is None:
+        done = await runtime.call(work, Key(None, "", service.clock))
+        return _response(done, response_type)
+    path = request.url.path
+    query = request.scope.get("query_string", b"")
+    if query:
+        path += "?" + bytes(query).decode("latin-1")
+    fp = fingerprint(request.method, path, await request.body())
+    rid = record_id(scope, key)
+    if not runtime.in_flight.claim(rid):
+        raise IdempotencyInFlightError(
+            "a request with this Idempotency-Key is still being handled; retry later"
+        )
+    try:
+        done = await runtime.call(_once, service, rid, fp, work)
+    finally:
+        runtime.in_flight.release(rid)
+    return _response(done, response_type)
+
+
+def _once(service: GameService, rid: UUID, fp: str, work: Work) -> Reply:
+    found = find(service, rid)
+    if found is not None:
+        return _replay(found, fp)
+    try:
+        return work(Key(rid, fp, service.clock))
+    except VersionConflictError:
+        found = find(service, rid)  # another process saved this key first
+        if found is not None:
+            return _replay(found, fp)
+        raise
+
+
+def _replay(found: IdempotencyRecord, fp: str) -> Reply:
+    if found.fingerprint != fp:
+        raise IdempotencyKeyReusedError(
+            "this Idempotency-Key was used for another request (method, path or body "
+            "differ); use a new key for a new request"
+        )
+    return Reply(found.status, found.body.encode(), replayed=True)
+
+
+def _response(done: Reply, response_type: type[T]) -> Response[T]:
+    content: T
+    if isinstance(done.payload, response_type):
+        content = done.payload
+    else:
+        content = msgspec.json.decode(done.body, type=response_type)
+    headers = {REPLAYED_HEADER: "true"} if done.replayed else {}
+    return Response(content, status_code=done.status, headers=headers)

@@ -1,0 +1,233 @@
+"""Reads: the per-seat and public views (R33), the history by version (R34), the state
+as of a version, the rounds, and deal verification (R35).
+
+``/view`` (a seat token) and ``/public`` carry ``ETag: "<version>"`` (the match version,
+see :mod:`api.etag`) and answer ``If-None-Match`` with 304 and no body. ``/history`` and
+``/state`` see with the eyes of the optional bearer token's seat, else a spectator's.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
+
+from api.auth import bearer, seat_of, viewer_of
+from api.commands import parse_field
+from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, VerifyRequest, problems
+from api.etag import etag, not_modified, not_modified_response, tagged
+from api.logging import bind_seat
+from api.matches import BEARER, IfNoneMatch
+from api.runtime import Runtime, snapshot
+from domain.game.match import Match
+from domain.game.round import Round, round_id
+from services.errors import NotFoundError
+from services.game import GameService
+from services.history import MAX_LIMIT, HistoryPage, StateAt, match_history, state_at
+from services.summaries import RoundSummary, round_summaries
+from services.verify import verify_deal, verify_round
+from services.views import PublicView, SeatView, clock_marker, match_version, table_view
+
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+RoundNumber = Annotated[int, PathParameter(ge=1, le=100_000, description="Round number, from 1")]
+
+
+class RoundList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    items: list[RoundSummary]
+
+
+def _round(service: GameService, match_id: UUID, number: int) -> tuple[Match, Round]:
+    match = service.get_match(match_id)
+    if number > match.round_number:
+        raise NotFoundError(f"match {match_id} has rounds 1..{match.round_number}, not {number}")
+    return match, service.get_round(round_id(match_id, number))
+
+
+class ReadController(Controller):
+    path = "/v1/matches"
+    tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @get(
+        "/{match_id:uuid}/view",
+        summary="The table as the token's seat sees it (R33)",
+        description="Own hand, the cards it may see, whose turn and what action is "
+        "expected, legal-action hints, the current and last trick, the points so far.",
+        responses={304: NOT_MODIFIED, **problems(401, 403, 404)},
+        response_headers=[ETAG_HEADER],
+        security=BEARER,
+    )
+    async def view(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        if_none_match: IfNoneMatch = None,
+    ) -> Response[SeatView]:
+        service = runtime.service
+        token = bearer(request)
+
+        def work() -> tuple[int, str, SeatView | None]:
+            match, round_ = snapshot(service, match_id)
+            seat = seat_of(service, match, token)
+            now = service.clock()
+            tag = etag(match_version(match, round_), clock_marker(round_, now))
+            if not_modified(if_none_match, tag):
+                return seat, tag, None
+            return seat, tag, table_view(match, round_, seat, now)
+
+        seat, tag, view = await runtime.call(work)
+        bind_seat(request, seat)
+        return not_modified_response(tag) if view is None else tagged(view, tag)
+
+    @get(
+        "/{match_id:uuid}/public",
+        summary="The table as a spectator sees it (R33: no hand, no bottom before the end)",
+        responses={304: NOT_MODIFIED, **problems(404)},
+        response_headers=[ETAG_HEADER],
+    )
+    async def public(
+        self,
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        if_none_match: IfNoneMatch = None,
+    ) -> Response[PublicView]:
+        service = runtime.service
+
+        def work() -> tuple[str, PublicView | None]:
+            match, round_ = snapshot(service, match_id)
+            now = service.clock()
+            tag = etag(match_version(match, round_), clock_marker(round_, now))
+            if not_modified(if_none_match, tag):
+                return tag, None
+            return tag, table_view(match, round_, None, now)
+
+        tag, view = await runtime.call(work)
+        return not_modified_response(tag) if view is None else tagged(view, tag)
+
+    @get(
+        "/{match_id:uuid}/history",
+        summary="The match's events after a version, redacted for the viewer (R33, R34)",
+        description="Items are numbered by match version (1, 2, …, gap-free); pass `next` "
+        "as `after` for the next page: nothing is lost or repeated.",
+        responses=problems(401, 403, 404),
+        security=OPTIONAL_BEARER,
+    )
+    async def history(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        after: Annotated[int, QueryParameter(ge=0, description="a match version")] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 100,
+    ) -> HistoryPage:
+        service = runtime.service
+        token = bearer(request)
+
+        def work() -> HistoryPage:
+            viewer = viewer_of(service, service.get_match(match_id), token)
+            return match_history(service, match_id, viewer, after=after, limit=limit)
+
+        return await runtime.call(work)
+
+    @get(
+        "/{match_id:uuid}/state",
+        summary="The table as the viewer saw it at a match version (R34)",
+        description="During a round only what the viewer could see then (R33); once that "
+        "round is scored, `revealed` adds every hand and the bottom as they were.",
+        responses=problems(401, 403, 404),
+        security=OPTIONAL_BEARER,
+    )
+    async def state(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        version: Annotated[int, QueryParameter(ge=1, le=10**9, description="a match version")],
+    ) -> StateAt:
+        service = runtime.service
+        token = bearer(request)
+
+        def work() -> StateAt:
+            viewer = viewer_of(service, service.get_match(match_id), token)
+            return state_at(service, match_id, version, viewer)
+
+        return await runtime.call(work)
+
+    @get(
+        "/{match_id:uuid}/rounds", summary="The match's rounds and results", responses=problems(404)
+    )
+    async def rounds(
+        self, runtime: NamedDependency[Runtime], match_id: FromPath[UUID]
+    ) -> RoundList:
+        match, current = await runtime.call(snapshot, runtime.service, match_id)
+        return RoundList(items=round_summaries(match, current))
+
+    @get(
+        "/{match_id:uuid}/rounds/{number:int}",
+        summary="A round as a spectator sees it now (everything once scored, R33)",
+        responses=problems(404),
+    )
+    async def round(
+        self, runtime: NamedDependency[Runtime], match_id: FromPath[UUID], number: RoundNumber
+    ) -> PublicView:
+        service = runtime.service
+
+        def work() -> PublicView:
+            match, round_ = _round(service, match_id, number)
+            return table_view(match, round_, None, service.clock())
+
+        return await runtime.call(work)
+
+    @get(
+        "/{match_id:uuid}/rounds/{number:int}/verify",
+        summary="Check a scored round against its commitment and events (R35)",
+        responses=problems(404, 409),
+    )
+    async def verify_round(
+        self, runtime: NamedDependency[Runtime], match_id: FromPath[UUID], number: RoundNumber
+    ) -> RoundVerified:
+        service = runtime.service
+
+        def work() -> RoundVerified:
+            _, round_ = _round(service, match_id, number)
+            c = verify_round(service, round_.id)
+            return RoundVerified(
+                ok=True,
+                round_id=c.round_id,
+                number=c.number,
+                seed=c.seed,
+                commitment=c.commitment,
+                deals=c.deals,
+                events=c.events,
+            )
+
+        return await runtime.call(work)
+
+
+@post(
+    "/v1/verify",
+    status_code=200,
+    tags=["verification"],
+    summary="Check a revealed seed against its commitment and recompute the deal (R35)",
+    description="Optionally compares the recorded hands and bottom; a mismatch is a 422 "
+    "`verification-failed` problem naming the first card that differs.",
+    responses=problems(body=True),
+)
+async def verify(data: JSONBody[VerifyRequest]) -> DealVerified:
+    hands = None
+    if data.hands is not None:
+        hands = [list(parse_field(h, f"hands[{i}]")) for i, h in enumerate(data.hands)]
+    bottom = None if data.bottom is None else list(parse_field(data.bottom, "bottom"))
+    check = verify_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
+    return DealVerified(
+        ok=True,
+        seed=check.seed,
+        commitment=check.commitment,
+        first_seat=check.first_seat,
+        hands=check.hands,
+        bottom=check.bottom,
+    )

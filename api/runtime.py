@@ -1,0 +1,77 @@
+"""What the REST handlers share: the game service, one thread limiter, the bot budget and
+the in-flight idempotency keys (the ``runtime`` dependency, built by ``api.app``).
+
+The eventsourcing library is synchronous (ARCHITECTURE decision 2): every call into the
+service runs in a worker thread through :meth:`Runtime.call`, under the one
+:class:`anyio.CapacityLimiter` of the app, sized to the store's connection pool.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+from uuid import UUID
+
+import anyio
+import anyio.to_thread
+
+from domain.game.match import Match
+from domain.game.round import Round
+from services.bots import DEFAULT_STEPS
+from services.game import GameService
+
+T = TypeVar("T")
+
+
+class InFlight:
+    """Idempotency keys whose first request is still running in this process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._keys: set[UUID] = set()
+
+    def claim(self, key: UUID) -> bool:
+        """Mark ``key`` running; False when it already is."""
+        with self._lock:
+            if key in self._keys:
+                return False
+            self._keys.add(key)
+            return True
+
+    def release(self, key: UUID) -> None:
+        with self._lock:
+            self._keys.discard(key)
+
+
+@dataclass
+class Runtime:
+    service: GameService
+    limiter: anyio.CapacityLimiter
+    bot_steps: int = DEFAULT_STEPS
+    """Bot moves played after each command (a four-bot table plays on by itself)."""
+    in_flight: InFlight = field(default_factory=InFlight)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run the blocking ``fn(*args)`` in a worker thread under the app's limiter."""
+        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=self.limiter)
+
+    def provide(self) -> Runtime:
+        """The ``runtime`` dependency."""
+        return self
+
+
+def snapshot(service: GameService, match_id: UUID) -> tuple[Match, Round | None]:
+    """The match and its current round as one moment: the match is read again after the
+    round, so a save of both in between (a round scored, the next dealt) is not seen
+    half-way."""
+    match = service.get_match(match_id)
+    for _ in range(3):
+        round_ = service.current_round(match)
+        again = service.get_match(match_id)
+        if again.version == match.version:
+            return match, round_
+        match = again
+    return match, service.current_round(match)

@@ -1,0 +1,416 @@
+"""The live hub: wakes a process's SSE subscribers when a match changes (ARCHITECTURE
+decision 3).
+
+A hub only says *which match changed*; it never carries events or views. Subscribers
+re-read the match and build their viewer's view themselves, through
+:func:`services.views.table_view` (RULES R33), so a signal is cheap and may be spurious
+or coalesced: several changes between two waits are one wake-up.
+
+* :class:`InProcessHub` — one process on SQLite or POPO: ``GameService.on_saved`` calls
+  :meth:`~InProcessHub.publish_many` after each save (from whatever thread saved).
+* :class:`PostgresHub` — one asyncpg connection per process LISTENs on the channel the
+  eventsourcing PostgreSQL recorder NOTIFYs inside every insert transaction (the events
+  table's name, no payload; delivered on commit). On each notification it reads the new
+  rows (``notification_id > last``) and maps their originators to matches: a match's
+  events are its own; a round's id maps to its match through the round's
+  ``RoundStarted`` (cached). So a command handled by any replica wakes the subscribers
+  of every replica. The recorder locks the table while inserting, so rows become
+  visible in notification-id order; ids lost to rolled-back transactions are gaps that
+  are never filled, and reading ``> last`` simply passes over them. A dropped
+  connection is re-opened with backoff; after each (re)connect every subscribed match
+  is woken once, since notifications sent while the connection was down are lost.
+
+Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
+``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Final
+from uuid import UUID
+
+import asyncpg  # type: ignore[import-untyped]
+import msgspec
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.utils import get_topic
+
+from domain.game.match_events import MatchCreated
+from domain.game.round_events import RoundStarted
+from infra.settings import Settings, parse_database_url
+from services.game import GameService
+
+log = logging.getLogger(__name__)
+
+MATCH_CREATED: Final = get_topic(MatchCreated)
+ROUND_STARTED: Final = get_topic(RoundStarted)
+
+
+class Subscription:
+    """One subscriber's "match changed" signals; several changes coalesce into one.
+
+    ``await wait()`` returns True after a change since the previous wait, False once the
+    subscription is closed (the hub stopped); ``async for _ in subscription`` does the
+    same until closed. Use it on the event loop the hub runs on.
+    """
+
+    __slots__ = ("_closed", "_event", "_hub", "match_id")
+
+    def __init__(self, hub: LocalHub, match_id: UUID) -> None:
+        self._hub = hub
+        self.match_id = match_id
+        self._event = asyncio.Event()
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def wait(self) -> bool:
+        if not self._closed:
+            await self._event.wait()
+            self._event.clear()
+        return not self._closed
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._hub._discard(self)
+        self._event.set()
+
+    def _signal(self) -> None:
+        self._event.set()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> None:
+        if not await self.wait():
+            raise StopAsyncIteration
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalHub:
+    """Subscriptions of this process, by match; wakes them on its event loop."""
+
+    def __init__(self) -> None:
+        self._subscribers: dict[UUID, set[Subscription]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def subscribe(self, match_id: UUID) -> Subscription:
+        """Signals for ``match_id`` from now on (call on the hub's event loop)."""
+        self._loop = self._loop or asyncio.get_running_loop()
+        sub = Subscription(self, match_id)
+        self._subscribers.setdefault(match_id, set()).add(sub)
+        return sub
+
+    def subscribed(self) -> set[UUID]:
+        """The matches that have subscribers in this process."""
+        return set(self._subscribers)
+
+    def publish(self, match_id: UUID) -> None:
+        """Wake ``match_id``'s subscribers in this process (thread-safe)."""
+        self.publish_many((match_id,))
+
+    def publish_many(self, match_ids: Iterable[UUID]) -> None:
+        """Wake the subscribers of every match in ``match_ids`` (thread-safe: a
+        ``GameService.on_saved`` listener runs on the worker thread that saved)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return  # nobody ever subscribed: nobody to wake
+        ids = frozenset(match_ids)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._wake(ids)
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._wake, ids)
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+
+    async def stop(self) -> None:
+        """Close every subscription (their ``wait`` returns False)."""
+        for subs in list(self._subscribers.values()):
+            for sub in list(subs):
+                sub.close()
+        self._subscribers.clear()
+
+    def _wake(self, match_ids: Iterable[UUID]) -> None:
+        for match_id in match_ids:
+            for sub in self._subscribers.get(match_id, ()):
+                sub._signal()
+
+    def _discard(self, sub: Subscription) -> None:
+        subs = self._subscribers.get(sub.match_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subscribers[sub.match_id]
+
+
+class InProcessHub(LocalHub):
+    """The hub of a single process (SQLite, POPO): the service's saves wake it."""
+
+    def attach(self, service: GameService) -> None:
+        """Publish every match ``service`` saves from now on."""
+        service.on_saved.append(self.publish_many)
+
+    def detach(self, service: GameService) -> None:
+        with contextlib.suppress(ValueError):
+            service.on_saved.remove(self.publish_many)
+
+
+class _Created(msgspec.Struct):
+    """The one field of a ``RoundStarted`` the hub reads."""
+
+    match_id: UUID
+
+
+Connect = Callable[..., Awaitable[Any]]
+
+
+class PostgresHub(LocalHub):
+    """LISTEN/NOTIFY on the eventsourcing recorder's channel (see the module docstring).
+
+    ``poll_s``: with no notification for that long, the hub reads ``> last`` anyway —
+    a liveness check of its connection (and a safety net) at one indexed query.
+    ``backoff_s``: the first and the longest wait between reconnection attempts.
+    ``query_timeout_s``: a read that takes longer means a dead connection (reconnect).
+    The channel is not schema-qualified (the recorder names it after the table), so
+    stores in other schemas of the database wake the hub too: a spurious wake costs one
+    read that finds nothing new.
+    """
+
+    def __init__(
+        self,
+        connect_kwargs: dict[str, Any],
+        *,
+        schema: str,
+        table: str,
+        channel: str,
+        poll_s: float = 5.0,
+        backoff_s: tuple[float, float] = (0.05, 5.0),
+        batch: int = 1000,
+        cache_size: int = 100_000,
+        query_timeout_s: float = 10.0,
+        connect: Connect = asyncpg.connect,
+    ) -> None:
+        super().__init__()
+        self._connect_kwargs = connect_kwargs
+        self._connect = connect
+        self.channel = channel
+        events = f"{_quote(schema)}.{_quote(table)}"
+        self._max_sql = f"SELECT coalesce(max(notification_id), 0) FROM {events}"
+        # the state only of first events (a round's names its match): small reads
+        self._rows_sql = (
+            "SELECT notification_id, originator_id, originator_version, topic, "
+            "CASE WHEN originator_version = 1 THEN state END AS state "
+            f"FROM {events} WHERE notification_id > $1 ORDER BY notification_id LIMIT $2"
+        )
+        self._first_sql = (
+            f"SELECT topic, state FROM {events} WHERE originator_id = $1 AND originator_version = 1"
+        )
+        self._poll_s = poll_s
+        self._backoff_s = backoff_s
+        self._batch = batch
+        self._cache_size = cache_size
+        self._timeout = query_timeout_s
+        self._match_of: OrderedDict[UUID, UUID | None] = OrderedDict()
+        self._last = 0
+        self._poke = asyncio.Event()
+        self._connected = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._conn: Any = None
+        self.connections = 0
+        """How many times a LISTEN connection was opened (tests, metrics)."""
+
+    @classmethod
+    def for_service(cls, settings: Settings, service: GameService, **kwargs: Any) -> PostgresHub:
+        """The hub for ``service``'s PostgreSQL store (its schema, table and channel)."""
+        recorder = service.recorder
+        if not isinstance(recorder, PostgresApplicationRecorder) or not settings.database_url:
+            raise TypeError("PostgresHub needs a GameService on PostgreSQL")
+        target = parse_database_url(settings.database_url)
+        connect_kwargs = {
+            "host": target.host,
+            "port": target.port,
+            "user": target.user,
+            "password": target.password or None,
+            "database": target.dbname,
+            "timeout": settings.postgres_connect_timeout,
+            "server_settings": {"application_name": "shengji-hub"},
+        }
+        return cls(
+            connect_kwargs,
+            schema=recorder.datastore.schema,
+            table=recorder.events_table_name,
+            channel=recorder.channel_name,
+            **kwargs,
+        )
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    async def start(self, timeout: float = 10.0) -> None:
+        """Start listening; waits (at most ``timeout`` s) for the first LISTEN to be in
+        place, then keeps (re)connecting in the background if it is not."""
+        await super().start()
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="postgres-hub")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self._connected.wait()
+        if not self.connected:
+            log.warning("live hub: no LISTEN connection yet; retrying in the background")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await super().stop()
+
+    # -- the connection loop ----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        low, high = self._backoff_s
+        delay = low
+        while True:
+            try:
+                conn = await self._open()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("live hub: cannot connect (%s); retrying in %.2fs", e, delay)
+                await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+                delay = min(high, delay * 2)
+                continue
+            delay = low
+            try:
+                await self._listen(conn)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("live hub: connection lost (%s); reconnecting", e)
+            finally:
+                self._connected.clear()
+                self._conn = None
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(conn.close(timeout=1))
+
+    async def _open(self) -> Any:
+        conn = await self._connect(**self._connect_kwargs)
+        try:
+            conn.add_termination_listener(self._on_terminated)
+            await conn.add_listener(self.channel, self._on_notify)
+            # LISTEN first, then read where the store is: nothing committed after this
+            # point can be missed, and whatever happened while we were away is covered
+            # by waking every subscribed match once.
+            self._last = await conn.fetchval(self._max_sql, timeout=self._timeout)
+        except BaseException:
+            await asyncio.shield(conn.close(timeout=1))
+            raise
+        self._conn = conn
+        self.connections += 1
+        self._connected.set()
+        self._wake(self.subscribed())
+        return conn
+
+    async def _listen(self, conn: Any) -> None:
+        while not conn.is_closed():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._poll_s):
+                    await self._poke.wait()
+            self._poke.clear()
+            await self._read(conn)
+
+    def _on_notify(self, *_: object) -> None:
+        self._poke.set()
+
+    def _on_terminated(self, *_: object) -> None:
+        self._poke.set()  # _listen sees the closed connection and returns
+
+    # -- reading what changed ---------------------------------------------------------------
+
+    async def _read(self, conn: Any) -> None:
+        """Wake the matches of every row after ``last``; advance ``last`` (gaps left by
+        rolled-back transactions are skipped: they are never filled in)."""
+        if conn.is_closed():
+            return
+        if not self._subscribers:  # nobody to wake: just keep up with the store
+            last = await conn.fetchval(self._max_sql, timeout=self._timeout)
+            self._last = max(self._last, last)
+            return
+        while True:
+            rows = await conn.fetch(self._rows_sql, self._last, self._batch, timeout=self._timeout)
+            if not rows:
+                return
+            changed: set[UUID] = set()
+            for row in rows:
+                match_id = await self._match_of_row(conn, row)
+                if match_id is not None:
+                    changed.add(match_id)
+            self._last = rows[-1]["notification_id"]
+            self._wake(changed)
+            if len(rows) < self._batch:
+                return
+
+    async def _match_of_row(self, conn: Any, row: Any) -> UUID | None:
+        originator = UUID(bytes=row["originator_id"].bytes)
+        if originator in self._match_of:
+            self._match_of.move_to_end(originator)
+            return self._match_of[originator]
+        if row["originator_version"] == 1:
+            topic, state = row["topic"], row["state"]
+        else:
+            first = await conn.fetchrow(
+                self._first_sql, row["originator_id"], timeout=self._timeout
+            )
+            topic, state = (None, None) if first is None else (first["topic"], first["state"])
+        match_id = match_of_created(originator, topic, state)
+        self._match_of[originator] = match_id
+        if len(self._match_of) > self._cache_size:
+            self._match_of.popitem(last=False)
+        return match_id
+
+
+def match_of_created(originator: UUID, topic: str | None, state: bytes | None) -> UUID | None:
+    """The match an aggregate belongs to, from its first event: a match is its own; a
+    round names its match in ``RoundStarted``; anything else belongs to none."""
+    if topic == MATCH_CREATED:
+        return originator
+    if topic == ROUND_STARTED and state is not None:
+        try:
+            return msgspec.json.decode(state, type=_Created).match_id
+        except msgspec.DecodeError:
+            log.warning("live hub: undecodable RoundStarted of %s", originator)
+    return None
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def build_hub(settings: Settings, service: GameService) -> InProcessHub | PostgresHub:
+    """The composition root's hub: LISTEN on PostgreSQL, in-process otherwise."""
+    if settings.backend == "postgres":
+        return PostgresHub.for_service(settings, service)
+    hub = InProcessHub()
+    hub.attach(service)
+    return hub

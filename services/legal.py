@@ -1,0 +1,136 @@
+"""What the service would accept from a seat right now: the legal-action hints of a view.
+
+:func:`legal_actions` answers for one seat of a round at ``now``, from the same domain
+checks the commands run (so an offered action is accepted, tests/unit/test_views.py):
+the shows it may declare (R17, R18) or overcall with (R20), passing, the cards to bury
+from (R21, and 炒底 re-burying, R20), what a lead may be (R22) and a few legal follows
+(R23), and the weak-hand redeal (暴动, §10). Cards are in R4 notation, sorted by the
+round's trump order (R7–R10).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from datetime import datetime
+from itertools import islice
+
+import msgspec
+
+from domain.game.match import Match
+from domain.game.round import BOTTOM, DRAWS, Round, RoundPhase
+from domain.rules.bidding import Phase
+from domain.rules.cards import Card, card_names
+from domain.rules.context import TrumpContext, trump_context
+from domain.rules.errors import IllegalMoveError
+from domain.rules.follow import legal_plays
+
+FOLLOW_HINTS = 5
+"""How many legal follows (R23) a seat is offered as hints; the generator can be huge."""
+
+LEAD_NOTE = (
+    "lead any single, pair, tractor (拖拉机) or throw (甩牌) of one suit category (R12-R15, R22)"
+)
+
+
+class LegalActions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """What the service accepts from this seat right now (validated by the domain)."""
+
+    actions: list[str] = []
+    """Action names of :data:`services.game.ACTIONS` this seat may send now."""
+    shows: list[list[str]] = []
+    """declare / overcall: every show this seat can make (R17, R20), weakest first."""
+    bury_from: list[str] = []
+    """bury: choose ``bury_count`` of these cards (hand + bottom, R21)."""
+    bury_count: int = 0
+    lead: str | None = None
+    """play, leading: what a lead may be (R22)."""
+    follows: list[list[str]] = []
+    """play, following: some legal plays (R23), at most :data:`FOLLOW_HINTS`."""
+    follow_count: int = 0
+    more_follows: bool = False
+
+
+NO_ACTIONS = LegalActions()
+
+
+def round_context(round_: Round | None) -> TrumpContext:
+    """The trump order to sort by (R7–R10); no-trump order until trump is known."""
+    if round_ is None:
+        return trump_context(0, None)
+    bidding = round_.bidding
+    return trump_context(bidding.level, bidding.trump if bidding.trump_known else None)
+
+
+def sorted_names(cards: Iterable[Card], ctx: TrumpContext) -> list[str]:
+    """Cards in R4 notation, by trump order (suits S H C D low to high, then trump)."""
+    key = ctx.rank_key
+    return card_names(sorted(cards, key=lambda c: (key[c], c)))
+
+
+def claimed(round_: Round, now: datetime) -> Round:
+    """``round_`` as the next command would find it: a passed deadline (the end of the
+    drawing R16/R17, the overcall window R20) claimed, on a copy (nothing is saved)."""
+    if round_.dealt is None or round_.phase not in (RoundPhase.DEALING, RoundPhase.OVERCALLING):
+        return round_
+    r = copy.deepcopy(round_)
+    r.claim_deadlines(now)
+    return r
+
+
+def legal_actions(
+    match: Match, round_: Round | None, seat: int, now: datetime, ctx: TrumpContext
+) -> LegalActions:
+    """What the service would accept from ``seat`` now: computed on a copy of the round
+    with any passed deadline claimed, as the next command would claim it (R16, R20)."""
+    if round_ is None or round_.dealt is None or match.finished:
+        return NO_ACTIONS
+    r = claimed(round_, now)
+    phase = r.phase
+    actions: list[str] = []
+    shows: list[list[str]] = []
+    if phase in (RoundPhase.DEALING, RoundPhase.DECLARING, RoundPhase.OVERCALLING):
+        hand = r.hand_at(seat, now)
+        found = r.bidding.legal_shows(seat, hand)
+        shows = [card_names(s.cards) for s in found]
+        if found:
+            actions.append("overcall" if phase is RoundPhase.OVERCALLING else "declare")
+        if phase is RoundPhase.DEALING:
+            if r.drawn_at(now) >= DRAWS and seat not in r.deal_passes:
+                actions.append("pass")
+        elif r.bidding.to_speak == seat:
+            actions.append("pass")
+    if may_ask_redeal(r, seat):
+        actions.append("redeal")
+    if phase is RoundPhase.BURYING and r.bidding.burier == seat:
+        full = [*r.hands[seat], *r.bottom]
+        return LegalActions(
+            actions=["bury", *actions], bury_from=sorted_names(full, ctx), bury_count=BOTTOM
+        )
+    play = r.play
+    if phase is RoundPhase.PLAYING and play is not None and play.turn == seat:
+        if not play.trick:
+            return LegalActions(actions=["play"], lead=LEAD_NOTE)
+        lead = play.lead_shape
+        assert lead is not None
+        found_plays = list(islice(legal_plays(play.ctx, lead, play.hands[seat]), FOLLOW_HINTS + 1))
+        return LegalActions(
+            actions=["play"],
+            follows=[sorted_names(p, ctx) for p in found_plays[:FOLLOW_HINTS]],
+            follow_count=lead.size,
+            more_follows=len(found_plays) > FOLLOW_HINTS,
+        )
+    return LegalActions(actions=actions, shows=shows)
+
+
+def may_ask_redeal(round_: Round, seat: int) -> bool:
+    """§10 暴动: after the deal, before the first bury, a hand under N points."""
+    if round_.rules.weak_hand_redeal is None or round_.bidding.phase is Phase.DEALING:
+        return False
+    if round_.phase not in (RoundPhase.DECLARING, RoundPhase.OVERCALLING, RoundPhase.BURYING):
+        return False
+    try:
+        round_.bidding.check_weak_hand_redeal(seat, round_.dealt_hand(seat))
+    except IllegalMoveError:
+        return False
+    return True

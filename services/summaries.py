@@ -1,0 +1,155 @@
+"""Public summaries of matches and their rounds (nothing secret: R33).
+
+:func:`list_matches` pages through the matches in creation order, reading the store's
+notification log filtered by the ``MatchCreated`` topic (the notification id is the
+cursor); :func:`match_summary` is one match — rules (§10), seats, team levels (R5),
+dealer (R31), the current round, the results (R29–R32) and whether and who won (R32);
+:func:`round_summaries` lists the rounds with their recorded results.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import msgspec
+from eventsourcing.utils import get_topic
+
+from domain.game.match import Match
+from domain.game.match_events import MatchCreated
+from domain.game.round import Round
+from domain.rules.cards import RANKS
+from domain.rules.errors import InvalidInputError
+from services.game import GameService
+from services.view_types import RecordedView, RulesView, SeatPlayer, recorded_view, rules_view
+
+MAX_PAGE = 100
+_CREATED = get_topic(MatchCreated)
+
+
+class RoundSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One round: ``playing``, ``scored`` (with its result) or ``abandoned`` (the match
+    was finished while it was played, R32)."""
+
+    number: int
+    round_id: str
+    status: str
+    dealer: int | None
+    result: RecordedView | None
+
+
+class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A match as anyone may see it."""
+
+    match_id: str
+    name: str
+    preset: str | None
+    created_at: str
+    version: int
+    """The match's version (events of the match and its rounds): the ETag."""
+    rules: RulesView
+    seats: list[SeatPlayer | None]
+    team_levels: list[str]
+    """Levels of team {0,2} and team {1,3} now (R5, R30)."""
+    laps: list[int]
+    """Times each team has gone past A (R32 wrap)."""
+    dealer: int | None
+    """The dealer of the next round (R31); None before round 1 (抢报, R18)."""
+    round_number: int
+    round_open: bool
+    finished: bool
+    winner: int | None
+    """The winning team (0 or 1) once finished; None for a tie (R32)."""
+    rounds: list[RoundSummary]
+
+
+class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    match_id: str
+    name: str
+    preset: str | None
+    created_at: str
+    seats_taken: int
+    round_number: int
+    finished: bool
+
+
+class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    items: list[MatchListItem]
+    next: int
+    """Pass as ``after`` for the next page (a position in the store's log)."""
+    more: bool
+
+
+def list_matches(service: GameService, *, after: int = 0, limit: int = 50) -> MatchList:
+    """Matches created after log position ``after``, oldest first, at most ``limit``."""
+    if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
+        raise InvalidInputError(f"limit must be 1..{MAX_PAGE}, got {limit!r}")
+    if type(after) is not int or after < 0:
+        raise InvalidInputError(f"after is a position >= 0, got {after!r}")
+    found = service.recorder.select_notifications(
+        after, limit + 1, topics=[_CREATED], inclusive_of_start=False
+    )
+    items: list[MatchListItem] = []
+    for n in found[:limit]:
+        match = service.get_match(UUID(str(n.originator_id)))
+        items.append(
+            MatchListItem(
+                match_id=str(match.id),
+                name=match.name,
+                preset=match.preset,
+                created_at=match.created_on.isoformat(),
+                seats_taken=sum(s is not None for s in match.seats),
+                round_number=match.round_number,
+                finished=match.finished,
+            )
+        )
+    last = found[limit - 1].id if len(found) > limit else (found[-1].id if found else after)
+    return MatchList(items=items, next=last, more=len(found) > limit)
+
+
+def match_summary(match: Match, current: Round | None) -> MatchSummary:
+    """``match`` with its current round ``current`` (None before round 1)."""
+    return MatchSummary(
+        match_id=str(match.id),
+        name=match.name,
+        preset=match.preset,
+        created_at=match.created_on.isoformat(),
+        version=match.sequence(0 if current is None else current.version),
+        rules=rules_view(match.rules),
+        seats=[
+            None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
+            for seat, info in enumerate(match.seats)
+        ],
+        team_levels=[RANKS[lv] for lv in match.levels],
+        laps=list(match.laps),
+        dealer=match.dealer,
+        round_number=match.round_number,
+        round_open=match.round_open,
+        finished=match.finished,
+        winner=match.winner,
+        rounds=round_summaries(match, current),
+    )
+
+
+def round_summaries(match: Match, current: Round | None) -> list[RoundSummary]:
+    """Every round so far: the recorded ones, then the one being played (if any)."""
+    rounds = [
+        RoundSummary(
+            number=r.number,
+            round_id=str(r.round_id),
+            status="scored",
+            dealer=r.dealer,
+            result=recorded_view(r),
+        )
+        for r in match.results
+    ]
+    if match.round_open and current is not None:
+        rounds.append(
+            RoundSummary(
+                number=current.number,
+                round_id=str(current.id),
+                status="abandoned" if match.finished else "playing",
+                dealer=current.bidding.dealer,
+                result=None,
+            )
+        )
+    return rounds

@@ -1,0 +1,209 @@
+"""The view types (RULES R33): frozen msgspec Structs of plain values that encode to
+camelCase JSON, the API's payloads as they are (cards in R4 notation, ranks
+``"2"``..``"A"``, suits ``"S" "H" "C" "D"``). :mod:`services.views` builds them.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.game.match_events import RoundRecorded
+from domain.rules.cards import RANKS
+from domain.rules.ruleset import RuleSet
+from services.legal import LegalActions
+
+
+class RulesView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The match's rule set (RULES §10), fixed when the match was created."""
+
+    declare_with_joker: bool
+    self_overcall: bool
+    bottom_multiplier: str
+    no_declaration: str
+    throw_penalty_points: int
+    level_cap: int | None
+    match_end: str
+    weak_hand_redeal: int | None
+
+
+def rules_view(rules: RuleSet) -> RulesView:
+    m = rules.to_mapping()
+    return RulesView(
+        declare_with_joker=bool(m["declare_with_joker"]),
+        self_overcall=bool(m["self_overcall"]),
+        bottom_multiplier=str(m["bottom_multiplier"]),
+        no_declaration=str(m["no_declaration"]),
+        throw_penalty_points=rules.throw_penalty_points,
+        level_cap=rules.level_cap,
+        match_end=str(m["match_end"]),
+        weak_hand_redeal=rules.weak_hand_redeal,
+    )
+
+
+class SeatPlayer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """Who sits in a seat (R1): a display name and ``human`` or a bot kind."""
+
+    seat: int
+    name: str
+    kind: str
+
+
+class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A declaration (R17) or an overcall (R20), public once made."""
+
+    seat: int
+    cards: list[str]
+    trump: str | None
+    """The suit letter it makes trump; None = no-trump (R9)."""
+    strength: str
+    overcall: bool
+
+
+class PlayView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    seat: int
+    cards: list[str]
+
+
+class TrickView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A completed trick: its leader, the plays in order, the winner (R24)."""
+
+    leader: int
+    plays: list[PlayView]
+    winner: int
+
+
+class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """R22: a throw that could be beaten; the attempted cards were shown to the table."""
+
+    seat: int
+    attempted: list[str]
+
+
+class Expected(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """Whose action the round waits for (``seat`` None: any seat) and which."""
+
+    seat: int | None
+    action: str
+    """declare_or_pass, overcall_or_pass, bury, play, redeal (the service deals again)."""
+
+
+class ResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """``RoundScored`` (R26–R31) with everything revealed (R33, R35)."""
+
+    trick_points: int
+    bottom_cards: list[str]
+    bottom_points: int
+    multiplier: int
+    bottom_bonus: int
+    penalties: list[int]
+    attackers_total: int
+    outcome: str
+    levels_gained: int
+    band: str
+    defenders_keep: bool
+    dealer: int
+    next_dealer: int
+    seed: str
+    commitment: str
+    dealt_hands: list[list[str]]
+    """The four hands as dealt from the seed (R16), in draw order."""
+    dealt_bottom: list[str]
+    """The bottom as dealt, before any burying (R16)."""
+
+
+class RecordedView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A round's result as the match recorded it (``RoundRecorded``, R29–R32)."""
+
+    number: int
+    dealer: int
+    attackers_total: int
+    outcome: str
+    levels_gained: int
+    team_up: int
+    """The team (0: seats 0 and 2, 1: seats 1 and 3) that defends next (R30)."""
+    team_levels: list[str]
+    """The two teams' levels after the round (R30, R32)."""
+    next_dealer: int
+
+
+class Versions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """Aggregate versions the view was built from."""
+
+    match_version: int
+    round_version: int | None
+
+
+class PublicView(
+    msgspec.Struct, frozen=True, kw_only=True, rename="camel", tag_field="kind", tag="public"
+):
+    """The table as a spectator sees it: no hand, no bottom before the end (R33).
+    Before round 1 (seats still free) the round's fields keep their defaults. ``kind``
+    (``public`` / ``seat``) tells the two views apart."""
+
+    match_id: str
+    version: int
+    """The match's version (events of the match and its rounds): the ETag."""
+    versions: Versions
+    rules: RulesView
+    seats: list[SeatPlayer | None]
+    match_finished: bool
+    team_levels: list[str]
+    """Levels of team {0,2} and team {1,3} this round is played at (R5)."""
+    dealer: int | None
+    round_id: str | None = None
+    round_number: int = 0
+    phase: str = "seating"
+    """A :class:`~domain.game.round.RoundPhase` value, or ``seating`` before round 1."""
+    level_rank: str | None = None
+    trump: str | None = None
+    """Suit letter; None = no-trump (R9) or not decided yet (see ``trump_decided``)."""
+    trump_decided: bool = False
+    declarations: list[ShowView] = []
+    fallback_card: str | None = None
+    """R19: the bottom's 3rd card, shown to all when it named trump."""
+    commitment: str | None = None
+    """R35: sha256 of the deal's seed, published before the first card is drawn."""
+    deadline: str | None = None
+    """When the drawing (R16) or the overcall window (R20) closes by itself, ISO 8601."""
+    expected: Expected | None = None
+    hand_sizes: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    trick_leader: int | None = None
+    trick: list[PlayView] = []
+    last_trick: TrickView | None = None
+    tricks_done: int = 0
+    played: list[str] = []
+    """Every card played so far, in play order (R33: public once played)."""
+    attacker_points: int = 0
+    failed_throws: list[FailedThrow] = []
+    result: ResultView | None = None
+    last_result: RecordedView | None = None
+    """The last round the match recorded (a scored round's view gives way to the next
+    deal at once, so its result is repeated here)."""
+
+
+class SeatView(PublicView, frozen=True, kw_only=True, tag="seat"):
+    """The table as ``seat`` sees it (R33)."""
+
+    seat: int
+    hand: list[str]
+    """Sorted by trump order (suits S H C D low to high, then trump, R7–R10)."""
+    bottom: list[str] | None
+    """The bottom / buried cards when this seat may see them (R21, R20 炒底), else None."""
+    visible: list[str]
+    """Every card this seat can see: hand, bottom if shown, every card played; all 108
+    once the round is scored (R33)."""
+    legal: LegalActions
+
+
+def recorded_view(r: RoundRecorded) -> RecordedView:
+    """A round's result as the match recorded it (R29–R32), public."""
+    return RecordedView(
+        number=r.number,
+        dealer=r.dealer,
+        attackers_total=r.attackers_total,
+        outcome=r.outcome,
+        levels_gained=r.levels_gained,
+        team_up=r.team_up,
+        team_levels=[RANKS[lv] for lv in r.levels],
+        next_dealer=r.next_dealer,
+    )

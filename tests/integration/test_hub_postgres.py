@@ -1,0 +1,252 @@
+"""Two app instances on one PostgreSQL database (issue 4, ARCHITECTURE decision 3): a
+command handled by instance A reaches an SSE subscriber of instance B through B's
+LISTEN hub, within a bounded time; polls through B see the new version. The hub
+survives a dropped connection (changes made meanwhile are not lost) and passes over
+gaps in notification ids.
+
+Each test gets a fresh schema on the ``pg_url`` server (dropped afterwards); each
+instance is a ``GameService`` with its own connections and aggregate cache, a
+:class:`~infra.hub.PostgresHub` and a Litestar app with the stream controller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID, uuid4
+
+import anyio
+import asyncpg  # type: ignore[import-untyped]
+import msgspec
+import psycopg
+import pytest
+from litestar import Litestar
+from psycopg import sql
+
+from api.sse import LiveStreams, StreamSettings
+from domain.rules.ruleset import RuleSet
+from infra.hub import MATCH_CREATED, ROUND_STARTED, PostgresHub, build_hub, match_of_created
+from infra.settings import Settings, build_service
+from services.game import GameService
+from services.views import table_view
+from tests.api.test_sse import TIMEOUT, SseStream, build_app, step, stream
+from tests.conftest import FakeClock, FixedSeeds
+
+pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def settings(pg_url: str) -> Iterator[Settings]:
+    schema = f"test_{uuid4().hex[:16]}"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    try:
+        yield Settings(
+            backend="postgres",
+            database_url=pg_url,
+            postgres_schema=schema,
+            postgres_pool_size=2,
+            postgres_max_overflow=4,
+        )
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@dataclass
+class Instance:
+    """One replica: its service, hub, streams and app."""
+
+    service: GameService
+    hub: PostgresHub
+    live: LiveStreams
+    app: Litestar
+
+    def version(self, match_id: UUID) -> int:
+        match = self.service.get_match(match_id)
+        round_ = self.service.current_round(match)
+        return match.sequence(0 if round_ is None else round_.version)
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A (blocking) service call on a worker thread, as the API makes it."""
+        return await anyio.to_thread.run_sync(fn, *args)
+
+
+@asynccontextmanager
+async def instance(settings: Settings, **hub_options: Any) -> AsyncIterator[Instance]:
+    service = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
+    try:
+        hub = PostgresHub.for_service(settings, service, **hub_options)
+        live = LiveStreams(service, hub, StreamSettings(heartbeat_s=30, lifetime_s=60))
+        app = build_app(live)
+        async with app.lifespan():
+            assert hub.connected
+            yield Instance(service, hub, live, app)
+        assert live.streams == 0
+    finally:
+        service.close()
+
+
+async def seated_match(a: Instance) -> tuple[UUID, list[str]]:
+    match_id: UUID = await a.run(a.service.create_match, RuleSet())
+    tokens = [(await a.run(a.service.take_seat, match_id, s, f"p{s}"))[0] for s in range(4)]
+    return match_id, tokens
+
+
+async def until(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    async with asyncio.timeout(timeout):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
+async def frame_at(s: SseStream, version: int) -> dict[str, Any]:
+    """Read frames until the one with id ``version`` (ids only grow)."""
+    while True:
+        ev = await s.next_view()
+        assert ev.id is not None and ev.id <= version
+        if ev.id == version:
+            return ev.json()
+
+
+# -- across instances ---------------------------------------------------------------------------
+
+
+async def test_a_command_through_a_reaches_subscribers_of_b(settings: Settings) -> None:
+    async with instance(settings) as a, instance(settings) as b:
+        match_id, tokens = await seated_match(a)
+        path = f"/v1/matches/{match_id}/stream"
+        async with (
+            stream(b.app, path) as spectator,
+            stream(b.app, path, {"Authorization": f"Bearer {tokens[0]}"}) as seat0,
+        ):
+            v0 = a.version(match_id)
+            assert (await spectator.next_view()).id == v0
+            assert (await seat0.next_view()).id == v0
+            latencies = []
+            for _ in range(6):
+                started = time.monotonic()
+                await a.run(step, a.service, match_id)
+                version = a.version(match_id)
+                public = await frame_at(spectator, version)
+                mine = await frame_at(seat0, version)
+                latencies.append(time.monotonic() - started)
+                # polls through B see the new version, and the same views
+                assert b.version(match_id) == version
+                assert public == _view(b, match_id, None)
+                assert mine == _view(b, match_id, 0)
+                assert "hand" not in public and mine["seat"] == 0
+            assert max(latencies) < 2.0, latencies
+
+
+async def test_and_the_other_way_round(settings: Settings) -> None:
+    async with instance(settings) as a, instance(settings) as b:
+        match_id, _ = await seated_match(a)
+        async with stream(a.app, f"/v1/matches/{match_id}/stream") as s:
+            await s.next_view()
+            await b.run(step, b.service, match_id)
+            await frame_at(s, b.version(match_id))
+
+
+def _view(inst: Instance, match_id: UUID, viewer: int | None) -> dict[str, Any]:
+    match = inst.service.get_match(match_id)
+    view = table_view(match, inst.service.current_round(match), viewer, inst.service.clock())
+    decoded: dict[str, Any] = json.loads(msgspec.json.encode(view))
+    return decoded
+
+
+# -- a dropped connection, gaps ----------------------------------------------------------------
+
+
+async def test_the_hub_reconnects_and_loses_nothing_meanwhile(settings: Settings) -> None:
+    gate = asyncio.Event()
+    gate.set()
+
+    async def gated_connect(**kwargs: Any) -> Any:
+        await gate.wait()
+        return await asyncpg.connect(**kwargs)
+
+    async with (
+        instance(settings) as a,
+        instance(settings, connect=gated_connect, backoff_s=(0.01, 0.1)) as b,
+    ):
+        match_id, _ = await seated_match(a)
+        async with stream(b.app, f"/v1/matches/{match_id}/stream") as s:
+            await s.next_view()
+            gate.clear()  # B's hub cannot reconnect until the gate opens
+            await _terminate(settings, b.hub)
+            await until(lambda: not b.hub.connected)
+            await a.run(step, a.service, match_id)  # committed while B is not listening
+            missed = a.version(match_id)
+            gate.set()
+            await until(lambda: b.hub.connected)
+            assert b.hub.connections == 2
+            await frame_at(s, missed)
+            await a.run(step, a.service, match_id)  # and the new connection listens
+            await frame_at(s, a.version(match_id))
+
+
+async def test_gaps_in_notification_ids_are_passed_over(settings: Settings) -> None:
+    async with instance(settings) as a, instance(settings) as b:
+        match_id, _ = await seated_match(a)
+        async with stream(b.app, f"/v1/matches/{match_id}/stream") as s:
+            await s.next_view()
+            table = f'"{settings.postgres_schema}".shengji_events'
+            with psycopg.connect(str(settings.database_url), autocommit=True) as conn:
+                for _ in range(3):  # what rolled-back inserts leave behind
+                    conn.execute(
+                        "SELECT nextval(pg_get_serial_sequence(%s, 'notification_id'))", (table,)
+                    )
+                with pytest.raises(psycopg.errors.UniqueViolation), conn.transaction():
+                    conn.execute(
+                        sql.SQL(
+                            "INSERT INTO {}.shengji_events "
+                            "(originator_id, originator_version, topic, state) "
+                            "SELECT originator_id, originator_version, topic, state "
+                            "FROM {}.shengji_events LIMIT 1"
+                        ).format(*[sql.Identifier(settings.postgres_schema)] * 2)
+                    )
+            for _ in range(3):
+                await a.run(step, a.service, match_id)
+                await frame_at(s, a.version(match_id))
+
+
+# -- helpers and the hub's pieces ------------------------------------------------------------------
+
+
+async def _terminate(settings: Settings, hub: PostgresHub) -> None:
+    """Kill the hub's LISTEN connection from the server's side."""
+    conn = hub._conn
+    assert conn is not None
+    pid = conn.get_server_pid()
+    with psycopg.connect(str(settings.database_url), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+def test_build_hub_picks_the_store(settings: Settings) -> None:
+    service = build_service(settings)
+    try:
+        hub = build_hub(settings, service)
+        assert isinstance(hub, PostgresHub)
+        assert hub.channel == "shengji_events"  # the recorder's NOTIFY channel
+    finally:
+        service.close()
+
+
+def test_which_match_an_aggregate_belongs_to() -> None:
+    match_id, round_id = uuid4(), uuid4()
+    state = b'{"match_id":"%s","number":1}' % str(match_id).encode()
+    assert match_of_created(match_id, MATCH_CREATED, b"{}") == match_id
+    assert match_of_created(round_id, ROUND_STARTED, state) == match_id
+    assert match_of_created(round_id, ROUND_STARTED, b"not json") is None
+    assert match_of_created(round_id, "some.other:Created", b"{}") is None
+    assert match_of_created(round_id, None, None) is None
