@@ -1,8 +1,9 @@
 # Two commands do everything on a fresh machine (see README):
-#   make run    — the main job (for now: the round simulator)
-#   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
 #   make serve  — the HTTP API on HOST:PORT [127.0.0.1:8000], docs at /schema;
 #                 embedded SQLite (SQLITE_PATH), DATABASE_URL switches to PostgreSQL
+#   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
+# Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
+# make bench-core, make bench-api.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -20,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: simulate
+run: serve
 
 simulate: $(STAMP)
 	$(BIN)/python -m infra.cli simulate $(ARGS)

@@ -20,6 +20,10 @@ Variables, with their defaults in brackets:
   ``WINDOW_MS`` — ms the overcall window stays open, R20 [0: until four passes]
 * ``CREATE_TABLES`` — create the event tables if missing [true]
 * ``LOG_LEVEL`` — ``DEBUG`` … ``CRITICAL`` [``INFO``]
+* ``RATE_LIMIT_PER_MINUTE`` — requests per client per minute, 0 = off [600]
+* ``SSE_HEARTBEAT_S`` / ``SSE_LIFETIME_S`` / ``SSE_RETRY_MS`` — live streams: ping
+  interval, how long a stream lives before the client reconnects, the ``retry:`` hint
+  [15 / 600 / 1000]
 
 :func:`persistence_env` turns settings into the eventsourcing library's environment
 (ARCHITECTURE decision 1: POPO in tests, SQLite embedded, PostgreSQL in production);
