@@ -12,10 +12,14 @@ IntegrityError (our optimistic concurrency).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
+from psycopg.rows import tuple_row
 
 RECORDER_TOPIC = "infra.pgstore:LockingInsertRecorder"
 
@@ -43,3 +47,43 @@ class LockingInsertRecorder(PostgresApplicationRecorder):
             channel=sql.Identifier(self.channel_name),
         )
         ds.enable_db_functions = True
+
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        """The library's query with plain tuple rows and only the columns it needs (the
+        originator id is the one asked for): about half the cost of a round's fetch."""
+        statement = self._select_columns
+        params: list[Any] = [originator_id]
+        if gt is not None:
+            params.append(gt)
+            statement += sql.SQL(" AND originator_version > %s")
+        if lte is not None:
+            params.append(lte)
+            statement += sql.SQL(" AND originator_version <= %s")
+        statement += sql.SQL(" ORDER BY originator_version")
+        statement += sql.SQL(" DESC" if desc else " ASC")
+        if limit is not None:
+            params.append(limit)
+            statement += sql.SQL(" LIMIT %s")
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(statement, params, prepare=True)
+            return [
+                StoredEvent(originator_id, version, topic, bytes(state))
+                for version, topic, state in curs.fetchall()
+            ]
+
+    @property
+    def _select_columns(self) -> sql.Composed:
+        return sql.SQL(
+            "SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s"
+        ).format(
+            schema=sql.Identifier(self.datastore.schema),
+            table=sql.Identifier(self.events_table_name),
+        )
