@@ -215,9 +215,14 @@ class GameService(Application[UUID]):
     ) -> CommandResult:
         """R32: the organiser ends the match (a round in play is abandoned unscored)."""
         match = self.get_match(match_id)
-        match.finish(reason, self.clock())
+        now = self.clock()
+        match.finish(reason, now)
         current = self.current_round(match)
-        self._save(match, *self._extras(attach, match, None, current))
+        if current is not None and current.phase not in (RoundPhase.SCORED, RoundPhase.ABANDONED):
+            # Saved with MatchFinished: a command racing on this round conflicts on its
+            # version instead of landing after the match's end.
+            current.abandon(reason, now)
+        self._save(match, current, *self._extras(attach, match, None, current))
         return self._result(match, None, current)
 
     def is_organiser(self, match: Match, token: str) -> bool:

@@ -254,7 +254,7 @@ def _expected(round_: Round) -> Expected | None:
         return Expected(seat=None, action="declare_or_pass") if round_.dealt is not None else None
     if phase is RoundPhase.REDEAL:
         return Expected(seat=None, action="redeal")
-    if phase is RoundPhase.SCORED:
+    if phase in (RoundPhase.SCORED, RoundPhase.ABANDONED):
         return None
     action = {
         RoundPhase.DECLARING: "declare_or_pass",

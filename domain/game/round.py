@@ -51,6 +51,7 @@ class RoundPhase(StrEnum):
     BURYING = "burying"  # R21 (and 炒底 re-burying, R20)
     PLAYING = "playing"  # R22–R27
     SCORED = "scored"  # R28–R31: RoundScored recorded
+    ABANDONED = "abandoned"  # R32: the organiser ended the match during this round
     REDEAL = "redeal"  # R19 / 暴动: waiting for a new deal
 
 
@@ -95,6 +96,7 @@ class Round(GameAggregate):
         play: TrickPlay | None
         penalties: list[int]
         result: ev.RoundScored | None
+        abandoned: ev.RoundAbandoned | None
 
     @classmethod
     def start(
@@ -138,6 +140,8 @@ class Round(GameAggregate):
     def phase(self) -> RoundPhase:
         if self.result is not None:
             return RoundPhase.SCORED
+        if self.abandoned is not None:
+            return RoundPhase.ABANDONED
         if self.play is not None:
             return RoundPhase.PLAYING
         return _BIDDING_PHASES[self.bidding.phase]
@@ -215,21 +219,21 @@ class Round(GameAggregate):
 
     def declare(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R17/R18: declare trump with level card(s) already in hand at ``now``."""
-        self.claim_deadlines(now)
+        self._begin_command(now)
         hand = self.hand_at(seat, now) if self.hands or self.dealt else ()
         show = self.bidding.check_declare(seat, cards, hand)
         self._emit(ev.TrumpDeclared, now, **_show_fields(show))
 
     def overcall(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R20: a strictly stronger show in the window."""
-        self.claim_deadlines(now)
+        self._begin_command(now)
         show = self.bidding.check_overcall(seat, cards, self.hand_at(seat, now))
         self._emit(ev.Overcalled, now, **_show_fields(show))
 
     def pass_turn(self, seat: int, now: datetime) -> None:
         """Pass: in the window (R20) or the late declaring turn (R18); during the deal,
         once every card is drawn, four passes end the drawing early."""
-        self.claim_deadlines(now)
+        self._begin_command(now)
         if self.phase is RoundPhase.DEALING:
             if seat not in range(4):
                 raise InvalidInputError(f"seat must be 0..3, got {seat!r}")
@@ -255,7 +259,7 @@ class Round(GameAggregate):
 
     def bury(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R21: the burier takes the bottom (8 cards) into hand and buries any 8."""
-        self.claim_deadlines(now)
+        self._begin_command(now)
         self.bidding.check_bury(seat)
         if len(cards) != BOTTOM:
             raise IllegalMoveError(
@@ -273,7 +277,7 @@ class Round(GameAggregate):
 
     def request_redeal(self, seat: int, now: datetime) -> None:
         """§10 weak_hand_redeal (暴动): a weak hand asks for a new deal."""
-        self.claim_deadlines(now)
+        self._begin_command(now)
         if self.phase in (RoundPhase.DEALING, RoundPhase.PLAYING, RoundPhase.SCORED):
             raise IllegalMoveError(
                 "a weak-hand redeal is asked after the deal and before burying (§10)",
@@ -285,7 +289,7 @@ class Round(GameAggregate):
 
     def play_cards(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R22–R25: lead or follow; a failed throw plays the forced component (R22)."""
-        self.claim_deadlines(now)
+        self._begin_command(now)
         if self.play is None:
             raise IllegalMoveError(
                 f"cards are played once trump and the bottom are settled (phase {self.phase})",
@@ -321,6 +325,23 @@ class Round(GameAggregate):
     def dealt_hand(self, seat: int) -> tuple[Card, ...]:
         assert self.dealt is not None
         return self.dealt.hands[seat]
+
+    def abandon(self, reason: str, now: datetime) -> None:
+        """R32: the match ended during this round; it stays unscored, its secrets kept."""
+        if self.phase in (RoundPhase.SCORED, RoundPhase.ABANDONED):
+            raise IllegalMoveError(
+                f"round {self.number} is over already", rule="R32", code="round-over"
+            )
+        self._emit(ev.RoundAbandoned, now, reason=reason)
+
+    def _begin_command(self, now: datetime) -> None:
+        if self.abandoned is not None:
+            raise IllegalMoveError(
+                f"round {self.number} was abandoned: the match is over",
+                rule="R32",
+                code="match-finished",
+            )
+        self.claim_deadlines(now)
 
     def claim_deadlines(self, now: datetime) -> None:
         """End the drawing or the overcall window when their deadline has passed."""

@@ -98,6 +98,7 @@ class RoundStarted(Aggregate.Created):
         r.play = None
         r.penalties = []
         r.result = None
+        r.abandoned = None
 
 
 def _fresh_bidding(rules: RuleSet, dealer: int | None, levels: tuple[int, int]) -> Bidding:
@@ -300,6 +301,16 @@ class RoundScored(RoundEvent):
         round_.result = self
 
 
+class RoundAbandoned(RoundEvent):
+    """R32: the organiser ended the match while this round was played; it is not scored
+    and what it hid stays hidden."""
+
+    reason: str
+
+    def apply_to(self, round_: Round) -> None:
+        round_.abandoned = self
+
+
 ROUND_EVENTS: tuple[type[RoundEvent], ...] = (
     Dealt,
     TrumpDeclared,
@@ -313,4 +324,5 @@ ROUND_EVENTS: tuple[type[RoundEvent], ...] = (
     CardPlayed,
     TrickWon,
     RoundScored,
+    RoundAbandoned,
 )

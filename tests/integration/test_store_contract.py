@@ -551,8 +551,13 @@ def test_a_finished_match_takes_no_more_round_commands() -> None:
         svc.finish_match(mid)
         r = svc.current_round(svc.get_match(mid))
         assert r is not None
+        assert r.phase is RoundPhase.ABANDONED  # saved with MatchFinished (R32)
+        for seat in range(4):
+            with pytest.raises(IllegalMoveError) as info:
+                svc.act(mid, seat, "pass")
+            assert info.value.code == "match-finished"
         with pytest.raises(IllegalMoveError) as info:
-            act(svc, mid, Bots(1).move(r, svc))
+            r.pass_turn(0, svc.clock())  # the round itself refuses too
         assert info.value.code == "match-finished"
     finally:
         svc.close()

@@ -662,9 +662,14 @@ def last_card_conflict(svc: GameService, organiser: GameService, table: Table) -
     table.clock.hook = lambda: organiser.finish_match(table.match_id)
     with pytest.raises(VersionConflictError):
         table.run(command)
-    assert svc.recorder.select_events(r.id, desc=True, limit=1)[0].originator_version == r.version
-    assert state_of(svc.get_round(r.id)) == round_before
-    assert state_of(organiser.get_round(r.id)) == round_before
+    # The finish abandoned the round (R32) in its own save: the round's last stored event is
+    # RoundAbandoned right after the version the refused command started from.
+    (last,) = svc.recorder.select_events(r.id, desc=True, limit=1)
+    assert last.originator_version == r.version + 1
+    assert last.topic.endswith(":RoundAbandoned")
+    assert state_of(svc.get_round(r.id, version=r.version)) == round_before
+    assert state_of(organiser.get_round(r.id, version=r.version)) == round_before
+    assert svc.get_round(r.id).phase is RoundPhase.ABANDONED
     assert svc.recorder.select_events(round_id(table.match_id, r.number + 1)) == []
     match = svc.get_match(table.match_id)
     assert match.finished and match.version == match_before + 1
