@@ -28,7 +28,7 @@ from api.matches import MatchController
 from api.ratelimit import RateLimiter, RateLimitMiddleware
 from api.reads import ReadController, verify
 from api.rules_oracle import RulesOracleController
-from api.runtime import Runtime
+from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, MatchStreamController, StreamSettings
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service
@@ -84,13 +84,17 @@ def create_app(
         service = build_service(settings)
     pool = settings.postgres_pool_size + settings.postgres_max_overflow
     limiter = anyio.CapacityLimiter(pool if settings.backend == "postgres" else 8)
-    runtime = Runtime(service, limiter, bot_steps)
     hub: InProcessHub | PostgresHub
     if owned:
         hub = build_hub(settings, service)
     else:
         hub = InProcessHub()
         hub.attach(service)
+    # One process owns the store (SQLite/POPO): every save passes through on_saved, so
+    # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
+    tags = ViewTags(enabled=isinstance(hub, InProcessHub))
+    service.on_saved.append(tags.changed)
+    runtime = Runtime(service, limiter, bot_steps, tags=tags)
     live = LiveStreams(
         service,
         hub,

@@ -31,6 +31,7 @@ from api.matches import BEARER, IdempotencyKey, play_bots
 from api.runtime import Runtime
 from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import InvalidInputError
+from services.bots import bot_seats
 from services.game import Pending
 from services.views import table_view
 
@@ -92,7 +93,8 @@ class CommandController(Controller):
         seats: list[int] = []
 
         def work(key: Key) -> Reply:
-            seat = seat_of(service, service.get_match(match_id), token)
+            match = service.get_match(match_id)
+            seat = seat_of(service, match, token)
             seats.append(seat)
             cards = parse_field(data.cards if data else None, "cards")
 
@@ -102,7 +104,8 @@ class CommandController(Controller):
 
             capture = Capture(key, build)
             service.act(match_id, seat, action, cards, expected_version=expected, attach=capture)
-            play_bots(service, match_id, runtime.bot_steps)
+            if bot_seats(match):  # seats never change hands: no bots, nothing to run
+                play_bots(service, match_id, runtime.bot_steps)
             return capture.result()
 
         try:

@@ -8,6 +8,7 @@ see :mod:`api.etag`) and answer ``If-None-Match`` with 304 and no body. ``/histo
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -34,6 +35,11 @@ from services.views import PublicView, SeatView, clock_marker, match_version, ta
 
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 RoundNumber = Annotated[int, PathParameter(ge=1, le=100_000, description="Round number, from 1")]
+
+
+def stable(round_: Round | None, now: datetime) -> bool:
+    """The view can change only with a new version: no deadline will ever pass for it."""
+    return clock_marker(round_, now + timedelta(days=3650)) == ""
 
 
 class RoundList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -69,12 +75,22 @@ class ReadController(Controller):
     ) -> Response[SeatView]:
         service = runtime.service
         token = bearer(request)
+        tags = runtime.tags
+        known, seat_known = tags.tag(match_id), tags.seat(match_id, token)
+        if known is not None and seat_known is not None and not_modified(if_none_match, known):
+            bind_seat(request, seat_known)
+            return not_modified_response(known)  # nothing saved since: no store read
 
         def work() -> tuple[int, str, SeatView | None]:
+            generation = tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
             seat = seat_of(service, match, token)
+            assert token is not None
+            tags.remember_seat(match_id, token, seat)
             now = service.clock()
             tag = etag(match_version(match, round_), clock_marker(round_, now))
+            if stable(round_, now):
+                tags.remember(match_id, generation, tag)
             if not_modified(if_none_match, tag):
                 return seat, tag, None
             return seat, tag, table_view(match, round_, seat, now)
@@ -96,11 +112,17 @@ class ReadController(Controller):
         if_none_match: IfNoneMatch = None,
     ) -> Response[PublicView]:
         service = runtime.service
+        known = runtime.tags.tag(match_id)
+        if known is not None and not_modified(if_none_match, known):
+            return not_modified_response(known)  # nothing saved since: no store read
 
         def work() -> tuple[str, PublicView | None]:
+            generation = runtime.tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
             now = service.clock()
             tag = etag(match_version(match, round_), clock_marker(round_, now))
+            if stable(round_, now):
+                runtime.tags.remember(match_id, generation, tag)
             if not_modified(if_none_match, tag):
                 return tag, None
             return tag, table_view(match, round_, None, now)

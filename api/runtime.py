@@ -46,6 +46,55 @@ class InFlight:
             self._keys.discard(key)
 
 
+class ViewTags:
+    """The last ETag of each match's views and the seat of each seat token, kept in
+    memory so a poll that is not modified is answered with no store read and no thread.
+
+    Only for a single-process store (SQLite, POPO): every save in this process tells
+    :meth:`changed` (the service's ``on_saved``), which drops the match's tag. A tag read
+    before a save and stored after it is refused by the generation check. Views that
+    change with the clock (a paced deal, an unclaimed deadline) are never cached.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._tags: dict[UUID, str] = {}
+        self._generation: dict[UUID, int] = {}
+        self._seats: dict[tuple[UUID, str], int] = {}
+
+    def changed(self, match_ids: frozenset[UUID]) -> None:
+        with self._lock:
+            for match_id in match_ids:
+                self._tags.pop(match_id, None)
+                self._generation[match_id] = self._generation.get(match_id, 0) + 1
+
+    def generation(self, match_id: UUID) -> int:
+        with self._lock:
+            return self._generation.get(match_id, 0)
+
+    def remember(self, match_id: UUID, generation: int, tag: str) -> None:
+        if not self.enabled or "-" in tag:
+            return
+        with self._lock:
+            if self._generation.get(match_id, 0) == generation:
+                if len(self._tags) > 100_000:
+                    self._tags.clear()
+                self._tags[match_id] = tag
+
+    def tag(self, match_id: UUID) -> str | None:
+        return self._tags.get(match_id) if self.enabled else None
+
+    def remember_seat(self, match_id: UUID, token: str, seat: int) -> None:
+        if self.enabled:
+            if len(self._seats) > 400_000:
+                self._seats.clear()
+            self._seats[(match_id, token)] = seat
+
+    def seat(self, match_id: UUID, token: str | None) -> int | None:
+        return None if token is None else self._seats.get((match_id, token))
+
+
 @dataclass
 class Runtime:
     service: GameService
@@ -53,6 +102,7 @@ class Runtime:
     bot_steps: int = DEFAULT_STEPS
     """Bot moves played after each command (a four-bot table plays on by itself)."""
     in_flight: InFlight = field(default_factory=InFlight)
+    tags: ViewTags = field(default_factory=lambda: ViewTags(enabled=False))
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the blocking ``fn(*args)`` in a worker thread under the app's limiter."""

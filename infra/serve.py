@@ -17,6 +17,7 @@ uvicorn's own access log is off: the API logs one JSON line per request (``api.l
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import sys
@@ -89,7 +90,14 @@ def main(environ: Mapping[str, str] | None = None) -> None:
         sys.stderr.write(f"shengji serve: {e}\n")
         raise SystemExit(2) from None
     configure_logging(settings.log_level)
-    Server(uvicorn_config(settings, options)).run()
+    config = uvicorn_config(settings, options)
+    # A long-lived server allocates many short-lived objects per request: collect less
+    # often, and keep what start-up built (modules, tables, the app) out of collections.
+    # Full collections of a large heap stalled SSE fan-out by ~250 ms.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    Server(config).run()
 
 
 if __name__ == "__main__":

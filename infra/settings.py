@@ -221,6 +221,9 @@ def persistence_env(settings: Settings) -> dict[str, str]:
             "SQLITE_DBNAME": str(settings.sqlite_path),
             "SQLITE_LOCK_TIMEOUT": str(settings.sqlite_lock_timeout),
             "CREATE_TABLE": create,
+            # The embedded store has one writer, this process: every save refreshes the
+            # aggregate cache, so a load need not ask the file for newer events.
+            "AGGREGATE_CACHE_FASTFORWARD": "n",
         }
     assert settings.database_url is not None  # Settings checked it
     target = parse_database_url(settings.database_url)

@@ -14,6 +14,7 @@ and, unless the match is over, opens and deals the next round — all saved in o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import secrets
@@ -368,6 +369,14 @@ class GameService(Application[UUID]):
         try:
             self.save(*[a for a in aggregates if a is not None])
         except IntegrityError as e:
+            # Whoever won wrote newer events than our cached copies: drop them, so the
+            # next load reads the store (needed when the cache does not fast-forward).
+            cache = self.repository.cache
+            if cache is not None:
+                for aggregate in aggregates:
+                    if aggregate is not None:
+                        with contextlib.suppress(KeyError):
+                            cache.get(aggregate.id, evict=True)
             raise VersionConflictError(
                 "another command changed this match first; reload and try again"
             ) from e

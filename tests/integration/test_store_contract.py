@@ -402,6 +402,7 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
                 "SQLITE_DBNAME": "var/shengji.sqlite3",
                 "SQLITE_LOCK_TIMEOUT": "5",
                 "CREATE_TABLE": "y",
+                "AGGREGATE_CACHE_FASTFORWARD": "n",
             },
         ),
         (
@@ -411,6 +412,7 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
                 "SQLITE_DBNAME": "/data/x.db",
                 "SQLITE_LOCK_TIMEOUT": "9",
                 "CREATE_TABLE": "n",
+                "AGGREGATE_CACHE_FASTFORWARD": "n",
             },
         ),
         (
