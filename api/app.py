@@ -12,13 +12,24 @@ interactive docs included).
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 
 import anyio
+import msgspec
 from litestar import Litestar
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme, Tag
+from litestar.openapi.spec import (
+    Components,
+    OpenAPIType,
+    RequestBody,
+    Schema,
+    SecurityScheme,
+    Tag,
+)
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.commands import CommandController
 from api.errors import EXCEPTION_HANDLERS
@@ -133,11 +144,77 @@ def create_app(
         logging_config=None,
         openapi_config=openapi_config(),
     )
+    close_request_schemas(app)
     app.state.runtime = runtime
     app.state.live = live
     app.state.rate_limiter = rate_limiter
+    app.asgi_handler = AllowHeader(app, app.asgi_handler)
     app.asgi_handler = RequestContextMiddleware(RateLimitMiddleware(app.asgi_handler, rate_limiter))
     return app
+
+
+class AllowHeader:
+    """OPTIONS answers ``Allow`` with every method of the resource (RFC 9110 §10.2.1).
+
+    Litestar builds a path's OPTIONS answer from the first handler registered on it, so a
+    path with GET and POST in one controller answered ``Allow: OPTIONS, POST``.
+    """
+
+    def __init__(self, app: Litestar, inner: ASGIApp) -> None:
+        self.inner = inner
+        self.routes: list[tuple[re.Pattern[str], str]] = []
+        for route in app.routes:
+            methods = getattr(route, "methods", None)
+            if not methods:
+                continue
+            pattern = re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(route.path_format or route.path))
+            self.routes.append((re.compile(f"^{pattern}/?$"), ", ".join(sorted(methods))))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "OPTIONS":
+            await self.inner(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        allow = next((m for pattern, m in self.routes if pattern.match(path)), None)
+
+        async def fix(message: Message) -> None:
+            if allow is not None and message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"allow"]
+                message = {**message, "headers": [*headers, (b"allow", allow.encode())]}
+            await send(message)
+
+        await self.inner(scope, receive, fix)
+
+
+def _closed_structs(base: type[msgspec.Struct]) -> set[str]:
+    names: set[str] = set()
+    for cls in base.__subclasses__():
+        if cls.__struct_config__.forbid_unknown_fields:
+            names.add(cls.__name__)
+        names |= _closed_structs(cls)
+    return names
+
+
+def close_request_schemas(app: Litestar) -> None:
+    """Request bodies reject unknown fields (msgspec ``forbid_unknown_fields``): say so in
+    the schema too (``additionalProperties: false``), so clients and fuzzers agree."""
+    schema_doc = app.openapi_schema
+    for route in app.routes:
+        item = (schema_doc.paths or {}).get(route.path_format or route.path)
+        for handler in getattr(route, "route_handlers", ()):
+            data = inspect.signature(handler.fn).parameters.get("data")
+            if item is None or data is None or data.default is not None:
+                continue
+            for method in handler.http_methods:
+                operation = getattr(item, method.lower(), None)
+                body = getattr(operation, "request_body", None)
+                if isinstance(body, RequestBody):
+                    body.required = False  # the handler takes no body as well
+    schemas = schema_doc.components.schemas or {}
+    for name in _closed_structs(msgspec.Struct):
+        schema = schemas.get(name)
+        if isinstance(schema, Schema) and schema.type is OpenAPIType.OBJECT:
+            schema.additional_properties = False
 
 
 def openapi_config() -> OpenAPIConfig:

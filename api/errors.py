@@ -45,8 +45,10 @@ _CODE_BY_STATUS = {
 }
 
 
-def problem_response(request: Request[Any, Any, Any], problem: Problem) -> Response[bytes]:
-    headers = {}
+def problem_response(
+    request: Request[Any, Any, Any], problem: Problem, extra: dict[str, str] | None = None
+) -> Response[bytes]:
+    headers = dict(extra or {})
     if problem.status == 429:
         headers["Retry-After"] = "1"
     if problem.status == 401:
@@ -118,7 +120,11 @@ def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> R
     problem = make_problem(
         code, str(exc.detail), status=status, chinese=_chinese(request), instance=request.url.path
     )
-    return problem_response(request, problem)
+    extra = {}
+    allow = (exc.headers or {}).get("allow") or (exc.headers or {}).get("Allow")
+    if allow:  # RFC 9110 §15.5.6: a 405 lists the methods the resource has
+        extra["Allow"] = allow
+    return problem_response(request, problem, extra)
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
