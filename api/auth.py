@@ -56,9 +56,13 @@ def bearer(request: Request[Any, Any, Any]) -> str | None:
     return token
 
 
-def scope_of(token: str | None) -> str:
-    """Who is calling, for idempotency keys: the token's hash, or ``anonymous``."""
-    return ANONYMOUS if token is None else token_hash(token)
+def scope_of(token: str | None, client: str | None = None) -> str:
+    """Who is calling, for idempotency keys: the token's hash; without a token, the
+    client's address. A replay answers a token only to the caller that got it (R33:
+    another client guessing the key and body of a seat claim gets nothing of it)."""
+    if token is not None:
+        return token_hash(token)
+    return ANONYMOUS if client is None else f"{ANONYMOUS}:{client}"
 
 
 def _check_shape(token: str, match_id: UUID, role: str, what: str) -> None:

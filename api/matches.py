@@ -131,7 +131,7 @@ class MatchController(Controller):
             )
             return capture.result()
 
-        scope = scope_of(bearer(request))
+        scope = scope_of(bearer(request), request.client.host if request.client else None)
         response = await run(runtime, request, idempotency_key, scope, work, NewMatch)
         response.headers["Location"] = f"/v1/matches/{response.content.match_id}"
         return response
@@ -196,7 +196,7 @@ class MatchController(Controller):
             play_bots(service, match_id, runtime.bot_steps)
             return capture.result()
 
-        scope = scope_of(bearer(request))
+        scope = scope_of(bearer(request), request.client.host if request.client else None)
         return await run(runtime, request, idempotency_key, scope, work, SeatClaimed)
 
     @post(
