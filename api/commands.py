@@ -89,13 +89,13 @@ class CommandController(Controller):
     ) -> Response[CommandDone]:
         service = runtime.service
         token = bearer(request)
-        expected = expected_version(if_match)
         seats: list[int] = []
 
         def work(key: Key) -> Reply:
             match = service.get_match(match_id)
             seat = seat_of(service, match, token)
             seats.append(seat)
+            expected = expected_version(if_match)  # after auth: 401/403 before 412
             cards = parse_field(data.cards if data else None, "cards")
 
             def build(p: Pending) -> Reply:

@@ -45,7 +45,8 @@ def expected_version(if_match: str | None) -> int | None:
         return None
     text = if_match.strip()
     digits = text[1:-1]
-    if len(text) < 3 or text[0] != '"' or text[-1] != '"' or not digits.isdigit():
+    well_formed = len(text) >= 3 and text[0] == '"' and text[-1] == '"'
+    if not well_formed or not (digits.isascii() and digits.isdigit()):
         raise PreconditionFailedError(
             f'If-Match must be one strong ETag "<version>" (or *), got {text[:40]!r}'
         )

@@ -14,6 +14,7 @@ import msgspec
 from litestar import Controller, post
 from litestar.params import Body
 
+from api.dto import problems
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
 from domain.rules.errors import InvalidInputError
@@ -132,11 +133,20 @@ def _components(ctx: TrumpContext, cards: list[Card], shape: Shape) -> list[list
     return out
 
 
+ERRORS = problems(body=True)
+"""422: malformed input (a field, a card token); 400: unparsable JSON; 413, 429, 500."""
+
+
 class RulesOracleController(Controller):
     path = "/v1/rules"
     tags = ["rules oracle"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post("/trick", status_code=200, summary="Who wins a trick, and its points (R24, R11, R26)")
+    @post(
+        "/trick",
+        status_code=200,
+        responses=problems(body=True),
+        summary="Who wins a trick, and its points (R24, R11, R26)",
+    )
     async def trick(self, data: Annotated[TrickRequest, Body()]) -> TrickResponse:
         ctx = _context(data)
         _rules(data)
@@ -150,7 +160,12 @@ class RulesOracleController(Controller):
                 )
         return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
 
-    @post("/follow", status_code=200, summary="Is a follow legal, and which rule it breaks (R23)")
+    @post(
+        "/follow",
+        status_code=200,
+        responses=problems(body=True),
+        summary="Is a follow legal, and which rule it breaks (R23)",
+    )
     async def follow(self, data: Annotated[FollowRequest, Body()]) -> FollowResponse:
         ctx = _context(data)
         _rules(data)
@@ -160,7 +175,12 @@ class RulesOracleController(Controller):
         verdict = check_follow(ctx, lead, hand, play)
         return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
 
-    @post("/shape", status_code=200, summary="Classify cards and split a throw (R12–R15)")
+    @post(
+        "/shape",
+        status_code=200,
+        responses=problems(body=True),
+        summary="Classify cards and split a throw (R12–R15)",
+    )
     async def shape(self, data: Annotated[ShapeRequest, Body()]) -> ShapeResponse:
         ctx = _context(data)
         _rules(data)
@@ -168,7 +188,12 @@ class RulesOracleController(Controller):
         shape = decompose(ctx, cards)
         return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
-    @post("/throw", status_code=200, summary="Is a throw valid; if not, the forced play (R22)")
+    @post(
+        "/throw",
+        status_code=200,
+        responses=problems(body=True),
+        summary="Is a throw valid; if not, the forced play (R22)",
+    )
     async def throw(self, data: Annotated[ThrowRequest, Body()]) -> ThrowResponse:
         ctx = _context(data)
         _rules(data)
@@ -181,7 +206,10 @@ class RulesOracleController(Controller):
         return ThrowResponse(verdict.valid, forced)
 
     @post(
-        "/bottom-multiplier", status_code=200, summary="The bottom multiplier of a last lead (R28)"
+        "/bottom-multiplier",
+        status_code=200,
+        responses=problems(body=True),
+        summary="The bottom multiplier of a last lead (R28)",
     )
     async def bottom_multiplier(
         self, data: Annotated[BottomMultiplierRequest, Body()]
@@ -190,7 +218,12 @@ class RulesOracleController(Controller):
         shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
         return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
 
-    @post("/settle", status_code=200, summary="Level change for the attackers' points (R30)")
+    @post(
+        "/settle",
+        status_code=200,
+        responses=problems(body=True),
+        summary="Level change for the attackers' points (R30)",
+    )
     async def settle(self, data: Annotated[SettleRequest, Body()]) -> SettleResponse:
         s = settle(data.attacker_points, _rules(data))
         return SettleResponse(s.outcome.value, s.levels)

@@ -411,7 +411,7 @@ def _last_event_id(header: str | None, query: int | None) -> int | None:
     if header is None or not header.strip():
         return query
     text = header.strip()
-    if not text.isdigit() or len(text) > 18:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise InvalidInputError(f"Last-Event-ID must be a match version, got {text[:40]!r}")
     return int(text)
 
