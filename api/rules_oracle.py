@@ -144,7 +144,7 @@ class RulesOracleController(Controller):
     @post(
         "/trick",
         status_code=200,
-        responses=problems(body=True),
+        responses=ERRORS,
         summary="Who wins a trick, and its points (R24, R11, R26)",
     )
     async def trick(self, data: Annotated[TrickRequest, Body()]) -> TrickResponse:
@@ -163,7 +163,7 @@ class RulesOracleController(Controller):
     @post(
         "/follow",
         status_code=200,
-        responses=problems(body=True),
+        responses=ERRORS,
         summary="Is a follow legal, and which rule it breaks (R23)",
     )
     async def follow(self, data: Annotated[FollowRequest, Body()]) -> FollowResponse:
@@ -178,7 +178,7 @@ class RulesOracleController(Controller):
     @post(
         "/shape",
         status_code=200,
-        responses=problems(body=True),
+        responses=ERRORS,
         summary="Classify cards and split a throw (R12–R15)",
     )
     async def shape(self, data: Annotated[ShapeRequest, Body()]) -> ShapeResponse:
@@ -191,7 +191,7 @@ class RulesOracleController(Controller):
     @post(
         "/throw",
         status_code=200,
-        responses=problems(body=True),
+        responses=ERRORS,
         summary="Is a throw valid; if not, the forced play (R22)",
     )
     async def throw(self, data: Annotated[ThrowRequest, Body()]) -> ThrowResponse:
@@ -208,7 +208,7 @@ class RulesOracleController(Controller):
     @post(
         "/bottom-multiplier",
         status_code=200,
-        responses=problems(body=True),
+        responses=ERRORS,
         summary="The bottom multiplier of a last lead (R28)",
     )
     async def bottom_multiplier(
@@ -221,7 +221,7 @@ class RulesOracleController(Controller):
     @post(
         "/settle",
         status_code=200,
-        responses=problems(body=True),
+        responses=ERRORS,
         summary="Level change for the attackers' points (R30)",
     )
     async def settle(self, data: Annotated[SettleRequest, Body()]) -> SettleResponse:

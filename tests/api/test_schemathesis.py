@@ -55,6 +55,7 @@ from schemathesis.specs.openapi.schemas import OpenApiSchema
 from api.app import create_app
 from infra.settings import Settings
 from services.game import GameService
+from tests.api.rest import choose
 from tests.conftest import FixedSeeds
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"))
@@ -515,22 +516,6 @@ class Driver:
         response = case.call_and_validate(headers=auth, additional_checks=[schema_level_acceptance])
         self.statuses.append((f"{method} {path}", response.status_code))
         return response
-
-
-def choose(view: Json) -> tuple[str, list[str]] | None:
-    """Only what the view offers: bury the first cards offered, play the first hint
-    (or the first card when leading), declare the weakest show, else pass."""
-    legal = view["legal"]
-    actions = legal["actions"]
-    if "bury" in actions:
-        return "bury", legal["buryFrom"][: legal["buryCount"]]
-    if "play" in actions:
-        return "play", legal["follows"][0] if legal["follows"] else view["hand"][:1]
-    if "declare" in actions and not view["declarations"]:
-        return "declare", legal["shows"][0]
-    if "pass" in actions:
-        return "pass", []
-    return None
 
 
 def test_a_round_driven_by_the_views(world: World) -> None:
