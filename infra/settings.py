@@ -43,6 +43,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from domain.game.round_events import Pacing
 from domain.rules.errors import InvalidInputError
 from infra.pgstore import RECORDER_TOPIC
+from infra.sqlitestore import RECORDER_TOPIC as SQLITE_RECORDER_TOPIC
 from services.game import Clock, GameService, SeedSource, new_seed, utc_now
 
 Backend = Literal["popo", "sqlite", "postgres"]
@@ -218,6 +219,8 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     if settings.backend == "sqlite":
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            # One durable commit for all the saves waiting at once (infra/sqlitestore.py).
+            "APPLICATION_RECORDER_TOPIC": SQLITE_RECORDER_TOPIC,
             "SQLITE_DBNAME": str(settings.sqlite_path),
             "SQLITE_LOCK_TIMEOUT": str(settings.sqlite_lock_timeout),
             "CREATE_TABLE": create,

@@ -1,0 +1,157 @@
+"""The embedded store's group commit (infra/sqlitestore.py): saves waiting at once share
+one durable commit, each save stays all-or-none, a conflicting save fails alone (R34:
+nothing acknowledged is lost, nothing refused is stored)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid4
+
+import pytest
+from eventsourcing.persistence import (
+    InfrastructureFactory,
+    IntegrityError,
+    OperationalError,
+    StoredEvent,
+)
+
+from infra.settings import Settings, persistence_env
+from infra.sqlitestore import GroupCommitRecorder
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Iterator[GroupCommitRecorder]:
+    env = persistence_env(Settings(backend="sqlite", sqlite_path=tmp_path / "events.db"))
+    factory = InfrastructureFactory.construct(env | {"APPLICATION_NAME": "shengji"})
+    rec = factory.application_recorder()
+    assert isinstance(rec, GroupCommitRecorder)
+    yield rec
+    factory.close()
+
+
+def events(oid: UUID, versions: Sequence[int]) -> list[StoredEvent]:
+    return [StoredEvent(oid, v, "t:E", b"{}") for v in versions]
+
+
+def stored(rec: GroupCommitRecorder, oid: UUID) -> list[int]:
+    return [e.originator_version for e in rec.select_events(oid)]
+
+
+def hold_first_batch(rec: GroupCommitRecorder, release: threading.Event) -> None:
+    """The first batch waits for ``release`` inside its transaction, so every save made
+    meanwhile queues behind it and the second batch carries them all."""
+    original = rec._commit
+    first = [True]
+
+    def commit(batch: Any) -> None:
+        if first[0]:
+            first[0] = False
+            release.wait(10)
+        original(batch)
+
+    rec._commit = commit  # type: ignore[method-assign]
+
+
+def test_concurrent_saves_share_one_commit(recorder: GroupCommitRecorder) -> None:
+    release = threading.Event()
+    hold_first_batch(recorder, release)
+    ids = [uuid4() for _ in range(12)]
+    results: dict[UUID, Sequence[int] | None] = {}
+
+    def save(oid: UUID) -> None:
+        results[oid] = recorder.insert_events(events(oid, [1, 2]))
+
+    leader = threading.Thread(target=save, args=(ids[0],))
+    leader.start()
+    time.sleep(0.2)  # the leader is inside its transaction
+    followers = [threading.Thread(target=save, args=(oid,)) for oid in ids[1:]]
+    for t in followers:
+        t.start()
+    time.sleep(0.3)  # all of them queued
+    release.set()
+    for t in [leader, *followers]:
+        t.join(20)
+    assert (recorder.batches, recorder.saves) == (2, 12)
+    assert all(stored(recorder, oid) == [1, 2] for oid in ids)
+    notification_ids = sorted(n for r in results.values() for n in r or ())
+    assert len(set(notification_ids)) == 24  # every event has its own id
+
+
+def test_a_conflicting_save_fails_alone_in_its_batch(recorder: GroupCommitRecorder) -> None:
+    contested, other = uuid4(), uuid4()
+    recorder.insert_events(events(contested, [1]))
+    release = threading.Event()
+    hold_first_batch(recorder, release)
+    outcomes: dict[str, str] = {}
+
+    def save(name: str, oid: UUID, versions: list[int]) -> None:
+        try:
+            recorder.insert_events(events(oid, versions))
+            outcomes[name] = "stored"
+        except IntegrityError:
+            outcomes[name] = "conflict"
+
+    leader = threading.Thread(target=save, args=("leader", uuid4(), [1]))
+    leader.start()
+    time.sleep(0.2)
+    racers = [
+        threading.Thread(target=save, args=("a", contested, [2, 3])),
+        threading.Thread(target=save, args=("b", other, [1])),
+        threading.Thread(target=save, args=("c", contested, [2])),  # same version as a
+    ]
+    for t in racers:
+        t.start()
+    time.sleep(0.3)
+    release.set()
+    for t in [leader, *racers]:
+        t.join(20)
+    assert recorder.batches == 3  # the first insert, the held leader, the three racers
+    assert sorted(outcomes.values()) == ["conflict", "stored", "stored", "stored"]
+    winner = [n for n in ("a", "c") if outcomes[n] == "stored"]
+    assert len(winner) == 1
+    assert stored(recorder, contested) == ([1, 2, 3] if winner == ["a"] else [1, 2])
+    assert stored(recorder, other) == [1]
+
+
+def test_a_failed_commit_fails_every_save_of_the_batch(
+    recorder: GroupCommitRecorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad, innocent = uuid4(), uuid4()
+    original = recorder._insert_events
+
+    def broken(c: Any, stored_events: Sequence[StoredEvent], **kw: Any) -> Any:
+        if stored_events[0].originator_id == bad:
+            raise OperationalError("disk I/O error")
+        return original(c, stored_events, **kw)
+
+    monkeypatch.setattr(recorder, "_insert_events", broken)
+    release = threading.Event()
+    hold_first_batch(recorder, release)
+    outcomes: dict[UUID, str] = {}
+
+    def save(oid: UUID) -> None:
+        try:
+            recorder.insert_events(events(oid, [1]))
+            outcomes[oid] = "stored"
+        except OperationalError:
+            outcomes[oid] = "failed"
+
+    leader = threading.Thread(target=save, args=(uuid4(),))
+    leader.start()
+    time.sleep(0.2)
+    batch = [threading.Thread(target=save, args=(oid,)) for oid in (innocent, bad)]
+    for t in batch:
+        t.start()
+    time.sleep(0.3)
+    release.set()
+    for t in [leader, *batch]:
+        t.join(20)
+    assert (outcomes[innocent], outcomes[bad]) == ("failed", "failed")
+    assert stored(recorder, innocent) == stored(recorder, bad) == []
+    fine = uuid4()
+    recorder.insert_events(events(fine, [1]))  # the next batch is not affected
+    assert stored(recorder, fine) == [1]
