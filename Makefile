@@ -3,13 +3,13 @@
 #                 embedded SQLite (SQLITE_PATH), DATABASE_URL switches to PostgreSQL
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
-# make bench-core, make bench-api.
+# make bench-core, make bench-api, make bench-resilience, make bench-load.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-core run simulate serve test lint typecheck imports pytest bench-rules clean
+.PHONY: bench-api bench-core bench-load bench-resilience run simulate serve test lint typecheck imports pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -52,6 +52,15 @@ bench-core: $(STAMP)
 
 bench-api: $(STAMP)
 	$(BIN)/python -m bench.api_bench $(ARGS)
+
+# Kill -9, PostgreSQL restart and races on real processes; the last line is
+# "resilience kills=<n> acked=<n> lost=<n> duplicated=<n> races=<n> double_wins=<n>".
+bench-resilience: $(STAMP)
+	$(BIN)/python -m bench.resilience_bench $(ARGS)
+
+# Concurrent bot matches on one process; figures for docs/scaling.md.
+bench-load: $(STAMP)
+	$(BIN)/python -m bench.load_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

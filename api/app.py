@@ -12,35 +12,34 @@ interactive docs included).
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 
 import anyio
-import msgspec
 from litestar import Litestar
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import (
-    Components,
-    OpenAPIType,
-    RequestBody,
-    Schema,
-    SecurityScheme,
-    Tag,
-)
+from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.commands import CommandController
+from api.contract import complete_document
 from api.errors import EXCEPTION_HANDLERS
 from api.health import health_handlers, store_probe
 from api.logging import RequestContextMiddleware, route_context_middleware
 from api.matches import MatchController
+from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import RateLimiter, RateLimitMiddleware
 from api.reads import ReadController, verify
+from api.records import RecordController
 from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
-from api.sse import LiveStreams, MatchStreamController, StreamSettings
+from api.sse import LiveStreams, StreamSettings
+from api.stream import MatchStreamController
+from api.strict import strict_body
+from api.timers import SweeperTask, TimeoutController
+from api.tournaments import TournamentController
+from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service
 from services.bots import DEFAULT_STEPS
@@ -79,11 +78,14 @@ def create_app(
     service: GameService | None = None,
     *,
     bot_steps: int = DEFAULT_STEPS,
+    sweep_interval_ms: int | None = None,
 ) -> Litestar:
     """The app on ``service`` (built from ``settings``, else from the environment).
 
     Given a service and no settings, the app runs with an in-process hub and no rate
     limit (tests). ``bot_steps``: bot moves played after each command.
+    ``sweep_interval_ms``: the sweeper's period (default: the settings' for an app that
+    builds its service, else off; docs/timers.md).
     """
     owned = service is None
     if settings is None:
@@ -106,6 +108,8 @@ def create_app(
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
     service.on_saved.append(tags.changed)
     runtime = Runtime(service, limiter, bot_steps, tags=tags)
+    sweep = settings.sweep_interval_ms if owned else 0
+    sweeper = SweeperTask.build(runtime, sweep if sweep_interval_ms is None else sweep_interval_ms)
     live = LiveStreams(
         service,
         hub,
@@ -117,6 +121,7 @@ def create_app(
         limiter=limiter,
     )
     rate_limiter = RateLimiter(rate)
+    metrics = Metrics(service, live, rate_limiter, hub)
 
     def close_service() -> None:
         if owned:
@@ -130,26 +135,35 @@ def create_app(
             MatchStreamController,
             verify,
             RulesOracleController,
+            TimeoutController,
+            TournamentController,
+            RecordController,
             *health_handlers(store_probe(service)),
+            metrics.handler(),
         ],
         dependencies={
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
         },
-        lifespan=[live.lifespan],
+        lifespan=[live.lifespan, sweeper.lifespan],
         on_shutdown=[close_service],
-        exception_handlers=EXCEPTION_HANDLERS,
+        exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
+        before_request=strict_body,
         middleware=[route_context_middleware],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
         openapi_config=openapi_config(),
     )
-    close_request_schemas(app)
+    complete_document(app)
     app.state.runtime = runtime
     app.state.live = live
+    app.state.sweeper = sweeper
     app.state.rate_limiter = rate_limiter
+    app.state.metrics = metrics
     app.asgi_handler = AllowHeader(app, app.asgi_handler)
-    app.asgi_handler = RequestContextMiddleware(RateLimitMiddleware(app.asgi_handler, rate_limiter))
+    app.asgi_handler = RequestContextMiddleware(
+        RateLimitMiddleware(MetricsMiddleware(app.asgi_handler, metrics), rate_limiter)
+    )
     return app
 
 
@@ -186,37 +200,6 @@ class AllowHeader:
         await self.inner(scope, receive, fix)
 
 
-def _closed_structs(base: type[msgspec.Struct]) -> set[str]:
-    names: set[str] = set()
-    for cls in base.__subclasses__():
-        if cls.__struct_config__.forbid_unknown_fields:
-            names.add(cls.__name__)
-        names |= _closed_structs(cls)
-    return names
-
-
-def close_request_schemas(app: Litestar) -> None:
-    """Request bodies reject unknown fields (msgspec ``forbid_unknown_fields``): say so in
-    the schema too (``additionalProperties: false``), so clients and fuzzers agree."""
-    schema_doc = app.openapi_schema
-    for route in app.routes:
-        item = (schema_doc.paths or {}).get(route.path_format or route.path)
-        for handler in getattr(route, "route_handlers", ()):
-            data = inspect.signature(handler.fn).parameters.get("data")
-            if item is None or data is None or data.default is not None:
-                continue
-            for method in handler.http_methods:
-                operation = getattr(item, method.lower(), None)
-                body = getattr(operation, "request_body", None)
-                if isinstance(body, RequestBody):
-                    body.required = False  # the handler takes no body as well
-    schemas = schema_doc.components.schemas or {}
-    for name in _closed_structs(msgspec.Struct):
-        schema = schemas.get(name)
-        if isinstance(schema, Schema) and schema.type is OpenAPIType.OBJECT:
-            schema.additional_properties = False
-
-
 def openapi_config() -> OpenAPIConfig:
     return OpenAPIConfig(
         title="Shengji service",
@@ -238,6 +221,7 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="live", description="Live views (Server-Sent Events)"),
             Tag(name="verification", description="Deal verification (R35)"),
             Tag(name="rules oracle", description="The stateless rules engine"),
+            Tag(name="tournaments", description="Tournaments, duplicate deals, standings (R36)"),
             Tag(name="health", description="Liveness and readiness"),
         ],
     )

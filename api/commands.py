@@ -91,6 +91,9 @@ class CommandController(Controller):
         token = bearer(request)
         seats: list[int] = []
 
+        def authorize() -> None:
+            seat_of(service, service.get_match(match_id), token)
+
         def work(key: Key) -> Reply:
             match = service.get_match(match_id)
             seat = seat_of(service, match, token)
@@ -109,7 +112,9 @@ class CommandController(Controller):
             return capture.result()
 
         try:
-            return await run(runtime, request, idempotency_key, scope_of(token), work, CommandDone)
+            return await run(
+                runtime, request, idempotency_key, scope_of(token), work, CommandDone, authorize
+            )
         finally:
             if seats:
                 bind_seat(request, seats[0])

@@ -15,11 +15,28 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.problems import PROBLEM_MEDIA_TYPE, Problem
+from domain.game.timers import MAX_LIMIT_MS, MIN_LIMIT_MS, Timers
 from services.view_types import RulesView, SeatView
 
-Cards = (
-    list[Annotated[str, msgspec.Meta(max_length=3)]] | Annotated[str, msgspec.Meta(max_length=1000)]
-)
+CARD_TOKEN = r"(?:10|[2-9JQKA])[SHCD]|[SB]J"
+"""One card in RULES R4 notation: rank then suit (``10H``, ``AS``, ``2C``), jokers ``SJ``,
+``BJ``; upper case, as the API writes them."""
+CardToken = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=f"^(?:{CARD_TOKEN})$", description="A card in R4 notation (10H, AS, 2C, SJ, BJ)"
+    ),
+]
+CardString = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        pattern=f"^ *(?:(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))*)? *$",
+        description='Cards in R4 notation separated by spaces ("5C 5C 7C")',
+    ),
+]
+Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)] | CardString
+"""Cards as a list of R4 tokens (at most the 108 of two decks, R3) or one string."""
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 Preset = Literal["standard", "tuolaji", "duijia"]
@@ -62,11 +79,30 @@ class RulesRequest(_Request, frozen=True, kw_only=True):
         }
 
 
+TimerMs = Annotated[int, msgspec.Meta(ge=MIN_LIMIT_MS, le=MAX_LIMIT_MS)]
+
+
+class TimersRequest(_Request, frozen=True, kw_only=True):
+    """Turn time limits in ms (docs/timers.md); an absent one is no limit."""
+
+    declare_ms: TimerMs | None = None
+    """The late declaring turn (R18) and each turn of the overcall window (R20)."""
+    bury_ms: TimerMs | None = None
+    """Burying (R21, 炒底 R20)."""
+    play_ms: TimerMs | None = None
+    """Leading or following (R22, R23)."""
+
+    def value(self) -> Timers:
+        return Timers(self.declare_ms or 0, self.bury_ms or 0, self.play_ms or 0)
+
+
 class CreateMatchRequest(_Request, frozen=True, kw_only=True):
     name: Annotated[str, msgspec.Meta(max_length=200)] = ""
     preset: Preset | None = None
     """A named rule set (§10); ``rules`` fields override it."""
     rules: RulesRequest | None = None
+    timers: TimersRequest | None = None
+    """Optional turn time limits; a seat over its time may be timed out (docs/timers.md)."""
 
 
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):

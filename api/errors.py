@@ -92,7 +92,7 @@ def validation_handler(
 ) -> Response[bytes]:
     errors: list[dict[str, Any]] = []
     if isinstance(exc.extra, list):
-        errors = [e for e in exc.extra if isinstance(e, dict)]
+        errors = [_on_the_wire(request, e) for e in exc.extra if isinstance(e, dict)]
     detail = exc.detail or "the request is not valid"
     if errors:
         detail = "; ".join(
@@ -106,6 +106,22 @@ def validation_handler(
         errors=errors or None,
     )
     return problem_response(request, problem)
+
+
+def _on_the_wire(request: Request[Any, Any, Any], error: dict[str, Any]) -> dict[str, Any]:
+    """Litestar names a bad parameter by its Python name (``last_event_id``); the client
+    knows it by its name in the request (``Last-Event-ID``, ``lastEventId``)."""
+    key = error.get("key")
+    if not isinstance(key, str) or error.get("source") == "body":
+        return error
+    try:
+        field = request.route_handler.parsed_fn_signature.parameters.get(key)
+    except Exception:  # no handler resolved: keep Litestar's name
+        return error
+    kwarg = getattr(field, "kwarg_definition", None)
+    wire = getattr(kwarg, "name", None) or getattr(kwarg, "header", None)
+    wire = wire or getattr(kwarg, "query", None)
+    return {**error, "key": wire} if isinstance(wire, str) and wire else error
 
 
 def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:

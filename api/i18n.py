@@ -69,8 +69,19 @@ MESSAGES: Final[dict[str, Message]] = {
         "Deal verification failed", "发牌校验失败", "发牌与其承诺或记录的手牌不符"
     ),
     "round-not-scored": _m("Round not scored yet", "本局尚未计分", "本局计分之前种子保密"),
+    "deal-embargoed": _m(
+        "Deal embargoed", "牌局暂不公开", "本轮比赛各桌打同样的牌，须等本轮全部结束后才能公开"
+    ),
     "no-round": _m("No round in play", "没有进行中的一局", "四个座位坐满后才开始一局"),
     "match-finished": _m("Match finished", "比赛已结束", "比赛已经结束"),
+    # -- game records (services/record_format.py) -----------------------------------------
+    "record-invalid": _m("Record invalid", "棋谱无效", "无法读取该对局记录"),
+    "record-tampered": _m("Record tampered", "棋谱被篡改", "该对局记录重放时被规则拒绝"),
+    "record-unavailable": _m(
+        "Record unavailable", "暂无棋谱", "对局结束后才能导出记录（记录会公开所有的牌）"
+    ),
+    "not-timed-out": _m("Not timed out yet", "尚未超时", "该座位还有时间，不能判其超时"),
+    "no-turn-timer": _m("No turn timer", "没有计时", "现在没有座位在计时，无法判超时"),
     # -- match and seats (domain/game/match.py) ---------------------------------------------
     "seat-taken": _m("Seat taken", "座位已被占用", "该座位已有人"),
     "seats-free": _m("Seats still free", "还有空座位", "需要四名玩家才能开始"),
@@ -127,6 +138,19 @@ MESSAGES: Final[dict[str, Message]] = {
     "illegal-follow": _m("Illegal follow", "跟牌不合规则", "必须按首家出牌的花色和牌型跟牌"),
     "mixed-lead": _m("Mixed lead", "首家出牌混杂", "首家出牌必须属于同一门（同一花色或都是主牌）"),
     "round-over": _m("Round over", "本局已结束", "所有的牌都已出完"),
+    # -- tournaments (domain/tournament/tournament.py, api/tournaments.py; R36) -------------
+    "round-in-play": _m(
+        "Round in play", "本轮比赛仍在进行", "本轮还有牌桌没有结果，不能开始下一轮"
+    ),
+    "tournament-over": _m("Tournament over", "比赛已全部结束", "所有轮次都已赛完"),
+    "round-not-scheduled": _m("Round not scheduled", "该轮尚未编排", "该轮次尚未编排"),
+    "round-not-current": _m("Not the current round", "不是当前轮次", "只能为当前轮次运行机器人"),
+    "no-such-table": _m("No such table", "没有该牌桌", "该轮没有这张牌桌"),
+    "table-not-seated": _m(
+        "Table not seated", "牌桌尚未就座", "该桌尚未安排好座位，请再次编排本轮"
+    ),
+    "result-recorded": _m("Result recorded", "成绩已记录", "该桌成绩已记录，只能由组织者更正"),
+    "result-not-recorded": _m("Result not recorded", "成绩尚未记录", "该桌还没有成绩，无法更正"),
 }
 
 _FALLBACK_ZH_TITLE: Final = "请求未能完成"

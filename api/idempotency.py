@@ -11,6 +11,9 @@
   (a per-process map; across processes the store's conflict on the record's version 1
   lets one request win, and the loser replays the winner's record).
 * A request that fails stores nothing (it changed nothing): retrying the key runs it again.
+* Authorisation comes first: ``run``'s ``authorize`` (the route's token check) runs before
+  the key is looked up, so a caller without a valid token gets its 401/403 whatever key
+  it sends — never a 422 or a replay that tells it what the key was used for.
 
 Keys are scoped by caller (the hash of the bearer token, or ``anonymous``). POSTs that
 change nothing (``/v1/verify``, the rules oracle) accept the header and ignore it: they
@@ -101,6 +104,8 @@ class Capture:
 
 Work = Callable[[Key], Reply]
 """A handler's blocking part: runs the command, saving ``key.records(reply)`` with it."""
+Authorize = Callable[[], object]
+"""A route's token check (raises 401/403/404): runs before the key is looked up."""
 
 
 def reply(status: int, payload: msgspec.Struct) -> Reply:
@@ -114,8 +119,10 @@ async def run(
     scope: str,
     work: Work,
     response_type: type[T],
+    authorize: Authorize | None = None,
 ) -> Response[T]:
-    """Run ``work`` in a worker thread under the Idempotency-Key semantics above."""
+    """Run ``work`` in a worker thread under the Idempotency-Key semantics above, after
+    ``authorize`` (when a key is given: without one, ``work`` checks the token itself)."""
     service = runtime.service
     if key is None:
         done = await runtime.call(work, Key(None, "", service.clock))
@@ -131,13 +138,17 @@ async def run(
             "a request with this Idempotency-Key is still being handled; retry later"
         )
     try:
-        done = await runtime.call(_once, service, rid, fp, work)
+        done = await runtime.call(_once, service, rid, fp, work, authorize)
     finally:
         runtime.in_flight.release(rid)
     return _response(done, response_type)
 
 
-def _once(service: GameService, rid: UUID, fp: str, work: Work) -> Reply:
+def _once(
+    service: GameService, rid: UUID, fp: str, work: Work, authorize: Authorize | None
+) -> Reply:
+    if authorize is not None:
+        authorize()  # 401/403 (and 404) before anything about the key
     found = find(service, rid)
     if found is not None:
         return _replay(found, fp)

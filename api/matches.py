@@ -128,6 +128,7 @@ class MatchController(Controller):
                 match_id=match_id,
                 organiser_token_hash=token_hash(token),
                 attach=capture,
+                timers=body.timers.value() if body.timers else None,
             )
             return capture.result()
 
@@ -221,8 +222,11 @@ class MatchController(Controller):
         service = runtime.service
         token = bearer(request)
 
-        def work(key: Key) -> Reply:
+        def organiser() -> None:
             require_organiser(service, service.get_match(match_id), token)
+
+        def work(key: Key) -> Reply:
+            organiser()
 
             def build(p: Pending) -> Reply:
                 return reply(201, BotSeated(seat=seat, kind=data.kind, version=p.result.version))
@@ -233,7 +237,9 @@ class MatchController(Controller):
             play_bots(service, match_id, runtime.bot_steps)
             return capture.result()
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, BotSeated)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, BotSeated, organiser
+        )
 
     @post(
         "/{match_id:uuid}/bots/run",
@@ -255,10 +261,14 @@ class MatchController(Controller):
     ) -> Response[BotsRun]:
         service = runtime.service
         token = bearer(request)
+
+        def organiser() -> None:
+            require_organiser(service, service.get_match(match_id), token)
+
         steps = (data.max_steps if data else None) or runtime.bot_steps
 
         def work(key: Key) -> Reply:
-            require_organiser(service, service.get_match(match_id), token)
+            organiser()
             done = run_bots(service, match_id, steps)
             answer = reply(
                 200, BotsRun(steps=done.steps, version=done.version, stopped=done.stopped)
@@ -268,7 +278,9 @@ class MatchController(Controller):
                 service.save(*records)
             return answer
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, BotsRun)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, BotsRun, organiser
+        )
 
     @post(
         "/{match_id:uuid}/finish",
@@ -289,12 +301,18 @@ class MatchController(Controller):
     ) -> Response[FinishedMatch]:
         service = runtime.service
         token = bearer(request)
+
+        def organiser() -> None:
+            require_organiser(service, service.get_match(match_id), token)
+
         reason = data.reason if data else "organiser"
 
         def work(key: Key) -> Reply:
-            require_organiser(service, service.get_match(match_id), token)
+            organiser()
             capture = Capture(key, lambda p: reply(200, FinishedMatch(version=p.result.version)))
             service.finish_match(match_id, reason, attach=capture)
             return capture.result()
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, FinishedMatch)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, FinishedMatch, organiser
+        )

@@ -5,7 +5,8 @@ when it sends one, else its address. Each client's bucket holds ``burst`` tokens
 (default: a minute's worth), refilled at ``per_minute`` / 60 a second; a request takes
 one. An empty bucket answers ``429`` with the ``rate-limited`` problem and ``Retry-After``
 = the whole seconds until a token is back. Health probes and the SSE stream are not
-counted (``exclude_paths`` / ``exclude_patterns``). Buckets live in memory, per process,
+counted, nor Prometheus scrapes of ``/metrics`` (``exclude_paths`` /
+``exclude_patterns``). Buckets live in memory, per process,
 at most ``max_clients`` of them (the least recently seen are forgotten first).
 
 :attr:`RateLimiter.rejections` counts the 429s (for the metrics).
@@ -30,7 +31,7 @@ from api.i18n import localize, prefers_chinese
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
 
 DEFAULT_PER_MINUTE: Final = 600
-DEFAULT_EXCLUDED: Final = ("/healthz", "/readyz")
+DEFAULT_EXCLUDED: Final = ("/healthz", "/readyz", "/metrics")
 DEFAULT_EXCLUDED_PATTERNS: Final = (r"^/v1/matches/[^/]+/stream$",)
 """The SSE stream (``api.sse``): long-lived, and EventSource reconnects on its own."""
 RawHeaders = Iterable[tuple[bytes, bytes]]

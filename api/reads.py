@@ -26,6 +26,7 @@ from api.matches import BEARER, IfNoneMatch
 from api.runtime import Runtime, snapshot
 from domain.game.match import Match
 from domain.game.round import Round, round_id
+from services.embargo import embargo_marker, view_embargo
 from services.errors import NotFoundError
 from services.game import GameService
 from services.history import MAX_LIMIT, HistoryPage, StateAt, match_history, state_at
@@ -88,12 +89,14 @@ class ReadController(Controller):
             assert token is not None
             tags.remember_seat(match_id, token, seat)
             now = service.clock()
-            tag = etag(match_version(match, round_), clock_marker(round_, now))
+            embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
+            marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
+            tag = etag(match_version(match, round_), marker)
             if stable(round_, now):
                 tags.remember(match_id, generation, tag)
             if not_modified(if_none_match, tag):
                 return seat, tag, None
-            return seat, tag, table_view(match, round_, seat, now)
+            return seat, tag, table_view(match, round_, seat, now, embargo=embargo)
 
         seat, tag, view = await runtime.call(work)
         bind_seat(request, seat)
@@ -120,12 +123,14 @@ class ReadController(Controller):
             generation = runtime.tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
             now = service.clock()
-            tag = etag(match_version(match, round_), clock_marker(round_, now))
+            embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
+            marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
+            tag = etag(match_version(match, round_), marker)
             if stable(round_, now):
                 runtime.tags.remember(match_id, generation, tag)
             if not_modified(if_none_match, tag):
                 return tag, None
-            return tag, table_view(match, round_, None, now)
+            return tag, table_view(match, round_, None, now, embargo=embargo)
 
         tag, view = await runtime.call(work)
         return not_modified_response(tag) if view is None else tagged(view, tag)
@@ -200,7 +205,8 @@ class ReadController(Controller):
 
         def work() -> PublicView:
             match, round_ = _round(service, match_id, number)
-            return table_view(match, round_, None, service.clock())
+            embargo = view_embargo(service, match, round_)  # R36
+            return table_view(match, round_, None, service.clock(), embargo=embargo)
 
         return await runtime.call(work)
 

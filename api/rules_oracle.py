@@ -8,13 +8,13 @@ RULES §10 fields in camelCase. Malformed input is a 422 problem naming the fiel
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from litestar import Controller, post
 from litestar.params import Body
 
-from api.dto import problems
+from api.dto import Cards, RulesRequest, problems
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
 from domain.rules.errors import InvalidInputError
@@ -25,14 +25,13 @@ from domain.rules.shapes import Shape, ShapeKind, decompose
 from domain.rules.throws import check_throw
 from domain.rules.trick import trick_points, trick_winner
 
-Cards = list[str] | str
 Level = Literal["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 Suit = Literal["S", "H", "C", "D"]
-RulesField = dict[str, Any]
 
 
 class _Base(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
-    rules: RulesField | None = None
+    rules: RulesRequest | None = None
+    """RULES §10 fields in camelCase; absent ones take the standard rules' values."""
 
 
 class _Contextual(_Base, kw_only=True):
@@ -112,7 +111,7 @@ def _context(req: _Contextual) -> TrumpContext:
 
 
 def _rules(req: _Base) -> RuleSet:
-    return RuleSet() if req.rules is None else RuleSet.from_mapping(req.rules)
+    return RuleSet() if req.rules is None else RuleSet.from_mapping(req.rules.fields())
 
 
 def _lead(ctx: TrumpContext, cards: list[Card], field: str) -> Shape:

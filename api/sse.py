@@ -38,22 +38,16 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol
+from typing import Any, Protocol
 from uuid import UUID
 
 import anyio
 import msgspec
-from litestar import Controller, Request, get
-from litestar.di import NamedDependency
-from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromPath, HeaderParameter, QueryParameter
-from litestar.response import Stream
 
-from api.auth import bearer, viewer_of
-from api.problems import PROBLEM_MEDIA_TYPE, Problem
+from api.auth import viewer_of
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
-from domain.rules.errors import InvalidInputError
+from services.embargo import Embargo, view_embargo
 from services.game import GameService
 from services.history import MAX_LIMIT, match_history
 from services.views import table_view
@@ -106,6 +100,9 @@ class Snapshot:
     version: int
     match: Match
     round: Round | None
+    embargo: Embargo | None = None
+    """R36: a tournament table's scored deal stays withheld (:mod:`services.embargo`);
+    its release is no new version, so a stream shows it from the next reload on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +169,8 @@ class _Feed:
         if cached is not None and cached.expires > now:
             return cached
         at = self.live.service.clock()
-        data = msgspec.json.encode(table_view(snapshot.match, snapshot.round, viewer, at))
+        view = table_view(snapshot.match, snapshot.round, viewer, at, embargo=snapshot.embargo)
+        data = msgspec.json.encode(view)
         round_ = snapshot.round
         expires = float("inf")
         if (
@@ -270,7 +268,7 @@ class LiveStreams:
                 break
             match = again
         version = match.sequence(0 if round_ is None else round_.version)
-        return Snapshot(version, match, round_)
+        return Snapshot(version, match, round_, view_embargo(service, match, round_))
 
     async def acquire(self, match_id: UUID) -> _Feed:
         """The match's feed with its first snapshot (NotFoundError when there is none)."""
@@ -403,77 +401,3 @@ class LiveStreams:
         the public view."""
         assert feed.snapshot is not None
         return viewer_of(self.service, feed.snapshot.match, token)
-
-
-def _last_event_id(header: str | None, query: int | None) -> int | None:
-    """Where the client stands: the ``Last-Event-ID`` header (EventSource sends it on
-    every reconnect, so it wins over a URL's stale ``?lastEventId=``), else the query."""
-    if header is None or not header.strip():
-        return query
-    text = header.strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
-        raise InvalidInputError(f"Last-Event-ID must be a match version, got {text[:40]!r}")
-    return int(text)
-
-
-STREAM_DOC = """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
-or a spectator (no token, or the organiser's) receives `event: view` frames whose `id` is
-the match version and whose `data` is the viewer's view (JSON): the current view at once,
-then one frame per newer version. `Last-Event-ID` (header, else `?lastEventId=`) resumes
-without loss or repeat: frames up to it are not sent again, and the first frame's object
-then carries `missed`, the redacted history items the client missed (`missedMore: true`
-when capped). `: ping` comments keep the connection alive; the server ends the stream
-after its lifetime with a `retry:` hint, and the client reconnects with its
-Last-Event-ID."""
-
-_PROBLEM: dict[str, Any] = {"data_container": Problem, "media_type": PROBLEM_MEDIA_TYPE}
-
-
-class MatchStreamController(Controller):
-    path = "/v1/matches"
-    tags = ["live"]  # noqa: RUF012 - Litestar declares it an instance attribute
-
-    @get(
-        "/{match_id:uuid}/stream",
-        media_type=EVENT_STREAM,
-        summary="Live views of a match (Server-Sent Events)",
-        description=STREAM_DOC,
-        responses={
-            401: ResponseSpec(
-                description="The token is not a seat token of this match", **_PROBLEM
-            ),
-            404: ResponseSpec(description="No such match", **_PROBLEM),
-            422: ResponseSpec(description="Malformed Last-Event-ID or lastEventId", **_PROBLEM),
-        },
-    )
-    async def stream(
-        self,
-        request: Request[Any, Any, Any],
-        match_id: FromPath[UUID],
-        live: NamedDependency[LiveStreams],
-        token: Annotated[
-            str | None,
-            QueryParameter(name="token", description="A seat token (EventSource sends no headers)"),
-        ] = None,
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(name="Last-Event-ID", description="The last frame id received"),
-        ] = None,
-        last_event_id_query: Annotated[
-            int | None,
-            QueryParameter(
-                name="lastEventId", ge=0, description="As Last-Event-ID (the header wins)"
-            ),
-        ] = None,
-    ) -> Stream:
-        last = _last_event_id(last_event_id, last_event_id_query)
-        feed = await live.acquire(match_id)  # 404 before the stream starts
-        try:
-            viewer = live.viewer(feed, bearer(request) or token)
-        finally:
-            live.release(feed)  # the feed lingers; the stream takes it again at once
-        return Stream(
-            live.frames(match_id, viewer, last),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )

@@ -4,6 +4,10 @@
 the attackers' totals (RULES R29), the level-change bands (R30), the bottom bonus (R28),
 throws (R22), declaring (R17–R20) and the speed. The same ``--seed`` prints the same
 table, but for the speed line.
+
+``verify`` recomputes a deal from its seed (R35, :mod:`infra.cli_verify`); ``migrate``
+creates the event store's schema once, before replicas that run with
+``CREATE_TABLES=false`` start (:mod:`infra.migrate`; a second run is a no-op).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
 from infra.cli_verify import add_verify_parser, run_verify
+from infra.migrate import add_migrate_parser, run_migrate
 from services.simulator import SimulationSummary, simulate
 
 DEFAULT_PLAYERS = "heuristic,random,heuristic,random"
@@ -65,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=None, help="run seed for a reproducible run (default: random)"
     )
     add_verify_parser(commands)
+    add_migrate_parser(commands)
     return parser
 
 
@@ -129,6 +135,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     if args.command == "verify":
         sys.exit(run_verify(args))
+    if args.command == "migrate":
+        sys.exit(run_migrate(args))
     if args.command == "simulate":
         summary = simulate(
             args.rounds, rules=preset(args.preset), players=args.players, seed=args.seed

@@ -130,9 +130,65 @@ def postgres_url(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A running throwaway cluster (:func:`throwaway_server`) that a fault test may stop
+    and start again: same data, same port, so clients reconnect to the same URL."""
+
+    url: str
+    port: int
+    bin_dir: Path
+    data: Path
+    log: Path
+    run_as: _RunAs
+
+    def stop(self) -> None:
+        """Stop (``-m fast``: every connection is cut, commits are kept). Not
+        ``immediate``: this cluster runs with ``synchronous_commit = off``, so a crash
+        would lose commits already acknowledged, which a production server does not."""
+        with contextlib.suppress(subprocess.SubprocessError, OSError):
+            self.run_as.run(
+                [str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop"]
+            )
+
+    def start(self) -> None:
+        """Start again on the same port (waits until it accepts connections)."""
+        cmd = [str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log)]
+        self.run_as.run([*cmd, "-w", "-t", "30", "-o", f"-p {self.port}", "start"])
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
 @contextmanager
 def throwaway_cluster(bin_dir: Path) -> Iterator[str]:
     """A new cluster from ``bin_dir``'s programs, deleted on exit; yields its URL."""
+    with throwaway_server(bin_dir) as cluster:
+        yield cluster.url
+
+
+def server_bin_dir() -> Path:
+    """``initdb``/``pg_ctl`` of the machine, else the ``pgserver`` wheel's bundled ones."""
+    folder = find_bin_dir()
+    if folder is not None:
+        return folder
+    try:
+        import pgserver  # noqa: PLC0415 - optional
+
+        bundled = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    except ImportError:
+        bundled = None
+    if bundled is None or not (bundled / "pg_ctl").exists():
+        raise PostgresUnavailableError("no initdb/pg_ctl for a throwaway cluster")
+    return bundled
+
+
+@contextmanager
+def throwaway_server(bin_dir: Path | None = None) -> Iterator[Cluster]:
+    """A new cluster (``bin_dir``, else :func:`server_bin_dir`), deleted on exit — never
+    ``$DATABASE_URL``'s server, so a test may stop and restart it (:class:`Cluster`)."""
+    bin_dir = bin_dir or server_bin_dir()
     run_as = _RunAs()
     parent: str | None = None
     if os.geteuid() == 0:
@@ -159,7 +215,8 @@ def throwaway_cluster(bin_dir: Path) -> Iterator[str]:
         port = _start(run_as, bin_dir, data, log)
         started = True
         _create_database(f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres")
-        yield f"postgresql://{SUPERUSER}@127.0.0.1:{port}/{DBNAME}"
+        url = f"postgresql://{SUPERUSER}@127.0.0.1:{port}/{DBNAME}"
+        yield Cluster(url, port, bin_dir, data, log, run_as)
     finally:
         if started:
             _stop(run_as, bin_dir, data)

@@ -9,28 +9,46 @@ Server options, read from the same environment:
 
 * ``SHUTDOWN_TIMEOUT`` — seconds a graceful shutdown (SIGTERM) waits for open requests and
   streams before closing them [10]
+* ``SCHEMA_WAIT_TIMEOUT`` — with ``CREATE_TABLES=false``, seconds to wait for the schema
+  (``shengji migrate``, the migration Job) before listening; exit 1 when it does not
+  come [120]
 * ``FORWARDED_ALLOW_IPS`` — proxies whose ``X-Forwarded-For`` is trusted for the client
   address (read by uvicorn itself) [127.0.0.1]
+
+Graceful drain (SIGTERM, SIGINT): the listening socket closes first (new connections are
+refused; Kubernetes' preStop pause has taken the pod out of its Service by then), every
+live stream ends with a final ``retry:`` reconnect hint (EventSource reconnects to another
+replica, resuming with ``Last-Event-ID``), requests in flight finish and are answered,
+then their connections close, idle keep-alive connections close, the app shuts down (its
+store connections close) and the process exits 0 (SIGINT keeps uvicorn's way: the signal
+is raised again). After ``SHUTDOWN_TIMEOUT`` seconds the requests still running are
+cancelled.
 
 uvicorn's own access log is off: the API logs one JSON line per request (``api.logging``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 import socket
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+import structlog
 import uvicorn
 
 from api.app import create_app
 from infra.logging import configure_logging
+from infra.migrate import wait_for_schema
 from infra.settings import Settings, SettingsError
 
 DEFAULT_SHUTDOWN_TIMEOUT = 10
+DEFAULT_SCHEMA_WAIT_TIMEOUT = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,19 +56,29 @@ class ServeOptions:
     """uvicorn options that are not application settings."""
 
     shutdown_timeout: int = DEFAULT_SHUTDOWN_TIMEOUT
+    schema_wait_timeout: int = DEFAULT_SCHEMA_WAIT_TIMEOUT
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> ServeOptions:
-        text = (environ.get("SHUTDOWN_TIMEOUT") or "").strip()
-        if not text:
-            return cls()
-        try:
-            seconds = int(text)
-        except ValueError:
-            raise SettingsError(f"SHUTDOWN_TIMEOUT must be an integer, got {text!r}") from None
-        if not 0 <= seconds <= 3600:
-            raise SettingsError(f"SHUTDOWN_TIMEOUT must be 0..3600 seconds, got {seconds}")
-        return cls(shutdown_timeout=seconds)
+        return cls(
+            shutdown_timeout=_seconds(environ, "SHUTDOWN_TIMEOUT", DEFAULT_SHUTDOWN_TIMEOUT),
+            schema_wait_timeout=_seconds(
+                environ, "SCHEMA_WAIT_TIMEOUT", DEFAULT_SCHEMA_WAIT_TIMEOUT
+            ),
+        )
+
+
+def _seconds(environ: Mapping[str, str], name: str, default: int) -> int:
+    text = (environ.get(name) or "").strip()
+    if not text:
+        return default
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise SettingsError(f"{name} must be an integer, got {text!r}") from None
+    if not 0 <= seconds <= 3600:
+        raise SettingsError(f"{name} must be 0..3600 seconds, got {seconds}")
+    return seconds
 
 
 def uvicorn_config(settings: Settings, options: ServeOptions) -> uvicorn.Config:
@@ -69,9 +97,14 @@ def uvicorn_config(settings: Settings, options: ServeOptions) -> uvicorn.Config:
 
 class Server(uvicorn.Server):
     """uvicorn runs the app's shutdown only once open connections close; live streams
-    (SSE) never close by themselves, so end them first, with a reconnect hint."""
+    (SSE) never close by themselves, so end them first, with a reconnect hint — after the
+    listening sockets close, so that no new stream opens meanwhile (the module doc)."""
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
         live = getattr(getattr(self.config.loaded_app, "state", None), "live", None)
         if live is None:
             app = self.config.app
@@ -79,6 +112,31 @@ class Server(uvicorn.Server):
         if live is not None:
             await live.close()
         await super().shutdown(sockets)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """uvicorn raises a captured signal again once it has shut down, so a drained
+        process would die of its SIGTERM (exit 143); a completed drain exits 0."""
+        with super().capture_signals():
+            yield
+            self._captured_signals = [s for s in self._captured_signals if s != signal.SIGTERM]
+
+
+def await_schema(settings: Settings, options: ServeOptions) -> bool:
+    """With ``CREATE_TABLES=false``: wait for the migration (:mod:`infra.migrate`)."""
+    if settings.create_tables or settings.backend == "popo":
+        return True
+    log = structlog.get_logger("infra.serve")
+    started = time.monotonic()
+
+    def waiting(reason: str) -> None:
+        log.warning(
+            "waiting for the schema: run `shengji migrate` (CREATE_TABLES=false)",
+            reason=reason[:300],
+            waited_s=round(time.monotonic() - started, 1),
+        )
+
+    return wait_for_schema(settings, options.schema_wait_timeout, on_wait=waiting)
 
 
 def main(environ: Mapping[str, str] | None = None) -> None:
@@ -90,6 +148,12 @@ def main(environ: Mapping[str, str] | None = None) -> None:
         sys.stderr.write(f"shengji serve: {e}\n")
         raise SystemExit(2) from None
     configure_logging(settings.log_level)
+    if not await_schema(settings, options):
+        sys.stderr.write(
+            f"shengji serve: the {settings.backend} store has no schema after "
+            f"{options.schema_wait_timeout} s: run `shengji migrate` (CREATE_TABLES=false)\n"
+        )
+        raise SystemExit(1)
     config = uvicorn_config(settings, options)
     # A long-lived server allocates many short-lived objects per request: collect less
     # often, and keep what start-up built (modules, tables, the app) out of collections.

@@ -24,6 +24,8 @@ Variables, with their defaults in brackets:
 * ``SSE_HEARTBEAT_S`` / ``SSE_LIFETIME_S`` / ``SSE_RETRY_MS`` — live streams: ping
   interval, how long a stream lives before the client reconnects, the ``retry:`` hint
   [15 / 600 / 1000]
+* ``SWEEP_INTERVAL_MS`` — how often the sweeper claims passed deadlines and turn
+  timeouts and runs pending bot moves (``services.sweeper``), 0 = off [1000]
 
 :func:`persistence_env` turns settings into the eventsourcing library's environment
 (ARCHITECTURE decision 1: POPO in tests, SQLite embedded, PostgreSQL in production);
@@ -126,6 +128,8 @@ class Settings:
     sse_heartbeat_s: int = 15
     sse_lifetime_s: int = 600
     sse_retry_ms: int = 1000
+    sweep_interval_ms: int = 1000
+    """The sweeper's period (deadlines, turn timeouts, bots); 0 = no sweeper."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -149,6 +153,7 @@ class Settings:
         _int("SSE_HEARTBEAT_S", self.sse_heartbeat_s, 1, 3600)
         _int("SSE_LIFETIME_S", self.sse_lifetime_s, 1, 86_400)
         _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
+        _int("SWEEP_INTERVAL_MS", self.sweep_interval_ms, 0, 3_600_000)
         try:
             self.pacing  # noqa: B018 - Pacing validates the three durations
         except InvalidInputError as e:
@@ -195,6 +200,7 @@ class Settings:
             sse_heartbeat_s=_int_env(get, "SSE_HEARTBEAT_S", defaults.sse_heartbeat_s),
             sse_lifetime_s=_int_env(get, "SSE_LIFETIME_S", defaults.sse_lifetime_s),
             sse_retry_ms=_int_env(get, "SSE_RETRY_MS", defaults.sse_retry_ms),
+            sweep_interval_ms=_int_env(get, "SWEEP_INTERVAL_MS", defaults.sweep_interval_ms),
         )
 
     @property

@@ -98,9 +98,12 @@ def run_bots(service: GameService, match_id: UUID, max_steps: int = DEFAULT_STEP
         steps += 1
 
 
-def next_move(match: Match, round_: Round, now: datetime) -> BotMove | None:
-    """The move a bot of ``match`` makes now in ``round_``, None when no bot is to move."""
-    bots = bot_seats(match)
+def next_move(
+    match: Match, round_: Round, now: datetime, bots: dict[int, str] | None = None
+) -> BotMove | None:
+    """The move a bot of ``match`` makes now in ``round_``, None when no bot is to move.
+    ``bots`` (seat → kind) overrides the match's bot seats (a turn timeout's bot)."""
+    bots = bot_seats(match) if bots is None else bots
     phase = round_.phase
     if phase is RoundPhase.DEALING:
         return _dealing_move(round_, bots, now)

@@ -18,6 +18,8 @@ import contextlib
 import hashlib
 import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,16 +33,20 @@ from eventsourcing.persistence import IntegrityError, Mapper, Recording
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
+from domain.game.timers import Timers
 from domain.rules.cards import Card
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
+from services.tournaments_seeds import table_pacing, table_seed
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
 SaveListener = Callable[[frozenset[UUID]], None]
 """Told the ids of the matches a save touched (a round counts as its match)."""
+SaveObserver = Callable[[float, str], None]
+"""Told each save's duration (seconds) and outcome: ``ok``, ``conflict`` or ``error``."""
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +110,9 @@ class Pending:
 Attach = Callable[[Pending], Sequence[Any]]
 """Extra aggregates (an idempotency record) to save in the command's own ``save``, so
 they commit atomically with its events; built from the outcome about to be saved."""
+Decide = Callable[[Match, Round, datetime], tuple[int, str, tuple[Card, ...]]]
+"""Chooses a command's seat, action and cards on the round as it finds it (a turn
+timeout, :mod:`services.timers`)."""
 
 
 ACTIONS = ("declare", "overcall", "pass", "bury", "play", "redeal")
@@ -131,6 +140,11 @@ class GameService(Application[UUID]):
         self.pacing = pacing or Pacing(interval_ms=0, declare_ms=30_000, window_ms=0)
         self.on_saved: list[SaveListener] = []
         """Called after every save, on the saving thread (the in-process live hub)."""
+        self.save_observers: list[SaveObserver] = []
+        """Told every save's duration and outcome (the store append latency metric)."""
+        self.events_replayed = 0
+        """Events applied to rebuild aggregates from the store (metrics)."""
+        self._replayed_lock = threading.Lock()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Subclasses (test doubles, benches) keep the same event tables."""
@@ -144,7 +158,9 @@ class GameService(Application[UUID]):
 
     def get_match(self, match_id: UUID, version: int | None = None) -> Match:
         try:
-            match: Match = self.repository.get(match_id, version=version, projector_func=_project)
+            match: Match = self.repository.get(
+                match_id, version=version, projector_func=self._replay
+            )
         except AggregateNotFoundError:
             raise NotFoundError(f"no match {match_id}") from None
         if not isinstance(match, Match):
@@ -153,12 +169,20 @@ class GameService(Application[UUID]):
 
     def get_round(self, round_id: UUID, version: int | None = None) -> Round:
         try:
-            round_: Round = self.repository.get(round_id, version=version, projector_func=_project)
+            round_: Round = self.repository.get(
+                round_id, version=version, projector_func=self._replay
+            )
         except AggregateNotFoundError:
             raise NotFoundError(f"no round {round_id}") from None
         if not isinstance(round_, Round):
             raise NotFoundError(f"no round {round_id}")
         return round_
+
+    def _replay(self, aggregate: Any, events: Iterable[Any]) -> Any:
+        events = list(events)
+        with self._replayed_lock:
+            self.events_replayed += len(events)
+        return _project(aggregate, events)
 
     def current_round(self, match: Match) -> Round | None:
         rid = match.current_round_id()
@@ -175,8 +199,11 @@ class GameService(Application[UUID]):
         match_id: UUID | None = None,
         organiser_token_hash: str = "",
         attach: Attach | None = None,
+        tournament: tuple[UUID, int] | None = None,
+        timers: Timers | None = None,
     ) -> UUID:
-        """A new match; ``organiser_token_hash`` authorises its admin actions."""
+        """A new match; ``organiser_token_hash`` authorises its admin actions;
+        ``tournament`` (id, round) makes it a tournament table (R36)."""
         match = Match.create(
             rules,
             self.clock(),
@@ -184,6 +211,8 @@ class GameService(Application[UUID]):
             preset=preset,
             match_id=match_id or uuid4(),
             organiser_token_hash=organiser_token_hash,
+            tournament=tournament,
+            timers=timers,
         )
         self._save(match, *self._extras(attach, match, None, None))
         return match.id
@@ -250,11 +279,14 @@ class GameService(Application[UUID]):
         expected_round_version: int | None = None,
         expected_version: int | None = None,
         attach: Attach | None = None,
+        decide: Decide | None = None,
     ) -> CommandResult:
         """Run one round command for ``seat`` (``ACTIONS``); save its events atomically.
 
         ``expected_version`` (the match version, If-Match) or ``expected_round_version``
-        that is not the current one → PreconditionFailedError, nothing saved."""
+        that is not the current one → PreconditionFailedError, nothing saved. ``decide``
+        (a turn timeout) chooses seat, action and cards instead, with ``now`` and the
+        deadlines claimed; it records ``TurnTimedOut`` first (:mod:`services.timers`)."""
         match = self.get_match(match_id)
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
@@ -280,9 +312,11 @@ class GameService(Application[UUID]):
             # its events are saved on their own, then the refusal is raised.
             round_.claim_deadlines(now)
             if round_.phase is RoundPhase.REDEAL:
-                round_.deal(self.seeds(), now, self.pacing)
+                self._deal(match, round_, now)
         claimed = bool(round_.pending_events)
         try:
+            if decide is not None:
+                seat, action, cards = decide(match, round_, now)
             self._dispatch(round_, seat, action, cards, now)
         except ShengjiError:
             if claimed:
@@ -291,7 +325,7 @@ class GameService(Application[UUID]):
         to_save: list[Any] = [round_]
         current: Round | None = round_
         if round_.phase is RoundPhase.REDEAL:
-            round_.deal(self.seeds(), now, self.pacing)
+            self._deal(match, round_, now)
         elif round_.phase is RoundPhase.SCORED:
             assert round_.result is not None
             match.record_round(round_.number, round_.result, now, round_events=round_.version)
@@ -330,7 +364,7 @@ class GameService(Application[UUID]):
         now = self.clock()
         round_.claim_deadlines(now)
         if round_.phase is RoundPhase.REDEAL:
-            round_.deal(self.seeds(), now, self.pacing)
+            self._deal(match, round_, now)
         self._save(round_)
         return self._result(match, round_, round_)
 
@@ -343,7 +377,13 @@ class GameService(Application[UUID]):
     ) -> list[Recording[UUID]]:
         """Save, then tell :attr:`on_saved` which matches changed. The events are
         stored whatever a listener does, so a listener's error is logged, not raised."""
-        recordings = self._save_collected(objs, kwargs)
+        started = time.perf_counter()
+        try:
+            recordings = self._save_collected(objs, kwargs)
+        except Exception as e:
+            self._observe_save(started, "conflict" if isinstance(e, IntegrityError) else "error")
+            raise
+        self._observe_save(started, "ok")
         if self.on_saved and recordings:
             touched = frozenset(
                 o.id if isinstance(o, Match) else o.match_id
@@ -356,6 +396,20 @@ class GameService(Application[UUID]):
                 except Exception:
                     log.exception("a save listener failed (the events are saved)")
         return recordings
+
+    def _observe_save(self, started: float, outcome: str) -> None:
+        seconds = time.perf_counter() - started
+        for observe in self.save_observers:
+            observe(seconds, outcome)
+
+    def _deal(self, match: Match, round_: Round, now: datetime) -> None:
+        """Deal ``round_`` from a fresh seed (R35); a tournament table's deals take the
+        tournament round's seeds instead (R36, :mod:`services.tournaments_seeds`)."""
+        if match.tournament_id is None:
+            round_.deal(self.seeds(), now, self.pacing)
+            return
+        seed = table_seed(self.repository, match, round_.number, round_.deal_no + 1)
+        round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=0)  # R36
 
     def _save_collected(
         self,
@@ -387,7 +441,7 @@ class GameService(Application[UUID]):
         round_ = Round.start(
             match.id, match.round_number, match.rules, match.levels, match.dealer, now
         )
-        round_.deal(self.seeds(), now, self.pacing)
+        self._deal(match, round_, now)
         return round_
 
     def _save(self, *aggregates: Any) -> None:

@@ -19,11 +19,15 @@ current version — and only the rounds' events inside the page are read
 named in ``hidden``) unless the viewer may see them: ``Dealt.seed`` once that round is
 scored; ``BottomBuried.cards`` for the seat that buried them and the 炒底 overcaller who
 took them (R20), and for everyone once the round is scored (R21, R33); token hashes
-never.
+never. On a tournament table whose tournament round is not complete
+(:mod:`services.embargo`, R36) a scored round keeps its during-play redaction, and
+``RoundScored`` loses ``seed``, ``bottomCards`` and ``bottomPoints`` (named in
+``hidden``); the page's ``embargo`` says why.
 
 **As of** (R34): :func:`state_at` is the table as ``viewer`` saw it right after the event
 at a version — the match as of its version then, the round as of its version then — and,
-once that round is scored, everything it hid (:class:`Revealed`).
+once that round is scored, everything it hid (:class:`Revealed`) — or, under the
+tournament embargo, no ``revealed`` and ``embargo`` saying why.
 """
 
 from __future__ import annotations
@@ -40,10 +44,11 @@ from eventsourcing.domain import Aggregate
 
 from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded
 from domain.game.round import Round, round_id
-from domain.game.round_events import BottomBuried, Dealt, Overcalled
+from domain.game.round_events import BottomBuried, Dealt, Overcalled, RoundScored
 from domain.rules.cards import RANKS, SUITS, card_name, card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.shows import Strength
+from services.embargo import Embargo, embargo_for
 from services.errors import NotFoundError
 from services.game import GameService
 from services.legal import round_context, sorted_names
@@ -56,6 +61,9 @@ _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
 _NONE: frozenset[str] = frozenset()
 _SEED = frozenset({"seed"})
 _CARDS = frozenset({"cards"})
+_EMBARGOED = ("seed", "bottom_cards", "bottom_points")
+"""``RoundScored`` fields withheld under the tournament embargo (R36): the seed and
+what the bottom held."""
 _LOOKAHEAD = 6
 """Round events read after a ``BottomBuried`` to find a 炒底 overcaller (R20: at most
 three passes come before an overcall; four close the window)."""
@@ -87,6 +95,9 @@ class HistoryPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Pass as ``after`` for the next page: the last item's version (or ``after``)."""
     more: bool
     """True when the match held more events than this page when it was read."""
+    embargo: str | None = None
+    """Set when scored rounds keep their secrets: ``embargoed until tournament round N
+    completes`` (R36, docs/tournaments.md)."""
 
 
 class Revealed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -108,6 +119,9 @@ class StateAt(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     view: SeatView | PublicView
     revealed: Revealed | None
     """Once the round of that version is scored: everything it hid then."""
+    embargo: str | None = None
+    """Why ``revealed`` is None although that round is scored: ``embargoed until
+    tournament round N completes`` (R36, docs/tournaments.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +206,7 @@ def match_history(
     if type(after) is not int or after < 0:
         raise InvalidInputError(f"after is a match version >= 0, got {after!r}")
     layout = _layout(service, match_id)
+    embargo = _embargo(service, layout)
     items: list[HistoryItem] = []
     for seg in layout.segments:
         if seg.start + seg.count - 1 <= after:
@@ -209,10 +224,16 @@ def match_history(
             )
             events = [service.mapper.to_domain_event(s) for s in stored]
         for k, event in enumerate(events):
-            visible = _visible(service, layout, seg, event, viewer)
-            items.append(_item(seg.start + skip + k, seg.number, event, visible))
+            visible = _visible(service, layout, seg, event, viewer, embargo)
+            withheld = _EMBARGOED if embargo and isinstance(event, RoundScored) else ()
+            items.append(_item(seg.start + skip + k, seg.number, event, visible, withheld))
     last = items[-1].version if items else after
-    return HistoryPage(items=items, next=last, more=last < layout.total)
+    return HistoryPage(
+        items=items,
+        next=last,
+        more=last < layout.total,
+        embargo=None if embargo is None else embargo.reason,
+    )
 
 
 def state_at(service: GameService, match_id: UUID, version: int, viewer: int | None) -> StateAt:
@@ -240,11 +261,14 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
         match = service.get_match(match_id, version=layout.begun_at[seg.number])
         round_ = service.get_round(seg.aggregate_id, version=version - seg.start + 1)
         now = round_.modified_on
-    view = table_view(match, round_, viewer, now)
+    scored = round_ is not None and round_.number in layout.scored
+    embargo = _embargo(service, layout) if scored else None
+    view = table_view(match, round_, viewer, now, embargo=embargo)
     revealed = None
-    if round_ is not None and round_.number in layout.scored:
+    if round_ is not None and scored and embargo is None:
         revealed = _revealed(round_, now)
-    return StateAt(version=version, view=view, revealed=revealed)
+    reason = None if embargo is None else embargo.reason
+    return StateAt(version=version, view=view, revealed=revealed, embargo=reason)
 
 
 # -- internals ------------------------------------------------------------------------------
@@ -253,6 +277,15 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
 def _check_viewer(viewer: int | None) -> None:
     if viewer is not None and (type(viewer) is not int or not 0 <= viewer <= 3):
         raise InvalidInputError(f"a viewer is a seat 0..3 or None, got {viewer!r}", rule="R1")
+
+
+def _embargo(service: GameService, layout: _Layout) -> Embargo | None:
+    """The tournament embargo on the match's scored rounds (R36); asked only when the
+    match has a scored round to hide."""
+    if not layout.scored:
+        return None
+    created = layout.match_events[0]
+    return embargo_for(service, created.tournament_id, created.tournament_round)
 
 
 def _revealed(round_: Round, now: datetime) -> Revealed:
@@ -268,12 +301,18 @@ def _revealed(round_: Round, now: datetime) -> Revealed:
 
 
 def _visible(
-    service: GameService, layout: _Layout, seg: _Segment, event: Any, viewer: int | None
+    service: GameService,
+    layout: _Layout,
+    seg: _Segment,
+    event: Any,
+    viewer: int | None,
+    embargo: Embargo | None = None,
 ) -> frozenset[str]:
-    """The secret fields of ``event`` that ``viewer`` may see (R21, R33, R35)."""
+    """The secret fields of ``event`` that ``viewer`` may see (R21, R33, R35); under the
+    tournament embargo a scored round keeps its during-play redaction (R36)."""
     if seg.number == 0:
         return _NONE  # token hashes are never shown
-    scored = seg.number in layout.scored
+    scored = seg.number in layout.scored and embargo is None
     if isinstance(event, Dealt):
         return _SEED if scored else _NONE
     if isinstance(event, BottomBuried):
@@ -300,9 +339,14 @@ def _taker(service: GameService, seg: _Segment, buried: int) -> int | None:
 
 
 def _item(
-    position: int, number: int, event: Aggregate.Event, visible: frozenset[str]
+    position: int,
+    number: int,
+    event: Aggregate.Event,
+    visible: frozenset[str],
+    withheld: tuple[str, ...] = (),
 ) -> HistoryItem:
-    secret = getattr(type(event), "SECRET_FIELDS", ())
+    """``event`` without its secret fields ``viewer`` may not see, nor ``withheld``."""
+    secret = (*getattr(type(event), "SECRET_FIELDS", ()), *withheld)
     data: dict[str, Any] = {}
     hidden: list[str] = []
     for name, value in vars(event).items():

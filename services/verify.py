@@ -11,7 +11,9 @@ the last buried bottom and the attackers' trick points (R27, R28).
 
 A failed check raises :class:`~services.errors.VerificationError` naming the first
 mismatch. Messages only ever show cards of a scored round or of a seed the caller
-supplied: a round's secrets stay secret until ``RoundScored`` reveals them (R33).
+supplied: a round's secrets stay secret until ``RoundScored`` reveals them (R33) — and, on
+a tournament table, until its tournament round completes (409 ``deal-embargoed``, R36,
+:mod:`services.embargo`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from domain.game.round_events import (
 from domain.rules.cards import Card, card_names, format_cards, points_of
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.shuffle import Deal, deal, seed_from_hex, shuffle_deck
+from services.embargo import check_released
 from services.errors import NotFoundError, VerificationError
 from services.game import GameService
 
@@ -139,6 +142,13 @@ def verify_round(service: GameService, round_id: UUID) -> RoundCheck:
             rule="R35",
             code="round-not-scored",
         )
+    match = service.get_match(events[0].match_id)
+    check_released(
+        service,
+        match.tournament_id,
+        match.tournament_round,
+        f"round {number} of tournament table {match.id}: its recomputed deal",
+    )
     deals = [e for e in events if isinstance(e, Dealt)]
     for d in deals:
         try:

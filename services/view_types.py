@@ -165,6 +165,10 @@ class PublicView(
     """R35: sha256 of the deal's seed, published before the first card is drawn."""
     deadline: str | None = None
     """When the drawing (R16) or the overcall window (R20) closes by itself, ISO 8601."""
+    turn_deadline: str | None = None
+    """When the seat to act (``expected.seat``) runs out of time, ISO 8601: its turn began
+    at the event that made it its turn, plus the match's limit (``docs/timers.md``);
+    None when no limit runs. After it, anyone at the table may claim the timeout."""
     expected: Expected | None = None
     hand_sizes: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
     trick_leader: int | None = None
@@ -176,6 +180,10 @@ class PublicView(
     attacker_points: int = 0
     failed_throws: list[FailedThrow] = []
     result: ResultView | None = None
+    embargo: str | None = None
+    """Why ``result`` is None although the round is scored: a tournament table's deals are
+    ``embargoed until tournament round N completes`` (R36, docs/tournaments.md); a seat
+    then sees what it saw during play (R33). None otherwise."""
     last_result: RecordedView | None = None
     """The last round the match recorded (a scored round's view gives way to the next
     deal at once, so its result is repeated here)."""
@@ -191,7 +199,7 @@ class SeatView(PublicView, frozen=True, kw_only=True, tag="seat"):
     """The bottom / buried cards when this seat may see them (R21, R20 炒底), else None."""
     visible: list[str]
     """Every card this seat can see: hand, bottom if shown, every card played; all 108
-    once the round is scored (R33)."""
+    once the round is scored (R33), unless ``embargo`` withholds them (R36)."""
     legal: LegalActions
 
 

@@ -12,7 +12,12 @@ hand at all). What a seat sees (R33):
 * every card once it is played (R22), every declaration and overcall (R17, R20), the
   bottom's 3rd card when R19 names trump from it, and failed throws (R22);
 * the deal's commitment (R35) from the start; once ``RoundScored`` exists, everything:
-  the seed, the four hands as dealt, the dealt bottom and the buried one (R33, R35).
+  the seed, the four hands as dealt, the dealt bottom and the buried one (R33, R35) —
+  except on a tournament table whose tournament round is not complete
+  (:mod:`services.embargo`, R36): then ``result`` is None, ``embargo`` says why, and a
+  seat sees what it saw during play. ``embargo`` is decided by the caller
+  (:func:`services.embargo.view_embargo`); a caller that does not decide gets the
+  worst case for a tournament table (withheld).
 
 Views are the frozen msgspec Structs of :mod:`services.view_types` (camelCase JSON, the
 API's payloads as they are). ``version`` is the match's version (:meth:`Match.sequence`, the
@@ -27,10 +32,12 @@ from typing import Any, overload
 
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
+from domain.game.timers import turn_clock
 from domain.rules.cards import RANKS, SUITS, Card, card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.play import TrickPlay
 from domain.rules.shows import Show
+from services.embargo import UNCHECKED, Embargo, Unchecked, resolve
 from services.legal import legal_actions, round_context, sorted_names
 from services.view_types import (
     Expected,
@@ -55,23 +62,49 @@ _PUBLIC_FIELDS = PublicView.__struct_fields__
 
 
 @overload
-def table_view(match: Match, round_: Round | None, viewer: int, now: datetime) -> SeatView: ...
-@overload
-def table_view(match: Match, round_: Round | None, viewer: None, now: datetime) -> PublicView: ...
 def table_view(
-    match: Match, round_: Round | None, viewer: int | None, now: datetime
+    match: Match,
+    round_: Round | None,
+    viewer: int,
+    now: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = ...,
+) -> SeatView: ...
+@overload
+def table_view(
+    match: Match,
+    round_: Round | None,
+    viewer: None,
+    now: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = ...,
+) -> PublicView: ...
+def table_view(
+    match: Match,
+    round_: Round | None,
+    viewer: int | None,
+    now: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = UNCHECKED,
 ) -> SeatView | PublicView:
-    """The table as ``viewer`` (a seat 0..3, None = spectator) sees it at ``now`` (R33)."""
+    """The table as ``viewer`` (a seat 0..3, None = spectator) sees it at ``now`` (R33);
+    ``embargo``: the tournament embargo on its scored deals (R36), None when there is none."""
     if viewer is not None and (type(viewer) is not int or not 0 <= viewer <= 3):
         raise InvalidInputError(f"a viewer is a seat 0..3 or None, got {viewer!r}", rule="R1")
     if round_ is not None and round_.match_id != match.id:
         raise InvalidInputError(f"round {round_.id} is not a round of match {match.id}")
-    public = _public(match, round_, now)
+    withheld = resolve(match, embargo)
+    public = _public(match, round_, now, withheld)
     if viewer is None:
         return public
     hand = _hand(round_, viewer, now)
-    bottom = _visible_bottom(round_, viewer)
-    if round_ is not None and round_.result is not None and round_.dealt is not None:
+    bottom = _visible_bottom(round_, viewer, revealed=withheld is None)
+    if (
+        withheld is None
+        and round_ is not None
+        and round_.result is not None
+        and round_.dealt is not None
+    ):
         seen: list[Card] = [c for h in round_.dealt.hands for c in h] + list(round_.dealt.bottom)
     else:
         played = list(round_.play.played) if round_ is not None and round_.play else []
@@ -123,14 +156,18 @@ def clock_marker(round_: Round | None, now: datetime) -> str:
 # -- the one place that decides who sees the bottom (R21, R20 炒底, R33) --------------------
 
 
-def _visible_bottom(round_: Round | None, viewer: int) -> tuple[Card, ...] | None:
+def _visible_bottom(
+    round_: Round | None, viewer: int, *, revealed: bool = True
+) -> tuple[Card, ...] | None:
     """The bottom if ``viewer`` may see it: the seat burying now (it takes these 8 cards:
     the dealt bottom, or under 炒底 the cards buried before), the seat that buried them,
-    and everyone once the round is scored."""
+    and everyone once the round is scored (unless ``revealed`` is False: the tournament
+    embargo, R36)."""
     if round_ is None or round_.dealt is None:
         return None
     burying_now = round_.phase is RoundPhase.BURYING and round_.bidding.burier == viewer
-    if round_.result is not None or burying_now or round_.buried_by == viewer:
+    scored = revealed and round_.result is not None
+    if scored or burying_now or round_.buried_by == viewer:
         return tuple(round_.bottom)
     return None
 
@@ -145,7 +182,9 @@ def _hand(round_: Round | None, seat: int, now: datetime) -> tuple[Card, ...]:
 # -- public parts ---------------------------------------------------------------------------
 
 
-def _public(match: Match, round_: Round | None, now: datetime) -> PublicView:
+def _public(
+    match: Match, round_: Round | None, now: datetime, embargo: Embargo | None = None
+) -> PublicView:
     seats = [
         None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
         for seat, info in enumerate(match.seats)
@@ -186,9 +225,10 @@ def _public(match: Match, round_: Round | None, now: datetime) -> PublicView:
         fallback_card=_fallback(round_),
         commitment=round_.commitment or None,
         deadline=_deadline(round_),
+        turn_deadline=None if match.finished else _turn_deadline(match, round_),
         expected=None if match.finished else _expected(round_),
         hand_sizes=[len(_hand(round_, s, now)) for s in range(4)],
-        result=_result(round_),
+        **_result_fields(round_, embargo),
         **({} if play is None else _play_fields(play)),
     )
 
@@ -248,6 +288,11 @@ def _deadline(round_: Round) -> str | None:
     return None
 
 
+def _turn_deadline(match: Match, round_: Round) -> str | None:
+    clock = turn_clock(match.timers, round_)  # issue 5 turn timers
+    return None if clock is None else clock.deadline.isoformat()
+
+
 def _expected(round_: Round) -> Expected | None:
     phase = round_.phase
     if phase is RoundPhase.DEALING:
@@ -263,6 +308,14 @@ def _expected(round_: Round) -> Expected | None:
         RoundPhase.PLAYING: "play",
     }[phase]
     return Expected(seat=round_.to_act(), action=action)
+
+
+def _result_fields(round_: Round, embargo: Embargo | None) -> dict[str, Any]:
+    """``result`` (R26–R31 with everything revealed, R33, R35), or — on a tournament
+    table whose tournament round is not complete — none, and ``embargo`` saying why (R36)."""
+    if embargo is not None and round_.result is not None:
+        return {"result": None, "embargo": embargo.reason}
+    return {"result": _result(round_)}
 
 
 def _result(round_: Round) -> ResultView | None:

@@ -15,6 +15,7 @@ from domain.game import match_events as ev
 from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
+from domain.game.timers import Timers
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
@@ -39,6 +40,9 @@ class Match(GameAggregate):
         winner: int | None
         finished: bool
         organiser_token_hash: str
+        tournament_id: UUID | None
+        tournament_round: int
+        timers: Timers
 
     @classmethod
     def create(
@@ -51,7 +55,11 @@ class Match(GameAggregate):
         start_level: int = 0,
         match_id: UUID | None = None,
         organiser_token_hash: str = "",
+        tournament: tuple[UUID, int] | None = None,
+        timers: Timers | None = None,
     ) -> Match:
+        """``tournament``: (tournament id, tournament round) of a tournament table, whose
+        deals take the tournament round's seeds (R36, ``services.tournaments_seeds``)."""
         if len(name) > 200:
             raise InvalidInputError("a match name is at most 200 characters")
         if type(start_level) is not int or not 0 <= start_level <= 12:
@@ -64,6 +72,9 @@ class Match(GameAggregate):
             rules=rules.to_mapping(),
             start_level=start_level,
             organiser_token_hash=organiser_token_hash,
+            tournament_id=None if tournament is None else tournament[0],
+            tournament_round=0 if tournament is None else tournament[1],
+            timers=timers.to_mapping() if timers is not None and timers.any else None,
             timestamp=now,
         )
 

@@ -7,6 +7,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
+from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
 
 if TYPE_CHECKING:
@@ -57,6 +58,11 @@ class MatchCreated(Aggregate.Created):
     rules: dict[str, bool | int | str | None]
     start_level: int
     organiser_token_hash: str = ""
+    tournament_id: UUID | None = None
+    """The tournament of a tournament table (R36); None for other matches."""
+    tournament_round: int = 0
+    timers: dict[str, int] | None = None
+    """Turn time limits in ms (``domain.game.timers``); None: no limits."""
 
     def apply(self, aggregate: Any) -> None:
         m: Match = aggregate
@@ -73,6 +79,9 @@ class MatchCreated(Aggregate.Created):
         m.winner = None
         m.finished = False
         m.organiser_token_hash = self.organiser_token_hash
+        m.tournament_id = self.tournament_id
+        m.tournament_round = self.tournament_round
+        m.timers = Timers.from_mapping(self.timers)
 
 
 class SeatTaken(MatchEvent):

@@ -192,15 +192,27 @@ class Round(GameAggregate):
 
     # -- commands --------------------------------------------------------------------------
 
-    def deal(self, seed: bytes, now: datetime, pacing: Pacing | None = None) -> None:
-        """Deal from ``seed`` (drawn by the service, R35); only the commitment is public."""
+    def deal(
+        self,
+        seed: bytes,
+        now: datetime,
+        pacing: Pacing | None = None,
+        *,
+        first_seat: int | None = None,
+    ) -> None:
+        """Deal from ``seed`` (drawn by the service, R35); only the commitment is public.
+
+        The draw starts at the dealer (R16; round 1 at seat 0) unless ``first_seat`` is
+        given: duplicate deals (R36) always draw from seat 0, so a seed gives every
+        table the same hand seat for seat."""
         if self.dealt is not None and self.phase is not RoundPhase.REDEAL:
             raise IllegalMoveError(
                 "the round has been dealt already", rule="R16", code="already-dealt"
             )
         digest = commitment(seed)  # validates the 32 bytes
         pacing = pacing or (self.pacing if self.dealt is not None else Pacing())
-        first_seat = 0 if self.dealer is None else self.dealer  # R16: round 1 from seat 0
+        if first_seat is None:
+            first_seat = 0 if self.dealer is None else self.dealer  # R16: round 1 from seat 0
         self._emit(
             ev.Dealt,
             now,

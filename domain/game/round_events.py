@@ -9,6 +9,7 @@ the only path from an event to a viewer goes through the redaction in services.
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
@@ -311,6 +312,22 @@ class RoundAbandoned(RoundEvent):
         round_.abandoned = self
 
 
+class TurnTimedOut(RoundEvent):
+    """Issue 5 turn timers: ``seat`` was over its ``timer`` limit (``declare``, ``bury``,
+    ``play``; ``limit_ms`` from ``turn_began``); the move that follows in the same save is
+    the heuristic bot's, made for that seat (``domain.game.timers``). Changes no state."""
+
+    seat: int
+    timer: str
+    limit_ms: int
+    turn_began: datetime
+    claimed_by: str
+    """``seat N``, ``organiser`` or ``sweeper``."""
+
+    def apply_to(self, round_: Round) -> None:
+        return
+
+
 ROUND_EVENTS: tuple[type[RoundEvent], ...] = (
     Dealt,
     TrumpDeclared,
@@ -325,4 +342,5 @@ ROUND_EVENTS: tuple[type[RoundEvent], ...] = (
     TrickWon,
     RoundScored,
     RoundAbandoned,
+    TurnTimedOut,
 )

@@ -735,7 +735,7 @@ def test_no_response_shows_a_card_its_viewer_may_not_see(
 def test_the_checks_catch_a_bottom_shown_to_every_seat(monkeypatch: pytest.MonkeyPatch) -> None:
     """Views that show the bottom to every seat are caught (exact and kind checks)."""
 
-    def everyone(round_: Round | None, viewer: int) -> tuple[int, ...] | None:
+    def everyone(round_: Round | None, viewer: int, **_: Any) -> tuple[int, ...] | None:
         return None if round_ is None or round_.dealt is None else tuple(round_.bottom)
 
     monkeypatch.setattr(services.views, "_visible_bottom", everyone)

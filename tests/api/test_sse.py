@@ -32,7 +32,8 @@ from litestar.di import Provide
 
 import api.sse
 from api.errors import EXCEPTION_HANDLERS
-from api.sse import LiveStreams, MatchHub, MatchStreamController, StreamSettings
+from api.sse import LiveStreams, MatchHub, StreamSettings
+from api.stream import MatchStreamController
 from domain.rules.cards import parse_cards
 from domain.rules.ruleset import RuleSet
 from infra.hub import InProcessHub, LocalHub
@@ -514,9 +515,9 @@ async def test_a_version_is_rendered_once_for_all_spectators(
 ) -> None:
     calls: list[int | None] = []
 
-    def counting(*args: Any) -> Any:
+    def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(args[2])
-        return table_view(*args)
+        return table_view(*args, **kwargs)
 
     monkeypatch.setattr(api.sse, "table_view", counting)
     async with table() as t:

@@ -1,0 +1,208 @@
+"""The OpenAPI document says exactly what the API accepts (issue 4, "Contract").
+
+Litestar builds the document from the handlers, but (2.x) it drops msgspec ``Meta``
+constraints inside unions and list items (a card token's pattern, an optional field's
+``minimum: 0``) and constraints of optional parameters. The request bodies are decoded
+strictly by msgspec (:mod:`api.strict`), so their schemas are msgspec's own JSON Schema
+of the same types — the document and the decoder cannot disagree; parameters get the
+constraints their ``Parameter`` declarations state. :func:`complete_document` patches
+the app's document in place (``/schema`` and ``openapi.yaml`` serve it).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+from typing import Any
+
+import msgspec
+from litestar import Litestar
+from litestar.openapi.spec import (
+    Link,
+    OpenAPI,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Operation,
+    Parameter,
+    Reference,
+    RequestBody,
+    Schema,
+)
+from litestar.params import ParameterKwarg
+
+from api.dto import PROBLEM_DOCS
+from api.problems import PROBLEM_MEDIA_TYPE
+from api.strict import structs
+
+REF_TEMPLATE = "#/components/schemas/{name}"
+PROBLEM_REF = Reference(ref=REF_TEMPLATE.format(name="Problem"))
+NOT_FOUND_DOC = "No such resource, or a path parameter that is not of its form (e.g. not a UUID)"
+_CONSTRAINTS = {
+    "ge": "minimum",
+    "le": "maximum",
+    "gt": "exclusive_minimum",
+    "lt": "exclusive_maximum",
+    "min_length": "min_length",
+    "max_length": "max_length",
+    "pattern": "pattern",
+}
+
+
+@dataclasses.dataclass
+class JsonSchema(Schema):
+    """A schema given as JSON Schema (msgspec's), rendered as it is."""
+
+    raw: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_schema(self) -> dict[str, Any]:
+        return copy.deepcopy(self.raw)
+
+
+def complete_document(app: Litestar) -> None:
+    """Request bodies as msgspec's schemas, optional bodies not required, and every
+    parameter's declared constraints in its schema."""
+    doc = app.openapi_schema
+    bodies: set[type[msgspec.Struct]] = set()
+    for route in app.routes:
+        item = (doc.paths or {}).get(route.path_format or route.path)
+        for handler in getattr(route, "route_handlers", ()):
+            signature = handler.parsed_fn_signature.parameters
+            for method in handler.http_methods:
+                operation = getattr(item, method.lower(), None)
+                if isinstance(operation, Operation):
+                    _constrain_parameters(operation, signature)
+                    _problem_responses(operation)
+            data = signature.get("data")
+            if data is None:
+                continue
+            bodies |= set(structs(data.annotation))
+            if inspect.signature(handler.fn).parameters["data"].default is None:
+                for method in handler.http_methods:
+                    body = getattr(getattr(item, method.lower(), None), "request_body", None)
+                    if isinstance(body, RequestBody):
+                        body.required = False  # the handler takes no body as well
+    _request_schemas(doc, bodies)
+    _links(doc)
+
+
+MATCH_PATH = "/v1/matches/{match_id}"
+LINK_SOURCES = (
+    ("/v1/matches", "post", "201", "$response.body#/matchId", "$response.body#/version"),
+    (
+        MATCH_PATH + "/seats/{seat}",
+        "post",
+        "201",
+        "$request.path.match_id",
+        "$response.body#/version",
+    ),
+    (
+        MATCH_PATH + "/actions/{action}",
+        "post",
+        "200",
+        "$request.path.match_id",
+        "$response.body#/version",
+    ),
+)
+"""Answers that name a match (and the version they left): creating it, claiming a seat,
+acting. Each links to every operation on that match (OpenAPI links: clients, and the
+schemathesis state machine, walk create → seat → act → read)."""
+
+
+def _links(doc: OpenAPI) -> None:
+    paths = doc.paths or {}
+    targets: list[tuple[Operation, set[str]]] = []
+    for path, item in sorted(paths.items()):
+        if path != MATCH_PATH and not path.startswith(MATCH_PATH + "/"):
+            continue
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(item, method, None)
+            if isinstance(operation, Operation) and operation.operation_id:
+                names = {
+                    f"{getattr(p.param_in, 'value', p.param_in)}.{p.name}"
+                    for p in operation.parameters or ()
+                    if isinstance(p, Parameter)
+                }
+                targets.append((operation, names))
+    for path, method, status, match_id, version in LINK_SOURCES:
+        source = getattr(paths.get(path), method, None)
+        response = (source.responses or {}).get(status) if isinstance(source, Operation) else None
+        if not isinstance(response, OpenAPIResponse):
+            raise RuntimeError(f"OpenAPI links: no {status} answer of {method} {path}")
+        links: dict[str, Link | Reference] = {}
+        for target, names in targets:
+            wanted = {"path.match_id": match_id, "query.version": version}
+            parameters = {k: v for k, v in wanted.items() if k in names}
+            links[f"{target.operation_id}"] = Link(
+                operation_id=target.operation_id, parameters=parameters
+            )
+        response.links = links
+
+
+def _problem_responses(operation: Operation) -> None:
+    """Every error answers ``application/problem+json`` (:mod:`api.errors`), including
+    the 400 Litestar documents by itself as its own JSON for a route with parameters;
+    and a route with a path parameter answers 404 (the router's, for a value not of the
+    parameter's type such as a non-UUID id; else no such resource)."""
+    responses = operation.responses if operation.responses is not None else {}
+    in_path = any(
+        isinstance(p, Parameter) and getattr(p.param_in, "value", p.param_in) == "path"
+        for p in operation.parameters or ()
+    )
+    if in_path and "404" not in responses:
+        responses["404"] = OpenAPIResponse(description=NOT_FOUND_DOC)
+    for status, response in responses.items():
+        if int(status) < 400 or not isinstance(response, OpenAPIResponse):
+            continue
+        content = response.content or {}
+        if set(content) != {PROBLEM_MEDIA_TYPE}:
+            response.content = {PROBLEM_MEDIA_TYPE: OpenAPIMediaType(schema=PROBLEM_REF)}
+            if status == "400":
+                response.description = PROBLEM_DOCS[400]
+
+
+def _request_schemas(doc: OpenAPI, bodies: set[type[msgspec.Struct]]) -> None:
+    """Replace the request bodies' component schemas (and the structs they nest) by
+    msgspec's JSON Schema of them: every ``Meta`` constraint, at any depth."""
+    ordered = sorted(bodies, key=lambda t: t.__name__)
+    _, components = msgspec.json.schema_components(ordered, ref_template=REF_TEMPLATE)
+    schemas = doc.components.schemas if doc.components.schemas is not None else {}
+    for name, raw in components.items():
+        if name not in schemas:
+            raise RuntimeError(f"OpenAPI: no component {name!r} to replace (renamed?)")
+        schemas[name] = JsonSchema(raw=raw)
+
+
+def _constrain_parameters(operation: Operation, signature: dict[str, Any]) -> None:
+    by_name: dict[str, ParameterKwarg] = {}
+    for name, field in signature.items():
+        kwarg = field.kwarg_definition
+        if isinstance(kwarg, ParameterKwarg):
+            alias = getattr(kwarg, "name", None) or kwarg.header or kwarg.query or kwarg.cookie
+            by_name[(alias or name).lower()] = kwarg
+    for parameter in operation.parameters or ():
+        if not isinstance(parameter, Parameter) or not isinstance(parameter.schema, Schema):
+            continue
+        kwarg = by_name.get(parameter.name.lower())
+        if kwarg is None:
+            continue
+        schema = parameter.schema = _not_null(parameter.schema)
+        for source, attribute in _CONSTRAINTS.items():
+            value = getattr(kwarg, source)
+            if value is not None and getattr(schema, attribute) is None:
+                setattr(schema, attribute, value)
+
+
+def _not_null(schema: Schema) -> Schema:
+    """An optional parameter is absent, never null (a header or a query value is text):
+    its ``oneOf: [X, null]`` becomes X, with the outer schema's keywords on it."""
+    branches = [b for b in schema.one_of or () if isinstance(b, Schema)]
+    values = [b for b in branches if getattr(b.type, "value", b.type) != "null"]
+    if len(branches) != 2 or len(values) != 1:
+        return schema
+    merged = copy.copy(values[0])
+    for item in dataclasses.fields(schema):
+        value = getattr(schema, item.name)
+        if item.name != "one_of" and value is not None and getattr(merged, item.name) is None:
+            setattr(merged, item.name, value)
+    return merged

@@ -1,0 +1,296 @@
+"""Prometheus metrics at ``GET /metrics`` (issue 6: observability).
+
+One :class:`Metrics` per app, on its own :class:`~prometheus_client.CollectorRegistry`
+(built by ``api.app.create_app``: no process-global registry, so a test may build as
+many apps as it likes). Exposed in the Prometheus text format 0.0.4
+(``text/plain; version=0.0.4``), left out of the OpenAPI document (it is an operations
+endpoint, not part of the game's contract; see docs/observability.md).
+
+=============================================  =========  ===============================
+metric                                         type       labels
+=============================================  =========  ===============================
+``shengji_commands_total``                     counter    ``command``, ``outcome``
+``shengji_command_duration_seconds``           histogram  ``command``
+``shengji_http_requests_total``                counter    ``method``, ``route``, ``status``
+``shengji_store_append_duration_seconds``      histogram  ``outcome`` (ok/conflict/error)
+``shengji_events_replayed_total``              counter    —
+``shengji_sse_subscribers``                    gauge      —
+``shengji_rate_limit_rejections_total``        counter    —
+``shengji_live_hub_connected``                 gauge      — (PostgreSQL hub only)
+``shengji_live_hub_connections_total``         counter    — (PostgreSQL hub only)
+=============================================  =========  ===============================
+
+Label values come from closed sets so cardinality stays bounded: ``command`` is one of
+:data:`COMMANDS` (the POST routes that change a match, the round actions by name),
+``outcome`` one of :data:`OUTCOMES` (a 409 is split by its problem ``code``: a lost race
+``conflict``, a key still running ``in-flight``, else a rule's ``refused``), ``route``
+the route *template* (``/v1/matches/{match_id}/view``, never a match id; unrouted
+requests are ``unmatched``) and ``status`` the status class (``2xx`` … ``5xx``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Protocol
+
+import msgspec
+from litestar import Response, get
+from litestar.enums import ScopeType
+from litestar.handlers import HTTPRouteHandler
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from services.game import ACTIONS, GameService
+
+METRICS_PATH: Final = "/metrics"
+CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
+
+_MATCH: Final = "/v1/matches/{match_id}"
+_TOURNAMENT: Final = "/v1/tournaments/{tournament_id}"
+ROUTE_COMMANDS: Final[Mapping[str, str]] = {
+    "/v1/matches": "create_match",
+    f"{_MATCH}/seats/{{seat}}": "take_seat",
+    f"{_MATCH}/seats/{{seat}}/bot": "seat_bot",
+    f"{_MATCH}/bots/run": "run_bots",
+    f"{_MATCH}/finish": "finish_match",
+    f"{_MATCH}/timeout": "claim_timeout",
+    "/v1/tournaments": "create_tournament",
+    f"{_TOURNAMENT}/rounds": "pair_round",
+    f"{_TOURNAMENT}/rounds/{{number}}/bots/run": "run_tournament_bots",
+    f"{_TOURNAMENT}/results/collect": "collect_results",
+    f"{_TOURNAMENT}/rounds/{{number}}/tables/{{table}}/correction": "correct_result",
+}
+ACTION_ROUTE: Final = f"{_MATCH}/actions/{{action}}"
+COMMANDS: Final = (*ROUTE_COMMANDS.values(), *ACTIONS, "unknown")
+OUTCOMES: Final = (
+    "ok",
+    "replayed",
+    "refused",
+    "conflict",
+    "in-flight",
+    "stale",
+    "invalid",
+    "bad-request",
+    "unauthorized",
+    "forbidden",
+    "not-found",
+    "rate-limited",
+    "unavailable",
+    "error",
+    "aborted",
+)
+_BY_STATUS: Final[Mapping[int, str]] = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    412: "stale",
+    422: "invalid",
+    429: "rate-limited",
+    503: "unavailable",
+}
+_BY_CONFLICT_CODE: Final[Mapping[str, str]] = {
+    "version-conflict": "conflict",
+    "idempotency-in-flight": "in-flight",
+}
+COMMAND_BUCKETS: Final = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+APPEND_BUCKETS: Final = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5)
+
+
+class _Code(msgspec.Struct):
+    code: str = ""
+
+
+_code_decoder = msgspec.json.Decoder(_Code)
+
+
+def command_of(method: str, template: str | None, params: Mapping[str, Any]) -> str | None:
+    """The command a request is (a label of :data:`COMMANDS`), None for other requests."""
+    if method != "POST" or template is None:
+        return None
+    template = template.rstrip("/") or "/"
+    if template == ACTION_ROUTE:
+        action = params.get("action")
+        return action if action in ACTIONS else "unknown"
+    return ROUTE_COMMANDS.get(template)
+
+
+def outcome_of(status: int, code: str = "", replayed: bool = False) -> str:
+    """A response's outcome (a label of :data:`OUTCOMES`); ``code``: a 409's problem code."""
+    if status == 0:
+        return "aborted"  # the client left before any response
+    if 200 <= status < 300:
+        return "replayed" if replayed else "ok"
+    if status == 409:
+        return _BY_CONFLICT_CODE.get(code, "refused")
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    return "error" if status >= 500 else "bad-request"
+
+
+class _Streams(Protocol):
+    streams: int
+
+
+class _Limiter(Protocol):
+    rejections: int
+
+
+class _Readings:
+    """Values read from their owners at scrape time (no hook in the hot paths)."""
+
+    def __init__(self, service: GameService, live: _Streams, limiter: _Limiter, hub: Any) -> None:
+        self.service = service
+        self.live = live
+        self.limiter = limiter
+        self.hub = hub
+
+    def collect(self) -> Iterable[Metric]:
+        yield GaugeMetricFamily(
+            "shengji_sse_subscribers",
+            "Live streams (SSE) open in this process",
+            value=self.live.streams,
+        )
+        yield CounterMetricFamily(
+            "shengji_events_replayed",
+            "Stored events applied to rebuild matches and rounds (R34)",
+            value=self.service.events_replayed,
+        )
+        yield CounterMetricFamily(
+            "shengji_rate_limit_rejections",
+            "Requests answered 429 rate-limited",
+            value=self.limiter.rejections,
+        )
+        connections = getattr(self.hub, "connections", None)
+        if isinstance(connections, int):
+            yield GaugeMetricFamily(
+                "shengji_live_hub_connected",
+                "1 while the live hub's LISTEN connection to PostgreSQL is up",
+                value=1 if getattr(self.hub, "connected", False) else 0,
+            )
+            yield CounterMetricFamily(
+                "shengji_live_hub_connections",
+                "LISTEN connections the live hub opened (reconnects included)",
+                value=connections,
+            )
+
+
+class Metrics:
+    """The app's metrics (see the module docstring); ``render()`` is the exposition."""
+
+    def __init__(
+        self, service: GameService, live: _Streams, limiter: _Limiter, hub: Any = None
+    ) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.commands = Counter(
+            "shengji_commands",
+            "Commands by type and outcome",
+            ["command", "outcome"],
+            registry=self.registry,
+        )
+        self.command_seconds = Histogram(
+            "shengji_command_duration_seconds",
+            "Command latency, request received to response sent (bots' moves included)",
+            ["command"],
+            buckets=COMMAND_BUCKETS,
+            registry=self.registry,
+        )
+        self.requests = Counter(
+            "shengji_http_requests",
+            "HTTP requests by method, route template and status class",
+            ["method", "route", "status"],
+            registry=self.registry,
+        )
+        self.store_append_seconds = Histogram(
+            "shengji_store_append_duration_seconds",
+            "Event store appends (one atomic save of a command's events), by outcome",
+            ["outcome"],
+            buckets=APPEND_BUCKETS,
+            registry=self.registry,
+        )
+        self.registry.register(_Readings(service, live, limiter, hub))
+        service.save_observers.append(self.observe_save)
+
+    def observe_save(self, seconds: float, outcome: str) -> None:
+        self.store_append_seconds.labels(outcome).observe(seconds)
+
+    def observe_request(
+        self,
+        method: str,
+        template: str | None,
+        params: Mapping[str, Any],
+        status: int,
+        seconds: float,
+        *,
+        code: str = "",
+        replayed: bool = False,
+    ) -> None:
+        route = (template.rstrip("/") or "/") if template else "unmatched"
+        status_class = f"{status // 100}xx" if status else "aborted"
+        self.requests.labels(method, route, status_class).inc()
+        command = command_of(method, template, params)
+        if command is not None:
+            self.commands.labels(command, outcome_of(status, code, replayed)).inc()
+            self.command_seconds.labels(command).observe(seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+    def handler(self) -> HTTPRouteHandler:
+        """``GET /metrics`` (not in the OpenAPI document)."""
+
+        @get(METRICS_PATH, include_in_schema=False, sync_to_thread=False)
+        def metrics() -> Response[bytes]:
+            return Response(self.render(), media_type=CONTENT_TYPE)
+
+        return metrics
+
+
+class MetricsMiddleware:
+    """ASGI wrapper observing every HTTP request (status, duration, route template).
+
+    Install it inside the rate limiter (a 429 is counted by the limiter itself)::
+
+        RateLimitMiddleware(MetricsMiddleware(app.asgi_handler, metrics), limiter)
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 0
+        replayed = False
+        code = ""
+
+        async def observe(message: Message) -> None:
+            nonlocal status, replayed, code
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                replayed = any(
+                    k.lower() == b"idempotent-replayed" for k, _ in message.get("headers", ())
+                )
+            elif status == 409 and not code and message["type"] == "http.response.body":
+                try:
+                    code = _code_decoder.decode(message.get("body", b"")).code
+                except msgspec.DecodeError:
+                    code = "-"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observe)
+        finally:
+            self.metrics.observe_request(
+                scope.get("method", ""),
+                scope.get("path_template"),
+                scope.get("path_params") or {},
+                status,
+                time.perf_counter() - started,
+                code=code,
+                replayed=replayed,
+            )

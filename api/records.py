@@ -1,0 +1,264 @@
+"""Portable game records over REST (issue 5; the format: docs/records.md).
+
+* ``GET /v1/matches/{id}/record`` — a finished match's record: canonical JSON, or the text
+  notation with ``?format=text`` or ``Accept: text/plain``. 409 ``record-unavailable``
+  while the match is played (a record reveals every card, R33).
+* ``GET /v1/matches/{id}/rounds/{n}/record`` — one scored round's record.
+* ``POST /v1/records`` — import a record (``application/json`` or ``text/plain``): it is
+  replayed through the rules engine; 422 ``record-invalid`` when it cannot be read, 422
+  ``record-tampered`` naming the first bad move (its number, round, field and the rule
+  the replay refused). ``?store=true`` keeps a match record as a new, finished match
+  (201, ``Location``); its id derives from the record's digest, so importing the same
+  record again answers 200 with the match stored first (``Idempotency-Key`` is accepted
+  and not needed).
+
+Records are public, like a finished match's history: no token is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.openapi.spec import (
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    RequestBody,
+    Schema,
+)
+from litestar.params import FromPath, QueryParameter
+
+from api.dto import LOCATION_HEADER, problems
+from api.errors import problem_response, status_for
+from api.matches import IdempotencyKey
+from api.problems import make_problem, wants_chinese
+from api.reads import RoundNumber
+from api.runtime import Runtime
+from services.record_format import (
+    GameRecord,
+    RecordInvalidError,
+    RecordTamperedError,
+    decode,
+    encode,
+)
+from services.record_replay import Imported, import_record
+from services.record_text import read_text, write_text
+from services.records import export_match, export_round
+
+MAX_RECORD_BYTES = 1024 * 1024
+"""A record's body limit: about a hundred rounds in JSON (more in the text notation)."""
+JSON = "application/json"
+TEXT = "text/plain"
+Format = Annotated[
+    Literal["json", "text"] | None,
+    QueryParameter(description="`json` (canonical, the default) or `text` (the notation)"),
+]
+
+
+class RecordImported(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A record that replayed without fault."""
+
+    ok: bool
+    kind: str
+    """``match`` or ``round``."""
+    digest: str
+    """``sha256:<hex>`` of the record's canonical JSON: its identity."""
+    rounds: int
+    moves: int
+    match_id: str | None
+    """The stored match (``store=true``): its record is this record, byte for byte."""
+    created: bool
+    """True when this request stored it; False when it was stored before, or not stored."""
+
+
+def _wants_text(request: Request[Any, Any, Any], fmt: str | None) -> bool:
+    if fmt is not None:
+        return fmt == "text"
+    accept = request.headers.get("accept", "")
+    best = request.accept.best_match([JSON, "text/plain"], default=JSON) if accept else JSON
+    return best == "text/plain"
+
+
+def _answer(record: GameRecord, text: bool) -> Response[bytes]:
+    if text:
+        return Response(content=write_text(record).encode(), media_type=TEXT)
+    return Response(content=encode(record), media_type=JSON)
+
+
+def record_tampered_handler(
+    request: Request[Any, Any, Any], exc: RecordTamperedError
+) -> Response[bytes]:
+    """The problem of a record that does not replay names its first bad move (``errors``)."""
+    problem = make_problem(
+        exc.code,
+        exc.detail,
+        status=status_for(exc),
+        rule=exc.rule,
+        chinese=wants_chinese(request.headers.get("accept-language")),
+        instance=request.url.path,
+        errors=[exc.facts()],
+    )
+    return problem_response(request, problem)
+
+
+def read_body(body: bytes, content_type: str) -> GameRecord:
+    """A record from a request body: JSON or the text notation, by ``Content-Type``."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "text/plain":
+        try:
+            return read_text(body.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise RecordInvalidError("the text record is not UTF-8") from None
+    if media in ("application/json", ""):
+        return decode(body)
+    raise RecordInvalidError(f"a record is application/json or text/plain, not {media!r}")
+
+
+@dataclass
+class ImportOperation(Operation):
+    """The import's body in the OpenAPI document: it is read raw (JSON or the notation),
+    so Litestar's signature model never sees it."""
+
+    def __post_init__(self) -> None:
+        self.request_body = RequestBody(
+            description="A record as exported (docs/records.md)",
+            required=True,
+            content={
+                JSON: OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        description="The JSON record (`format`: `shengji-record/1`)",
+                    )
+                ),
+                TEXT: OpenAPIMediaType(
+                    schema=Schema(type=OpenAPIType.STRING, description="The text notation")
+                ),
+            },
+        )
+        responses = dict(self.responses or {})
+        ok = responses.get("200")
+        if isinstance(ok, OpenAPIResponse):
+            responses["201"] = OpenAPIResponse(
+                description="Stored as a new, finished match (store=true)",
+                content=ok.content,
+                headers=ok.headers,
+            )
+        self.responses = responses
+
+
+@dataclass
+class RecordOperation(Operation):
+    """An export's 200 in the OpenAPI document: the JSON record or the text notation."""
+
+    def __post_init__(self) -> None:
+        responses = dict(self.responses or {})
+        responses["200"] = OpenAPIResponse(
+            description="The record (docs/records.md)",
+            content={
+                JSON: OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        description="The canonical JSON record (`format`: `shengji-record/1`)",
+                    )
+                ),
+                TEXT: OpenAPIMediaType(
+                    schema=Schema(type=OpenAPIType.STRING, description="The text notation")
+                ),
+            },
+        )
+        self.responses = responses
+
+
+class RecordController(Controller):
+    tags = ["records"]  # noqa: RUF012 - Litestar declares it an instance attribute
+    exception_handlers = {RecordTamperedError: record_tampered_handler}  # noqa: RUF012
+
+    @get(
+        "/v1/matches/{match_id:uuid}/record",
+        summary="A finished match's record: canonical JSON or the text notation",
+        description="Rule set, seats, every deal's seed and commitment (R35), every move "
+        "in order with its time, every result. Only once the match is over (409 "
+        "`record-unavailable`, R33). `?format=text` or `Accept: text/plain` for the text "
+        "notation (docs/records.md).",
+        responses=problems(404, 409),
+        media_type=JSON,
+        operation_class=RecordOperation,
+    )
+    async def match_record(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        format: Format = None,
+    ) -> Response[bytes]:
+        record = await runtime.call(export_match, runtime.service, match_id)
+        return _answer(record, _wants_text(request, format))
+
+    @get(
+        "/v1/matches/{match_id:uuid}/rounds/{number:int}/record",
+        summary="A scored round's record: canonical JSON or the text notation",
+        description="The round's seats, levels, deals (seeds revealed, R35), moves and "
+        "result; 409 `record-unavailable` until the round is scored (R33).",
+        responses=problems(404, 409),
+        media_type=JSON,
+        operation_class=RecordOperation,
+    )
+    async def round_record(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        number: RoundNumber,
+        format: Format = None,
+    ) -> Response[bytes]:
+        record = await runtime.call(export_round, runtime.service, match_id, number)
+        return _answer(record, _wants_text(request, format))
+
+    @post(
+        "/v1/records",
+        status_code=200,
+        summary="Import a record: replay it through the rules engine (and store it)",
+        description="The body is a record as exported: `application/json` or `text/plain` "
+        "(the notation). 422 `record-invalid` when it cannot be read; 422 `record-tampered` "
+        "names the first bad move (`errors[0]`: move, round, field, rule). With "
+        "`store=true` a match record is kept as a new finished match (201 and `Location`); "
+        "the same record again answers 200 with that match.",
+        responses=problems(body=True),
+        response_headers=[LOCATION_HEADER],
+        request_max_body_size=MAX_RECORD_BYTES,
+        operation_class=ImportOperation,
+    )
+    async def import_(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        store: Annotated[
+            bool, QueryParameter(description="Keep a match record as a new, finished match")
+        ] = False,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[RecordImported]:
+        content_type = request.headers.get("content-type", "")
+        data = await request.body()
+
+        def work() -> Imported:
+            record = read_body(data, content_type)
+            return import_record(runtime.service, record, store=store)
+
+        done = await runtime.call(work)
+        body = RecordImported(
+            ok=True,
+            kind=done.kind,
+            digest=done.digest,
+            rounds=done.rounds,
+            moves=done.moves,
+            match_id=None if done.match_id is None else str(done.match_id),
+            created=done.created,
+        )
+        headers = {} if done.match_id is None else {"Location": f"/v1/matches/{done.match_id}"}
+        return Response(content=body, status_code=201 if done.created else 200, headers=headers)

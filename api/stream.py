@@ -1,0 +1,101 @@
+"""The live stream's route: ``GET /v1/matches/{match_id}/stream`` (Server-Sent Events).
+
+Parses and checks where the client stands (``Last-Event-ID`` / ``lastEventId``), who is
+watching (a seat token, a spectator; 401/403 otherwise, :mod:`api.auth`), and hands the
+stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R33).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from litestar import Controller, Request, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from api.auth import bearer
+from api.dto import problems
+from api.sse import EVENT_STREAM, LiveStreams
+from domain.rules.errors import InvalidInputError
+
+VERSION_PATTERN = "^[0-9]{1,18}$"
+"""A frame id: a match version in ASCII digits (``Last-Event-ID``, ``lastEventId``)."""
+
+
+def _last_event_id(header: str | None, query: str | None) -> int | None:
+    """Where the client stands: the ``Last-Event-ID`` header (EventSource sends it on
+    every reconnect, so it wins over a URL's stale ``?lastEventId=``), else the query.
+    Litestar checks both against :data:`VERSION_PATTERN` (so ``null``, ``1.0`` or a
+    Unicode digit such as ``²`` is a 422, even beside a valid header); the check here
+    stays for callers that bypass it."""
+    for name, value in (("Last-Event-ID", header), ("lastEventId", query)):
+        if value is None:
+            continue
+        if not (value.isascii() and value.isdigit()) or len(value) > 18:
+            raise InvalidInputError(f"{name} must be a match version, got {value[:40]!r}")
+    chosen = header if header is not None else query
+    return None if chosen is None else int(chosen)
+
+
+STREAM_DOC = """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
+or a spectator (no token, or the organiser's) receives `event: view` frames whose `id` is
+the match version and whose `data` is the viewer's view (JSON): the current view at once,
+then one frame per newer version. `Last-Event-ID` (header, else `?lastEventId=`) resumes
+without loss or repeat: frames up to it are not sent again, and the first frame's object
+then carries `missed`, the redacted history items the client missed (`missedMore: true`
+when capped). `: ping` comments keep the connection alive; the server ends the stream
+after its lifetime with a `retry:` hint, and the client reconnects with its
+Last-Event-ID."""
+
+
+class MatchStreamController(Controller):
+    path = "/v1/matches"
+    tags = ["live"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @get(
+        "/{match_id:uuid}/stream",
+        media_type=EVENT_STREAM,
+        summary="Live views of a match (Server-Sent Events)",
+        description=STREAM_DOC,
+        responses=problems(401, 403, 404),
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        match_id: FromPath[UUID],
+        live: NamedDependency[LiveStreams],
+        token: Annotated[
+            str | None,
+            QueryParameter(name="token", description="A seat token (EventSource sends no headers)"),
+        ] = None,
+        last_event_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                pattern=VERSION_PATTERN,
+                description="The id of the last frame received (a match version)",
+            ),
+        ] = None,
+        last_event_id_query: Annotated[
+            str | None,
+            QueryParameter(
+                name="lastEventId",
+                pattern=VERSION_PATTERN,
+                description="As Last-Event-ID, for clients that cannot send headers (the "
+                "header wins): a match version",
+            ),
+        ] = None,
+    ) -> Stream:
+        last = _last_event_id(last_event_id, last_event_id_query)
+        feed = await live.acquire(match_id)  # 404 before the stream starts
+        try:
+            viewer = live.viewer(feed, bearer(request) or token)
+        finally:
+            live.release(feed)  # the feed lingers; the stream takes it again at once
+        return Stream(
+            live.frames(match_id, viewer, last),
+            media_type=EVENT_STREAM,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )

@@ -1,0 +1,200 @@
+"""Request and response bodies of the tournament API (``api.tournaments``): msgspec
+Structs in camelCase; request bodies refuse unknown fields (422 naming the field)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import msgspec
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
+
+from api.dto import Name, Preset, RulesRequest, problems
+from domain.rules.errors import InvalidInputError
+from domain.rules.ruleset import STANDARD, RuleSet, preset
+from domain.tournament.events import RoundState, TeamEntry
+from domain.tournament.tournament import Tournament
+from services import tournaments as svc
+from services.tournaments_views import RoundView, TournamentView, round_view
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
+
+
+class _Request(
+    msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True
+):
+    pass
+
+
+class PlayerRequest(_Request, frozen=True, kw_only=True):
+    name: Name
+    kind: Literal["human", "random", "heuristic"] = "human"
+    """``human`` (gets a seat token when a round is scheduled) or a bot policy."""
+
+
+class TeamRequest(_Request, frozen=True, kw_only=True):
+    name: Name
+    players: Annotated[list[PlayerRequest], msgspec.Meta(min_length=2, max_length=2)]
+    """Two partners (R2: they sit opposite)."""
+
+
+class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    preset: Preset | None = None
+    rules: RulesRequest | None = None
+    """§10 fields over the preset; the match length sets ``matchEnd``."""
+    teams: Annotated[list[TeamRequest], msgspec.Meta(min_length=2, max_length=64)]
+    format: Literal["round_robin", "swiss"]
+    swiss_rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
+    match_length: Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["finish_at_A"]
+    """Deals per match (``rounds:N``) or ``finish_at_A`` (R32)."""
+
+
+class FinishTableRequest(_Request, frozen=True, kw_only=True):
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+    """Why the table is ended (recorded in the match's ``MatchFinished``)."""
+
+
+class RunRoundRequest(_Request, frozen=True, kw_only=True):
+    max_steps: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
+    """Bot moves per table at most (default 1000)."""
+
+
+class CorrectionRequest(_Request, frozen=True, kw_only=True):
+    winner: Annotated[int, msgspec.Meta(ge=0, le=63)] | None
+    """The winning team's number (one of the table's two), null for a draw."""
+    levels: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]
+    """Levels gained by the first and the second team (R30)."""
+    points: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]
+    """Attackers' points taken by the first and the second team (R29)."""
+    by: Name
+    """Who corrects (recorded)."""
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+
+
+class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    pass
+
+
+class NewTournament(_Response, frozen=True, kw_only=True):
+    tournament_id: str
+    organiser_token: str
+    """Shown once: schedules rounds, runs bots, corrects results. Stored only hashed."""
+    tournament: TournamentView
+
+
+class SeatTokenView(_Response, frozen=True, kw_only=True):
+    table: int
+    match_id: str
+    seat: int
+    team: int
+    player: str
+    token: str
+    """Shown once: the player's seat token for that match."""
+
+
+class ScheduledRound(_Response, frozen=True, kw_only=True):
+    round: RoundView
+    seat_tokens: list[SeatTokenView]
+    """Tokens of the people's seats (bots need none), for the organiser to hand out."""
+
+
+class TableRunView(_Response, frozen=True, kw_only=True):
+    table: int
+    match_id: str
+    steps: int
+    status: Literal["finished", "waiting", "limit"]
+
+
+class RoundRun(_Response, frozen=True, kw_only=True):
+    number: int
+    completed: bool
+    """Every table has its result (the round's secret is revealed)."""
+    tables: list[TableRunView]
+    round: RoundView
+
+
+# -- OpenAPI: answers also offered as CSV ----------------------------------------------------
+
+
+def csv_doc(container: type[msgspec.Struct], what: str) -> dict[int, ResponseSpec]:
+    return {
+        200: ResponseSpec(
+            data_container=container,
+            description=f"{what} as JSON; as CSV (RFC 4180, a header row) with "
+            "`Accept: text/csv` or `?format=csv`",
+            generate_examples=False,
+        ),
+        **problems(404),
+    }
+
+
+@dataclass
+class CsvOperation(Operation):
+    """An operation whose 200 answer is also offered as ``text/csv`` (RFC 4180)."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse) and ok.content is not None:
+            ok.content["text/csv"] = OpenAPIMediaType(
+                schema=Schema(type=OpenAPIType.STRING, description="RFC 4180, a header row")
+            )
+
+
+# -- requests → domain, service results → responses ------------------------------------------
+
+
+def rule_set(data: CreateTournamentRequest) -> RuleSet:
+    """The preset (standard by default) with the given §10 fields over it."""
+    base = preset(data.preset) if data.preset is not None else STANDARD
+    if data.rules is None:
+        return base
+    fields = data.rules.fields()
+    if "match_end" in fields:
+        raise InvalidInputError("rules.matchEnd: a tournament sets it from matchLength (R32)")
+    return RuleSet.from_mapping({**base.to_mapping(), **fields})
+
+
+def team_entries(data: CreateTournamentRequest) -> list[TeamEntry]:
+    return [
+        TeamEntry(
+            team.name,
+            (team.players[0].name, team.players[1].name),
+            (team.players[0].kind, team.players[1].kind),
+        )
+        for team in data.teams
+    ]
+
+
+def scheduled_answer(
+    t: Tournament, state: RoundState, tokens: tuple[svc.SeatToken, ...]
+) -> ScheduledRound:
+    return ScheduledRound(
+        round=round_view(t, state),
+        seat_tokens=[
+            SeatTokenView(
+                table=s.table + 1,
+                match_id=str(state.tables[s.table].match_id),
+                seat=s.seat,
+                team=s.team,
+                player=s.player,
+                token=s.token,
+            )
+            for s in tokens
+        ],
+    )
+
+
+def run_answer(t: Tournament, done: svc.RoundRun) -> RoundRun:
+    return RoundRun(
+        number=done.number,
+        completed=done.completed,
+        tables=[
+            TableRunView(
+                table=r.table + 1, match_id=str(r.match_id), steps=r.steps, status=r.status
+            )
+            for r in done.tables
+        ],
+        round=round_view(t, t.round_state(done.number)),
+    )

@@ -1,0 +1,333 @@
+"""Schema migration: the event store's tables, once, before the replicas start.
+
+In production the replicas run with ``CREATE_TABLES=false`` (no DDL from serving
+processes) and one ``shengji migrate`` (the Kubernetes Job ``k8s/migrate-job.yaml``)
+creates the schema of the configured store (:class:`~infra.settings.Settings`):
+
+* PostgreSQL: the events table (``<schema>.shengji_events``: the events of matches,
+  rounds and idempotency records, ARCHITECTURE decision 1), its notification-id index,
+  the composite type the stored insert function takes, and that function — the one of
+  :class:`infra.pgstore.LockingInsertRecorder`, which keeps the table lock. A function
+  whose body differs from this release's is replaced.
+* SQLite: the events table.
+
+The objects are created by the eventsourcing library's own recorder (``create_table``),
+so they are exactly those the service uses. Running it again is a no-op: when every
+object is present and the function up to date, no statement that changes the schema is
+sent. Concurrent runs are serialised by a PostgreSQL advisory lock.
+
+:func:`wait_for_schema` lets ``infra.serve`` wait (bounded) for the Job before it
+listens: a process whose recorder started before the composite type existed could not
+insert (the library registers the type's adapter when the recorder is built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import psycopg
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg import sql
+
+from infra.settings import Settings, SettingsError, build_service, parse_database_url
+from services.game import GameService
+
+ADVISORY_LOCK_KEY: Final = 0x5348_454E_474A_49  # "SHENGJI": one migration at a time
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_SETTINGS: Final = 2
+EXIT_PENDING: Final = 3
+"""``migrate --check``: the schema needs a migration."""
+
+
+class MigrationError(RuntimeError):
+    """The store could not be migrated (unreachable, no rights, …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaState:
+    """Which of the store's schema objects exist (``kind name`` strings)."""
+
+    present: tuple[str, ...]
+    missing: tuple[str, ...]
+    stale: tuple[str, ...] = ()
+    """Present, but not as this release defines it (the insert function's body)."""
+
+    @property
+    def ready(self) -> bool:
+        """Every object exists: a serving process can start."""
+        return not self.missing
+
+    @property
+    def up_to_date(self) -> bool:
+        return not self.missing and not self.stale
+
+
+@dataclass(frozen=True, slots=True)
+class MigrationReport:
+    backend: str
+    created: tuple[str, ...]
+    replaced: tuple[str, ...]
+    unchanged: tuple[str, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.replaced)
+
+    def lines(self) -> list[str]:
+        if self.backend == "popo":
+            return ["migrate: PERSISTENCE=popo keeps events in memory: no schema to create"]
+        lines = [f"migrate: created {name}" for name in self.created]
+        lines += [f"migrate: replaced {name} (changed definition)" for name in self.replaced]
+        if not self.changed:
+            lines.append(f"migrate: up to date ({', '.join(self.unchanged)})")
+        return lines
+
+
+# -- inspection ------------------------------------------------------------------------------
+
+
+def _function_body(recorder: PostgresApplicationRecorder, conn: Any) -> str:
+    """The insert function's body as this release writes it (between ``$BODY$``s)."""
+    statement = recorder.sql_create_statements[recorder.create_insert_function_statement_index]
+    text: str = statement.as_string(conn)
+    return text.split("$BODY$")[1]
+
+
+def _inspect_postgres(recorder: PostgresApplicationRecorder) -> SchemaState:
+    schema = recorder.datastore.schema
+    table = f"table {schema}.{recorder.events_table_name}"
+    index = f"index {schema}.{recorder.notification_id_index_name}"
+    type_ = f"type {schema}.{recorder.stored_event_type_name}"
+    function = f"function {schema}.{recorder.pg_function_name_insert_events}"
+
+    def qualified(name: str) -> str:
+        return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(name)).as_string()
+
+    with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+        curs.execute(
+            "SELECT to_regclass(%s) IS NOT NULL AS t, to_regclass(%s) IS NOT NULL AS i, "
+            "to_regtype(%s) IS NOT NULL AS y",
+            (
+                qualified(recorder.events_table_name),
+                qualified(recorder.notification_id_index_name),
+                qualified(recorder.stored_event_type_name),
+            ),
+        )
+        row = curs.fetchone()
+        assert row is not None
+        exists = {table: row["t"], index: row["i"], type_: row["y"]}
+        curs.execute(
+            "SELECT p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
+            "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname = %s",
+            (schema, recorder.pg_function_name_insert_events),
+        )
+        bodies = [r["prosrc"] for r in curs.fetchall()]
+        expected = _function_body(recorder, conn)
+    exists[function] = bool(bodies)
+    present = tuple(name for name, ok in exists.items() if ok)
+    missing = tuple(name for name, ok in exists.items() if not ok)
+    stale = (function,) if bodies and expected not in bodies else ()
+    return SchemaState(present, missing, stale)
+
+
+def _inspect_sqlite(recorder: SQLiteApplicationRecorder) -> SchemaState:
+    table = f"table {recorder.events_table_name}"
+    with recorder.datastore.transaction(commit=False) as curs:
+        curs.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+            (recorder.events_table_name,),
+        )
+        found = curs.fetchone() is not None
+    return SchemaState((table,), ()) if found else SchemaState((), (table,))
+
+
+def inspect_schema(service: GameService) -> SchemaState:
+    """Which schema objects ``service``'s store has (none to have on POPO)."""
+    recorder = service.recorder
+    if isinstance(recorder, PostgresApplicationRecorder):
+        return _inspect_postgres(recorder)
+    if isinstance(recorder, SQLiteApplicationRecorder):
+        return _inspect_sqlite(recorder)
+    return SchemaState((), ())
+
+
+# -- migration -------------------------------------------------------------------------------
+
+
+def _reason(error: Exception) -> str:
+    """``error`` on one line (libpq's messages span several)."""
+    return " ".join(f"{type(error).__name__}: {error}".split())
+
+
+def _connect_once(settings: Settings) -> None:
+    """Fail fast, with libpq's own reason, on a store that cannot be reached (before a
+    connection pool and its background threads are built)."""
+    assert settings.database_url is not None  # Settings checked it
+    target = parse_database_url(settings.database_url)
+    with psycopg.connect(
+        dbname=target.dbname,
+        host=target.host,
+        port=target.port,
+        user=target.user,
+        password=target.password,
+        connect_timeout=settings.postgres_connect_timeout,
+    ):
+        pass
+
+
+@contextlib.contextmanager
+def _schema_service(settings: Settings) -> Iterator[GameService]:
+    """A service on the store that creates nothing by itself (two connections at least:
+    one holds the advisory lock while the recorder creates the tables)."""
+    if settings.backend == "postgres":
+        _connect_once(settings)
+    settings = dataclasses.replace(
+        settings,
+        create_tables=False,
+        postgres_pool_size=max(2, settings.postgres_pool_size),
+    )
+    service = build_service(settings)
+    try:
+        yield service
+    finally:
+        service.close()
+
+
+@contextlib.contextmanager
+def _migration_lock(service: GameService) -> Iterator[None]:
+    recorder = service.recorder
+    if not isinstance(recorder, PostgresApplicationRecorder):
+        yield
+        return
+    with recorder.datastore.get_connection() as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_LOCK_KEY,))
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_LOCK_KEY,))
+
+
+def migrate(settings: Settings) -> MigrationReport:
+    """Create what the store lacks, replace a stale insert function; else change nothing."""
+    if settings.backend == "popo":
+        return MigrationReport("popo", (), (), ())
+    try:
+        with _schema_service(settings) as service, _migration_lock(service):
+            before = inspect_schema(service)
+            recorder = service.recorder
+            if not before.up_to_date and isinstance(
+                recorder, PostgresApplicationRecorder | SQLiteApplicationRecorder
+            ):
+                recorder.create_table()
+            after = inspect_schema(service)
+    except Exception as e:
+        raise MigrationError(_reason(e)) from e
+    if not after.up_to_date:
+        raise MigrationError(
+            "the schema is still incomplete after creating it: "
+            + ", ".join(after.missing + after.stale)
+        )
+    return MigrationReport(
+        settings.backend,
+        created=before.missing,
+        replaced=before.stale,
+        unchanged=tuple(name for name in before.present if name not in before.stale),
+    )
+
+
+def check(settings: Settings) -> SchemaState:
+    """The store's schema as it is (``migrate --check``), changing nothing."""
+    if settings.backend == "popo":
+        return SchemaState((), ())
+    try:
+        with _schema_service(settings) as service:
+            return inspect_schema(service)
+    except Exception as e:
+        raise MigrationError(_reason(e)) from e
+
+
+def wait_for_schema(
+    settings: Settings,
+    timeout: float,
+    *,
+    interval: float = 1.0,
+    on_wait: Callable[[str], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Poll until every schema object exists (True) or ``timeout`` seconds pass (False).
+
+    ``on_wait`` is told why each failed attempt failed (missing objects, no connection).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            state = check(settings)
+            if state.ready:
+                return True
+            reason = "missing " + ", ".join(state.missing)
+        except MigrationError as e:
+            reason = str(e)
+        if time.monotonic() + interval > deadline:
+            return False
+        if on_wait is not None:
+            on_wait(reason)
+        sleep(interval)
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def add_migrate_parser(commands: Any) -> None:
+    """``shengji migrate [--check]`` (``commands``: the CLI's subparsers)."""
+    parser = commands.add_parser(
+        "migrate",
+        help="create the event store's schema (a no-op when it is there)",
+        description=(
+            "Create the event tables, index, type and stored insert function of the store "
+            "configured by the environment (DATABASE_URL, PERSISTENCE, SQLITE_PATH, "
+            "POSTGRES_SCHEMA). Serving replicas run with CREATE_TABLES=false."
+        ),
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"change nothing; exit {EXIT_PENDING} when a migration is needed",
+    )
+
+
+def run_migrate(args: argparse.Namespace, environ: dict[str, str] | None = None) -> int:
+    """Run ``migrate``; the exit status (0 done or up to date, 1 failed, 2 bad settings,
+    3 ``--check`` found work to do)."""
+    env = dict(os.environ) if environ is None else environ
+    try:
+        settings = Settings.from_env(env)
+    except SettingsError as e:
+        sys.stderr.write(f"shengji migrate: {e}\n")
+        return EXIT_SETTINGS
+    try:
+        if args.check:
+            state = check(settings)
+            for name in state.missing:
+                sys.stdout.write(f"migrate --check: missing {name}\n")
+            for name in state.stale:
+                sys.stdout.write(f"migrate --check: out of date {name}\n")
+            if state.up_to_date:
+                sys.stdout.write("migrate --check: up to date\n")
+                return EXIT_OK
+            return EXIT_PENDING
+        report = migrate(settings)
+    except MigrationError as e:
+        sys.stderr.write(f"shengji migrate: failed on the {settings.backend} store: {e}\n")
+        return EXIT_FAILED
+    sys.stdout.write("\n".join(report.lines()) + "\n")
+    return EXIT_OK

@@ -1,0 +1,270 @@
+"""Import a record: replay it through the rules engine and refuse tampering (issue 5).
+
+A match record is replayed through an in-memory (POPO) :class:`~services.game.GameService`
+whose clock is the record's times and whose seeds are the record's seeds: the match is
+created, the seats taken, and every move is the command it names (``GameService.act``, or
+``claim_deadlines`` for a ``claim``), so the replay runs the very code path that played
+the match, the policy between rounds included (R30–R32). A round record is replayed on a
+``Round`` aggregate the same way (its match's levels and dealer are in the record).
+
+The replay stops at the first thing that is wrong, in the record's order, with a
+:class:`~services.record_format.RecordTamperedError` naming that move and the rule:
+
+* a seed that does not hash to its commitment (R35), checked as the replay deals it;
+* a move the rules refuse — a changed card, a reordered or reassigned move — with the
+  engine's own error and R-number (R16–R25), or a move after its round was scored;
+* a time earlier than the move before it (the record is in order, R34), a ``claim``
+  when no deadline has passed (R16, R20);
+* a result, a next dealer or team levels that the replay does not give (R26–R32), and
+  deals the round does not use (R19).
+
+Last, the replayed match is exported again and must give the record's canonical bytes
+(byte-identical export → import → export); any difference left is named by its path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+import msgspec
+from eventsourcing.persistence import IntegrityError
+
+from domain.game.match_events import RoundBegun
+from domain.game.round import RoundPhase, round_id
+from domain.rules.cards import RANKS
+from domain.rules.errors import ShengjiError
+from domain.rules.ruleset import RuleSet
+from services.game import GameService
+from services.record_format import (
+    CLAIM,
+    GameRecord,
+    RecordInvalidError,
+    RecordRound,
+    RecordTamperedError,
+    canonical,
+    digest,
+    encode,
+    parse_time,
+)
+from services.record_round import replay_round
+from services.record_steps import (
+    Cursor,
+    Deals,
+    ReplayClock,
+    cards_of,
+    check_scored,
+    compare,
+    count_moves,
+    difference,
+    refused,
+    timed_out,
+    timers_of,
+)
+from services.records import export_match, match_record
+
+POPO: dict[str, str] = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+
+
+def imported_match_id(record_digest: str) -> UUID:
+    """The id a stored record gets: one per record (importing it again finds it)."""
+    return uuid5(NAMESPACE_URL, f"shengji:record:{record_digest}")
+
+
+# -- match records ---------------------------------------------------------------------------
+
+
+def replay_match(record: GameRecord, match_id: UUID) -> GameService:
+    """Replay canonical match record ``record`` on a fresh in-memory service as match
+    ``match_id``; RecordTamperedError at the first bad move. The service holds the match."""
+    ctx = Cursor()
+    clock = ReplayClock(parse_time(record.started, "started"))
+    deals = Deals(record, ctx)
+    service = GameService(POPO, clock=clock, seeds=deals)
+    deals.service = service
+    try:
+        _replay_match(service, record, match_id, clock, ctx)
+    except RecordTamperedError:
+        raise
+    except ShengjiError as e:  # the match itself cannot be set up as recorded
+        raise RecordTamperedError(
+            f"{ctx.where()}: {e.detail}", rule=e.rule, move=ctx.move, round_number=ctx.round_number
+        ) from None
+    replayed = encode(export_match(service, match_id))
+    if replayed != encode(record):
+        raise difference(record, msgspec.json.decode(replayed))
+    return service
+
+
+def _replay_match(
+    service: GameService, record: GameRecord, match_id: UUID, clock: ReplayClock, ctx: Cursor
+) -> None:
+    rules = RuleSet.from_mapping(record.rules)
+    service.create_match(
+        rules,
+        name=record.name,
+        preset=record.preset,
+        match_id=match_id,
+        timers=timers_of(record),
+    )
+    for i, s in enumerate(record.seats):
+        clock.set(s.at, f"seat {s.seat}'s arrival (seats[{i}])", ctx)
+        service.take_seat(match_id, s.seat, s.name, s.kind)
+    for index, r in enumerate(record.rounds):
+        ctx.round_number = r.number
+        match = service.get_match(match_id)
+        if match.finished or match.round_number != r.number:
+            raise RecordTamperedError(
+                f"round {r.number} never begins in the replay: the match "
+                + ("is over (R32)" if match.finished else f"is in round {match.round_number}"),
+                rule="R32",
+                move=ctx.move,
+                round_number=r.number,
+                field=f"rounds[{index}]",
+            )
+        round_ = service.get_round(round_id(match_id, r.number))
+        begun = (round_.dealer, [RANKS[round_.levels[0]], RANKS[round_.levels[1]]])
+        if begun != (r.dealer, r.levels):
+            raise RecordTamperedError(
+                f"round {r.number} begins with dealer {begun[0]} and levels {begun[1]} in the "
+                f"replay; the record says dealer {r.dealer} and levels {r.levels} (R30, R31)",
+                rule="R31",
+                move=ctx.move,
+                round_number=r.number,
+                field=f"rounds[{index}].levels",
+            )
+        if r.abandoned is not None:
+            continue  # the organiser ended the match during it: its moves stay secret (R33)
+        _replay_round_moves(service, match_id, r, index, clock, ctx)
+    match = service.get_match(match_id)
+    end = record.end
+    assert end is not None
+    if not match.finished:
+        if match.round_number != len(record.rounds) or (
+            record.rounds and record.rounds[-1].abandoned is None
+        ):
+            raise RecordTamperedError(
+                f"after move {ctx.move} the match goes on in the replay (round "
+                f"{match.round_number} is dealt), but the record ends it (R32)",
+                rule="R32",
+                move=ctx.move,
+                round_number=match.round_number,
+                field="end",
+            )
+        clock.set(end.at, "the match's end", ctx)
+        service.finish_match(match_id, end.reason)
+    replayed = match_record(list(service.events.get(match_id)), [])
+    assert replayed.end is not None
+    compare(end, replayed.end, "end", ctx, {"winner": "R32", "levels": "R30", "laps": "R32"})
+
+
+def _replay_round_moves(
+    service: GameService,
+    match_id: UUID,
+    r: RecordRound,
+    index: int,
+    clock: ReplayClock,
+    ctx: Cursor,
+) -> None:
+    rid = round_id(match_id, r.number)
+    for k, a in enumerate(r.actions):
+        ctx.move = (ctx.move or 0) + 1
+        clock.set(a.at, f"move {ctx.move}", ctx)
+        before = service.get_round(rid)
+        if before.phase is RoundPhase.SCORED:
+            raise RecordTamperedError(
+                f"move {ctx.move} comes after round {r.number} was scored (R27, R28)",
+                rule="R28",
+                move=ctx.move,
+                round_number=r.number,
+                field=f"rounds[{index}].actions[{k}]",
+            )
+        try:
+            if a.action == CLAIM:
+                version = before.version
+                service.claim_deadlines(match_id)
+                if service.get_round(rid).version == version:
+                    raise RecordTamperedError(
+                        f"move {ctx.move} claims a deadline, but none has passed at {a.at} "
+                        "(R16, R20)",
+                        rule="R20",
+                        move=ctx.move,
+                        round_number=r.number,
+                        field=f"rounds[{index}].actions[{k}]",
+                    )
+            elif a.timeout is not None:
+                service.act(match_id, -1, "timeout", decide=timed_out(a, ctx))
+            else:
+                assert a.seat is not None
+                service.act(match_id, a.seat, a.action, cards_of(a))
+        except RecordTamperedError:
+            raise
+        except ShengjiError as e:
+            raise refused(e, a, ctx) from None
+        after = service.get_round(rid)
+        if after.deal_no > len(r.deals):
+            raise RecordTamperedError(
+                f"move {ctx.move} makes round {r.number} deal again (deal {after.deal_no}), but "
+                f"the record lists {len(r.deals)} deal(s) for it (R19)",
+                rule="R19",
+                move=ctx.move,
+                round_number=r.number,
+                field=f"rounds[{index}].deals",
+            )
+    check_scored(service.get_round(rid), r, index, ctx)
+
+
+# -- import ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """A record that replayed: its canonical bytes and identity, and where it is stored."""
+
+    kind: str
+    digest: str
+    rounds: int
+    moves: int
+    data: bytes
+    """The canonical JSON (what exporting the stored match gives again)."""
+    match_id: UUID | None
+    """The stored match (``store``), else None."""
+    created: bool
+    """True when this import stored it; False when it was stored before (same digest)."""
+
+
+def import_record(service: GameService, record: GameRecord, *, store: bool) -> Imported:
+    """Validate ``record`` by replaying it; with ``store``, keep a match record as a new,
+    finished match of ``service`` (its id derives from the record's digest, so importing
+    the same record again finds it instead of storing it twice)."""
+    record = canonical(record)
+    data = encode(record)
+    ident = digest(data)
+    moves = count_moves(record)
+
+    def done(match_id: UUID | None, created: bool) -> Imported:
+        return Imported(record.kind, ident, len(record.rounds), moves, data, match_id, created)
+
+    if record.kind == "round":
+        if store:
+            raise RecordInvalidError(
+                "a round record is validated, not stored: only a whole match is archived as a "
+                "match (import its match record)"
+            )
+        replay_round(record)
+        return done(None, False)
+    match_id = imported_match_id(ident)
+    if store and service.recorder.select_events(match_id, limit=1):
+        return done(match_id, False)
+    popo = replay_match(record, match_id)
+    if not store:
+        return done(None, False)
+    events = list(popo.events.get(match_id))
+    for e in list(events):
+        if isinstance(e, RoundBegun):
+            events += popo.events.get(e.round_id)
+    try:
+        service.save(*events)
+    except IntegrityError:  # the same record, stored by a concurrent import
+        return done(match_id, False)
+    return done(match_id, True)

@@ -1,0 +1,146 @@
+"""Replay a round record on a ``Round`` aggregate (issue 5).
+
+A round record carries its match's levels and dealer, so it replays without its match:
+the same command path as ``GameService.act`` — claim a passed deadline, deal again when
+the round asks for it (R19, 暴动), make the move — each deal checked against its
+commitment (R35), the result against the replay's (R26–R31).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import NAMESPACE_URL, uuid5
+
+import msgspec
+
+from domain.game.round import Round, RoundPhase
+from domain.game.round_events import Pacing
+from domain.rules.cards import RANKS, Card
+from domain.rules.errors import InvalidInputError, ShengjiError
+from domain.rules.ruleset import RuleSet
+from services.record_format import (
+    CLAIM,
+    GameRecord,
+    RecordRound,
+    RecordTamperedError,
+    parse_time,
+    to_builtins,
+)
+from services.record_steps import (
+    Cursor,
+    Deals,
+    ReplayClock,
+    cards_of,
+    check_scored,
+    difference,
+    moves_of,
+    refused,
+    timed_out,
+    timers_of,
+)
+from services.records import round_record
+
+
+def replay_round(record: GameRecord) -> Round:
+    """Replay canonical round record ``record`` on a ``Round`` aggregate: the same command
+    path as ``GameService.act`` (claim a passed deadline, deal again when the round asks
+    for it, then the command)."""
+    r = record.rounds[0]
+    ctx = Cursor(round_number=r.number)
+    if not r.deals:
+        raise RecordTamperedError(
+            f"round {r.number} lists no deal (R16)", rule="R16", round_number=r.number
+        )
+    deals = Deals(record, ctx)
+    clock = ReplayClock(parse_time(r.deals[0].at, "rounds[0].deals[0].at"))
+    rules = RuleSet.from_mapping(record.rules)
+    levels = (RANKS.index(r.levels[0]), RANKS.index(r.levels[1]))
+    round_ = Round.start(
+        uuid5(NAMESPACE_URL, "shengji:record"), r.number, rules, levels, r.dealer, clock()
+    )
+
+    def deal() -> None:
+        seed = deals()
+        d = r.deals[deals.next - 1]
+        round_.deal(seed, clock(), Pacing(d.interval_ms, d.declare_ms, d.window_ms))
+
+    def redeal_if_asked() -> None:
+        if round_.phase is RoundPhase.REDEAL:
+            deal()
+
+    deal()
+    for n, _, k, a in moves_of(record):
+        ctx.move = n
+        clock.set(a.at, f"move {n}", ctx)
+        if round_.phase is RoundPhase.SCORED:
+            raise RecordTamperedError(
+                f"move {n} comes after round {r.number} was scored (R27, R28)",
+                rule="R28",
+                move=n,
+                round_number=r.number,
+                field=f"rounds[0].actions[{k}]",
+            )
+        version = round_.version
+        try:
+            round_.claim_deadlines(clock())
+            redeal_if_asked()
+            if a.action == CLAIM:
+                if round_.version == version:
+                    raise RecordTamperedError(
+                        f"move {n} claims a deadline, but none has passed at {a.at} (R16, R20)",
+                        rule="R20",
+                        move=n,
+                        round_number=r.number,
+                        field=f"rounds[0].actions[{k}]",
+                    )
+            else:
+                assert a.seat is not None
+                if a.timeout is not None:
+                    timed_out(a, ctx, timers_of(record))(None, round_, clock())
+                _dispatch(round_, a.seat, a.action, cards_of(a), clock())
+                redeal_if_asked()
+        except RecordTamperedError:
+            raise
+        except ShengjiError as e:
+            raise refused(e, a, ctx) from None
+        if round_.deal_no > len(r.deals):
+            raise RecordTamperedError(
+                f"move {n} makes round {r.number} deal again, but the record lists "
+                f"{len(r.deals)} deal(s) (R19)",
+                rule="R19",
+                move=n,
+                round_number=r.number,
+                field="rounds[0].deals",
+            )
+    check_scored(round_, r, 0, ctx)
+    replayed = round_record(list(round_.collect_events()))
+    if encode_round(replayed) != encode_round(r):
+        raise difference(
+            msgspec.structs.replace(record, rounds=[r]),
+            {**to_builtins(record), "rounds": [msgspec.to_builtins(replayed)]},
+        )
+    return round_
+
+
+def encode_round(r: RecordRound) -> bytes:
+    return msgspec.json.encode(r)
+
+
+def _dispatch(
+    round_: Round, seat: int, action: str, cards: tuple[Card, ...], now: datetime
+) -> None:
+    """A seat's command on the round (the actions of ``GameService.act``)."""
+    if action == "declare":
+        round_.declare(seat, cards, now)
+    elif action == "overcall":
+        round_.overcall(seat, cards, now)
+    elif action == "pass":
+        round_.pass_turn(seat, now)
+    elif action == "bury":
+        round_.bury(seat, cards, now)
+    elif action == "play":
+        round_.play_cards(seat, cards, now)
+    elif action == "redeal":
+        round_.request_redeal(seat, now)
+    else:  # pragma: no cover - the format admits no other action
+        raise InvalidInputError(f"unknown action {action!r}")

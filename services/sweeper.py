@@ -1,0 +1,286 @@
+"""The sweeper (issue 5): moves matches forward that wait for the clock, not for a person.
+
+Every ``interval`` it claims passed deal deadlines (the end of the drawing R16/R17, the
+overcall window R20), claims turn timeouts (:mod:`services.timers`: the heuristic bot
+moves for a seat over its limit) and plays pending bot moves (:func:`services.bots.run_bots`)
+— so a bots-only match, a paced deal with bots at the table and a stalled seat progress
+without any request. Everything goes through the command path, so its moves are ordinary
+events.
+
+**Finding the matches.** The sweeper keeps the open matches with the time each is next
+due: fed by the service's save listener (a match saved by another thread of this process
+is due at once) and by an incremental scan of the store's notification log for
+``MatchCreated`` / ``MatchFinished`` (at start-up, then every ``rescan``), so it also knows
+the matches other replicas create and finish. After a match is swept, it is due again at
+its next deadline (the drawing's, the window's, the seat to act's turn limit, the next
+card of a paced deal when bots wait for it), or after ``recheck`` when it waits for a
+person with no clock running (a bound on how stale a change saved by another replica can
+go unnoticed). A finished match is dropped. A sweep looks only at the matches due.
+
+**Several replicas.** On PostgreSQL each replica's sweeper may act on the same match: the
+commands are optimistic, so the loser of a race gets ``version-conflict`` and moves on
+(the match is due again at the next sweep). Nothing is locked and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from domain.game.match import Match
+from domain.game.match_events import MatchCreated, MatchFinished
+from domain.game.round import DRAWS, Round, RoundPhase
+from domain.game.timers import TurnClock, turn_clock
+from domain.rules.errors import ShengjiError
+from services.bots import bot_seats, next_move, run_bots
+from services.errors import NotFoundError, VersionConflictError
+from services.game import GameService
+from services.legal import claimed
+from services.timers import SWEEPER, claim_timeout
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STEPS: Final = 400
+"""Moves (deadline claims, timeouts, bot moves) one match gets per sweep."""
+RECHECK: Final = timedelta(seconds=60)
+RESCAN_S: Final = 30.0
+SCAN_PAGE: Final = 500
+_NOW: Final = datetime.min.replace(tzinfo=UTC)
+"""Due at once."""
+_TICK: Final = timedelta(milliseconds=1)
+"""Deadlines are claimed strictly after they pass."""
+_TOPICS: Final = (get_topic(MatchCreated), get_topic(MatchFinished))
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """What one sweep did."""
+
+    due: int
+    """Matches that were due and looked at."""
+    moves: int
+    """Saves made: deadline claims, turn timeouts and bot moves."""
+    conflicts: int
+    """Matches where another command won a race (retried at the next sweep)."""
+    errors: int
+    open: int
+    """Open matches the sweeper follows."""
+
+
+class Sweeper:
+    """Claims deadlines and turn timeouts and runs bots for the matches that need it."""
+
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        max_steps: int = DEFAULT_STEPS,
+        recheck: timedelta = RECHECK,
+        rescan_s: float = RESCAN_S,
+    ) -> None:
+        self.service = service
+        self.max_steps = max_steps
+        self.recheck = recheck
+        self.rescan_s = rescan_s
+        self._lock = threading.Lock()
+        self._due: dict[UUID, datetime] = {}
+        self._changes: dict[UUID, int] = {}
+        self._cursor = 0
+        self._scanned_at: float | None = None
+        self._sweeping: int | None = None
+        self._stopping = threading.Event()
+
+    # -- following matches --------------------------------------------------------------------
+
+    def attach(self) -> None:
+        """Listen to the service's saves (``GameService.on_saved``)."""
+        self.service.on_saved.append(self.changed)
+
+    def detach(self) -> None:
+        if self.changed in self.service.on_saved:
+            self.service.on_saved.remove(self.changed)
+
+    def changed(self, match_ids: Iterable[UUID]) -> None:
+        """A save touched these matches: due at once. The sweeper's own saves are left
+        out: after sweeping a match it knows when it is next due."""
+        if threading.get_ident() == self._sweeping:
+            return
+        with self._lock:
+            for match_id in match_ids:
+                self._due[match_id] = _NOW
+                self._changes[match_id] = self._changes.get(match_id, 0) + 1
+
+    @property
+    def following(self) -> frozenset[UUID]:
+        with self._lock:
+            return frozenset(self._due)
+
+    def due_at(self, match_id: UUID) -> datetime | None:
+        """When the match is next looked at (None: not followed)."""
+        with self._lock:
+            return self._due.get(match_id)
+
+    def scan(self) -> int:
+        """Read the notification log since the last scan: follow the matches created,
+        drop the finished ones. Returns the notifications read."""
+        recorder = self.service.recorder
+        top = recorder.max_notification_id() or 0
+        read = 0
+        while self._cursor < top:
+            page = recorder.select_notifications(
+                self._cursor, SCAN_PAGE, stop=top, topics=_TOPICS, inclusive_of_start=False
+            )
+            with self._lock:
+                for n in page:
+                    match_id = UUID(str(n.originator_id))
+                    if n.topic == _TOPICS[0]:
+                        self._due.setdefault(match_id, _NOW)
+                    else:
+                        self._due.pop(match_id, None)
+                        self._changes.pop(match_id, None)
+            read += len(page)
+            if len(page) < SCAN_PAGE:
+                break
+            self._cursor = page[-1].id
+        self._cursor = max(self._cursor, top)
+        self._scanned_at = time.monotonic()
+        return read
+
+    # -- sweeping -------------------------------------------------------------------------------
+
+    def sweep(self) -> SweepReport:
+        """One pass over the matches due now (blocking: run it in a worker thread)."""
+        if self._scanned_at is None or time.monotonic() - self._scanned_at >= self.rescan_s:
+            self.scan()
+        now = self.service.clock()
+        with self._lock:
+            due = [(m, self._changes.get(m, 0)) for m, at in self._due.items() if at <= now]
+        moves = conflicts = errors = 0
+        self._sweeping = threading.get_ident()
+        try:
+            for match_id, changes in due:
+                if self._stopping.is_set():
+                    break
+                outcome = self._advance(match_id)
+                moves += outcome.moves
+                conflicts += outcome.conflict
+                errors += outcome.error
+                with self._lock:
+                    if match_id not in self._due:
+                        continue  # dropped by a scan meanwhile (finished)
+                    if self._changes.get(match_id, 0) != changes:
+                        self._due[match_id] = _NOW  # another thread saved it meanwhile
+                    elif outcome.next_due is None:
+                        del self._due[match_id]
+                        self._changes.pop(match_id, None)
+                    else:
+                        self._due[match_id] = outcome.next_due
+        finally:
+            self._sweeping = None
+        with self._lock:
+            following = len(self._due)
+        report = SweepReport(len(due), moves, conflicts, errors, following)
+        if moves or conflicts or errors:
+            log.debug("sweep: %s", report)
+        return report
+
+    def _advance(self, match_id: UUID) -> _Outcome:
+        service = self.service
+        moves = 0
+        try:
+            while True:
+                match = service.get_match(match_id)
+                if match.finished:
+                    return _Outcome(None, moves)
+                round_ = service.current_round(match)
+                now = service.clock()
+                if round_ is None or round_.dealt is None:
+                    return _Outcome(now + self.recheck, moves)  # seats still free
+                if moves >= self.max_steps or self._stopping.is_set():
+                    return _Outcome(_NOW, moves)  # more next sweep
+                if claimed(round_, now).pending_events:
+                    service.claim_deadlines(match_id)  # R16, R17, R20
+                    moves += 1
+                    continue
+                clock = turn_clock(match.timers, round_)
+                if clock is not None and now > clock.deadline:
+                    claim_timeout(service, match_id, SWEEPER)
+                    moves += 1
+                    continue
+                if bot_seats(match) and next_move(match, round_, now) is not None:
+                    run = run_bots(service, match_id, self.max_steps - moves)
+                    moves += run.steps
+                    if run.stopped in ("conflict", "refused"):  # lost a race: the table moved
+                        return _Outcome(_NOW, moves, conflict=1)
+                    if run.steps == 0:  # pragma: no cover - a bot to move moves
+                        return _Outcome(now + self.recheck, moves, error=1)
+                    continue
+                return _Outcome(self._next_due(match, round_, clock, now), moves)
+        except VersionConflictError:
+            return _Outcome(_NOW, moves, conflict=1)
+        except NotFoundError:
+            return _Outcome(None, moves)
+        except ShengjiError as e:  # a race: the state moved on under the claim
+            log.info("sweeping match %s: %s (%s)", match_id, e.detail, e.code)
+            return _Outcome(_NOW, moves, conflict=1)
+        except Exception:
+            log.exception("sweeping match %s failed", match_id)
+            return _Outcome(service.clock() + self.recheck, moves, error=1)
+
+    def _next_due(
+        self, match: Match, round_: Round, clock: TurnClock | None, now: datetime
+    ) -> datetime:
+        """The next instant something may be done in ``round_`` without a person."""
+        times = [now + self.recheck]
+        if clock is not None:
+            times.append(clock.deadline + _TICK)
+        phase = round_.phase
+        if phase is RoundPhase.DEALING:
+            times.append(round_.drawing_deadline() + _TICK)
+            interval = round_.pacing.interval_ms
+            drawn = round_.drawn_at(now)
+            if bot_seats(match) and interval and drawn < DRAWS:  # bots look at each card
+                times.append(round_.started_at + timedelta(milliseconds=interval * drawn))
+        opened = round_.window_opened_at
+        if phase is RoundPhase.OVERCALLING and round_.pacing.window_ms and opened is not None:
+            times.append(opened + timedelta(milliseconds=round_.pacing.window_ms) + _TICK)
+        return min(times)
+
+    # -- the background task ----------------------------------------------------------------------
+
+    async def run(
+        self,
+        interval_s: float,
+        call: Callable[[Callable[[], SweepReport]], Awaitable[SweepReport]],
+    ) -> None:
+        """Sweep every ``interval_s`` until cancelled; ``call`` runs the blocking sweep in
+        a worker thread (the API's ``Runtime.call``, under its thread limiter)."""
+        self._stopping.clear()
+        while not self._stopping.is_set():
+            try:
+                await call(self.sweep)
+            except Exception:
+                log.exception("a sweep failed; the next one runs as usual")
+            await asyncio.sleep(interval_s)
+
+    def stop(self) -> None:
+        """Ask a running sweep to stop after the match it is on."""
+        self._stopping.set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    next_due: datetime | None
+    """None: the match is over (stop following it)."""
+    moves: int
+    conflict: int = 0
+    error: int = 0

@@ -1,0 +1,167 @@
+"""Turn timers over REST (issue 5, docs/timers.md): the match's limits, the views'
+``turnDeadline``, ``POST /v1/matches/{id}/timeout`` early and late, its auth, If-Match and
+Idempotency-Key, and the sweeper started with the app.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from api.app import create_app
+from infra.settings import Settings, SettingsError
+from tests.api.rest import Json, Table, auth, client, new_service
+from tests.api.test_ops import is_problem
+from tests.conftest import FakeClock
+
+TIMERS = {"declareMs": 5_000, "buryMs": 6_000, "playMs": 20_000}
+
+
+def timed_table(c: Any, timers: Json | None = TIMERS) -> Table:
+    body: Json = {"name": "timed"}
+    if timers is not None:
+        body["timers"] = timers
+    return Table.seat_four(c, body)
+
+
+def until_playing(t: Table) -> Json:
+    for _ in range(50):
+        public = t.public()
+        if public["phase"] == "playing":
+            return public
+        assert t.step()
+    raise AssertionError("play never began")
+
+
+def test_a_stalled_seat_is_played_by_the_bot_after_its_limit() -> None:
+    service = new_service()
+    clock = service.clock
+    assert isinstance(clock, FakeClock)
+    with client(service) as c:
+        t = timed_table(c)
+        public = until_playing(t)
+        seat = public["expected"]["seat"]
+        deadline = datetime.fromisoformat(public["turnDeadline"])
+        assert deadline == clock() + timedelta(seconds=20)  # the turn began now (R22)
+        assert t.view(seat)["turnDeadline"] == public["turnDeadline"]
+
+        early = c.post(f"{t.url}/timeout", headers=auth(t.tokens[(seat + 1) % 4]))
+        body = is_problem(early, "not-timed-out", 409)
+        assert "20.000 s to play" in body["detail"] and "playMs" in body["detail"]
+        assert public["turnDeadline"] in body["detail"]
+
+        clock.set(deadline + timedelta(milliseconds=1))
+        headers = {**auth(t.organiser), "Idempotency-Key": "timeout-1"}
+        r = c.post(f"{t.url}/timeout", headers=headers)
+        assert r.status_code == 200, r.text
+        claimed = r.json()
+        assert claimed == {
+            "version": claimed["version"],
+            "seat": seat,
+            "timer": "play",
+            "limitMs": 20_000,
+            "action": "play",
+        }
+        again = c.post(f"{t.url}/timeout", headers=headers)
+        assert again.json() == claimed and again.headers["idempotent-replayed"] == "true"
+
+        items = c.get(f"{t.url}/history", params={"after": 0, "limit": 1000}).json()["items"]
+        names = [i["type"] for i in items]
+        at = names.index("TurnTimedOut")
+        assert items[at]["data"] == {
+            "seat": seat,
+            "timer": "play",
+            "limitMs": 20_000,
+            "turnBegan": (deadline - timedelta(seconds=20)).isoformat(),
+            "claimedBy": "organiser",
+        }
+        assert names[at + 1] in ("CardPlayed", "ThrowFailed")
+        assert items[at + 1]["data"]["seat"] == seat
+        after = t.public()
+        assert after["version"] == claimed["version"]
+        assert after["expected"]["seat"] == (seat + 1) % 4
+        assert datetime.fromisoformat(after["turnDeadline"]) == clock() + timedelta(seconds=20)
+
+
+@pytest.mark.parametrize(
+    ("token", "code", "status"),
+    [
+        (None, "unauthorized", 401),
+        ("not-a-token", "unauthorized", 401),
+        ("other-match", "forbidden", 403),
+        ("seat", "precondition-failed", 412),  # with a stale If-Match
+    ],
+)
+def test_who_may_claim(token: str | None, code: str, status: int) -> None:
+    with client() as c:
+        t = timed_table(c)
+        other = timed_table(c)
+        tokens = {"seat": t.tokens[0], "other-match": other.tokens[0], "not-a-token": "x.y.z"}
+        headers = {} if token is None else auth(tokens[token])
+        if token == "seat":
+            headers["If-Match"] = '"1"'
+        body = is_problem(c.post(f"{t.url}/timeout", headers=headers), code, status)
+        if token is None:
+            assert "a seat token or the organiser token of this match" in body["detail"]
+
+
+def test_no_timer_no_timeout() -> None:
+    with client() as c:
+        t = timed_table(c, timers=None)
+        until_playing(t)
+        r = c.post(f"{t.url}/timeout", headers=auth(t.tokens[1]))
+        body = is_problem(r, "no-turn-timer", 409)
+        assert "timers.playMs" in body["detail"]
+        assert t.public()["turnDeadline"] is None
+
+
+@pytest.mark.parametrize(
+    "timers",
+    [{"playMs": 999}, {"buryMs": 86_400_001}, {"playMs": "fast"}, {"thinkMs": 5_000}],
+)
+def test_limits_out_of_range_are_refused(timers: Json) -> None:
+    with client() as c:
+        r = c.post("/v1/matches", json={"timers": timers})
+        body = is_problem(r, "validation-failed", 422)
+        assert "timers" in body["detail"]
+
+
+def test_the_sweeper_plays_a_bots_only_match_with_no_command() -> None:
+    """Bots never move after a request here (``bot_steps=0``): only the sweeper, started
+    with the app, moves them; it stops with the app."""
+    service = new_service()
+    with client(service, bot_steps=0, sweep_interval_ms=10) as c:
+        r = c.post("/v1/matches", json={"rules": {"matchEnd": "rounds:1"}})
+        created = r.json()
+        url = f"/v1/matches/{created['matchId']}"
+        for seat in range(4):
+            bot = c.post(
+                f"{url}/seats/{seat}/bot",
+                json={"kind": "heuristic"},
+                headers=auth(created["organiserToken"]),
+            )
+            assert bot.status_code == 201, bot.text
+        seated = bot.json()["version"]
+        started = time.monotonic()
+        while not c.get(url).json()["finished"]:
+            assert time.monotonic() - started < 60, "the sweeper did not finish the match"
+            time.sleep(0.02)
+        summary = c.get(url).json()
+        assert summary["version"] > seated + 50 and summary["rounds"][0]["status"] == "scored"
+        task = c.app.state.sweeper
+        assert task.task is not None and not task.task.done()
+    assert task.task is None  # stopped cleanly at shutdown
+    assert task.sweeper.changed not in service.on_saved
+
+
+def test_the_sweeper_is_on_with_the_settings() -> None:
+    assert Settings().sweep_interval_ms == 1000
+    env = {"PERSISTENCE": "popo", "SWEEP_INTERVAL_MS": "250"}
+    assert Settings.from_env(env).sweep_interval_ms == 250
+    with pytest.raises(SettingsError, match="SWEEP_INTERVAL_MS"):
+        Settings.from_env({**env, "SWEEP_INTERVAL_MS": "-1"})
+    assert create_app(Settings.from_env(env)).state.sweeper.interval_ms == 250
+    assert create_app(service=new_service()).state.sweeper.interval_ms == 0  # tests' apps

@@ -1,0 +1,165 @@
+"""The container build file ``infra/Dockerfile`` and ``.dockerignore`` (issue 6).
+
+Read as text (no Docker needed): multi-stage, the final stage python slim with the
+builder's virtualenv only, a non-root user, no build tools, the port of the ConfigMap,
+``python -m infra.serve`` as its entrypoint; every package the wheel ships is copied in;
+the build context leaves out what the image does not need. docs/deploy.md shows the build
+command line.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "infra" / "Dockerfile"
+BUILD_COMMAND = "docker build -f infra/Dockerfile -t shengji ."
+BUILD_TOOLS = ("gcc", "g++", "build-essential", "make", "libpq-dev", "python3-dev", "git")
+
+
+@dataclass
+class Stage:
+    base: str
+    name: str | None
+    instructions: list[tuple[str, str]] = field(default_factory=list)
+
+    def all(self, keyword: str) -> list[str]:
+        return [args for kw, args in self.instructions if kw == keyword]
+
+
+def _instructions(text: str) -> list[tuple[str, str]]:
+    """(KEYWORD, arguments) with continuation lines joined and comments dropped."""
+    joined = re.sub(r"\\\n", " ", text)
+    out = []
+    for raw in joined.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        keyword, _, args = line.partition(" ")
+        out.append((keyword.upper(), " ".join(args.split())))
+    return out
+
+
+def _stages() -> tuple[dict[str, str], list[Stage]]:
+    args: dict[str, str] = {}
+    stages: list[Stage] = []
+    for keyword, rest in _instructions(DOCKERFILE.read_text(encoding="utf-8")):
+        if keyword == "ARG" and not stages:
+            arg, _, default = rest.partition("=")
+            args[arg] = default
+        elif keyword == "FROM":
+            parts = rest.split()
+            base = re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], parts[0])
+            name = parts[2] if len(parts) == 3 and parts[1].upper() == "AS" else None
+            stages.append(Stage(base, name))
+        else:
+            assert stages, f"{keyword} before FROM"
+            stages[-1].instructions.append((keyword, rest))
+    return args, stages
+
+
+ARGS, STAGES = _stages()
+FINAL = STAGES[-1]
+
+
+def test_the_build_is_multi_stage_on_python_slim() -> None:
+    assert len(STAGES) >= 2
+    builder = STAGES[0]
+    assert builder.name is not None
+    for stage in STAGES:
+        assert re.fullmatch(r"python:3\.1[1-9](\.\d+)?-slim(-\w+)?", stage.base), stage.base
+    assert FINAL.base == builder.base  # the venv's interpreter path is the same
+    copies = FINAL.all("COPY")
+    assert copies == [f"--from={builder.name} /opt/venv /opt/venv"]
+
+
+def test_the_builder_installs_the_package_into_a_virtualenv() -> None:
+    runs = " && ".join(STAGES[0].all("RUN"))
+    assert "python -m venv" in runs
+    assert re.search(r"pip --python /opt/venv/bin/python install [^&]*\.", runs)
+    assert "import api.app, infra.serve, infra.cli" in runs  # fails the build when broken
+
+
+def test_every_package_of_the_wheel_is_copied_into_the_builder() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    packages = {p.rstrip("*") for p in project["tool"]["setuptools"]["packages"]["find"]["include"]}
+    copied = {args.split()[0] for args in STAGES[0].all("COPY")}
+    assert packages <= copied
+    assert {"pyproject.toml", project["project"]["readme"]} <= set(
+        STAGES[0].all("COPY")[0].split()[:-1]
+    )
+
+
+def test_the_final_stage_has_no_build_tools() -> None:
+    final_runs = " ".join(FINAL.all("RUN"))
+    for tool in BUILD_TOOLS:
+        assert not re.search(rf"\b{re.escape(tool)}\b", final_runs), tool
+    assert "pip install" not in final_runs and "apt-get install" not in final_runs
+
+
+def test_the_final_stage_runs_as_a_non_root_user() -> None:
+    users = FINAL.all("USER")
+    assert users, "no USER: the image would run as root"
+    user = users[-1].split(":")[0]
+    assert user not in {"root", "0"}
+    assert f"--uid {user}" in " ".join(FINAL.all("RUN"))
+    pod = yaml.safe_load((ROOT / "k8s" / "deployment.yaml").read_text(encoding="utf-8"))
+    assert pod["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == int(user)
+
+
+def test_the_entrypoint_is_the_server_on_the_configmaps_port() -> None:
+    assert json.loads(FINAL.all("ENTRYPOINT")[-1]) == ["python", "-m", "infra.serve"]
+    config = yaml.safe_load((ROOT / "k8s" / "configmap.yaml").read_text(encoding="utf-8"))
+    assert FINAL.all("EXPOSE") == [config["data"]["PORT"]]
+    env = " ".join(FINAL.all("ENV"))
+    assert "PATH=/opt/venv/bin:$PATH" in env and "HOST=0.0.0.0" in env
+
+
+def _ignored(path: str) -> bool:
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(
+        fnmatch.fnmatch(prefix, p.removeprefix("**/")) or fnmatch.fnmatch(parts[-1], p)
+        for p in patterns
+        for prefix in prefixes
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "ignored"),
+    [
+        (".venv/bin/python", True),
+        (".git/HEAD", True),
+        ("tests/conftest.py", True),
+        ("var/shengji.sqlite3", True),
+        ("infra/__pycache__/serve.cpython-311.pyc", True),
+        ("shengji_service.egg-info/PKG-INFO", True),
+        ("pyproject.toml", False),
+        ("README.md", False),
+        ("domain/rules/cards.py", False),
+        ("infra/serve.py", False),
+    ],
+)
+def test_the_build_context_leaves_out_what_the_image_does_not_need(
+    path: str, ignored: bool
+) -> None:
+    assert _ignored(path) is ignored
+
+
+def test_the_build_command_is_documented() -> None:
+    deploy = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    assert BUILD_COMMAND in deploy
+    assert "kubectl apply -k k8s/" in deploy

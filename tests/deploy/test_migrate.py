@@ -1,0 +1,298 @@
+"""``shengji migrate``: the schema once, a no-op the second time (issue 6, Deployment).
+
+On SQLite (a file in ``tmp_path``) and on a real PostgreSQL (``pg_url``, a fresh schema
+per test). Replicas run with ``CREATE_TABLES=false`` (eventsourcing's ``CREATE_TABLE=n``)
+and create nothing; the migration creates the events table (matches, rounds and
+idempotency records share it), and on PostgreSQL its index, the composite type and the
+stored insert function of ``infra.pgstore`` that keeps the table lock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import uuid4
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from domain.rules.ruleset import preset
+from infra import cli
+from infra.migrate import (
+    EXIT_FAILED,
+    EXIT_PENDING,
+    EXIT_SETTINGS,
+    MigrationError,
+    check,
+    migrate,
+    wait_for_schema,
+)
+from infra.settings import Settings, build_service, persistence_env
+
+PG_OBJECTS = (
+    "table {s}.shengji_events",
+    "index {s}.shengji_events_notification_id_idx",
+    "type {s}.stored_event_uuid",
+    "function {s}.es_insert_events_uuid",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Store:
+    settings: Settings
+    env: dict[str, str]
+    objects: tuple[str, ...]
+    url: str | None = None
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Store:
+    path = tmp_path / "var" / "events.sqlite3"
+    env = {"PERSISTENCE": "sqlite", "SQLITE_PATH": str(path), "CREATE_TABLES": "false"}
+    return Store(Settings.from_env(env), env, ("table stored_events",))
+
+
+@pytest.fixture
+def pg_store(pg_url: str) -> Iterator[Store]:
+    schema = f"mig_{uuid4().hex[:12]}"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    env = {"DATABASE_URL": pg_url, "POSTGRES_SCHEMA": schema, "CREATE_TABLES": "false"}
+    try:
+        yield Store(
+            Settings.from_env(env), env, tuple(o.format(s=schema) for o in PG_OBJECTS), pg_url
+        )
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+    ]
+)
+def store(request: pytest.FixtureRequest) -> Store:
+    found: Store = request.getfixturevalue(f"{request.param.replace('postgres', 'pg')}_store")
+    return found
+
+
+def _catalog(store: Store) -> list[tuple[object, ...]]:
+    """The PostgreSQL catalog rows of the schema's objects, with ``xmin``: any DDL on
+    them (a CREATE OR REPLACE too) gives a new row version."""
+    assert store.url is not None
+    with psycopg.connect(store.url) as conn:
+        return conn.execute(
+            "SELECT 'class', c.relname, c.xmin::text FROM pg_class c JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = %(s)s UNION ALL "
+            "SELECT 'proc', p.proname, p.xmin::text FROM pg_proc p JOIN pg_namespace n "
+            "ON n.oid = p.pronamespace WHERE n.nspname = %(s)s UNION ALL "
+            "SELECT 'type', t.typname, t.xmin::text FROM pg_type t JOIN pg_namespace n "
+            "ON n.oid = t.typnamespace WHERE n.nspname = %(s)s ORDER BY 1, 2",
+            {"s": store.settings.postgres_schema},
+        ).fetchall()
+
+
+# -- the setting ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("environ", "create_table"),
+    [
+        ({"PERSISTENCE": "sqlite"}, "y"),
+        ({"PERSISTENCE": "sqlite", "CREATE_TABLES": "false"}, "n"),
+        ({"DATABASE_URL": "postgresql://u@h/db"}, "y"),
+        ({"DATABASE_URL": "postgresql://u@h/db", "CREATE_TABLES": "false"}, "n"),
+        ({"DATABASE_URL": "postgresql://u@h/db", "CREATE_TABLES": "0"}, "n"),
+    ],
+)
+def test_create_tables_reaches_the_library(environ: dict[str, str], create_table: str) -> None:
+    assert persistence_env(Settings.from_env(environ))["CREATE_TABLE"] == create_table
+
+
+def test_a_replica_without_table_creation_creates_nothing(store: Store) -> None:
+    build_service(store.settings).close()
+    state = check(store.settings)
+    assert state.missing == store.objects and not state.ready
+
+
+# -- migrate --------------------------------------------------------------------------------
+
+
+def test_migrate_creates_the_schema_once(store: Store) -> None:
+    first = migrate(store.settings)
+    assert (first.created, first.replaced, first.unchanged) == (store.objects, (), ())
+    assert first.changed
+    catalog = _catalog(store) if store.url else None
+
+    second = migrate(store.settings)
+    assert (second.created, second.replaced, second.unchanged) == ((), (), store.objects)
+    assert not second.changed
+    assert second.lines() == [f"migrate: up to date ({', '.join(store.objects)})"]
+    if store.url:
+        assert _catalog(store) == catalog  # no DDL at all the second time
+    assert check(store.settings).up_to_date
+
+
+def test_a_replica_started_after_the_migration_stores_and_keeps_events(store: Store) -> None:
+    migrate(store.settings)
+    replica = build_service(store.settings)  # CREATE_TABLES=false
+    try:
+        match_id = replica.create_match(preset("standard"), name="after migrate")
+    finally:
+        replica.close()
+    migrate(store.settings)
+    again = build_service(store.settings)
+    try:
+        assert again.get_match(match_id).name == "after migrate"
+    finally:
+        again.close()
+
+
+@pytest.mark.postgres
+def test_migrate_replaces_a_stale_insert_function(pg_store: Store) -> None:
+    migrate(pg_store.settings)
+    assert pg_store.url is not None
+    schema = sql.Identifier(pg_store.settings.postgres_schema)
+    with psycopg.connect(pg_store.url, autocommit=True) as conn:
+        conn.execute(  # the library's own function: no table lock (an older release)
+            sql.SQL(
+                "CREATE OR REPLACE FUNCTION {s}.es_insert_events_uuid"
+                "(events {s}.stored_event_uuid[]) RETURNS SETOF bigint LANGUAGE plpgsql "
+                "AS $BODY$ BEGIN RETURN QUERY INSERT INTO {s}.shengji_events AS t "
+                "(originator_id, originator_version, topic, state) SELECT originator_id, "
+                "originator_version, topic, state FROM unnest(events) "
+                "RETURNING notification_id; END; $BODY$"
+            ).format(s=schema)
+        )
+    function = pg_store.objects[-1]
+    assert check(pg_store.settings).stale == (function,)
+    report = migrate(pg_store.settings)
+    assert (report.created, report.replaced) == ((), (function,))
+    assert report.lines() == [f"migrate: replaced {function} (changed definition)"]
+    assert check(pg_store.settings).up_to_date
+
+
+@pytest.mark.postgres
+def test_concurrent_migrations_create_the_schema_once(pg_store: Store) -> None:
+    reports = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            reports.append(migrate(pg_store.settings))
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors
+    assert sorted(len(r.created) for r in reports) == [0, 0, len(pg_store.objects)]
+
+
+def test_an_unreachable_store_is_a_migration_error_without_the_password() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings.from_env(
+        {
+            "DATABASE_URL": f"postgresql://shengji:hunter2@127.0.0.1:{port}/db",
+            "POSTGRES_CONNECT_TIMEOUT": "1",
+        }
+    )
+    with pytest.raises(MigrationError) as failed:
+        migrate(settings)
+    assert "hunter2" not in str(failed.value)
+
+
+# -- waiting for the schema (infra.serve with CREATE_TABLES=false) ----------------------------
+
+
+def test_wait_for_schema_gives_up_then_sees_the_migration(store: Store) -> None:
+    reasons: list[str] = []
+    naps: list[float] = []
+    assert not wait_for_schema(
+        store.settings, 0.5, interval=0.2, on_wait=reasons.append, sleep=naps.append
+    )
+    assert reasons and all(r == "missing " + ", ".join(store.objects) for r in reasons)
+    migrate(store.settings)
+    assert wait_for_schema(store.settings, 0.5, interval=0.2, sleep=naps.append)
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+def _run(
+    argv: list[str],
+    environ: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str, str]:
+    for name in ("DATABASE_URL", "PERSISTENCE", "SQLITE_PATH", "POSTGRES_SCHEMA"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    out, err = capsys.readouterr()
+    code = stop.value.code
+    assert isinstance(code, int)
+    return code, out, err
+
+
+def test_cli_migrate_twice_is_a_no_op(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["migrate", "--check"], store.env, monkeypatch, capsys)
+    assert code == EXIT_PENDING
+    assert out.splitlines() == [f"migrate --check: missing {o}" for o in store.objects]
+
+    code, out, _ = _run(["migrate"], store.env, monkeypatch, capsys)
+    assert code == 0
+    assert out.splitlines() == [f"migrate: created {o}" for o in store.objects]
+
+    code, out, _ = _run(["migrate"], store.env, monkeypatch, capsys)
+    assert (code, out) == (0, f"migrate: up to date ({', '.join(store.objects)})\n")
+
+    code, out, _ = _run(["migrate", "--check"], store.env, monkeypatch, capsys)
+    assert (code, out) == (0, "migrate --check: up to date\n")
+
+
+@pytest.mark.parametrize(
+    ("environ", "code", "message"),
+    [
+        ({"PERSISTENCE": "mysql"}, EXIT_SETTINGS, "PERSISTENCE must be one of"),
+        ({"DATABASE_URL": "mysql://u@h/db"}, EXIT_SETTINGS, "DATABASE_URL must start with"),
+        ({"CREATE_TABLES": "maybe"}, EXIT_SETTINGS, "CREATE_TABLES must be true or false"),
+        (
+            {"DATABASE_URL": "postgresql://u:pw@127.0.0.1:9/db", "POSTGRES_CONNECT_TIMEOUT": "1"},
+            EXIT_FAILED,
+            "shengji migrate: failed on the postgres store",
+        ),
+    ],
+)
+def test_cli_migrate_refuses_bad_settings_and_reports_failures(
+    environ: dict[str, str],
+    code: int,
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    got, out, err = _run(["migrate"], environ, monkeypatch, capsys)
+    assert (got, out) == (code, "")
+    assert message in err
+
+
+def test_cli_migrate_on_popo_has_nothing_to_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["migrate"], {"PERSISTENCE": "popo"}, monkeypatch, capsys)
+    assert code == 0 and "no schema to create" in out

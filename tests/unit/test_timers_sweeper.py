@@ -1,0 +1,202 @@
+"""The sweeper (issue 5, docs/timers.md): bots-only matches, paced deals and stalled seats
+progress with no request; it follows only open matches and looks only at those due; two
+sweepers on one store (two replicas) race safely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from uuid import UUID
+
+import pytest
+
+from domain.game.round import RoundPhase
+from domain.game.round_events import Pacing, TurnTimedOut
+from domain.game.timers import Timers, turn_clock
+from domain.rules.ruleset import STANDARD, RuleSet
+from services.game import GameService
+from services.sweeper import Sweeper, SweepReport
+from services.verify import verify_round
+from tests.conftest import Backend, FakeClock, FixedSeeds
+
+ONE_ROUND = RuleSet.from_mapping({**STANDARD.to_mapping(), "match_end": "rounds:1"})
+BOTS = {0: "heuristic", 1: "random", 2: "heuristic", 3: "random"}
+
+
+def new_service(clock: FakeClock, pacing: Pacing | None = None) -> GameService:
+    return GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, seeds=FixedSeeds(), pacing=pacing
+    )
+
+
+def seated(
+    service: GameService,
+    kinds: dict[int, str],
+    timers: Timers | None = None,
+    rules: RuleSet = ONE_ROUND,
+) -> UUID:
+    """Seats taken straight through the service: no bot has moved yet."""
+    match_id = service.create_match(rules, name="swept", timers=timers)
+    for seat in range(4):
+        service.take_seat(match_id, seat, f"s{seat}", kinds.get(seat, "human"))
+    return match_id
+
+
+def sweep_until(sweeper: Sweeper, done: Callable[[], bool], sweeps: int = 50) -> list[SweepReport]:
+    reports: list[SweepReport] = []
+    for _ in range(sweeps):
+        if done():
+            return reports
+        reports.append(sweeper.sweep())
+    raise AssertionError(f"not done after {sweeps} sweeps: {reports[-3:]}")
+
+
+def test_a_bots_only_match_is_played_to_its_end_with_no_request() -> None:
+    clock = FakeClock()
+    service = new_service(clock)
+    match_id = seated(service, BOTS)
+    assert service.get_match(match_id).sequence(0) < 20  # nothing moved yet
+    sweeper = Sweeper(service, max_steps=50)
+    sweeper.attach()
+    reports = sweep_until(sweeper, lambda: service.get_match(match_id).finished)
+    assert len(reports) > 1  # 50 moves a sweep: a round takes several
+    assert sum(r.moves for r in reports) > 50  # a round: passes, bury, every trick (R16-R27)
+    assert sweeper.due_at(match_id) is None  # a finished match is not followed
+    match = service.get_match(match_id)
+    assert match.results and verify_round(service, match.results[0].round_id).number == 1
+
+
+def test_the_background_task_moves_a_bots_only_match_in_bounded_time() -> None:
+    """Sweeper.run as the app runs it (a worker thread per sweep), real time, no request."""
+    clock = FakeClock()
+    service = new_service(clock)
+    match_id = seated(service, BOTS)
+    sweeper = Sweeper(service)
+    sweeper.attach()
+
+    async def main() -> float:
+        started = time.perf_counter()
+        task = asyncio.create_task(sweeper.run(0.01, asyncio.to_thread))
+        try:
+            async with asyncio.timeout(60):
+                while not service.get_match(match_id).finished:
+                    await asyncio.sleep(0.01)
+        finally:
+            sweeper.stop()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        return time.perf_counter() - started
+
+    elapsed = asyncio.run(main())
+    assert service.get_match(match_id).finished and elapsed < 60
+
+
+def test_a_stalled_seat_is_timed_out_by_the_sweeper_at_its_deadline() -> None:
+    """Seat 0 (a person) stalls; the bots wait for it; the sweeper looks at the match
+    only when its deadline comes (R22 play limit), then the bot moves for it."""
+    clock = FakeClock()
+    service = new_service(clock)
+    match_id = seated(
+        service, {1: "heuristic", 2: "heuristic", 3: "heuristic"}, Timers(5_000, 5_000, 15_000)
+    )
+    sweeper = Sweeper(service)
+    sweeper.attach()
+    for _ in range(20):  # the drawing waits for seat 0's pass until its deadline (R17)
+        sweeper.sweep()
+        due = sweeper.due_at(match_id)
+        assert due is not None
+        match = service.get_match(match_id)
+        round_ = service.current_round(match)
+        assert round_ is not None
+        running = turn_clock(match.timers, round_)
+        if running is not None and round_.phase is RoundPhase.PLAYING and running.seat == 0:
+            break
+        clock.set(max(clock(), due))
+    else:
+        raise AssertionError("seat 0 never had to play")
+    assert due == running.deadline + timedelta(milliseconds=1)
+    version = round_.version
+    clock.set(running.deadline)
+    assert sweeper.sweep().due == 0  # not due yet: not even loaded
+    assert service.current_round(service.get_match(match_id)).version == version  # type: ignore[union-attr]
+    clock.set(running.deadline + timedelta(milliseconds=1))
+    report = sweeper.sweep()
+    assert report.due == 1 and report.moves >= 2  # the timeout, then the bots play on
+    events = list(service.events.get(round_.id, gt=version))
+    assert isinstance(events[0], TurnTimedOut)
+    assert (events[0].seat, events[0].timer, events[0].claimed_by) == (0, "play", "sweeper")
+    assert getattr(events[1], "seat", None) == 0
+
+
+def test_a_paced_deal_with_bots_progresses_as_time_passes() -> None:
+    """R16: one card every 200 ms; bots may declare as cards arrive (R17); the sweeper
+    comes back for the next card, then claims the drawing's end."""
+    clock = FakeClock()
+    service = new_service(clock, Pacing(interval_ms=200, declare_ms=2_000))
+    match_id = seated(service, BOTS)
+    sweeper = Sweeper(service)
+    sweeper.attach()
+    sweeper.sweep()
+    round_ = service.current_round(service.get_match(match_id))
+    assert round_ is not None and round_.phase is RoundPhase.DEALING
+    due = sweeper.due_at(match_id)
+    assert due is not None and due - clock() <= timedelta(milliseconds=200)  # the next card
+
+    def advance() -> bool:
+        next_due = sweeper.due_at(match_id)
+        if next_due is not None and next_due > clock():
+            clock.set(next_due)
+        return service.get_match(match_id).finished
+
+    sweep_until(sweeper, advance, sweeps=400)
+
+
+def test_the_start_up_scan_follows_open_matches_only(backend: Backend) -> None:
+    first = backend.service()
+    finished = seated(first, {})
+    first.finish_match(finished)
+    playing = seated(first, {0: "heuristic"})
+    waiting = first.create_match(STANDARD, name="seats free")
+    sweeper = Sweeper(backend.service())  # another process on the same store
+    assert sweeper.scan() == 4  # three MatchCreated, one MatchFinished
+    assert sweeper.following == {playing, waiting}
+    assert sweeper.scan() == 0  # incremental: nothing new
+    report = sweeper.sweep()
+    assert report.due == 2 and report.errors == 0
+    later = seated(first, {})
+    sweeper.service.finish_match(playing)  # (SQLite: one writer per aggregate, its cache)
+    sweeper.scan()
+    assert sweeper.following == {waiting, later}
+
+
+def test_two_sweepers_on_one_store_race_safely(backend: Backend) -> None:
+    """Two replicas sweep the same bots-only match at once: each move is made once (the
+    loser of a race gets a version conflict and moves on) and the round verifies."""
+    first, second = backend.service(), backend.service()
+    match_id = seated(first, BOTS)
+    sweepers = [Sweeper(first, max_steps=20), Sweeper(second, max_steps=20)]
+    reports: list[SweepReport] = []
+    lock = threading.Lock()
+
+    def work(sweeper: Sweeper) -> None:
+        sweeper.scan()
+        for _ in range(400):
+            if sweeper.service.get_match(match_id).finished:
+                return
+            report = sweeper.sweep()
+            with lock:
+                reports.append(report)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in sweepers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    match = first.get_match(match_id)
+    assert match.finished and not any(r.errors for r in reports)
+    assert verify_round(first, match.results[0].round_id).number == 1
