@@ -83,8 +83,13 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
     def _commit(self, batch: list[_Save]) -> None:
         try:
             with self.datastore.transaction(commit=True) as c:
-                for save in batch:
-                    self._insert_one(c, save)
+                if len(batch) == 1:
+                    # Alone in its transaction: no savepoint needed, a failure rolls
+                    # back the transaction (two statements fewer per save).
+                    self._insert_alone(c, batch[0])
+                else:
+                    for save in batch:
+                        self._insert_one(c, save)
         except BaseException as e:
             # The transaction did not commit: none of the batch is stored.
             for save in batch:
@@ -95,6 +100,12 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                 save.done = True
             self.batches += 1
             self.saves += len(batch)
+
+    def _insert_alone(self, c: SQLiteCursor, save: _Save) -> None:
+        try:
+            save.ids = self._insert_events(c, save.events, **save.kwargs)
+        except sqlite3.IntegrityError as e:
+            raise IntegrityError(e) from e
 
     def _insert_one(self, c: SQLiteCursor, save: _Save) -> None:
         c.execute("SAVEPOINT save")

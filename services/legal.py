@@ -62,10 +62,21 @@ def round_context(round_: Round | None) -> TrumpContext:
     return trump_context(bidding.level, bidding.trump if bidding.trump_known else None)
 
 
+_NAME_ORDER: dict[TrumpContext, tuple[int, ...]] = {}
+"""Per trump context (cached, one per level and trump: at most 65): each card's sort key,
+``(rank_key, card)`` packed in one int, so sorting needs no Python-level key function."""
+
+
+def _name_order(ctx: TrumpContext) -> tuple[int, ...]:
+    order = _NAME_ORDER.get(ctx)
+    if order is None:
+        order = _NAME_ORDER[ctx] = tuple(k * 64 + c for c, k in enumerate(ctx.rank_key))
+    return order
+
+
 def sorted_names(cards: Iterable[Card], ctx: TrumpContext) -> list[str]:
     """Cards in R4 notation, by trump order (suits S H C D low to high, then trump)."""
-    key = ctx.rank_key
-    return card_names(sorted(cards, key=lambda c: (key[c], c)))
+    return card_names(sorted(cards, key=_name_order(ctx).__getitem__))
 
 
 def claimed(round_: Round, now: datetime) -> Round:
