@@ -164,7 +164,9 @@ class ReadController(Controller):
         "/{match_id:uuid}/state",
         summary="The table as the viewer saw it at a match version (R34)",
         description="During a round only what the viewer could see then (R33); once that "
-        "round is scored, `revealed` adds every hand and the bottom as they were.",
+        "round is scored, `revealed` adds every hand and the bottom as they were — on a "
+        "tournament table only once its tournament round completes (`embargo` says so "
+        "until then, R36).",
         responses=problems(401, 403, 404),
         security=OPTIONAL_BEARER,
     )
@@ -213,6 +215,8 @@ class ReadController(Controller):
     @get(
         "/{match_id:uuid}/rounds/{number:int}/verify",
         summary="Check a scored round against its commitment and events (R35)",
+        description="409 `round-not-scored` before the round is scored; 409 "
+        "`deal-embargoed` for a tournament table until its tournament round completes (R36).",
         responses=problems(404, 409),
     )
     async def verify_round(

@@ -184,7 +184,8 @@ class RecordController(Controller):
         summary="A finished match's record: canonical JSON or the text notation",
         description="Rule set, seats, every deal's seed and commitment (R35), every move "
         "in order with its time, every result. Only once the match is over (409 "
-        "`record-unavailable`, R33). `?format=text` or `Accept: text/plain` for the text "
+        "`record-unavailable`, R33) and, for a tournament table, its tournament round "
+        "complete (409 `deal-embargoed`, R36). `?format=text` or `Accept: text/plain` for the text "
         "notation (docs/records.md).",
         responses=problems(404, 409),
         media_type=JSON,
@@ -204,7 +205,8 @@ class RecordController(Controller):
         "/v1/matches/{match_id:uuid}/rounds/{number:int}/record",
         summary="A scored round's record: canonical JSON or the text notation",
         description="The round's seats, levels, deals (seeds revealed, R35), moves and "
-        "result; 409 `record-unavailable` until the round is scored (R33).",
+        "result; 409 `record-unavailable` until the round is scored (R33), 409 "
+        "`deal-embargoed` for a tournament table until its tournament round completes (R36).",
         responses=problems(404, 409),
         media_type=JSON,
         operation_class=RecordOperation,
