@@ -221,8 +221,10 @@ class Sweeper:
                     moves += run.steps
                     if run.stopped in ("conflict", "refused"):  # lost a race: the table moved
                         return _Outcome(_NOW, moves, conflict=1)
-                    if run.steps == 0:  # pragma: no cover - a bot to move moves
-                        return _Outcome(now + self.recheck, moves, error=1)
+                    if run.steps == 0:
+                        # Another replica moved between our look and run_bots' own: the
+                        # table moved on (a race, as above), so look again next sweep.
+                        return _Outcome(_NOW, moves, conflict=1)
                     continue
                 return _Outcome(self._next_due(match, round_, clock, now), moves)
         except VersionConflictError:
