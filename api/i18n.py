@@ -151,6 +151,11 @@ MESSAGES: Final[dict[str, Message]] = {
     ),
     "result-recorded": _m("Result recorded", "成绩已记录", "该桌成绩已记录，只能由组织者更正"),
     "result-not-recorded": _m("Result not recorded", "成绩尚未记录", "该桌还没有成绩，无法更正"),
+    "table-closed": _m(
+        "Table closed to spectators",
+        "牌桌暂不开放观战",
+        "本轮比赛各桌打同样的牌，本轮全部结束后才能观战",
+    ),
 }
 
 _FALLBACK_ZH_TITLE: Final = "请求未能完成"

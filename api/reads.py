@@ -4,6 +4,7 @@ as of a version, the rounds, and deal verification (R35).
 ``/view`` (a seat token) and ``/public`` carry ``ETag: "<version>"`` (the match version,
 see :mod:`api.etag`) and answer ``If-None-Match`` with 304 and no body. ``/history`` and
 ``/state`` see with the eyes of the optional bearer token's seat, else a spectator's.
+A tournament table in play is closed to spectators (R36, :mod:`api.spectating`).
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
 
-from api.auth import bearer, seat_of, viewer_of
+from api.auth import bearer, seat_of
 from api.commands import parse_field
 from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, VerifyRequest, problems
 from api.etag import etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
 from api.matches import BEARER, IfNoneMatch
 from api.runtime import Runtime, snapshot
+from api.spectating import admit, closed, reader_of, spectator_problems
 from domain.game.match import Match
 from domain.game.round import Round, round_id
 from services.embargo import embargo_marker, view_embargo
@@ -92,8 +94,8 @@ class ReadController(Controller):
             embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
             marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
             tag = etag(match_version(match, round_), marker)
-            if stable(round_, now):
-                tags.remember(match_id, generation, tag)
+            if stable(round_, now) and closed(service, match) is None:
+                tags.remember(match_id, generation, tag)  # R36: /public answers from it
             if not_modified(if_none_match, tag):
                 return seat, tag, None
             return seat, tag, table_view(match, round_, seat, now, embargo=embargo)
@@ -105,11 +107,16 @@ class ReadController(Controller):
     @get(
         "/{match_id:uuid}/public",
         summary="The table as a spectator sees it (R33: no hand, no bottom before the end)",
-        responses={304: NOT_MODIFIED, **problems(404)},
+        description="A tournament table is closed to spectators until its tournament round "
+        "completes: 403 `table-closed` without a seat token of that table or the "
+        "organiser's token (R36).",
+        responses={304: NOT_MODIFIED, **spectator_problems(404)},
         response_headers=[ETAG_HEADER],
+        security=OPTIONAL_BEARER,
     )
     async def public(
         self,
+        request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
         if_none_match: IfNoneMatch = None,
@@ -122,11 +129,12 @@ class ReadController(Controller):
         def work() -> tuple[str, PublicView | None]:
             generation = runtime.tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
+            shut = admit(service, match, request)  # R36: a tournament table in play is closed
             now = service.clock()
             embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
             marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
             tag = etag(match_version(match, round_), marker)
-            if stable(round_, now):
+            if stable(round_, now) and shut is None:  # R36: no 304 for a closed table
                 runtime.tags.remember(match_id, generation, tag)
             if not_modified(if_none_match, tag):
                 return tag, None
@@ -139,8 +147,9 @@ class ReadController(Controller):
         "/{match_id:uuid}/history",
         summary="The match's events after a version, redacted for the viewer (R33, R34)",
         description="Items are numbered by match version (1, 2, …, gap-free); pass `next` "
-        "as `after` for the next page: nothing is lost or repeated.",
-        responses=problems(401, 403, 404),
+        "as `after` for the next page: nothing is lost or repeated. A tournament table in "
+        "play: a seat token of that table or the organiser's token (403 `table-closed`, R36).",
+        responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )
     async def history(
@@ -155,7 +164,7 @@ class ReadController(Controller):
         token = bearer(request)
 
         def work() -> HistoryPage:
-            viewer = viewer_of(service, service.get_match(match_id), token)
+            viewer = reader_of(service, service.get_match(match_id), token)
             return match_history(service, match_id, viewer, after=after, limit=limit)
 
         return await runtime.call(work)
@@ -166,8 +175,9 @@ class ReadController(Controller):
         description="During a round only what the viewer could see then (R33); once that "
         "round is scored, `revealed` adds every hand and the bottom as they were — on a "
         "tournament table only once its tournament round completes (`embargo` says so "
-        "until then, R36).",
-        responses=problems(401, 403, 404),
+        "until then, R36). A tournament table in play: a seat token of that table or the "
+        "organiser's token (403 `table-closed`, R36).",
+        responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )
     async def state(
@@ -181,7 +191,7 @@ class ReadController(Controller):
         token = bearer(request)
 
         def work() -> StateAt:
-            viewer = viewer_of(service, service.get_match(match_id), token)
+            viewer = reader_of(service, service.get_match(match_id), token)
             return state_at(service, match_id, version, viewer)
 
         return await runtime.call(work)
@@ -198,15 +208,24 @@ class ReadController(Controller):
     @get(
         "/{match_id:uuid}/rounds/{number:int}",
         summary="A round as a spectator sees it now (everything once scored, R33)",
-        responses=problems(404),
+        description="A tournament table is closed to spectators until its tournament round "
+        "completes: 403 `table-closed` without a seat token of that table or the "
+        "organiser's token (R36).",
+        responses=spectator_problems(404),
+        security=OPTIONAL_BEARER,
     )
     async def round(
-        self, runtime: NamedDependency[Runtime], match_id: FromPath[UUID], number: RoundNumber
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        match_id: FromPath[UUID],
+        number: RoundNumber,
     ) -> PublicView:
         service = runtime.service
 
         def work() -> PublicView:
             match, round_ = _round(service, match_id, number)
+            admit(service, match, request)  # R36: a tournament table in play is closed
             embargo = view_embargo(service, match, round_)  # R36
             return table_view(match, round_, None, service.clock(), embargo=embargo)
 

@@ -44,7 +44,7 @@ from uuid import UUID
 import anyio
 import msgspec
 
-from api.auth import viewer_of
+from api.spectating import reader_of
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
 from services.embargo import Embargo, view_embargo
@@ -395,9 +395,10 @@ class LiveStreams:
             cursor = page.next
 
     def viewer(self, feed: _Feed, token: str | None) -> int | None:
-        """Whose eyes the stream uses (R33), by :func:`api.auth.viewer_of`: a seat for
-        its seat token, a spectator without a token (or with the organiser's); any other
-        token is refused (401, or 403 for another match's) rather than silently shown
-        the public view."""
+        """Whose eyes the stream uses (R33), by :func:`api.spectating.reader_of`: a seat
+        for its seat token, a spectator without a token (or with the organiser's); any
+        other token is refused (401, or 403 for another match's) rather than silently
+        shown the public view; a tournament table in play only to its seats and the
+        organiser (403 ``table-closed``, R36)."""
         assert feed.snapshot is not None
-        return viewer_of(self.service, feed.snapshot.match, token)
+        return reader_of(self.service, feed.snapshot.match, token)

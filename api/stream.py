@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
+import anyio
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.auth import bearer
-from api.dto import problems
+from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
 
@@ -47,7 +48,9 @@ without loss or repeat: frames up to it are not sent again, and the first frame'
 then carries `missed`, the redacted history items the client missed (`missedMore: true`
 when capped). `: ping` comments keep the connection alive; the server ends the stream
 after its lifetime with a `retry:` hint, and the client reconnects with its
-Last-Event-ID."""
+Last-Event-ID. A tournament table is closed to spectators until its tournament round
+completes: 403 `table-closed` without a seat token of that table or the organiser's token
+(R36)."""
 
 
 class MatchStreamController(Controller):
@@ -59,7 +62,7 @@ class MatchStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
-        responses=problems(401, 403, 404),
+        responses=spectator_problems(404),
     )
     async def stream(
         self,
@@ -91,7 +94,14 @@ class MatchStreamController(Controller):
         last = _last_event_id(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
         try:
-            viewer = live.viewer(feed, bearer(request) or token)
+            seen = bearer(request) or token
+            assert feed.snapshot is not None
+            if feed.snapshot.match.tournament_id is None:
+                viewer = live.viewer(feed, seen)
+            else:  # R36: asks the tournament (a store read): off the event loop
+                viewer = await anyio.to_thread.run_sync(
+                    live.viewer, feed, seen, limiter=live.limiter
+                )
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(
