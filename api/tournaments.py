@@ -209,6 +209,9 @@ class TournamentController(Controller):
         tournaments = TournamentService(runtime.service)
         token = bearer(request)
 
+        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
+            require_organiser(tournaments, tournaments.get(tournament_id), token)
+
         def work(key: Key) -> Reply:
             require_organiser(tournaments, tournaments.get(tournament_id), token)
             done = tournaments.schedule_next(tournament_id)
@@ -218,7 +221,9 @@ class TournamentController(Controller):
             _save_key(runtime, key, answer)
             return answer
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, ScheduledRound)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, ScheduledRound, authorize
+        )
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
@@ -244,6 +249,9 @@ class TournamentController(Controller):
         token = bearer(request)
         steps = (data.max_steps if data else None) or runtime.bot_steps
 
+        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
+            require_organiser(tournaments, tournaments.get(tournament_id), token)
+
         def work(key: Key) -> Reply:
             t = tournaments.get(tournament_id)
             require_organiser(tournaments, t, token)
@@ -256,7 +264,9 @@ class TournamentController(Controller):
             _save_key(runtime, key, answer)
             return answer
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, RoundRun)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, RoundRun, authorize
+        )
 
     @post(
         "/{tournament_id:uuid}/results/collect",
@@ -276,13 +286,18 @@ class TournamentController(Controller):
         tournaments = TournamentService(runtime.service)
         token = bearer(request)
 
+        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
+            require_organiser(tournaments, tournaments.get(tournament_id), token)
+
         def work(key: Key) -> Reply:
             require_organiser(tournaments, tournaments.get(tournament_id), token)
             answer = reply(200, tournament_view(tournaments.collect(tournament_id)))
             _save_key(runtime, key, answer)
             return answer
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, TournamentView)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, TournamentView, authorize
+        )
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/finish",
@@ -307,6 +322,9 @@ class TournamentController(Controller):
         tournaments = TournamentService(runtime.service)
         token = bearer(request)
 
+        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
+            require_organiser(tournaments, tournaments.get(tournament_id), token)
+
         def work(key: Key) -> Reply:
             require_organiser(tournaments, tournaments.get(tournament_id), token)
             t = tournaments.finish_table(tournament_id, number, table - 1, data.reason)
@@ -314,7 +332,9 @@ class TournamentController(Controller):
             _save_key(runtime, key, answer)
             return answer
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, TableView)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, TableView, authorize
+        )
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/correction",
@@ -337,6 +357,9 @@ class TournamentController(Controller):
         tournaments = TournamentService(runtime.service)
         token = bearer(request)
 
+        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
+            require_organiser(tournaments, tournaments.get(tournament_id), token)
+
         def work(key: Key) -> Reply:
             require_organiser(tournaments, tournaments.get(tournament_id), token)
             t = tournaments.correct(
@@ -353,7 +376,9 @@ class TournamentController(Controller):
             _save_key(runtime, key, answer)
             return answer
 
-        return await run(runtime, request, idempotency_key, scope_of(token), work, TableView)
+        return await run(
+            runtime, request, idempotency_key, scope_of(token), work, TableView, authorize
+        )
 
     @get(
         "/{tournament_id:uuid}/standings",

@@ -118,6 +118,25 @@ timeout, :mod:`services.timers`)."""
 ACTIONS = ("declare", "overcall", "pass", "bury", "play", "redeal")
 
 
+def dispatch(round_: Round, seat: int, action: str, cards: tuple[Card, ...], now: datetime) -> None:
+    """Run one of :data:`ACTIONS` for ``seat`` on ``round_`` (its events pending, not saved);
+    the one place an action name becomes a round command (``act``, the record replay)."""
+    if action == "declare":
+        round_.declare(seat, cards, now)
+    elif action == "overcall":
+        round_.overcall(seat, cards, now)
+    elif action == "pass":
+        round_.pass_turn(seat, now)
+    elif action == "bury":
+        round_.bury(seat, cards, now)
+    elif action == "play":
+        round_.play_cards(seat, cards, now)
+    elif action == "redeal":
+        round_.request_redeal(seat, now)
+    else:
+        raise InvalidInputError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
+
+
 class GameService(Application[UUID]):
     """Commands and loads for matches and their rounds."""
 
@@ -336,24 +355,7 @@ class GameService(Application[UUID]):
         self._save(*to_save, *self._extras(attach, match, round_, current))
         return self._result(match, round_, current)
 
-    @staticmethod
-    def _dispatch(
-        round_: Round, seat: int, action: str, cards: tuple[Card, ...], now: datetime
-    ) -> None:
-        if action == "declare":
-            round_.declare(seat, cards, now)
-        elif action == "overcall":
-            round_.overcall(seat, cards, now)
-        elif action == "pass":
-            round_.pass_turn(seat, now)
-        elif action == "bury":
-            round_.bury(seat, cards, now)
-        elif action == "play":
-            round_.play_cards(seat, cards, now)
-        elif action == "redeal":
-            round_.request_redeal(seat, now)
-        else:
-            raise InvalidInputError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
+    _dispatch = staticmethod(dispatch)
 
     def claim_deadlines(self, match_id: UUID) -> CommandResult:
         """Let a passed deadline (end of drawing, overcall window) take effect now."""

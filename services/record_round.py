@@ -8,16 +8,16 @@ commitment (R35), the result against the replay's (R26–R31).
 
 from __future__ import annotations
 
-from datetime import datetime
 from uuid import NAMESPACE_URL, uuid5
 
 import msgspec
 
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
-from domain.rules.cards import RANKS, Card
-from domain.rules.errors import InvalidInputError, ShengjiError
+from domain.rules.cards import RANKS
+from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
+from services.game import dispatch
 from services.record_format import (
     CLAIM,
     GameRecord,
@@ -97,7 +97,7 @@ def replay_round(record: GameRecord) -> Round:
                 assert a.seat is not None
                 if a.timeout is not None:
                     timed_out(a, ctx, timers_of(record))(None, round_, clock())
-                _dispatch(round_, a.seat, a.action, cards_of(a), clock())
+                dispatch(round_, a.seat, a.action, cards_of(a), clock())
                 redeal_if_asked()
         except RecordTamperedError:
             raise
@@ -124,23 +124,3 @@ def replay_round(record: GameRecord) -> Round:
 
 def encode_round(r: RecordRound) -> bytes:
     return msgspec.json.encode(r)
-
-
-def _dispatch(
-    round_: Round, seat: int, action: str, cards: tuple[Card, ...], now: datetime
-) -> None:
-    """A seat's command on the round (the actions of ``GameService.act``)."""
-    if action == "declare":
-        round_.declare(seat, cards, now)
-    elif action == "overcall":
-        round_.overcall(seat, cards, now)
-    elif action == "pass":
-        round_.pass_turn(seat, now)
-    elif action == "bury":
-        round_.bury(seat, cards, now)
-    elif action == "play":
-        round_.play_cards(seat, cards, now)
-    elif action == "redeal":
-        round_.request_redeal(seat, now)
-    else:  # pragma: no cover - the format admits no other action
-        raise InvalidInputError(f"unknown action {action!r}")

@@ -192,6 +192,29 @@ def test_organiser_token_problems() -> None:
         problem(c.get(f"/v1/matches/{tid}"), 404, "not-found")
 
 
+def test_the_organiser_token_is_checked_before_the_idempotency_key() -> None:
+    """A key already used by the organiser, replayed without the token (or with another
+    one), is a 401/403 — never the stored answer, never a 422 about the key."""
+    with client() as c:
+        tid, token = create(c)
+        _, other_token = create(c)
+        url = f"/v1/tournaments/{tid}/rounds"
+        key = {"idempotency-key": "round-1"}
+        first = c.post(url, headers={**auth(token), **key})
+        assert first.status_code == 201, first.text
+        problem(c.post(url, headers=key), 401, "unauthorized")
+        # the same key first used without a token (creating a tournament is open to all):
+        # reused without a token on an organiser route, it is still a 401, not a 422
+        anon = {"idempotency-key": "anon-1"}
+        body = {"name": "cup", "teams": teams(4), "format": "round_robin", "matchLength": 1}
+        made = c.post("/v1/tournaments", json=body, headers=anon)
+        assert made.status_code == 201, made.text
+        problem(c.post(url, headers=anon), 401, "unauthorized")
+        problem(c.post(url, headers={**auth(other_token), **key}), 403, "forbidden")
+        again = c.post(url, headers={**auth(token), **key})
+        assert (again.status_code, again.json()) == (201, first.json())  # replayed
+
+
 @pytest.mark.parametrize(
     ("case", "body", "code"),
     [
