@@ -362,7 +362,14 @@ class TournamentController(Controller):
 
         def work(key: Key) -> Reply:
             require_organiser(tournaments, tournaments.get(tournament_id), token)
-            t = tournaments.correct(
+            answer: list[Reply] = []
+
+            def attach(t: Tournament) -> list[Any]:
+                # the key's record is saved with the correction (one save, IETF draft)
+                answer.append(reply(200, table_view(t, number, t.table(number, table - 1))))
+                return key.records(answer[0])
+
+            tournaments.correct(
                 tournament_id,
                 number,
                 table - 1,
@@ -371,10 +378,9 @@ class TournamentController(Controller):
                 points=(data.points[0], data.points[1]),
                 by=data.by,
                 reason=data.reason,
+                attach=attach,
             )
-            answer = reply(200, table_view(t, number, t.table(number, table - 1)))
-            _save_key(runtime, key, answer)
-            return answer
+            return answer[0]
 
         return await run(
             runtime, request, idempotency_key, scope_of(token), work, TableView, authorize

@@ -289,15 +289,17 @@ class TournamentService:
         points: tuple[int, int],
         by: str,
         reason: str,
+        attach: Callable[[Tournament], Sequence[Any]] | None = None,
     ) -> Tournament:
-        """The organiser's recorded correction of a table's result (who and why)."""
+        """The organiser's recorded correction of a table's result (who and why);
+        ``attach`` as for :meth:`create` (the Idempotency-Key record, in the same save)."""
         tournament = self.get(tournament_id)
         pairing = tournament.table(number, table)
         result = TableResult(pairing.first, pairing.second, winner, levels, points)
         tournament.correct_result(
             number, table, result, by=by, reason=reason, now=self.game.clock()
         )
-        self.save(tournament)
+        self.save(tournament, *(attach(tournament) if attach else ()))
         return tournament
 
     def _table_match(self, table: TableEntry) -> Match | None:

@@ -267,6 +267,17 @@ def test_reads_corrections_and_idempotent_creation() -> None:
         table = r.json()
         assert table["result"]["corrected"] and table["result"]["correctedBy"] == "TD"
         assert c.get(f"{url}/rounds/1/tables").json() == [table]
+        # a correction with an Idempotency-Key: its record is saved with the correction,
+        # a retry replays the answer and records no second correction
+        keyed, again_fix = {**auth(token), "idempotency-key": "fix-1"}, {**fix, "reason": "x"}
+        first = c.post(correction, json=again_fix, headers=keyed)
+        retry = c.post(correction, json=again_fix, headers=keyed)
+        assert (first.status_code, retry.status_code) == (200, 200)
+        assert retry.json() == first.json() and retry.headers["idempotent-replayed"] == "true"
+        problem(c.post(correction, json=fix, headers=keyed), 422, "idempotency-key-reused")
+        table = c.get(f"{url}/rounds/1/tables").json()[0]
+        r = c.post(correction, json=fix, headers=auth(token))  # back to the first correction
+        table = r.json()
         assert c.get(f"{url}/rounds").json()[0]["tables"] == [table]
         top = c.get(f"{url}/standings").json()["standings"][0]
         assert (top["team"], top["levelsGained"], top["pointsFor"]) == (1, 2, 160)
