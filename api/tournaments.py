@@ -11,7 +11,8 @@ only once the round is completed (R35).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID, uuid4
 
 from litestar import Controller, Request, Response, get, post
@@ -75,6 +76,8 @@ Format = Annotated[
 LOCATION = ResponseHeader(
     name="Location", value="/v1/tournaments/{tournamentId}", documentation_only=True
 )
+
+T = TypeVar("T")
 
 
 def _wants_csv(request: Request[Any, Any, Any], fmt: str | None) -> bool:
@@ -206,23 +209,14 @@ class TournamentController(Controller):
         tournament_id: FromPath[UUID],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[ScheduledRound]:
-        tournaments = TournamentService(runtime.service)
-        token = bearer(request)
-
-        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
-
-        def work(key: Key) -> Reply:
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
+        def act(tournaments: TournamentService, key: Key) -> Reply:
             done = tournaments.schedule_next(tournament_id)
             t = tournaments.get(tournament_id)
             state = t.round_state(done.number)
-            answer = reply(201, scheduled_answer(t, state, done.seat_tokens))
-            _save_key(runtime, key, answer)
-            return answer
+            return _saved(runtime, key, reply(201, scheduled_answer(t, state, done.seat_tokens)))
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, ScheduledRound, authorize
+        return await organiser_write(
+            runtime, request, tournament_id, idempotency_key, ScheduledRound, act
         )
 
     @post(
@@ -245,27 +239,19 @@ class TournamentController(Controller):
         data: JSONBody[RunRoundRequest | None] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[RoundRun]:
-        tournaments = TournamentService(runtime.service)
-        token = bearer(request)
         steps = (data.max_steps if data else None) or runtime.bot_steps
 
-        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
-
-        def work(key: Key) -> Reply:
+        def act(tournaments: TournamentService, key: Key) -> Reply:
             t = tournaments.get(tournament_id)
-            require_organiser(tournaments, t, token)
             t.round_state(number)
             if number != len(t.rounds):
                 raise _not_current(number, len(t.rounds))
             done = tournaments.run_round(tournament_id, steps)
             after = tournaments.get(tournament_id)
-            answer = reply(200, run_answer(after, done))
-            _save_key(runtime, key, answer)
-            return answer
+            return _saved(runtime, key, reply(200, run_answer(after, done)))
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, RoundRun, authorize
+        return await organiser_write(
+            runtime, request, tournament_id, idempotency_key, RoundRun, act
         )
 
     @post(
@@ -283,20 +269,12 @@ class TournamentController(Controller):
         tournament_id: FromPath[UUID],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[TournamentView]:
-        tournaments = TournamentService(runtime.service)
-        token = bearer(request)
+        def act(tournaments: TournamentService, key: Key) -> Reply:
+            collected = tournaments.collect(tournament_id)
+            return _saved(runtime, key, reply(200, tournament_view(collected)))
 
-        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
-
-        def work(key: Key) -> Reply:
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
-            answer = reply(200, tournament_view(tournaments.collect(tournament_id)))
-            _save_key(runtime, key, answer)
-            return answer
-
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, TournamentView, authorize
+        return await organiser_write(
+            runtime, request, tournament_id, idempotency_key, TournamentView, act
         )
 
     @post(
@@ -319,21 +297,14 @@ class TournamentController(Controller):
         data: JSONBody[FinishTableRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[TableView]:
-        tournaments = TournamentService(runtime.service)
-        token = bearer(request)
-
-        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
-
-        def work(key: Key) -> Reply:
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
+        def act(tournaments: TournamentService, key: Key) -> Reply:
             t = tournaments.finish_table(tournament_id, number, table - 1, data.reason)
-            answer = reply(200, table_view(t, number, t.table(number, table - 1)))
-            _save_key(runtime, key, answer)
-            return answer
+            return _saved(
+                runtime, key, reply(200, table_view(t, number, t.table(number, table - 1)))
+            )
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, TableView, authorize
+        return await organiser_write(
+            runtime, request, tournament_id, idempotency_key, TableView, act
         )
 
     @post(
@@ -354,14 +325,7 @@ class TournamentController(Controller):
         data: JSONBody[CorrectionRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[TableView]:
-        tournaments = TournamentService(runtime.service)
-        token = bearer(request)
-
-        def authorize() -> None:  # 401/403 before the Idempotency-Key is looked up
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
-
-        def work(key: Key) -> Reply:
-            require_organiser(tournaments, tournaments.get(tournament_id), token)
+        def act(tournaments: TournamentService, key: Key) -> Reply:
             answer: list[Reply] = []
 
             def attach(t: Tournament) -> list[Any]:
@@ -382,8 +346,8 @@ class TournamentController(Controller):
             )
             return answer[0]
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, TableView, authorize
+        return await organiser_write(
+            runtime, request, tournament_id, idempotency_key, TableView, act
         )
 
     @get(
@@ -437,8 +401,37 @@ def _not_current(number: int, current: int) -> IllegalMoveError:
     )
 
 
-def _save_key(runtime: Runtime, key: Key, answer: Reply) -> None:
-    """The command saved its events already (several saves): the key is saved after."""
+def _saved(runtime: Runtime, key: Key, answer: Reply) -> Reply:
+    """``answer``, once the key's record is saved: after the command, whose several saves
+    are done already (docs/tournaments.md)."""
     records = key.records(answer)
     if records:
         runtime.service.save(*records)
+    return answer
+
+
+async def organiser_write(
+    runtime: Runtime,
+    request: Request[Any, Any, Any],
+    tournament_id: UUID,
+    idempotency_key: str | None,
+    response_type: type[T],
+    act: Callable[[TournamentService, Key], Reply],
+) -> Response[T]:
+    """An organiser's POST on a tournament: the organiser token is checked first (401/403,
+    also before the Idempotency-Key is looked up), then ``act`` runs in a worker thread
+    under the key's semantics; ``act`` saves the key's record (:func:`_saved`, or with
+    its command in one save)."""
+    tournaments = TournamentService(runtime.service)
+    token = bearer(request)
+
+    def authorize() -> None:
+        require_organiser(tournaments, tournaments.get(tournament_id), token)
+
+    def work(key: Key) -> Reply:
+        authorize()
+        return act(tournaments, key)
+
+    return await run(
+        runtime, request, idempotency_key, scope_of(token), work, response_type, authorize
+    )
