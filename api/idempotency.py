@@ -28,7 +28,7 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 import msgspec
-from litestar import Request, Response
+from litestar import MediaType, Request, Response
 
 from api.runtime import Runtime
 from domain.rules.errors import ShengjiError
@@ -62,8 +62,6 @@ class Reply:
     status: int
     body: bytes
     replayed: bool = False
-    payload: Any = None
-    """The body's object when this process built it (not decoded again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +107,7 @@ Authorize = Callable[[], object]
 
 
 def reply(status: int, payload: msgspec.Struct) -> Reply:
-    return Reply(status, msgspec.json.encode(payload), payload=payload)
+    return Reply(status, msgspec.json.encode(payload))
 
 
 async def run(
@@ -171,10 +169,15 @@ def _replay(found: IdempotencyRecord, fp: str) -> Reply:
 
 
 def _response(done: Reply, response_type: type[T]) -> Response[T]:
-    content: T
-    if isinstance(done.payload, response_type):
-        content = done.payload
-    else:
-        content = msgspec.json.decode(done.body, type=response_type)
+    """The reply's body as it was encoded in the worker (or stored, for a replay): sent
+    as those bytes, never decoded and encoded again (``response_type`` types the route)."""
     headers = {REPLAYED_HEADER: "true"} if done.replayed else {}
-    return Response(content, status_code=done.status, headers=headers)
+    response: Response[Any] = Response(
+        done.body, status_code=done.status, headers=headers, media_type=MediaType.JSON
+    )
+    return response
+
+
+def body_of(response: Response[Any], response_type: type[T]) -> T:
+    """The object of a response built by :func:`run` (for a header such as ``Location``)."""
+    return msgspec.json.decode(response.content, type=response_type)

@@ -36,7 +36,7 @@ from api.dto import (
     problems,
 )
 from api.etag import etag, not_modified, not_modified_response, tagged
-from api.idempotency import KEY_DOC, Capture, Key, Reply, reply, run
+from api.idempotency import KEY_DOC, Capture, Key, Reply, body_of, reply, run
 from api.runtime import Runtime, snapshot
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.bots import run_bots
@@ -134,7 +134,7 @@ class MatchController(Controller):
 
         scope = scope_of(bearer(request), request.client.host if request.client else None)
         response = await run(runtime, request, idempotency_key, scope, work, NewMatch)
-        response.headers["Location"] = f"/v1/matches/{response.content.match_id}"
+        response.headers["Location"] = f"/v1/matches/{body_of(response, NewMatch).match_id}"
         return response
 
     @get("/", summary="List matches, oldest first (paged)", responses=problems())

@@ -22,7 +22,7 @@ from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, 
 
 from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
 from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import KEY_DOC, Key, Reply, reply, run
+from api.idempotency import KEY_DOC, Key, Reply, body_of, reply, run
 from api.runtime import Runtime
 from api.tournaments_dto import (
     CorrectionRequest,
@@ -151,7 +151,8 @@ class TournamentController(Controller):
 
         scope = scope_of(bearer(request), request.client.host if request.client else None)
         response = await run(runtime, request, idempotency_key, scope, work, NewTournament)
-        response.headers["Location"] = f"/v1/tournaments/{response.content.tournament_id}"
+        created = body_of(response, NewTournament)
+        response.headers["Location"] = f"/v1/tournaments/{created.tournament_id}"
         return response
 
     @get("/{tournament_id:uuid}", summary="A tournament: teams, rounds, tables, results")
