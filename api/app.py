@@ -42,6 +42,7 @@ from api.tournaments import TournamentController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service
+from infra.sqlitestore import GroupCommitRecorder
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
 
@@ -107,7 +108,11 @@ def create_app(
     # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
     service.on_saved.append(tags.changed)
-    runtime = Runtime(service, limiter, bot_steps, tags=tags)
+    # The embedded store's fsync runs on its syncer thread (infra/walsync.py): calls defer
+    # it and settle before answering, and short commands run on the loop (D2a).
+    recorder = service.recorder
+    durability = recorder.syncer if isinstance(recorder, GroupCommitRecorder) else None
+    runtime = Runtime(service, limiter, bot_steps, tags=tags, durability=durability)
     sweep = settings.sweep_interval_ms if owned else 0
     sweeper = SweeperTask.build(runtime, sweep if sweep_interval_ms is None else sweep_interval_ms)
     live = LiveStreams(
@@ -119,6 +124,7 @@ def create_app(
             retry_ms=settings.sse_retry_ms,
         ),
         limiter=limiter,
+        durability=durability,
     )
     rate_limiter = RateLimiter(rate)
     metrics = Metrics(service, live, rate_limiter, hub)

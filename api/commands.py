@@ -90,6 +90,7 @@ class CommandController(Controller):
         service = runtime.service
         token = bearer(request)
         seats: list[int] = []
+        bots: list[bool] = []
 
         def authorize() -> None:
             seat_of(service, service.get_match(match_id), token)
@@ -107,14 +108,25 @@ class CommandController(Controller):
 
             capture = Capture(key, build)
             service.act(match_id, seat, action, cards, expected_version=expected, attach=capture)
-            if bot_seats(match):  # seats never change hands: no bots, nothing to run
-                play_bots(service, match_id, runtime.bot_steps)
+            bots.append(bool(bot_seats(match)))  # seats never change hands
             return capture.result()
 
         try:
-            return await run(
-                runtime, request, idempotency_key, scope_of(token), work, CommandDone, authorize
+            # The command is short (on the embedded store it runs on the loop, D2a); the
+            # bots' moves after it, up to a whole round, go to a worker thread.
+            response = await run(
+                runtime,
+                request,
+                idempotency_key,
+                scope_of(token),
+                work,
+                CommandDone,
+                authorize,
+                quick=True,
             )
+            if any(bots):
+                await runtime.call(play_bots, service, match_id, runtime.bot_steps)
+            return response
         finally:
             if seats:
                 bind_seat(request, seats[0])

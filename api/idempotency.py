@@ -118,12 +118,17 @@ async def run(
     work: Work,
     response_type: type[T],
     authorize: Authorize | None = None,
+    *,
+    quick: bool = False,
 ) -> Response[T]:
     """Run ``work`` in a worker thread under the Idempotency-Key semantics above, after
-    ``authorize`` (when a key is given: without one, ``work`` checks the token itself)."""
+    ``authorize`` (when a key is given: without one, ``work`` checks the token itself).
+    ``quick``: ``work`` is a short command (``Runtime.quick``: on the loop on the
+    embedded store)."""
     service = runtime.service
+    call = runtime.quick if quick else runtime.call
     if key is None:
-        done = await runtime.call(work, Key(None, "", service.clock))
+        done = await call(work, Key(None, "", service.clock))
         return _response(done, response_type)
     path = request.url.path
     query = request.scope.get("query_string", b"")
@@ -136,7 +141,7 @@ async def run(
             "a request with this Idempotency-Key is still being handled; retry later"
         )
     try:
-        done = await runtime.call(_once, service, rid, fp, work, authorize)
+        done = await call(_once, service, rid, fp, work, authorize)
     finally:
         runtime.in_flight.release(rid)
     return _response(done, response_type)

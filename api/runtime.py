@@ -1,10 +1,23 @@
 """What the REST handlers share: the game service, one thread limiter, the bot budget and
 the in-flight idempotency keys (the ``runtime`` dependency, built by ``api.app``).
 
-The eventsourcing library is synchronous (ARCHITECTURE decision 2): every call into the
+The eventsourcing library is synchronous (ARCHITECTURE decision 2): a call into the
 service runs in one of the app's worker threads through :meth:`Runtime.call`, as many
 threads as the app's :class:`anyio.CapacityLimiter` has tokens (the store's connection
 pool; the live streams' loads share that limiter).
+
+**Short commands on the embedded store** (docs/decisions.md, D2a) run on the event loop
+instead, through :meth:`Runtime.quick`: on SQLite a command is a few hundred
+microseconds of Python that holds the GIL wherever it runs, so the hop to a thread only
+adds the cost of handing the GIL and the request back and forth (about a third of a
+command's CPU on the bench machine), and the one blocking part, the fsync, is no longer
+in the command (:mod:`infra.walsync`). Long work (bot runs, imports, exports, sweeps)
+and every call on PostgreSQL still go to a thread.
+
+**Durability.** With a :class:`Durability` (the SQLite syncer), every call's saves are
+*deferred* — they return before their fsync — and the call then *settles*: it waits,
+without blocking the loop, until everything committed so far is durable. So an answer
+never acknowledges, and a read never shows, a commit that a power cut could take back.
 """
 
 from __future__ import annotations
@@ -15,9 +28,10 @@ import threading
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
 import anyio
@@ -99,6 +113,19 @@ class ViewTags:
         return None if token is None else self._seats.get((match_id, token))
 
 
+class Durability(Protocol):
+    """What the runtime needs of a store whose saves can return before their fsync
+    (``infra.walsync.WalSyncer``)."""
+
+    def deferred(self) -> AbstractContextManager[None]:
+        """Saves inside return without waiting for their fsync."""
+        ...
+
+    async def settle(self, ticket: int | None = None) -> None:
+        """Wait until everything committed so far (or ``ticket``) is durable."""
+        ...
+
+
 @dataclass
 class Runtime:
     service: GameService
@@ -107,6 +134,9 @@ class Runtime:
     """Bot moves played after each command (a four-bot table plays on by itself)."""
     in_flight: InFlight = field(default_factory=InFlight)
     tags: ViewTags = field(default_factory=lambda: ViewTags(enabled=False))
+    durability: Durability | None = None
+    """The embedded store's syncer: calls defer their fsync and settle before answering;
+    short commands run inline (:meth:`quick`)."""
     executor: ThreadPoolExecutor = field(init=False, repr=False)
     """The worker threads of :meth:`call`, as many as the limiter has tokens."""
 
@@ -129,16 +159,44 @@ class Runtime:
         """
         loop = asyncio.get_running_loop()
         ctx = contextvars.copy_context()
-        done = loop.run_in_executor(self.executor, partial(ctx.run, fn, *args))
+        durability = self.durability
+        job = partial(ctx.run, fn, *args)
+        if durability is not None:
+            job = partial(ctx.run, _deferred, durability, fn, *args)
+        done = loop.run_in_executor(self.executor, job)
         try:
-            return await asyncio.shield(done)
+            result = await asyncio.shield(done)
         except asyncio.CancelledError:
             await asyncio.wait([done])  # the call finishes before the request gives up
             raise
+        except BaseException:
+            if durability is not None:
+                await durability.settle()  # even a refusal may tell of a newer commit
+            raise
+        if durability is not None:
+            await durability.settle()
+        return result
+
+    async def quick(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run the short blocking ``fn(*args)`` on the event loop when the store is the
+        embedded one (see the module docstring), else as :meth:`call` does."""
+        durability = self.durability
+        if durability is None:
+            return await self.call(fn, *args)
+        try:
+            with durability.deferred():
+                return fn(*args)
+        finally:
+            await durability.settle()
 
     def provide(self) -> Runtime:
         """The ``runtime`` dependency."""
         return self
+
+
+def _deferred(durability: Durability, fn: Callable[..., T], *args: Any) -> T:
+    with durability.deferred():
+        return fn(*args)
 
 
 def snapshot(service: GameService, match_id: UUID) -> tuple[Match, Round | None]:

@@ -16,17 +16,28 @@ others commit — then wakes the saves it carried. Saves that arrive while a lea
 commits wait for it to finish, and the first of them leads the next batch. Every save
 still returns only after the commit that holds its events; each save's events are still
 all-or-none; notification ids still follow commit order (one writer).
+
+**Durability** is the :class:`~infra.walsync.WalSyncer`'s: the recorder's connections run
+``synchronous=NORMAL`` (a ``COMMIT`` writes the log, without the fsync), every committed
+batch takes a ticket, and a save returns only once its ticket is durable — unless it runs
+inside ``syncer.deferred()`` (the API's calls), whose caller settles before answering. So
+the write lock is held for the SQL alone, and the fsync (one for every commit that
+arrived meanwhile) happens on the syncer's thread. A file store only: ``:memory:`` and URI
+names keep the library's behaviour.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteCursor
+
+from infra.walsync import CONNECTION_PRAGMAS, WalSyncer
 
 RECORDER_TOPIC = "infra.sqlitestore:GroupCommitRecorder"
 
@@ -34,7 +45,7 @@ RECORDER_TOPIC = "infra.sqlitestore:GroupCommitRecorder"
 class _Save:
     """One ``insert_events`` call waiting for its batch."""
 
-    __slots__ = ("done", "error", "events", "ids", "kwargs")
+    __slots__ = ("done", "error", "events", "ids", "kwargs", "ticket")
 
     def __init__(self, events: Sequence[StoredEvent], kwargs: dict[str, Any]) -> None:
         self.events = events
@@ -42,6 +53,8 @@ class _Save:
         self.done = False
         self.ids: Sequence[int] | None = None
         self.error: BaseException | None = None
+        self.ticket = 0
+        """The commit's durability ticket (0: no syncer, or not committed)."""
 
     def result(self) -> Sequence[int] | None:
         if self.error is not None:
@@ -59,6 +72,12 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         """Transactions committed (a save's events are in exactly one)."""
         self.saves = 0
         """Saves committed or refused."""
+        pool = self.datastore.pool
+        name = pool.db_name
+        self.syncer: WalSyncer | None = None
+        if not pool.is_sqlite_memory_mode and not name.startswith("file:"):
+            self.syncer = WalSyncer(name)
+        self._tuned: weakref.WeakSet[SQLiteConnection] = weakref.WeakSet()
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -69,7 +88,7 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
             while self._leading and not save.done:
                 self._cv.wait()
             if save.done:
-                return save.result()
+                return self._durable(save)
             self._leading = True
             batch, self._queue = self._queue, []
         try:
@@ -78,18 +97,32 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
             with self._cv:
                 self._leading = False
                 self._cv.notify_all()
-        return save.result()
+        return self._durable(save)
+
+    def _durable(self, save: _Save) -> Sequence[int] | None:
+        """The save's result once its commit is durable (at once when deferred)."""
+        ids = save.result()
+        syncer = self.syncer
+        if syncer is not None and save.ticket and not syncer.deferring:
+            syncer.wait(save.ticket)
+        return ids
 
     def _commit(self, batch: list[_Save]) -> None:
         try:
-            with self.datastore.transaction(commit=True) as c:
-                if len(batch) == 1:
-                    # Alone in its transaction: no savepoint needed, a failure rolls
-                    # back the transaction (two statements fewer per save).
-                    self._insert_alone(c, batch[0])
-                else:
-                    for save in batch:
-                        self._insert_one(c, save)
+            with self.datastore.get_connection(commit=True) as conn:
+                self._tune(conn)
+                with conn.transaction(commit=True) as c:
+                    if len(batch) == 1:
+                        # Alone in its transaction: no savepoint needed, a failure rolls
+                        # back the transaction (two statements fewer per save).
+                        self._insert_alone(c, batch[0])
+                    else:
+                        for save in batch:
+                            self._insert_one(c, save)
+            if self.syncer is not None:
+                ticket = self.syncer.committed()
+                for save in batch:
+                    save.ticket = ticket
         except BaseException as e:
             # The transaction did not commit: none of the batch is stored.
             for save in batch:
@@ -100,6 +133,15 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                 save.done = True
             self.batches += 1
             self.saves += len(batch)
+
+    def _tune(self, conn: SQLiteConnection) -> None:
+        """The syncer's pragmas, once per connection (outside any transaction)."""
+        if self.syncer is None or conn in self._tuned:
+            return
+        with conn.cursor() as cursor:
+            for pragma in CONNECTION_PRAGMAS:
+                cursor.execute(pragma)
+        self._tuned.add(conn)
 
     def _insert_alone(self, c: SQLiteCursor, save: _Save) -> None:
         try:

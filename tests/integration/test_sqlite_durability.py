@@ -1,0 +1,227 @@
+"""The embedded store's durability off the writer's path (infra/walsync.py, docs/decisions.md
+D2a): commits take tickets, a syncer thread fsyncs the log, and nothing is acknowledged or
+shown before the fsync that covers it (R34: an acknowledged move is never lost)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eventsourcing.persistence import OperationalError
+from litestar.testing import TestClient
+
+from api.app import create_app
+from domain.rules.ruleset import STANDARD
+from infra.settings import Settings, build_service
+from infra.sqlitestore import GroupCommitRecorder
+from infra.walsync import WalSyncer
+from services.game import GameService
+from tests.api.rest import Table, auth, choose
+from tests.conftest import FakeClock, FixedSeeds
+
+
+class GatedFsync:
+    """An fsync that can be held shut; counts the calls that reached the disk."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.open.set()
+        self.entered = threading.Event()
+        self.calls = 0
+        self.fail: OSError | None = None
+
+    def __call__(self, fd: int) -> None:
+        self.entered.set()
+        if not self.open.wait(20):
+            raise OSError(5, "the test never opened the gate")
+        if self.fail is not None:
+            raise self.fail
+        self.calls += 1
+
+
+def wal_db(tmp_path: Path) -> str:
+    path = str(tmp_path / "log.db")
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.commit()
+    return path
+
+
+@pytest.fixture
+def gate() -> GatedFsync:
+    return GatedFsync()
+
+
+@pytest.fixture
+def syncer(tmp_path: Path, gate: GatedFsync) -> Iterator[WalSyncer]:
+    s = WalSyncer(wal_db(tmp_path), fsync=gate, checkpoint_every=4)
+    yield s
+    gate.open.set()
+    s.close()
+
+
+def test_a_wait_returns_only_after_the_fsync_that_covers_its_ticket(
+    syncer: WalSyncer, gate: GatedFsync
+) -> None:
+    gate.open.clear()
+    ticket = syncer.committed()
+    waited = threading.Event()
+    t = threading.Thread(target=lambda: (syncer.wait(ticket), waited.set()))
+    t.start()
+    assert gate.entered.wait(5)
+    assert not waited.wait(0.3)  # the fsync has not returned: not durable yet
+    gate.open.set()
+    assert waited.wait(5)
+    t.join(5)
+    assert gate.calls >= 1
+
+
+def test_commits_made_during_an_fsync_share_the_next_one(
+    syncer: WalSyncer, gate: GatedFsync
+) -> None:
+    gate.open.clear()
+    syncer.committed()
+    assert gate.entered.wait(5)
+    tickets = [syncer.committed() for _ in range(20)]  # all while the first fsync runs
+    gate.open.set()
+    syncer.wait(tickets[-1])
+    assert gate.calls <= 2 * 2  # the log's fsync (and its directory's, once) per round
+    assert syncer.syncs == 2
+
+
+def test_settle_waits_without_blocking_the_loop(syncer: WalSyncer, gate: GatedFsync) -> None:
+    async def scenario() -> list[str]:
+        seen: list[str] = []
+        gate.open.clear()
+        syncer.committed()
+        settling = asyncio.create_task(syncer.settle())
+        await asyncio.sleep(0.2)
+        seen.append("loop free")  # the loop ran while the fsync was held
+        assert not settling.done()
+        gate.open.set()
+        await asyncio.wait_for(settling, 5)
+        seen.append("settled")
+        await asyncio.wait_for(syncer.settle(), 0.01)  # nothing pending: at once
+        return seen
+
+    assert asyncio.run(scenario()) == ["loop free", "settled"]
+
+
+def test_a_failed_fsync_fails_the_store(syncer: WalSyncer, gate: GatedFsync) -> None:
+    gate.fail = OSError(5, "Input/output error")
+    ticket = syncer.committed()
+    with pytest.raises(OperationalError, match="could not be made durable"):
+        syncer.wait(ticket)
+    assert syncer.failed is not None
+
+    async def later() -> None:
+        syncer.committed()
+        await syncer.settle()
+
+    with pytest.raises(OperationalError):
+        asyncio.run(later())
+
+
+def test_the_syncer_checkpoints_the_log_into_the_file(tmp_path: Path, gate: GatedFsync) -> None:
+    path = wal_db(tmp_path)
+    s = WalSyncer(path, fsync=gate, checkpoint_every=4)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    for i in range(12):
+        conn.execute("INSERT INTO t VALUES (?)", (i,))
+        s.wait(s.committed())
+    assert s.checkpoints >= 1
+    conn.close()
+    s.close()
+
+
+# -- the recorder and the API on it -------------------------------------------------------------
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[GameService]:
+    svc = build_service(
+        Settings(backend="sqlite", sqlite_path=tmp_path / "events.sqlite3"),
+        clock=FakeClock(),
+        seeds=FixedSeeds(),
+    )
+    yield svc
+    svc.close()
+
+
+def gated(service: GameService) -> tuple[WalSyncer, GatedFsync]:
+    recorder = service.recorder
+    assert isinstance(recorder, GroupCommitRecorder) and recorder.syncer is not None
+    gate = GatedFsync()
+    recorder.syncer._fsync = gate
+    return recorder.syncer, gate
+
+
+def test_the_recorders_connections_leave_the_fsync_to_the_syncer(service: GameService) -> None:
+    service.create_match(STANDARD, name="t")
+    recorder = service.recorder
+    assert isinstance(recorder, GroupCommitRecorder)
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute("PRAGMA synchronous")
+        assert c.fetchone()[0] == 1  # NORMAL: COMMIT writes the log without an fsync
+        c.execute("PRAGMA wal_autocheckpoint")
+        assert c.fetchone()[0] == 0  # checkpoints are the syncer's
+
+
+def test_a_save_outside_the_api_returns_only_when_durable(service: GameService) -> None:
+    _, gate = gated(service)
+    gate.open.clear()
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (service.create_match(STANDARD, name="t"), done.set()))
+    t.start()
+    assert gate.entered.wait(5)
+    assert not done.wait(0.3)
+    gate.open.set()
+    assert done.wait(5)
+    t.join(5)
+
+
+def test_no_answer_and_no_read_before_the_fsync(service: GameService) -> None:
+    """A command is committed but its fsync is held: neither its own answer nor another
+    client's poll of the table shows it; both arrive once the log is durable."""
+    with TestClient(create_app(service=service)) as c:
+        table = Table.seat_four(c)
+        seat, move = next((s, m) for s in range(4) if (m := choose(table.view(s))) is not None)
+        syncer, gate = gated(service)
+        before = syncer.mark()
+        gate.open.clear()
+        answers: dict[str, Any] = {}
+
+        def act() -> None:
+            answers["act"] = table.act(seat, move[0], move[1])
+
+        def poll() -> None:
+            answers["poll"] = c.get(f"{table.url}/view", headers=auth(table.tokens[seat]))
+
+        actor = threading.Thread(target=act)
+        actor.start()
+        deadline = time.monotonic() + 5
+        while syncer.mark() == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert syncer.mark() > before  # committed
+        poller = threading.Thread(target=poll)
+        poller.start()
+        time.sleep(0.3)
+        try:
+            assert answers == {}  # neither the answer nor the poll before the fsync
+        finally:
+            gate.open.set()
+        actor.join(10)
+        poller.join(10)
+        assert answers["act"].status_code == 200
+        version = answers["act"].json()["version"]
+        assert answers["poll"].status_code == 200
+        assert answers["poll"].json()["version"] == version
