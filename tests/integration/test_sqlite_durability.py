@@ -74,7 +74,12 @@ def test_a_wait_returns_only_after_the_fsync_that_covers_its_ticket(
     gate.open.clear()
     ticket = syncer.committed()
     waited = threading.Event()
-    t = threading.Thread(target=lambda: (syncer.wait(ticket), waited.set()))
+
+    def wait() -> None:
+        syncer.wait(ticket)
+        waited.set()
+
+    t = threading.Thread(target=wait)
     t.start()
     assert gate.entered.wait(5)
     assert not waited.wait(0.3)  # the fsync has not returned: not durable yet
@@ -180,7 +185,12 @@ def test_a_save_outside_the_api_returns_only_when_durable(service: GameService) 
     _, gate = gated(service)
     gate.open.clear()
     done = threading.Event()
-    t = threading.Thread(target=lambda: (service.create_match(STANDARD, name="t"), done.set()))
+
+    def create() -> None:
+        service.create_match(STANDARD, name="t")
+        done.set()
+
+    t = threading.Thread(target=create)
     t.start()
     assert gate.entered.wait(5)
     assert not done.wait(0.3)
