@@ -38,8 +38,18 @@ class HealthStatus(msgspec.Struct):
 
 
 def store_probe(service: GameService) -> Probe:
-    """Read the highest notification id: needs a connection and the events table."""
-    return service.recorder.max_notification_id
+    """Read the highest notification id: needs a connection and the events table. On the
+    embedded store a failed fsync of its log (``infra.walsync``) makes it not ready too."""
+    recorder = service.recorder
+    syncer = getattr(recorder, "syncer", None)
+
+    def probe() -> object:
+        failed = getattr(syncer, "failed", None)
+        if failed is not None:
+            raise RuntimeError(f"the event log could not be made durable: {failed}")
+        return recorder.max_notification_id()
+
+    return probe
 
 
 def health_handlers(

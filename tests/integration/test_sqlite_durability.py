@@ -235,3 +235,15 @@ def test_no_answer_and_no_read_before_the_fsync(service: GameService) -> None:
         version = answers["act"].json()["version"]
         assert answers["poll"].status_code == 200
         assert answers["poll"].json()["version"] == version
+
+
+def test_a_failed_fsync_makes_the_service_not_ready(service: GameService) -> None:
+    syncer, gate = gated(service)
+    gate.fail = OSError(5, "Input/output error")
+    with TestClient(create_app(service=service)) as c:
+        assert c.get("/readyz").status_code == 200
+        r = c.post("/v1/matches", json={"name": "lost"})
+        assert r.status_code == 503 and r.json()["code"] == "store-unavailable"
+        assert syncer.failed is not None
+        ready = c.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["code"] == "not-ready"
