@@ -9,7 +9,8 @@ the last commits back (a killed process cannot — the pages are in the kernel's
 
 :class:`WalSyncer` adds the durability back without the wait in the writer: every commit
 takes a *ticket* (:meth:`committed`, called by the recorder right after ``COMMIT``
-returns); a syncer thread fsyncs the ``-wal`` file, which makes every commit written before
+returns); a syncer thread fsyncs the ``-wal`` file (``fdatasync``, as SQLite's own unix
+VFS does: the log's data and the size needed to read it, not its timestamps), which makes every commit written before
 it durable, and then marks their tickets durable — one fsync for all the commits that
 arrived meanwhile (group commit, with the writer never waiting). Who waits is whoever
 would *show* a commit:
@@ -69,7 +70,7 @@ class WalSyncer:
         db_path: str,
         *,
         checkpoint_every: int = CHECKPOINT_EVERY,
-        fsync: Callable[[int], None] = os.fsync,
+        fsync: Callable[[int], None] = os.fdatasync,
     ) -> None:
         self.db_path = Path(db_path)
         self.wal_path = Path(db_path + "-wal")
@@ -180,7 +181,7 @@ class WalSyncer:
         if inode != self._wal_inode:  # a new log file: make its directory entry durable
             dir_fd = os.open(self.wal_path.parent, os.O_RDONLY)
             try:
-                self._fsync(dir_fd)
+                os.fsync(dir_fd)
             finally:
                 os.close(dir_fd)
             self._wal_inode = inode
