@@ -93,10 +93,10 @@ class CommandController(Controller):
         bots: list[bool] = []
 
         def authorize() -> None:
-            seat_of(service, service.get_match(match_id), token)
+            seat_of(service, service.get_match(match_id, copy=False), token)
 
         def work(key: Key) -> Reply:
-            match = service.get_match(match_id)
+            match = service.get_match(match_id, copy=False)  # read only
             seat = seat_of(service, match, token)
             seats.append(seat)
             expected = expected_version(if_match)  # after auth: 401/403 before 412

@@ -200,14 +200,14 @@ def _deferred(durability: Durability, fn: Callable[..., T], *args: Any) -> T:
 
 
 def snapshot(service: GameService, match_id: UUID) -> tuple[Match, Round | None]:
-    """The match and its current round as one moment: the match is read again after the
-    round, so a save of both in between (a round scored, the next dealt) is not seen
-    half-way."""
-    match = service.get_match(match_id)
+    """The match and its current round as one moment, to read (not to change): the match
+    is read again after the round, so a save of both in between (a round scored, the
+    next dealt) is not seen half-way."""
+    match = service.get_match(match_id, copy=False)
     for _ in range(3):
-        round_ = service.current_round(match)
-        again = service.get_match(match_id)
+        round_ = service.current_round(match, copy=False)
+        again = service.get_match(match_id, copy=False)
         if again.version == match.version:
             return match, round_
         match = again
-    return match, service.current_round(match)
+    return match, service.current_round(match, copy=False)

@@ -44,7 +44,7 @@ from uuid import UUID
 import anyio
 import msgspec
 
-from api.runtime import Durability
+from api.runtime import Durability, snapshot
 from api.spectating import reader_of
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
@@ -263,17 +263,9 @@ class LiveStreams:
         return snapshot
 
     def _load(self, match_id: UUID) -> Snapshot:
-        """The match and its round read as one moment: the match is read again after the
-        round, so a save of both in between (a round scored, the next one dealt) is
-        never seen half-way."""
+        """The match and its round read as one moment (:func:`api.runtime.snapshot`)."""
         service = self.service
-        match = service.get_match(match_id)
-        for _ in range(3):
-            round_ = service.current_round(match)
-            again = service.get_match(match_id)
-            if again.version == match.version:
-                break
-            match = again
+        match, round_ = snapshot(service, match_id)
         version = match.sequence(0 if round_ is None else round_.version)
         return Snapshot(version, match, round_, view_embargo(service, match, round_))
 

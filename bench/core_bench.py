@@ -82,18 +82,18 @@ class TimedService(GameService):
         self.load_s = 0.0
         self.save_s = 0.0
 
-    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
+    def get_match(self, match_id: UUID, version: int | None = None, *, copy: bool = True) -> Match:
         start = time.perf_counter()
         try:
-            return super().get_match(match_id, version)
+            return super().get_match(match_id, version, copy=copy)
         finally:
             if self.timing:
                 self.load_s += time.perf_counter() - start
 
-    def get_round(self, round_id: UUID, version: int | None = None) -> Round:
+    def get_round(self, round_id: UUID, version: int | None = None, *, copy: bool = True) -> Round:
         start = time.perf_counter()
         try:
-            return super().get_round(round_id, version)
+            return super().get_round(round_id, version, copy=copy)
         finally:
             if self.timing:
                 self.load_s += time.perf_counter() - start

@@ -10,10 +10,10 @@ the last commits back (a killed process cannot — the pages are in the kernel's
 :class:`WalSyncer` adds the durability back without the wait in the writer: every commit
 takes a *ticket* (:meth:`committed`, called by the recorder right after ``COMMIT``
 returns); a syncer thread fsyncs the ``-wal`` file (``fdatasync``, as SQLite's own unix
-VFS does: the log's data and the size needed to read it, not its timestamps), which makes every commit written before
-it durable, and then marks their tickets durable — one fsync for all the commits that
-arrived meanwhile (group commit, with the writer never waiting). Who waits is whoever
-would *show* a commit:
+VFS does: the log's data and the size needed to read it, not its timestamps), which
+makes every commit written before it durable, and then marks their tickets durable — one
+fsync for all the commits that arrived meanwhile (group commit, with the writer never
+waiting). Who waits is whoever would *show* a commit:
 
 * a save outside :meth:`deferred` (the CLI, the tests, a worker thread) returns only when
   its ticket is durable: the same guarantee as ``synchronous=FULL``;

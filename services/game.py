@@ -15,6 +15,7 @@ and, unless the match is over, opens and deals the next round — all saved in o
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import logging
 import secrets
@@ -175,10 +176,18 @@ class GameService(Application[UUID]):
 
     # -- loading ---------------------------------------------------------------------------
 
-    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
+    def get_match(self, match_id: UUID, version: int | None = None, *, copy: bool = True) -> Match:
+        """The match (at ``version``). ``copy=False``: the aggregate cache's own object,
+        for a caller that only reads it (the library copies every load otherwise, so a
+        command's changes reach the cache only by its save). Only where the cache never
+        fast-forwards in place (the embedded store: its one writer refreshes it by its
+        saves); elsewhere every load is a copy."""
         try:
             match: Match = self.repository.get(
-                match_id, version=version, projector_func=self._replay
+                match_id,
+                version=version,
+                projector_func=self._replay,
+                deepcopy_from_cache=copy or self.repository.fastforward,
             )
         except AggregateNotFoundError:
             raise NotFoundError(f"no match {match_id}") from None
@@ -186,10 +195,14 @@ class GameService(Application[UUID]):
             raise NotFoundError(f"no match {match_id}")
         return match
 
-    def get_round(self, round_id: UUID, version: int | None = None) -> Round:
+    def get_round(self, round_id: UUID, version: int | None = None, *, copy: bool = True) -> Round:
+        """The round (at ``version``); ``copy`` as for :meth:`get_match`."""
         try:
             round_: Round = self.repository.get(
-                round_id, version=version, projector_func=self._replay
+                round_id,
+                version=version,
+                projector_func=self._replay,
+                deepcopy_from_cache=copy or self.repository.fastforward,
             )
         except AggregateNotFoundError:
             raise NotFoundError(f"no round {round_id}") from None
@@ -203,9 +216,9 @@ class GameService(Application[UUID]):
             self.events_replayed += len(events)
         return _project(aggregate, events)
 
-    def current_round(self, match: Match) -> Round | None:
+    def current_round(self, match: Match, *, copy: bool = True) -> Round | None:
         rid = match.current_round_id()
-        return None if rid is None else self.get_round(rid)
+        return None if rid is None else self.get_round(rid, copy=copy)
 
     # -- match commands --------------------------------------------------------------------
 
@@ -306,7 +319,7 @@ class GameService(Application[UUID]):
         that is not the current one → PreconditionFailedError, nothing saved. ``decide``
         (a turn timeout) chooses seat, action and cards instead, with ``now`` and the
         deadlines claimed; it records ``TurnTimedOut`` first (:mod:`services.timers`)."""
-        match = self.get_match(match_id)
+        match = self.get_match(match_id, copy=False)  # copied below if the command changes it
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         round_ = self.current_round(match)
@@ -347,6 +360,7 @@ class GameService(Application[UUID]):
             self._deal(match, round_, now)
         elif round_.phase is RoundPhase.SCORED:
             assert round_.result is not None
+            match = copy.deepcopy(match)  # the cache's object: the save puts the new one
             match.record_round(round_.number, round_.result, now, round_events=round_.version)
             to_save.append(match)
             if not match.finished:

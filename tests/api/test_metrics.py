@@ -224,7 +224,7 @@ class DownService(GameService):
 
     error: Exception = OperationalError("connection refused")
 
-    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
+    def get_match(self, match_id: UUID, version: int | None = None, *, copy: bool = True) -> Match:
         raise self.error
 
 

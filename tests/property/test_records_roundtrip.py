@@ -77,7 +77,11 @@ def test_records_of_random_bot_matches_round_trip(
         )
         if a["action"] == "play"
     ]
-    n, i, a = data.draw(st.sampled_from(plays), label="tampered play")
+    # An index drawn independently of the match: a random bot's match (its uuid4 id
+    # seeds nothing the test controls) may differ between two runs of one example, and a
+    # draw shaped by it would make hypothesis see an inconsistent data generation.
+    k = data.draw(st.integers(min_value=0, max_value=10**6), label="tampered play")
+    n, i, a = plays[k % len(plays)]
     held = {c for b in doc["rounds"][i]["actions"] if b["seat"] == a["seat"] for c in b["cards"]}
     a["cards"] = [
         next(c for c in ("BJ", "SJ", "AS", "AH", "AC", "AD", "2S", "3H") if c not in held)
