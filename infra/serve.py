@@ -46,6 +46,7 @@ from api.app import create_app
 from infra.logging import configure_logging
 from infra.migrate import wait_for_schema
 from infra.settings import Settings, SettingsError
+from infra.walsync import StoreTakenError
 
 DEFAULT_SHUTDOWN_TIMEOUT = 10
 DEFAULT_SCHEMA_WAIT_TIMEOUT = 120
@@ -148,13 +149,17 @@ def main(environ: Mapping[str, str] | None = None) -> None:
         sys.stderr.write(f"shengji serve: {e}\n")
         raise SystemExit(2) from None
     configure_logging(settings.log_level)
-    if not await_schema(settings, options):
-        sys.stderr.write(
-            f"shengji serve: the {settings.backend} store has no schema after "
-            f"{options.schema_wait_timeout} s: run `shengji migrate` (CREATE_TABLES=false)\n"
-        )
-        raise SystemExit(1)
-    config = uvicorn_config(settings, options)
+    try:
+        if not await_schema(settings, options):
+            sys.stderr.write(
+                f"shengji serve: the {settings.backend} store has no schema after "
+                f"{options.schema_wait_timeout} s: run `shengji migrate` (CREATE_TABLES=false)\n"
+            )
+            raise SystemExit(1)
+        config = uvicorn_config(settings, options)
+    except StoreTakenError as e:  # another server on the same SQLite file
+        sys.stderr.write(f"shengji serve: {e}\n")
+        raise SystemExit(1) from None
     # A long-lived server allocates many short-lived objects per request: collect less
     # often, and keep what start-up built (modules, tables, the app) out of collections.
     # Full collections of a large heap stalled SSE fan-out by ~250 ms.

@@ -31,13 +31,13 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteCursor
 
-from infra.walsync import CONNECTION_PRAGMAS, WalSyncer
+from infra.walsync import CONNECTION_PRAGMAS, WalSyncer, claim_writer
 
 RECORDER_TOPIC = "infra.sqlitestore:GroupCommitRecorder"
 
@@ -76,6 +76,9 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         name = pool.db_name
         self.syncer: WalSyncer | None = None
         if not pool.is_sqlite_memory_mode and not name.startswith("file:"):
+            release = claim_writer(name)  # one writing process per file
+            weakref.finalize(self, release)
+            self._release_on_close(release)
             self.syncer = WalSyncer(name)
         self._tuned: weakref.WeakSet[SQLiteConnection] = weakref.WeakSet()
 
@@ -133,6 +136,20 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                 save.done = True
             self.batches += 1
             self.saves += len(batch)
+
+    def _release_on_close(self, release: Callable[[], None]) -> None:
+        """The file's writer claim goes when the store closes (the application's
+        ``close`` closes the datastore), not only when this recorder is collected."""
+        datastore = self.datastore
+        close = datastore.close
+
+        def closing() -> None:
+            try:
+                close()
+            finally:
+                release()
+
+        datastore.close = closing  # type: ignore[method-assign]
 
     def _tune(self, conn: SQLiteConnection) -> None:
         """The syncer's pragmas, once per connection (outside any transaction)."""

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import sqlite3
@@ -260,3 +261,50 @@ def _complete(futures: list[asyncio.Future[None]], error: BaseException | None) 
                 f.set_result(None)
             else:
                 f.set_exception(error)
+
+
+# -- one writing process per file ------------------------------------------------------------
+
+_writers: dict[str, list[int]] = {}
+"""The store files this process writes: real path → [lock file descriptor, claims]."""
+_writers_lock = threading.Lock()
+
+
+class StoreTakenError(OperationalError):
+    """Another process writes this embedded store."""
+
+
+def claim_writer(db_path: str) -> Callable[[], None]:
+    """Claim ``db_path`` for this process (an exclusive ``flock`` on ``<db>.writer``,
+    shared by every service of the process on that file); the returned callable gives the
+    claim back. The embedded store has one writing process: its aggregate cache trusts its
+    own saves, so a second process would leave it stale (replicas run on PostgreSQL).
+    Raises :class:`StoreTakenError` while another process holds the file."""
+    key = os.path.realpath(db_path)
+    with _writers_lock:
+        held = _writers.get(key)
+        if held is None:
+            fd = os.open(key + ".writer", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise StoreTakenError(
+                    f"another process writes the embedded store {db_path}; one process "
+                    "serves a SQLite file (run replicas on PostgreSQL)"
+                ) from None
+            held = _writers[key] = [fd, 0]
+        held[1] += 1
+    released = [False]
+
+    def release() -> None:
+        with _writers_lock:
+            if released[0]:
+                return
+            released[0] = True
+            held[1] -= 1
+            if held[1] == 0 and _writers.get(key) is held:
+                del _writers[key]
+                os.close(held[0])  # closing the descriptor drops the lock
+
+    return release

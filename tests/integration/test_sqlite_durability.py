@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +26,8 @@ from infra.walsync import WalSyncer
 from services.game import GameService
 from tests.api.rest import Table, auth, choose
 from tests.conftest import FakeClock, FixedSeeds
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class GatedFsync:
@@ -247,3 +251,30 @@ def test_a_failed_fsync_makes_the_service_not_ready(service: GameService) -> Non
         assert syncer.failed is not None
         ready = c.get("/readyz")
         assert ready.status_code == 503 and ready.json()["code"] == "not-ready"
+
+
+def test_one_process_writes_an_embedded_store(tmp_path: Path) -> None:
+    """A second process on the same SQLite file is refused at start-up; services of one
+    process share the claim, and it goes when the last of them closes."""
+    path = tmp_path / "events.sqlite3"
+    other = (
+        "import sys; from pathlib import Path; from infra.settings import Settings, "
+        "build_service\n"
+        "try:\n"
+        f"    build_service(Settings(backend='sqlite', sqlite_path=Path({str(path)!r})))\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__); sys.exit(3)\n"
+    )
+
+    def second_process() -> int:
+        return subprocess.run(
+            [sys.executable, "-c", other], check=False, cwd=ROOT, capture_output=True, timeout=60
+        ).returncode
+
+    first = build_service(Settings(backend="sqlite", sqlite_path=path))
+    again = build_service(Settings(backend="sqlite", sqlite_path=path))  # same process
+    assert second_process() == 3  # StoreTakenError
+    first.close()
+    assert second_process() == 3  # `again` still holds it
+    again.close()
+    assert second_process() == 0
