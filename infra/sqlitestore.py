@@ -78,8 +78,8 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         if not pool.is_sqlite_memory_mode and not name.startswith("file:"):
             release = claim_writer(name)  # one writing process per file
             weakref.finalize(self, release)
-            self._release_on_close(release)
             self.syncer = WalSyncer(name)
+            self._release_on_close(self.syncer, release)
         self._tuned: weakref.WeakSet[SQLiteConnection] = weakref.WeakSet()
 
     def insert_events(
@@ -137,14 +137,17 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
             self.batches += 1
             self.saves += len(batch)
 
-    def _release_on_close(self, release: Callable[[], None]) -> None:
-        """The file's writer claim goes when the store closes (the application's
-        ``close`` closes the datastore), not only when this recorder is collected."""
+    def _release_on_close(self, syncer: WalSyncer, release: Callable[[], None]) -> None:
+        """When the store closes (the application's ``close`` closes the datastore), the
+        syncer makes every commit durable and stops, and the file's writer claim goes —
+        not only when this recorder is collected."""
         datastore = self.datastore
         close = datastore.close
 
         def closing() -> None:
             try:
+                if syncer.failed is None:
+                    syncer.close()
                 close()
             finally:
                 release()
