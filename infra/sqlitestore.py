@@ -45,7 +45,7 @@ RECORDER_TOPIC = "infra.sqlitestore:GroupCommitRecorder"
 class _Save:
     """One ``insert_events`` call waiting for its batch."""
 
-    __slots__ = ("done", "error", "events", "ids", "kwargs", "ticket")
+    __slots__ = ("deferred", "done", "error", "events", "ids", "kwargs", "ticket")
 
     def __init__(self, events: Sequence[StoredEvent], kwargs: dict[str, Any]) -> None:
         self.events = events
@@ -55,6 +55,8 @@ class _Save:
         self.error: BaseException | None = None
         self.ticket = 0
         """The commit's durability ticket (0: no syncer, or not committed)."""
+        self.deferred = False
+        """Its caller settles later (``WalSyncer.deferred``): the syncer thread syncs it."""
 
     def result(self) -> Sequence[int] | None:
         if self.error is not None:
@@ -86,6 +88,7 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         save = _Save(stored_events, kwargs)
+        save.deferred = self.syncer is not None and self.syncer.deferring
         with self._cv:
             self._queue.append(save)
             while self._leading and not save.done:
@@ -123,7 +126,9 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                         for save in batch:
                             self._insert_one(c, save)
             if self.syncer is not None:
-                ticket = self.syncer.committed()
+                # A waiting saver makes the fsync itself; deferred ones leave it to the
+                # syncer thread.
+                ticket = self.syncer.committed(wake=any(save.deferred for save in batch))
                 for save in batch:
                     save.ticket = ticket
         except BaseException as e:

@@ -16,7 +16,8 @@ fsync for all the commits that arrived meanwhile (group commit, with the writer 
 waiting). Who waits is whoever would *show* a commit:
 
 * a save outside :meth:`deferred` (the CLI, the tests, a worker thread) returns only when
-  its ticket is durable: the same guarantee as ``synchronous=FULL``;
+  its ticket is durable: the same guarantee as ``synchronous=FULL``. With no fsync under
+  way it makes the fsync itself, so a lone writer pays no hand-off to the thread;
 * inside :meth:`deferred` (the API's calls, ``api.runtime``) the save returns at once, and
   the caller awaits :meth:`settle` before it answers — an acknowledged move survives a
   power cut, as before;
@@ -24,10 +25,13 @@ waiting). Who waits is whoever would *show* a commit:
   every load): :meth:`settle` waits for every commit made so far, so no response or SSE
   frame shows a commit that a power cut could still take back.
 
-Checkpoints (copying the log into the database file) are the syncer's too, on its own
-connection (``PASSIVE``: never blocking a writer), every ``checkpoint_every`` commits; the
-writers' connections run with ``wal_autocheckpoint=0`` so a
-checkpoint's two fsyncs never land in a command.
+Checkpoints (copying the log into the database file) stay SQLite's own: the committing
+connection runs one when the log passes 1000 pages, right after its ``COMMIT``, and with
+``synchronous=NORMAL`` it syncs the log and then the file. So about every few hundred
+commands one command pays two fsyncs. A checkpoint on another thread cannot do this job:
+commits keep arriving while it copies, the log is then never fully copied when the next
+writer looks, so SQLite never rewinds it, and the log grows without bound (measured: 534 MB
+after 48,000 commits).
 
 If an fsync fails, the store is **failed**: nothing written since the last good fsync can
 be promised, so every wait from then on raises ``OperationalError`` (a 503 at the API) and
@@ -42,7 +46,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -56,10 +59,7 @@ log = logging.getLogger(__name__)
 _DEFERRED: ContextVar[bool] = ContextVar("shengji_deferred_durability", default=False)
 IDLE_S: Final = 2.0
 """The syncer thread ends after this long with nothing to do (the next commit starts it)."""
-CHECKPOINT_EVERY: Final = 256
-"""Commits between two checkpoints (a command writes a few pages: SQLite's own default is
-a checkpoint every 1000 pages)."""
-CONNECTION_PRAGMAS: Final = ("PRAGMA synchronous=NORMAL", "PRAGMA wal_autocheckpoint=0")
+CONNECTION_PRAGMAS: Final = ("PRAGMA synchronous=NORMAL",)
 """Run by the recorder on each of its connections (outside a transaction)."""
 
 
@@ -70,39 +70,40 @@ class WalSyncer:
         self,
         db_path: str,
         *,
-        checkpoint_every: int = CHECKPOINT_EVERY,
         fsync: Callable[[int], None] = os.fdatasync,
     ) -> None:
         self.db_path = Path(db_path)
         self.wal_path = Path(db_path + "-wal")
-        self.checkpoint_every = checkpoint_every
-        self._checkpointed = 0
-        self._checkpointer: sqlite3.Connection | None = None
         self._fsync = fsync
-        self._cv = threading.Condition()
+        lock = threading.Lock()
+        self._cv = threading.Condition(lock)
+        """Writers waiting for their ticket wait on this."""
+        self._wakeup = threading.Condition(lock)
+        """The syncer thread waits on this (a writer's own fsync does not wake it)."""
         self._committed = 0
         self._durable = 0
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._syncing = False
+        """An fsync is under way (by the thread or by a waiting writer)."""
         self._wal_inode: int | None = None
+        self._wal_fd: int | None = None
         self.failed: BaseException | None = None
         """The fsync error that failed the store (None while it is sound)."""
         self.syncs = 0
         """fsyncs of the log made (each covers every commit before it)."""
-        self.checkpoints = 0
 
     # -- the writers' side --------------------------------------------------------------------
 
-    def committed(self) -> int:
-        """A commit has just returned: its ticket (the syncer is woken)."""
+    def committed(self, *, wake: bool = True) -> int:
+        """A commit has just returned: its ticket. ``wake``: the syncer thread makes it
+        durable (a deferred save); else the saver's own :meth:`wait` does."""
         with self._cv:
             self._committed += 1
             ticket = self._committed
-            if self._thread is None and self.failed is None:
-                self._thread = threading.Thread(target=self._run, name="wal-sync", daemon=True)
-                self._thread.start()
-            self._cv.notify_all()
+            if wake:
+                self._wake()
             return ticket
 
     def mark(self) -> int:
@@ -124,11 +125,21 @@ class WalSyncer:
             _DEFERRED.reset(token)
 
     def wait(self, ticket: int) -> None:
-        """Block until ``ticket`` is durable (raises ``OperationalError`` on a failed store)."""
-        with self._cv:
-            while self._durable < ticket and self.failed is None:
-                self._cv.wait()
-            self._check()
+        """Block until ``ticket`` is durable (raises ``OperationalError`` on a failed store).
+        With no fsync under way the caller makes it itself: a lone writer (the CLI, a
+        simulation) does not hand its commit to the thread and wait to be handed it back."""
+        while True:
+            with self._cv:
+                while True:
+                    self._check()
+                    if self._durable >= ticket:
+                        return
+                    if not self._syncing:
+                        break
+                    self._cv.wait()
+                self._syncing = True
+                target = self._committed
+            self._sync_round(target)
 
     async def settle(self, ticket: int | None = None) -> None:
         """Wait, without blocking the loop, until ``ticket`` (default: every commit made so
@@ -142,87 +153,104 @@ class WalSyncer:
                 self._check()
                 return
             self._waiters.append((target, future))
+            self._wake()  # whoever committed it may have left the fsync to a waiter
         await future
 
     # -- the syncer ---------------------------------------------------------------------------
 
+    def _wake(self) -> None:
+        """Start or wake the syncer thread (holding the lock)."""
+        if self._thread is None and self.failed is None:
+            self._thread = threading.Thread(target=self._run, name="wal-sync", daemon=True)
+            self._thread.start()
+        self._wakeup.notify()
+
+    def _work(self) -> bool:
+        """Something for the thread (holding the lock): commits to sync, unless a writer
+        is syncing them."""
+        return self.failed is None and self._durable < self._committed and not self._syncing
+
     def _run(self) -> None:
         while True:
             with self._cv:
-                while self._durable >= self._committed and not self._closed:
-                    if not self._cv.wait(IDLE_S) and self._durable >= self._committed:
-                        break  # idle: the next commit starts a new thread
-                if self._durable >= self._committed:
+                while not self._closed and not self._work():
+                    if not self._wakeup.wait(IDLE_S) and not self._work():
+                        break  # idle: the next deferred commit starts a new thread
+                if not self._work():
                     self._thread = None
-                    self._close_checkpointer()
                     return
+                self._syncing = True
                 target = self._committed
             try:
-                self._sync_log()
-            except BaseException as e:  # an OSError, or anything else: nothing is promised
-                log.critical("fsync of the event log failed: the store is failed (%s)", e)
-                self._fail(e)
-                self._close_checkpointer()
+                self._sync_round(target)
+            except OperationalError:
+                with self._cv:
+                    self._thread = None
                 return
-            self._mark_durable(target)
-            self._maybe_checkpoint(target)
+
+    def _sync_round(self, target: int) -> None:
+        """One fsync covering every commit up to ``target`` (``_syncing`` set by the
+        caller, cleared here)."""
+        try:
+            self._sync_log()
+        except BaseException as e:  # an OSError, or anything else: nothing is promised
+            log.critical("fsync of the event log failed: the store is failed (%s)", e)
+            self._fail(e)
+            raise self._error() from e
+        self._mark_durable(target)
 
     def _sync_log(self) -> None:
+        """fdatasync the log. Its descriptor is kept while the file stays the same (one
+        ``stat`` per sync checks that: SQLite removes the log when its last connection
+        closes, and a new one is a new file, whose directory entry is synced once)."""
         try:
-            fd = os.open(self.wal_path, os.O_RDONLY)
+            inode = os.stat(self.wal_path).st_ino
         except FileNotFoundError:
             # The last connection closed, checkpointed the log into the file and removed
             # it: the file holds every commit.
             fd = os.open(self.db_path, os.O_RDONLY)
-        try:
-            inode = os.fstat(fd).st_ino
-            self._fsync(fd)
-        finally:
-            os.close(fd)
-        if inode != self._wal_inode:  # a new log file: make its directory entry durable
+            try:
+                self._fsync(fd)
+            finally:
+                os.close(fd)
+            self.syncs += 1
+            return
+        if inode != self._wal_inode or self._wal_fd is None:
+            if self._wal_fd is not None:
+                os.close(self._wal_fd)
+                self._wal_fd = None
+            fd = os.open(self.wal_path, os.O_RDONLY)
+            if os.fstat(fd).st_ino != inode:  # replaced in between: the next sync reopens
+                inode = -1
             dir_fd = os.open(self.wal_path.parent, os.O_RDONLY)
             try:
                 os.fsync(dir_fd)
             finally:
                 os.close(dir_fd)
-            self._wal_inode = inode
+            self._wal_fd, self._wal_inode = fd, inode
+        self._fsync(self._wal_fd)
         self.syncs += 1
 
     def _mark_durable(self, target: int) -> None:
         with self._cv:
             self._durable = max(self._durable, target)
+            self._syncing = False
             ready = [f for t, f in self._waiters if t <= self._durable]
             self._waiters = [(t, f) for t, f in self._waiters if t > self._durable]
+            if self._work() and self._waiters:
+                self._wake()  # commits left to a waiter's settle
             self._cv.notify_all()
         _resolve(ready, None)
 
     def _fail(self, error: BaseException) -> None:
         with self._cv:
             self.failed = error
+            self._syncing = False
             ready = [f for _, f in self._waiters]
             self._waiters = []
-            self._thread = None
             self._cv.notify_all()
+            self._wakeup.notify_all()
         _resolve(ready, self._error())
-
-    def _maybe_checkpoint(self, target: int) -> None:
-        """Copy the log into the file every ``checkpoint_every`` commits (the log's pages
-        are reused from the start after a complete checkpoint; its size says nothing)."""
-        if target - self._checkpointed < self.checkpoint_every:
-            return
-        try:
-            if self._checkpointer is None:
-                self._checkpointer = sqlite3.connect(self.db_path, timeout=1.0)
-            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-            self._checkpointed = target
-            self.checkpoints += 1
-        except sqlite3.Error as e:  # busy now: the next sync tries again
-            log.info("checkpoint of the event log deferred: %s", e)
-
-    def _close_checkpointer(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.close()
-            self._checkpointer = None
 
     # -- errors and shutdown --------------------------------------------------------------------
 
@@ -241,7 +269,10 @@ class WalSyncer:
             self.wait(target)
         with self._cv:
             self._closed = True
-            self._cv.notify_all()
+            self._wakeup.notify_all()
+            if self._wal_fd is not None and not self._syncing:
+                os.close(self._wal_fd)
+                self._wal_fd = None
 
 
 def _resolve(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
