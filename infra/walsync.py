@@ -205,6 +205,8 @@ class WalSyncer:
         closes, and a new one is a new file, whose directory entry is synced once)."""
         try:
             inode = os.stat(self.wal_path).st_ino
+            if inode != self._wal_inode or self._wal_fd is None:
+                self._reopen_log(inode)
         except FileNotFoundError:
             # The last connection closed, checkpointed the log into the file and removed
             # it: the file holds every commit.
@@ -215,11 +217,17 @@ class WalSyncer:
                 os.close(fd)
             self.syncs += 1
             return
-        if inode != self._wal_inode or self._wal_fd is None:
-            if self._wal_fd is not None:
-                os.close(self._wal_fd)
-                self._wal_fd = None
-            fd = os.open(self.wal_path, os.O_RDONLY)
+        assert self._wal_fd is not None
+        self._fsync(self._wal_fd)
+        self.syncs += 1
+
+    def _reopen_log(self, inode: int) -> None:
+        """A new log file (or the first): keep a descriptor, sync its directory entry."""
+        if self._wal_fd is not None:
+            os.close(self._wal_fd)
+            self._wal_fd = None
+        fd = os.open(self.wal_path, os.O_RDONLY)
+        try:
             if os.fstat(fd).st_ino != inode:  # replaced in between: the next sync reopens
                 inode = -1
             dir_fd = os.open(self.wal_path.parent, os.O_RDONLY)
@@ -227,9 +235,10 @@ class WalSyncer:
                 os.fsync(dir_fd)
             finally:
                 os.close(dir_fd)
-            self._wal_fd, self._wal_inode = fd, inode
-        self._fsync(self._wal_fd)
-        self.syncs += 1
+        except BaseException:
+            os.close(fd)
+            raise
+        self._wal_fd, self._wal_inode = fd, inode
 
     def _mark_durable(self, target: int) -> None:
         with self._cv:

@@ -294,3 +294,18 @@ def test_a_lone_writer_makes_its_own_fsync(syncer: WalSyncer) -> None:
     ticket = syncer.committed(wake=False)
     syncer.wait(ticket)
     assert syncer.syncs == 1 and syncer._thread is None
+
+
+def test_a_removed_log_leaves_the_file_to_sync(tmp_path: Path) -> None:
+    """SQLite removes the log when its last connection closes, having copied it into the
+    file: a sync then makes the file durable (and finds a new log again later)."""
+    path = wal_db(tmp_path)  # its connection closed: the log was folded in and removed
+    syncer = WalSyncer(path)
+    syncer.wait(syncer.committed(wake=False))
+    assert syncer.syncs == 1 and syncer.failed is None
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("INSERT INTO t VALUES (2)")  # a new log
+    syncer.wait(syncer.committed(wake=False))
+    assert syncer.syncs == 2 and syncer._wal_fd is not None
+    conn.close()
+    syncer.close()
