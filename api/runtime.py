@@ -164,18 +164,16 @@ class Runtime:
         if durability is not None:
             job = partial(ctx.run, _deferred, durability, fn, *args)
         done = loop.run_in_executor(self.executor, job)
+        cancelled = False
         try:
-            result = await asyncio.shield(done)
+            return await asyncio.shield(done)
         except asyncio.CancelledError:
+            cancelled = True
             await asyncio.wait([done])  # the call finishes before the request gives up
             raise
-        except BaseException:
-            if durability is not None:
-                await durability.settle()  # even a refusal may tell of a newer commit
-            raise
-        if durability is not None:
-            await durability.settle()
-        return result
+        finally:
+            if durability is not None and not cancelled:
+                await durability.settle()  # a refusal too may tell of a newer commit
 
     async def quick(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the short blocking ``fn(*args)`` on the event loop when the store is the
@@ -184,8 +182,7 @@ class Runtime:
         if durability is None:
             return await self.call(fn, *args)
         try:
-            with durability.deferred():
-                return fn(*args)
+            return _deferred(durability, fn, *args)
         finally:
             await durability.settle()
 
