@@ -35,7 +35,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteConnection, SQLiteCursor
+from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteCursor,
+    SQLiteTransaction,
+)
 
 from infra.walsync import CONNECTION_PRAGMAS, WalSyncer, claim_writer
 
@@ -77,12 +82,13 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         pool = self.datastore.pool
         name = pool.db_name
         self.syncer: WalSyncer | None = None
+        self._writer: SQLiteConnection | None = None
+        """The file store's own write connection (below); None: the pool's writer."""
         if not pool.is_sqlite_memory_mode and not name.startswith("file:"):
             release = claim_writer(name)  # one writing process per file
             weakref.finalize(self, release)
             self.syncer = WalSyncer(name)
             self._release_on_close(self.syncer, release)
-        self._tuned: weakref.WeakSet[SQLiteConnection] = weakref.WeakSet()
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -115,16 +121,11 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
 
     def _commit(self, batch: list[_Save]) -> None:
         try:
-            with self.datastore.get_connection(commit=True) as conn:
-                self._tune(conn)
-                with conn.transaction(commit=True) as c:
-                    if len(batch) == 1:
-                        # Alone in its transaction: no savepoint needed, a failure rolls
-                        # back the transaction (two statements fewer per save).
-                        self._insert_alone(c, batch[0])
-                    else:
-                        for save in batch:
-                            self._insert_one(c, save)
+            if self.syncer is None:
+                with self.datastore.get_connection(commit=True) as conn:
+                    self._transact(conn, batch)
+            else:
+                self._transact(self._writer_connection(), batch)
             if self.syncer is not None:
                 # A waiting saver makes the fsync itself; deferred ones leave it to the
                 # syncer thread.
@@ -133,6 +134,8 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                     save.ticket = ticket
         except BaseException as e:
             # The transaction did not commit: none of the batch is stored.
+            if not isinstance(e, IntegrityError):
+                self._drop_writer()  # a fresh connection for the next batch
             for save in batch:
                 if save.error is None:
                     save.ids, save.error = None, e
@@ -148,25 +151,51 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         not only when this recorder is collected."""
         datastore = self.datastore
         close = datastore.close
+        recorder = weakref.ref(self)  # the datastore does not keep its recorder alive
 
         def closing() -> None:
             try:
                 if syncer.failed is None:
                     syncer.close()
+                if (me := recorder()) is not None:
+                    me._drop_writer()
                 close()
             finally:
                 release()
 
         datastore.close = closing  # type: ignore[method-assign]
 
-    def _tune(self, conn: SQLiteConnection) -> None:
-        """The syncer's pragmas, once per connection (outside any transaction)."""
-        if self.syncer is None or conn in self._tuned:
-            return
-        with conn.cursor() as cursor:
-            for pragma in CONNECTION_PRAGMAS:
-                cursor.execute(pragma)
-        self._tuned.add(conn)
+    def _transact(self, conn: SQLiteConnection, batch: list[_Save]) -> None:
+        # The library's transaction (BEGIN; COMMIT, or ROLLBACK on error; its errors),
+        # without the generator-based context manager around it.
+        with SQLiteTransaction(conn, commit=True) as c, c:
+            if len(batch) == 1:
+                # Alone in its transaction: no savepoint needed, a failure rolls back
+                # the transaction (two statements fewer per save).
+                self._insert_alone(c, batch[0])
+            else:
+                for save in batch:
+                    self._insert_one(c, save)
+
+    def _writer_connection(self) -> SQLiteConnection:
+        """The file store's write connection: only the batch's leader writes (one at a
+        time, ``_leading``), so it needs no pool — the pool's checkout, its locks and
+        its context managers cost more than the INSERT itself. Made like the pool's
+        (auto-commit, WAL, the lock timeout) with the syncer's pragmas; replaced after
+        an error, closed with the store. Reads keep using the pool."""
+        conn = self._writer
+        if conn is None:
+            conn = self.datastore.pool._create_connection()  # the pool's settings
+            with conn.cursor() as cursor:
+                for pragma in CONNECTION_PRAGMAS:
+                    cursor.execute(pragma)
+            self._writer = conn
+        return conn
+
+    def _drop_writer(self) -> None:
+        conn, self._writer = self._writer, None
+        if conn is not None:
+            conn.close()
 
     def _insert_alone(self, c: SQLiteCursor, save: _Save) -> None:
         try:

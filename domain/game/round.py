@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -64,8 +65,10 @@ _BIDDING_PHASES = {
 }
 
 
+@lru_cache(maxsize=4096)
 def round_id(match_id: UUID, number: int) -> UUID:
-    """The id of round ``number`` of a match: deterministic, so the match can find it."""
+    """The id of round ``number`` of a match: deterministic, so the match can find it
+    (a SHA-1 each time, asked on every load of a match's round: the live ones cached)."""
     return uuid5(NAMESPACE_URL, f"shengji:match:{match_id}:round:{number}")
 
 
