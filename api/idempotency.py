@@ -29,6 +29,7 @@ from uuid import UUID
 
 import msgspec
 from litestar import MediaType, Request, Response
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.runtime import Runtime
 from domain.rules.errors import ShengjiError
@@ -177,10 +178,66 @@ def _response(done: Reply, response_type: type[T]) -> Response[T]:
     """The reply's body as it was encoded in the worker (or stored, for a replay): sent
     as those bytes, never decoded and encoded again (``response_type`` types the route)."""
     headers = {REPLAYED_HEADER: "true"} if done.replayed else {}
-    response: Response[Any] = Response(
+    response: Response[Any] = EncodedJSON(
         done.body, status_code=done.status, headers=headers, media_type=MediaType.JSON
     )
     return response
+
+
+class EncodedJSON(Response[Any]):
+    """A response whose ``content`` is JSON already encoded: sent as two ASGI messages
+    with its status and headers (and the route's), skipping Litestar's general
+    ``ASGIResponse`` (rendering, header containers, cookies, background tasks). With
+    cookies, a background task or for HEAD it is a plain ``Response``."""
+
+    def to_asgi_response(  # type: ignore[override]
+        self,
+        app: Any,
+        request: Request[Any, Any, Any],
+        *,
+        background: Any = None,
+        cookies: Any = None,
+        headers: dict[str, str] | None = None,
+        is_head_response: bool = False,
+        **rest: Any,
+    ) -> ASGIApp:
+        body = self.content
+        if (
+            not isinstance(body, bytes)
+            or self.cookies
+            or cookies
+            or self.background
+            or background
+            or is_head_response
+            or rest.get("encoded_headers")
+        ):
+            return super().to_asgi_response(
+                app,
+                request,
+                background=background,
+                cookies=cookies,
+                headers=headers,
+                is_head_response=is_head_response,
+                **rest,
+            )
+        merged = {**headers, **self.headers} if headers else self.headers
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in merged.items()]
+        raw.append((b"content-type", b"application/json"))
+        raw.append((b"content-length", str(len(body)).encode()))
+        return _Encoded(self.status_code or rest.get("status_code") or 200, raw, body)
+
+
+class _Encoded:
+    __slots__ = ("body", "headers", "status")
+
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
+        await send({"type": "http.response.body", "body": self.body, "more_body": False})
 
 
 def body_of(response: Response[Any], response_type: type[T]) -> T:
