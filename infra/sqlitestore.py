@@ -33,9 +33,22 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
+from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import (
+    DatabaseError,
+    DataError,
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    PersistenceError,
+    ProgrammingError,
+    StoredEvent,
+)
 from eventsourcing.sqlite import (
+    SQLITE3_DEFAULT_LOCK_TIMEOUT,
     SQLiteApplicationRecorder,
     SQLiteConnection,
     SQLiteCursor,
@@ -45,6 +58,28 @@ from eventsourcing.sqlite import (
 from infra.walsync import CONNECTION_PRAGMAS, WalSyncer, claim_writer
 
 RECORDER_TOPIC = "infra.sqlitestore:GroupCommitRecorder"
+ROWS_PER_STATEMENT = 500
+"""Rows of one INSERT (4 parameters each; SQLite allows 32,766 parameters)."""
+_ERRORS: tuple[tuple[type[sqlite3.Error], type[PersistenceError]], ...] = (
+    (sqlite3.InterfaceError, InterfaceError),
+    (sqlite3.DataError, DataError),
+    (sqlite3.OperationalError, OperationalError),
+    (sqlite3.IntegrityError, IntegrityError),
+    (sqlite3.InternalError, InternalError),
+    (sqlite3.ProgrammingError, ProgrammingError),
+    (sqlite3.NotSupportedError, NotSupportedError),
+    (sqlite3.DatabaseError, DatabaseError),
+)
+
+
+def library_error(e: sqlite3.Error) -> PersistenceError:
+    """The eventsourcing library's error for an ``sqlite3`` one (as its transactions
+    raise them: the API answers ``OperationalError`` with a 503, ``IntegrityError`` is a
+    version conflict)."""
+    for theirs, ours in _ERRORS:
+        if isinstance(e, theirs):
+            return ours(e)
+    return PersistenceError(e)
 
 
 class _Save:
@@ -82,7 +117,8 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         pool = self.datastore.pool
         name = pool.db_name
         self.syncer: WalSyncer | None = None
-        self._writer: SQLiteConnection | None = None
+        self._writer: sqlite3.Connection | None = None
+        self._statements: dict[int, str] = {}
         """The file store's own write connection (below); None: the pool's writer."""
         if not pool.is_sqlite_memory_mode and not name.startswith("file:"):
             release = claim_writer(name)  # one writing process per file
@@ -125,7 +161,7 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                 with self.datastore.get_connection(commit=True) as conn:
                     self._transact(conn, batch)
             else:
-                self._transact(self._writer_connection(), batch)
+                self._write(batch)
             if self.syncer is not None:
                 # A waiting saver makes the fsync itself; deferred ones leave it to the
                 # syncer thread.
@@ -177,20 +213,81 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
                 for save in batch:
                     self._insert_one(c, save)
 
-    def _writer_connection(self) -> SQLiteConnection:
+    def _writer_connection(self) -> sqlite3.Connection:
         """The file store's write connection: only the batch's leader writes (one at a
         time, ``_leading``), so it needs no pool — the pool's checkout, its locks and
-        its context managers cost more than the INSERT itself. Made like the pool's
-        (auto-commit, WAL, the lock timeout) with the syncer's pragmas; replaced after
-        an error, closed with the store. Reads keep using the pool."""
-        conn = self._writer
-        if conn is None:
-            conn = self.datastore.pool._create_connection()  # the pool's settings
-            with conn.cursor() as cursor:
+        its context managers cost more than the INSERT itself. Auto-commit, WAL and the
+        lock timeout as the pool's connections, with the syncer's pragmas; replaced
+        after an error, closed with the store. Reads keep using the pool."""
+        db = self._writer
+        if db is None:
+            pool = self.datastore.pool
+            try:
+                db = sqlite3.connect(
+                    pool.db_name,
+                    check_same_thread=False,
+                    isolation_level=None,
+                    timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT,
+                )
+                db.execute("PRAGMA journal_mode=WAL")
                 for pragma in CONNECTION_PRAGMAS:
-                    cursor.execute(pragma)
-            self._writer = conn
-        return conn
+                    db.execute(pragma)
+            except sqlite3.Error as e:
+                raise library_error(e) from e
+            self._writer = db
+        return db
+
+    def _write(self, batch: list[_Save]) -> None:
+        """The batch on the file store's connection. A lone save of a few events is one
+        multi-row ``INSERT … RETURNING rowid``: a statement is atomic, and in auto-commit
+        mode it is its own transaction (no BEGIN, no COMMIT: one round through SQLite
+        instead of three). Several saves share one transaction, each in a SAVEPOINT."""
+        db = self._writer_connection()
+        try:
+            if len(batch) == 1 and len(batch[0].events) <= ROWS_PER_STATEMENT:
+                batch[0].ids = self._insert_rows(db, batch[0].events)
+                return
+            db.execute("BEGIN")
+            try:
+                for save in batch:
+                    db.execute("SAVEPOINT save")
+                    try:
+                        save.ids = self._insert_rows(db, save.events)
+                    except sqlite3.IntegrityError as e:
+                        db.execute("ROLLBACK TO save")
+                        save.error = IntegrityError(e)
+                    db.execute("RELEASE save")
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as e:
+            raise library_error(e) from e
+
+    def _insert_rows(self, db: sqlite3.Connection, events: Sequence[StoredEvent]) -> list[int]:
+        """Insert ``events`` (in statements of up to ``ROWS_PER_STATEMENT`` rows); their
+        rowids (the notification ids) in the events' order."""
+        ids: list[int] = []
+        for start in range(0, len(events), ROWS_PER_STATEMENT):
+            chunk = events[start : start + ROWS_PER_STATEMENT]
+            params: list[Any] = []
+            for e in chunk:
+                oid = e.originator_id
+                params += (oid.hex if isinstance(oid, UUID) else oid, e.originator_version)
+                params += (e.topic, e.state)
+            rows = db.execute(self._insert_statement(len(chunk)), params).fetchall()
+            # One statement's rows take increasing rowids in the order they are listed.
+            ids += sorted(row[0] for row in rows)
+        return ids
+
+    def _insert_statement(self, rows: int) -> str:
+        statement = self._statements.get(rows)
+        if statement is None:
+            values = ",".join(["(?,?,?,?)"] * rows)
+            statement = f"INSERT INTO {self.events_table_name} VALUES {values} RETURNING rowid"
+            self._statements[rows] = statement
+        return statement
 
     def _drop_writer(self) -> None:
         conn, self._writer = self._writer, None

@@ -5,6 +5,8 @@ camelCase JSON, the API's payloads as they are (cards in R4 notation, ranks
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import msgspec
 
 from domain.game.match_events import RoundRecorded
@@ -26,6 +28,7 @@ class RulesView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     weak_hand_redeal: int | None
 
 
+@lru_cache(maxsize=256)  # rule sets are frozen (and few): one view each
 def rules_view(rules: RuleSet) -> RulesView:
     m = rules.to_mapping()
     return RulesView(

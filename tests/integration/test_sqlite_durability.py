@@ -187,13 +187,12 @@ def test_the_recorders_connections_leave_the_fsync_to_the_syncer(service: GameSe
     service.create_match(STANDARD, name="t")
     recorder = service.recorder
     assert isinstance(recorder, GroupCommitRecorder)
-    with recorder._writer_connection().cursor() as c:  # the connection every save uses
-        c.execute("PRAGMA synchronous")
-        assert c.fetchone()[0] == 1  # NORMAL: COMMIT writes the log without an fsync
-        c.execute("PRAGMA wal_autocheckpoint")
-        assert c.fetchone()[0] == 1000  # SQLite's own checkpoints rewind the log
-        c.execute("PRAGMA journal_mode")
-        assert c.fetchone()[0] == "wal"
+    db = recorder._writer_connection()  # the connection every save uses
+    # NORMAL: COMMIT writes the log without an fsync
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 1
+    # SQLite's own checkpoints rewind the log
+    assert db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_a_save_outside_the_api_returns_only_when_durable(service: GameService) -> None:

@@ -4,6 +4,7 @@ nothing acknowledged is lost, nothing refused is stored)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -121,14 +122,14 @@ def test_a_failed_commit_fails_every_save_of_the_batch(
     recorder: GroupCommitRecorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bad, innocent = uuid4(), uuid4()
-    original = recorder._insert_events
+    original = recorder._insert_rows
 
-    def broken(c: Any, stored_events: Sequence[StoredEvent], **kw: Any) -> Any:
+    def broken(db: Any, stored_events: Sequence[StoredEvent]) -> Any:
         if stored_events[0].originator_id == bad:
-            raise OperationalError("disk I/O error")
-        return original(c, stored_events, **kw)
+            raise sqlite3.OperationalError("disk I/O error")
+        return original(db, stored_events)
 
-    monkeypatch.setattr(recorder, "_insert_events", broken)
+    monkeypatch.setattr(recorder, "_insert_rows", broken)
     release = threading.Event()
     hold_first_batch(recorder, release)
     outcomes: dict[UUID, str] = {}
@@ -155,3 +156,28 @@ def test_a_failed_commit_fails_every_save_of_the_batch(
     fine = uuid4()
     recorder.insert_events(events(fine, [1]))  # the next batch is not affected
     assert stored(recorder, fine) == [1]
+
+
+def test_a_lone_save_is_one_statement_all_or_none(recorder: GroupCommitRecorder) -> None:
+    """A lone save is one multi-row INSERT without BEGIN/COMMIT: a conflict on its last
+    event stores none of its events."""
+    oid = uuid4()
+    assert recorder.insert_events(events(oid, [3])) is not None
+    with pytest.raises(IntegrityError):
+        recorder.insert_events(events(oid, [1, 2, 3]))
+    assert stored(recorder, oid) == [3]
+    assert not recorder._writer_connection().in_transaction
+
+
+def test_a_save_returns_its_notification_ids_in_order(recorder: GroupCommitRecorder) -> None:
+    """Ids follow the events' order, over several statements too (ROWS_PER_STATEMENT)."""
+    first = recorder.insert_events(events(uuid4(), [1, 2]))
+    oid = uuid4()
+    many = list(range(1, 1203))
+    ids = recorder.insert_events(events(oid, many))
+    assert first is not None and ids is not None
+    assert list(ids) == list(range(first[-1] + 1, first[-1] + 1 + len(many)))
+    assert stored(recorder, oid) == many
+    notes = recorder.select_notifications(ids[0], 3)
+    assert [n.id for n in notes] == list(ids[:3])
+    assert [n.originator_version for n in notes] == [1, 2, 3]
