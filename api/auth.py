@@ -46,7 +46,11 @@ class ForbiddenError(ShengjiError):
 
 def bearer(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token of the request, None without an Authorization header."""
-    header = request.headers.get("authorization")
+    return bearer_token(request.headers.get("authorization"))
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The bearer token of an ``Authorization`` header's value (None: no header)."""
     if header is None:
         return None
     scheme, _, credentials = header.strip().partition(" ")

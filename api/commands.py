@@ -15,22 +15,26 @@ input that cannot be understood (a card token, a field).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Annotated, Any, cast, get_args
 from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.di import NamedDependency
+from litestar.exceptions import InternalServerException
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
-from api.auth import bearer, scope_of, seat_of
+from api.auth import bearer, bearer_token, scope_of, seat_of
 from api.dto import REPLAYED_HEADER, Action, ActionRequest, Cards, CommandDone, problems
 from api.etag import expected_version
 from api.idempotency import Capture, Key, Reply, reply, run
 from api.logging import bind_seat
 from api.matches import BEARER, IdempotencyKey, play_bots
 from api.runtime import Runtime
-from api.strict import strict_body
+from api.strict import decode_body, strict_body
 from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import InvalidInputError
 from services.bots import bot_seats
@@ -73,36 +77,72 @@ MAX_KEY = 255
 
 
 async def act_well_formed(request: Request[Any, Any, Any]) -> Response[CommandDone] | None:
-    """The act route's ``before_request``: a well-formed command (a known action, a JSON
-    object body that is exactly an ``ActionRequest``, an ``Idempotency-Key`` of 1 to 255
-    characters) is performed here, its input read once, and its answer is the route's;
-    the handler's signature model would only check again what this has checked. Anything
-    else goes the general way (the app's strict body check, then Litestar's parameters
-    and the handler), which names the field in its 422 — the same :func:`perform` either
-    way. Commands are the hot path of a game (``make bench-api``'s play)."""
-    params = request.path_params
-    action = params.get("action")
-    headers = request.headers
-    key = headers.get("idempotency-key")
-    raw = await request.body()
-    if action in ACTIONS and (key is None or 1 <= len(key) <= MAX_KEY) and raw[:1] == b"{":
-        try:
-            data = _ACTION_REQUEST.decode(raw)
-        except msgspec.DecodeError:  # ValidationError too: the general way words it
-            pass
-        else:
-            runtime: Runtime = request.app.state.runtime
-            return await perform(
-                runtime,
-                request,
-                params["match_id"],
-                cast("Action", action),
-                data,
-                headers.get("if-match"),
-                key,
-            )
-    await strict_body(request)
-    return None
+    """The act route's ``before_request``: performs the command with its input read once
+    — the headers it needs from the raw list, the body from the ASGI messages and decoded
+    straight into an ``ActionRequest`` — and its answer is the route's, without the
+    handler's signature model checking again what this has checked. A body that is not
+    exactly an ``ActionRequest`` is refused as the app refuses any body
+    (:func:`~api.strict.decode_body`: the field named). An unknown action or a malformed
+    ``Idempotency-Key`` go the general way (Litestar's parameters, then the handler):
+    the same :func:`perform` either way. Commands are the hot path of a game (``make
+    bench-api``'s play)."""
+    action = request.path_params.get("action")
+    headers = _headers(request.scope["headers"])
+    key = headers.get(b"idempotency-key")
+    if action not in ACTIONS or (key is not None and not 1 <= len(key) <= MAX_KEY):
+        await strict_body(request)
+        return None
+    raw = await read_body(request)
+    try:
+        data: ActionRequest | None = _ACTION_REQUEST.decode(raw)
+    except msgspec.DecodeError:  # ValidationError too: the general words, or None
+        data = decode_body(raw, ActionRequest | None)
+    return await perform(
+        request.app.state.runtime,
+        request,
+        request.path_params["match_id"],
+        cast("Action", action),
+        data,
+        bearer_token(headers.get(b"authorization")),
+        headers.get(b"if-match"),
+        key,
+        raw,
+    )
+
+
+_WANTED = frozenset((b"authorization", b"if-match", b"idempotency-key"))
+
+
+def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[bytes, str]:
+    """The first value of each header a command reads (ASGI names are lower case)."""
+    found: dict[bytes, str] = {}
+    for name, value in raw:
+        if name in _WANTED and name not in found:
+            found[name] = value.decode("latin-1")
+    return found
+
+
+async def read_body(request: Request[Any, Any, Any]) -> bytes:
+    """The request body from its ASGI messages, within the route's size limit (413), as
+    Litestar's ``Request.body`` reads it."""
+    limit = request.route_handler.resolve_request_max_body_size() or math.inf
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise InternalServerException("client disconnected prematurely")
+        if message["type"] != "http.request":
+            continue
+        body = message.get("body", b"")
+        if body:
+            size += len(body)
+            if size > limit:
+                raise RequestEntityTooLarge
+            chunks.append(body)
+        if not message.get("more_body", False):
+            request.is_connected = False
+            return b"".join(chunks)
 
 
 async def perform(
@@ -111,12 +151,14 @@ async def perform(
     match_id: UUID,
     action: Action,
     data: ActionRequest | None,
+    token: str | None,
     if_match: str | None,
     idempotency_key: str | None,
+    body: bytes | None = None,
 ) -> Response[CommandDone]:
-    """The command as the token's seat, under the Idempotency-Key semantics."""
+    """The command as the token's seat, under the Idempotency-Key semantics (``body``:
+    the raw body when the caller read it, for the key's fingerprint)."""
     service = runtime.service
-    token = bearer(request)
     seats: list[int] = []
     bots: list[bool] = []
 
@@ -151,6 +193,7 @@ async def perform(
             CommandDone,
             authorize,
             quick=True,
+            body=body,
         )
         if any(bots):
             await runtime.call(play_bots, service, match_id, runtime.bot_steps)
@@ -185,4 +228,7 @@ class CommandController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[CommandDone]:
         # Requests :func:`act_well_formed` did not perform: validated by the signature.
-        return await perform(runtime, request, match_id, action, data, if_match, idempotency_key)
+        token = bearer(request)
+        return await perform(
+            runtime, request, match_id, action, data, token, if_match, idempotency_key
+        )

@@ -121,11 +121,12 @@ async def run(
     authorize: Authorize | None = None,
     *,
     quick: bool = False,
+    body: bytes | None = None,
 ) -> Response[T]:
     """Run ``work`` in a worker thread under the Idempotency-Key semantics above, after
     ``authorize`` (when a key is given: without one, ``work`` checks the token itself).
     ``quick``: ``work`` is a short command (``Runtime.quick``: on the loop on the
-    embedded store)."""
+    embedded store). ``body``: the request's body when the handler read it itself."""
     service = runtime.service
     call = runtime.quick if quick else runtime.call
     if key is None:
@@ -135,7 +136,7 @@ async def run(
     query = request.scope.get("query_string", b"")
     if query:
         path += "?" + bytes(query).decode("latin-1")
-    fp = fingerprint(request.method, path, await request.body())
+    fp = fingerprint(request.method, path, await request.body() if body is None else body)
     rid = record_id(scope, key)
     if not runtime.in_flight.claim(rid):
         raise IdempotencyInFlightError(

@@ -12,6 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from api.app import MAX_BODY_BYTES
 from tests.api.rest import Json, Table, auth, client
 
 PROBLEM = "application/problem+json"
@@ -164,6 +165,9 @@ BAD_REQUESTS: list[tuple[str, str, Any, int, str]] = [
     ("post", "/v1/matches/{m}/actions/shout", {}, 422, "validation-failed"),
     ("post", "/v1/matches/{m}/actions/play", {"cards": ["11H"]}, 422, "invalid-card"),
     ("post", "/v1/matches/{m}/actions/play", {"cards": "AS", "x": 1}, 422, "validation-failed"),
+    ("post", "/v1/matches/{m}/actions/play", {"cards": 5}, 422, "validation-failed"),
+    ("post", "/v1/matches/{m}/actions/play", [["AS"]], 422, "validation-failed"),
+    ("post", "/v1/matches/{m}/actions/play", "AS", 422, "validation-failed"),
     ("get", "/v1/matches/{u}", None, 404, "not-found"),
     ("get", "/v1/matches/{u}/public", None, 404, "not-found"),
     ("get", "/v1/matches/not-a-uuid", None, 404, "not-found"),
@@ -199,6 +203,38 @@ def test_an_illegal_move_names_its_rule(played: Table) -> None:
 def test_malformed_json_is_a_400_problem(played: Table) -> None:
     r = played.c.post("/v1/matches", content=b"{nope", headers={"Content-Type": "application/json"})
     problem(r, 400, "bad-request")
+
+
+@pytest.mark.parametrize("body", [b"{nope", b"[", b'{"cards": ["AS"]', b"\xff"])
+def test_a_command_reads_its_body_as_every_route_does(played: Table, body: bytes) -> None:
+    """Commands read their own body (api/commands.py ``act_well_formed``): what is not JSON
+    is the same 400 as on any route, with Litestar's words; nothing changes."""
+    before = played.public()["version"]
+    headers = {"Content-Type": "application/json"}
+    general = played.c.post("/v1/matches", content=body, headers=headers)
+    url = f"/v1/matches/{played.match_id}/actions/play"
+    r = played.c.post(url, content=body, headers=headers | auth(played.tokens[0]))
+    assert (
+        problem(r, 400, "bad-request")["detail"] == problem(general, 400, "bad-request")["detail"]
+    )
+    assert played.public()["version"] == before
+
+
+@pytest.mark.parametrize("body", [b"", b"null", b"  ", b"{}"])
+def test_a_command_without_cards_is_a_pass_or_a_rule_refusal(played: Table, body: bytes) -> None:
+    """No body, ``null`` or ``{}`` is a command without cards (as ``"cards": null``): the
+    rules answer it (a 409 naming the rule), never a 4xx about the body."""
+    url = f"/v1/matches/{played.match_id}/actions/play"
+    r = played.c.post(url, content=body, headers=auth(played.tokens[0]))
+    assert r.status_code == 409, r.text
+    assert r.json()["rule"]
+
+
+def test_a_command_body_over_the_limit_is_a_413(played: Table) -> None:
+    url = f"/v1/matches/{played.match_id}/actions/play"
+    body = b'{"cards": "' + b" " * (MAX_BODY_BYTES + 1) + b'"}'
+    r = played.c.post(url, content=body, headers=auth(played.tokens[0]))
+    assert r.status_code == 413
 
 
 # -- history and the state as of a version (R33, R34) -------------------------------------------
