@@ -210,10 +210,20 @@ class Metrics:
             registry=self.registry,
         )
         self.registry.register(_Readings(service, live, limiter, hub))
+        self._children: dict[tuple[Any, ...], Any] = {}
         service.save_observers.append(self.observe_save)
 
+    def _child(self, metric: Counter | Histogram, *values: str) -> Any:
+        """``metric.labels(*values)``, remembered: the library's ``labels`` takes a lock
+        and validates on every call, a few per request (the label sets are bounded)."""
+        key = (id(metric), *values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
+
     def observe_save(self, seconds: float, outcome: str) -> None:
-        self.store_append_seconds.labels(outcome).observe(seconds)
+        self._child(self.store_append_seconds, outcome).observe(seconds)
 
     def observe_request(
         self,
@@ -228,11 +238,11 @@ class Metrics:
     ) -> None:
         route = (template.rstrip("/") or "/") if template else "unmatched"
         status_class = f"{status // 100}xx" if status else "aborted"
-        self.requests.labels(method, route, status_class).inc()
+        self._child(self.requests, method, route, status_class).inc()
         command = command_of(method, template, params)
         if command is not None:
-            self.commands.labels(command, outcome_of(status, code, replayed)).inc()
-            self.command_seconds.labels(command).observe(seconds)
+            self._child(self.commands, command, outcome_of(status, code, replayed)).inc()
+            self._child(self.command_seconds, command).observe(seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any, overload
+from uuid import UUID
 
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
@@ -56,9 +58,6 @@ from services.view_types import (
 )
 
 __all__ = ["PublicView", "SeatView", "clock_marker", "match_version", "table_view"]
-
-
-_PUBLIC_FIELDS = PublicView.__struct_fields__
 
 
 @overload
@@ -96,7 +95,7 @@ def table_view(
     withheld = resolve(match, embargo)
     public = _public(match, round_, now, withheld)
     if viewer is None:
-        return public
+        return PublicView(**public)
     hand = _hand(round_, viewer, now)
     bottom = _visible_bottom(round_, viewer, revealed=withheld is None)
     if (
@@ -111,7 +110,7 @@ def table_view(
         seen = [*hand, *(bottom or ()), *played]
     ctx = round_context(round_)
     return SeatView(
-        **{name: getattr(public, name) for name in _PUBLIC_FIELDS},
+        **public,
         seat=viewer,
         hand=sorted_names(hand, ctx),
         bottom=None if bottom is None else sorted_names(bottom, ctx),
@@ -184,13 +183,14 @@ def _hand(round_: Round | None, seat: int, now: datetime) -> tuple[Card, ...]:
 
 def _public(
     match: Match, round_: Round | None, now: datetime, embargo: Embargo | None = None
-) -> PublicView:
+) -> dict[str, Any]:
+    """The public view's fields (a seat's view has them too, with its own)."""
     seats = [
         None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
         for seat, info in enumerate(match.seats)
     ]
     common: dict[str, Any] = {
-        "match_id": str(match.id),
+        "match_id": id_text(match.id),
         "version": match_version(match, round_),
         "versions": Versions(
             match_version=match.version, round_version=None if round_ is None else round_.version
@@ -200,37 +200,44 @@ def _public(
         "last_result": _recorded(match),
     }
     if round_ is None:
-        return PublicView(
-            **common,
-            rules=rules_view(match.rules),
-            team_levels=[RANKS[lv] for lv in match.levels],
-            dealer=match.dealer,
-        )
+        return common | {
+            "rules": rules_view(match.rules),
+            "team_levels": [RANKS[lv] for lv in match.levels],
+            "dealer": match.dealer,
+        }
     bidding = round_.bidding
     play = round_.play
     known = bidding.trump_known
     trump = bidding.trump if known else None
-    return PublicView(
-        **common,
-        rules=rules_view(round_.rules),
-        round_id=str(round_.id),
-        round_number=round_.number,
-        phase=str(round_.phase),
-        team_levels=[RANKS[lv] for lv in round_.levels],
-        dealer=bidding.dealer,
-        level_rank=RANKS[bidding.level],
-        trump=None if trump is None else SUITS[trump],
-        trump_decided=known,
-        declarations=[_show(s, i > 0) for i, s in enumerate(bidding.shows)],
-        fallback_card=_fallback(round_),
-        commitment=round_.commitment or None,
-        deadline=_deadline(round_),
-        turn_deadline=None if match.finished else _turn_deadline(match, round_),
-        expected=None if match.finished else _expected(round_),
-        hand_sizes=[len(_hand(round_, s, now)) for s in range(4)],
-        **_result_fields(round_, embargo),
-        **({} if play is None else _play_fields(play)),
-    )
+    fields = common | {
+        "rules": rules_view(round_.rules),
+        "round_id": id_text(round_.id),
+        "round_number": round_.number,
+        "phase": str(round_.phase),
+        "team_levels": [RANKS[lv] for lv in round_.levels],
+        "dealer": bidding.dealer,
+        "level_rank": RANKS[bidding.level],
+        "trump": None if trump is None else SUITS[trump],
+        "trump_decided": known,
+        "declarations": [_show(s, i > 0) for i, s in enumerate(bidding.shows)],
+        "fallback_card": _fallback(round_),
+        "commitment": round_.commitment or None,
+        "deadline": _deadline(round_),
+        "turn_deadline": None if match.finished else _turn_deadline(match, round_),
+        "expected": None if match.finished else _expected(round_),
+        "hand_sizes": [len(_hand(round_, s, now)) for s in range(4)],
+    }
+    fields |= _result_fields(round_, embargo)
+    if play is not None:
+        fields |= _play_fields(play)
+    return fields
+
+
+@lru_cache(maxsize=8192)
+def id_text(value: UUID) -> str:
+    """An id as the views write it (``str`` of a UUID formats 32 hex digits each time;
+    the ids of live matches and rounds are asked for on every view)."""
+    return str(value)
 
 
 def _recorded(match: Match) -> RecordedView | None:
