@@ -18,6 +18,9 @@ and every call on PostgreSQL still go to a thread.
 *deferred* — they return before their fsync — and the call then *settles*: it waits,
 without blocking the loop, until everything committed so far is durable. So an answer
 never acknowledges, and a read never shows, a commit that a power cut could take back.
+A :meth:`Runtime.quick` command's saves are also *batched*: they join one open transaction
+that the next settle commits after a turn of the loop, so the commands that arrive
+together share one COMMIT (one log write) as well as one fsync (D2b).
 """
 
 from __future__ import annotations
@@ -121,6 +124,10 @@ class Durability(Protocol):
         """Saves inside return without waiting for their fsync."""
         ...
 
+    def batched(self) -> AbstractContextManager[None]:
+        """Saves inside (on the event loop) also share one COMMIT, made by ``settle``."""
+        ...
+
     async def settle(self, ticket: int | None = None) -> None:
         """Wait until everything committed so far (or ``ticket``) is durable."""
         ...
@@ -182,7 +189,8 @@ class Runtime:
         if durability is None:
             return await self.call(fn, *args)
         try:
-            return _deferred(durability, fn, *args)
+            with durability.batched():
+                return fn(*args)
         finally:
             await durability.settle()
 

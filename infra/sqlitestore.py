@@ -85,7 +85,7 @@ def library_error(e: sqlite3.Error) -> PersistenceError:
 class _Save:
     """One ``insert_events`` call waiting for its batch."""
 
-    __slots__ = ("deferred", "done", "error", "events", "ids", "kwargs", "ticket")
+    __slots__ = ("batched", "deferred", "done", "error", "events", "ids", "kwargs", "ticket")
 
     def __init__(self, events: Sequence[StoredEvent], kwargs: dict[str, Any]) -> None:
         self.events = events
@@ -97,6 +97,8 @@ class _Save:
         """The commit's durability ticket (0: no syncer, or not committed)."""
         self.deferred = False
         """Its caller settles later (``WalSyncer.deferred``): the syncer thread syncs it."""
+        self.batched = False
+        """It joins the open batch transaction (``WalSyncer.batched``): settling commits it."""
 
     def result(self) -> Sequence[int] | None:
         if self.error is not None:
@@ -118,19 +120,26 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         name = pool.db_name
         self.syncer: WalSyncer | None = None
         self._writer: sqlite3.Connection | None = None
-        self._statements: dict[int, str] = {}
         """The file store's own write connection (below); None: the pool's writer."""
+        self._statements: dict[int, str] = {}
+        self._open = False
+        """A batch transaction is open on the writer (``WalSyncer.batched`` saves)."""
+        self._promised = 0
+        """Saves of the open transaction that have returned (a lost COMMIT loses them)."""
         if not pool.is_sqlite_memory_mode and not name.startswith("file:"):
             release = claim_writer(name)  # one writing process per file
             weakref.finalize(self, release)
             self.syncer = WalSyncer(name)
+            self.syncer.attach(self)
             self._release_on_close(self.syncer, release)
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         save = _Save(stored_events, kwargs)
-        save.deferred = self.syncer is not None and self.syncer.deferring
+        syncer = self.syncer
+        save.deferred = syncer is not None and syncer.deferring
+        save.batched = save.deferred and syncer is not None and syncer.batching
         with self._cv:
             self._queue.append(save)
             while self._leading and not save.done:
@@ -160,9 +169,10 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
             if self.syncer is None:
                 with self.datastore.get_connection(commit=True) as conn:
                     self._transact(conn, batch)
+                committed = True
             else:
-                self._write(batch)
-            if self.syncer is not None:
+                committed = self._write(batch)
+            if self.syncer is not None and committed:
                 # A waiting saver makes the fsync itself; deferred ones leave it to the
                 # syncer thread.
                 ticket = self.syncer.committed(wake=any(save.deferred for save in batch))
@@ -181,6 +191,45 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
             self.batches += 1
             self.saves += len(batch)
 
+    @property
+    def open(self) -> bool:
+        """Saves are in the open batch transaction that no COMMIT has carried yet."""
+        return self._open
+
+    def flush(self) -> None:
+        """COMMIT the open batch transaction, if any, and take its ticket (called by
+        ``WalSyncer.settle``). A failed COMMIT fails the store: its saves had returned."""
+        with self._cv:
+            while self._leading:
+                self._cv.wait()
+            if not self._open:
+                return
+            self._leading = True
+        try:
+            db = self._writer_connection()
+            try:
+                db.execute("COMMIT")
+            except sqlite3.Error as e:
+                self._lose(e)
+                return
+            self._open, self._promised = False, 0
+            assert self.syncer is not None
+            self.syncer.committed(wake=True)
+            self.batches += 1
+        finally:
+            with self._cv:
+                self._leading = False
+                self._cv.notify_all()
+
+    def _lose(self, error: BaseException) -> None:
+        """The open transaction is gone (rolled back) with saves that had returned: fail
+        the store (every later wait raises, the API answers 503) rather than let it
+        answer for them."""
+        promised, self._open, self._promised = self._promised, False, 0
+        self._drop_writer()  # closing it rolls back whatever is left
+        if promised and self.syncer is not None:
+            self.syncer.fail(error)
+
     def _release_on_close(self, syncer: WalSyncer, release: Callable[[], None]) -> None:
         """When the store closes (the application's ``close`` closes the datastore), the
         syncer makes every commit durable and stops, and the file's writer claim goes —
@@ -191,9 +240,12 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
 
         def closing() -> None:
             try:
+                me = recorder()
+                if me is not None:
+                    me.flush()  # the open batch's saves are committed, not lost
                 if syncer.failed is None:
                     syncer.close()
-                if (me := recorder()) is not None:
+                if me is not None:
                     me._drop_writer()
                 close()
             finally:
@@ -237,33 +289,60 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
             self._writer = db
         return db
 
-    def _write(self, batch: list[_Save]) -> None:
-        """The batch on the file store's connection. A lone save of a few events is one
-        multi-row ``INSERT … RETURNING rowid``: a statement is atomic, and in auto-commit
-        mode it is its own transaction (no BEGIN, no COMMIT: one round through SQLite
-        instead of three). Several saves share one transaction, each in a SAVEPOINT."""
+    def _write(self, batch: list[_Save]) -> bool:
+        """The batch on the file store's connection; True when it committed.
+
+        * Saves made in ``WalSyncer.batched`` (commands on the event loop) join the open
+          transaction (BEGIN if none is open) and return before any COMMIT; the next
+          ``settle`` commits them all at once (:meth:`flush`).
+        * Any other batch commits, with the open transaction's saves if there are some.
+          A lone save of a few events outside a transaction is one multi-row statement
+          in auto-commit mode: atomic and its own transaction (no BEGIN, no COMMIT).
+
+        A save of up to ``ROWS_PER_STATEMENT`` events is one statement, so a conflict
+        (``IntegrityError`` on ``(originator_id, version)``) rolls back that save alone
+        and the transaction goes on; a longer save has its own SAVEPOINT."""
         db = self._writer_connection()
+        batched = all(save.batched for save in batch)
+        lone = len(batch) == 1 and len(batch[0].events) <= ROWS_PER_STATEMENT
         try:
-            if len(batch) == 1 and len(batch[0].events) <= ROWS_PER_STATEMENT:
+            if lone and not batched and not self._open:
                 batch[0].ids = self._insert_rows(db, batch[0].events)
-                return
-            db.execute("BEGIN")
+                return True
+            if not self._open:
+                db.execute("BEGIN")
+                self._open = True
+            for save in batch:
+                self._insert_save(db, save)
+            if batched:
+                self._promised += sum(1 for save in batch if save.error is None)
+                return False
+            db.execute("COMMIT")
+            self._open, self._promised = False, 0
+            return True
+        except BaseException as e:
+            if self._open:
+                self._lose(e)
+            if isinstance(e, sqlite3.Error):
+                raise library_error(e) from e
+            raise
+
+    def _insert_save(self, db: sqlite3.Connection, save: _Save) -> None:
+        """One save inside the transaction, all or none; a conflict is its own error."""
+        events = save.events
+        if len(events) <= ROWS_PER_STATEMENT:
             try:
-                for save in batch:
-                    db.execute("SAVEPOINT save")
-                    try:
-                        save.ids = self._insert_rows(db, save.events)
-                    except sqlite3.IntegrityError as e:
-                        db.execute("ROLLBACK TO save")
-                        save.error = IntegrityError(e)
-                    db.execute("RELEASE save")
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as e:
-            raise library_error(e) from e
+                save.ids = self._insert_rows(db, events)
+            except sqlite3.IntegrityError as e:
+                save.error = IntegrityError(e)
+            return
+        db.execute("SAVEPOINT save")
+        try:
+            save.ids = self._insert_rows(db, events)
+        except sqlite3.IntegrityError as e:
+            db.execute("ROLLBACK TO save")
+            save.error = IntegrityError(e)
+        db.execute("RELEASE save")
 
     def _insert_rows(self, db: sqlite3.Connection, events: Sequence[StoredEvent]) -> list[int]:
         """Insert ``events`` (in statements of up to ``ROWS_PER_STATEMENT`` rows); their

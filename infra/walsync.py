@@ -47,20 +47,35 @@ import fcntl
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from eventsourcing.persistence import OperationalError
 
 log = logging.getLogger(__name__)
 
 _DEFERRED: ContextVar[bool] = ContextVar("shengji_deferred_durability", default=False)
+_BATCHED: ContextVar[bool] = ContextVar("shengji_batched_commit", default=False)
 IDLE_S: Final = 2.0
 """The syncer thread ends after this long with nothing to do (the next commit starts it)."""
 CONNECTION_PRAGMAS: Final = ("PRAGMA synchronous=NORMAL",)
 """Run by the recorder on each of its connections (outside a transaction)."""
+
+
+class Batch(Protocol):
+    """The recorder's transaction that saves made in :meth:`WalSyncer.batched` share."""
+
+    @property
+    def open(self) -> bool:
+        """Saves are in it that no COMMIT has carried yet."""
+        ...
+
+    def flush(self) -> None:
+        """COMMIT it (its ticket taken); on failure the store is failed."""
+        ...
 
 
 class WalSyncer:
@@ -93,6 +108,7 @@ class WalSyncer:
         """The fsync error that failed the store (None while it is sound)."""
         self.syncs = 0
         """fsyncs of the log made (each covers every commit before it)."""
+        self._batch: Callable[[], Batch | None] = lambda: None
 
     # -- the writers' side --------------------------------------------------------------------
 
@@ -124,6 +140,33 @@ class WalSyncer:
         finally:
             _DEFERRED.reset(token)
 
+    @property
+    def batching(self) -> bool:
+        """True inside :meth:`batched`."""
+        return _BATCHED.get()
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """:meth:`deferred`, and more: saves in this block (short commands on the event
+        loop, ``Runtime.quick``) join one open transaction and return before its COMMIT;
+        :meth:`settle` commits it, after the commands ready in the same turn of the loop
+        have joined it — one COMMIT, one log write and one fsync for all of them."""
+        deferred, batched = _DEFERRED.set(True), _BATCHED.set(True)
+        try:
+            yield
+        finally:
+            _BATCHED.reset(batched)
+            _DEFERRED.reset(deferred)
+
+    def attach(self, batch: Batch) -> None:
+        """The recorder whose batch :meth:`settle` commits (held weakly)."""
+        self._batch = weakref.ref(batch)
+
+    def fail(self, error: BaseException) -> None:
+        """Fail the store: a commit that was promised to be made is lost (``error``)."""
+        log.critical("the event log lost a promised commit: the store is failed (%s)", error)
+        self._fail(error)
+
     def wait(self, ticket: int) -> None:
         """Block until ``ticket`` is durable (raises ``OperationalError`` on a failed store).
         With no fsync under way the caller makes it itself: a lone writer (the CLI, a
@@ -143,7 +186,13 @@ class WalSyncer:
 
     async def settle(self, ticket: int | None = None) -> None:
         """Wait, without blocking the loop, until ``ticket`` (default: every commit made so
-        far) is durable."""
+        far) is durable. An open batch is committed first, after one turn of the loop (the
+        commands that turn runs join it), so what a caller settles includes its own
+        saves and everything it may have read."""
+        batch = self._batch()
+        if batch is not None and batch.open:
+            await asyncio.sleep(0)
+            batch.flush()
         target = self._committed if ticket is None else ticket
         if self._durable >= target and self.failed is None:
             return

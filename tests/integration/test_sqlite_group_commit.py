@@ -4,6 +4,7 @@ nothing acknowledged is lost, nothing refused is stored)."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -22,6 +23,7 @@ from eventsourcing.persistence import (
 
 from infra.settings import Settings, persistence_env
 from infra.sqlitestore import GroupCommitRecorder
+from infra.walsync import WalSyncer
 
 
 @pytest.fixture
@@ -181,3 +183,126 @@ def test_a_save_returns_its_notification_ids_in_order(recorder: GroupCommitRecor
     notes = recorder.select_notifications(ids[0], 3)
     assert [n.id for n in notes] == list(ids[:3])
     assert [n.originator_version for n in notes] == [1, 2, 3]
+
+
+# -- the loop's batch (WalSyncer.batched, docs/decisions.md D2b) ------------------------------
+
+
+def syncer_of(rec: GroupCommitRecorder) -> WalSyncer:
+    assert rec.syncer is not None
+    return rec.syncer
+
+
+def test_batched_saves_share_one_commit_made_by_settle(recorder: GroupCommitRecorder) -> None:
+    """Commands ready in one turn of the loop save into one open transaction; nothing of
+    it is visible (or promised) before a settle commits it, once, for all of them."""
+    syncer = syncer_of(recorder)
+    ids = [uuid4() for _ in range(5)]
+    before = syncer.mark()
+
+    async def command(oid: UUID) -> None:
+        with syncer.batched():
+            assert recorder.insert_events(events(oid, [1, 2]))
+        assert recorder.open
+        assert stored(recorder, oid) == []  # uncommitted: other connections see nothing
+        await syncer.settle()
+        assert stored(recorder, oid) == [1, 2]
+
+    async def all_at_once() -> None:
+        await asyncio.gather(*(command(oid) for oid in ids))
+
+    asyncio.run(all_at_once())
+    assert not recorder.open
+    assert syncer.mark() == before + 1  # one COMMIT, one ticket
+    assert all(stored(recorder, oid) == [1, 2] for oid in ids)
+
+
+def test_a_conflict_in_the_batch_fails_alone(recorder: GroupCommitRecorder) -> None:
+    syncer = syncer_of(recorder)
+    taken, fine = uuid4(), uuid4()
+    recorder.insert_events(events(taken, [1]))
+
+    async def run() -> None:
+        with syncer.batched():
+            recorder.insert_events(events(fine, [1]))
+            with pytest.raises(IntegrityError):
+                recorder.insert_events(events(taken, [1, 2]))  # its version 1 is stored
+            recorder.insert_events(events(fine, [2]))
+        await syncer.settle()
+
+    asyncio.run(run())
+    assert stored(recorder, fine) == [1, 2]
+    assert stored(recorder, taken) == [1]
+
+
+def test_another_save_commits_the_open_batch_with_its_own(recorder: GroupCommitRecorder) -> None:
+    """A save outside the batch (a worker thread, the CLI) commits the open transaction
+    with it and waits for its fsync: the batch's saves are then committed too."""
+    syncer = syncer_of(recorder)
+    batched, alone = uuid4(), uuid4()
+    with syncer.batched():
+        recorder.insert_events(events(batched, [1]))
+    assert recorder.open
+    saved = threading.Thread(target=recorder.insert_events, args=(events(alone, [1]),))
+    saved.start()
+    saved.join(10)
+    assert not recorder.open
+    assert stored(recorder, batched) == stored(recorder, alone) == [1]
+    asyncio.run(syncer.settle())  # nothing left to commit: returns once durable
+
+
+class FailingCommit:
+    """The writer connection, with a COMMIT that fails (as on a full disk)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.in_transaction = False
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        result = self.db.execute(sql, *args)
+        self.in_transaction = self.db.in_transaction
+        return result
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def test_a_lost_batch_fails_the_store(recorder: GroupCommitRecorder) -> None:
+    """The batch's saves had returned: if its COMMIT fails they are lost, so the store is
+    failed (every settle raises: the API answers 503) rather than answer for them."""
+    syncer = syncer_of(recorder)
+    oid = uuid4()
+    recorder._writer = FailingCommit(recorder._writer_connection())  # type: ignore[assignment]
+
+    async def run() -> None:
+        with syncer.batched():
+            recorder.insert_events(events(oid, [1]))
+        await syncer.settle()
+
+    with pytest.raises(OperationalError):
+        asyncio.run(run())
+    assert syncer.failed is not None
+    assert not recorder.open
+    assert stored(recorder, oid) == []
+    with pytest.raises(OperationalError):
+        asyncio.run(syncer.settle())
+
+
+def test_closing_the_store_commits_an_open_batch(tmp_path: Path) -> None:
+    env = persistence_env(Settings(backend="sqlite", sqlite_path=tmp_path / "events.db"))
+    factory = InfrastructureFactory.construct(env | {"APPLICATION_NAME": "shengji"})
+    rec = factory.application_recorder()
+    assert isinstance(rec, GroupCommitRecorder)
+    oid = uuid4()
+    with syncer_of(rec).batched():
+        rec.insert_events(events(oid, [1, 2, 3]))
+    factory.close()
+    again = InfrastructureFactory.construct(env | {"APPLICATION_NAME": "shengji"})
+    try:
+        reopened = again.application_recorder()
+        assert isinstance(reopened, GroupCommitRecorder)
+        assert stored(reopened, oid) == [1, 2, 3]
+    finally:
+        again.close()
