@@ -9,13 +9,14 @@ second whatever the CPU could do.
 
 This recorder batches instead (the classic group commit of database engines): a save
 queues its events; if no commit is under way, it becomes the *leader*, takes every save
-queued so far and writes them in one transaction — each save inside its own
-``SAVEPOINT``, so a save that conflicts (``IntegrityError`` on
-``(originator_id, version)``, our optimistic concurrency) is rolled back alone while the
-others commit — then wakes the saves it carried. Saves that arrive while a leader
-commits wait for it to finish, and the first of them leads the next batch. Every save
-still returns only after the commit that holds its events; each save's events are still
-all-or-none; notification ids still follow commit order (one writer).
+queued so far and writes them in one transaction — each save one multi-row statement
+(with its own ``SAVEPOINT`` beyond ``ROWS_PER_STATEMENT`` events), so a save that
+conflicts (``IntegrityError`` on ``(originator_id, version)``, our optimistic concurrency)
+is rolled back alone while the others commit — then wakes the saves it carried. Saves
+that arrive while a leader commits wait for it to finish, and the first of them leads
+the next batch. Every save still returns only after the commit that holds its events
+(but see the loop's batch below); each save's events are still all-or-none;
+notification ids still follow commit order (one writer).
 
 **Durability** is the :class:`~infra.walsync.WalSyncer`'s: the recorder's connections run
 ``synchronous=NORMAL`` (a ``COMMIT`` writes the log, without the fsync), every committed
@@ -24,6 +25,14 @@ inside ``syncer.deferred()`` (the API's calls), whose caller settles before answ
 the write lock is held for the SQL alone, and the fsync (one for every commit that
 arrived meanwhile) happens on the syncer's thread. A file store only: ``:memory:`` and URI
 names keep the library's behaviour.
+
+**The loop's batch** (docs/decisions.md D2b): saves made inside ``syncer.batched()`` — the
+API's round commands, which run on the event loop — join one open transaction on the
+file store's write connection and return before its COMMIT; the next ``settle`` commits
+it once for every command of that turn of the loop (:meth:`GroupCommitRecorder.flush`).
+Any other save commits the open transaction with its own. Each save is one multi-row
+statement (a SAVEPOINT beyond ``ROWS_PER_STATEMENT`` events), so a conflict still rolls
+back that save alone. A batch lost after its saves returned fails the store.
 """
 
 from __future__ import annotations
