@@ -191,8 +191,10 @@ class WalSyncer:
         saves and everything it may have read."""
         batch = self._batch()
         if batch is not None and batch.open:
-            await asyncio.sleep(0)
-            batch.flush()
+            try:
+                await asyncio.sleep(0)
+            finally:
+                batch.flush()  # even if the caller is cancelled: no batch is left open
         target = self._committed if ticket is None else ticket
         if self._durable >= target and self.failed is None:
             return

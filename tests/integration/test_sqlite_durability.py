@@ -310,3 +310,31 @@ def test_a_removed_log_leaves_the_file_to_sync(tmp_path: Path) -> None:
     assert syncer.syncs == 2 and syncer._wal_fd is not None
     conn.close()
     syncer.close()
+
+
+def test_round_commands_batch_their_saves_and_answer_after_the_commit(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round command runs in the syncer's batch (D2b): its save returns before any
+    COMMIT, and its answer leaves only after the batch is committed and durable."""
+    recorder = service.recorder
+    assert isinstance(recorder, GroupCommitRecorder) and recorder.syncer is not None
+    syncer = recorder.syncer
+    seen: list[tuple[bool, bool]] = []
+    act = service.act
+
+    def observed(*args: Any, **kwargs: Any) -> Any:
+        result = act(*args, **kwargs)
+        seen.append((syncer.batching, recorder.open))  # saved, not yet committed
+        return result
+
+    monkeypatch.setattr(service, "act", observed)
+    with TestClient(create_app(service=service)) as c:
+        table = Table.seat_four(c)
+        seat, move = next((s, m) for s in range(4) if (m := choose(table.view(s))) is not None)
+        before = syncer.mark()
+        assert table.act(seat, move[0], move[1]).status_code == 200
+        assert seen == [(True, True)]
+        assert not recorder.open
+        assert syncer.mark() > before
+        assert syncer._durable >= syncer.mark()

@@ -306,3 +306,26 @@ def test_closing_the_store_commits_an_open_batch(tmp_path: Path) -> None:
         assert stored(reopened, oid) == [1, 2, 3]
     finally:
         again.close()
+
+
+def test_a_cancelled_settle_still_commits_the_batch(recorder: GroupCommitRecorder) -> None:
+    """A request cancelled while it settles leaves no batch open (nothing would commit it
+    until the next save or settle)."""
+    syncer = syncer_of(recorder)
+    oid = uuid4()
+
+    async def run() -> None:
+        async def command() -> None:
+            with syncer.batched():
+                recorder.insert_events(events(oid, [1]))
+            await syncer.settle()
+
+        task = asyncio.create_task(command())
+        await asyncio.sleep(0)  # the command saved and yields in settle
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    assert not recorder.open
+    assert stored(recorder, oid) == [1]
