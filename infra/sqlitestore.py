@@ -174,6 +174,7 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         return ids
 
     def _commit(self, batch: list[_Save]) -> None:
+        committed = True  # False: the batch's saves wait in the open transaction
         try:
             if self.syncer is None:
                 with self.datastore.get_connection(commit=True) as conn:
@@ -197,7 +198,8 @@ class GroupCommitRecorder(SQLiteApplicationRecorder):
         finally:
             for save in batch:
                 save.done = True
-            self.batches += 1
+            if committed:  # else the flush that commits the open transaction counts it
+                self.batches += 1
             self.saves += len(batch)
 
     @property
