@@ -36,13 +36,11 @@ from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
-from api.strict import strict_body
 from api.timers import SweeperTask, TimeoutController
 from api.tournaments import TournamentController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service
-from infra.sqlitestore import GroupCommitRecorder
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
 
@@ -96,8 +94,7 @@ def create_app(
         rate = settings.rate_limit_per_minute
     if service is None:
         service = build_service(settings)
-    pool = settings.postgres_pool_size + settings.postgres_max_overflow
-    limiter = anyio.CapacityLimiter(pool if settings.backend == "postgres" else 8)
+    limiter = anyio.CapacityLimiter(store_capacity(settings, service))
     hub: InProcessHub | PostgresHub
     if owned:
         hub = build_hub(settings, service)
@@ -108,11 +105,7 @@ def create_app(
     # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
     service.on_saved.append(tags.changed)
-    # The embedded store's fsync runs on its syncer thread (infra/walsync.py): calls defer
-    # it and settle before answering, and short commands run on the loop (D2a).
-    recorder = service.recorder
-    durability = recorder.syncer if isinstance(recorder, GroupCommitRecorder) else None
-    runtime = Runtime(service, limiter, bot_steps, tags=tags, durability=durability)
+    runtime = Runtime(service, limiter, bot_steps, tags=tags)
     sweep = settings.sweep_interval_ms if owned else 0
     sweeper = SweeperTask.build(runtime, sweep if sweep_interval_ms is None else sweep_interval_ms)
     live = LiveStreams(
@@ -124,7 +117,6 @@ def create_app(
             retry_ms=settings.sse_retry_ms,
         ),
         limiter=limiter,
-        durability=durability,
     )
     rate_limiter = RateLimiter(rate)
     metrics = Metrics(service, live, rate_limiter, hub)
@@ -144,7 +136,7 @@ def create_app(
             TimeoutController,
             TournamentController,
             RecordController,
-            *health_handlers(store_probe(service)),
+            *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
         dependencies={
@@ -154,7 +146,6 @@ def create_app(
         lifespan=[live.lifespan, sweeper.lifespan],
         on_shutdown=[close_service],
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
-        before_request=strict_body,
         middleware=[route_context_middleware],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
@@ -204,6 +195,17 @@ class AllowHeader:
             await send(message)
 
         await self.inner(scope, receive, fix)
+
+
+SQLITE_POOL = 5
+"""The eventsourcing library's SQLite pool: 5 connections (its default; POPO: threads)."""
+
+
+def store_capacity(settings: Settings, service: GameService) -> int:
+    """How many blocking calls may be inside the store at once: its connection pool."""
+    if settings.backend == "postgres":
+        return settings.postgres_pool_size + settings.postgres_max_overflow
+    return SQLITE_POOL
 
 
 def openapi_config() -> OpenAPIConfig:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import inspect
 from typing import Any
 
 import msgspec
@@ -33,7 +32,7 @@ from litestar.params import ParameterKwarg
 
 from api.dto import PROBLEM_DOCS
 from api.problems import PROBLEM_MEDIA_TYPE
-from api.strict import structs
+from api.strict import BODY, optional, structs
 
 REF_TEMPLATE = "#/components/schemas/{name}"
 PROBLEM_REF = Reference(ref=REF_TEMPLATE.format(name="Problem"))
@@ -60,8 +59,8 @@ class JsonSchema(Schema):
 
 
 def complete_document(app: Litestar) -> None:
-    """Request bodies as msgspec's schemas, optional bodies not required, and every
-    parameter's declared constraints in its schema."""
+    """Request bodies (a route's ``opt=json_body(T)``) as msgspec's schemas, optional bodies
+    not required, and every parameter's declared constraints in its schema."""
     doc = app.openapi_schema
     bodies: set[type[msgspec.Struct]] = set()
     for route in app.routes:
@@ -73,15 +72,19 @@ def complete_document(app: Litestar) -> None:
                 if isinstance(operation, Operation):
                     _constrain_parameters(operation, signature)
                     _problem_responses(operation)
-            data = signature.get("data")
-            if data is None:
+            target = handler.opt.get(BODY)
+            found = structs(target)
+            if not found:
                 continue
-            bodies |= set(structs(data.annotation))
-            if inspect.signature(handler.fn).parameters["data"].default is None:
-                for method in handler.http_methods:
-                    body = getattr(getattr(item, method.lower(), None), "request_body", None)
-                    if isinstance(body, RequestBody):
-                        body.required = False  # the handler takes no body as well
+            bodies |= set(found)
+            schema = Reference(ref=REF_TEMPLATE.format(name=found[0].__name__))
+            for method in handler.http_methods:
+                operation = getattr(item, method.lower(), None)
+                if isinstance(operation, Operation):
+                    operation.request_body = RequestBody(
+                        content={"application/json": OpenAPIMediaType(schema=schema)},
+                        required=not optional(target),
+                    )
     _request_schemas(doc, bodies)
     _links(doc)
 
@@ -162,15 +165,15 @@ def _problem_responses(operation: Operation) -> None:
 
 
 def _request_schemas(doc: OpenAPI, bodies: set[type[msgspec.Struct]]) -> None:
-    """Replace the request bodies' component schemas (and the structs they nest) by
-    msgspec's JSON Schema of them: every ``Meta`` constraint, at any depth."""
+    """The request bodies' component schemas (and the structs they nest): msgspec's JSON
+    Schema of the types the handlers decode (:mod:`api.strict`), every ``Meta``
+    constraint at any depth — the document and the decoder cannot disagree."""
     ordered = sorted(bodies, key=lambda t: t.__name__)
     _, components = msgspec.json.schema_components(ordered, ref_template=REF_TEMPLATE)
     schemas = doc.components.schemas if doc.components.schemas is not None else {}
     for name, raw in components.items():
-        if name not in schemas:
-            raise RuntimeError(f"OpenAPI: no component {name!r} to replace (renamed?)")
         schemas[name] = JsonSchema(raw=raw)
+    doc.components.schemas = schemas
 
 
 def _constrain_parameters(operation: Operation, signature: dict[str, Any]) -> None:

@@ -150,16 +150,22 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class NewMatch(_Response, frozen=True, kw_only=True):
     match_id: str
     version: int
-    organiser_token: str
-    """Shown once: seats bots, runs them, ends the match. Stored only as its hash."""
+    organiser_token: str | None
+    """Shown once: seats bots, runs them, ends the match. Stored only as its hash; null
+    in an idempotent replay (``token_withheld``)."""
     rules: RulesView
+    token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again."""
 
 
 class SeatClaimed(_Response, frozen=True, kw_only=True):
     seat: int
-    token: str
-    """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view."""
+    token: str | None
+    """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view;
+    null in an idempotent replay (``token_withheld``)."""
     version: int
+    token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again."""
 
 
 class BotSeated(_Response, frozen=True, kw_only=True):

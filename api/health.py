@@ -38,25 +38,25 @@ class HealthStatus(msgspec.Struct):
 
 
 def store_probe(service: GameService) -> Probe:
-    """Read the highest notification id: needs a connection and the events table. On the
-    embedded store a failed fsync of its log (``infra.walsync``) makes it not ready too."""
+    """Read the highest notification id: needs a connection and the events table."""
     recorder = service.recorder
-    syncer = getattr(recorder, "syncer", None)
 
     def probe() -> object:
-        failed = getattr(syncer, "failed", None)
-        if failed is not None:
-            raise RuntimeError(f"the event log could not be made durable: {failed}")
         return recorder.max_notification_id()
 
     return probe
 
 
 def health_handlers(
-    probe: Probe, *, timeout: float = 2.0, retry_after: int = 5
+    probe: Probe,
+    *,
+    timeout: float = 2.0,
+    retry_after: int = 5,
+    limiter: anyio.CapacityLimiter | None = None,
 ) -> list[HTTPRouteHandler]:
-    """``/healthz`` and ``/readyz``; ``/readyz`` runs ``probe`` (see the module doc)."""
-    limiter: list[anyio.CapacityLimiter] = []
+    """``/healthz`` and ``/readyz``; ``/readyz`` runs ``probe`` (see the module doc) under
+    ``limiter``, the app's one store limiter (a probe is a store read like any other)."""
+    limiters: list[anyio.CapacityLimiter] = [] if limiter is None else [limiter]
 
     @get("/healthz", summary="Liveness", tags=["health"])
     async def healthz() -> HealthStatus:
@@ -76,11 +76,11 @@ def health_handlers(
         },
     )
     async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
-        if not limiter:
-            limiter.append(anyio.CapacityLimiter(1))
+        if not limiters:
+            limiters.append(anyio.CapacityLimiter(1))
         try:
             with anyio.fail_after(timeout):
-                await anyio.to_thread.run_sync(probe, abandon_on_cancel=True, limiter=limiter[0])
+                await anyio.to_thread.run_sync(probe, abandon_on_cancel=True, limiter=limiters[0])
         except Exception as e:
             reason = "timed out" if isinstance(e, TimeoutError) else type(e).__name__
             log.warning("not ready", reason=reason, error=str(e)[:200])

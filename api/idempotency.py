@@ -1,11 +1,18 @@
 """``Idempotency-Key`` on POST (IETF draft ``httpapi-idempotency-key-header``).
 
-* First request with a key: the command runs; its response (status and body) is stored
-  in the events' store **in the same save** as the command's events
-  (:mod:`services.idempotency`, ``GameService``'s ``attach``), so a retry can never
-  repeat the command and the record cannot exist without it.
-* Same key, same request (method, path and body fingerprint): the stored response again
-  — same status, same body, ``Idempotent-Replayed: true`` — and no new event.
+* First request with a key: the command runs; the key's record — what is needed to answer
+  again: the request's fingerprint, the status, the resource acted on, its version after
+  the command, the acting seat (:class:`services.idempotency.Outcome`) — is stored in the
+  events' store **in the same save** as the command's events (``GameService``'s
+  ``attach``), so a retry can never repeat the command and the record cannot exist
+  without it. The answer is rendered after the save, never inside it.
+* Same key, same request (method, path and body fingerprint): the answer is rebuilt from
+  the resource as of the recorded version — same status, same body but for minted tokens,
+  ``Idempotent-Replayed: true`` — and no new event.
+* **No replay gives a secret.** A token the first request minted (seat, organiser) is
+  stored only as its hash; the replay answers without it (``token: null``,
+  ``tokenWithheld: true``), since whoever sends the same key and body cannot be told apart
+  from the first caller (docs/security.md).
 * Same key, another request: 422 ``idempotency-key-reused``.
 * Same key while the first request is still running: 409 ``idempotency-in-flight``
   (a per-process map; across processes the store's conflict on the record's version 1
@@ -15,34 +22,34 @@
   the key is looked up, so a caller without a valid token gets its 401/403 whatever key
   it sends — never a 422 or a replay that tells it what the key was used for.
 
-Keys are scoped by caller (the hash of the bearer token, or ``anonymous``). POSTs that
-change nothing (``/v1/verify``, the rules oracle) accept the header and ignore it: they
-answer the same body with the same response anyway.
+Keys are scoped by caller (the hash of the bearer token, or the client's address). POSTs
+that change nothing (``/v1/verify``, the rules oracle) accept the header and ignore it:
+they answer the same body with the same response anyway.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 from uuid import UUID
 
 import msgspec
 from litestar import MediaType, Request, Response
-from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.runtime import Runtime
 from domain.rules.errors import ShengjiError
 from services.errors import VersionConflictError
-from services.game import Clock, GameService, Pending
-from services.idempotency import IdempotencyRecord, find, fingerprint, record_id
+from services.game import Attach, Clock, GameService, Pending
+from services.idempotency import IdempotencyRecord, Outcome, find, fingerprint, record_id
 
 T = TypeVar("T")
 REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_DOC = (
     "Makes the POST safe to retry (IETF draft httpapi-idempotency-key-header): the same "
-    "key with the same body answers the first response again without acting twice; with "
-    "another body 422; while the first is still running 409."
+    "key with the same body answers the first response again without acting twice (a "
+    "token it minted is withheld: `tokenWithheld: true`); with another body 422; while "
+    "the first is still running 409."
 )
 
 
@@ -57,11 +64,11 @@ class IdempotencyInFlightError(ShengjiError):
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
-    """A response as the client gets it (and as a key stores it)."""
+class Answer(Generic[T]):
+    """A route's answer: its status and body (a legacy record's stored JSON: bytes)."""
 
     status: int
-    body: bytes
+    body: T | bytes
     replayed: bool = False
 
 
@@ -73,42 +80,26 @@ class Key:
     fingerprint: str
     clock: Clock
 
-    def records(self, reply: Reply) -> list[Any]:
+    def records(self, outcome: Outcome) -> list[Any]:
         """The aggregates to save with the command's events (none without a key)."""
         if self.rid is None:
             return []
-        body = reply.body.decode()
-        return [
-            IdempotencyRecord.record(self.rid, self.fingerprint, reply.status, body, self.clock())
-        ]
+        return [IdempotencyRecord.record(self.rid, self.fingerprint, outcome, self.clock())]
+
+    def attach(self, outcome: Callable[[Pending], Outcome]) -> Attach | None:
+        """The ``attach`` of a service command: the key's record, from the command's
+        outcome about to be saved (None without a key)."""
+        if self.rid is None:
+            return None
+        return lambda pending: self.records(outcome(pending))
 
 
-class Capture:
-    """The ``attach`` of a command: builds the reply from the outcome about to be saved
-    and hands back the key's record, so both are saved with the command's events."""
-
-    def __init__(self, key: Key, build: Callable[[Pending], Reply]) -> None:
-        self.key = key
-        self.build = build
-        self.reply: Reply | None = None
-
-    def __call__(self, pending: Pending) -> list[Any]:
-        self.reply = self.build(pending)
-        return self.key.records(self.reply)
-
-    def result(self) -> Reply:
-        assert self.reply is not None, "the command did not reach its save"
-        return self.reply
-
-
-Work = Callable[[Key], Reply]
-"""A handler's blocking part: runs the command, saving ``key.records(reply)`` with it."""
+Work = Callable[[Key], Answer[T]]
+"""A handler's blocking part: runs the command, saving ``key.records(...)`` with it."""
+Replay = Callable[[Outcome], T]
+"""Rebuilds a route's answer from a record's outcome (in a worker thread)."""
 Authorize = Callable[[], object]
 """A route's token check (raises 401/403/404): runs before the key is looked up."""
-
-
-def reply(status: int, payload: msgspec.Struct) -> Reply:
-    return Reply(status, msgspec.json.encode(payload))
 
 
 async def run(
@@ -116,131 +107,79 @@ async def run(
     request: Request[Any, Any, Any],
     key: str | None,
     scope: str,
-    work: Work,
-    response_type: type[T],
+    work: Work[T],
+    replay: Replay[T],
     authorize: Authorize | None = None,
-    *,
-    quick: bool = False,
-    body: bytes | None = None,
 ) -> Response[T]:
     """Run ``work`` in a worker thread under the Idempotency-Key semantics above, after
-    ``authorize`` (when a key is given: without one, ``work`` checks the token itself).
-    ``quick``: ``work`` is a short command (``Runtime.quick``: on the loop on the
-    embedded store). ``body``: the request's body when the handler read it itself."""
+    ``authorize`` (when a key is given: without one, ``work`` checks the token itself)."""
     service = runtime.service
-    call = runtime.quick if quick else runtime.call
     if key is None:
-        done = await call(work, Key(None, "", service.clock))
-        return _response(done, response_type)
+        return _response(await runtime.call(work, Key(None, "", service.clock)))
     path = request.url.path
     query = request.scope.get("query_string", b"")
     if query:
         path += "?" + bytes(query).decode("latin-1")
-    fp = fingerprint(request.method, path, await request.body() if body is None else body)
+    fp = fingerprint(request.method, path, await request.body())
     rid = record_id(scope, key)
     if not runtime.in_flight.claim(rid):
         raise IdempotencyInFlightError(
             "a request with this Idempotency-Key is still being handled; retry later"
         )
     try:
-        done = await call(_once, service, rid, fp, work, authorize)
+        done = await runtime.call(_once, service, rid, fp, work, replay, authorize)
     finally:
         runtime.in_flight.release(rid)
-    return _response(done, response_type)
+    return _response(done)
 
 
 def _once(
-    service: GameService, rid: UUID, fp: str, work: Work, authorize: Authorize | None
-) -> Reply:
+    service: GameService,
+    rid: UUID,
+    fp: str,
+    work: Work[T],
+    replay: Replay[T],
+    authorize: Authorize | None,
+) -> Answer[T]:
     if authorize is not None:
         authorize()  # 401/403 (and 404) before anything about the key
     found = find(service, rid)
     if found is not None:
-        return _replay(found, fp)
+        return _replay(found, fp, replay)
     try:
         return work(Key(rid, fp, service.clock))
     except VersionConflictError:
         found = find(service, rid)  # another process saved this key first
         if found is not None:
-            return _replay(found, fp)
+            return _replay(found, fp, replay)
         raise
 
 
-def _replay(found: IdempotencyRecord, fp: str) -> Reply:
+def _replay(found: IdempotencyRecord, fp: str, replay: Replay[T]) -> Answer[T]:
     if found.fingerprint != fp:
         raise IdempotencyKeyReusedError(
             "this Idempotency-Key was used for another request (method, path or body "
             "differ); use a new key for a new request"
         )
-    return Reply(found.status, found.body.encode(), replayed=True)
+    outcome = found.outcome
+    if found.legacy_body is not None:  # recorded before records kept outcomes
+        return Answer(outcome.status, found.legacy_body.encode(), replayed=True)
+    return Answer(outcome.status, replay(outcome), replayed=True)
 
 
-def _response(done: Reply, response_type: type[T]) -> Response[T]:
-    """The reply's body as it was encoded in the worker (or stored, for a replay): sent
-    as those bytes, never decoded and encoded again (``response_type`` types the route)."""
+def field_of(response: Response[Any], name: str) -> Any:
+    """A top-level field (its JSON name) of an answer built by :func:`run`, for a header
+    such as ``Location``."""
+    content = response.content
+    found = (
+        msgspec.json.decode(content) if isinstance(content, bytes) else msgspec.to_builtins(content)
+    )
+    return found.get(name) if isinstance(found, dict) else None
+
+
+def _response(done: Answer[T]) -> Response[T]:
     headers = {REPLAYED_HEADER: "true"} if done.replayed else {}
-    response: Response[Any] = EncodedJSON(
+    response: Response[Any] = Response(
         done.body, status_code=done.status, headers=headers, media_type=MediaType.JSON
     )
     return response
-
-
-class EncodedJSON(Response[Any]):
-    """A response whose ``content`` is JSON already encoded: sent as two ASGI messages
-    with its status and headers (and the route's), skipping Litestar's general
-    ``ASGIResponse`` (rendering, header containers, cookies, background tasks). With
-    cookies, a background task or for HEAD it is a plain ``Response``."""
-
-    def to_asgi_response(  # type: ignore[override]
-        self,
-        app: Any,
-        request: Request[Any, Any, Any],
-        *,
-        background: Any = None,
-        cookies: Any = None,
-        headers: dict[str, str] | None = None,
-        is_head_response: bool = False,
-        **rest: Any,
-    ) -> ASGIApp:
-        body = self.content
-        if (
-            not isinstance(body, bytes)
-            or self.cookies
-            or cookies
-            or self.background
-            or background
-            or is_head_response
-            or rest.get("encoded_headers")
-        ):
-            return super().to_asgi_response(
-                app,
-                request,
-                background=background,
-                cookies=cookies,
-                headers=headers,
-                is_head_response=is_head_response,
-                **rest,
-            )
-        merged = {**headers, **self.headers} if headers else self.headers
-        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in merged.items()]
-        raw.append((b"content-type", b"application/json"))
-        raw.append((b"content-length", str(len(body)).encode()))
-        return _Encoded(self.status_code or rest.get("status_code") or 200, raw, body)
-
-
-class _Encoded:
-    __slots__ = ("body", "headers", "status")
-
-    def __init__(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
-        self.status = status
-        self.headers = headers
-        self.body = body
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-        await send({"type": "http.response.body", "body": self.body, "more_body": False})
-
-
-def body_of(response: Response[Any], response_type: type[T]) -> T:
-    """The object of a response built by :func:`run` (for a header such as ``Location``)."""
-    return msgspec.json.decode(response.content, type=response_type)

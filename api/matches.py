@@ -10,12 +10,12 @@ bounded number per request, so a table of four bots plays a match on its own.
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from uuid import UUID, uuid4
 
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, QueryParameter
+from litestar.params import FromPath, HeaderParameter, PathParameter, QueryParameter
 
 from api.auth import bearer, require_organiser, scope_of
 from api.dto import (
@@ -36,18 +36,19 @@ from api.dto import (
     problems,
 )
 from api.etag import etag, not_modified, not_modified_response, tagged
-from api.idempotency import KEY_DOC, Capture, Key, Reply, body_of, reply, run
+from api.idempotency import KEY_DOC, Answer, Key, field_of, run
 from api.runtime import Runtime, snapshot
+from api.strict import json_body, read_body
 from domain.rules.ruleset import STANDARD, RuleSet, preset
-from services.bots import run_bots
+from services.bots import Stopped, run_bots
 from services.game import (
     ORGANISER_ROLE,
     SEAT_ROLE,
     GameService,
-    Pending,
     new_token,
     token_hash,
 )
+from services.idempotency import Outcome
 from services.summaries import MatchList, MatchSummary, list_matches, match_summary
 from services.view_types import rules_view
 
@@ -95,46 +96,53 @@ class MatchController(Controller):
         "them and ending the match. The rules are fixed for good (RULES §10).",
         responses=problems(409, body=True),
         response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
+        opt=json_body(CreateMatchRequest | None),
     )
     async def create(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
-        data: JSONBody[CreateMatchRequest | None] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[NewMatch]:
-        body = data or CreateMatchRequest()
+        body = await read_body(request, CreateMatchRequest | None) or CreateMatchRequest()
         service = runtime.service
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[NewMatch]:
             rules = rule_set(body)
             match_id = uuid4()
             token = new_token(match_id, ORGANISER_ROLE)
-
-            def build(p: Pending) -> Reply:
-                created = NewMatch(
-                    match_id=str(p.match.id),
-                    version=p.result.version,
-                    organiser_token=token,
-                    rules=rules_view(p.match.rules),
-                )
-                return reply(201, created)
-
-            capture = Capture(key, build)
             service.create_match(
                 rules,
                 name=body.name,
                 preset=body.preset,
                 match_id=match_id,
                 organiser_token_hash=token_hash(token),
-                attach=capture,
+                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version)),
                 timers=body.timers.value() if body.timers else None,
             )
-            return capture.result()
+            return Answer(
+                201,
+                NewMatch(
+                    match_id=str(match_id),
+                    version=1,
+                    organiser_token=token,
+                    rules=rules_view(rules),
+                ),
+            )
+
+        def replay(outcome: Outcome) -> NewMatch:
+            match = service.get_match(outcome.subject, version=1)
+            return NewMatch(
+                match_id=str(match.id),
+                version=outcome.version,
+                organiser_token=None,
+                rules=rules_view(match.rules),
+                token_withheld=True,
+            )
 
         scope = scope_of(bearer(request), request.client.host if request.client else None)
-        response = await run(runtime, request, idempotency_key, scope, work, NewMatch)
-        response.headers["Location"] = f"/v1/matches/{body_of(response, NewMatch).match_id}"
+        response = await run(runtime, request, idempotency_key, scope, work, replay)
+        response.headers["Location"] = f"/v1/matches/{field_of(response, 'matchId')}"
         return response
 
     @get("/", summary="List matches, oldest first (paged)", responses=problems())
@@ -174,6 +182,7 @@ class MatchController(Controller):
         description="When the fourth seat fills, round 1 is dealt at once (R16).",
         responses=problems(404, 409, body=True),
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(ClaimSeatRequest),
     )
     async def claim_seat(
         self,
@@ -181,24 +190,28 @@ class MatchController(Controller):
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
         seat: SeatParam,
-        data: JSONBody[ClaimSeatRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[SeatClaimed]:
+        data = await read_body(request, ClaimSeatRequest)
         service = runtime.service
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[SeatClaimed]:
             token = new_token(match_id, SEAT_ROLE)
-
-            def build(p: Pending) -> Reply:
-                return reply(201, SeatClaimed(seat=seat, token=token, version=p.result.version))
-
-            capture = Capture(key, build)
-            service.take_seat(match_id, seat, data.name, token=token, attach=capture)
+            _, done = service.take_seat(
+                match_id,
+                seat,
+                data.name,
+                token=token,
+                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+            )
             play_bots(service, match_id, runtime.bot_steps)
-            return capture.result()
+            return Answer(201, SeatClaimed(seat=seat, token=token, version=done.version))
+
+        def replay(outcome: Outcome) -> SeatClaimed:
+            return SeatClaimed(seat=seat, token=None, version=outcome.version, token_withheld=True)
 
         scope = scope_of(bearer(request), request.client.host if request.client else None)
-        return await run(runtime, request, idempotency_key, scope, work, SeatClaimed)
+        return await run(runtime, request, idempotency_key, scope, work, replay)
 
     @post(
         "/{match_id:uuid}/seats/{seat:int}/bot",
@@ -209,6 +222,7 @@ class MatchController(Controller):
         responses=problems(401, 403, 404, 409, body=True),
         security=BEARER,
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(SeatBotRequest),
     )
     async def seat_bot(
         self,
@@ -216,29 +230,33 @@ class MatchController(Controller):
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
         seat: SeatParam,
-        data: JSONBody[SeatBotRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[BotSeated]:
+        data = await read_body(request, SeatBotRequest)
         service = runtime.service
         token = bearer(request)
 
         def organiser() -> None:
             require_organiser(service, service.get_match(match_id), token)
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[BotSeated]:
             organiser()
-
-            def build(p: Pending) -> Reply:
-                return reply(201, BotSeated(seat=seat, kind=data.kind, version=p.result.version))
-
-            capture = Capture(key, build)
             name = data.name or f"{data.kind} bot {seat}"
-            service.take_seat(match_id, seat, name, data.kind, attach=capture)
+            _, done = service.take_seat(
+                match_id,
+                seat,
+                name,
+                data.kind,
+                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+            )
             play_bots(service, match_id, runtime.bot_steps)
-            return capture.result()
+            return Answer(201, BotSeated(seat=seat, kind=data.kind, version=done.version))
+
+        def replay(outcome: Outcome) -> BotSeated:
+            return BotSeated(seat=seat, kind=data.kind, version=outcome.version)
 
         return await run(
-            runtime, request, idempotency_key, scope_of(token), work, BotSeated, organiser
+            runtime, request, idempotency_key, scope_of(token), work, replay, organiser
         )
 
     @post(
@@ -250,15 +268,16 @@ class MatchController(Controller):
         responses=problems(401, 403, 404, body=True),
         security=BEARER,
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(RunBotsRequest | None),
     )
     async def bots(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
-        data: JSONBody[RunBotsRequest | None] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[BotsRun]:
+        data = await read_body(request, RunBotsRequest | None)
         service = runtime.service
         token = bearer(request)
 
@@ -267,19 +286,27 @@ class MatchController(Controller):
 
         steps = (data.max_steps if data else None) or runtime.bot_steps
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[BotsRun]:
             organiser()
             done = run_bots(service, match_id, steps)
-            answer = reply(
-                200, BotsRun(steps=done.steps, version=done.version, stopped=done.stopped)
-            )
-            records = key.records(answer)
+            facts = {"steps": done.steps, "stopped": done.stopped}
+            records = key.records(Outcome(200, match_id, done.version, facts=facts))
             if records:  # bot moves are saved one by one: the key is saved after them
                 service.save(*records)
-            return answer
+            return Answer(
+                200, BotsRun(steps=done.steps, version=done.version, stopped=done.stopped)
+            )
+
+        def replay(outcome: Outcome) -> BotsRun:
+            facts = outcome.facts
+            return BotsRun(
+                steps=int(facts.get("steps") or 0),
+                version=outcome.version,
+                stopped=cast("Stopped", facts.get("stopped") or "waiting"),
+            )
 
         return await run(
-            runtime, request, idempotency_key, scope_of(token), work, BotsRun, organiser
+            runtime, request, idempotency_key, scope_of(token), work, replay, organiser
         )
 
     @post(
@@ -290,15 +317,16 @@ class MatchController(Controller):
         responses=problems(401, 403, 404, 409, body=True),
         security=BEARER,
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(FinishRequest | None),
     )
     async def finish(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
-        data: JSONBody[FinishRequest | None] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[FinishedMatch]:
+        data = await read_body(request, FinishRequest | None)
         service = runtime.service
         token = bearer(request)
 
@@ -307,12 +335,18 @@ class MatchController(Controller):
 
         reason = data.reason if data else "organiser"
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[FinishedMatch]:
             organiser()
-            capture = Capture(key, lambda p: reply(200, FinishedMatch(version=p.result.version)))
-            service.finish_match(match_id, reason, attach=capture)
-            return capture.result()
+            done = service.finish_match(
+                match_id,
+                reason,
+                attach=key.attach(lambda p: Outcome(200, match_id, p.result.version)),
+            )
+            return Answer(200, FinishedMatch(version=done.version))
+
+        def replay(outcome: Outcome) -> FinishedMatch:
+            return FinishedMatch(version=outcome.version)
 
         return await run(
-            runtime, request, idempotency_key, scope_of(token), work, FinishedMatch, organiser
+            runtime, request, idempotency_key, scope_of(token), work, replay, organiser
         )

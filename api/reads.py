@@ -16,7 +16,7 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
+from litestar.params import FromPath, PathParameter, QueryParameter
 
 from api.auth import bearer, seat_of
 from api.commands import parse_field
@@ -26,6 +26,7 @@ from api.logging import bind_seat
 from api.matches import BEARER, IfNoneMatch
 from api.runtime import Runtime, snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
+from api.strict import json_body, read_body
 from domain.game.match import Match
 from domain.game.round import Round, round_id
 from services.embargo import embargo_marker, view_embargo
@@ -267,8 +268,10 @@ class ReadController(Controller):
     description="Optionally compares the recorded hands and bottom; a mismatch is a 422 "
     "`verification-failed` problem naming the first card that differs.",
     responses=problems(body=True),
+    opt=json_body(VerifyRequest),
 )
-async def verify(data: JSONBody[VerifyRequest]) -> DealVerified:
+async def verify(request: Request[Any, Any, Any]) -> DealVerified:
+    data = await read_body(request, VerifyRequest)
     hands = None
     if data.hands is not None:
         hands = [list(parse_field(h, f"hands[{i}]")) for i, h in enumerate(data.hands)]

@@ -8,13 +8,13 @@ RULES §10 fields in camelCase. Malformed input is a 422 problem naming the fiel
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Controller, post
-from litestar.params import Body
+from litestar import Controller, Request, post
 
 from api.dto import Cards, RulesRequest, problems
+from api.strict import json_body, read_body
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
 from domain.rules.errors import InvalidInputError
@@ -145,8 +145,10 @@ class RulesOracleController(Controller):
         status_code=200,
         responses=ERRORS,
         summary="Who wins a trick, and its points (R24, R11, R26)",
+        opt=json_body(TrickRequest),
     )
-    async def trick(self, data: Annotated[TrickRequest, Body()]) -> TrickResponse:
+    async def trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
+        data = await read_body(request, TrickRequest)
         ctx = _context(data)
         _rules(data)
         plays = [_cards(p, f"plays[{i}]") for i, p in enumerate(data.plays)]
@@ -164,8 +166,10 @@ class RulesOracleController(Controller):
         status_code=200,
         responses=ERRORS,
         summary="Is a follow legal, and which rule it breaks (R23)",
+        opt=json_body(FollowRequest),
     )
-    async def follow(self, data: Annotated[FollowRequest, Body()]) -> FollowResponse:
+    async def follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
+        data = await read_body(request, FollowRequest)
         ctx = _context(data)
         _rules(data)
         lead = _lead(ctx, _cards(data.lead, "lead"), "lead")
@@ -179,8 +183,10 @@ class RulesOracleController(Controller):
         status_code=200,
         responses=ERRORS,
         summary="Classify cards and split a throw (R12–R15)",
+        opt=json_body(ShapeRequest),
     )
-    async def shape(self, data: Annotated[ShapeRequest, Body()]) -> ShapeResponse:
+    async def shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
+        data = await read_body(request, ShapeRequest)
         ctx = _context(data)
         _rules(data)
         cards = _cards(data.cards, "cards")
@@ -192,8 +198,10 @@ class RulesOracleController(Controller):
         status_code=200,
         responses=ERRORS,
         summary="Is a throw valid; if not, the forced play (R22)",
+        opt=json_body(ThrowRequest),
     )
-    async def throw(self, data: Annotated[ThrowRequest, Body()]) -> ThrowResponse:
+    async def throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
+        data = await read_body(request, ThrowRequest)
         ctx = _context(data)
         _rules(data)
         shape = _lead(ctx, _cards(data.throw, "throw"), "throw")
@@ -209,10 +217,10 @@ class RulesOracleController(Controller):
         status_code=200,
         responses=ERRORS,
         summary="The bottom multiplier of a last lead (R28)",
+        opt=json_body(BottomMultiplierRequest),
     )
-    async def bottom_multiplier(
-        self, data: Annotated[BottomMultiplierRequest, Body()]
-    ) -> BottomMultiplierResponse:
+    async def bottom_multiplier(self, request: Request[Any, Any, Any]) -> BottomMultiplierResponse:
+        data = await read_body(request, BottomMultiplierRequest)
         ctx = _context(data)
         shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
         return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
@@ -222,7 +230,9 @@ class RulesOracleController(Controller):
         status_code=200,
         responses=ERRORS,
         summary="Level change for the attackers' points (R30)",
+        opt=json_body(SettleRequest),
     )
-    async def settle(self, data: Annotated[SettleRequest, Body()]) -> SettleResponse:
+    async def settle(self, request: Request[Any, Any, Any]) -> SettleResponse:
+        data = await read_body(request, SettleRequest)
         s = settle(data.attacker_points, _rules(data))
         return SettleResponse(s.outcome.value, s.levels)

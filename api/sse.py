@@ -44,7 +44,7 @@ from uuid import UUID
 import anyio
 import msgspec
 
-from api.runtime import Durability, snapshot
+from api.runtime import snapshot
 from api.spectating import reader_of
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
@@ -208,14 +208,11 @@ class LiveStreams:
         settings: StreamSettings | None = None,
         *,
         limiter: anyio.CapacityLimiter | None = None,
-        durability: Durability | None = None,
     ) -> None:
         self.service = service
         self.hub = hub
         self.settings = settings or StreamSettings()
         self.limiter = limiter
-        self.durability = durability
-        """The embedded store's syncer: a frame waits until what it shows is durable."""
         self.streams = 0
         """Streams open right now."""
         self._feeds: dict[UUID, _Feed] = {}
@@ -257,10 +254,7 @@ class LiveStreams:
     # -- matches followed -----------------------------------------------------------------------
 
     async def load(self, match_id: UUID) -> Snapshot:
-        snapshot = await anyio.to_thread.run_sync(self._load, match_id, limiter=self.limiter)
-        if self.durability is not None:
-            await self.durability.settle()  # no frame shows a commit before its fsync
-        return snapshot
+        return await anyio.to_thread.run_sync(self._load, match_id, limiter=self.limiter)
 
     def _load(self, match_id: UUID) -> Snapshot:
         """The match and its round read as one moment (:func:`api.runtime.snapshot`)."""

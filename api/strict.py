@@ -1,26 +1,29 @@
-"""Strict request bodies: JSON is decoded into the handler's msgspec type with
-``strict=True`` before Litestar's own (lax) conversion sees it.
+"""Request bodies, decoded once and strictly: one msgspec decoder per request type.
 
-Litestar's signature model converts request data with ``strict=False``, which turns
-``"5"`` into ``5`` and ``0`` into ``false`` — input the OpenAPI document calls invalid.
-This ``before_request`` hook (``Litestar(before_request=strict_body)``) decodes the body
-against the same type first and refuses anything but an exact match, with one JSON
-allowance: a number with an integral value (``5.0``) is an integer, as JSON Schema says
-too. Refusals are 422 problems naming the field (``rules.levelCap: Expected `int`, got
-`str```); a card token that is not R4 notation is ``invalid-card`` naming the field and
-the token. A body that is not JSON at all is left to Litestar (400); JSON nested deeper
-than :data:`MAX_DEPTH` (or than the interpreter's recursion limit) is a 400 too.
+Handlers read their body with :func:`read_body` (Litestar's ``Request.body``, within the
+route's size limit) and get it decoded by the cached ``msgspec.json.Decoder(T,
+strict=True)`` of their request type ``T`` — ``"5"`` is not a number and ``0`` is not a
+boolean, as the OpenAPI document says. One JSON allowance: a number with an integral value
+(``5.0``) is an integer, as JSON Schema says too (the one case decoded a second time).
+Refusals are 422 problems naming the field (``rules.levelCap: Expected `int`, got
+`str```), from the path msgspec writes into its error (`` - at `$.rules.levelCap` ``); a
+card token that is not R4 notation is ``invalid-card`` naming the field and the token. A
+body that is not JSON is a 400 in msgspec's words; no body is ``None`` (the handler's
+default) when the type admits it, else a 400.
+
+The route declares its type with ``opt=json_body(T)`` so the OpenAPI document shows it
+(:mod:`api.contract`).
 """
 
 from __future__ import annotations
 
 import re
 import types
+from functools import cache
 from typing import Any, Union, get_args, get_origin
 
 import msgspec
 from litestar import Request
-from litestar.enums import RequestEncodingType
 from litestar.exceptions import ClientException, ValidationException
 
 from api.dto import CARD_TOKEN
@@ -29,9 +32,15 @@ from domain.rules.errors import InvalidCardError, InvalidInputError
 _PATH = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 _TOKEN = re.compile(f"^(?:{CARD_TOKEN})$")
-_NO_BODY: Any = object()
+BODY = "body"
+"""The route ``opt`` key naming its request type."""
 MAX_DEPTH = 64
 """No request body nests deeper than a few levels; deeper JSON is a 400, never a 500."""
+
+
+def json_body(target: Any) -> dict[str, Any]:
+    """A route's ``opt`` declaring its JSON request type (``T | None``: optional)."""
+    return {BODY: target}
 
 
 def structs(annotation: Any) -> list[type[msgspec.Struct]]:
@@ -43,47 +52,51 @@ def structs(annotation: Any) -> list[type[msgspec.Struct]]:
     return []
 
 
-def body_type(request: Request[Any, Any, Any]) -> Any:
-    """The type of the handler's JSON ``data`` when it is made of msgspec Structs
-    (``_NO_BODY`` otherwise: no body, or one the handler reads itself)."""
-    data = request.route_handler.parsed_fn_signature.parameters.get("data")
-    if data is None or not structs(data.annotation):
-        return _NO_BODY
-    kwarg = data.kwarg_definition
-    media = getattr(kwarg, "media_type", RequestEncodingType.JSON)
-    return data.annotation if media == RequestEncodingType.JSON else _NO_BODY
+def optional(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType) and type(None) in get_args(annotation)
 
 
-async def strict_body(request: Request[Any, Any, Any]) -> None:
-    target = body_type(request)
-    if target is _NO_BODY:
-        return
-    raw = await request.body()
-    if not raw.strip():
-        return  # no body: the handler's default (or Litestar's refusal) applies
-    try:
-        _strict(raw, target)
-    except msgspec.DecodeError:
-        return  # not JSON: Litestar answers 400
+@cache
+def _decoder(target: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(target, strict=True)
+
+
+async def read_body(request: Request[Any, Any, Any], target: Any) -> Any:
+    """The request's JSON body as ``target`` (see the module doc)."""
+    return decode_body(await request.body(), target)
 
 
 def decode_body(raw: bytes, target: Any) -> Any:
-    """``raw`` as ``target`` (a type that admits None), as :func:`strict_body` and then
-    Litestar would take it: None for no body, 422 naming the field, 400 for a body
-    that is not JSON (in Litestar's words) — for a handler that reads its body itself."""
+    """``raw`` as ``target``: None for no body (400 if the type does not admit it), 422
+    naming the field, 400 for a body that is not JSON."""
     if not raw.strip():
-        return None
+        if optional(target):
+            return None
+        raise ClientException("a JSON request body is required")
     try:
-        return _strict(raw, target)
+        return _decoder(target).decode(raw)
+    except msgspec.ValidationError as e:
+        if "got `float`" in str(e):
+            return _integral(raw, target)
+        raise refusal(str(e), _json(raw)) from None
     except msgspec.DecodeError as e:
         raise ClientException(str(e)) from None
+    except RecursionError:
+        raise ClientException(f"the JSON body nests deeper than {MAX_DEPTH} levels") from None
 
 
-def _strict(raw: bytes, target: Any) -> Any:
-    """Raises ``msgspec.DecodeError`` for a body that is not JSON."""
-    value: Any = None
+def _json(raw: bytes) -> Any:
+    """The body as plain JSON values, to name a bad card token (it decoded as JSON)."""
     try:
-        value = msgspec.json.decode(raw)
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _integral(raw: bytes, target: Any) -> Any:
+    """The body with every integral float as an int (JSON has one number type)."""
+    value = _json(raw)
+    try:
         return msgspec.convert(integral(value), target, strict=True)
     except msgspec.ValidationError as e:
         raise refusal(str(e), value) from None
@@ -92,7 +105,7 @@ def _strict(raw: bytes, target: Any) -> Any:
 
 
 def integral(value: Any, depth: int = 0) -> Any:
-    """``value`` with every integral float as an int (JSON has one number type)."""
+    """``value`` with every integral float as an int."""
     if depth > MAX_DEPTH:
         raise RecursionError("too deep")
     if isinstance(value, float) and value.is_integer():

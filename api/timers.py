@@ -27,12 +27,13 @@ from api.auth import UnauthorizedError, bearer, require_organiser, scope_of, sea
 from api.commands import IfMatch
 from api.dto import REPLAYED_HEADER, problems
 from api.etag import expected_version
-from api.idempotency import Capture, Key, Reply, reply, run
+from api.idempotency import Answer, Key, run
 from api.matches import BEARER, IdempotencyKey, play_bots
 from api.runtime import Runtime
 from domain.game.match import Match
 from services.bots import bot_seats
 from services.game import ORGANISER_ROLE, GameService, Pending
+from services.idempotency import Fact, Outcome
 from services.sweeper import Sweeper
 from services.timers import ORGANISER, TimedOut, by_seat, claim_timeout
 
@@ -99,35 +100,44 @@ class TimeoutController(Controller):
         def authorize() -> None:  # before an Idempotency-Key replay, too
             claimer(service, service.get_match(match_id), token)
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[TimeoutClaimed]:
             match = service.get_match(match_id)
             who = claimer(service, match, token)
             expected = expected_version(if_match)  # after auth: 401/403 before 412
 
-            def build(p: Pending, done: TimedOut) -> Reply:
-                answer = TimeoutClaimed(
-                    version=p.result.version,
-                    seat=done.seat,
-                    timer=done.timer,
-                    limit_ms=done.limit_ms,
-                    action=done.action,
-                )
-                return reply(200, answer)
-
-            decided: list[TimedOut] = []
-            capture = Capture(key, lambda p: build(p, decided[-1]))
-
             def attach(p: Pending, done: TimedOut) -> list[Any]:
-                decided.append(done)
-                return capture(p)
+                facts: dict[str, Fact] = {
+                    "timer": done.timer,
+                    "limitMs": done.limit_ms,
+                    "action": done.action,
+                }
+                return key.records(Outcome(200, match_id, p.result.version, done.seat, facts))
 
-            claim_timeout(service, match_id, who, expected_version=expected, attach=attach)
+            done = claim_timeout(service, match_id, who, expected_version=expected, attach=attach)
             if bot_seats(match):
                 play_bots(service, match_id, runtime.bot_steps)
-            return capture.result()
+            assert done.result is not None
+            answer = TimeoutClaimed(
+                version=done.result.version,
+                seat=done.seat,
+                timer=done.timer,
+                limit_ms=done.limit_ms,
+                action=done.action,
+            )
+            return Answer(200, answer)
+
+        def replay(outcome: Outcome) -> TimeoutClaimed:
+            facts = outcome.facts
+            return TimeoutClaimed(
+                version=outcome.version,
+                seat=outcome.seat if outcome.seat is not None else -1,
+                timer=str(facts.get("timer")),
+                limit_ms=int(facts.get("limitMs") or 0),
+                action=str(facts.get("action")),
+            )
 
         return await run(
-            runtime, request, idempotency_key, scope_of(token), work, TimeoutClaimed, authorize
+            runtime, request, idempotency_key, scope_of(token), work, replay, authorize
         )
 
 

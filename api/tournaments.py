@@ -15,15 +15,17 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID, uuid4
 
+import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, QueryParameter
+from litestar.params import FromPath, HeaderParameter, PathParameter, QueryParameter
 
 from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
 from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import KEY_DOC, Key, Reply, body_of, reply, run
+from api.idempotency import KEY_DOC, Answer, Key, field_of, run
 from api.runtime import Runtime
+from api.strict import json_body, read_body
 from api.tournaments_dto import (
     CorrectionRequest,
     CreateTournamentRequest,
@@ -33,6 +35,7 @@ from api.tournaments_dto import (
     RoundRun,
     RunRoundRequest,
     ScheduledRound,
+    TableRunView,
     csv_doc,
     rule_set,
     run_answer,
@@ -44,6 +47,7 @@ from domain.tournament.events import RoundState
 from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError
 from services.game import ORGANISER_ROLE, new_token, token_hash
+from services.idempotency import Fact, Outcome
 from services.tournaments import TournamentService
 from services.tournaments_views import (
     ResultsExport,
@@ -113,27 +117,31 @@ class TournamentController(Controller):
         "the match length (deals, or finish_at_A) and the rule set (§10).",
         responses=problems(409, body=True),
         response_headers=[LOCATION, REPLAYED_HEADER],
+        opt=json_body(CreateTournamentRequest),
     )
     async def create(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
-        data: JSONBody[CreateTournamentRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[NewTournament]:
+        data = await read_body(request, CreateTournamentRequest)
         tournaments = TournamentService(runtime.service)
 
-        def work(key: Key) -> Reply:
+        def work(key: Key) -> Answer[NewTournament]:
             tid = uuid4()
             token = new_token(tid, ORGANISER_ROLE)
-            answer: list[Reply] = []
+            made: list[NewTournament] = []
 
             def attach(t: Tournament) -> list[Any]:
-                made = NewTournament(
-                    tournament_id=str(t.id), organiser_token=token, tournament=tournament_view(t)
+                made.append(
+                    NewTournament(
+                        tournament_id=str(t.id),
+                        organiser_token=token,
+                        tournament=tournament_view(t),
+                    )
                 )
-                answer.append(reply(201, made))
-                return key.records(answer[0])
+                return key.records(Outcome(201, t.id, t.version))
 
             tournaments.create(
                 name=data.name,
@@ -147,12 +155,20 @@ class TournamentController(Controller):
                 tournament_id=tid,
                 attach=attach,
             )
-            return answer[0]
+            return Answer(201, made[0])
+
+        def replay(outcome: Outcome) -> NewTournament:
+            t = tournaments.get(outcome.subject, version=outcome.version)
+            return NewTournament(
+                tournament_id=str(t.id),
+                organiser_token=None,
+                tournament=tournament_view(t),
+                token_withheld=True,
+            )
 
         scope = scope_of(bearer(request), request.client.host if request.client else None)
-        response = await run(runtime, request, idempotency_key, scope, work, NewTournament)
-        created = body_of(response, NewTournament)
-        response.headers["Location"] = f"/v1/tournaments/{created.tournament_id}"
+        response = await run(runtime, request, idempotency_key, scope, work, replay)
+        response.headers["Location"] = f"/v1/tournaments/{field_of(response, 'tournamentId')}"
         return response
 
     @get("/{tournament_id:uuid}", summary="A tournament: teams, rounds, tables, results")
@@ -210,15 +226,21 @@ class TournamentController(Controller):
         tournament_id: FromPath[UUID],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[ScheduledRound]:
-        def act(tournaments: TournamentService, key: Key) -> Reply:
+        def act(tournaments: TournamentService, key: Key) -> Answer[ScheduledRound]:
             done = tournaments.schedule_next(tournament_id)
             t = tournaments.get(tournament_id)
             state = t.round_state(done.number)
-            return _saved(runtime, key, reply(201, scheduled_answer(t, state, done.seat_tokens)))
+            answer = scheduled_answer(t, state, done.seat_tokens)
+            return _saved(
+                runtime, key, Outcome(201, t.id, t.version, facts={"number": done.number}), answer
+            )
 
-        return await organiser_write(
-            runtime, request, tournament_id, idempotency_key, ScheduledRound, act
-        )
+        def replay(t: Tournament, outcome: Outcome) -> ScheduledRound:
+            state = t.round_state(int(outcome.facts.get("number") or len(t.rounds)))
+            answer = scheduled_answer(t, state, ())
+            return ScheduledRound(round=answer.round, seat_tokens=[], token_withheld=True)
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
@@ -230,6 +252,7 @@ class TournamentController(Controller):
         responses=problems(401, 403, 404, 409, body=True),
         security=BEARER,
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(RunRoundRequest | None),
     )
     async def run_bots(
         self,
@@ -237,23 +260,33 @@ class TournamentController(Controller):
         runtime: NamedDependency[Runtime],
         tournament_id: FromPath[UUID],
         number: RoundParam,
-        data: JSONBody[RunRoundRequest | None] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[RoundRun]:
+        data = await read_body(request, RunRoundRequest | None)
         steps = (data.max_steps if data else None) or runtime.bot_steps
 
-        def act(tournaments: TournamentService, key: Key) -> Reply:
+        def act(tournaments: TournamentService, key: Key) -> Answer[RoundRun]:
             t = tournaments.get(tournament_id)
             t.round_state(number)
             if number != len(t.rounds):
                 raise _not_current(number, len(t.rounds))
             done = tournaments.run_round(tournament_id, steps)
             after = tournaments.get(tournament_id)
-            return _saved(runtime, key, reply(200, run_answer(after, done)))
+            answer = run_answer(after, done)
+            tables = msgspec.json.encode(answer.tables).decode()
+            facts: dict[str, Fact] = {"completed": done.completed, "tables": tables}
+            return _saved(runtime, key, Outcome(200, after.id, after.version, facts=facts), answer)
 
-        return await organiser_write(
-            runtime, request, tournament_id, idempotency_key, RoundRun, act
-        )
+        def replay(t: Tournament, outcome: Outcome) -> RoundRun:
+            tables = str(outcome.facts.get("tables") or "[]")
+            return RoundRun(
+                number=number,
+                completed=bool(outcome.facts.get("completed")),
+                tables=msgspec.json.decode(tables, type=list[TableRunView]),
+                round=round_view(t, t.round_state(number)),
+            )
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @post(
         "/{tournament_id:uuid}/results/collect",
@@ -270,13 +303,14 @@ class TournamentController(Controller):
         tournament_id: FromPath[UUID],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[TournamentView]:
-        def act(tournaments: TournamentService, key: Key) -> Reply:
-            collected = tournaments.collect(tournament_id)
-            return _saved(runtime, key, reply(200, tournament_view(collected)))
+        def act(tournaments: TournamentService, key: Key) -> Answer[TournamentView]:
+            t = tournaments.collect(tournament_id)
+            return _saved(runtime, key, Outcome(200, t.id, t.version), tournament_view(t))
 
-        return await organiser_write(
-            runtime, request, tournament_id, idempotency_key, TournamentView, act
-        )
+        def replay(t: Tournament, outcome: Outcome) -> TournamentView:
+            return tournament_view(t)
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/finish",
@@ -287,6 +321,7 @@ class TournamentController(Controller):
         responses=problems(401, 403, 404, 409, body=True),
         security=BEARER,
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(FinishTableRequest),
     )
     async def finish_table(
         self,
@@ -295,18 +330,19 @@ class TournamentController(Controller):
         tournament_id: FromPath[UUID],
         number: RoundParam,
         table: TableParam,
-        data: JSONBody[FinishTableRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[TableView]:
-        def act(tournaments: TournamentService, key: Key) -> Reply:
-            t = tournaments.finish_table(tournament_id, number, table - 1, data.reason)
-            return _saved(
-                runtime, key, reply(200, table_view(t, number, t.table(number, table - 1)))
-            )
+        data = await read_body(request, FinishTableRequest)
 
-        return await organiser_write(
-            runtime, request, tournament_id, idempotency_key, TableView, act
-        )
+        def act(tournaments: TournamentService, key: Key) -> Answer[TableView]:
+            t = tournaments.finish_table(tournament_id, number, table - 1, data.reason)
+            answer = table_view(t, number, t.table(number, table - 1))
+            return _saved(runtime, key, Outcome(200, t.id, t.version), answer)
+
+        def replay(t: Tournament, outcome: Outcome) -> TableView:
+            return table_view(t, number, t.table(number, table - 1))
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/correction",
@@ -315,6 +351,7 @@ class TournamentController(Controller):
         responses=problems(401, 403, 404, 409, body=True),
         security=BEARER,
         response_headers=[REPLAYED_HEADER],
+        opt=json_body(CorrectionRequest),
     )
     async def correct(
         self,
@@ -323,16 +360,17 @@ class TournamentController(Controller):
         tournament_id: FromPath[UUID],
         number: RoundParam,
         table: TableParam,
-        data: JSONBody[CorrectionRequest],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[TableView]:
-        def act(tournaments: TournamentService, key: Key) -> Reply:
-            answer: list[Reply] = []
+        data = await read_body(request, CorrectionRequest)
+
+        def act(tournaments: TournamentService, key: Key) -> Answer[TableView]:
+            answer: list[TableView] = []
 
             def attach(t: Tournament) -> list[Any]:
                 # the key's record is saved with the correction (one save, IETF draft)
-                answer.append(reply(200, table_view(t, number, t.table(number, table - 1))))
-                return key.records(answer[0])
+                answer.append(table_view(t, number, t.table(number, table - 1)))
+                return key.records(Outcome(200, t.id, t.version))
 
             tournaments.correct(
                 tournament_id,
@@ -345,11 +383,12 @@ class TournamentController(Controller):
                 reason=data.reason,
                 attach=attach,
             )
-            return answer[0]
+            return Answer(200, answer[0])
 
-        return await organiser_write(
-            runtime, request, tournament_id, idempotency_key, TableView, act
-        )
+        def replay(t: Tournament, outcome: Outcome) -> TableView:
+            return table_view(t, number, t.table(number, table - 1))
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @get(
         "/{tournament_id:uuid}/standings",
@@ -402,13 +441,13 @@ def _not_current(number: int, current: int) -> IllegalMoveError:
     )
 
 
-def _saved(runtime: Runtime, key: Key, answer: Reply) -> Reply:
+def _saved(runtime: Runtime, key: Key, outcome: Outcome, answer: T) -> Answer[T]:
     """``answer``, once the key's record is saved: after the command, whose several saves
     are done already (docs/tournaments.md)."""
-    records = key.records(answer)
+    records = key.records(outcome)
     if records:
         runtime.service.save(*records)
-    return answer
+    return Answer(outcome.status, answer)
 
 
 async def organiser_write(
@@ -416,23 +455,25 @@ async def organiser_write(
     request: Request[Any, Any, Any],
     tournament_id: UUID,
     idempotency_key: str | None,
-    response_type: type[T],
-    act: Callable[[TournamentService, Key], Reply],
+    act: Callable[[TournamentService, Key], Answer[T]],
+    replay: Callable[[Tournament, Outcome], T],
 ) -> Response[T]:
     """An organiser's POST on a tournament: the organiser token is checked first (401/403,
     also before the Idempotency-Key is looked up), then ``act`` runs in a worker thread
     under the key's semantics; ``act`` saves the key's record (:func:`_saved`, or with
-    its command in one save)."""
+    its command in one save). A replay rebuilds the answer from the tournament as of the
+    recorded version."""
     tournaments = TournamentService(runtime.service)
     token = bearer(request)
 
     def authorize() -> None:
         require_organiser(tournaments, tournaments.get(tournament_id), token)
 
-    def work(key: Key) -> Reply:
+    def work(key: Key) -> Answer[T]:
         authorize()
         return act(tournaments, key)
 
-    return await run(
-        runtime, request, idempotency_key, scope_of(token), work, response_type, authorize
-    )
+    def again(outcome: Outcome) -> T:
+        return replay(tournaments.get(tournament_id, version=outcome.version), outcome)
+
+    return await run(runtime, request, idempotency_key, scope_of(token), work, again, authorize)

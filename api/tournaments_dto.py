@@ -79,9 +79,12 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 class NewTournament(_Response, frozen=True, kw_only=True):
     tournament_id: str
-    organiser_token: str
-    """Shown once: schedules rounds, runs bots, corrects results. Stored only hashed."""
+    organiser_token: str | None
+    """Shown once: schedules rounds, runs bots, corrects results. Stored only hashed; null
+    in an idempotent replay (``token_withheld``)."""
     tournament: TournamentView
+    token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again."""
 
 
 class SeatTokenView(_Response, frozen=True, kw_only=True):
@@ -97,7 +100,10 @@ class SeatTokenView(_Response, frozen=True, kw_only=True):
 class ScheduledRound(_Response, frozen=True, kw_only=True):
     round: RoundView
     seat_tokens: list[SeatTokenView]
-    """Tokens of the people's seats (bots need none), for the organiser to hand out."""
+    """Tokens of the people's seats (bots need none), for the organiser to hand out; empty
+    in an idempotent replay (``token_withheld``)."""
+    token_withheld: bool = False
+    """An idempotent replay: the tokens minted by the first request are not shown again."""
 
 
 class TableRunView(_Response, frozen=True, kw_only=True):

@@ -82,18 +82,18 @@ class TimedService(GameService):
         self.load_s = 0.0
         self.save_s = 0.0
 
-    def get_match(self, match_id: UUID, version: int | None = None, *, copy: bool = True) -> Match:
+    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
         start = time.perf_counter()
         try:
-            return super().get_match(match_id, version, copy=copy)
+            return super().get_match(match_id, version)
         finally:
             if self.timing:
                 self.load_s += time.perf_counter() - start
 
-    def get_round(self, round_id: UUID, version: int | None = None, *, copy: bool = True) -> Round:
+    def get_round(self, round_id: UUID, version: int | None = None) -> Round:
         start = time.perf_counter()
         try:
-            return super().get_round(round_id, version, copy=copy)
+            return super().get_round(round_id, version)
         finally:
             if self.timing:
                 self.load_s += time.perf_counter() - start

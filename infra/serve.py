@@ -46,7 +46,7 @@ from api.app import create_app
 from infra.logging import configure_logging
 from infra.migrate import wait_for_schema
 from infra.settings import Settings, SettingsError
-from infra.walsync import StoreTakenError
+from infra.writerlock import StoreTakenError
 
 DEFAULT_SHUTDOWN_TIMEOUT = 10
 DEFAULT_SCHEMA_WAIT_TIMEOUT = 120

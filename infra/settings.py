@@ -45,7 +45,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from domain.game.round_events import Pacing
 from domain.rules.errors import InvalidInputError
 from infra.pgstore import RECORDER_TOPIC
-from infra.sqlitestore import RECORDER_TOPIC as SQLITE_RECORDER_TOPIC
+from infra.writerlock import claim_writer
 from services.game import Clock, GameService, SeedSource, new_seed, utc_now
 
 Backend = Literal["popo", "sqlite", "postgres"]
@@ -224,9 +224,8 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     create = "y" if settings.create_tables else "n"
     if settings.backend == "sqlite":
         return {
+            # The library's own recorder: WAL, synchronous=FULL (a COMMIT is on disk).
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            # One durable commit for all the saves waiting at once (infra/sqlitestore.py).
-            "APPLICATION_RECORDER_TOPIC": SQLITE_RECORDER_TOPIC,
             "SQLITE_DBNAME": str(settings.sqlite_path),
             "SQLITE_LOCK_TIMEOUT": str(settings.sqlite_lock_timeout),
             "CREATE_TABLE": create,
@@ -261,14 +260,24 @@ def build_service(
     ``clock`` and ``seeds`` default to the wall clock and the OS's CSPRNG (R35); tests
     pass fakes. Close the service (``service.close()``) to release its connections.
     """
+    release = None
     if settings.backend == "sqlite" and not str(settings.sqlite_path).startswith(":memory:"):
         settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-    return GameService(
-        persistence_env(settings),
-        clock=clock or utc_now,
-        seeds=seeds or new_seed,
-        pacing=settings.pacing,
-    )
+        release = claim_writer(str(settings.sqlite_path))  # one writing process per file
+    try:
+        service = GameService(
+            persistence_env(settings),
+            clock=clock or utc_now,
+            seeds=seeds or new_seed,
+            pacing=settings.pacing,
+        )
+    except BaseException:
+        if release is not None:
+            release()
+        raise
+    if release is not None:
+        service.on_close.append(release)
+    return service
 
 
 def _int(name: str, value: object, low: int, high: int) -> int:

@@ -15,20 +15,19 @@ and, unless the match is over, opens and deals the next round — all saved in o
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import logging
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.domain import BaseAggregate, DomainEventProtocol, MutableOrImmutableAggregate
+from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
+from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
 from domain.game.match import Match
@@ -50,14 +49,6 @@ SaveObserver = Callable[[float, str], None]
 """Told each save's duration (seconds) and outcome: ``ok``, ``conflict`` or ``error``."""
 
 log = logging.getLogger(__name__)
-
-
-def _project(aggregate: Any, events: Iterable[Any]) -> Any:
-    """The library's ``project_aggregate`` without its per-event runtime Protocol check
-    (``isinstance(e, CanMutateProtocol)``, ~40 µs an event: half of a round's replay)."""
-    for event in events:
-        aggregate = event.mutate(aggregate)
-    return aggregate
 
 
 def utc_now() -> datetime:
@@ -96,6 +87,10 @@ class CommandResult:
     version: int = 0
     """The match's version after the command (:meth:`Match.sequence`: how many events
     the match and its rounds hold)."""
+    match: Match | None = field(default=None, compare=False, repr=False)
+    """The match as the command saved it (to answer from, after the save)."""
+    current: Round | None = field(default=None, compare=False, repr=False)
+    """The match's current round as the command saved it (the next one if it scored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,29 +160,34 @@ class GameService(Application[UUID]):
         self.events_replayed = 0
         """Events applied to rebuild aggregates from the store (metrics)."""
         self._replayed_lock = threading.Lock()
+        self.on_close: list[Callable[[], None]] = []
+        """Called once the store is closed (the embedded store's writer claim)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Subclasses (test doubles, benches) keep the same event tables."""
         super().__init_subclass__(**kwargs)
         cls.name = GameService.name
 
+    def close(self) -> None:
+        """Close the store, then run :attr:`on_close`."""
+        try:
+            super().close()
+        finally:
+            callbacks, self.on_close = self.on_close, []
+            for callback in callbacks:
+                callback()
+
     def construct_mapper(self) -> Mapper[UUID]:
         return MsgspecMapper()
 
     # -- loading ---------------------------------------------------------------------------
 
-    def get_match(self, match_id: UUID, version: int | None = None, *, copy: bool = True) -> Match:
-        """The match (at ``version``). ``copy=False``: the aggregate cache's own object,
-        for a caller that only reads it (the library copies every load otherwise, so a
-        command's changes reach the cache only by its save). Only where the cache never
-        fast-forwards in place (the embedded store: its one writer refreshes it by its
-        saves); elsewhere every load is a copy."""
+    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
+        """The match (at ``version``): the library's load, a copy of its cached aggregate
+        (a command's changes reach the cache only by its save)."""
         try:
             match: Match = self.repository.get(
-                match_id,
-                version=version,
-                projector_func=self._replay,
-                deepcopy_from_cache=copy or self.repository.fastforward,
+                match_id, version=version, projector_func=self._replay
             )
         except AggregateNotFoundError:
             raise NotFoundError(f"no match {match_id}") from None
@@ -195,14 +195,11 @@ class GameService(Application[UUID]):
             raise NotFoundError(f"no match {match_id}")
         return match
 
-    def get_round(self, round_id: UUID, version: int | None = None, *, copy: bool = True) -> Round:
-        """The round (at ``version``); ``copy`` as for :meth:`get_match`."""
+    def get_round(self, round_id: UUID, version: int | None = None) -> Round:
+        """The round (at ``version``), as :meth:`get_match` loads."""
         try:
             round_: Round = self.repository.get(
-                round_id,
-                version=version,
-                projector_func=self._replay,
-                deepcopy_from_cache=copy or self.repository.fastforward,
+                round_id, version=version, projector_func=self._replay
             )
         except AggregateNotFoundError:
             raise NotFoundError(f"no round {round_id}") from None
@@ -211,14 +208,15 @@ class GameService(Application[UUID]):
         return round_
 
     def _replay(self, aggregate: Any, events: Iterable[Any]) -> Any:
+        """The library's projector, counting the events it applies (metrics)."""
         events = list(events)
         with self._replayed_lock:
             self.events_replayed += len(events)
-        return _project(aggregate, events)
+        return project_aggregate(aggregate, events)
 
-    def current_round(self, match: Match, *, copy: bool = True) -> Round | None:
+    def current_round(self, match: Match) -> Round | None:
         rid = match.current_round_id()
-        return None if rid is None else self.get_round(rid, copy=copy)
+        return None if rid is None else self.get_round(rid)
 
     # -- match commands --------------------------------------------------------------------
 
@@ -319,7 +317,7 @@ class GameService(Application[UUID]):
         that is not the current one → PreconditionFailedError, nothing saved. ``decide``
         (a turn timeout) chooses seat, action and cards instead, with ``now`` and the
         deadlines claimed; it records ``TurnTimedOut`` first (:mod:`services.timers`)."""
-        match = self.get_match(match_id, copy=False)  # copied below if the command changes it
+        match = self.get_match(match_id)
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         round_ = self.current_round(match)
@@ -360,7 +358,6 @@ class GameService(Application[UUID]):
             self._deal(match, round_, now)
         elif round_.phase is RoundPhase.SCORED:
             assert round_.result is not None
-            match = copy.deepcopy(match)  # the cache's object: the save puts the new one
             match.record_round(round_.number, round_.result, now, round_events=round_.version)
             to_save.append(match)
             if not match.finished:
@@ -395,7 +392,7 @@ class GameService(Application[UUID]):
         stored whatever a listener does, so a listener's error is logged, not raised."""
         started = time.perf_counter()
         try:
-            recordings = self._save_collected(objs, kwargs)
+            recordings = super().save(*objs, **kwargs)
         except Exception as e:
             self._observe_save(started, "conflict" if isinstance(e, IntegrityError) else "error")
             raise
@@ -426,31 +423,6 @@ class GameService(Application[UUID]):
             return
         seed = table_seed(self.repository, match, round_.number, round_.deal_no + 1)
         round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=0)  # R36
-
-    def _save_collected(
-        self,
-        objs: Sequence[MutableOrImmutableAggregate[UUID] | DomainEventProtocol[UUID] | None],
-        kwargs: dict[str, Any],
-    ) -> list[Recording[UUID]]:
-        """The library's ``Application.save`` without its runtime Protocol checks:
-        ``ProcessingEvent.collect_events`` asks ``isinstance(obj, DomainEventProtocol)``
-        and ``isinstance(obj, CollectEventsProtocol)`` of every object (typing's
-        structural checks, tens of µs each, a few per command). Our aggregates are
-        ``BaseAggregate`` subclasses, told apart by a plain class check; anything else
-        takes the library's own path."""
-        processing = ProcessingEvent[UUID]()
-        for obj in objs:
-            if isinstance(obj, BaseAggregate):
-                processing.events.extend(obj.collect_events())
-                processing.aggregates[obj.id] = obj
-            elif obj is not None:
-                processing.collect_events(obj)
-        processing.saved_kwargs.update(kwargs)
-        recordings = self._record(processing)
-        self._take_snapshots(processing)
-        self._notify(recordings)
-        self.notify(processing.events)  # the library's deprecated hook, kept as it does
-        return recordings
 
     def _begin_round(self, match: Match, now: datetime) -> Round:
         match.begin_round(now)
@@ -492,4 +464,6 @@ class GameService(Application[UUID]):
             None if round_ is None else round_.id,
             None if round_ is None else round_.version,
             match.sequence(0 if current is None else current.version),
+            match,
+            current,
         )

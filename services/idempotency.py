@@ -2,21 +2,32 @@
 store itself.
 
 A request's ``Idempotency-Key`` names an :class:`IdempotencyRecord` aggregate, id
-``uuid5(NAMESPACE, scope + key)`` (the scope is the caller: the hash of its token, or
-``anonymous``). Its single event, ``Recorded``, holds the request's fingerprint (sha256
-of method, path and body), the response's status and body. It is saved in the **same**
-``save()`` as the command's events (:data:`services.game.Attach`), so either both are
-stored or neither is; a second save of the same key fails on the record's version 1 —
-the store's own optimistic concurrency (ARCHITECTURE decision 1) — so, across processes
-too, one request wins and the others find its record.
+``uuid5(NAMESPACE, scope + key)`` (the scope is the caller: the hash of its token, or its
+address). Its single event, ``Recorded``, holds what is needed to answer the request again
+— never the answer itself: the request's fingerprint (sha256 of method, path and body),
+the status, the resource the request acted on (``subject``), that resource's version after
+it, the acting seat and a few small facts of the answer (a bot's kind, how many moves a
+bot run made). A replay rebuilds the answer from the resource as of that version.
 
-A response body is kept as the client got it, tokens included: replaying a key is how a
-client whose connection dropped recovers the seat or organiser token it was shown once.
+It is saved in the **same** ``save()`` as the command's events
+(:data:`services.game.Attach`), so either both are stored or neither is; a second save of
+the same key fails on the record's version 1 — the store's own optimistic concurrency
+(ARCHITECTURE decision 1) — so, across processes too, one request wins and the others
+find its record.
+
+No secret is ever kept in a record: a token minted by the first request (a seat or
+organiser token) is stored only as its hash, in the match's own events, so a replay
+cannot give it again (``docs/security.md``: a replay answers without the token and says
+so). Records of version 1 held the answer's body; they are upcast with the tokens taken
+out.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -44,37 +55,83 @@ def fingerprint(method: str, path: str, body: bytes) -> str:
     return digest.hexdigest()
 
 
+Fact = str | int | bool | None
+SECRET_KEYS = frozenset({"token", "organiserToken", "seatTokens", "tokens"})
+"""Fields of a version-1 record's body that held a minted token."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a request left, as a record keeps it: enough to answer it again."""
+
+    status: int
+    subject: UUID
+    """The match or tournament the request acted on (or created)."""
+    version: int
+    """The subject's version right after the request."""
+    seat: int | None = None
+    """The acting seat, for a command."""
+    facts: Mapping[str, Fact] = field(default_factory=dict)
+    """Small, non-secret facts of the answer that the subject's state does not hold."""
+
+
 class IdempotencyRecord(Aggregate):
-    """The first response to a request with an Idempotency-Key."""
+    """What the first request with an Idempotency-Key did."""
 
     if TYPE_CHECKING:
         fingerprint: str
-        status: int
-        body: str
+        outcome: Outcome
+        legacy_body: str | None
 
     class Recorded(Aggregate.Created):
-        class_version: ClassVar[int] = 1
-        SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("body",)
+        class_version: ClassVar[int] = 2
         fingerprint: str
         status: int
-        body: str
+        subject: str
+        version: int
+        seat: int | None
+        facts: dict[str, Fact]
+        legacy_body: str | None = None
+        """A version-1 record's answer, its tokens taken out (no subject to rebuild from)."""
 
         def apply(self, aggregate: Any) -> None:
             record: IdempotencyRecord = aggregate
             record.fingerprint = self.fingerprint
-            record.status = self.status
-            record.body = self.body
+            subject = UUID(self.subject) if self.subject else NAMESPACE
+            record.outcome = Outcome(self.status, subject, self.version, self.seat, self.facts)
+            record.legacy_body = self.legacy_body
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 kept the whole answer, tokens included: keep it without them."""
+            body = state.pop("body", "")
+            try:
+                answer = json.loads(body)
+            except ValueError:
+                answer = None
+            if isinstance(answer, dict):
+                answer = {k: v for k, v in answer.items() if k not in SECRET_KEYS}
+            state.update(
+                subject="",
+                version=0,
+                seat=None,
+                facts={},
+                legacy_body=json.dumps(answer, separators=(",", ":")),
+            )
 
     @classmethod
     def record(
-        cls, rid: UUID, request_fingerprint: str, status: int, body: str, now: datetime
+        cls, rid: UUID, request_fingerprint: str, outcome: Outcome, now: datetime
     ) -> IdempotencyRecord:
         return cls._create(
             cls.Recorded,
             id=rid,
             fingerprint=request_fingerprint,
-            status=status,
-            body=body,
+            status=outcome.status,
+            subject=str(outcome.subject),
+            version=outcome.version,
+            seat=outcome.seat,
+            facts=dict(outcome.facts),
             timestamp=now,
         )
 

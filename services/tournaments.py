@@ -116,9 +116,10 @@ class TournamentService:
 
     # -- loading ---------------------------------------------------------------------------
 
-    def get(self, tournament_id: UUID) -> Tournament:
+    def get(self, tournament_id: UUID, version: int | None = None) -> Tournament:
+        """The tournament (as of ``version``)."""
         try:
-            found: object = self.game.repository.get(tournament_id)
+            found: object = self.game.repository.get(tournament_id, version=version)
         except AggregateNotFoundError:
             raise NotFoundError(f"no tournament {tournament_id}") from None
         if not isinstance(found, Tournament):

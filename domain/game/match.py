@@ -78,14 +78,6 @@ class Match(GameAggregate):
             timestamp=now,
         )
 
-    def __deepcopy__(self, memo: dict[int, object]) -> Match:
-        new = object.__new__(Match)
-        new.__dict__.update(self.__dict__)
-        new.__dict__["_pending_events"] = []
-        new.seats = list(self.seats)
-        new.results = list(self.results)
-        return new
-
     # -- queries ---------------------------------------------------------------------------
 
     @property

@@ -14,7 +14,6 @@ or ``redeal`` (R19, 暴动) until the service deals again with a new seed.
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import lru_cache
@@ -124,18 +123,6 @@ class Round(GameAggregate):
             dealer=dealer,
             timestamp=now,
         )
-
-    def __deepcopy__(self, memo: dict[int, object]) -> Round:
-        """Copies for the library's aggregate cache: immutable parts (rule set, bidding
-        state, deal, result) are shared, the mutable ones copied."""
-        new = object.__new__(Round)
-        state = dict(self.__dict__)
-        state["_pending_events"] = []
-        state["hands"] = [list(h) for h in self.hands]
-        state["penalties"] = list(self.penalties)
-        state["play"] = copy.deepcopy(self.play) if self.play is not None else None
-        new.__dict__.update(state)
-        return new
 
     # -- queries ---------------------------------------------------------------------------
 

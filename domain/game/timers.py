@@ -29,6 +29,7 @@ from typing import Final
 from domain.game import round_events as ev
 from domain.game.round import Round, RoundPhase
 from domain.rules.errors import IllegalMoveError, InvalidInputError
+from domain.values import Value
 
 MIN_LIMIT_MS: Final = 1_000
 MAX_LIMIT_MS: Final = 86_400_000
@@ -45,7 +46,7 @@ _TIMER_OF_PHASE: Final = {
 
 
 @dataclass(frozen=True, slots=True)
-class Timers:
+class Timers(Value):
     """Per-match time limits in ms (0 = no limit), fixed when the match is created."""
 
     declare_ms: int = 0

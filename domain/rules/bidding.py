@@ -37,6 +37,7 @@ from domain.rules.shows import (
     possible_declarations,
     possible_shows,
 )
+from domain.values import Value
 
 
 class Phase(StrEnum):
@@ -66,7 +67,7 @@ def _level(level: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Bidding:
+class Bidding(Value):
     """Who declared what, who speaks or buries next. Build with :meth:`round_one` or
     :meth:`later_round`; never mutate (every action returns a new state)."""
 

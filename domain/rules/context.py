@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from domain.rules.cards import BJ, NUM_KINDS, RANKS, SJ, SUITS, Card, make_card
+from domain.values import Value
 
 TRUMP = 4
 """The trump suit category (R7); non-trump categories are the suit indexes 0..3."""
@@ -51,7 +52,7 @@ def _chain(level: int, trump: int | None, category: int) -> list[tuple[Card, ...
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class TrumpContext:
+class TrumpContext(Value):
     """Category and order of every kind for one (level, trump); see ``trump_context``."""
 
     level: int

@@ -72,17 +72,6 @@ class TrickPlay:
         """The lead shape of the most recent completed trick (R28 uses the final one)."""
         self.failed_throws: list[tuple[int, tuple[Card, ...]]] = []
 
-    def __deepcopy__(self, memo: dict[int, object]) -> TrickPlay:
-        """A copy whose mutable parts are new; immutable ones (context, shapes) are shared."""
-        new = TrickPlay.__new__(TrickPlay)
-        for name in self.__slots__:
-            setattr(new, name, getattr(self, name))
-        new.hands = [list(h) for h in self.hands]
-        new.trick = list(self.trick)
-        new.played = list(self.played)
-        new.failed_throws = list(self.failed_throws)
-        return new
-
     @property
     def finished(self) -> bool:
         return not self.trick and not self.hands[self.turn]

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Final, TypeVar
 
 from domain.rules.errors import InvalidRuleSetError
+from domain.values import Value
 
 
 class BottomMultiplier(StrEnum):
@@ -138,7 +139,7 @@ def _enum_field(name: str, enum: type[_E], value: object) -> _E:
 
 
 @dataclass(frozen=True, slots=True)
-class RuleSet:
+class RuleSet(Value):
     """The variants of RULES §10; the defaults are the standard rules (seeds 000/002)."""
 
     declare_with_joker: bool = False

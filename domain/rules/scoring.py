@@ -23,6 +23,7 @@ from domain.rules.cards import NUM_KINDS, RANKS, Card, points_of
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import BottomMultiplier, MatchEndKind, RuleSet
 from domain.rules.shapes import Shape, ShapeKind
+from domain.values import Value
 
 ACE: Final = len(RANKS) - 1  # rank index 12
 NUM_LEVELS: Final = len(RANKS)  # 13
@@ -124,7 +125,7 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(Value):
     """The R30 result for an attackers' total."""
 
     total: int

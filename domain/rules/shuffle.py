@@ -21,6 +21,7 @@ from typing import Final, Protocol
 
 from domain.rules.cards import DECK_SIZE, NUM_KINDS, Card, full_deck
 from domain.rules.errors import InvalidInputError
+from domain.values import Value
 
 SEED_BYTES: Final = 32
 """A seed is 256 bits (ARCHITECTURE §5: drawn with ``secrets`` by services)."""
@@ -114,7 +115,7 @@ def seed_from_hex(text: str) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
-class Deal:
+class Deal(Value):
     """The result of R16: four hands of 25, the bottom of 8, and every draw in order."""
 
     hands: tuple[tuple[Card, ...], ...]

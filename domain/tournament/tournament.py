@@ -108,17 +108,6 @@ class Tournament(GameAggregate):
             timestamp=now,
         )
 
-    def __deepcopy__(self, memo: dict[int, object]) -> Tournament:
-        new = object.__new__(Tournament)
-        new.__dict__.update(self.__dict__)
-        new.__dict__["_pending_events"] = []
-        new.rounds = [
-            ev.RoundState(r.number, r.commitment, r.secret, r.tables, r.bye, r.revealed)
-            for r in self.rounds
-        ]
-        new.results = dict(self.results)
-        return new
-
     # -- queries ---------------------------------------------------------------------------
 
     @property

@@ -1,6 +1,6 @@
-"""Read-only loads (``copy=False``) hand out the aggregate cache's own objects, which is
-safe only if no command ever changes a cached object in place: a command works on copies
-and its save puts the new objects into the cache (services/game.py)."""
+"""A load is the library's copy of its cached aggregate (immutable values inside it are
+shared, :mod:`domain.values`): no command ever changes in place what a reader holds, and
+a command's save puts new objects into the cache (services/game.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def test_commands_never_change_what_a_reader_holds(backend: Backend) -> None:
     for _ in range(12):
         backend.clock.advance(seconds=120)  # deadlines pass
         service.claim_deadlines(match_id)
-        match = service.get_match(match_id, copy=False)
-        round_ = service.current_round(match, copy=False)
+        match = service.get_match(match_id)
+        round_ = service.current_round(match)
         assert round_ is not None
         held.append((match, match.version, round_, round_.version, len(round_.pending_events)))
         run_bots(service, match_id, 25)  # the next command loads what the reader holds

@@ -399,7 +399,6 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
             {},
             {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "APPLICATION_RECORDER_TOPIC": "infra.sqlitestore:GroupCommitRecorder",
                 "SQLITE_DBNAME": "var/shengji.sqlite3",
                 "SQLITE_LOCK_TIMEOUT": "5",
                 "CREATE_TABLE": "y",
@@ -410,7 +409,6 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
             {"SQLITE_PATH": "/data/x.db", "CREATE_TABLES": "off", "SQLITE_LOCK_TIMEOUT": "9"},
             {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "APPLICATION_RECORDER_TOPIC": "infra.sqlitestore:GroupCommitRecorder",
                 "SQLITE_DBNAME": "/data/x.db",
                 "SQLITE_LOCK_TIMEOUT": "9",
                 "CREATE_TABLE": "n",
