@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import TYPE_CHECKING
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from domain.game import match_events as ev
 from domain.game.base import GameAggregate
@@ -53,7 +53,7 @@ class Match(GameAggregate):
         name: str = "",
         preset: str | None = None,
         start_level: int = 0,
-        match_id: UUID | None = None,
+        match_id: UUID,
         organiser_token_hash: str = "",
         tournament: tuple[UUID, int] | None = None,
         timers: Timers | None = None,
@@ -66,7 +66,7 @@ class Match(GameAggregate):
             raise InvalidInputError(f"start level must be a rank index 0..12, got {start_level!r}")
         return cls._create(
             ev.MatchCreated,
-            id=match_id or uuid4(),
+            id=match_id,
             name=name,
             preset=preset,
             rules=rules.to_mapping(),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from domain.game.base import GameAggregate
 from domain.game.match import SEAT_KINDS
@@ -74,7 +74,7 @@ class Tournament(GameAggregate):
         preset: str | None = None,
         swiss_rounds: int | None = None,
         organiser_token_hash: str = "",
-        tournament_id: UUID | None = None,
+        tournament_id: UUID,
     ) -> Tournament:
         if not 1 <= len(name) <= 200:
             raise InvalidInputError("name: a tournament name is 1 to 200 characters")
@@ -96,7 +96,7 @@ class Tournament(GameAggregate):
         fixed = RuleSet.from_mapping({**rules.to_mapping(), "match_end": str(end)})
         return cls._create(
             ev.TournamentCreated,
-            id=tournament_id or uuid4(),
+            id=tournament_id,
             name=name,
             preset=preset,
             rules=fixed.to_mapping(),

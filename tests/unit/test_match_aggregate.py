@@ -93,9 +93,9 @@ def test_a_match_is_created_with_its_rules_fixed() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: Match.create(STANDARD, T0, name="x" * 201),
-        lambda: Match.create(STANDARD, T0, start_level=13),
-        lambda: Match.create(STANDARD, T0, start_level=-1),
+        lambda: Match.create(STANDARD, T0, name="x" * 201, match_id=MATCH),
+        lambda: Match.create(STANDARD, T0, start_level=13, match_id=MATCH),
+        lambda: Match.create(STANDARD, T0, start_level=-1, match_id=MATCH),
     ],
     ids=["long-name", "level-past-A", "negative-level"],
 )

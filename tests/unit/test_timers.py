@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from datetime import timedelta
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import msgspec
 import pytest
@@ -113,7 +113,9 @@ def test_limits_are_none_or_one_second_to_a_day(fields: dict[str, Any], ok: bool
 
 def test_a_creation_event_without_timers_still_decodes() -> None:
     """Matches created before timers: ``MatchCreated`` has no ``timers``; no limits."""
-    match = Match.create(STANDARD, FakeClock()(), name="old", timers=Timers(play_ms=9_000))
+    match = Match.create(
+        STANDARD, FakeClock()(), name="old", timers=Timers(play_ms=9_000), match_id=uuid4()
+    )
     (created,) = match.collect_events()
     mapper = MsgspecMapper()
     stored = mapper.to_stored_event(created)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -18,6 +19,8 @@ from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament, table_match_id
 from tests.conftest import T0, given, kinds, rejects, seed_bytes, when
 
+TID = UUID("00000000-0000-4000-8000-00000000c0de")
+
 SECRET = bytes(range(32))
 
 
@@ -28,7 +31,9 @@ def teams(n: int, kinds_: tuple[str, str] = ("heuristic", "random")) -> list[ev.
 def new(n: int = 4, fmt: str = "round_robin", **kw: Any) -> Tournament:
     args: dict[str, Any] = {"match_length": 1, **kw}
     return given(
-        Tournament.create(name="cup", rules=STANDARD, teams=teams(n), fmt=fmt, now=T0, **args)
+        Tournament.create(
+            name="cup", rules=STANDARD, teams=teams(n), fmt=fmt, now=T0, tournament_id=TID, **args
+        )
     )
 
 
@@ -107,6 +112,7 @@ def test_creation_refuses_bad_input(case: str, overrides: dict[str, Any]) -> Non
         "fmt": "round_robin",
         "match_length": 1,
         "now": T0,
+        "tournament_id": TID,
         **overrides,
     }
     with pytest.raises(ShengjiError) as info:
@@ -127,6 +133,7 @@ def test_the_match_length_is_the_rule_sets_match_end(length: int | str, match_en
             fmt="round_robin",
             match_length=length,
             now=T0,
+            tournament_id=TID,
         )
     )
     assert t.rules.match_end == match_end
