@@ -22,6 +22,7 @@ from litestar.openapi.spec import (
     OpenAPI,
     OpenAPIMediaType,
     OpenAPIResponse,
+    OpenAPIType,
     Operation,
     Parameter,
     Reference,
@@ -77,7 +78,9 @@ def complete_document(app: Litestar) -> None:
             if not found:
                 continue
             bodies |= set(found)
-            schema = Reference(ref=REF_TEMPLATE.format(name=found[0].__name__))
+            schema: Schema | Reference = Reference(ref=REF_TEMPLATE.format(name=found[0].__name__))
+            if optional(target):  # no body, or JSON null, is the handler's default
+                schema = Schema(one_of=[schema, Schema(type=OpenAPIType.NULL)])
             for method in handler.http_methods:
                 operation = getattr(item, method.lower(), None)
                 if isinstance(operation, Operation):

@@ -76,32 +76,39 @@ def decode_body(raw: bytes, target: Any) -> Any:
     try:
         return _decoder(target).decode(raw)
     except msgspec.ValidationError as e:
-        if "got `float`" in str(e):
-            return _integral(raw, target)
-        raise refusal(str(e), _json(raw)) from None
+        error = str(e)
     except msgspec.DecodeError as e:
         raise ClientException(str(e)) from None
     except RecursionError:
-        raise ClientException(f"the JSON body nests deeper than {MAX_DEPTH} levels") from None
+        raise _too_deep() from None
+    # The typed decoder stops at the first value of a wrong type; what the body is as
+    # plain JSON decides the answer: not JSON at all or too deep (400), an integral float
+    # (accepted), or a refusal naming the field (422).
+    value = _json(raw)
+    try:
+        value = integral(value)
+    except RecursionError:
+        raise _too_deep() from None
+    if "got `float`" in error:
+        try:
+            return msgspec.convert(value, target, strict=True)
+        except msgspec.ValidationError as e:
+            error = str(e)
+    raise refusal(error, value) from None
 
 
 def _json(raw: bytes) -> Any:
-    """The body as plain JSON values, to name a bad card token (it decoded as JSON)."""
+    """The body as plain JSON values (400 in msgspec's words when it is not JSON)."""
     try:
         return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-
-
-def _integral(raw: bytes, target: Any) -> Any:
-    """The body with every integral float as an int (JSON has one number type)."""
-    value = _json(raw)
-    try:
-        return msgspec.convert(integral(value), target, strict=True)
-    except msgspec.ValidationError as e:
-        raise refusal(str(e), value) from None
+    except msgspec.DecodeError as e:
+        raise ClientException(str(e)) from None
     except RecursionError:
-        raise ClientException(f"the JSON body nests deeper than {MAX_DEPTH} levels") from None
+        raise _too_deep() from None
+
+
+def _too_deep() -> ClientException:
+    return ClientException(f"the JSON body nests deeper than {MAX_DEPTH} levels")
 
 
 def integral(value: Any, depth: int = 0) -> Any:

@@ -59,6 +59,16 @@ def client(service: GameService | None = None, **kwargs: Any) -> Iterator[TestCl
         yield c
 
 
+def without_tokens(first: Json, *fields: str) -> Json:
+    """The first answer as an idempotent replay gives it again: the tokens it minted
+    withheld (``null``, or no seat tokens) and ``tokenWithheld`` (docs/security.md)."""
+    return {
+        **first,
+        **{f: [] if isinstance(first[f], list) else None for f in fields},
+        "tokenWithheld": True,
+    }
+
+
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

@@ -112,24 +112,19 @@ def test_an_integral_float_is_the_integer() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "status", "field"),
+    "body",
     [
-        # typed decoding stops at the first value of the wrong type, however deep the rest
-        (b"[" * 30_000 + b"]" * 30_000, 422, "body:"),
-        (b'{"rules": ' + b"[" * 900 + b"]" * 900 + b"}", 422, "rules:"),
-        (b'{"rules": {"levelCap": ' + b"[" * 900 + b"]" * 900 + b"}}", 422, "rules"),
-        (b'{"rules": {' + b"[" * 30_000, 400, ""),  # not JSON at all
+        b"[" * 30_000 + b"]" * 30_000,  # beyond the interpreter's recursion limit
+        b'{"rules": ' + b"[" * 900 + b"]" * 900 + b"}",
+        b'{"rules": ' + b"[" * 70 + b"]" * 70 + b"}",
     ],
 )
 @pytest.mark.parametrize("path", ["/v1/matches", "/v1/rules/settle"])
-def test_deeply_nested_json_is_refused_never_a_500(
-    path: str, body: bytes, status: int, field: str
-) -> None:
+def test_deeply_nested_json_is_a_400_never_a_500(path: str, body: bytes) -> None:
     with client() as c:
         r = c.post(path, content=body, headers={"content-type": "application/json"})
-    assert r.status_code == status, r.text
-    assert r.headers["content-type"].startswith("application/problem+json")
-    assert r.json()["detail"].startswith(field)
+    assert (r.status_code, r.json()["code"]) == (400, "bad-request"), r.text
+    assert "nests deeper" in r.json()["detail"]
 
 
 # -- authorisation before the Idempotency-Key ---------------------------------------------
