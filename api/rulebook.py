@@ -10,6 +10,7 @@ be cached for an hour (``Cache-Control: public, max-age=3600``). Problems link h
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any
 
 import msgspec
@@ -22,8 +23,8 @@ from litestar.params import HeaderParameter, PathParameter
 from api.dto import problems
 from api.etag import not_modified
 from api.i18n import prefers_chinese
-from api.problems import RULES_PATH
-from domain.rules.ruleset import PRESETS, RuleSet
+from api.problems import PROBLEM_MEDIA_TYPE, RULES_PATH, Problem
+from domain.rules.ruleset import PRESETS
 from services.errors import NotFoundError
 from services.rulebook import Book, Kind, Language, Section, book
 from services.view_types import RulesView, rules_view
@@ -73,48 +74,69 @@ PresetName = Annotated[
 ]
 
 
+def _field(description: str, *examples: str) -> Any:
+    return msgspec.Meta(description=description, examples=list(examples))
+
+
+Number = Annotated[str, _field("The rule number", "R23")]
+Title = Annotated[str, _field("The title in the answer's language", "Following suit", "跟牌")]
+Url = Annotated[str, _field("Where its text is served", "/v1/rules/R23")]
+VariantKey = Annotated[
+    str, _field("The rule-set field, snake_case (camelCase in request bodies)", "self_overcall")
+]
+PresetKey = Annotated[str, _field("The preset, as `preset` in POST /v1/matches", "tuolaji")]
+LanguageTag = Annotated[str, _field("`en` or `zh-CN` (as Content-Language)", "zh-CN")]
+Markdown = Annotated[
+    str,
+    _field(
+        "The section in Markdown, its heading left out (that is `title`); cards in R4 "
+        "notation in code spans",
+        "每人出的张数都与首家相同，并且：\n\n1. **先跟同一门。** 手里有首家出的那一门牌……",
+    ),
+]
+
+
 class RuleRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    number: str
-    title: str
-    url: str
+    number: Number
+    title: Title
+    url: Url
 
 
 class VariantRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    name: str
-    """The rule-set field, snake_case (camelCase in request bodies)."""
-    title: str
-    url: str
+    name: VariantKey
+    title: Annotated[str, _field("The title", "Reinforcing and switching your own declaration")]
+    url: Annotated[str, _field("Its text", "/v1/rules/variants/self_overcall")]
 
 
 class PresetRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    name: str
-    title: str
-    url: str
+    name: PresetKey
+    title: Annotated[str, _field("The title", "拖拉机 (seed 001)")]
+    url: Annotated[str, _field("Its text", "/v1/rules/presets/tuolaji")]
     rules: RulesView
     """The preset's value of every §10 variant."""
 
 
 class RuleBookIndex(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    language: str
+    language: LanguageTag
     rules: list[RuleRef]
+    """R1 … R36, in order."""
     variants: list[VariantRef]
+    """The §10 variants, in the order of a rule set's fields."""
     presets: list[PresetRef]
 
 
 class RuleText(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    number: str
-    title: str
-    language: str
-    text: str
-    """The rule in Markdown (its heading left out: that is ``title``)."""
+    number: Number
+    title: Title
+    language: LanguageTag
+    text: Markdown
 
 
 class SectionText(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    name: str
-    title: str
-    language: str
-    text: str
-    """The section in Markdown (its heading left out: that is ``title``)."""
+    name: Annotated[str, _field("The variant's or preset's name", "declare_with_joker")]
+    title: Annotated[str, _field("The title", "Declaring with a joker", "带王报主")]
+    language: LanguageTag
+    text: Markdown
 
 
 def _language(accept_language: str | None) -> Language:
@@ -127,8 +149,8 @@ def _url(section: Section) -> str:
     return f"{RULES_PATH}/{section.kind.value}s/{section.key}"
 
 
+@lru_cache(maxsize=len(Language))
 def _index(rules: Book) -> RuleBookIndex:
-    presets: dict[str, RuleSet] = dict(PRESETS)
     return RuleBookIndex(
         language=rules.language.value,
         rules=[RuleRef(number=s.key, title=s.title, url=_url(s)) for s in rules.of(Kind.RULE)],
@@ -136,9 +158,8 @@ def _index(rules: Book) -> RuleBookIndex:
             VariantRef(name=s.key, title=s.title, url=_url(s)) for s in rules.of(Kind.VARIANT)
         ],
         presets=[
-            PresetRef(name=s.key, title=s.title, url=_url(s), rules=rules_view(presets[s.key]))
+            PresetRef(name=s.key, title=s.title, url=_url(s), rules=rules_view(PRESETS[s.key]))
             for s in rules.of(Kind.PRESET)
-            if s.key in presets
         ],
     )
 
@@ -188,53 +209,14 @@ NOT_MODIFIED = ResponseSpec(
     description="Not Modified: If-None-Match matches the current ETag (no body)",
     generate_examples=False,
 )
-R23_EXAMPLE = {
-    "number": "R23",
-    "title": "跟牌",
-    "language": "zh-CN",
-    "text": "每人出的张数都与首家相同。\n\n1. 手里有首家出的那一门牌，就必须跟这一门……",
-}
-INDEX_EXAMPLE = {
-    "language": "en",
-    "rules": [{"number": "R23", "title": "Following suit", "url": "/v1/rules/R23"}],
-    "variants": [
-        {
-            "name": "self_overcall",
-            "title": "Reinforcing and switching your own declaration",
-            "url": "/v1/rules/variants/self_overcall",
-        }
-    ],
-    "presets": [
-        {
-            "name": "tuolaji",
-            "title": "拖拉机 (seed 001)",
-            "url": "/v1/rules/presets/tuolaji",
-            "rules": msgspec.to_builtins(rules_view(PRESETS["tuolaji"])),
-        }
-    ],
-}
-
-VARIANT_EXAMPLE = {
-    "name": "declare_with_joker",
-    "title": "Declaring with a joker",
-    "language": "en",
-    "text": "**Values:** `false` (default), `true`. **From:** seed 000. …",
-}
-PRESET_EXAMPLE = {
-    "name": "duijia",
-    "title": "打对家 (seed 003)",
-    "language": "en",
-    "text": "Exponential bottom bonus and the match is won by defending at A. …",
-}
-
-
-def _ok(data: type[msgspec.Struct], summary: str, value: dict[str, Any]) -> ResponseSpec:
-    return ResponseSpec(
-        data_container=data,
-        description="The text, in the language of Accept-Language",
-        examples=[Example(summary=summary, value=value)],
-        generate_examples=False,
-    )
+NOT_FOUND = ResponseSpec(
+    data_container=Problem,
+    media_type=PROBLEM_MEDIA_TYPE,
+    description="The rule book has no such rule, variant or preset (the problem names it)",
+    generate_examples=False,
+)
+RESPONSES: dict[int, ResponseSpec] = {304: NOT_MODIFIED, **problems(), 404: NOT_FOUND}
+ANSWERED = "The text, in the language of Accept-Language"
 
 
 class RuleBookController(Controller):
@@ -247,11 +229,8 @@ class RuleBookController(Controller):
         description="Every rule (R1–R36) with its title, every §10 variant, and every "
         "preset with the value it gives each variant; titles in the language of "
         "`Accept-Language` (English or Simplified Chinese).",
-        responses={
-            200: _ok(RuleBookIndex, "Contents (abridged)", INDEX_EXAMPLE),
-            304: NOT_MODIFIED,
-            **problems(),
-        },
+        responses={304: NOT_MODIFIED, **problems()},
+        response_description=ANSWERED,
         response_headers=HEADERS,
     )
     async def index(
@@ -267,11 +246,8 @@ class RuleBookController(Controller):
         description="The section of the rule book for one rule number, as cited by "
         "problems (`rule`, `ruleUrl`), docstrings and tests. 404 for a number the book "
         "does not have. `POST /v1/rules/{trick,follow,…}` is the rules oracle.",
-        responses={
-            200: _ok(RuleText, "R23 in Chinese (abridged)", R23_EXAMPLE),
-            304: NOT_MODIFIED,
-            **problems(404),
-        },
+        responses=RESPONSES,
+        response_description=ANSWERED,
         response_headers=HEADERS,
     )
     async def rule(
@@ -291,11 +267,8 @@ class RuleBookController(Controller):
         summary="One §10 variant's text (Markdown), in English or Chinese",
         description="What the variant changes, its values and default, and which seed it "
         "comes from. A match's rule set names its variants (`rules` in a match).",
-        responses={
-            200: _ok(SectionText, "A variant", VARIANT_EXAMPLE),
-            304: NOT_MODIFIED,
-            **problems(404),
-        },
+        responses=RESPONSES,
+        response_description=ANSWERED,
         response_headers=HEADERS,
     )
     async def variant(
@@ -311,11 +284,8 @@ class RuleBookController(Controller):
         summary="One preset's text (Markdown), in English or Chinese",
         description="Which seed the preset follows and why it sets each variant as it "
         "does; the values themselves are in `GET /v1/rules` (`presets[].rules`).",
-        responses={
-            200: _ok(SectionText, "A preset", PRESET_EXAMPLE),
-            304: NOT_MODIFIED,
-            **problems(404),
-        },
+        responses=RESPONSES,
+        response_description=ANSWERED,
         response_headers=HEADERS,
     )
     async def preset(

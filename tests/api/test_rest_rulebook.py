@@ -62,7 +62,7 @@ def test_the_contents_list_every_rule_variant_and_preset(c: TestClient[Litestar]
     assert [rule["number"] for rule in body["rules"]] == [f"R{n}" for n in range(1, 37)]
     assert body["rules"][22] == {
         "number": "R23",
-        "title": "Following",
+        "title": "Following suit",
         "url": "/v1/rules/R23",
     }
     assert [v["name"] for v in body["variants"]] == list(FIELDS)
