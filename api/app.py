@@ -32,6 +32,7 @@ from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import RateLimiter, RateLimitMiddleware
 from api.reads import ReadController, verify
 from api.records import RecordController
+from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
@@ -133,6 +134,7 @@ def create_app(
             MatchStreamController,
             verify,
             RulesOracleController,
+            RuleBookController,
             TimeoutController,
             TournamentController,
             RecordController,

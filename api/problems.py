@@ -4,10 +4,15 @@ Every error leaves as ``application/problem+json`` with a stable ``type`` URI pe
 ``code`` (``PROBLEM_BASE`` + code), a short ``title``, a human ``detail`` naming the rule
 (R-number) and the cards, and the right status. Titles and details are in English or
 Simplified Chinese by ``Accept-Language``. Only 5xx are logged with ``exc_info``.
+
+A problem that names a rule links to its text in the rule book (``ruleUrl``,
+:func:`rule_url`: ``"rule": "R23"`` → ``"ruleUrl": "/v1/rules/R23"``, served by
+:mod:`api.rulebook`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +22,20 @@ from api.i18n import localize, prefers_chinese
 
 PROBLEM_BASE = "https://shengji.example/problems/"
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+RULES_PATH = "/v1/rules"
+_RULE_NUMBER = re.compile(r"(R[1-9][0-9]*)(?:\.[0-9]+)*")
+
+
+def rule_url(rule: str | None) -> str | None:
+    """Where the rule a problem names is explained: ``R23`` (or ``R23.1``) →
+    ``/v1/rules/R23``; ``§10`` (a rule set) → ``/v1/rules``, which lists the variants and
+    presets; None for no rule."""
+    if not rule:
+        return None
+    m = _RULE_NUMBER.fullmatch(rule)
+    if m is not None:
+        return f"{RULES_PATH}/{m.group(1)}"
+    return RULES_PATH if rule.startswith("§10") else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +75,8 @@ class Problem(msgspec.Struct, omit_defaults=True, rename="camel"):
     detail: str
     code: str
     rule: str | None = None
+    rule_url: str | None = None
+    """The rule's text in the rule book (``/v1/rules/R23``), when the problem names one."""
     instance: str | None = None
     errors: list[dict[str, Any]] | None = None
 
@@ -86,6 +107,7 @@ def make_problem(
         detail=detail,
         code=code,
         rule=rule,
+        rule_url=rule_url(rule),
         instance=instance,
         errors=errors,
     )

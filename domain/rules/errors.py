@@ -3,8 +3,8 @@
 Two families, after python-chess: *invalid* input (cannot be parsed or is not even a
 well-formed request, e.g. the token ``11H``) and *illegal* moves (well-formed, but the
 rules forbid them, e.g. not following suit, R23). Every error carries a stable ``code``
-(which becomes the problem ``type`` at the API) and, for rule violations, the RULES.md
-number it enforces.
+(which becomes the problem ``type`` at the API) and, for rule violations, the rule number
+it enforces (the rule book, docs/rules/en.md).
 """
 
 from __future__ import annotations

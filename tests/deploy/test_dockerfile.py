@@ -98,6 +98,16 @@ def test_every_package_of_the_wheel_is_copied_into_the_builder() -> None:
     )
 
 
+def test_the_rule_book_is_copied_into_the_builder_and_read_there() -> None:
+    # services/rulebook/*.md link to docs/rules/*.md: the wheel needs their text.
+    links = sorted(p.name for p in (ROOT / "services" / "rulebook").glob("*.md"))
+    assert links == ["en.md", "zh-CN.md"]
+    for link in (ROOT / "services" / "rulebook").glob("*.md"):
+        assert link.resolve().parent == ROOT / "docs" / "rules", link
+    assert "docs/rules ./docs/rules" in STAGES[0].all("COPY")
+    assert "book(x) for x in Language" in " && ".join(STAGES[0].all("RUN"))
+
+
 def test_the_final_stage_has_no_build_tools() -> None:
     final_runs = " ".join(FINAL.all("RUN"))
     for tool in BUILD_TOOLS:
@@ -124,6 +134,7 @@ def test_the_entrypoint_is_the_server_on_the_configmaps_port() -> None:
 
 
 def _ignored(path: str) -> bool:
+    """Docker's reading: the last pattern that matches decides; ``!`` re-includes."""
     patterns = [
         line.strip()
         for line in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
@@ -131,11 +142,16 @@ def _ignored(path: str) -> bool:
     ]
     parts = path.split("/")
     prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    return any(
-        fnmatch.fnmatch(prefix, p.removeprefix("**/")) or fnmatch.fnmatch(parts[-1], p)
-        for p in patterns
-        for prefix in prefixes
-    )
+    ignored = False
+    for pattern in patterns:
+        keep = pattern.startswith("!")
+        p = pattern.removeprefix("!")
+        if any(
+            fnmatch.fnmatch(prefix, p.removeprefix("**/")) or fnmatch.fnmatch(parts[-1], p)
+            for prefix in prefixes
+        ):
+            ignored = not keep
+    return ignored
 
 
 @pytest.mark.parametrize(
@@ -151,6 +167,8 @@ def _ignored(path: str) -> bool:
         ("README.md", False),
         ("domain/rules/cards.py", False),
         ("infra/serve.py", False),
+        ("docs/deploy.md", True),
+        ("docs/rules/zh-CN.md", False),  # the rule book ships with the service
     ],
 )
 def test_the_build_context_leaves_out_what_the_image_does_not_need(
