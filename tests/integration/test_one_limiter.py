@@ -56,7 +56,7 @@ def test_no_more_calls_inside_the_store_than_its_pool(tmp_path: Path) -> None:
     app = create_app(settings, service, sweep_interval_ms=0)
 
     async def load() -> None:
-        transport = httpx.ASGITransport(app=app)  # concurrent requests on this loop
+        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]  # concurrent requests on this loop
         async with httpx.AsyncClient(transport=transport, base_url="http://limits") as c:
             made = (await c.post("/v1/matches", json={"name": "limits"})).json()
             match = f"/v1/matches/{made['matchId']}"
