@@ -204,6 +204,10 @@ class RoundVerified(_Response, frozen=True, kw_only=True):
     commitment: str
     deals: int
     events: int
+    seeds_from: Literal["server", "record"]
+    """``server``: drawn here and committed before the first card (R35); ``record``: the
+    match is an imported record, so the seeds are the importer's — the check proves the
+    record consistent, not the deal fair."""
 
 
 # -- OpenAPI: the problems each route may answer -----------------------------------------------

@@ -48,7 +48,7 @@ from services.game import (
     new_token,
     token_hash,
 )
-from services.summaries import MatchList, MatchSummary, list_matches, match_summary
+from services.summaries import MatchList, MatchSummary, Origin, list_matches, match_summary
 from services.view_types import rules_view
 
 log = logging.getLogger(__name__)
@@ -145,8 +145,17 @@ class MatchController(Controller):
             int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
         ] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
+        origin: Annotated[
+            Origin | None,
+            QueryParameter(
+                description="`played` (here) or `imported` (records stored with "
+                "`POST /v1/records?store=true`); every match without it"
+            ),
+        ] = None,
     ) -> MatchList:
-        return await runtime.call(lambda: list_matches(runtime.service, after=after, limit=limit))
+        return await runtime.call(
+            lambda: list_matches(runtime.service, after=after, limit=limit, origin=origin)
+        )
 
     @get(
         "/{match_id:uuid}",

@@ -35,8 +35,7 @@ async def spoofed(settings: Settings, peer: str, n: int = 6) -> Counter[int]:
     transport = httpx.ASGITransport(app=config.loaded_app, client=(peer, 40000))
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         got = [
-            await c.get("/v1/matches", headers={"X-Forwarded-For": f"10.9.0.{i}"})
-            for i in range(n)
+            await c.get("/v1/matches", headers={"X-Forwarded-For": f"10.9.0.{i}"}) for i in range(n)
         ]
     return Counter(r.status_code for r in got)
 
