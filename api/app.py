@@ -26,10 +26,11 @@ from api.commands import CommandController
 from api.contract import complete_document
 from api.errors import EXCEPTION_HANDLERS
 from api.health import health_handlers, store_probe
+from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware
 from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
-from api.ratelimit import RateLimiter, RateLimitMiddleware
+from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records import RecordController
 from api.rulebook import RuleBookController
@@ -37,6 +38,7 @@ from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
+from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController
 from api.tournaments import TournamentController
 from api.unavailable import UNAVAILABLE_HANDLERS
@@ -82,8 +84,9 @@ def create_app(
 ) -> Litestar:
     """The app on ``service`` (built from ``settings``, else from the environment).
 
-    Given a service and no settings, the app runs with an in-process hub and no rate
-    limit (tests). ``bot_steps``: bot moves played after each command.
+    Given a service and no settings, the app runs with an in-process hub and no limits on
+    clients (tests); ``RATE_LIMIT_PER_MINUTE=0`` turns them all off too (the rate, the
+    quotas, the stream caps: docs/security.md). ``bot_steps``: bot moves played after each command.
     ``sweep_interval_ms``: the sweeper's period (default: the settings' for an app that
     builds its service, else off; docs/timers.md).
     """
@@ -120,7 +123,12 @@ def create_app(
         limiter=limiter,
     )
     rate_limiter = RateLimiter(rate)
-    metrics = Metrics(service, live, rate_limiter, hub)
+    quotas = client_quotas(settings if rate else None)
+    caps = StreamCaps(
+        settings.sse_max_per_identity if rate else 0, settings.sse_max_per_address if rate else 0
+    )
+    identities = Identities(token_verifier(service), limiter=limiter)
+    metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps)
 
     def close_service() -> None:
         if owned:
@@ -158,12 +166,45 @@ def create_app(
     app.state.live = live
     app.state.sweeper = sweeper
     app.state.rate_limiter = rate_limiter
+    app.state.quotas = quotas
+    app.state.stream_caps = caps
     app.state.metrics = metrics
     app.asgi_handler = AllowHeader(app, app.asgi_handler)
+    measured = MetricsMiddleware(app.asgi_handler, metrics)
+    capped = StreamCapMiddleware(measured, caps, identities)
     app.asgi_handler = RequestContextMiddleware(
-        RateLimitMiddleware(MetricsMiddleware(app.asgi_handler, metrics), rate_limiter)
+        RateLimitMiddleware(capped, rate_limiter, identities=identities, quotas=quotas)
     )
     return app
+
+
+def client_quotas(settings: Settings | None) -> tuple[Quota, ...]:
+    """The hourly quotas of the calls that create things (none without ``settings``)."""
+    if settings is None:
+        return ()
+    return (
+        hourly(
+            "matches created",
+            "MATCH_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/matches",
+            settings.match_quota_per_hour,
+        ),
+        hourly(
+            "tournaments created",
+            "TOURNAMENT_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/tournaments",
+            settings.tournament_quota_per_hour,
+        ),
+        hourly(
+            "records imported",
+            "IMPORT_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/records",
+            settings.import_quota_per_hour,
+        ),
+    )
 
 
 class AllowHeader:

@@ -210,6 +210,10 @@ class RoundVerified(_Response, frozen=True, kw_only=True):
     commitment: str
     deals: int
     events: int
+    seeds_from: Literal["server", "record"]
+    """``server``: drawn here and committed before the first card (R35); ``record``: the
+    match is an imported record, so the seeds are the importer's — the check proves the
+    record consistent, not the deal fair."""
 
 
 # -- OpenAPI: the problems each route may answer -----------------------------------------------
@@ -225,7 +229,9 @@ PROBLEM_DOCS: dict[int, str] = {
     413: "Request body too large",
     422: "Invalid input: a field, card token or rule set (the problem names it), an "
     "Idempotency-Key reused for another request, or a failed deal verification",
-    429: "Too many requests (see Retry-After)",
+    429: "Too many requests from this client (`rate-limited`), over the hourly quota of "
+    "creations and imports (`quota-exceeded`), or too many live streams open "
+    "(`too-many-streams`); see Retry-After",
     500: "Server fault (nothing was changed)",
 }
 

@@ -53,6 +53,15 @@ MESSAGES: Final[dict[str, Message]] = {
     "forbidden": _m("Forbidden", "禁止访问", "此令牌无权执行该操作"),
     "payload-too-large": _m("Request body too large", "请求体过大", "请求体超过了大小限制"),
     "rate-limited": _m("Too many requests", "请求过多", "请求过于频繁，请稍后再试"),
+    "last-event-id-ahead": _m(
+        "Last-Event-ID beyond the match",
+        "Last-Event-ID 超出对局版本",
+        "Last-Event-ID 超出了对局的当前版本",
+    ),
+    "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
+    "too-many-streams": _m(
+        "Too many live streams", "实时流过多", "同时打开的实时流已达上限，请先关闭一个"
+    ),
     "internal-error": _m(
         "Internal server error", "服务器内部错误", "服务器未能处理此请求，未做任何更改"
     ),

@@ -49,7 +49,7 @@ from services.game import (
     token_hash,
 )
 from services.idempotency import Outcome
-from services.summaries import MatchList, MatchSummary, list_matches, match_summary
+from services.summaries import MatchList, MatchSummary, Origin, list_matches, match_summary
 from services.view_types import rules_view
 
 log = logging.getLogger(__name__)
@@ -153,8 +153,17 @@ class MatchController(Controller):
             int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
         ] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
+        origin: Annotated[
+            Origin | None,
+            QueryParameter(
+                description="`played` (here) or `imported` (records stored with "
+                "`POST /v1/records?store=true`); every match without it"
+            ),
+        ] = None,
     ) -> MatchList:
-        return await runtime.call(lambda: list_matches(runtime.service, after=after, limit=limit))
+        return await runtime.call(
+            lambda: list_matches(runtime.service, after=after, limit=limit, origin=origin)
+        )
 
     @get(
         "/{match_id:uuid}",

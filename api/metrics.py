@@ -16,6 +16,8 @@ metric                                         type       labels
 ``shengji_events_replayed_total``              counter    —
 ``shengji_sse_subscribers``                    gauge      —
 ``shengji_rate_limit_rejections_total``        counter    —
+``shengji_quota_rejections_total``             counter    ``quota``
+``shengji_sse_refusals_total``                 counter    ``limit`` (identity/address)
 ``shengji_live_hub_connected``                 gauge      — (PostgreSQL hub only)
 ``shengji_live_hub_connections_total``         counter    — (PostgreSQL hub only)
 =============================================  =========  ===============================
@@ -137,14 +139,37 @@ class _Limiter(Protocol):
     rejections: int
 
 
+class _Quota(Protocol):
+    @property
+    def setting(self) -> str: ...
+
+    @property
+    def limiter(self) -> _Limiter: ...
+
+
+class _Caps(Protocol):
+    @property
+    def refusals(self) -> Mapping[str, int]: ...
+
+
 class _Readings:
     """Values read from their owners at scrape time (no hook in the hot paths)."""
 
-    def __init__(self, service: GameService, live: _Streams, limiter: _Limiter, hub: Any) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        live: _Streams,
+        limiter: _Limiter,
+        hub: Any,
+        quotas: Iterable[_Quota] = (),
+        caps: _Caps | None = None,
+    ) -> None:
         self.service = service
         self.live = live
         self.limiter = limiter
         self.hub = hub
+        self.quotas = tuple(quotas)
+        self.caps = caps
 
     def collect(self) -> Iterable[Metric]:
         yield GaugeMetricFamily(
@@ -162,6 +187,22 @@ class _Readings:
             "Requests answered 429 rate-limited",
             value=self.limiter.rejections,
         )
+        quotas = CounterMetricFamily(
+            "shengji_quota_rejections",
+            "Requests answered 429 quota-exceeded, by quota (its setting)",
+            labels=["quota"],
+        )
+        for quota in self.quotas:
+            quotas.add_metric([quota.setting], quota.limiter.rejections)
+        yield quotas
+        refusals = CounterMetricFamily(
+            "shengji_sse_refusals",
+            "Live streams refused 429 too-many-streams, by the cap that refused them",
+            labels=["limit"],
+        )
+        for limit, count in sorted((self.caps.refusals if self.caps else {}).items()):
+            refusals.add_metric([limit], count)
+        yield refusals
         connections = getattr(self.hub, "connections", None)
         if isinstance(connections, int):
             yield GaugeMetricFamily(
@@ -180,7 +221,14 @@ class Metrics:
     """The app's metrics (see the module docstring); ``render()`` is the exposition."""
 
     def __init__(
-        self, service: GameService, live: _Streams, limiter: _Limiter, hub: Any = None
+        self,
+        service: GameService,
+        live: _Streams,
+        limiter: _Limiter,
+        hub: Any = None,
+        *,
+        quotas: Iterable[_Quota] = (),
+        caps: _Caps | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.commands = Counter(
@@ -209,7 +257,7 @@ class Metrics:
             buckets=APPEND_BUCKETS,
             registry=self.registry,
         )
-        self.registry.register(_Readings(service, live, limiter, hub))
+        self.registry.register(_Readings(service, live, limiter, hub, quotas, caps))
         self._children: dict[tuple[Any, ...], Any] = {}
         service.save_observers.append(self.observe_save)
 

@@ -59,6 +59,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType("unsupported-media-type", 415, "Unsupported media type", "不支持的媒体类型"),
         ProblemType("payload-too-large", 413, "Request body too large", "请求体过大"),
         ProblemType("rate-limited", 429, "Too many requests", "请求过多"),
+        ProblemType("quota-exceeded", 429, "Quota exceeded", "超出配额"),
+        ProblemType("too-many-streams", 429, "Too many live streams", "实时流过多"),
         ProblemType("internal-error", 500, "Internal server error", "服务器内部错误"),
         ProblemType("bad-request", 400, "Bad request", "请求错误"),
         ProblemType("not-ready", 503, "Service not ready", "服务尚未就绪"),

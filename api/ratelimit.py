@@ -1,33 +1,43 @@
 """Rate limiting: a token bucket per client, 429 problem+json with ``Retry-After``.
 
-A client is its bearer token (a seat or organiser token, kept only as a SHA-256 prefix)
-when it sends one, else its address. Each client's bucket holds ``burst`` tokens
-(default: a minute's worth), refilled at ``per_minute`` / 60 a second; a request takes
-one. An empty bucket answers ``429`` with the ``rate-limited`` problem and ``Retry-After``
-= the whole seconds until a token is back. Health probes and the SSE stream are not
-counted, nor Prometheus scrapes of ``/metrics`` (``exclude_paths`` /
-``exclude_patterns``). Buckets live in memory, per process,
-at most ``max_clients`` of them (the least recently seen are forgotten first).
+A client is its **verified** identity — a seat or organiser token that authenticates for
+the match or tournament it names (:mod:`api.identity`) — else its address: a made-up or
+forged token is counted under the address, so it buys nothing. Each client's bucket
+holds ``burst`` tokens (default: a period's worth), refilled at ``limit`` per period
+(a minute); a request takes one. An empty bucket answers ``429`` with the
+``rate-limited`` problem and ``Retry-After`` = the whole seconds until a token is back.
+Health probes and the SSE stream are not counted (the stream has its cap,
+:mod:`api.streamcap`), nor Prometheus scrapes of ``/metrics`` (``exclude_paths`` /
+``exclude_patterns``). Buckets live in memory, per process, at most ``max_clients`` of
+them (the least recently seen are forgotten first).
+
+**Quotas** (:class:`Quota`): creating matches, creating tournaments and importing records
+have hourly buckets of their own. A quota is charged to the client's *address* always,
+and to its verified identity too when it has one: a token is what those calls hand out,
+so a token must not buy more of them (an organiser token minted by ``POST /v1/matches``
+would otherwise create matches on a quota of its own, and so on). Over a quota: 429
+``quota-exceeded`` with ``Retry-After``.
 
 :attr:`RateLimiter.rejections` counts the 429s (for the metrics).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import Final
+from dataclasses import dataclass
+from typing import Any, Final
 
 import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.i18n import localize, prefers_chinese
+from api.identity import Identities, address_key, bearer_of
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
 
 DEFAULT_PER_MINUTE: Final = 600
@@ -38,25 +48,31 @@ RawHeaders = Iterable[tuple[bytes, bytes]]
 
 
 class RateLimiter:
-    """Token buckets keyed by client; ``per_minute=0`` turns limiting off."""
+    """Token buckets keyed by client: ``limit`` requests a ``period_s`` (a minute);
+    ``limit=0`` turns limiting off."""
 
     def __init__(
         self,
-        per_minute: int = DEFAULT_PER_MINUTE,
+        limit: int = DEFAULT_PER_MINUTE,
         *,
+        period_s: float = 60.0,
         burst: int | None = None,
         max_clients: int = 100_000,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if per_minute < 0:
-            raise ValueError(f"per_minute must be >= 0, got {per_minute}")
+        if limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        if period_s <= 0:
+            raise ValueError(f"period_s must be > 0, got {period_s}")
         if burst is not None and burst < 1:
             raise ValueError(f"burst must be >= 1, got {burst}")
         if max_clients < 1:
             raise ValueError(f"max_clients must be >= 1, got {max_clients}")
-        self.per_minute = per_minute
-        self.capacity = float(burst if burst is not None else per_minute)
-        self.rate = per_minute / 60.0
+        self.limit = limit
+        self.period_s = period_s
+        self.per_minute = limit if period_s == 60.0 else round(limit * 60 / period_s)
+        self.capacity = float(burst if burst is not None else limit)
+        self.rate = limit / period_s
         self.max_clients = max_clients
         self.clock = clock
         self.rejections = 0
@@ -65,7 +81,12 @@ class RateLimiter:
 
     @property
     def enabled(self) -> bool:
-        return self.per_minute > 0
+        return self.limit > 0
+
+    @property
+    def period(self) -> str:
+        """The period in words (``a minute``, ``an hour``) for problem details."""
+        return {60.0: "a minute", 3600.0: "an hour"}.get(self.period_s, f"{self.period_s:g} s")
 
     def acquire(self, key: str) -> float | None:
         """Take a token for ``key``: None when allowed, else the seconds until one is back."""
@@ -87,24 +108,40 @@ class RateLimiter:
         return wait
 
 
-def client_key(scope: Scope) -> str:
-    """The bucket of a request: its bearer token's hash, else the client address."""
-    for name, value in scope.get("headers", ()):
-        if name.lower() == b"authorization":
-            scheme, _, token = value.partition(b" ")
-            token = token.strip()
-            if scheme.lower() == b"bearer" and token:
-                return "token:" + hashlib.sha256(token).hexdigest()[:32]
-    client = scope.get("client")
-    return "addr:" + (client[0] if client else "unknown")
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """An hourly allowance of one kind of call (``POST /v1/matches`` …) per client."""
+
+    name: str
+    """What is counted, in words: ``matches created``."""
+    setting: str
+    """The setting that sizes it (``MATCH_QUOTA_PER_HOUR``)."""
+    method: str
+    path: str
+    limiter: RateLimiter
+
+    def applies(self, scope: Scope) -> bool:
+        return (
+            self.limiter.enabled
+            and scope.get("method") == self.method
+            and scope["path"].rstrip("/") == self.path
+        )
+
+
+def hourly(name: str, setting: str, method: str, path: str, per_hour: int, **kwargs: Any) -> Quota:
+    return Quota(name, setting, method, path, RateLimiter(per_hour, period_s=3600.0, **kwargs))
 
 
 class RateLimitMiddleware:
-    """ASGI wrapper answering 429 before the app runs when the client's bucket is empty.
+    """ASGI wrapper answering 429 before the app runs when the client's bucket (or its
+    quota) is empty. Install it around the app's handler, inside the request-context
+    middleware::
 
-    Install it around the app's handler, inside the request-context middleware::
+        app.asgi_handler = RequestContextMiddleware(
+            RateLimitMiddleware(app.asgi_handler, limiter, identities=..., quotas=...)
+        )
 
-        app.asgi_handler = RequestContextMiddleware(RateLimitMiddleware(app.asgi_handler, limiter))
+    Without ``identities`` every request is counted under its address.
     """
 
     def __init__(
@@ -112,11 +149,15 @@ class RateLimitMiddleware:
         app: ASGIApp,
         limiter: RateLimiter,
         *,
+        identities: Identities | None = None,
+        quotas: Iterable[Quota] = (),
         exclude_paths: Iterable[str] = DEFAULT_EXCLUDED,
         exclude_patterns: Iterable[str] = DEFAULT_EXCLUDED_PATTERNS,
     ) -> None:
         self.app = app
         self.limiter = limiter
+        self.identities = identities
+        self.quotas = tuple(quotas)
         self.exclude_paths = frozenset(exclude_paths)
         self.exclude_patterns = tuple(re.compile(p) for p in exclude_patterns)
 
@@ -131,22 +172,48 @@ class RateLimitMiddleware:
         ):
             await self.app(scope, receive, send)
             return
-        wait = self.limiter.acquire(client_key(scope))
-        if wait is None:
-            await self.app(scope, receive, send)
+        address = address_key(scope)
+        identity = None
+        if self.identities is not None:
+            identity = await self.identities.identify(bearer_of(scope))
+        wait = self.limiter.acquire(identity or address)
+        if wait is not None:
+            await _too_many(
+                scope,
+                send,
+                "rate-limited",
+                wait,
+                f"more than {self.limiter.limit} requests {self.limiter.period} from this "
+                "client (RATE_LIMIT_PER_MINUTE)",
+            )
             return
-        seconds = max(1, math.ceil(wait))
-        await send_problem(
-            scope,
-            send,
-            code="rate-limited",
-            status=429,
-            detail=(
-                f"more than {self.limiter.per_minute} requests a minute from this client; "
-                f"retry in {seconds} s"
-            ),
-            headers=[(b"retry-after", str(seconds).encode())],
-        )
+        quota = next((q for q in self.quotas if q.applies(scope)), None)
+        if quota is not None:
+            keys = [address] if identity is None else [address, identity]
+            waits = [w for w in (quota.limiter.acquire(k) for k in keys) if w is not None]
+            if waits:
+                await _too_many(
+                    scope,
+                    send,
+                    "quota-exceeded",
+                    max(waits),
+                    f"more than {quota.limiter.limit} {quota.name} {quota.limiter.period} "
+                    f"from this client ({quota.setting})",
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+async def _too_many(scope: Scope, send: Send, code: str, wait: float, detail: str) -> None:
+    seconds = max(1, math.ceil(wait))
+    await send_problem(
+        scope,
+        send,
+        code=code,
+        status=429,
+        detail=f"{detail}; retry in {seconds} s",
+        headers=[(b"retry-after", str(seconds).encode())],
+    )
 
 
 async def send_problem(

@@ -245,9 +245,10 @@ class ReadController(Controller):
         service = runtime.service
 
         def work() -> RoundVerified:
-            _, round_ = _round(service, match_id, number)
+            match, round_ = _round(service, match_id, number)
             c = verify_round(service, round_.id)
             return RoundVerified(
+                seeds_from="server" if match.imported is None else "record",
                 ok=True,
                 round_id=c.round_id,
                 number=c.number,

@@ -21,6 +21,23 @@ from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
 
+
+class LastEventIdAheadError(InvalidInputError):
+    """422: the client claims a frame the match has not reached (R34: versions are
+    gap-free and only grow, so no frame with that id exists yet). Answered rather than
+    waiting in silence for a version that may never come: the client's id is from
+    another match, or made up."""
+
+    code = "last-event-id-ahead"
+    rule = "R34"
+
+    def __init__(self, last: int, version: int) -> None:
+        super().__init__(
+            f"Last-Event-ID {last} is beyond the match's version {version}: no such frame "
+            "was ever sent (R34); reconnect without it, or with the id of a frame received"
+        )
+
+
 VERSION_PATTERN = "^[0-9]{1,18}$"
 """A frame id: a match version in ASCII digits (``Last-Event-ID``, ``lastEventId``)."""
 
@@ -46,11 +63,14 @@ the match version and whose `data` is the viewer's view (JSON): the current view
 then one frame per newer version. `Last-Event-ID` (header, else `?lastEventId=`) resumes
 without loss or repeat: frames up to it are not sent again, and the first frame's object
 then carries `missed`, the redacted history items the client missed (`missedMore: true`
-when capped). `: ping` comments keep the connection alive; the server ends the stream
-after its lifetime with a `retry:` hint, and the client reconnects with its
-Last-Event-ID. A tournament table is closed to spectators until its tournament round
-completes: 403 `table-closed` without a seat token of that table or the organiser's token
-(R36)."""
+when capped); a `Last-Event-ID` beyond the match's version is a 422
+`last-event-id-ahead` problem (no such frame exists). At most `SSE_MAX_PER_IDENTITY`
+streams per verified token and `SSE_MAX_PER_ADDRESS` per client address are open at
+once: beyond, 429 `too-many-streams` with `Retry-After`. `: ping` comments keep the
+connection alive; the server ends the stream after its lifetime with a `retry:` hint, and
+the client reconnects with its Last-Event-ID. A tournament table is closed to spectators
+until its tournament round completes: 403 `table-closed` without a seat token of that
+table or the organiser's token (R36)."""
 
 
 class MatchStreamController(Controller):
@@ -62,7 +82,7 @@ class MatchStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
-        responses=spectator_problems(404),
+        responses=spectator_problems(404, 422, 429),
     )
     async def stream(
         self,
@@ -102,6 +122,10 @@ class MatchStreamController(Controller):
                 viewer = await anyio.to_thread.run_sync(
                     live.viewer, feed, seen, limiter=live.limiter
                 )
+            if last is not None and last > feed.snapshot.version:
+                fresh = await live.load(match_id)  # the feed may lag the store (a replica)
+                if last > fresh.version:
+                    raise LastEventIdAheadError(last, fresh.version)
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(

@@ -12,8 +12,12 @@ Server options, read from the same environment:
 * ``SCHEMA_WAIT_TIMEOUT`` — with ``CREATE_TABLES=false``, seconds to wait for the schema
   (``shengji migrate``, the migration Job) before listening; exit 1 when it does not
   come [120]
-* ``FORWARDED_ALLOW_IPS`` — proxies whose ``X-Forwarded-For`` is trusted for the client
-  address (read by uvicorn itself) [127.0.0.1]
+
+Forwarding headers (``X-Forwarded-For``, ``X-Forwarded-Proto``) are believed only from
+the proxies named in ``TRUSTED_PROXIES`` (:class:`~infra.settings.Settings`; none by
+default): uvicorn's proxy-headers middleware is on only then, with exactly those
+addresses and networks. (uvicorn's own default trusts 127.0.0.1, so any local process
+or a same-host proxy that passes the header through could choose its client address.)
 
 Graceful drain (SIGTERM, SIGINT): the listening socket closes first (new connections are
 refused; Kubernetes' preStop pause has taken the pod out of its Service by then), every
@@ -93,6 +97,8 @@ def uvicorn_config(settings: Settings, options: ServeOptions) -> uvicorn.Config:
         server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=options.shutdown_timeout,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=list(settings.trusted_proxies),
     )
 
 

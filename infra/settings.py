@@ -20,7 +20,16 @@ Variables, with their defaults in brackets:
   ``WINDOW_MS`` — ms the overcall window stays open, R20 [0: until four passes]
 * ``CREATE_TABLES`` — create the event tables if missing [true]
 * ``LOG_LEVEL`` — ``DEBUG`` … ``CRITICAL`` [``INFO``]
-* ``RATE_LIMIT_PER_MINUTE`` — requests per client per minute, 0 = off [600]
+* ``RATE_LIMIT_PER_MINUTE`` — requests per client per minute [600]; 0 turns off every
+  limit on clients (this, the quotas and the stream caps: benchmarks, contract runs)
+* ``MATCH_QUOTA_PER_HOUR`` / ``TOURNAMENT_QUOTA_PER_HOUR`` / ``IMPORT_QUOTA_PER_HOUR`` —
+  matches and tournaments a client may create, records it may import, an hour
+  [60 / 10 / 60]; 0 = no quota (docs/security.md)
+* ``SSE_MAX_PER_IDENTITY`` / ``SSE_MAX_PER_ADDRESS`` — live streams open at once per
+  verified token and per client address [8 / 32]; 0 = no cap
+* ``TRUSTED_PROXIES`` — addresses or networks (CIDR) of the proxies whose
+  ``X-Forwarded-For`` names the client, comma-separated [none: forwarding headers are
+  ignored]; uvicorn's ``FORWARDED_ALLOW_IPS`` is read when it is not set
 * ``SSE_HEARTBEAT_S`` / ``SSE_LIFETIME_S`` / ``SSE_RETRY_MS`` — live streams: ping
   interval, how long a stream lives before the client reconnects, the ``retry:`` hint
   [15 / 600 / 1000]
@@ -35,6 +44,7 @@ services; services never import infra).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -124,7 +134,15 @@ class Settings:
     create_tables: bool = True
     log_level: str = "INFO"
     rate_limit_per_minute: int = 600
-    """Requests a client may make per minute (token bucket); 0 = no limit."""
+    """Requests a client may make per minute (token bucket); 0 = no limit on clients at
+    all (nor the quotas and stream caps below)."""
+    match_quota_per_hour: int = 60
+    tournament_quota_per_hour: int = 10
+    import_quota_per_hour: int = 60
+    sse_max_per_identity: int = 8
+    sse_max_per_address: int = 32
+    trusted_proxies: tuple[str, ...] = ()
+    """Proxies (addresses or CIDR networks) whose X-Forwarded-For is believed; () = none."""
     sse_heartbeat_s: int = 15
     sse_lifetime_s: int = 600
     sse_retry_ms: int = 1000
@@ -150,6 +168,13 @@ class Settings:
         _int("POSTGRES_MAX_OVERFLOW", self.postgres_max_overflow, 0, 1000)
         _int("POSTGRES_CONNECT_TIMEOUT", self.postgres_connect_timeout, 1, 3600)
         _int("RATE_LIMIT_PER_MINUTE", self.rate_limit_per_minute, 0, 1_000_000)
+        _int("MATCH_QUOTA_PER_HOUR", self.match_quota_per_hour, 0, 1_000_000)
+        _int("TOURNAMENT_QUOTA_PER_HOUR", self.tournament_quota_per_hour, 0, 1_000_000)
+        _int("IMPORT_QUOTA_PER_HOUR", self.import_quota_per_hour, 0, 1_000_000)
+        _int("SSE_MAX_PER_IDENTITY", self.sse_max_per_identity, 0, 100_000)
+        _int("SSE_MAX_PER_ADDRESS", self.sse_max_per_address, 0, 100_000)
+        for proxy in self.trusted_proxies:
+            _network(proxy)
         _int("SSE_HEARTBEAT_S", self.sse_heartbeat_s, 1, 3600)
         _int("SSE_LIFETIME_S", self.sse_lifetime_s, 1, 86_400)
         _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
@@ -196,6 +221,24 @@ class Settings:
             log_level=(get("LOG_LEVEL") or defaults.log_level).upper(),
             rate_limit_per_minute=_int_env(
                 get, "RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute
+            ),
+            match_quota_per_hour=_int_env(
+                get, "MATCH_QUOTA_PER_HOUR", defaults.match_quota_per_hour
+            ),
+            tournament_quota_per_hour=_int_env(
+                get, "TOURNAMENT_QUOTA_PER_HOUR", defaults.tournament_quota_per_hour
+            ),
+            import_quota_per_hour=_int_env(
+                get, "IMPORT_QUOTA_PER_HOUR", defaults.import_quota_per_hour
+            ),
+            sse_max_per_identity=_int_env(
+                get, "SSE_MAX_PER_IDENTITY", defaults.sse_max_per_identity
+            ),
+            sse_max_per_address=_int_env(get, "SSE_MAX_PER_ADDRESS", defaults.sse_max_per_address),
+            trusted_proxies=tuple(
+                p.strip()
+                for p in (get("TRUSTED_PROXIES") or get("FORWARDED_ALLOW_IPS") or "").split(",")
+                if p.strip()
             ),
             sse_heartbeat_s=_int_env(get, "SSE_HEARTBEAT_S", defaults.sse_heartbeat_s),
             sse_lifetime_s=_int_env(get, "SSE_LIFETIME_S", defaults.sse_lifetime_s),
@@ -289,6 +332,17 @@ def _int(name: str, value: object, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:
         raise SettingsError(f"{name} must be an integer {low}..{high}, got {value!r}")
     return value
+
+
+def _network(text: str) -> None:
+    """A trusted proxy is an IP address or a network in CIDR notation (no names, no ``*``:
+    trusting every peer would let any client choose its address)."""
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise SettingsError(
+            f"TRUSTED_PROXIES: {text!r} is not an IP address or a network (10.0.0.0/8)"
+        ) from None
 
 
 def _int_env(get: _Getter, name: str, default: int) -> int:

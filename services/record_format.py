@@ -8,9 +8,9 @@ replay must reproduce (R26–R32). See docs/records.md for the format and its gr
 **Canonical JSON** (:func:`encode`): msgspec Structs in camelCase, fields in the fixed
 order they are declared here, the rule set's keys sorted, integers and strings only (no
 floats), UTF-8, no insignificant whitespace. Times are UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``.
-:func:`decode` reads a record (unknown fields refused) and :func:`canonical` rewrites it in
-canonical form (``10h`` → ``10H``, times with microseconds), so
-export → import → export is byte-identical.
+:func:`decode` reads a record (unknown fields refused) and
+:func:`services.record_canonical.canonical` rewrites it in canonical form (``10h`` →
+``10H``, times with microseconds), so export → import → export is byte-identical.
 
 Errors: :class:`RecordInvalidError` (422 ``record-invalid``: the document cannot be read),
 :class:`RecordTamperedError` (422 ``record-tampered``: it reads, but its replay refuses it —
@@ -26,10 +26,7 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 
-from domain.game.timers import Timers
-from domain.rules.cards import card_names, parse_cards
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
-from domain.rules.ruleset import RuleSet
 
 FORMAT: Final = "shengji-record/1"
 SEAT_ACTIONS: Final = ("declare", "overcall", "pass", "bury", "play", "redeal")
@@ -144,7 +141,18 @@ class RecordEnd(_Part, kw_only=True):
     laps: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]
 
 
-class GameRecord(_Part, kw_only=True):
+class RecordOrigin(_Part, kw_only=True):
+    """Where the exporting server's match came from, when it was not played there: a
+    record imported at ``imported_at`` whose digest was ``digest`` (its seeds and moves are
+    the importer's, R35). The server's word, not the record's: import drops it, so the
+    digest of an export is the digest of the record imported."""
+
+    kind: Literal["imported"]
+    imported_at: Time
+    digest: Annotated[str, msgspec.Meta(max_length=80)]
+
+
+class GameRecord(_Part, kw_only=True, omit_defaults=True):
     """A whole finished match (``kind`` ``match``) or one scored round (``round``)."""
 
     format: Literal["shengji-record/1"]
@@ -161,6 +169,8 @@ class GameRecord(_Part, kw_only=True):
     rounds: Annotated[list[RecordRound], msgspec.Meta(max_length=100_000)]
     end: RecordEnd | None
     """Match records: how it ended; round records: None."""
+    origin: RecordOrigin | None = None
+    """Left out for a match played on the exporting server; see :class:`RecordOrigin`."""
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -277,134 +287,3 @@ def decode(data: bytes | str) -> GameRecord:
 def to_builtins(record: GameRecord) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(record, order="deterministic")
     return out
-
-
-# -- canonical form ---------------------------------------------------------------------------
-
-
-def canonical(record: GameRecord) -> GameRecord:
-    """The record in canonical form, its shape checked (RecordInvalidError naming the
-    field): cards in R4 notation, times in UTC with microseconds, hex in lowercase, the
-    rule set through ``RuleSet`` (§10), rounds numbered in order, moves well-formed."""
-    try:
-        rules = RuleSet.from_mapping(record.rules).to_mapping()
-    except InvalidInputError as e:
-        raise RecordInvalidError(f"rules: {e.detail}", rule="§10") from None
-    if record.timers is not None:
-        try:
-            Timers(record.timers.declare_ms, record.timers.bury_ms, record.timers.play_ms)
-        except InvalidInputError as e:
-            raise RecordInvalidError(f"timers: {e.detail}") from None
-    if record.kind == "match" and record.end is None:
-        raise RecordInvalidError("end: a match record says how the match ended (R32)")
-    if record.kind == "round" and (record.end is not None or len(record.rounds) != 1):
-        raise RecordInvalidError("a round record holds exactly one round and no end")
-    taken = [s.seat for s in record.seats]
-    if len(set(taken)) != len(taken):
-        raise RecordInvalidError(f"seats: a seat is taken twice ({taken}, R1)", rule="R1")
-    if record.kind == "round" and len(taken) != 4:
-        raise RecordInvalidError("seats: a round is played by four seats (R1)", rule="R1")
-    return GameRecord(
-        format=record.format,
-        kind=record.kind,
-        name=record.name,
-        preset=record.preset,
-        rules=rules,
-        timers=record.timers if record.timers is None or _any(record.timers) else None,
-        started=_time(record.started, "started"),
-        seats=[
-            RecordSeat(seat=s.seat, name=s.name, kind=s.kind, at=_time(s.at, f"seats[{i}].at"))
-            for i, s in enumerate(record.seats)
-        ],
-        rounds=[_round(r, i, record) for i, r in enumerate(record.rounds)],
-        end=None
-        if record.end is None
-        else RecordEnd(
-            at=_time(record.end.at, "end.at"),
-            reason=record.end.reason,
-            winner=record.end.winner,
-            levels=list(record.end.levels),
-            laps=list(record.end.laps),
-        ),
-    )
-
-
-def _any(timers: RecordTimers) -> bool:
-    return bool(timers.declare_ms or timers.bury_ms or timers.play_ms)
-
-
-def _time(text: str, where: str) -> str:
-    return format_time(parse_time(text, where))
-
-
-def _cards(tokens: list[str], where: str) -> list[str]:
-    try:
-        return card_names(parse_cards(tokens))
-    except InvalidInputError as e:
-        raise RecordInvalidError(f"{where}: {e.detail}", rule="R4") from None
-
-
-def _round(r: RecordRound, i: int, record: GameRecord) -> RecordRound:
-    where = f"rounds[{i}]"
-    if record.kind == "match" and r.number != i + 1:
-        raise RecordInvalidError(f"{where}.number: round {i + 1} expected, got {r.number}")
-    last = i == len(record.rounds) - 1
-    if r.result is None and r.abandoned is None:
-        raise RecordInvalidError(f"{where}: a finished match's round is scored or abandoned")
-    if r.result is not None and r.abandoned is not None:
-        raise RecordInvalidError(f"{where}: a round is scored or abandoned, not both")
-    if r.abandoned is not None and (r.deals or r.actions or not last):
-        raise RecordInvalidError(
-            f"{where}: only the last round can be abandoned, and its deals and moves stay "
-            "secret (R33): leave them out"
-        )
-    if record.kind == "round" and r.result is None:
-        raise RecordInvalidError(f"{where}: a round record is of a scored round (R33)")
-    actions = []
-    for k, a in enumerate(r.actions):
-        at = f"{where}.actions[{k}]"
-        if (a.action == CLAIM) != (a.seat is None):
-            raise RecordInvalidError(f"{at}: a seat's move names its seat; a claim has none")
-        if a.action in ("pass", "redeal", CLAIM) and a.cards:
-            raise RecordInvalidError(f"{at}: {a.action} takes no cards")
-        if a.action in ("declare", "overcall", "bury", "play") and not a.cards:
-            raise RecordInvalidError(f"{at}: {a.action} needs cards")
-        if a.timeout is not None and (a.seat is None or record.timers is None):
-            raise RecordInvalidError(
-                f"{at}: a timeout is a seat's move in a match with turn timers"
-            )
-        actions.append(
-            RecordAction(
-                at=_time(a.at, f"{at}.at"),
-                seat=a.seat,
-                action=a.action,
-                cards=_cards(a.cards, f"{at}.cards"),
-                timeout=a.timeout,
-            )
-        )
-    result = r.result
-    if result is not None:
-        result = msgspec.structs.replace(
-            result, bottom=_cards(result.bottom, f"{where}.result.bottom")
-        )
-    return RecordRound(
-        number=r.number,
-        dealer=r.dealer,
-        levels=list(r.levels),
-        deals=[
-            msgspec.structs.replace(
-                d,
-                at=_time(d.at, f"{where}.deals[{k}].at"),
-                seed=d.seed.lower(),
-                commitment=d.commitment.lower(),
-            )
-            for k, d in enumerate(r.deals)
-        ],
-        actions=actions,
-        result=result,
-        abandoned=None
-        if r.abandoned is None
-        else RecordAbandoned(
-            at=_time(r.abandoned.at, f"{where}.abandoned.at"), reason=r.abandoned.reason
-        ),
-    )

@@ -36,13 +36,13 @@ from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
+from services.record_canonical import canonical
 from services.record_format import (
     CLAIM,
     GameRecord,
     RecordInvalidError,
     RecordRound,
     RecordTamperedError,
-    canonical,
     digest,
     encode,
     parse_time,
@@ -263,6 +263,9 @@ def import_record(service: GameService, record: GameRecord, *, store: bool) -> I
     for e in list(events):
         if isinstance(e, RoundBegun):
             events += popo.events.get(e.round_id)
+    match = popo.get_match(match_id)
+    match.record_import(ident, service.clock())  # its origin: imported, when, which record
+    events += match.collect_events()
     try:
         service.save(*events)
     except IntegrityError:  # the same record, stored by a concurrent import

@@ -16,12 +16,12 @@ from typing import Any, Final
 
 import msgspec
 
+from services.record_canonical import canonical
 from services.record_format import (
     CLAIM,
     GameRecord,
     RecordInvalidError,
     RecordResult,
-    canonical,
     format_time,
     offset_text,
     parse_time,
@@ -68,6 +68,8 @@ def write_text(record: GameRecord) -> str:
     if record.preset is not None:
         lines.append(_tag("Preset", record.preset))
     lines.append(_tag("Started", record.started))
+    if record.origin is not None:  # the exporting server's word: import ignores it
+        lines.append(_tag("Origin", f"imported {record.origin.imported_at} {record.origin.digest}"))
     lines.append(
         _tag("Rules", " ".join(f"{k}={_scalar(v)}" for k, v in sorted(record.rules.items())))
     )
@@ -175,6 +177,8 @@ class _Reader:
         elif name == "Started":
             doc["started"] = value
             self.start = self.previous = parse_time(value, f"line {self.line}: Started")
+        elif name == "Origin":
+            pass  # where the exporting server got the match: not part of the record
         elif name == "Rules":
             doc["rules"] = dict(self.rule(item) for item in value.split())
         elif name == "Timers":

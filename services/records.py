@@ -27,6 +27,7 @@ from uuid import UUID
 from domain.game.match_events import (
     MatchCreated,
     MatchFinished,
+    MatchImported,
     RoundBegun,
     RoundRecorded,
     SeatTaken,
@@ -62,6 +63,7 @@ from services.record_format import (
     RecordAction,
     RecordDeal,
     RecordEnd,
+    RecordOrigin,
     RecordResult,
     RecordRound,
     RecordSeat,
@@ -253,6 +255,17 @@ def match_record(
         seats=seats,
         rounds=[round_record(r) for r in rounds],
         end=end,
+        origin=_origin(match_events),
+    )
+
+
+def _origin(match_events: Sequence[Any]) -> RecordOrigin | None:
+    """An imported match's export says so (the server's word; import drops it)."""
+    imported = next((e for e in match_events if isinstance(e, MatchImported)), None)
+    if imported is None:
+        return None
+    return RecordOrigin(
+        kind="imported", imported_at=format_time(imported.timestamp), digest=imported.digest
     )
 
 

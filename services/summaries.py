@@ -9,21 +9,32 @@ dealer (R31), the current round, the results (R29–R32) and whether and who won
 
 from __future__ import annotations
 
+from typing import Literal
 from uuid import UUID
 
 import msgspec
 from eventsourcing.utils import get_topic
 
 from domain.game.match import Match
-from domain.game.match_events import MatchCreated
+from domain.game.match_events import MatchCreated, MatchImported
 from domain.game.round import Round
 from domain.rules.cards import RANKS
 from domain.rules.errors import InvalidInputError
 from services.game import GameService
-from services.view_types import RecordedView, RulesView, SeatPlayer, recorded_view, rules_view
+from services.view_types import (
+    OriginView,
+    RecordedView,
+    RulesView,
+    SeatPlayer,
+    origin_view,
+    recorded_view,
+    rules_view,
+)
 
 MAX_PAGE = 100
 _CREATED = get_topic(MatchCreated)
+_IMPORTED = get_topic(MatchImported)
+Origin = Literal["played", "imported"]
 
 
 class RoundSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -60,6 +71,8 @@ class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     winner: int | None
     """The winning team (0 or 1) once finished; None for a tie (R32)."""
     rounds: list[RoundSummary]
+    origin: OriginView
+    """``played`` here, or ``imported`` from a record: when, and the record's digest."""
 
 
 class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -70,6 +83,7 @@ class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     seats_taken: int
     round_number: int
     finished: bool
+    origin: OriginView
 
 
 class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -79,31 +93,49 @@ class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     more: bool
 
 
-def list_matches(service: GameService, *, after: int = 0, limit: int = 50) -> MatchList:
-    """Matches created after log position ``after``, oldest first, at most ``limit``."""
+def list_matches(
+    service: GameService, *, after: int = 0, limit: int = 50, origin: Origin | None = None
+) -> MatchList:
+    """Matches created after log position ``after``, oldest first, at most ``limit``;
+    ``origin``: only the matches played here, or only the imported records (listed in the
+    order they were imported; the cursor is then a position of the imports)."""
     if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
         raise InvalidInputError(f"limit must be 1..{MAX_PAGE}, got {limit!r}")
     if type(after) is not int or after < 0:
         raise InvalidInputError(f"after is a position >= 0, got {after!r}")
-    found = service.recorder.select_notifications(
-        after, limit + 1, topics=[_CREATED], inclusive_of_start=False
-    )
+    if origin not in (None, "played", "imported"):
+        raise InvalidInputError(f"origin is played or imported, got {origin!r}")
+    topic = _IMPORTED if origin == "imported" else _CREATED
     items: list[MatchListItem] = []
-    for n in found[:limit]:
-        match = service.get_match(UUID(str(n.originator_id)))
-        items.append(
-            MatchListItem(
-                match_id=str(match.id),
-                name=match.name,
-                preset=match.preset,
-                created_at=match.created_on.isoformat(),
-                seats_taken=sum(s is not None for s in match.seats),
-                round_number=match.round_number,
-                finished=match.finished,
-            )
+    cursor = after
+    while True:
+        found = service.recorder.select_notifications(
+            cursor, limit + 1, topics=[topic], inclusive_of_start=False
         )
-    last = found[limit - 1].id if len(found) > limit else (found[-1].id if found else after)
-    return MatchList(items=items, next=last, more=len(found) > limit)
+        for n in found:
+            match = service.get_match(UUID(str(n.originator_id)))
+            if origin == "played" and match.imported is not None:
+                cursor = n.id
+                continue
+            if len(items) == limit:
+                return MatchList(items=items, next=cursor, more=True)
+            items.append(_item(match))
+            cursor = n.id
+        if len(found) <= limit:  # the log is read to its end
+            return MatchList(items=items, next=cursor, more=False)
+
+
+def _item(match: Match) -> MatchListItem:
+    return MatchListItem(
+        match_id=str(match.id),
+        name=match.name,
+        preset=match.preset,
+        created_at=match.created_on.isoformat(),
+        seats_taken=sum(s is not None for s in match.seats),
+        round_number=match.round_number,
+        finished=match.finished,
+        origin=origin_view(match),
+    )
 
 
 def match_summary(match: Match, current: Round | None) -> MatchSummary:
@@ -127,6 +159,7 @@ def match_summary(match: Match, current: Round | None) -> MatchSummary:
         finished=match.finished,
         winner=match.winner,
         rounds=round_summaries(match, current),
+        origin=origin_view(match),
     )
 
 

@@ -6,10 +6,14 @@ camelCase JSON, the API's payloads as they are (cards in R4 notation, ranks
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from domain.game.match_events import RoundRecorded
+
+if TYPE_CHECKING:
+    from domain.game.match import Match
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import RuleSet
 from services.legal import LegalActions
@@ -129,6 +133,28 @@ class RecordedView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     next_dealer: int
 
 
+class OriginView(msgspec.Struct, frozen=True, kw_only=True, rename="camel", omit_defaults=True):
+    """Where a match comes from: ``played`` here, or ``imported`` from a record (``POST
+    /v1/records?store=true``) at ``imported_at``, the record's ``digest`` — its seeds and
+    moves are the importer's, consistent (R35) but not drawn or played here."""
+
+    kind: Literal["played", "imported"]
+    imported_at: str | None = None
+    digest: str | None = None
+
+
+PLAYED = OriginView(kind="played")
+
+
+def origin_view(match: Match) -> OriginView:
+    imported = match.imported
+    if imported is None:
+        return PLAYED
+    return OriginView(
+        kind="imported", imported_at=imported.timestamp.isoformat(), digest=imported.digest
+    )
+
+
 class Versions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Aggregate versions the view was built from."""
 
@@ -190,6 +216,8 @@ class PublicView(
     last_result: RecordedView | None = None
     """The last round the match recorded (a scored round's view gives way to the next
     deal at once, so its result is repeated here)."""
+    origin: OriginView = PLAYED
+    """Played here, or an imported record (its time and digest)."""
 
 
 class SeatView(PublicView, frozen=True, kw_only=True, tag="seat"):

@@ -53,6 +53,7 @@ from services.view_types import (
     ShowView,
     TrickView,
     Versions,
+    origin_view,
     recorded_view,
     rules_view,
 )
@@ -198,6 +199,7 @@ def _public(
         "seats": seats,
         "match_finished": match.finished,
         "last_result": _recorded(match),
+        "origin": origin_view(match),
     }
     if round_ is None:
         return common | {

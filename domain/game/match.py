@@ -43,6 +43,8 @@ class Match(GameAggregate):
         tournament_id: UUID | None
         tournament_round: int
         timers: Timers
+        imported: ev.MatchImported | None
+        """Set when the match is an imported record (its origin); None when played here."""
 
     @classmethod
     def create(
@@ -176,6 +178,16 @@ class Match(GameAggregate):
         """The organiser ends the match (wrap rules end by the organiser's limit, R32)."""
         self._check_open()
         self._emit(ev.MatchFinished, now, reason=reason, winner=self._leader())
+
+    def record_import(self, digest: str, now: datetime) -> None:
+        """Mark a finished match rebuilt from a record as imported (its origin), once."""
+        if not self.finished:
+            raise IllegalMoveError("only a finished match is imported", rule="R34")
+        if self.imported is not None:
+            raise IllegalMoveError("the match is marked imported already", rule="R34")
+        if not 1 <= len(digest) <= 80:
+            raise InvalidInputError("a record digest is 1 to 80 characters")
+        self._emit(ev.MatchImported, now, digest=digest)
 
     def _leader(self) -> int | None:
         a = self.laps[0] * 13 + self.levels[0]

@@ -82,6 +82,7 @@ class MatchCreated(Aggregate.Created):
         m.tournament_id = self.tournament_id
         m.tournament_round = self.tournament_round
         m.timers = Timers.from_mapping(self.timers)
+        m.imported = None
 
 
 class SeatTaken(MatchEvent):
@@ -144,3 +145,15 @@ class MatchFinished(MatchEvent):
     def apply_to(self, match: Match) -> None:
         match.finished = True
         match.winner = self.winner
+
+
+class MatchImported(MatchEvent):
+    """The match was not played here: it is a record imported (``POST /v1/records?store=
+    true``) whose canonical digest is ``digest``; the event's timestamp is when. Its seeds
+    and moves are the importer's (R35 proves them consistent, not drawn here). Saved with
+    the replayed events, after them; public."""
+
+    digest: str
+
+    def apply_to(self, match: Match) -> None:
+        match.imported = self

@@ -31,6 +31,7 @@ from litestar.types import Message, Receive, Scope, Send
 from api.errors import EXCEPTION_HANDLERS
 from api.health import Probe, health_handlers, store_probe
 from api.i18n import MESSAGES, detail, localize, prefers_chinese, title
+from api.identity import Identities, address_key, bearer_of
 from api.logging import (
     RequestContextMiddleware,
     bind_seat,
@@ -38,7 +39,7 @@ from api.logging import (
     route_context_middleware,
 )
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
-from api.ratelimit import RateLimiter, RateLimitMiddleware, client_key
+from api.ratelimit import RateLimiter, RateLimitMiddleware
 from domain.rules.errors import IllegalMoveError
 from infra.logging import REDACTED, configure_logging
 from infra.serve import ServeOptions, main, uvicorn_config
@@ -75,6 +76,7 @@ def ok_probe() -> object:
 def small_app(
     *,
     limiter: RateLimiter | None = None,
+    identities: Identities | None = None,
     probe: Probe = ok_probe,
     timeout: float = 2.0,
 ) -> Litestar:
@@ -110,7 +112,7 @@ def small_app(
         logging_config=None,
     )
     app.asgi_handler = RequestContextMiddleware(
-        RateLimitMiddleware(app.asgi_handler, limiter or RateLimiter(0))
+        RateLimitMiddleware(app.asgi_handler, limiter or RateLimiter(0), identities=identities)
     )
     return app
 
@@ -357,33 +359,39 @@ def test_health_and_the_stream_are_not_rate_limited() -> None:
         assert limiter.rejections == 0
 
 
-def test_each_seat_token_has_its_own_bucket() -> None:
+def test_each_verified_token_has_its_own_bucket() -> None:
+    """A token that verifies has its own bucket; any other is counted under the address."""
     limiter = RateLimiter(1, clock=FakeClock())
+    identities = Identities(lambda token: token in ("one", "two", "three"))
     path = f"/v1/matches/{MATCH}/seats/0/view"
-    with TestClient(small_app(limiter=limiter)) as c:
+    with TestClient(small_app(limiter=limiter, identities=identities)) as c:
         for token in ("one", "two", "three"):
             headers = {"Authorization": f"Bearer {token}"}
             assert c.get(path, headers=headers).status_code == 200
             assert c.get(path, headers=headers).status_code == 429
-        assert c.get(path).status_code == 200  # the address's bucket is another one
-        assert c.get(path).status_code == 429
+        assert c.get(path, headers={"Authorization": "Bearer made-up"}).status_code == 200
+        assert c.get(path).status_code == 429  # the made-up token took the address's
+        assert c.get(path, headers={"Authorization": "Bearer other"}).status_code == 429
 
 
 @pytest.mark.parametrize(
-    ("headers", "client", "key"),
+    ("headers", "query", "client", "token", "key"),
     [
-        ([(b"authorization", b"Bearer abc")], ("10.0.0.1", 5), "token:"),
-        ([(b"Authorization", b"bearer abc")], None, "token:"),
-        ([(b"authorization", b"Basic abc")], ("10.0.0.1", 5), "addr:10.0.0.1"),
-        ([(b"authorization", b"Bearer ")], ("10.0.0.1", 5), "addr:10.0.0.1"),
-        ([], ("10.0.0.2", 5), "addr:10.0.0.2"),
-        ([], None, "addr:unknown"),
+        ([(b"authorization", b"Bearer abc")], b"", ("10.0.0.1", 5), "abc", "addr:10.0.0.1"),
+        ([(b"Authorization", b"bearer abc")], b"token=x", None, "abc", "addr:unknown"),
+        ([(b"authorization", b"Basic abc")], b"token=x", ("10.0.0.1", 5), None, "addr:10.0.0.1"),
+        ([(b"authorization", b"Bearer ")], b"", ("10.0.0.1", 5), None, "addr:10.0.0.1"),
+        ([], b"a=1&token=s.x.y", ("10.0.0.2", 5), "s.x.y", "addr:10.0.0.2"),
+        ([], b"", None, None, "addr:unknown"),
     ],
 )
-def test_client_key(headers: list[tuple[bytes, bytes]], client: Any, key: str) -> None:
-    got = client_key(cast("Scope", {"type": "http", "headers": headers, "client": client}))
-    assert got.startswith(key)
-    assert "abc" not in got
+def test_the_token_and_the_address_of_a_request(
+    headers: list[tuple[bytes, bytes]], query: bytes, client: Any, token: str | None, key: str
+) -> None:
+    scope = cast(
+        "Scope", {"type": "http", "headers": headers, "client": client, "query_string": query}
+    )
+    assert (bearer_of(scope), address_key(scope)) == (token, key)
 
 
 def test_the_limiter_off_never_rejects() -> None:

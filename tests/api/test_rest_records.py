@@ -86,7 +86,9 @@ def test_export_import_export_is_byte_identical(c: TestClient[Litestar], finishe
     assert body["digest"] == "sha256:" + hashlib.sha256(exported).hexdigest()
     assert r.headers["location"] == f"/v1/matches/{body['matchId']}"
     stored = c.get(f"{r.headers['location']}/record")
-    assert stored.content == exported
+    # the record byte for byte, then its origin: imported, when, this digest (issue 13)
+    origin = b',"origin":{"kind":"imported","importedAt":"2026-01-01T12:00:00.000000Z",'
+    assert stored.content == exported[:-1] + origin + b'"digest":"%s"}}' % body["digest"].encode()
     match = c.get(r.headers["location"]).json()
     assert match["finished"] is True
     # the same record again: found, not stored twice

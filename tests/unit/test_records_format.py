@@ -13,10 +13,10 @@ import pytest
 from domain.game import round_events as ev
 from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded, SeatTaken
 from domain.rules.cards import card_names
+from services.record_canonical import canonical
 from services.record_format import (
     FORMAT,
     RecordInvalidError,
-    canonical,
     decode,
     digest,
     encode,
