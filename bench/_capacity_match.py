@@ -268,7 +268,7 @@ class Match:
 
     def _sink(self, index: int) -> Callable[[int, bytes, float], None]:
         def on_frame(version: int, data: bytes, at: float) -> None:
-            self._delivered(index, version, at)
+            self.delivered(index, version, at)
             if index < SPECTATOR:
                 seat = self.seats[index]
                 if seat.view is None or version > seat.view.version:
@@ -350,7 +350,7 @@ class Match:
         step.acked += 1
         if step.measuring:
             step.commands += 1
-        self._acked(seat.index, done.version, answered, step)
+        self.acked(seat.index, done.version, answered, step)
         current = seat.view
         if current is None or done.view.version >= current.version:
             self._absorb(seat, done.view)
@@ -359,7 +359,7 @@ class Match:
 
     # -- push latency ---------------------------------------------------------------------
 
-    def _acked(self, actor: int, version: int, answered: float, step: Step) -> None:
+    def acked(self, actor: int, version: int, answered: float, step: Step) -> None:
         waiting = set()
         for index, stream in enumerate(self.streams):
             if index == actor:
@@ -372,7 +372,7 @@ class Match:
         if waiting:
             self.pending.append(Pending(version, answered, waiting, step.measuring, step))
 
-    def _delivered(self, index: int, version: int, at: float) -> None:
+    def delivered(self, index: int, version: int, at: float) -> None:
         if not self.pending:
             return
         kept = []
