@@ -176,6 +176,12 @@ class Rung:
         return 1000 * self.use.postgres * self.use.seconds / max(1, self.step.commands)
 
     @property
+    def others(self) -> float:
+        """Cores used by processes other than the server, PostgreSQL and the generator."""
+        u = self.use
+        return max(0.0, u.machine * (os.cpu_count() or 1) - u.server - u.postgres - u.generator)
+
+    @property
     def passed(self) -> bool:
         return (
             self.step.commands > 0
@@ -197,7 +203,8 @@ class Rung:
             f"command; PostgreSQL {100 * u.postgres:.0f}%, {self.postgres_ms:.2f} ms per "
             f"command; generator {100 * u.generator:.0f}% of a core"
             f"{' (SATURATED: it may be what limits)' if u.generator > 0.85 else ''}; "
-            f"machine {100 * u.machine:.0f}% busy ({os.cpu_count()} cores)",
+            f"other processes {100 * self.others:.0f}%; machine {100 * u.machine:.0f}% busy "
+            f"({os.cpu_count()} cores)",
             f"    {len(s.pushes)} pushes timed, {s.acked} versions answered in the step, "
             f"connections reopened {s.retries}; answers: "
             + ", ".join(f"{k}: {n}" for k, n in sorted(s.answers.items())),
