@@ -7,9 +7,10 @@ spectator's. A seat acts when its stream (or its own last answer) shows a view w
 ``legal`` offers it something: after a think time drawn uniformly from ``think``, it
 sends the move :func:`~bench._capacity_stream.choose` picks from its newest view
 (``POST …/actions/{action}`` with an ``Idempotency-Key``). A refused move (409/412,
-e.g. another seat spoke first while declaring) waits for a newer view.
+e.g. another seat spoke first while declaring) waits for a newer view (or looks
+at the same one again after ``REFUSED_RETRY_S``).
 
-What is measured (into the :class:`Step` the :class:`Crowd` is filling):
+What is measured (into the :class:`Step` the crowd (:mod:`bench._capacity_crowd`) is filling):
 
 * command latency: the POST sent → its answer read, every command answered while the
   step measures;
@@ -24,12 +25,11 @@ What is measured (into the :class:`Step` the :class:`Crowd` is filling):
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 from uuid import uuid4
 
 import msgspec
@@ -37,10 +37,14 @@ import msgspec
 from bench._capacity_stream import SeatView, ViewStream, choose, decode_done, decode_view
 from bench._http import Connection, HttpError, Response, build_request
 
+if TYPE_CHECKING:
+    from bench._capacity_crowd import Crowd
+
 SPECTATOR = 4
 """Index of the spectator's stream (seats are 0..3)."""
 COMMAND_TIMEOUT_S = 30.0
 CLAIM_ATTEMPTS = 20
+REFUSED_RETRY_S = 3.0
 _encode = msgspec.json.encode
 
 
@@ -78,91 +82,6 @@ class Pending:
     waiting: set[int]
     timed: bool
     step: Step
-
-
-class Crowd:
-    """Every match in play, and the switches the ladder turns."""
-
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        think: tuple[float, float],
-        grace: float,
-        rng: random.Random,
-        create_body: bytes,
-    ) -> None:
-        self.host, self.port, self.think, self.grace, self.rng = host, port, think, grace, rng
-        self.authority = f"{host}:{port}"
-        self.create_body = create_body
-        self.step = Step(0)
-        self.paused = False
-        self.closing = False
-        self.matches: set[Match] = set()
-        self.in_flight = 0
-        self.started = 0
-        self.finished = 0
-        self.failures: list[str] = []
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._serial = 0
-
-    def spawn(self) -> None:
-        """Start one more match (its replacement is started when it ends)."""
-        self._serial += 1
-        match = Match(self, self._serial)
-        self.matches.add(match)
-        self.track(match.run())
-
-    def track(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` as a task the crowd cancels when it closes."""
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def ended(self, match: Match, error: str | None) -> None:
-        self.matches.discard(match)
-        if error is not None:
-            self.failures.append(error)
-            if len(self.failures) > 20:
-                raise BenchError(f"matches keep failing: {self.failures[-3:]}")
-        else:
-            self.finished += 1
-        if not self.closing:
-            self.spawn()  # N stay in play
-
-    def pause(self) -> None:
-        """No more moves (a seat thinking gives up; commands in flight finish)."""
-        self.paused = True
-
-    def resume(self) -> None:
-        self.paused = False
-        for match in list(self.matches):
-            for seat in match.seats:
-                match.consider(seat)
-
-    def pending(self) -> int:
-        return sum(len(m.pending) for m in self.matches)
-
-    async def drain(self, grace: float) -> None:
-        """After :meth:`pause`: wait for the commands in flight, then up to ``grace``
-        seconds for the frames still owed; what is still owed then is lost."""
-        give_up = time.perf_counter() + COMMAND_TIMEOUT_S
-        while self.in_flight and time.perf_counter() < give_up:
-            await asyncio.sleep(0.05)
-        give_up = time.perf_counter() + grace
-        while self.pending() and time.perf_counter() < give_up:
-            await asyncio.sleep(0.05)
-        for match in list(self.matches):
-            match.give_up()
-
-    async def close(self) -> None:
-        self.paused = self.closing = True
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        for match in list(self.matches):
-            match.close()
 
 
 @dataclass(eq=False)
@@ -331,7 +250,7 @@ class Match:
             crowd.step.answers[f"{action} error"] += 1
             crowd.step.broken.append(f"match {self.serial} seat {seat.index} {action}: {e!r}")
             seat.conn.close()
-            seat.refused_at = view.version
+            self._refused(seat, view)
             return
         finally:
             crowd.in_flight -= 1
@@ -343,10 +262,14 @@ class Match:
         if r.status != 200:
             if r.status not in (409, 412):
                 step.broken.append(f"{action} {r.status}: {r.body[:200]!r}")
-            seat.refused_at = view.version
-            self.consider(seat)
+            self._refused(seat, view)
             return
-        done = decode_done(r.body)
+        try:
+            done = decode_done(r.body)
+        except msgspec.DecodeError as e:
+            step.broken.append(f"{action} 200 unreadable: {e!r}")
+            self._refused(seat, view)
+            return
         step.acked += 1
         if step.measuring:
             step.commands += 1
@@ -356,6 +279,18 @@ class Match:
             self._absorb(seat, done.view)
         else:
             self.consider(seat)
+
+    def _refused(self, seat: Seat, view: SeatView) -> None:
+        """Wait for a newer view; the same one is looked at again after a while (a
+        refusal with no newer version must not stall the match)."""
+        seat.refused_at = view.version
+
+        def again() -> None:
+            if seat.refused_at == view.version:
+                seat.refused_at = -1
+                self.consider(seat)
+
+        asyncio.get_running_loop().call_later(REFUSED_RETRY_S, again)
 
     # -- push latency ---------------------------------------------------------------------
 

@@ -65,7 +65,8 @@ import msgspec
 import psycopg
 
 from bench._capacity_cpu import Sample, Usage
-from bench._capacity_match import BenchError, Crowd, Step
+from bench._capacity_crowd import Crowd
+from bench._capacity_match import BenchError, Step
 from bench._http import HttpError, build_request, connect
 from bench.api_bench import raise_nofile
 from bench.load_bench import pct

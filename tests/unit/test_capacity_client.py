@@ -9,7 +9,8 @@ import random
 import msgspec
 import pytest
 
-from bench._capacity_match import Crowd, Match, Step
+from bench._capacity_crowd import Crowd
+from bench._capacity_match import Match, Step
 from bench._capacity_stream import Legal, SeatView, ViewStream, choose
 
 HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
