@@ -288,7 +288,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ladder", default="100,200,300", help="matches in play, rising [100,200,300]")
     p.add_argument("--seconds", type=float, default=45.0, help="measured seconds per N [45]")
     p.add_argument("--ramp", type=float, default=10.0, help="seconds to add matches [10]")
-    p.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring [5]")
+    p.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring [10]")
     p.add_argument("--grace", type=float, default=5.0, help="seconds for frames owed [5]")
     p.add_argument("--think", default="1,3", help="think time range, seconds [1,3]")
     p.add_argument("--match-end", default=None, help="rules matchEnd, e.g. rounds:1 [standard]")
