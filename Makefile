@@ -3,13 +3,14 @@
 #                 embedded SQLite (SQLITE_PATH), DATABASE_URL switches to PostgreSQL
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
-# make bench-core, make bench-api, make bench-resilience, make bench-load.
+# make bench-core, make bench-api, make bench-resilience, make bench-load,
+# make bench-capacity.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-core bench-load bench-resilience run simulate serve test lint typecheck imports pytest bench-rules clean
+.PHONY: bench-api bench-capacity bench-core bench-load bench-resilience run simulate serve test lint typecheck imports pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -61,6 +62,12 @@ bench-resilience: $(STAMP)
 # Concurrent bot matches on one process; figures for docs/scaling.md.
 bench-load: $(STAMP)
 	$(BIN)/python -m bench.load_bench $(ARGS)
+
+# Matches in play on one server process on a durable throwaway PostgreSQL (seat clients
+# with think times, live streams); the last line is "capacity matches=<n> cmd_p99_ms=<f>
+# push_p99_ms=<f> server_cpu_ms_per_cmd=<f> hello_cpu_ms=<f> lost=<n>".
+bench-capacity: $(STAMP)
+	$(BIN)/python -m bench.capacity_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

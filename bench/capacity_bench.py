@@ -1,0 +1,350 @@
+"""Capacity benchmark (issue 11): ``make bench-capacity`` / ``python -m bench.capacity_bench``.
+
+How many matches one server process serves at once with snappy answers, under the load
+people make. A throwaway PostgreSQL cluster (:func:`infra.pgcluster.throwaway_server`)
+is made durable as production is (``fsync``, ``synchronous_commit`` and
+``full_page_writes`` on, checked before the run); one ``python -m infra.serve`` process
+(:class:`tests.resilience.harness.Replica`: rate limit off, streams live an hour, the
+production pool of 5 + 10 connections and ``LOG_LEVEL=INFO``) serves it. This process is
+the load generator: one asyncio loop (uvloop when installed), raw HTTP/1.1
+(:mod:`bench._http`, :mod:`bench._capacity_stream`).
+
+Each match in play has four seat clients and a spectator, each with its own live stream
+(:mod:`bench._capacity_match`): a seat acts when its view offers it a move, after a think
+time drawn uniformly from ``--think`` (1–3 s), choosing among the view's legal moves
+(declare, overcall, pass, bury, play). New matches start as others end (``--match-end``,
+the standard rules by default: matches do not end in a run), so N stay in play.
+
+First ``hello``: ``GET /healthz`` (the bare route) in a closed loop for
+``--hello-seconds``, its server CPU per request. Then for each N of ``--ladder`` (rising):
+matches are added to N over ``--ramp`` seconds, ``--warmup`` seconds pass, ``--seconds``
+are measured, then the seats stop acting and the frames still owed get ``--grace``
+seconds. Per N:
+
+* commands/s — ``200`` answers read in the measured window, per second;
+* command latency p50/p99 — a command sent → its answer read (every answer in the window);
+* push latency p50/p99 — a ``200`` answer's version ``v`` read → the first frame with an
+  id ``>= v`` on each of the match's other four streams (three seats and the spectator;
+  0 when the frame came first; a stream may give one frame for several versions);
+* lost — versions answered in the step (ramp and drain included) that some other stream
+  of the match never delivered a frame at or beyond (within ``--grace`` after the seats
+  stopped, or before the match ended or one of its streams broke);
+* the server's CPU per command, fan-out included (``/proc/<pid>/stat`` of the server:
+  all its threads, the window's CPU over its commands), PostgreSQL's likewise (the
+  postmaster and its backends), the generator's own CPU and the machine's.
+
+``N`` passes when ``cmd_p99_ms <= 150``, ``push_p99_ms <= 300`` and nothing is lost. The
+last line is machine-readable::
+
+    capacity matches=<largest N passing, else 0> cmd_p99_ms=<at that N> \\
+        push_p99_ms=<at that N> server_cpu_ms_per_cmd=<at that N> \\
+        hello_cpu_ms=<server CPU per GET /healthz> lost=<total over the ladder>
+
+(one line; "at that N" is the smallest N tried when none passes). Target (issue 11):
+``matches >= 300``. Everything shares the machine's cores, so each N's line says how busy
+the generator and the machine were; a generator near a full core is what limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import psycopg
+
+from bench._capacity_cpu import Sample, Usage
+from bench._capacity_crowd import Crowd
+from bench._capacity_match import BenchError, Step
+from bench._http import HttpError, build_request, connect
+from bench.api_bench import raise_nofile
+from bench.load_bench import pct
+from infra.pgcluster import Cluster, throwaway_server
+from tests.resilience.harness import Replica, drop_schema, fresh_schema
+
+HOST = "127.0.0.1"
+CMD_P99_MS = 150.0
+PUSH_P99_MS = 300.0
+DURABLE = ("fsync", "synchronous_commit", "full_page_writes")
+
+
+# -- the durable cluster -------------------------------------------------------------------------
+
+
+def _setting(conn: psycopg.Connection[tuple[object, ...]], name: str) -> str:
+    row = conn.execute(f"SHOW {name}").fetchone()
+    return "" if row is None else str(row[0])
+
+
+def make_durable(url: str, timeout: float = 10.0) -> None:
+    """Turn the throwaway cluster's speed settings back to production's (durable
+    commits), and check that new sessions see them."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in DURABLE:
+            conn.execute(f"ALTER SYSTEM SET {name} = on")
+        conn.execute("SELECT pg_reload_conf()")
+    deadline = time.monotonic() + timeout
+    while True:
+        with psycopg.connect(url, autocommit=True) as conn:
+            values = {n: _setting(conn, n) for n in DURABLE}
+        if all(v == "on" for v in values.values()):
+            return
+        if time.monotonic() > deadline:
+            raise BenchError(f"PostgreSQL did not take the durable settings: {values}")
+        time.sleep(0.1)
+
+
+# -- the bare route ---------------------------------------------------------------------------
+
+
+async def hello(port: int, conns: int, seconds: float, server_pid: int, cluster: Cluster) -> float:
+    """``GET /healthz`` on ``conns`` connections in a closed loop; server CPU ms each."""
+    raw = build_request("GET", "/healthz", host=f"{HOST}:{port}")
+    connections = [await connect(HOST, port) for _ in range(conns)]
+    count = 0
+    stop = False
+
+    async def loop(i: int) -> None:
+        nonlocal count
+        while not stop:
+            r = await connections[i].request(raw)
+            if r.status != 200:
+                raise BenchError(f"GET /healthz: {r.status}")
+            count += 1
+
+    tasks = [asyncio.create_task(loop(i)) for i in range(conns)]
+    await asyncio.sleep(0.5)  # warm-up
+    a, n0 = Sample.take(server_pid, cluster), count
+    await asyncio.sleep(seconds)
+    b, n1 = Sample.take(server_pid, cluster), count
+    stop = True
+    await asyncio.gather(*tasks)
+    for c in connections:
+        c.close()
+    use = Usage.between(a, b)
+    done = max(1, n1 - n0)
+    print(
+        f"hello (GET /healthz, {conns} connections, closed loop): {done / use.seconds:,.0f} "
+        f"requests/s; server {1000 * use.server * use.seconds / done:.3f} ms CPU each "
+        f"({100 * use.server:.0f}% of a core); generator {100 * use.generator:.0f}% of a "
+        f"core; machine {100 * use.machine:.0f}% busy",
+        flush=True,
+    )
+    return 1000 * use.server * use.seconds / done
+
+
+# -- the ladder -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One N's figures (times in ms)."""
+
+    step: Step
+    use: Usage
+
+    @property
+    def matches(self) -> int:
+        return self.step.matches
+
+    @property
+    def rate(self) -> float:
+        return self.step.commands / self.use.seconds
+
+    def cmd(self, q: float) -> float:
+        return pct(self.step.latencies, q)
+
+    def push(self, q: float) -> float:
+        return pct(self.step.pushes, q)
+
+    @property
+    def server_ms(self) -> float:
+        return 1000 * self.use.server * self.use.seconds / max(1, self.step.commands)
+
+    @property
+    def postgres_ms(self) -> float:
+        return 1000 * self.use.postgres * self.use.seconds / max(1, self.step.commands)
+
+    @property
+    def others(self) -> float:
+        """Cores used by processes other than the server, PostgreSQL and the generator."""
+        u = self.use
+        return max(0.0, u.machine * (os.cpu_count() or 1) - u.server - u.postgres - u.generator)
+
+    @property
+    def passed(self) -> bool:
+        return (
+            self.step.commands > 0
+            and self.cmd(0.99) <= CMD_P99_MS
+            and self.push(0.99) <= PUSH_P99_MS
+            and self.step.lost == 0
+        )
+
+    def report(self) -> str:
+        s, u = self.step, self.use
+        refused = sum(n for k, n in s.answers.items() if not k.endswith(" 200"))
+        lines = [
+            f"matches={s.matches}: {self.rate:.1f} commands/s ({s.commands} in "
+            f"{u.seconds:.0f} s, {refused} refused) cmd_p50={self.cmd(0.5):.1f}ms "
+            f"cmd_p99={self.cmd(0.99):.1f}ms push_p50={self.push(0.5):.1f}ms "
+            f"push_p99={self.push(0.99):.1f}ms lost={s.lost} "
+            f"{'PASS' if self.passed else 'FAIL'}",
+            f"    CPU: server {100 * u.server:.0f}% of a core, {self.server_ms:.2f} ms per "
+            f"command; PostgreSQL {100 * u.postgres:.0f}%, {self.postgres_ms:.2f} ms per "
+            f"command; generator {100 * u.generator:.0f}% of a core"
+            f"{' (SATURATED: it may be what limits)' if u.generator > 0.85 else ''}; "
+            f"other processes {100 * self.others:.0f}%; machine {100 * u.machine:.0f}% busy "
+            f"({os.cpu_count()} cores)",
+            f"    {len(s.pushes)} pushes timed, {s.acked} versions answered in the step, "
+            f"connections reopened {s.retries}; answers: "
+            + ", ".join(f"{k}: {n}" for k, n in sorted(s.answers.items())),
+        ]
+        if s.broken:
+            lines.append(f"    {len(s.broken)} problems, e.g. {s.broken[:3]}")
+        return "\n".join(lines)
+
+
+async def ramp(crowd: Crowd, target: int, seconds: float) -> None:
+    """Add matches until ``target`` are in play, spread over ``seconds``."""
+    missing = target - len(crowd.matches)
+    for _ in range(max(0, missing)):
+        crowd.spawn()
+        await asyncio.sleep(seconds / missing)
+
+
+async def run(args: argparse.Namespace, replica: Replica, cluster: Cluster) -> str:
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    await replica.ready()
+    assert replica.proc is not None
+    pid = replica.proc.pid
+    loop_kind = type(asyncio.get_running_loop()).__module__
+    print(
+        f"server: python -m infra.serve, pid {pid}, port {replica.port}, PostgreSQL "
+        f"{cluster.url} with {', '.join(DURABLE)} on; generator: pid {os.getpid()}, "
+        f"{loop_kind}; think {args.think[0]:g}-{args.think[1]:g} s; {os.cpu_count()} cores",
+        flush=True,
+    )
+    hello_ms = await hello(replica.port, args.hello_conns, args.hello_seconds, pid, cluster)
+    rules = {"rules": {"matchEnd": args.match_end}} if args.match_end else {}
+    crowd = Crowd(
+        HOST,
+        replica.port,
+        think=args.think,
+        grace=args.grace,
+        rng=random.Random(args.seed),
+        create_body=msgspec.json.encode({"name": "capacity", **rules}),
+    )
+    rungs: list[Rung] = []
+    try:
+        for n in args.ladder:
+            step = crowd.step = Step(n)
+            crowd.resume()
+            await ramp(crowd, n, args.ramp)
+            await asyncio.sleep(args.warmup)
+            a = Sample.take(pid, cluster)
+            step.measuring = True
+            await asyncio.sleep(args.seconds)
+            step.measuring = False
+            b = Sample.take(pid, cluster)
+            crowd.pause()
+            await crowd.drain(args.grace)
+            rungs.append(Rung(step, Usage.between(a, b)))
+            print(rungs[-1].report(), flush=True)
+            if replica.proc.poll() is not None:
+                raise BenchError(f"the server exited: {replica.tail()}")
+    finally:
+        await crowd.close()
+    print(
+        f"matches started {crowd.started}, ended {crowd.finished}, failed {len(crowd.failures)}"
+        + (f" (e.g. {crowd.failures[0]})" if crowd.failures else "")
+    )
+    passing = [r for r in rungs if r.passed]
+    best = max(passing, key=lambda r: r.matches) if passing else min(rungs, key=lambda r: r.matches)
+    lost = sum(r.step.lost for r in rungs)
+    return (
+        f"capacity matches={best.matches if passing else 0} cmd_p99_ms={best.cmd(0.99):.1f} "
+        f"push_p99_ms={best.push(0.99):.1f} server_cpu_ms_per_cmd={best.server_ms:.2f} "
+        f"hello_cpu_ms={hello_ms:.3f} lost={lost}"
+    )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.capacity_bench", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("--ladder", default="100,200,300", help="matches in play, rising [100,200,300]")
+    p.add_argument("--seconds", type=float, default=45.0, help="measured seconds per N [45]")
+    p.add_argument("--ramp", type=float, default=10.0, help="seconds to add matches [10]")
+    p.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring [10]")
+    p.add_argument("--grace", type=float, default=5.0, help="seconds for frames owed [5]")
+    p.add_argument("--think", default="1,3", help="think time range, seconds [1,3]")
+    p.add_argument("--match-end", default=None, help="rules matchEnd, e.g. rounds:1 [standard]")
+    p.add_argument("--hello-seconds", type=float, default=5.0, help="hello measured [5]")
+    p.add_argument("--hello-conns", type=int, default=8, help="hello connections [8]")
+    p.add_argument("--log-level", default="INFO", help="the server's LOG_LEVEL [INFO]")
+    p.add_argument("--seed", type=int, default=1, help="the players' random seed [1]")
+    args = p.parse_args(argv)
+    try:
+        args.ladder = sorted({int(n) for n in args.ladder.split(",") if n.strip()})
+        low, high = (float(x) for x in args.think.split(","))
+    except ValueError:
+        p.error("--ladder: integers, --think: two numbers (low,high)")
+    if not args.ladder or args.ladder[0] < 1 or not 0 <= low <= high:
+        p.error("--ladder needs N >= 1, --think 0 <= low <= high")
+    args.think = (low, high)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    runner: Callable[[Coroutine[Any, Any, str]], str] = asyncio.run
+    with contextlib.suppress(ImportError):
+        import uvloop  # noqa: PLC0415 - optional: a cheaper generator
+
+        runner = uvloop.run
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    raise_nofile(12 * args.ladder[-1] + 1000)  # the server (a child) inherits it too
+    with throwaway_server() as cluster, tempfile.TemporaryDirectory(prefix="capacity-") as tmp:
+        make_durable(cluster.url)
+        schema = fresh_schema(cluster.url)
+        replica = Replica(
+            cluster.url,
+            schema,
+            Path(tmp),
+            POSTGRES_POOL_SIZE="5",
+            POSTGRES_MAX_OVERFLOW="10",
+            LOG_LEVEL=args.log_level,
+            SSE_HEARTBEAT_S="15",
+            SSE_LIFETIME_S="3600",
+            SHUTDOWN_TIMEOUT="3",
+        )
+        replica.start()
+        try:
+            line = runner(run(args, replica, cluster))
+        except (BenchError, HttpError, OSError, TimeoutError) as e:
+            sys.stderr.write(f"capacity-bench failed: {e!r}\n{replica.tail()}\n")
+            raise SystemExit(1) from None
+        except asyncio.CancelledError:
+            sys.stderr.write("capacity-bench stopped (SIGTERM)\n")
+            raise SystemExit(128 + signal.SIGTERM) from None
+        finally:
+            replica.stop()
+            drop_schema(cluster.url, schema)
+    print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

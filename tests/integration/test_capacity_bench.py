@@ -1,0 +1,47 @@
+"""``make bench-capacity`` at a tiny scale (issue 11): the real command — a throwaway
+durable PostgreSQL cluster, one ``python -m infra.serve``, two matches of four seat
+clients and a spectator for a few seconds with short think times — ends with its
+machine-readable line and loses no frame. Only the shape and the losses are checked,
+never a time (figures belong to the bench itself)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.postgres
+
+ROOT = Path(__file__).resolve().parents[2]
+LAST_LINE = re.compile(
+    r"capacity matches=(\d+) cmd_p99_ms=([\d.]+) push_p99_ms=([\d.]+) "
+    r"server_cpu_ms_per_cmd=([\d.]+) hello_cpu_ms=([\d.]+) lost=(\d+)"
+)
+TINY = (
+    "--ladder 2 --seconds 3 --ramp 0.5 --warmup 0.5 --grace 5 --think 0.02,0.1 "
+    "--match-end rounds:1 --hello-seconds 0.5 --hello-conns 2"
+)
+
+
+def test_a_tiny_capacity_run_prints_its_line_and_loses_nothing() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.capacity_bench", *TINY.split()],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+    lines = done.stdout.strip().splitlines()
+    last = LAST_LINE.fullmatch(lines[-1])
+    assert last is not None, lines[-1]
+    assert last.group(6) == "0"  # lost: every answered version reached the other streams
+    (rung,) = [line for line in lines if line.startswith("matches=2:")]
+    commands = int(re.search(r"\((\d+) in ", rung).group(1))  # type: ignore[union-attr]
+    assert commands > 0, rung
+    assert " lost=0 " in rung
+    assert "fsync, synchronous_commit, full_page_writes on" in done.stdout
