@@ -18,6 +18,7 @@ import re
 import anyio
 from litestar import Litestar
 from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,7 +28,7 @@ from api.contract import complete_document
 from api.errors import EXCEPTION_HANDLERS
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
-from api.logging import RequestContextMiddleware, route_context_middleware
+from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
 from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
@@ -156,7 +157,19 @@ def create_app(
         lifespan=[live.lifespan, sweeper.lifespan],
         on_shutdown=[close_service],
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
-        middleware=[route_context_middleware],
+        # Litestar's own middleware stack, outermost first; requests the router answers
+        # itself (404 no route, 405) pass none of it and are logged by ``before_send``.
+        middleware=[
+            RequestContextMiddleware,
+            DefineMiddleware(
+                RateLimitMiddleware, limiter=rate_limiter, identities=identities, quotas=quotas
+            ),
+            DefineMiddleware(StreamCapMiddleware, caps=caps, identities=identities),
+            DefineMiddleware(MetricsMiddleware, metrics=metrics),
+            AllowHeader,
+            route_context_middleware,
+        ],
+        before_send=[unrouted(metrics.observe_request)],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
         openapi_config=openapi_config(),
@@ -169,12 +182,6 @@ def create_app(
     app.state.quotas = quotas
     app.state.stream_caps = caps
     app.state.metrics = metrics
-    app.asgi_handler = AllowHeader(app, app.asgi_handler)
-    measured = MetricsMiddleware(app.asgi_handler, metrics)
-    capped = StreamCapMiddleware(measured, caps, identities)
-    app.asgi_handler = RequestContextMiddleware(
-        RateLimitMiddleware(capped, rate_limiter, identities=identities, quotas=quotas)
-    )
     return app
 
 
@@ -208,26 +215,24 @@ def client_quotas(settings: Settings | None) -> tuple[Quota, ...]:
 
 
 class AllowHeader:
-    """OPTIONS answers ``Allow`` with every method of the resource (RFC 9110 §10.2.1).
+    """Litestar middleware: OPTIONS answers ``Allow`` with every method of the resource
+    (RFC 9110 §10.2.1).
 
     Litestar builds a path's OPTIONS answer from the first handler registered on it, so a
-    path with GET and POST in one controller answered ``Allow: OPTIONS, POST``.
+    path with GET and POST in one controller answered ``Allow: OPTIONS, POST``. The table
+    of every path's methods is read from the app's routes on the first OPTIONS request.
     """
 
-    def __init__(self, app: Litestar, inner: ASGIApp) -> None:
-        self.inner = inner
-        self.routes: list[tuple[re.Pattern[str], str]] = []
-        for route in app.routes:
-            methods = getattr(route, "methods", None)
-            if not methods:
-                continue
-            pattern = re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(route.path_format or route.path))
-            self.routes.append((re.compile(f"^{pattern}/?$"), ", ".join(sorted(methods))))
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.routes: list[tuple[re.Pattern[str], str]] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("method") != "OPTIONS":
-            await self.inner(scope, receive, send)
+            await self.app(scope, receive, send)
             return
+        if self.routes is None:
+            self.routes = allow_table(Litestar.from_scope(scope))
         path = scope.get("path", "")
         allow = next((m for pattern, m in self.routes if pattern.match(path)), None)
 
@@ -237,7 +242,18 @@ class AllowHeader:
                 message = {**message, "headers": [*headers, (b"allow", allow.encode())]}
             await send(message)
 
-        await self.inner(scope, receive, fix)
+        await self.app(scope, receive, fix)
+
+
+def allow_table(app: Litestar) -> list[tuple[re.Pattern[str], str]]:
+    """Each route's path pattern and its methods."""
+    table = []
+    for route in app.routes:
+        methods = getattr(route, "methods", None)
+        if methods:
+            pattern = re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(route.path_format or route.path))
+            table.append((re.compile(f"^{pattern}/?$"), ", ".join(sorted(methods))))
+    return table
 
 
 SQLITE_POOL = 5

@@ -1,14 +1,16 @@
 """Request context and the access log (issue 4: logs; the JSON setup is ``infra.logging``).
 
-Two pieces:
+Three pieces:
 
-* :class:`RequestContextMiddleware` wraps the whole Litestar ASGI handler (outside the
-  router and its exception handler, so 404/405 and every error pass through it). It takes
-  the client's ``X-Request-ID`` when it is 1–128 characters of ``[A-Za-z0-9._-]``, else
-  makes one (uuid4 hex), binds it as ``request_id`` in structlog's context variables,
-  echoes it on every response, and logs one access line per request: method, route
-  template (never the raw path or the query string), status, duration_ms, and the
+* :class:`RequestContextMiddleware`, the outermost of the app's Litestar middleware. It
+  takes the client's ``X-Request-ID`` when it is 1–128 characters of ``[A-Za-z0-9._-]``,
+  else makes one (uuid4 hex), binds it as ``request_id`` in structlog's context
+  variables, echoes it on the response, and logs one access line per request: method,
+  route template (never the raw path or the query string), status, duration_ms, and the
   ``match_id`` / ``seat`` bound during the request.
+* :func:`unrouted`, a ``before_send`` hook: a request the router answers itself (404 no
+  such route, 405 no such method) passes no route middleware, so the hook gives it its
+  request id, its access line and its count in the metrics.
 * :func:`route_context_middleware` is an ordinary (per-route) Litestar middleware: after
   routing it binds ``match_id`` (and a ``seat`` path parameter) from the path parameters,
   so every line logged while the handler runs carries them. Auth calls :func:`bind_seat`
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 from uuid import uuid4
 
@@ -36,6 +39,8 @@ from api.ratelimit import send_problem
 REQUEST_ID_HEADER: Final = "X-Request-ID"
 _REQUEST_ID_KEY: Final = b"x-request-id"
 _REQUEST_ID: Final = re.compile(r"[A-Za-z0-9._-]{1,128}")
+REQUEST_ID_STATE_KEY: Final = "request_id"
+"""``scope["state"]`` key of the request id (set by the middleware of a routed request)."""
 SEAT_STATE_KEY: Final = "seat"
 """``request.state`` key auth sets to the caller's seat (read for the access line)."""
 
@@ -86,10 +91,7 @@ def route_context_middleware(app: ASGIApp) -> ASGIApp:
 class RequestContextMiddleware:
     """The outermost ASGI wrapper: request id, ``X-Request-ID`` echo, the access line.
 
-    Install it around the app's handler, after building the app::
-
-        app.asgi_handler = RequestContextMiddleware(app.asgi_handler)
-    """
+    ``Litestar(middleware=[RequestContextMiddleware, …])``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -99,6 +101,7 @@ class RequestContextMiddleware:
             await self.app(scope, receive, send)
             return
         request_id = request_id_from(_header(scope, _REQUEST_ID_KEY))
+        scope.setdefault("state", {})[REQUEST_ID_STATE_KEY] = request_id
         echoed = request_id.encode("ascii")
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
@@ -148,3 +151,30 @@ class RequestContextMiddleware:
             access_log.error("request", **fields)
         else:
             access_log.info("request", **fields)
+
+
+Observe = Callable[..., None]
+"""``Metrics.observe_request(method, template, params, status, seconds)``."""
+
+
+def unrouted(observe: Observe) -> Callable[[Message, Scope], Awaitable[None]]:
+    """The ``before_send`` hook for requests no route took (404, 405): the request id,
+    the access line (route ``None``) and the request's count (route ``unmatched``)."""
+
+    async def hook(message: Message, scope: Scope) -> None:
+        if message["type"] != "http.response.start" or scope["type"] != ScopeType.HTTP:
+            return
+        state = scope.setdefault("state", {})
+        if REQUEST_ID_STATE_KEY in state:
+            return  # a route's middleware has it
+        request_id = request_id_from(_header(scope, _REQUEST_ID_KEY))
+        state[REQUEST_ID_STATE_KEY] = request_id
+        headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != _REQUEST_ID_KEY]
+        headers.append((_REQUEST_ID_KEY, request_id.encode("ascii")))
+        message["headers"] = headers
+        status = message["status"]
+        method = scope.get("method", "")
+        access_log.info("request", method=method, path=None, status=status, request_id=request_id)
+        observe(method, None, {}, status, 0.0)
+
+    return hook

@@ -24,6 +24,7 @@ import msgspec
 import pytest
 import structlog
 from litestar import Litestar, Request, get, post
+from litestar.middleware import DefineMiddleware
 from litestar.params import FromPath, JSONBody
 from litestar.testing import TestClient
 from litestar.types import Message, Receive, Scope, Send
@@ -37,6 +38,7 @@ from api.logging import (
     bind_seat,
     request_id_from,
     route_context_middleware,
+    unrouted,
 )
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, PROBLEM_TYPES
 from api.ratelimit import RateLimiter, RateLimitMiddleware
@@ -104,17 +106,20 @@ def small_app(
     async def boom() -> None:
         raise RuntimeError("kaboom")
 
-    app = Litestar(
+    return Litestar(
         route_handlers=[view, play, stream, boom, *health_handlers(probe, timeout=timeout)],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[route_context_middleware],
+        middleware=[
+            RequestContextMiddleware,
+            DefineMiddleware(
+                RateLimitMiddleware, limiter=limiter or RateLimiter(0), identities=identities
+            ),
+            route_context_middleware,
+        ],
+        before_send=[unrouted(lambda *_: None)],
         request_max_body_size=MAX_BODY,
         logging_config=None,
     )
-    app.asgi_handler = RequestContextMiddleware(
-        RateLimitMiddleware(app.asgi_handler, limiter or RateLimiter(0), identities=identities)
-    )
-    return app
 
 
 @pytest.fixture
