@@ -30,6 +30,7 @@ from api.logging import bind_seat
 from api.matches import BEARER, IdempotencyKey, play_bots
 from api.runtime import Runtime
 from api.strict import json_body, read_body
+from domain.game.match import Match
 from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import InvalidInputError
 from services.bots import bot_seats
@@ -86,22 +87,22 @@ async def perform(
         seat_of(service, service.get_match(match_id), token)
 
     def work(key: Key) -> Answer[CommandDone]:
-        match = service.get_match(match_id)
-        seat = seat_of(service, match, token)
-        seats.append(seat)
-        expected = expected_version(if_match)  # after auth: 401/403 before 412
-        cards = parse_field(data.cards if data else None, "cards")
+        def who(match: Match) -> tuple[int, int | None, tuple[Card, ...]]:
+            seat = seat_of(service, match, token)
+            seats.append(seat)
+            bots.append(bool(bot_seats(match)))  # seats never change hands
+            expected = expected_version(if_match)  # after auth: 401/403 before 412
+            return seat, expected, parse_field(data.cards if data else None, "cards")
+
         done = service.act(
             match_id,
-            seat,
+            -1,  # the seat, If-Match and cards: who()
             action,
-            cards,
-            expected_version=expected,
-            attach=key.attach(lambda p: Outcome(200, match_id, p.result.version, seat)),
+            attach=key.attach(lambda p: Outcome(200, match_id, p.result.version, seats[-1])),
+            authorize=who,
         )
-        bots.append(bool(bot_seats(match)))  # seats never change hands
         assert done.match is not None
-        view = table_view(done.match, done.current, seat, service.clock())
+        view = table_view(done.match, done.current, seats[-1], service.clock())
         return Answer(200, CommandDone(version=done.version, view=view))
 
     def replay(outcome: Outcome) -> CommandDone:

@@ -19,7 +19,7 @@ from uuid import UUID
 import anyio
 
 from domain.game.match import Match
-from domain.game.round import Round
+from domain.game.round import Round, RoundPhase
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
 
@@ -115,14 +115,22 @@ class Runtime:
 
 
 def snapshot(service: GameService, match_id: UUID) -> tuple[Match, Round | None]:
-    """The match and its current round as one moment, to read (not to change): the match
-    is read again after the round, so a save of both in between (a round scored, the
-    next dealt) is not seen half-way."""
+    """The match and its current round as one moment, to read (not to change).
+
+    The match changes only around its rounds (seats, a round recorded and the next begun,
+    the end), and those saves also score, abandon or begin the round: so the match is
+    read again only when the round read after it is over, or there is none — then a save
+    of both in between is not seen half-way."""
     match = service.get_match(match_id)
     for _ in range(3):
         round_ = service.current_round(match)
+        if round_ is not None and round_.phase not in _OVER:
+            return match, round_
         again = service.get_match(match_id)
         if again.version == match.version:
             return match, round_
         match = again
     return match, service.current_round(match)
+
+
+_OVER = frozenset((RoundPhase.SCORED, RoundPhase.ABANDONED))

@@ -106,6 +106,10 @@ class Pending:
 Attach = Callable[[Pending], Sequence[Any]]
 """Extra aggregates (an idempotency record) to save in the command's own ``save``, so
 they commit atomically with its events; built from the outcome about to be saved."""
+Authorize = Callable[[Match], tuple[int, int | None, tuple[Card, ...]]]
+"""Given the match as a command finds it: the acting seat, the expected version and the
+cards (a route's token, If-Match and body checks in their order, on the one load the
+command makes)."""
 Decide = Callable[[Match, Round, datetime], tuple[int, str, tuple[Card, ...]]]
 """Chooses a command's seat, action and cards on the round as it finds it (a turn
 timeout, :mod:`services.timers`)."""
@@ -310,14 +314,18 @@ class GameService(Application[UUID]):
         expected_version: int | None = None,
         attach: Attach | None = None,
         decide: Decide | None = None,
+        authorize: Authorize | None = None,
     ) -> CommandResult:
         """Run one round command for ``seat`` (``ACTIONS``); save its events atomically.
 
         ``expected_version`` (the match version, If-Match) or ``expected_round_version``
         that is not the current one → PreconditionFailedError, nothing saved. ``decide``
         (a turn timeout) chooses seat, action and cards instead, with ``now`` and the
-        deadlines claimed; it records ``TurnTimedOut`` first (:mod:`services.timers`)."""
+        deadlines claimed; it records ``TurnTimedOut`` first (:mod:`services.timers`).
+        ``authorize`` gives the seat, the expected version and the cards from the loaded match."""
         match = self.get_match(match_id)
+        if authorize is not None:
+            seat, expected_version, cards = authorize(match)
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         round_ = self.current_round(match)
