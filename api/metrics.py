@@ -306,12 +306,10 @@ class Metrics:
 
 
 class MetricsMiddleware:
-    """ASGI wrapper observing every HTTP request (status, duration, route template).
-
-    Install it inside the rate limiter (a 429 is counted by the limiter itself)::
-
-        RateLimitMiddleware(MetricsMiddleware(app.asgi_handler, metrics), limiter)
-    """
+    """Litestar middleware observing every routed HTTP request (status, duration, route
+    template): ``DefineMiddleware(MetricsMiddleware, metrics=…)``, inside the rate limiter
+    (a 429 is counted by the limiter itself). Requests no route took are counted by
+    ``api.logging.unrouted``."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app

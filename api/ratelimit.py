@@ -133,15 +133,10 @@ def hourly(name: str, setting: str, method: str, path: str, per_hour: int, **kwa
 
 
 class RateLimitMiddleware:
-    """ASGI wrapper answering 429 before the app runs when the client's bucket (or its
-    quota) is empty. Install it around the app's handler, inside the request-context
-    middleware::
-
-        app.asgi_handler = RequestContextMiddleware(
-            RateLimitMiddleware(app.asgi_handler, limiter, identities=..., quotas=...)
-        )
-
-    Without ``identities`` every request is counted under its address.
+    """Litestar middleware answering 429 before the handler runs when the client's
+    bucket (or its quota) is empty: ``DefineMiddleware(RateLimitMiddleware, limiter=…,
+    identities=…, quotas=…)``, inside the request-context middleware. Without
+    ``identities`` every request is counted under its address.
     """
 
     def __init__(
