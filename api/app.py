@@ -114,7 +114,11 @@ def create_app(
     durability = recorder.syncer if isinstance(recorder, GroupCommitRecorder) else None
     runtime = Runtime(service, limiter, bot_steps, tags=tags, durability=durability)
     sweep = settings.sweep_interval_ms if owned else 0
-    sweeper = SweeperTask.build(runtime, sweep if sweep_interval_ms is None else sweep_interval_ms)
+    sweeper = SweeperTask.build(
+        runtime,
+        sweep if sweep_interval_ms is None else sweep_interval_ms,
+        settings.timeout_bot,
+    )
     live = LiveStreams(
         service,
         hub,
@@ -164,6 +168,7 @@ def create_app(
     app.state.runtime = runtime
     app.state.live = live
     app.state.sweeper = sweeper
+    app.state.timeout_kind = settings.timeout_bot
     app.state.rate_limiter = rate_limiter
     app.state.metrics = metrics
     app.asgi_handler = AllowHeader(app, app.asgi_handler)

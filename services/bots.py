@@ -2,7 +2,7 @@
 as a person's (``GameService.act``), one save per move.
 
 A seat whose kind is a bot policy (:data:`domain.players.PLAYERS`: ``random``,
-``heuristic``) is asked for its decision from a redacted view built from the aggregates
+``heuristic``, ``strong``) is asked for its decision from a redacted view built from the aggregates
 (:mod:`domain.players.view`, R33: its own hand, the standing show, the cards played, the
 bottom only if it buried it): declare or pass during the deal (R17, R18), declare or
 pass in the late declaring turn (R18), overcall or pass in the window (R20), the
@@ -191,4 +191,5 @@ def _play_view(round_: Round, seat: int) -> SeatView:
     dealer = round_.bidding.dealer
     assert dealer is not None
     bottom = round_.bottom if round_.buried_by == seat else None
-    return seat_view(play, seat, dealer=dealer, rules=round_.rules, bottom=bottom)
+    shows = round_.bidding.shows
+    return seat_view(play, seat, dealer=dealer, rules=round_.rules, bottom=bottom, shows=shows)
