@@ -16,7 +16,9 @@ line)::
          heuristic_vs_random=<mean> strong_ms_p99=<ms>
 
 Deals are spread over ``--workers`` processes (results do not depend on how many).
-Run ``python -m bench.bots_bench --deals 500 --budget 600``.
+Decision times are CPU time of the deciding process (one core's cost, unaffected by other
+work on a shared machine); wall-clock times are printed beside them. Run
+``python -m bench.bots_bench --deals 500 --budget 1500 --workers 2``.
 """
 
 from __future__ import annotations
@@ -40,19 +42,23 @@ from domain.rules.shows import Show
 from domain.rules.shuffle import SEED_BYTES, deal, shuffle_deck
 
 DEFAULT_DEALS = 500
-DEFAULT_BUDGET = 600
-"""The strong bot's budget in the benchmark (simulated plays per decision); the service
-default is :data:`domain.players.strong.DEFAULT_BUDGET`."""
+DEFAULT_BUDGET = 1500
+"""The strong bot's budget in the benchmark (simulated plays per decision, about 60 ms of
+CPU on average, 90 ms p99): half the service default
+(:data:`domain.players.strong.DEFAULT_BUDGET`, about 200 ms p99), so that 500 deals take
+about 20 minutes on two cores."""
 DEFAULT_WORKERS = 2
 DEFAULT_ENV_STEPS = 20_000
 
 
 @dataclass(slots=True)
 class Timed:
-    """A player whose play and bury decisions are timed (wall clock, ms)."""
+    """A player whose play and bury decisions are timed: CPU ms of this process (what the
+    decision costs one core, whatever else the machine runs) and wall-clock ms."""
 
     player: Player
     times: list[float] = field(default_factory=list)
+    walls: list[float] = field(default_factory=list)
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -68,16 +74,20 @@ class Timed:
         return self.player.request_redeal(view, rng)
 
     def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
-        start = time.perf_counter()
+        cpu, wall = time.process_time(), time.perf_counter()
         cards = self.player.bury(view, rng)
-        self.times.append((time.perf_counter() - start) * 1000)
+        self._took(cpu, wall)
         return cards
 
     def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
-        start = time.perf_counter()
+        cpu, wall = time.process_time(), time.perf_counter()
         cards = self.player.play(view, rng)
-        self.times.append((time.perf_counter() - start) * 1000)
+        self._took(cpu, wall)
         return cards
+
+    def _took(self, cpu: float, wall: float) -> None:
+        self.times.append((time.process_time() - cpu) * 1000)
+        self.walls.append((time.perf_counter() - wall) * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +128,9 @@ def _player(kind: str, budget: int) -> Player:
 
 def run_chunk(
     chunk: Sequence[Deal], kind_a: str, kind_b: str, budget: int
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float]]:
     """Level differences (pair A less pair B, mean of the two plays) of each deal, and the
-    strong bot's decision times (ms)."""
+    strong bot's decision times (CPU ms, wall ms)."""
     a, b = Timed(_player(kind_a, budget)), Timed(_player(kind_b, budget))
     diffs = []
     for d in chunk:
@@ -128,8 +138,8 @@ def run_chunk(
         second = play(d, [b, a, b, a])
         diff = gained(first, 0) - gained(first, 1) + gained(second, 1) - gained(second, 0)
         diffs.append(diff / 2)
-    times = [t for p in (a, b) if p.name == "strong" for t in p.times]
-    return diffs, times
+    strong = [p for p in (a, b) if p.name == "strong"]
+    return diffs, [t for p in strong for t in p.times], [t for p in strong for t in p.walls]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +151,9 @@ class Pairing:
     ci_low: float
     ci_high: float
     times: tuple[float, ...]
+    """The strong bot's decisions, CPU ms."""
+    walls: tuple[float, ...]
+    """The same decisions, wall-clock ms."""
     wall: float
 
     def line(self) -> str:
@@ -159,19 +172,23 @@ def pairing(
     chunks = [all_deals[i : i + size] for i in range(0, len(all_deals), size)]
     diffs: list[float] = []
     times: list[float] = []
+    walls: list[float] = []
     if workers <= 1:
         results = [run_chunk(c, kind_a, kind_b, budget) for c in chunks]
     else:
         with ProcessPoolExecutor(workers) as pool:
             futures = [pool.submit(run_chunk, c, kind_a, kind_b, budget) for c in chunks]
             results = [f.result() for f in futures]
-    for d, t in results:
+    for d, t, w in results:
         diffs += d
         times += t
+        walls += w
     mean = statistics.fmean(diffs)
     half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
     wall = time.perf_counter() - start
-    return Pairing(kind_a, kind_b, len(diffs), mean, mean - half, mean + half, tuple(times), wall)
+    return Pairing(
+        kind_a, kind_b, len(diffs), mean, mean - half, mean + half, tuple(times), tuple(walls), wall
+    )
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -210,8 +227,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     mean_ms = statistics.fmean(sh.times) if sh.times else 0.0
     p99 = percentile(sh.times, 0.99)
     print(
-        f"strong bot decisions: {len(sh.times)}, mean {mean_ms:.1f} ms, "
-        f"p50 {percentile(sh.times, 0.5):.1f} ms, p99 {p99:.1f} ms, max {max(sh.times):.1f} ms"
+        f"strong bot decisions: {len(sh.times)}, CPU mean {mean_ms:.1f} ms, "
+        f"p50 {percentile(sh.times, 0.5):.1f} ms, p99 {p99:.1f} ms, max {max(sh.times):.1f} ms; "
+        f"wall-clock mean {statistics.fmean(sh.walls):.1f} ms, "
+        f"p99 {percentile(sh.walls, 0.99):.1f} ms (the machine's load included)"
     )
     print(f"pettingzoo env: {env_steps_per_s(args.env_steps, args.seed):.0f} steps/s", flush=True)
     print(
