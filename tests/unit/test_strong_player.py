@@ -26,6 +26,8 @@ from domain.rules.play import TrickPlay
 from domain.rules.ruleset import STANDARD
 from domain.rules.shapes import decompose
 from domain.rules.shuffle import deal, shuffle_deck
+from services.bots import run_bots
+from tests.api.rest import new_service
 
 SMALL = 400
 """Simulated plays per decision in these tests: a few rollouts (about 5 at the first
@@ -185,3 +187,26 @@ def test_successive_halving(values: tuple[float, ...], chosen: int) -> None:
 
 def test_one_candidate_needs_no_search() -> None:
     assert successive_halving(1, 10, lambda: pytest.fail("no world"), lambda w, i: 0.0) == 0
+
+
+def test_a_strong_seat_plays_through_the_service() -> None:
+    """services/bots: a seat of kind ``strong`` moves through the command path, from its
+    redacted view (R33), like any bot: declaring, burying and playing (R17–R23)."""
+    service = new_service()
+    match_id = service.create_match(STANDARD, name="strong")
+    kinds = ("strong", "heuristic", "strong", "heuristic")
+    for seat, kind in enumerate(kinds):
+        service.take_seat(match_id, seat, f"p{seat}", kind)
+    clock = service.clock
+    plays = 0
+    for _ in range(50):
+        clock.advance(seconds=100)  # type: ignore[attr-defined]  # the tests' FakeClock
+        service.claim_deadlines(match_id)
+        run = run_bots(service, match_id, 30)
+        assert run.stopped in ("waiting", "limit")
+        round_ = service.current_round(service.get_match(match_id))
+        if round_ is not None and round_.play is not None:
+            plays = len(round_.play.played)
+            if plays >= 8:
+                break
+    assert plays >= 8
