@@ -32,7 +32,7 @@ from domain.rules.cards import Card
 from domain.rules.play import TrickPlay
 from domain.rules.shows import Show
 
-DEFAULT_BUDGET = 3000
+DEFAULT_BUDGET = 2800
 """Simulated plays per decision: about 200 ms on one core of the reference machine
 (docs/bots.md); a rollout from the first trick costs about 75 plays."""
 WORLD_COST = 8
