@@ -10,7 +10,9 @@ weak-hand redeal (暴动, §10), bury (R21, 炒底 R20) and play (R22, R23). A p
 (the end of the drawing, the overcall window) is claimed first, as a command would.
 
 Decisions are deterministic: a bot's ``random.Random`` is seeded from the round, its
-version and the seat, so the same state gives the same move.
+version and the seat, so the same state gives the same move. The ``strong`` bot searches
+with its default budget of simulated plays (about 100 ms a decision on one core, 200 ms
+at worst; docs/bots.md) and is given no deadline, so it stays deterministic too.
 """
 
 from __future__ import annotations

@@ -94,9 +94,10 @@ def hidden_of(view: SeatView) -> Hidden:
     me = view.seat
     sizes = tuple(len(view.hand) if s == me else HAND_SIZE - played_by[s] for s in range(4))
     holds: list[tuple[Card, ...]] = [(), (), (), ()]
-    for i, show in enumerate(view.shows):
+    buriers = {me, view.dealer} | {show.seat for show in view.shows[1:]}
+    for show in view.shows[:1]:
         s = show.seat
-        if s in (me, view.dealer) or i > 0:
+        if s in buriers:
             continue  # a dealer or an overcaller may have buried its shown cards (R20, R21)
         kept = list(show.cards)
         for c in cards_of[s]:

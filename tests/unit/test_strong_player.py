@@ -25,6 +25,7 @@ from domain.rules.context import trump_context
 from domain.rules.play import TrickPlay
 from domain.rules.ruleset import STANDARD
 from domain.rules.shapes import decompose
+from domain.rules.shows import Show, Strength
 from domain.rules.shuffle import deal, shuffle_deck
 from services.bots import run_bots
 from tests.api.rest import new_service
@@ -210,3 +211,27 @@ def test_a_strong_seat_plays_through_the_service() -> None:
             if plays >= 8:
                 break
     assert plays >= 8
+
+
+@pytest.mark.parametrize(
+    ("shower", "dealer", "kept"),
+    [
+        (1, 0, True),  # R17: seat 1 declared with 2H and never buried: it still holds it
+        (0, 0, False),  # R21: the dealer may have buried what it showed
+    ],
+)
+def test_shown_cards_stay_with_their_seat(shower: int, dealer: int, kept: bool) -> None:
+    ctx = trump_context(0, 1)  # level 2, hearts trump
+    two_h = parse_cards("2H")[0]
+    show = Show(shower, (two_h,), 1, Strength.SINGLE)
+    hand = [c for c in deal(shuffle_deck(bytes(32)), 0).hands[2] if c != two_h][:24]
+    view = SeatView(
+        2, ctx, (*hand, two_h), dealer, (dealer + 1) % 2, (), None, (), 0, None, STANDARD, (),
+        (show,),
+    )  # fmt: skip
+    hidden = hidden_of(view)
+    assert hidden.holds[shower] == ((two_h,) if kept else ())
+    if kept:
+        for seed in range(5):
+            hands, _ = sample_world(hidden, view, random.Random(seed))
+            assert two_h in hands[shower]
