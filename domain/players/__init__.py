@@ -11,8 +11,8 @@ from domain.players.strong import StrongPlayer
 from domain.players.view import BidView, PlayViews, SeatView, seat_view
 
 PLAYERS: dict[str, Callable[[], Player]] = {
-    "heuristic": HeuristicPlayer,
     "random": RandomPlayer,
+    "heuristic": HeuristicPlayer,
     "strong": StrongPlayer,
 }
 """Player policies by name, weakest first (the simulator's ``--players``, a seat's bot kind):

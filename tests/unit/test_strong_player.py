@@ -235,3 +235,16 @@ def test_shown_cards_stay_with_their_seat(shower: int, dealer: int, kept: bool) 
         for seed in range(5):
             hands, _ = sample_world(hidden, view, random.Random(seed))
             assert two_h in hands[shower]
+
+
+def test_a_deadline_cuts_the_search_short() -> None:
+    """``stop`` (a caller's deadline) ends the search after the first world: still legal."""
+    calls: list[int] = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return True
+
+    strong = StrongPlayer(100_000, stop=stop)
+    record = _round(21, [strong, HEURISTIC, strong, HEURISTIC])
+    assert record.plays > 0 and calls
