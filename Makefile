@@ -4,13 +4,13 @@
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
-# make bench-capacity.
+# make bench-capacity, make bench-bots.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-capacity bench-core bench-load bench-resilience run simulate serve test lint typecheck imports pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-core bench-load bench-resilience run simulate serve test lint typecheck imports pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -58,6 +58,12 @@ bench-api: $(STAMP)
 # "resilience kills=<n> acked=<n> lost=<n> duplicated=<n> races=<n> double_wins=<n>".
 bench-resilience: $(STAMP)
 	$(BIN)/python -m bench.resilience_bench $(ARGS)
+
+# Bot strength: duplicate deals between bot kinds, the strong bot's decision times and the
+# training env's steps/s; the last line is "bots strong_vs_heuristic=<mean> ci_low=<lower 95%
+# bound> heuristic_vs_random=<mean> strong_ms_p99=<ms>" (ARGS="--deals 500 --workers 2").
+bench-bots: $(STAMP)
+	$(BIN)/python -m bench.bots_bench $(ARGS)
 
 # Concurrent bot matches on one process; figures for docs/scaling.md.
 bench-load: $(STAMP)

@@ -112,7 +112,11 @@ def create_app(
     service.on_saved.append(tags.changed)
     runtime = Runtime(service, limiter, bot_steps, tags=tags)
     sweep = settings.sweep_interval_ms if owned else 0
-    sweeper = SweeperTask.build(runtime, sweep if sweep_interval_ms is None else sweep_interval_ms)
+    sweeper = SweeperTask.build(
+        runtime,
+        sweep if sweep_interval_ms is None else sweep_interval_ms,
+        settings.timeout_bot,
+    )
     live = LiveStreams(
         service,
         hub,
@@ -178,6 +182,7 @@ def create_app(
     app.state.runtime = runtime
     app.state.live = live
     app.state.sweeper = sweeper
+    app.state.timeout_kind = settings.timeout_bot
     app.state.rate_limiter = rate_limiter
     app.state.quotas = quotas
     app.state.stream_caps = caps

@@ -41,7 +41,8 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 Preset = Literal["standard", "tuolaji", "duijia"]
 Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
-BotKind = Literal["random", "heuristic"]
+BotKind = Literal["random", "heuristic", "strong"]
+"""Bot policies, weakest first (docs/bots.md): random legal moves, rules of thumb, search."""
 Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
 
 

@@ -3,11 +3,11 @@ the timeout of the seat to act, and :class:`SweeperTask` runs the sweeper
 (:mod:`services.sweeper`) as a background task of the app, from start-up to shutdown.
 
 Anyone at the table may claim: a seat token of the match or its organiser token (401
-without or with a bad token, 403 for another match's). The heuristic bot then moves for
-the timed-out seat and ``TurnTimedOut`` precedes its move in the history. A claim before
-the deadline is refused with 409 ``not-timed-out`` (the detail says how long is left);
-409 ``no-turn-timer`` when no limit runs (no limits in this match, or no seat to act).
-If-Match and Idempotency-Key work as on every command.
+without or with a bad token, 403 for another match's). The timeout bot (``TIMEOUT_BOT``,
+the heuristic by default) then moves for the timed-out seat and ``TurnTimedOut`` precedes
+its move in the history. A claim before the deadline is refused with 409 ``not-timed-out``
+(the detail says how long is left); 409 ``no-turn-timer`` when no limit runs (no limits in
+this match, or no seat to act). If-Match and Idempotency-Key work as on every command.
 """
 
 from __future__ import annotations
@@ -35,14 +35,15 @@ from services.bots import bot_seats
 from services.game import ORGANISER_ROLE, GameService, Pending
 from services.idempotency import Fact, Outcome
 from services.sweeper import Sweeper
-from services.timers import ORGANISER, TimedOut, by_seat, claim_timeout
+from services.timers import ORGANISER, TIMEOUT_KIND, TimedOut, by_seat, claim_timeout
 
 TIMEOUT_DOC = """The seat to act is over its time limit (the match's `timers`, counted from the
-event that made it that seat's turn; views show it as `turnDeadline`): the heuristic bot
-moves for it, recorded as `TurnTimedOut` followed by the move's own events. Any seat token
-of the match, or its organiser token. Answers the match version after the move, the seat,
-its timer (`declare`, `bury`, `play`) and the bot's action (no cards: a buried bottom is
-secret, R33); then the bots play their pending moves.
+event that made it that seat's turn; views show it as `turnDeadline`): a bot (the
+service's `TIMEOUT_BOT`, by default `heuristic`) moves for it, recorded as `TurnTimedOut`
+followed by the move's own events. Any seat token of the match, or its organiser token.
+Answers the match version after the move, the seat, its timer (`declare`, `bury`, `play`)
+and the bot's action (no cards: a buried bottom is secret, R33); then the bots play their
+pending moves.
 
 409 `not-timed-out`: the seat still has time (the detail says how long);
 409 `no-turn-timer`: no limit runs now; 409 `version-conflict`: another command won the
@@ -57,7 +58,7 @@ class TimeoutClaimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``declare``, ``bury`` or ``play``."""
     limit_ms: int
     action: str
-    """What the heuristic bot did for the seat (``play``, ``bury``, ``pass``, …)."""
+    """What the timeout bot did for the seat (``play``, ``bury``, ``pass``, …)."""
 
 
 def claimer(service: GameService, match: Match, token: str | None) -> str:
@@ -113,7 +114,10 @@ class TimeoutController(Controller):
                 }
                 return key.records(Outcome(200, match_id, p.result.version, done.seat, facts))
 
-            done = claim_timeout(service, match_id, who, expected_version=expected, attach=attach)
+            kind = getattr(request.app.state, "timeout_kind", TIMEOUT_KIND)
+            done = claim_timeout(
+                service, match_id, who, expected_version=expected, attach=attach, kind=kind
+            )
             if bot_seats(match):
                 play_bots(service, match_id, runtime.bot_steps)
             assert done.result is not None
@@ -153,9 +157,11 @@ class SweeperTask:
         self.task: asyncio.Task[None] | None = None
 
     @classmethod
-    def build(cls, runtime: Runtime, interval_ms: int) -> SweeperTask:
-        """The sweeper of ``runtime``'s service."""
-        return cls(Sweeper(runtime.service), runtime, interval_ms)
+    def build(
+        cls, runtime: Runtime, interval_ms: int, timeout_kind: str = TIMEOUT_KIND
+    ) -> SweeperTask:
+        """The sweeper of ``runtime``'s service; ``timeout_kind`` moves for late seats."""
+        return cls(Sweeper(runtime.service, timeout_kind=timeout_kind), runtime, interval_ms)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: object = None) -> AsyncIterator[None]:

@@ -29,7 +29,7 @@ class _Request(
 
 class PlayerRequest(_Request, frozen=True, kw_only=True):
     name: Name
-    kind: Literal["human", "random", "heuristic"] = "human"
+    kind: Literal["human", "random", "heuristic", "strong"] = "human"
     """``human`` (gets a seat token when a round is scheduled) or a bot policy."""
 
 

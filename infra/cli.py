@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from domain.players import PLAYERS
+from domain.players.strong import DEFAULT_BUDGET, StrongPlayer
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
@@ -68,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument(
         "--seed", type=int, default=None, help="run seed for a reproducible run (default: random)"
+    )
+    sim.add_argument(
+        "--strong-budget",
+        type=_positive,
+        default=DEFAULT_BUDGET,
+        help="the strong bot's simulated plays per decision (default %(default)s, docs/bots.md)",
     )
     add_verify_parser(commands)
     add_migrate_parser(commands)
@@ -138,9 +145,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "migrate":
         sys.exit(run_migrate(args))
     if args.command == "simulate":
-        summary = simulate(
-            args.rounds, rules=preset(args.preset), players=args.players, seed=args.seed
-        )
+        players = [
+            StrongPlayer(args.strong_budget) if name == "strong" else name for name in args.players
+        ]
+        summary = simulate(args.rounds, rules=preset(args.preset), players=players, seed=args.seed)
         sys.stdout.write("\n".join(render_summary(summary, args.preset)) + "\n")
 
 

@@ -35,6 +35,8 @@ Variables, with their defaults in brackets:
   [15 / 600 / 1000]
 * ``SWEEP_INTERVAL_MS`` — how often the sweeper claims passed deadlines and turn
   timeouts and runs pending bot moves (``services.sweeper``), 0 = off [1000]
+* ``TIMEOUT_BOT`` — the bot policy that moves for a seat over its time: ``random``,
+  ``heuristic`` or ``strong`` (docs/bots.md) [``heuristic``]
 
 :func:`persistence_env` turns settings into the eventsourcing library's environment
 (ARCHITECTURE decision 1: POPO in tests, SQLite embedded, PostgreSQL in production);
@@ -53,10 +55,12 @@ from typing import Final, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from domain.game.round_events import Pacing
+from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
 from infra.pgstore import RECORDER_TOPIC
 from infra.writerlock import claim_writer
 from services.game import Clock, GameService, SeedSource, new_seed, utc_now
+from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
 BACKENDS: Final[tuple[Backend, ...]] = ("popo", "sqlite", "postgres")
@@ -148,6 +152,8 @@ class Settings:
     sse_retry_ms: int = 1000
     sweep_interval_ms: int = 1000
     """The sweeper's period (deadlines, turn timeouts, bots); 0 = no sweeper."""
+    timeout_bot: str = TIMEOUT_KIND
+    """The bot policy that moves for a timed-out seat (``domain.players.PLAYERS``)."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -179,6 +185,10 @@ class Settings:
         _int("SSE_LIFETIME_S", self.sse_lifetime_s, 1, 86_400)
         _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
         _int("SWEEP_INTERVAL_MS", self.sweep_interval_ms, 0, 3_600_000)
+        if self.timeout_bot not in PLAYERS:
+            raise SettingsError(
+                f"TIMEOUT_BOT must be one of {', '.join(PLAYERS)}, got {self.timeout_bot!r}"
+            )
         try:
             self.pacing  # noqa: B018 - Pacing validates the three durations
         except InvalidInputError as e:
@@ -244,6 +254,7 @@ class Settings:
             sse_lifetime_s=_int_env(get, "SSE_LIFETIME_S", defaults.sse_lifetime_s),
             sse_retry_ms=_int_env(get, "SSE_RETRY_MS", defaults.sse_retry_ms),
             sweep_interval_ms=_int_env(get, "SWEEP_INTERVAL_MS", defaults.sweep_interval_ms),
+            timeout_bot=(get("TIMEOUT_BOT") or defaults.timeout_bot).lower(),
         )
 
     @property

@@ -2,7 +2,7 @@
 as a person's (``GameService.act``), one save per move.
 
 A seat whose kind is a bot policy (:data:`domain.players.PLAYERS`: ``random``,
-``heuristic``) is asked for its decision from a redacted view built from the aggregates
+``heuristic``, ``strong``) is asked for its decision from a redacted view built from the aggregates
 (:mod:`domain.players.view`, R33: its own hand, the standing show, the cards played, the
 bottom only if it buried it): declare or pass during the deal (R17, R18), declare or
 pass in the late declaring turn (R18), overcall or pass in the window (R20), the
@@ -10,7 +10,9 @@ weak-hand redeal (暴动, §10), bury (R21, 炒底 R20) and play (R22, R23). A p
 (the end of the drawing, the overcall window) is claimed first, as a command would.
 
 Decisions are deterministic: a bot's ``random.Random`` is seeded from the round, its
-version and the seat, so the same state gives the same move.
+version and the seat, so the same state gives the same move. The ``strong`` bot searches
+with its default budget of simulated plays (about 100 ms a decision on one core, 200 ms
+at worst; docs/bots.md) and is given no deadline, so it stays deterministic too.
 """
 
 from __future__ import annotations
@@ -191,4 +193,5 @@ def _play_view(round_: Round, seat: int) -> SeatView:
     dealer = round_.bidding.dealer
     assert dealer is not None
     bottom = round_.bottom if round_.buried_by == seat else None
-    return seat_view(play, seat, dealer=dealer, rules=round_.rules, bottom=bottom)
+    shows = round_.bidding.shows
+    return seat_view(play, seat, dealer=dealer, rules=round_.rules, bottom=bottom, shows=shows)

@@ -55,7 +55,7 @@ class RecordSeat(_Part, kw_only=True):
 
     seat: Seat
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
-    kind: Literal["human", "random", "heuristic"]
+    kind: Literal["human", "random", "heuristic", "strong"]
     at: Time
 
 

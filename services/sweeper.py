@@ -1,8 +1,9 @@
 """The sweeper (issue 5): moves matches forward that wait for the clock, not for a person.
 
 Every ``interval`` it claims passed deal deadlines (the end of the drawing R16/R17, the
-overcall window R20), claims turn timeouts (:mod:`services.timers`: the heuristic bot
-moves for a seat over its limit) and plays pending bot moves (:func:`services.bots.run_bots`)
+overcall window R20), claims turn timeouts (:mod:`services.timers`: the timeout bot,
+``timeout_kind``, moves for a seat over its limit) and plays pending bot moves
+(:func:`services.bots.run_bots`)
 — so a bots-only match, a paced deal with bots at the table and a stalled seat progress
 without any request. Everything goes through the command path, so its moves are ordinary
 events.
@@ -45,7 +46,7 @@ from services.bots import bot_seats, next_move, run_bots
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.legal import claimed
-from services.timers import SWEEPER, claim_timeout
+from services.timers import SWEEPER, TIMEOUT_KIND, claim_timeout
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,11 @@ class Sweeper:
         max_steps: int = DEFAULT_STEPS,
         recheck: timedelta = RECHECK,
         rescan_s: float = RESCAN_S,
+        timeout_kind: str = TIMEOUT_KIND,
     ) -> None:
+        """``timeout_kind``: the bot policy that moves for a seat over its time."""
         self.service = service
+        self.timeout_kind = timeout_kind
         self.max_steps = max_steps
         self.recheck = recheck
         self.rescan_s = rescan_s
@@ -213,7 +217,7 @@ class Sweeper:
                     continue
                 clock = turn_clock(match.timers, round_)
                 if clock is not None and now > clock.deadline:
-                    claim_timeout(service, match_id, SWEEPER)
+                    claim_timeout(service, match_id, SWEEPER, kind=self.timeout_kind)
                     moves += 1
                     continue
                 if bot_seats(match) and next_move(match, round_, now) is not None:

@@ -1,10 +1,11 @@
-"""Claiming a turn timeout (issue 5): the heuristic bot moves for a seat over its time.
+"""Claiming a turn timeout (issue 5): a bot (the heuristic, by default) moves for a seat over
+its time.
 
 :func:`claim_timeout` runs through the command path every move takes
 (:meth:`GameService.act`): the match and its round are loaded, a passed deal deadline is
 claimed first (R16, R17, R20), then — with the command's ``now`` —
 :func:`domain.game.timers.check_timed_out` decides whether the seat to act is over its
-limit. If it is, the heuristic bot (:mod:`domain.players`, from the same redacted view
+limit. If it is, the bot of kind ``kind`` (:mod:`domain.players`, from the same redacted view
 :mod:`services.bots` builds, R33) chooses the seat's move, ``TurnTimedOut`` is recorded
 and the move's own events follow, in one save. If not, the claim is refused
 (``not-timed-out``, saying how long is left; ``no-turn-timer`` when no limit runs) — a
@@ -33,7 +34,8 @@ from services.game import CommandResult, GameService, Pending
 SWEEPER: Final = "sweeper"
 ORGANISER: Final = "organiser"
 TIMEOUT_KIND: Final = "heuristic"
-"""The bot policy that moves for a timed-out seat (``domain.players.PLAYERS``)."""
+"""The default bot policy that moves for a timed-out seat (``domain.players.PLAYERS``;
+the service's ``TIMEOUT_BOT`` setting chooses another)."""
 
 
 def by_seat(seat: int) -> str:
@@ -65,13 +67,14 @@ def claim_timeout(
     *,
     expected_version: int | None = None,
     attach: TimeoutAttach | None = None,
+    kind: str = TIMEOUT_KIND,
 ) -> TimedOut:
-    """Claim the timeout of the seat to act; the heuristic bot moves for it."""
+    """Claim the timeout of the seat to act; the bot of ``kind`` moves for it."""
     decided: list[TimedOut] = []
 
     def decide(match: Match, round_: Round, now: datetime) -> tuple[int, str, tuple[Card, ...]]:
         clock = check_timed_out(match.timers, round_, now)
-        move = next_move(match, round_, now, bots={clock.seat: TIMEOUT_KIND})
+        move = next_move(match, round_, now, bots={clock.seat: kind})
         if move is None or move.seat != clock.seat:  # pragma: no cover - a seat to act moves
             raise AssertionError(f"the bot found no move for seat {clock.seat}")
         # The move is tried on a copy first: TurnTimedOut is recorded only with a move.

@@ -27,7 +27,7 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class PlayerView(_View, frozen=True, kw_only=True):
     name: str
     kind: str
-    """``human``, or the bot policy (``random``, ``heuristic``)."""
+    """``human``, or the bot policy (``random``, ``heuristic``, ``strong``)."""
 
 
 class TeamView(_View, frozen=True, kw_only=True):

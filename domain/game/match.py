@@ -20,7 +20,8 @@ from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
 
-SEAT_KINDS = ("human", "random", "heuristic")
+SEAT_KINDS = ("human", "random", "heuristic", "strong")
+"""A seat's holder: a person, or a bot policy of ``domain.players.PLAYERS``."""
 
 
 class Match(GameAggregate):

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from domain.players.base import BURY_SIZE, Player
 from domain.players.heuristic import HeuristicPlayer
 from domain.players.random_player import RandomPlayer
+from domain.players.strong import StrongPlayer
 from domain.players.view import BidView, PlayViews, SeatView, seat_view
 
-PLAYERS: dict[str, type[HeuristicPlayer] | type[RandomPlayer]] = {
-    "heuristic": HeuristicPlayer,
+PLAYERS: dict[str, Callable[[], Player]] = {
     "random": RandomPlayer,
+    "heuristic": HeuristicPlayer,
+    "strong": StrongPlayer,
 }
-"""Player policies by name (the simulator's ``--players``)."""
+"""Player policies by name, weakest first (the simulator's ``--players``, a seat's bot kind):
+``random`` (random legal moves), ``heuristic`` (rules of thumb), ``strong`` (search)."""
 
 
 def make_player(name: str) -> Player:
     """A fresh player of the named policy; ValueError listing the known names otherwise."""
-    cls = PLAYERS.get(name)
-    if cls is None:
+    factory = PLAYERS.get(name)
+    if factory is None:
         raise ValueError(f"unknown player {name!r}; known: {', '.join(sorted(PLAYERS))}")
-    return cls()
+    return factory()
 
 
 __all__ = [
@@ -31,6 +36,7 @@ __all__ = [
     "Player",
     "RandomPlayer",
     "SeatView",
+    "StrongPlayer",
     "make_player",
     "seat_view",
 ]

@@ -95,6 +95,34 @@ def play_round(
     return game.play_and_score()
 
 
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """A round once declaring, overcalling and burying are over (R16–R21): ready to play."""
+
+    bidding: Bidding
+    """Phase DONE: the dealer and the trump are known."""
+    hands: tuple[tuple[Card, ...], ...]
+    """The four hands of 25 cards after burying."""
+    bottom: tuple[Card, ...]
+    """The 8 buried cards (R21)."""
+    burier: int
+    """The seat that buried them last (R21, R20 炒底): the only one that sees them."""
+
+
+def bid_round(
+    bidding: Bidding, dealt: Deal, players: Sequence[Player], rng: random.Random
+) -> Bid | None:
+    """:func:`play_round` up to the first lead: the deal, declaring, overcalling and
+    burying by ``players``; None when the round is to be redealt (R19, §10)."""
+    game = _Round(bidding, dealt, players, rng)
+    game.draw()
+    game.bidding = game.bidding.end_deal(dealt.bottom, game.hands)
+    if not game.settle_bidding():
+        return None
+    hands = tuple(tuple(h) for h in game.hands)
+    return Bid(game.bidding, hands, tuple(game.bottom), game.burier)
+
+
 class _Round:
     """The mutable state of one round while the bots play it."""
 
@@ -249,7 +277,9 @@ class _Round:
         tp = TrickPlay(trump_context(level, trump), self.hands, dealer, attackers)
         rng = self.rng
         bottom = self.bottom
-        views = PlayViews(tp, dealer=dealer, rules=rules, burier=self.burier, bottom=bottom)
+        views = PlayViews(
+            tp, dealer=dealer, rules=rules, burier=self.burier, bottom=bottom, shows=bidding.shows
+        )
         check, apply, view = tp.check, tp.apply, views.view
         moves = [player.play for player in self.players]
         plays = throws = 0

@@ -44,6 +44,11 @@ class SeatView(NamedTuple):
     bottom: tuple[Card, ...] | None
     """The buried cards, only for the seat that buried them (R21, R33); else None."""
     rules: RuleSet
+    tricks: tuple[tuple[int, tuple[tuple[Card, ...], ...]], ...] = ()
+    """The completed tricks, (leader, plays in play order), oldest first (R33: who played
+    what is seen by all; the search bot infers voids from it)."""
+    shows: tuple[Show, ...] = ()
+    """The declarations and overcalls of the round, in order (R17, R20: shown to all)."""
 
     @property
     def partner(self) -> int:
@@ -80,13 +85,15 @@ def seat_view(
     dealer: int,
     rules: RuleSet,
     bottom: Sequence[Card] | None = None,
+    shows: Sequence[Show] = (),
 ) -> SeatView:
     """Redact the play-phase state to what ``seat`` may see (R33).
 
     ``bottom`` is passed only when ``seat`` is the one who buried it (R21); the caller
     decides, the view never looks further.
     """
-    return PlayViews(play, dealer=dealer, rules=rules, burier=seat, bottom=bottom).view(seat)
+    views = PlayViews(play, dealer=dealer, rules=rules, burier=seat, bottom=bottom, shows=shows)
+    return views.view(seat)
 
 
 _PLAY_ORDER = tuple(tuple((leader + i) % 4 for i in range(4)) for leader in range(4))
@@ -100,7 +107,17 @@ class PlayViews:
     per trick — so building a view per play stays cheap in bulk simulations.
     """
 
-    __slots__ = ("_bottom", "_burier", "_dealer", "_played", "_rules", "_tricks", "play")
+    __slots__ = (
+        "_bottom",
+        "_burier",
+        "_dealer",
+        "_history",
+        "_played",
+        "_rules",
+        "_shows",
+        "_tricks",
+        "play",
+    )
 
     def __init__(
         self,
@@ -110,15 +127,19 @@ class PlayViews:
         rules: RuleSet,
         burier: int,
         bottom: Sequence[Card] | None,
+        shows: Sequence[Show] = (),
     ) -> None:
-        """``burier`` is the seat that buried ``bottom`` (R21): only it sees the bottom."""
+        """``burier`` is the seat that buried ``bottom`` (R21): only it sees the bottom;
+        ``shows`` are the round's declarations and overcalls (R17, R20), public."""
         self.play = play
         self._dealer = dealer
         self._rules = rules
         self._burier = burier
         self._bottom = None if bottom is None else tuple(bottom)
+        self._shows = tuple(shows)
         self._tricks = -1
         self._played: tuple[Card, ...] = ()
+        self._history: tuple[tuple[int, tuple[tuple[Card, ...], ...]], ...] = ()
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may see now."""
@@ -130,6 +151,7 @@ class PlayViews:
             if current:
                 played = played[: len(played) - sum(len(p) for p in current)]
             self._played = tuple(played)
+            self._history = tuple((leader, plays) for leader, plays, _ in play.tricks)
         # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per play.
         return tuple.__new__(
             SeatView,
@@ -145,5 +167,7 @@ class PlayViews:
                 play.attacker_points,
                 self._bottom if seat == self._burier else None,
                 self._rules,
+                self._history,
+                self._shows,
             ),
         )

@@ -48,6 +48,7 @@ class TrickPlay:
         "leader",
         "played",
         "trick",
+        "tricks",
         "tricks_done",
         "turn",
     )
@@ -71,6 +72,8 @@ class TrickPlay:
         self.last_lead: Shape | None = None
         """The lead shape of the most recent completed trick (R28 uses the final one)."""
         self.failed_throws: list[tuple[int, tuple[Card, ...]]] = []
+        self.tricks: list[tuple[int, tuple[tuple[Card, ...], ...], int]] = []
+        """Every completed trick, (leader, plays in order, winner): public once played (R33)."""
 
     @property
     def finished(self) -> bool:
@@ -164,6 +167,7 @@ class TrickPlay:
     def apply_trick_won(self, winner: int, points: int) -> None:
         """The trick is complete: ``winner`` collects it and leads next (the event ``TrickWon``)."""
         self.last_trick = (self.leader, tuple(self.trick), winner)
+        self.tricks.append(self.last_trick)
         self.last_lead = self.lead_shape
         if winner % 2 == self.attackers:
             self.attacker_points += points

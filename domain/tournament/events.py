@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class TeamEntry:
     """A team: its name, and its two players' names and seat kinds (``human``, or a bot
-    policy: ``random``, ``heuristic``). Partners sit opposite (R2)."""
+    policy: ``random``, ``heuristic``, ``strong``). Partners sit opposite (R2)."""
 
     name: str
     players: tuple[str, str]

@@ -165,3 +165,30 @@ def test_the_sweeper_is_on_with_the_settings() -> None:
         Settings.from_env({**env, "SWEEP_INTERVAL_MS": "-1"})
     assert create_app(Settings.from_env(env)).state.sweeper.interval_ms == 250
     assert create_app(service=new_service()).state.sweeper.interval_ms == 0  # tests' apps
+
+
+@pytest.mark.parametrize("kind", ["random", "strong"])
+def test_the_timeout_bot_is_the_configured_kind(kind: str) -> None:
+    """TIMEOUT_BOT (docs/bots.md): the sweeper and the claim use that bot policy."""
+    env = {"PERSISTENCE": "popo", "TIMEOUT_BOT": kind.upper()}
+    settings = Settings.from_env(env)
+    assert settings.timeout_bot == kind
+    app = create_app(settings, service=new_service())
+    assert app.state.timeout_kind == kind
+    assert app.state.sweeper.sweeper.timeout_kind == kind
+    service = new_service()
+    clock = service.clock
+    assert isinstance(clock, FakeClock)
+    with client(service, settings=settings) as c:
+        t = timed_table(c)
+        public = until_playing(t)
+        clock.set(datetime.fromisoformat(public["turnDeadline"]) + timedelta(milliseconds=1))
+        r = c.post(f"{t.url}/timeout", headers=auth(t.organiser))
+        assert r.status_code == 200, r.text
+        assert r.json()["action"] == "play"
+
+
+def test_an_unknown_timeout_bot_is_refused() -> None:
+    assert Settings().timeout_bot == "heuristic"
+    with pytest.raises(SettingsError, match="TIMEOUT_BOT must be one of"):
+        Settings.from_env({"PERSISTENCE": "popo", "TIMEOUT_BOT": "genius"})

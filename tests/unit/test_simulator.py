@@ -123,3 +123,15 @@ def test_cli_prints_the_same_table_for_the_same_seed(capsys: pytest.CaptureFixtu
 def test_cli_rejects_a_bad_player_list() -> None:
     with pytest.raises(SystemExit):
         main(["simulate", "--players", "random,random"])
+
+
+def test_the_simulator_seats_the_strong_bot(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--players strong,…`` with ``--strong-budget`` (docs/bots.md): same seed, same table."""
+    argv = ["simulate", "--rounds", "2", "--seed", "3", "--strong-budget", "200"]
+    argv += ["--players", "strong,random,strong,random"]
+    main(argv)
+    first = capsys.readouterr().out.splitlines()
+    main(argv)
+    second = capsys.readouterr().out.splitlines()
+    assert first[:-1] == second[:-1]
+    assert "strong" in "\n".join(first)
