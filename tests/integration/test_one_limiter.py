@@ -48,7 +48,9 @@ class Inside:
 
 
 def test_no_more_calls_inside_the_store_than_its_pool(tmp_path: Path) -> None:
-    settings = Settings(backend="sqlite", sqlite_path=tmp_path / "events.sqlite3")
+    settings = Settings(
+        backend="sqlite", sqlite_path=tmp_path / "events.sqlite3", rate_limit_per_minute=0
+    )
     service = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
     inside = Inside()
     for name in STORE_CALLS:
