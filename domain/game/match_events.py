@@ -9,12 +9,13 @@ from eventsourcing.domain import Aggregate
 
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
+from domain.values import Value
 
 if TYPE_CHECKING:
     from domain.game.match import Match
 
 
-class SeatInfo:
+class SeatInfo(Value):
     """Who sits in a seat: a display name, ``human`` or a bot kind, and the hash of the
     seat token (never the token itself)."""
 

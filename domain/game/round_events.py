@@ -22,12 +22,13 @@ from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.shows import Show, Strength
 from domain.rules.shuffle import Deal, deal, seed_from_hex, shuffle_deck
+from domain.values import Value
 
 if TYPE_CHECKING:
     from domain.game.round import Round
 
 
-class Pacing:
+class Pacing(Value):
     """Deal pacing (recorded in ``Dealt``): ms between cards, ms for declaring after the
     last card, ms the overcall window stays open (0 = until every seat has passed)."""
 
