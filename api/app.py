@@ -33,7 +33,7 @@ from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
-from api.records import RecordController
+from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
@@ -41,7 +41,7 @@ from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
 from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController
-from api.tournaments import TournamentController
+from api.tournaments.controller import TournamentController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service

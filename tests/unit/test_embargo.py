@@ -52,8 +52,8 @@ from services.embargo import (
 )
 from services.game import GameService
 from services.history import match_history, state_at
-from services.records import export_match, export_round
-from services.tournaments import TournamentService
+from services.records.export import export_match, export_round
+from services.tournaments.service import TournamentService
 from services.verify import verify_round
 from services.views import SeatView, table_view
 from tests.conftest import T0, FakeClock, FixedSeeds

@@ -26,7 +26,7 @@ from api.dto import REPLAYED_HEADER, problems
 from api.idempotency import KEY_DOC, Answer, Key, field_of, run
 from api.runtime import Runtime
 from api.strict import json_body, read_body
-from api.tournaments_dto import (
+from api.tournaments.dto import (
     CorrectionRequest,
     CreateTournamentRequest,
     CsvOperation,
@@ -48,8 +48,8 @@ from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError
 from services.game import ORGANISER_ROLE, new_token, token_hash
 from services.idempotency import Fact, Outcome
-from services.tournaments import TournamentService
-from services.tournaments_views import (
+from services.tournaments.service import TournamentService
+from services.tournaments.views import (
     ResultsExport,
     RoundView,
     StandingsView,

@@ -1,4 +1,4 @@
-"""Request and response bodies of the tournament API (``api.tournaments``): msgspec
+"""Request and response bodies of the tournament API (``api.tournaments.controller``): msgspec
 Structs in camelCase; request bodies refuse unknown fields (422 naming the field)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from domain.tournament.events import RoundState, TeamEntry
 from domain.tournament.tournament import Tournament
-from services import tournaments as svc
-from services.tournaments_views import RoundView, TournamentView, round_view
+from services.tournaments import service as svc
+from services.tournaments.views import RoundView, TournamentView, round_view
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
 
