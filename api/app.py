@@ -42,6 +42,7 @@ from api.stream import MatchStreamController
 from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController
 from api.tournaments.controller import TournamentController
+from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service
@@ -146,6 +147,7 @@ def create_app(
             RuleBookController,
             TimeoutController,
             TournamentController,
+            ResultController,
             RecordController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
