@@ -182,7 +182,6 @@ def create_app(
     app.state.sweeper = sweeper
     app.state.rate_limiter = rate_limiter
     app.state.quotas = quotas
-    app.state.stream_caps = caps
     app.state.metrics = metrics
     return app
 

@@ -31,7 +31,7 @@ from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.play import TrickPlay
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import throw_penalty
-from domain.rules.shuffle import Deal, commitment
+from domain.rules.shuffle import Deal, commitment, seed_to_hex
 
 DRAWS = 100
 BOTTOM = 8
@@ -206,7 +206,7 @@ class Round(GameAggregate):
             dealer=self.dealer,
             first_seat=first_seat,
             commitment=digest,
-            seed=seed.hex(),
+            seed=seed_to_hex(seed),
             interval_ms=pacing.interval_ms,
             declare_ms=pacing.declare_ms,
             window_ms=pacing.window_ms,

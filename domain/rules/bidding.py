@@ -24,6 +24,7 @@ from domain.rules.shows import (
     possible_declarations,
     possible_shows,
 )
+from domain.rules.shuffle import bottom_third_card
 from domain.values import Value
 
 __all__ = ["Bidding", "Phase", "RedealReason"]
@@ -239,7 +240,7 @@ class Bidding(Value):
     def apply_end_deal(
         self, bottom: Sequence[Card], hands: Sequence[Sequence[Card]] | None = None
     ) -> Bidding:
-        base = replace(self, bottom_card=bottom[2])
+        base = replace(self, bottom_card=bottom_third_card(bottom))  # R19
         if self.standing is not None:
             if self.first_round:  # R20 反主反打: the window opens before the bottom is taken
                 return replace(base, phase=Phase.OVERCALL, to_speak=self.dealer, passes=0)
