@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine (see README):
 #   make serve  — the HTTP API on HOST:PORT [127.0.0.1:8000], docs at /schema;
 #                 embedded SQLite (SQLITE_PATH), DATABASE_URL switches to PostgreSQL
-#   make test   — the whole test suite: ruff, mypy --strict, lint-imports, pytest
+#   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots.
@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-core bench-load bench-resilience run simulate serve test lint typecheck imports pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-core bench-load bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -40,10 +40,15 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
+# Dead code in domain/ services/ api/ infra/ bench/ scripts/ ([tool.vulture] in pyproject.toml;
+# reviewed false positives in scripts/vulture_whitelist.py).
+deadcode: $(STAMP)
+	$(BIN)/vulture
+
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck imports pytest
+test: lint typecheck imports deadcode pytest
 
 bench-rules: $(STAMP)
 	$(BIN)/python -m bench.rules_bench $(ARGS)

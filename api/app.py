@@ -33,7 +33,7 @@ from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
-from api.records import RecordController
+from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
@@ -41,7 +41,8 @@ from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
 from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController
-from api.tournaments import TournamentController
+from api.tournaments.controller import TournamentController
+from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import InProcessHub, PostgresHub, build_hub
 from infra.settings import Settings, build_service
@@ -150,6 +151,7 @@ def create_app(
             RuleBookController,
             TimeoutController,
             TournamentController,
+            ResultController,
             RecordController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
@@ -185,7 +187,6 @@ def create_app(
     app.state.timeout_kind = settings.timeout_bot
     app.state.rate_limiter = rate_limiter
     app.state.quotas = quotas
-    app.state.stream_caps = caps
     app.state.metrics = metrics
     return app
 

@@ -83,7 +83,7 @@ MESSAGES: Final[dict[str, Message]] = {
     ),
     "no-round": _m("No round in play", "没有进行中的一局", "四个座位坐满后才开始一局"),
     "match-finished": _m("Match finished", "比赛已结束", "比赛已经结束"),
-    # -- game records (services/record_format.py) -----------------------------------------
+    # -- game records (services/records/format.py) -----------------------------------------
     "record-invalid": _m("Record invalid", "棋谱无效", "无法读取该对局记录"),
     "record-tampered": _m("Record tampered", "棋谱被篡改", "该对局记录重放时被规则拒绝"),
     "record-unavailable": _m(
@@ -147,7 +147,7 @@ MESSAGES: Final[dict[str, Message]] = {
     "illegal-follow": _m("Illegal follow", "跟牌不合规则", "必须按首家出牌的花色和牌型跟牌"),
     "mixed-lead": _m("Mixed lead", "首家出牌混杂", "首家出牌必须属于同一门（同一花色或都是主牌）"),
     "round-over": _m("Round over", "本局已结束", "所有的牌都已出完"),
-    # -- tournaments (domain/tournament/tournament.py, api/tournaments.py; R36) -------------
+    # -- tournaments (domain/tournament/tournament.py, api/tournaments/; R36) ----------------------
     "round-in-play": _m(
         "Round in play", "本轮比赛仍在进行", "本轮还有牌桌没有结果，不能开始下一轮"
     ),

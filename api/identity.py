@@ -63,7 +63,7 @@ def bearer_of(scope: Scope) -> str | None:
 def token_verifier(service: GameService) -> Verify:
     """True when ``token`` is a seat or organiser token of the match (or the organiser
     token of the tournament) it names: the check of :mod:`api.auth` and
-    :mod:`api.tournaments`, without the route."""
+    :mod:`api.tournaments.organiser`, without the route."""
 
     def verify(token: str) -> bool:
         parts = token.split(".")

@@ -36,7 +36,6 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.ratelimit import send_problem
 
-REQUEST_ID_HEADER: Final = "X-Request-ID"
 _REQUEST_ID_KEY: Final = b"x-request-id"
 _REQUEST_ID: Final = re.compile(r"[A-Za-z0-9._-]{1,128}")
 REQUEST_ID_STATE_KEY: Final = "request_id"

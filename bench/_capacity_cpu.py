@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.api_bench import CLK_TCK, machine_ticks
+from bench._api_server import CLK_TCK, machine_ticks
 from infra.pgcluster import Cluster
 
 

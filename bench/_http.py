@@ -66,7 +66,6 @@ class Connection(asyncio.Protocol):
     def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
-        self.reopened = 0
         self.transport: asyncio.Transport | None = None
         self._buf = bytearray()
         self._waiter: asyncio.Future[Response] | None = None
@@ -121,7 +120,6 @@ class Connection(asyncio.Protocol):
 
     async def request(self, raw: bytes) -> Response:
         if self.closed or self.transport is None:
-            self.reopened += 1
             await self.open()
         assert self.transport is not None
         fut: asyncio.Future[Response] = asyncio.get_running_loop().create_future()

@@ -29,160 +29,32 @@ Run ``python -m bench.core_bench``.
 from __future__ import annotations
 
 import argparse
-import cProfile
-import functools
-import io
-import pstats
 import random
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from uuid import UUID, uuid4
 
 import msgspec
 import psycopg
-from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
-from eventsourcing.persistence import Recording
 from psycopg import sql
 
-import domain.game.round_events
-from domain.game.match import Match
-from domain.game.round import Round, RoundPhase
-from domain.players.combos import random_lead
-from domain.rules.cards import Card
-from domain.rules.follow import random_follow
-from domain.rules.ruleset import RuleSet
+from bench._core_commands import (
+    DEFAULT_ROUNDS,
+    REPLAY_PASSES,
+    CommandFigures,
+    TimedService,
+    play_rounds,
+)
+from bench._core_profile import count_round_trips, profile, variants
+from domain.game.round import RoundPhase
 from infra.pgcluster import postgres_url
-from infra.pgstore import RECORDER_TOPIC
 from infra.settings import Settings, persistence_env
 from services.game import GameService
-
-DEFAULT_ROUNDS = 16
-REPLAY_PASSES = 5
-Command = tuple[int, str, tuple[Card, ...]]
-
-
-# -- a service that times the parts of each command --------------------------------------
-
-
-class TimedService(GameService):
-    """GameService that adds up, while ``timing`` is on, the time spent loading the match
-    and the round and saving them; the rest of ``act`` is rules and events."""
-
-    name = GameService.name  # the same store (table, environment prefix) as the service
-
-    def __init__(self, env: dict[str, str], seeds: Callable[[], bytes]) -> None:
-        super().__init__(env, seeds=seeds)
-        self.timing = False
-        self.load_s = 0.0
-        self.save_s = 0.0
-
-    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
-        start = time.perf_counter()
-        try:
-            return super().get_match(match_id, version)
-        finally:
-            if self.timing:
-                self.load_s += time.perf_counter() - start
-
-    def get_round(self, round_id: UUID, version: int | None = None) -> Round:
-        start = time.perf_counter()
-        try:
-            return super().get_round(round_id, version)
-        finally:
-            if self.timing:
-                self.load_s += time.perf_counter() - start
-
-    def save(
-        self,
-        *objs: MutableOrImmutableAggregate[UUID] | DomainEventProtocol[UUID] | None,
-        **kwargs: Any,
-    ) -> list[Recording[UUID]]:
-        start = time.perf_counter()
-        try:
-            return super().save(*objs, **kwargs)
-        finally:
-            if self.timing:
-                self.save_s += time.perf_counter() - start
-
-
-# -- random-legal bots --------------------------------------------------------------------
-
-
-def next_command(r: Round, rng: random.Random) -> Command:
-    """A random legal command for the seat the round waits for (R17–R23)."""
-    phase = r.phase
-    if phase is RoundPhase.DEALING:  # the deal is not paced here: every card is drawn
-        if r.bidding.standing is None:
-            for declarer in rng.sample(range(4), 4):
-                shows = r.bidding.legal_shows(declarer, r.dealt_hand(declarer))
-                if shows and rng.random() < 0.5:
-                    return declarer, "declare", shows[0].cards
-        return min(set(range(4)) - r.deal_passes), "pass", ()
-    seat = r.to_act()
-    assert seat is not None, phase
-    if phase in (RoundPhase.OVERCALLING, RoundPhase.DECLARING):
-        shows = r.bidding.legal_shows(seat, r.hands[seat])
-        if shows and rng.random() < 0.3:
-            return (
-                seat,
-                "overcall" if phase is RoundPhase.OVERCALLING else "declare",
-                (rng.choice(shows).cards),
-            )
-        return seat, "pass", ()
-    if phase is RoundPhase.BURYING:
-        return seat, "bury", tuple(rng.sample([*r.hands[seat], *r.bottom], 8))
-    play = r.play
-    assert play is not None and phase is RoundPhase.PLAYING
-    hand = play.hands[seat]
-    if play.lead_shape is None:
-        return seat, "play", tuple(random_lead(play.ctx, hand, rng, 0.05))
-    return seat, "play", tuple(random_follow(play.ctx, play.lead_shape, hand, rng))
-
-
-@dataclass(slots=True)
-class CommandFigures:
-    ms: list[float] = field(default_factory=list)
-    load_ms: list[float] = field(default_factory=list)
-    save_ms: list[float] = field(default_factory=list)
-    rounds: list[UUID] = field(default_factory=list)
-
-    @property
-    def per_s(self) -> float:
-        return len(self.ms) / (sum(self.ms) / 1000) if self.ms else 0.0
-
-
-def play_rounds(svc: TimedService, rounds: int, rng: random.Random) -> CommandFigures:
-    """Play ``rounds`` complete rounds of one match; time each ``act``."""
-    figures = CommandFigures()
-    mid = svc.create_match(RuleSet(), name="bench")
-    for seat in range(4):
-        svc.take_seat(mid, seat, f"bot{seat}", "random")
-    while len(figures.rounds) < rounds:
-        match = svc.get_match(mid)
-        r = svc.current_round(match)
-        assert r is not None
-        seat, action, cards = next_command(r, rng)
-        svc.load_s = svc.save_s = 0.0
-        svc.timing = True
-        start = time.perf_counter()
-        svc.act(mid, seat, action, cards)
-        elapsed = time.perf_counter() - start
-        svc.timing = False
-        figures.ms.append(elapsed * 1000)
-        figures.load_ms.append(svc.load_s * 1000)
-        figures.save_ms.append(svc.save_s * 1000)
-        if svc.get_match(mid).round_number != r.number:
-            figures.rounds.append(r.id)
-    return figures
-
-
-# -- replays --------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -241,9 +113,6 @@ def replay_rounds(env: dict[str, str], rounds: Sequence[UUID], passes: int) -> R
     finally:
         replayer.close()
     return figures
-
-
-# -- one backend ----------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -306,188 +175,6 @@ def postgres_env() -> Iterator[dict[str, str]]:
         finally:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
-
-
-# -- profiling ------------------------------------------------------------------------------
-
-
-def count_round_trips(env: dict[str, str], seed: int) -> None:
-    """Protocol round-trips per command: ReadyForQuery messages in a libpq trace of every
-    connection use inside ``act`` (traced on checkout, untraced — flushed — on return)."""
-    rng = random.Random(seed)
-    svc = TimedService(env, seeds=lambda: rng.randbytes(32))
-    datastore: Any = getattr(svc.recorder, "datastore")  # noqa: B009
-    original = datastore.get_connection
-    counts: dict[str, list[int]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = Path(tmp) / "libpq.trace"
-        with trace.open("w") as out:
-
-            @contextmanager
-            def traced_connection() -> Iterator[Any]:
-                with original() as conn:
-                    conn.pgconn.trace(out.fileno())
-                    conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
-                    try:
-                        yield conn
-                    finally:
-                        conn.pgconn.untrace()
-
-            mid = svc.create_match(RuleSet(), name="trace")
-            for seat in range(4):
-                svc.take_seat(mid, seat, f"bot{seat}", "random")
-            while True:  # round 1 warms the cache and the prepared statements; count round 2
-                r = svc.current_round(svc.get_match(mid))
-                assert r is not None
-                if r.number > 2:
-                    break
-                command = next_command(r, rng)
-                before = trace.stat().st_size
-                datastore.get_connection = traced_connection
-                svc.act(mid, *command)
-                datastore.get_connection = original
-                with trace.open() as f:
-                    f.seek(before)
-                    trips = f.read().count("ReadyForQuery")
-                if r.number == 2:
-                    counts.setdefault(command[1], []).append(trips)
-    svc.close()
-    print("postgres round-trips per command (libpq ReadyForQuery; loads + save):")
-    for action, per_command in sorted(counts.items()):
-        mean = statistics.mean(per_command)
-        print(f"  {action}: {mean:.1f} over {len(per_command)} commands")
-    print(
-        "  (load: 1 SELECT per aggregate to fast-forward the cache, match and round; save: "
-        "BEGIN | SET LOCAL lock_timeout + LOCK TABLE + NOTIFY + INSERT | Sync | COMMIT | Sync)"
-    )
-
-
-def profile(env: dict[str, str], rounds: int, seed: int) -> None:
-    rng = random.Random(seed)
-    svc = TimedService(env, seeds=lambda: rng.randbytes(32))
-    profiler = cProfile.Profile()
-    mid = svc.create_match(RuleSet(), name="profile")
-    for seat in range(4):
-        svc.take_seat(mid, seat, f"bot{seat}", "random")
-    done: list[UUID] = []
-    while len(done) < rounds:
-        r = svc.current_round(svc.get_match(mid))
-        assert r is not None
-        command = next_command(r, rng)
-        profiler.enable()
-        svc.act(mid, *command)
-        profiler.disable()
-        if svc.get_match(mid).round_number != r.number:
-            done.append(r.id)
-    svc.close()
-    _print_profile("commands (GameService.act only)", profiler)
-    replayer = GameService({**env, "AGGREGATE_CACHE_MAXSIZE": ""})
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(5):
-        for rid in done:
-            replayer.get_round(rid)
-    profiler.disable()
-    replayer.close()
-    _print_profile("replays (get_round without cache)", profiler)
-
-
-def _print_profile(title: str, profiler: cProfile.Profile) -> None:
-    for order in ("tottime", "cumulative"):
-        buf = io.StringIO()
-        pstats.Stats(profiler, stream=buf).sort_stats(order).print_stats(22)
-        text = buf.getvalue()
-        print(f"--- profile of {title}, by {order}")
-        print(text[text.find("   ncalls") :].rstrip())
-
-
-# -- variants: what the proposed changes would give ---------------------------------------
-
-
-COMMAND_VARIANTS: dict[str, dict[str, str]] = {
-    "as is": {},
-    "AGGREGATE_CACHE_FASTFORWARD=n": {"AGGREGATE_CACHE_FASTFORWARD": "n"},
-    "insert by one locking function call": {"APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC},
-    "both": {
-        "AGGREGATE_CACHE_FASTFORWARD": "n",
-        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
-    },
-}
-
-
-def project_without_protocol_check(aggregate: Any, events: Iterable[Any]) -> Any:
-    """The library's ``project_aggregate`` minus its ``isinstance(e, CanMutateProtocol)``
-    assertion (a runtime Protocol check, ~40 µs an event on Python 3.11)."""
-    for event in events:
-        aggregate = event.mutate(aggregate)
-    return aggregate
-
-
-def variants(env: dict[str, str], rounds: Sequence[UUID], seed: int) -> None:
-    """Medians of commands and replays on this store with each proposed change, in
-    alternating order (commands A B C D D C B A; replays interleaved round by round), so
-    that a busy machine slows all of them alike."""
-    print("variants on postgres (medians; commands: 2 x 2 rounds each, same seeds):")
-    figures = {label: CommandFigures() for label in COMMAND_VARIANTS}
-    order = [*COMMAND_VARIANTS, *reversed(COMMAND_VARIANTS)]
-    for n, label in enumerate(order):
-        rng = random.Random(seed + n % len(COMMAND_VARIANTS))
-        svc = TimedService(
-            {**env, **COMMAND_VARIANTS[label]}, seeds=functools.partial(rng.randbytes, 32)
-        )
-        try:
-            c = play_rounds(svc, 2, rng)
-        finally:
-            svc.close()
-        f = figures[label]
-        f.ms += c.ms
-        f.load_ms += c.load_ms
-        f.save_ms += c.save_ms
-    median = statistics.median
-    for label, f in figures.items():
-        print(
-            f"  command, {label}: {median(f.ms):.2f} ms = load {median(f.load_ms):.2f} "
-            f"+ save {median(f.save_ms):.2f}"
-        )
-    replayer = GameService({**env, "AGGREGATE_CACHE_MAXSIZE": ""})
-    repo, recorder = replayer.repository, replayer.recorder
-    original = domain.game.round_events.deal_for
-    memoized = functools.lru_cache(maxsize=256)(original)
-    times: dict[str, list[float]] = {"fetch": [], "as is": [], "unchecked": [], "memo": []}
-
-    def timed(label: str, load: Callable[[], object]) -> None:
-        start = time.perf_counter()
-        load()
-        times[label].append((time.perf_counter() - start) * 1000)
-
-    try:
-        for _ in range(REPLAY_PASSES):
-            for rid in rounds:
-                timed("fetch", lambda: recorder.select_events(rid))  # noqa: B023
-                timed("as is", lambda: replayer.get_round(rid))  # noqa: B023
-                timed(
-                    "unchecked",
-                    lambda: repo.get(rid, projector_func=project_without_protocol_check),  # noqa: B023
-                )
-                domain.game.round_events.deal_for = memoized
-                timed(
-                    "memo",
-                    lambda: repo.get(rid, projector_func=project_without_protocol_check),  # noqa: B023
-                )
-                domain.game.round_events.deal_for = original
-    finally:
-        domain.game.round_events.deal_for = original
-        replayer.close()
-    med = {label: statistics.median(ts) for label, ts in times.items()}
-    print(f"  replay, as is: {med['as is']:.2f} ms/round (the fetch alone: {med['fetch']:.2f})")
-    print(
-        f"  replay, projector without the Protocol isinstance check: {med['unchecked']:.2f} "
-        f"ms/round"
-    )
-    print(f"  replay, that + deal_for memoized (lru_cache): {med['memo']:.2f} ms/round")
-
-
-# -- main -----------------------------------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -48,7 +48,8 @@ from eventsourcing.persistence import StoredEvent
 from infra.pgcluster import throwaway_server
 from infra.settings import Settings, build_service, persistence_env
 from services.game import GameService
-from tests.resilience.harness import BotTable, Client, Replica, drop_schema, fresh_schema
+from tests.resilience.client import BotTable, Client
+from tests.resilience.harness import Replica, drop_schema, fresh_schema
 
 
 class TimedTable(BotTable):

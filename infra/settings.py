@@ -47,7 +47,6 @@ services; services never import infra).
 from __future__ import annotations
 
 import ipaddress
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,10 +260,6 @@ class Settings:
     def pacing(self) -> Pacing:
         """The deal pacing every new deal records (R16, R17, R20)."""
         return Pacing(self.deal_interval_ms, self.declare_ms, self.window_ms)
-
-    @property
-    def log_level_number(self) -> int:
-        return logging.getLevelNamesMapping()[self.log_level]
 
 
 def persistence_env(settings: Settings) -> dict[str, str]:

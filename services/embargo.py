@@ -15,7 +15,7 @@ tournament aggregate's ``RoundCompleted``: the round state's ``revealed``):
   during-play redaction, and ``RoundScored``'s ``seed``, ``bottomCards`` and
   ``bottomPoints`` are left out (named in ``hidden``); the state as of a version has no
   ``revealed`` section, and ``embargo`` says why;
-* deal verification (:mod:`services.verify`) and record export (:mod:`services.records`)
+* deal verification (:mod:`services.verify`) and record export (:mod:`services.records.export`)
   answer 409 ``deal-embargoed`` (:class:`DealEmbargoedError`).
 
 After the tournament round completes everything is revealed as for any match.

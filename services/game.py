@@ -39,7 +39,7 @@ from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiErro
 from domain.rules.ruleset import RuleSet
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
-from services.tournaments_seeds import table_pacing, table_seed
+from services.tournaments.seeds import table_pacing, table_seed
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
@@ -425,7 +425,7 @@ class GameService(Application[UUID]):
 
     def _deal(self, match: Match, round_: Round, now: datetime) -> None:
         """Deal ``round_`` from a fresh seed (R35); a tournament table's deals take the
-        tournament round's seeds instead (R36, :mod:`services.tournaments_seeds`)."""
+        tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`)."""
         if match.tournament_id is None:
             round_.deal(self.seeds(), now, self.pacing)
             return

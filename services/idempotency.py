@@ -38,7 +38,6 @@ from eventsourcing.domain import Aggregate
 from services.game import GameService
 
 NAMESPACE = uuid5(NAMESPACE_URL, "shengji:idempotency-key")
-MAX_KEY_LENGTH = 255
 
 
 def record_id(scope: str, key: str) -> UUID:

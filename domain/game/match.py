@@ -62,7 +62,7 @@ class Match(GameAggregate):
         timers: Timers | None = None,
     ) -> Match:
         """``tournament``: (tournament id, tournament round) of a tournament table, whose
-        deals take the tournament round's seeds (R36, ``services.tournaments_seeds``)."""
+        deals take the tournament round's seeds (R36, ``services.tournaments.seeds``)."""
         if len(name) > 200:
             raise InvalidInputError("a match name is at most 200 characters")
         if type(start_level) is not int or not 0 <= start_level <= 12:

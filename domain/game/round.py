@@ -23,22 +23,15 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from domain.game import round_events as ev
 from domain.game.base import GameAggregate
 from domain.game.round_events import Pacing
+from domain.game.round_score import round_score
 from domain.rules.bidding import Bidding, Phase
-from domain.rules.cards import POINTS, Card, contains, format_cards
+from domain.rules.cards import Card, contains, format_cards
 from domain.rules.context import trump_context
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.play import TrickPlay
 from domain.rules.ruleset import RuleSet
-from domain.rules.scoring import (
-    attackers_total,
-    bottom_bonus,
-    bottom_multiplier,
-    next_dealer,
-    settle,
-    throw_penalty,
-)
-from domain.rules.shows import Show
-from domain.rules.shuffle import Deal, commitment
+from domain.rules.scoring import throw_penalty
+from domain.rules.shuffle import Deal, commitment, seed_to_hex
 
 DRAWS = 100
 BOTTOM = 8
@@ -213,7 +206,7 @@ class Round(GameAggregate):
             dealer=self.dealer,
             first_seat=first_seat,
             commitment=digest,
-            seed=seed.hex(),
+            seed=seed_to_hex(seed),
             interval_ms=pacing.interval_ms,
             declare_ms=pacing.declare_ms,
             window_ms=pacing.window_ms,
@@ -224,13 +217,13 @@ class Round(GameAggregate):
         self._begin_command(now)
         hand = self.hand_at(seat, now) if self.hands or self.dealt else ()
         show = self.bidding.check_declare(seat, cards, hand)
-        self._emit(ev.TrumpDeclared, now, **_show_fields(show))
+        self._emit(ev.TrumpDeclared, now, **ev.show_fields(show))
 
     def overcall(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R20: a strictly stronger show in the window."""
         self._begin_command(now)
         show = self.bidding.check_overcall(seat, cards, self.hand_at(seat, now))
-        self._emit(ev.Overcalled, now, **_show_fields(show))
+        self._emit(ev.Overcalled, now, **ev.show_fields(show))
 
     def pass_turn(self, seat: int, now: datetime) -> None:
         """Pass: in the window (R20) or the late declaring turn (R18); during the deal,
@@ -376,34 +369,12 @@ class Round(GameAggregate):
 
     def _score(self, now: datetime) -> None:
         """R26–R31: trick points, bottom bonus, penalties, level change, next dealer."""
-        play = self.play
-        assert play is not None and play.last_trick is not None and play.last_lead is not None
-        attackers_won_last = play.last_trick[2] % 2 == self.attackers
-        multiplier = bottom_multiplier(play.last_lead, self.rules)
-        bonus = bottom_bonus(self.bottom, play.last_lead, attackers_won_last, self.rules)
-        total = attackers_total(play.attacker_points, bonus, self.penalties)
-        settlement = settle(total, self.rules)
-        dealer = self.bidding.dealer
-        assert dealer is not None
-        self._emit(
-            ev.RoundScored,
-            now,
-            trick_points=play.attacker_points,
-            bottom_cards=self.bottom,
-            bottom_points=sum(POINTS[c] for c in self.bottom),
-            multiplier=multiplier if attackers_won_last else 0,
-            bottom_bonus=bonus,
-            penalties=tuple(self.penalties),
-            attackers_total=total,
-            outcome=str(settlement.outcome),
-            levels_gained=settlement.levels,
-            band=settlement.band,
-            defenders_keep=settlement.defenders_keep,
-            dealer=dealer,
-            next_dealer=next_dealer(dealer, settlement.defenders_keep),
-            seed=self.seed_hex,
-            commitment=self.commitment,
+        play, dealer = self.play, self.bidding.dealer
+        assert play is not None and dealer is not None
+        score = round_score(
+            play, self.bottom, self.penalties, self.rules, dealer=dealer, attackers=self.attackers
         )
+        self._emit(ev.RoundScored, now, **score, seed=self.seed_hex, commitment=self.commitment)
 
     # -- used by the events' apply ---------------------------------------------------------
 
@@ -420,12 +391,3 @@ class Round(GameAggregate):
             self.window_opened_at = now
         if self.bidding.phase is Phase.DONE and self.play is None:
             self._start_play()
-
-
-def _show_fields(show: Show) -> dict[str, object]:
-    return {
-        "seat": show.seat,
-        "cards": show.cards,
-        "trump": show.trump,
-        "strength": int(show.strength),
-    }

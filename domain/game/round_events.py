@@ -158,6 +158,17 @@ class _ShowEvent(RoundEvent):
         return Show(self.seat, tuple(self.cards), self.trump, Strength(self.strength))
 
 
+def show_fields(show: Show) -> dict[str, object]:
+    """The fields of the event that records ``show`` (:class:`TrumpDeclared`,
+    :class:`Overcalled`)."""
+    return {
+        "seat": show.seat,
+        "cards": show.cards,
+        "trump": show.trump,
+        "strength": int(show.strength),
+    }
+
+
 class TrumpDeclared(_ShowEvent):
     """R17/R18: a seat showed level card(s); its suit is trump (round 1: it deals)."""
 

@@ -3,29 +3,16 @@
 :class:`Bidding` is an immutable state machine. Each action has ``check_<action>``
 (validate; raise IllegalMoveError with a stable ``code``; change nothing), ``apply_<action>``
 (return the next state; no validation, it runs on every replay of the event) and
-``<action>`` (both), as ARCHITECTURE decision 6 asks. Phases (docs/bidding.md draws them):
-
-* ``DEALING`` (R17): a seat declares from the cards drawn so far; the first valid
-  declaration stands, nothing may replace it before the deal ends (stronger shows wait
-  for the window, R20). Round 1 (抢报, R18): the declarer becomes the dealer.
-* ``end_deal`` → round 1: the window (反主反打) or, nobody declared, ``REDEAL`` (R19).
-  Later rounds: the dealer buries first (炒底), or R19: bottom[2] names trump (no window),
-  variant ``no_declaration=redeal`` → ``REDEAL``; variant ``declare_with_joker`` when the
-  dealer's team cannot declare → ``LATE_DECLARING``: the other team, in play order.
-* ``OVERCALL`` (R20): seats speak in turn from the dealer (s → s+1); an overcall must be
-  strictly stronger, never by the current declarer (variant ``self_overcall``: 自保/自反);
-  four passes in a row close it. Round 1: each overcaller becomes the dealer, then the
-  dealer buries. Later rounds: each overcaller re-buries (``BURY``) and the window goes on.
-* ``BURY`` (R21): ``burier`` buries 8 (the cards themselves are handled elsewhere).
-* ``DONE``: dealer and trump settled, the dealer leads (R22). ``REDEAL``: deal again.
+``<action>`` (both), as ARCHITECTURE decision 6 asks. The phases and whose turn it is in them:
+:mod:`domain.rules.bidding_phases` (docs/bidding.md draws them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 
+from domain.rules.bidding_phases import Phase, RedealReason, check_speaker, window_closed
 from domain.rules.cards import Card, contains, format_cards, suit_of
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.overcall import check_overcall_show
@@ -37,21 +24,10 @@ from domain.rules.shows import (
     possible_declarations,
     possible_shows,
 )
+from domain.rules.shuffle import bottom_third_card
 from domain.values import Value
 
-
-class Phase(StrEnum):
-    DEALING = "dealing"  # R17: cards are being drawn; declaring is open
-    LATE_DECLARING = "late_declaring"  # R18 declare_with_joker: the other team may declare
-    OVERCALL = "overcall"  # R20: the window; ``to_speak`` overcalls or passes
-    BURY = "bury"  # R21, R20 炒底: ``burier`` buries 8 cards
-    DONE = "done"  # dealer and trump settled: the dealer leads (R22)
-    REDEAL = "redeal"  # R19 nobody declared, or §10 暴动
-
-
-class RedealReason(StrEnum):
-    NO_DECLARATION = "no_declaration"  # R19: round 1, or variant no_declaration=redeal
-    WEAK_HAND = "weak_hand"  # §10 weak_hand_redeal (暴动)
+__all__ = ["Bidding", "Phase", "RedealReason"]
 
 
 def _seat(seat: int) -> int:
@@ -264,7 +240,7 @@ class Bidding(Value):
     def apply_end_deal(
         self, bottom: Sequence[Card], hands: Sequence[Sequence[Card]] | None = None
     ) -> Bidding:
-        base = replace(self, bottom_card=bottom[2])
+        base = replace(self, bottom_card=bottom_third_card(bottom))  # R19
         if self.standing is not None:
             if self.first_round:  # R20 反主反打: the window opens before the bottom is taken
                 return replace(base, phase=Phase.OVERCALL, to_speak=self.dealer, passes=0)
@@ -291,8 +267,8 @@ class Bidding(Value):
         """Validate ``seat`` overcalling with ``cards`` out of ``hand`` (R20)."""
         _seat(seat)
         if self.phase is not Phase.OVERCALL:
-            raise self._window_closed()
-        self._check_speaker(seat)
+            raise window_closed(self.phase)
+        check_speaker(self.phase, self.to_speak, seat)
         show = self._parse(seat, cards, hand, "R20")
         assert self.standing is not None
         check_overcall_show(show, self.standing, self.rules, anyone_overcalled=len(self.shows) > 1)
@@ -311,7 +287,7 @@ class Bidding(Value):
     def check_pass(self, seat: int) -> None:
         """Validate ``seat`` passing its turn (OVERCALL, R20; LATE_DECLARING, R18)."""
         _seat(seat)
-        self._check_speaker(seat)
+        check_speaker(self.phase, self.to_speak, seat)
 
     def apply_pass(self, seat: int) -> Bidding:
         if self.phase is Phase.LATE_DECLARING:
@@ -398,32 +374,6 @@ class Bidding(Value):
                 code="cards-not-in-hand",
             )
         return show
-
-    def _check_speaker(self, seat: int) -> None:
-        if self.phase is Phase.LATE_DECLARING:
-            if seat != self.to_speak:
-                raise IllegalMoveError(
-                    f"it is seat {self.to_speak}'s turn to declare or pass, not seat {seat}'s",
-                    rule="R18",
-                    code="not-your-turn-to-declare",
-                )
-            return
-        if self.phase is not Phase.OVERCALL:
-            raise self._window_closed()
-        if seat != self.to_speak:
-            raise IllegalMoveError(
-                f"it is seat {self.to_speak}'s turn to overcall or pass, not seat {seat}'s (R20)",
-                rule="R20",
-                code="not-your-turn-to-overcall",
-            )
-
-    def _window_closed(self) -> IllegalMoveError:
-        return IllegalMoveError(
-            f"the overcall window is not open (phase {self.phase}); it opens when the deal "
-            f"ends (round 1) or after the dealer buries (later rounds) (R20)",
-            rule="R20",
-            code="overcall-window-closed",
-        )
 
     def _no_declaration(self) -> Bidding:
         """R19 after round 1: redeal (variant), else bottom[2] names trump; the dealer

@@ -41,10 +41,6 @@ def rank_of(card: Card) -> int | None:
     return None if card >= SJ else card % 13
 
 
-def is_joker(card: Card) -> bool:
-    return card >= SJ
-
-
 def _points(card: Card) -> int:
     if card >= SJ:
         return 0
@@ -111,12 +107,6 @@ def contains(hand: Sequence[Card], cards: Sequence[Card]) -> bool:
         if counts[c] < 0:
             return False
     return True
-
-
-def remove_cards(hand: list[Card], cards: Iterable[Card]) -> None:
-    """Remove one copy of each of ``cards`` from ``hand`` in place (they must be there)."""
-    for c in cards:
-        hand.remove(c)
 
 
 def points_of(cards: Iterable[Card]) -> int:

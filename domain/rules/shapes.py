@@ -211,7 +211,3 @@ def _longest_run(pairs_at: list[list[Card]]) -> tuple[int, int]:
         else:
             run = 0
     return best_start, best_len
-
-
-def is_tractor(ctx: TrumpContext, cards: Sequence[Card]) -> bool:
-    return decompose(ctx, cards).kind is ShapeKind.TRACTOR

@@ -1,5 +1,5 @@
 """The no-leak property (RULES R33, R36) on the ground the first test only crossed
-(issue 13, finding 7; the machinery is :mod:`tests.api.test_no_leaks`):
+(issue 13, finding 7; the machinery: :mod:`tests.api.leak_truth`, :mod:`tests.api.leak_game`):
 
 * **the burier's view of the bottom** (R21) and **a later round's 炒底** (R20: an overcall
   after the bottom was buried, the overcaller takes the buried cards and buries again):
@@ -30,7 +30,8 @@ from uuid import UUID
 import httpx
 import pytest
 
-import tests.api.test_no_leaks as nl
+import tests.api.leak_game as lg
+import tests.api.leak_truth as lt
 from api.app import create_app
 from domain.game.round import Round
 from infra.settings import Settings
@@ -42,11 +43,11 @@ Json = dict[str, Any]
 CLOSED_READS = ("/public", "/history", "/state", "/view", "/rounds/1")
 
 
-class CountingChecker(nl.Checker):
+class CountingChecker(lt.Checker):
     """The first test's checks, counting the seat views that matter here."""
 
     def _view(
-        self, where: str, viewer: nl.Viewer, view: Json, scored: frozenset[int]
+        self, where: str, viewer: lt.Viewer, view: Json, scored: frozenset[int]
     ) -> tuple[str, int, int] | None:
         ctx = super()._view(where, viewer, view, scored)
         if ctx is None or view.get("phase") != "burying":
@@ -67,7 +68,7 @@ class CountingChecker(nl.Checker):
 
 
 @dataclass
-class OrganiserGame(nl.Game):
+class OrganiserGame(lg.Game):
     """The first test's game, plus the organiser's own reads and live stream."""
 
     organiser_stream: SseStream | None = None
@@ -78,7 +79,7 @@ class OrganiserGame(nl.Game):
         number = max(self.truth.rounds) if self.truth.rounds else 0
         if number:
             await self.get(f"/rounds/{number}", None, "organiser")
-        headers = nl.auth(self.secrets.organiser)
+        headers = lg.auth(self.secrets.organiser)
         for path in ("/view", "/record", f"/rounds/{number or 1}/record"):
             r = await self.client.get(self.url + path, headers=headers)
             assert r.status_code in (200, 403, 409), (path, r.text)
@@ -89,7 +90,7 @@ class OrganiserGame(nl.Game):
         await super().frames()
         s = self.organiser_stream
         while s is not None:
-            ev = await s.next_view(nl.TIMEOUT)
+            ev = await s.next_view(lt.TIMEOUT)
             assert ev.id is not None and ev.data is not None
             scored = self.truth.scored_at(ev.id)
             self.check.response("organiser SSE frame", None, 200, ev.data, scored=scored)
@@ -97,10 +98,10 @@ class OrganiserGame(nl.Game):
                 break
 
 
-async def play_with_the_organiser_watching(game: nl.Game, commands: int) -> None:
+async def play_with_the_organiser_watching(game: lg.Game, commands: int) -> None:
     assert isinstance(game, OrganiserGame)
     url = f"{game.url}/stream"
-    async with stream(game.app, url, nl.auth(game.secrets.organiser)) as s:
+    async with stream(game.app, url, lg.auth(game.secrets.organiser)) as s:
         assert s.status == 200
         game.organiser_stream = s
         try:
@@ -109,17 +110,17 @@ async def play_with_the_organiser_watching(game: nl.Game, commands: int) -> None
             game.organiser_stream = None
 
 
-PLAY = nl.play
+PLAY = lg.play
 
 
 def test_the_burier_a_later_rounds_chaodi_and_the_organiser(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(nl, "Checker", CountingChecker)
-    monkeypatch.setattr(nl, "Game", OrganiserGame)
-    monkeypatch.setattr(nl, "play", play_with_the_organiser_watching)
+    monkeypatch.setattr(lg, "Checker", CountingChecker)
+    monkeypatch.setattr(lg, "Game", OrganiserGame)
+    monkeypatch.setattr(lg, "play", play_with_the_organiser_watching)
     # seed 1 overcalls after the bottom was buried in round 2 (炒底): asserted below
-    checker = asyncio.run(nl.play_and_watch(1, {}, 150))
+    checker = asyncio.run(lg.play_and_watch(1, {}, 150))
     counted = checker.checked
     assert counted["the burier sees the bottom"] >= 5
     assert counted["another seat while burying"] >= 15
@@ -132,20 +133,20 @@ def test_the_burier_a_later_rounds_chaodi_and_the_organiser(
 # -- a tournament table under embargo (R36) --------------------------------------------------
 
 
-BASE_MOMENT = nl.RoundTruth._moment
+BASE_MOMENT = lt.RoundTruth._moment
 
 
-class EmbargoedRoundTruth(nl.RoundTruth):
+class EmbargoedRoundTruth(lt.RoundTruth):
     """The other table has not played the deal, so its tournament round never completes
     here: a scored round shows what each viewer saw in play, nothing more (R36)."""
 
     @staticmethod
-    def _moment(r: Round, now: Any) -> nl.Moment:
+    def _moment(r: Round, now: Any) -> lt.Moment:
         moment = BASE_MOMENT(r, now)
         if not moment.scored:
             return moment
-        bottom = nl.names(r.bottom)
-        return nl.Moment(
+        bottom = lt.names(r.bottom)
+        return lt.Moment(
             hands=moment.hands,
             bottom=[bottom if r.buried_by == seat else None for seat in range(4)],
             played=moment.played,
@@ -155,7 +156,7 @@ class EmbargoedRoundTruth(nl.RoundTruth):
 
 
 @dataclass
-class TableGame(nl.Game):
+class TableGame(lg.Game):
     """A tournament table: the client reads as the tournament's organiser unless a seat's
     token is given; strangers are refused every closed read."""
 
@@ -169,7 +170,7 @@ class TableGame(nl.Game):
         for token in (None, *self.strangers):
             for path in CLOSED_READS:
                 params = {"version": self.version} if path == "/state" else None
-                r = await self.bare.get(self.url + path, params=params, headers=nl.auth(token))
+                r = await self.bare.get(self.url + path, params=params, headers=lg.auth(token))
                 code = r.json()["code"]
                 if path == "/view":  # a seat's own view: no token, or another match's
                     assert (r.status_code, code) in ((401, "unauthorized"), (403, "forbidden"))
@@ -181,14 +182,14 @@ class TableGame(nl.Game):
             await self.embargoed()
         return views
 
-    def token(self, viewer: nl.Viewer | str) -> str | None:
+    def token(self, viewer: lt.Viewer | str) -> str | None:
         """A spectator of a closed table is its tournament's organiser."""
         return self.secrets.organiser if viewer is None else super().token(viewer)
 
     async def embargoed(self) -> None:
         """Once the table's deal is scored (the truth never calls it so: the embargo):
         whole histories for every reader, and the deal's records and check refused."""
-        for viewer, who in nl.READERS:
+        for viewer, who in lt.READERS:
             after = 0
             while True:
                 page = (await self.get("/history", viewer, who, after=after, limit=200)).json()
@@ -207,7 +208,7 @@ def tournament(people: int) -> Json:
     return {"name": "cup", "format": "round_robin", "matchLength": 1, "teams": teams}
 
 
-async def play_a_table(seed: int, commands: int) -> nl.Checker:
+async def play_a_table(seed: int, commands: int) -> lt.Checker:
     rng = random.Random(seed)
     deal_rng = random.Random(seed ^ 0x5EED)
     clock = FakeClock()
@@ -217,7 +218,7 @@ async def play_a_table(seed: int, commands: int) -> nl.Checker:
         seeds=lambda: deal_rng.randbytes(32),
     )
     app = create_app(Settings(backend="popo", rate_limit_per_minute=0), service)
-    transport = httpx.ASGITransport(app=nl.asgi(app))
+    transport = httpx.ASGITransport(app=lg.asgi(app))
     async with (
         app.lifespan(),
         httpx.AsyncClient(transport=transport, base_url="http://test") as client,
@@ -226,14 +227,14 @@ async def play_a_table(seed: int, commands: int) -> nl.Checker:
         made = (await client.post("/v1/tournaments", json=tournament(4))).json()
         organiser = made["organiserToken"]
         url = f"/v1/tournaments/{made['tournamentId']}/rounds"
-        r = await client.post(url, headers=nl.auth(organiser))
+        r = await client.post(url, headers=lg.auth(organiser))
         assert r.status_code == 201, r.text
         tokens = r.json()["seatTokens"]
         mine = sorted((t for t in tokens if t["table"] == 1), key=lambda t: t["seat"])
         match_id = mine[0]["matchId"]
         client.headers["Authorization"] = f"Bearer {organiser}"  # spectators: the organiser
-        secrets = nl.Secrets(organiser, [t["token"] for t in mine])
-        truth = nl.Truth(service, UUID(match_id), clock)
+        secrets = lt.Secrets(organiser, [t["token"] for t in mine])
+        truth = lt.Truth(service, UUID(match_id), clock)
         checker = CountingChecker(truth, secrets)
         version = (await client.get(f"/v1/matches/{match_id}")).json()["version"]
         truth.refresh(version)
@@ -243,17 +244,17 @@ async def play_a_table(seed: int, commands: int) -> nl.Checker:
             strangers=strangers,
         )  # fmt: skip
         async with AsyncExitStack() as streams:
-            for viewer in nl.VIEWERS:  # the spectator's stream is the organiser's
+            for viewer in lt.VIEWERS:  # the spectator's stream is the organiser's
                 path = f"/v1/matches/{match_id}/stream"
-                watching = stream(app, path, nl.auth(game.token(viewer)))
+                watching = stream(app, path, lg.auth(game.token(viewer)))
                 game.streams[viewer] = await streams.enter_async_context(watching)
-            await nl.play(game, commands)
+            await lg.play(game, commands)
     service.close()
     return checker
 
 
 def test_a_tournament_table_under_embargo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(nl, "RoundTruth", EmbargoedRoundTruth)
+    monkeypatch.setattr(lt, "RoundTruth", EmbargoedRoundTruth)
     checker = asyncio.run(play_a_table(5, 200))
     counted: Counter[str] = checker.checked
     assert counted["embargoed GET /rounds/1/verify"] >= 1, "the table's round was not scored"

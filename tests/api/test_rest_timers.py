@@ -13,8 +13,8 @@ import pytest
 
 from api.app import create_app
 from infra.settings import Settings, SettingsError
+from tests.api.ops.small_app import is_problem
 from tests.api.rest import Json, Table, auth, client, new_service
-from tests.api.test_ops import is_problem
 from tests.conftest import FakeClock
 
 TIMERS = {"declareMs": 5_000, "buryMs": 6_000, "playMs": 20_000}

@@ -10,188 +10,32 @@ with simple deterministic bots, then check what the store holds.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import pytest
-from eventsourcing.persistence import Notification
 
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase, round_id
-from domain.players.combos import random_lead
-from domain.rules.cards import Card
 from domain.rules.errors import IllegalMoveError
-from domain.rules.follow import random_follow
 from domain.rules.ruleset import MatchEnd, RuleSet
-from domain.rules.shows import may_request_redeal
-from infra.pgcluster import PostgresUnavailableError, postgres_url
-from infra.settings import Settings, SettingsError, build_service, persistence_env
+from infra.settings import Settings, build_service
 from services.errors import VersionConflictError
 from services.game import GameService
 from tests.conftest import Backend, FakeClock, FixedSeeds
-
-# -- the bots ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    seat: int
-    action: str
-    cards: tuple[Card, ...] = ()
-
-
-class Bots:
-    """Four simple seeded seats: declare/overcall now and then, bury at random, lead a
-    random single/pair/tractor/throw (domain.players.combos) and follow at random (R23).
-
-    Round 1's first deal is always passed out, so every scenario redeals once (R19)."""
-
-    def __init__(self, seed: int, *, declare: float = 0.6, overcall: float = 0.35) -> None:
-        self.rng = random.Random(seed)
-        self.declare = declare
-        self.overcall = overcall
-
-    def move(self, r: Round, svc: GameService) -> Move:
-        rng, now = self.rng, svc.clock()
-        phase = r.phase
-        if phase is RoundPhase.DEALING:
-            declaring_allowed = not (r.number == 1 and r.deal_no == 1)
-            for seat in range(4):
-                if seat in r.deal_passes:
-                    continue
-                shows = r.bidding.legal_shows(seat, r.hand_at(seat, now))
-                if declaring_allowed and shows and rng.random() < self.declare:
-                    return Move(seat, "declare", rng.choice(shows).cards)
-                return Move(seat, "pass")
-            raise AssertionError("every seat passed but the drawing has not ended")
-        if phase in (RoundPhase.OVERCALLING, RoundPhase.DECLARING, RoundPhase.BURYING):
-            speaker = r.to_act()
-            assert speaker is not None
-            seat = speaker
-            weak = [s for s in range(4) if may_request_redeal(r.dealt_hand(s), r.rules)]
-            if weak and r.bidding.redeal_requests_open and rng.random() < 0.3:
-                return Move(weak[0], "redeal")
-            if phase is RoundPhase.BURYING:
-                full = [*r.hands[seat], *r.bottom]
-                return Move(seat, "bury", tuple(rng.sample(full, 8)))
-            shows = r.bidding.legal_shows(seat, r.hand_at(seat, now))
-            if shows and rng.random() < self.overcall:
-                action = "overcall" if phase is RoundPhase.OVERCALLING else "declare"
-                return Move(seat, action, rng.choice(shows).cards)
-            return Move(seat, "pass")
-        if phase is RoundPhase.PLAYING:
-            play = r.play
-            assert play is not None
-            seat, hand = play.turn, play.hands[play.turn]
-            if play.lead_shape is None:
-                return Move(seat, "play", tuple(random_lead(play.ctx, hand, rng, 0.1)))
-            return Move(seat, "play", tuple(random_follow(play.ctx, play.lead_shape, hand, rng)))
-        raise AssertionError(f"no move in phase {phase}: the service deals and records itself")
-
-
-def new_match(svc: GameService, rules: RuleSet) -> UUID:
-    mid = svc.create_match(rules, name="contract")
-    for seat in range(4):
-        svc.take_seat(mid, seat, f"bot{seat}", "random")
-    return mid
-
-
-def act(svc: GameService, mid: UUID, move: Move) -> None:
-    svc.act(mid, move.seat, move.action, move.cards)
-
-
-def play_until(
-    svc: GameService, mid: UUID, bots: Bots, stop: Callable[[Match, Round], bool]
-) -> tuple[Match, Round]:
-    """Let the bots act until ``stop(match, round)``; returns that state."""
-    for _ in range(20_000):
-        match = svc.get_match(mid)
-        r = svc.current_round(match)
-        assert r is not None
-        if stop(match, r):
-            return match, r
-        act(svc, mid, bots.move(r, svc))
-    raise AssertionError("the bots did not get there in 20 000 commands")
-
-
-# -- reading the store ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    id: int
-    originator_id: UUID
-    version: int
-    topic: str
-
-    @property
-    def event(self) -> str:
-        return self.topic.rsplit(":", 1)[-1]
-
-
-def raw_log(svc: GameService, start: int = 1) -> list[Notification]:
-    """The notification log from ``start`` on, page by page (the library's sections)."""
-    found: list[Notification] = []
-    size = svc.notification_log.section_size
-    while True:
-        page = svc.notification_log.select(start=start, limit=size)
-        found += page
-        if len(page) < size:
-            return found
-        start = page[-1].id + 1
-
-
-def notes(svc: GameService, start: int = 1) -> list[Note]:
-    return [
-        Note(n.id, UUID(str(n.originator_id)), n.originator_version, n.topic)
-        for n in raw_log(svc, start)
-    ]
-
-
-def last_id(svc: GameService) -> int:
-    return svc.recorder.max_notification_id() or 0
-
-
-def match_state(m: Match) -> dict[str, Any]:
-    return {
-        "version": m.version,
-        "name": m.name,
-        "rules": m.rules,
-        "seats": m.seats,
-        "levels": m.levels,
-        "laps": m.laps,
-        "dealer": m.dealer,
-        "round_number": m.round_number,
-        "round_open": m.round_open,
-        "results": [vars(r) for r in m.results],
-        "winner": m.winner,
-        "finished": m.finished,
-    }
-
-
-def round_state(r: Round) -> dict[str, Any]:
-    play = r.play
-    return {
-        "version": r.version,
-        "phase": r.phase,
-        "deal_no": r.deal_no,
-        "seed": r.seed_hex,
-        "levels": r.levels,
-        "bidding": r.bidding,
-        "hands": r.hands,
-        "bottom": r.bottom,
-        "buried_by": r.buried_by,
-        "play": None
-        if play is None
-        else (play.hands, play.trick, play.tricks_done, play.attacker_points, play.played),
-        "penalties": r.penalties,
-        "result": None if r.result is None else vars(r.result),
-    }
-
+from tests.integration.store_bots import (
+    Bots,
+    Note,
+    act,
+    last_id,
+    match_state,
+    new_match,
+    notes,
+    play_until,
+    raw_log,
+    round_state,
+)
 
 # -- the contract ---------------------------------------------------------------------------
 
@@ -386,129 +230,6 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
     assert match_state(again) == match_state(a.get_match(mid))
     assert again.version == match.version + 2 and again.round_number == 2
     assert fresh.get_round(round_id(mid, 2)).version == 2  # RoundStarted, Dealt: once
-
-
-# -- the wiring under the contract (infra.settings, infra.pgcluster) ------------------------
-
-
-@pytest.mark.parametrize(
-    ("environ", "expected"),
-    [
-        ({"PERSISTENCE": "popo"}, {"PERSISTENCE_MODULE": "eventsourcing.popo"}),
-        (
-            {},
-            {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": "var/shengji.sqlite3",
-                "SQLITE_LOCK_TIMEOUT": "5",
-                "CREATE_TABLE": "y",
-                "AGGREGATE_CACHE_FASTFORWARD": "n",
-            },
-        ),
-        (
-            {"SQLITE_PATH": "/data/x.db", "CREATE_TABLES": "off", "SQLITE_LOCK_TIMEOUT": "9"},
-            {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": "/data/x.db",
-                "SQLITE_LOCK_TIMEOUT": "9",
-                "CREATE_TABLE": "n",
-                "AGGREGATE_CACHE_FASTFORWARD": "n",
-            },
-        ),
-        (
-            {
-                "DATABASE_URL": "postgresql://sheng%40ji:p%3Ass%2Fw@db.local:6543/games",
-                "POSTGRES_POOL_SIZE": "7",
-            },
-            {
-                "PERSISTENCE_MODULE": "eventsourcing.postgres",
-                "APPLICATION_RECORDER_TOPIC": "infra.pgstore:LockingInsertRecorder",
-                "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
-                "POSTGRES_DBNAME": "games",
-                "POSTGRES_HOST": "db.local",
-                "POSTGRES_PORT": "6543",
-                "POSTGRES_USER": "sheng@ji",
-                "POSTGRES_PASSWORD": "p:ss/w",
-                "POSTGRES_POOL_SIZE": "7",
-                "POSTGRES_MAX_OVERFLOW": "10",
-                "POSTGRES_CONNECT_TIMEOUT": "10",
-                "POSTGRES_SCHEMA": "",
-                "CREATE_TABLE": "y",
-            },
-        ),
-    ],
-    ids=["popo", "sqlite-default", "sqlite-path", "postgres-url-decoded"],
-)
-def test_settings_choose_the_store(environ: dict[str, str], expected: dict[str, str]) -> None:
-    assert persistence_env(Settings.from_env(environ)) == expected
-
-
-def test_settings_read_pacing_server_and_socket_urls() -> None:
-    s = Settings.from_env(
-        {
-            "DATABASE_URL": "postgresql://postgres:@/shengji?host=/tmp/pg",
-            "HOST": "0.0.0.0",
-            "PORT": "9000",
-            "DEAL_INTERVAL_MS": "250",
-            "DECLARE_MS": "5000",
-            "WINDOW_MS": "8000",
-            "LOG_LEVEL": "debug",
-        }
-    )
-    assert (s.backend, s.host, s.port, s.log_level) == ("postgres", "0.0.0.0", 9000, "DEBUG")
-    pacing = s.pacing
-    assert (pacing.interval_ms, pacing.declare_ms, pacing.window_ms) == (250, 5000, 8000)
-    env = persistence_env(s)
-    assert (env["POSTGRES_HOST"], env["POSTGRES_PORT"], env["POSTGRES_PASSWORD"]) == (
-        "/tmp/pg",
-        "5432",
-        "",
-    )
-
-
-@pytest.mark.parametrize(
-    "environ",
-    [
-        {"PERSISTENCE": "mongo"},
-        {"PERSISTENCE": "postgres"},
-        {"DATABASE_URL": "mysql://u@h/db"},
-        {"DATABASE_URL": "postgresql://u@h/db?sslmode=require"},
-        {"DATABASE_URL": "postgresql://h/db"},
-        {"DATABASE_URL": "postgresql://u@h:99999/db"},
-        {"PORT": "http"},
-        {"CREATE_TABLES": "maybe"},
-        {"DECLARE_MS": "-1"},
-        {"LOG_LEVEL": "LOUD"},
-    ],
-)
-def test_settings_refuse_what_cannot_work(environ: dict[str, str]) -> None:
-    with pytest.raises(SettingsError):
-        Settings.from_env(environ)
-
-
-def test_build_service_makes_the_sqlite_folder_and_uses_the_pacing(tmp_path: Path) -> None:
-    settings = Settings(sqlite_path=tmp_path / "var" / "db" / "x.sqlite3", window_ms=5_000)
-    svc = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
-    try:
-        mid = new_match(svc, RuleSet())
-        assert settings.sqlite_path.is_file()
-        r = svc.current_round(svc.get_match(mid))
-        assert r is not None and r.pacing.window_ms == 5_000
-    finally:
-        svc.close()
-
-
-def test_postgres_url_passes_database_url_through() -> None:
-    with postgres_url({"DATABASE_URL": "postgresql://u@h/db"}) as url:
-        assert url == "postgresql://u@h/db"
-
-
-def test_no_postgres_server_is_an_error_not_a_skip() -> None:
-    with (
-        pytest.raises(PostgresUnavailableError),
-        postgres_url({}, search_path="", globs=(), allow_pgserver=False),
-    ):
-        pass  # pragma: no cover - never reached
 
 
 # -- service paths once found broken (fixed; kept as regressions) ------------------------------

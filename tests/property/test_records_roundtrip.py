@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
 from services.game import GameService
-from services.record_format import RecordTamperedError, decode, encode
-from services.record_replay import import_record
-from services.record_text import read_text, write_text
-from services.records import export_match, export_round
+from services.records.export import export_match, export_round
+from services.records.format import RecordTamperedError, decode, encode
+from services.records.replay import import_record
+from services.records.text import read_text, write_text
 from tests.unit.test_records_play import POPO, play_match, roundtrip, rules_of
 
 KINDS = st.sampled_from(["random", "heuristic"])

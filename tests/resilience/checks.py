@@ -20,9 +20,10 @@ from psycopg import sql
 
 from infra.settings import Settings, build_service
 from services.game import GameService
-from services.history import HistoryItem, match_history
+from services.history import match_history
+from services.history_items import HistoryItem
 from services.views import table_view
-from tests.resilience.harness import COMMAND_EVENTS, Ack, BotTable
+from tests.resilience.client import COMMAND_EVENTS, Ack, BotTable
 
 Json = dict[str, Any]
 CLOCK_FIELDS = frozenset({"deadline"})

@@ -26,7 +26,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from infra.pgcluster import Cluster
 from tests.resilience.checks import Json, Verdict, verify
-from tests.resilience.harness import BotTable, Client, Replica, drop_schema, fresh_schema, play
+from tests.resilience.client import BotTable, Client, play
+from tests.resilience.harness import Replica, drop_schema, fresh_schema
 
 
 @dataclass

@@ -20,9 +20,10 @@ from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
 from services.errors import NotFoundError
 from services.game import GameService
-from services.history import HistoryItem, match_history, state_at
+from services.history import match_history, state_at
+from services.history_items import HistoryItem
 from services.views import table_view
-from tests.unit.test_views import SEED, T0, VIEWERS, Drive, drive, new_service
+from tests.unit.views_drive import SEED, T0, VIEWERS, Drive, drive, new_service
 
 
 def everything(

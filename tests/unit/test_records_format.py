@@ -13,8 +13,15 @@ import pytest
 from domain.game import round_events as ev
 from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded, SeatTaken
 from domain.rules.cards import card_names
-from services.record_canonical import canonical
-from services.record_format import (
+from services.records.canonical import canonical
+from services.records.export import (
+    CONSEQUENCES,
+    MOVE_EVENTS,
+    UnknownEventError,
+    export_match,
+    round_moves,
+)
+from services.records.format import (
     FORMAT,
     RecordInvalidError,
     decode,
@@ -22,14 +29,7 @@ from services.record_format import (
     encode,
     offset_text,
 )
-from services.record_text import read_text, write_text
-from services.records import (
-    CONSEQUENCES,
-    MOVE_EVENTS,
-    UnknownEventError,
-    export_match,
-    round_moves,
-)
+from services.records.text import read_text, write_text
 from tests.conftest import T0
 from tests.unit.test_records_play import play_match, rules_of
 

@@ -23,10 +23,10 @@ from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import STANDARD, RuleSet
 from services.bots import run_bots
 from services.game import GameService
-from services.record_format import CLAIM, GameRecord, RecordUnavailableError, encode
-from services.record_replay import import_record
-from services.record_text import read_text, write_text
-from services.records import export_match, export_round
+from services.records.export import export_match, export_round
+from services.records.format import CLAIM, GameRecord, RecordUnavailableError, encode
+from services.records.replay import import_record
+from services.records.text import read_text, write_text
 from services.timers import claim_timeout
 from tests.conftest import FakeClock, FixedSeeds
 

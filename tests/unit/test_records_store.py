@@ -8,9 +8,9 @@ import msgspec
 
 from services.game import GameService
 from services.history import match_history
-from services.record_format import encode
-from services.record_replay import import_record, imported_match_id
-from services.records import export_match
+from services.records.export import export_match
+from services.records.format import encode
+from services.records.replay import import_record, imported_match_id
 from services.verify import verify_round
 from tests.conftest import Backend
 from tests.unit.test_records_play import play_match, rules_of

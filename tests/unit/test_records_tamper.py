@@ -16,10 +16,10 @@ import msgspec
 import pytest
 
 from services.game import GameService
-from services.record_format import GameRecord, RecordInvalidError, RecordTamperedError, decode
-from services.record_replay import import_record
-from services.record_text import read_text, write_text
-from services.records import export_match, export_round
+from services.records.export import export_match, export_round
+from services.records.format import GameRecord, RecordInvalidError, RecordTamperedError, decode
+from services.records.replay import import_record
+from services.records.text import read_text, write_text
 from tests.unit.test_records_play import POPO, play_match, rules_of
 
 Doc = dict[str, Any]

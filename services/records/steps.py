@@ -1,5 +1,5 @@
-"""The replay's parts shared by match and round records (``services.record_replay``,
-``services.record_round``): its clock and seed source, where it is, and how a refusal
+"""The replay's parts shared by match and round records (``services.records.replay``,
+``services.records.replay_round``): its clock and seed source, where it is, and how a refusal
 names the first bad move (RULES R34, R35)."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import IllegalMoveError, ShengjiError
 from domain.rules.shuffle import seed_from_hex
 from services.game import GameService
-from services.record_format import (
+from services.records.export import result_of
+from services.records.format import (
     GameRecord,
     RecordAction,
     RecordDeal,
@@ -30,7 +31,6 @@ from services.record_format import (
     parse_time,
     to_builtins,
 )
-from services.records import result_of
 
 RESULT_RULES: dict[str, str] = {
     "dealer": "R18",

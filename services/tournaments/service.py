@@ -10,7 +10,7 @@ secret's commitment — first. The tables are then *materialised* from that even
 table's match (a deterministic id, :func:`~domain.tournament.tournament.table_match_id`,
 created with its tournament link) and its four seats: bots as their kind, people with a
 fresh seat token answered once to the organiser, who hands them out. The fourth seat deals
-deal 1 from the tournament's seed (``services.tournaments_seeds``). Materialising is
+deal 1 from the tournament's seed (``services.tournaments.seeds``). Materialising is
 idempotent: if the process stops half-way, the next schedule call creates what is missing
 (and answers the people's seat tokens then) instead of scheduling another round.
 
@@ -23,7 +23,7 @@ secret in the same save (``RoundCompleted``).
 **Bots driver.** Bots move only when something triggers them (``services.bots``):
 :meth:`TournamentService.run_round` plays every table's pending bot moves until each
 match is over, waits for a person, or the step budget is spent, then collects. Four-bot
-tables deal unpaced (``services.tournaments_seeds.table_pacing``), so a bots-only round
+tables deal unpaced (``services.tournaments.seeds.table_pacing``), so a bots-only round
 runs to the end in one call; a table waiting for the clock (the declaring time of a paced
 deal) reports ``waiting`` and is resumed by the next call.
 """

@@ -18,7 +18,8 @@ from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.game import dispatch
-from services.record_format import (
+from services.records.export import round_record
+from services.records.format import (
     CLAIM,
     GameRecord,
     RecordRound,
@@ -26,7 +27,7 @@ from services.record_format import (
     parse_time,
     to_builtins,
 )
-from services.record_steps import (
+from services.records.steps import (
     Cursor,
     Deals,
     ReplayClock,
@@ -38,7 +39,6 @@ from services.record_steps import (
     timed_out,
     timers_of,
 )
-from services.records import round_record
 
 
 def replay_round(record: GameRecord) -> Round:

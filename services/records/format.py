@@ -9,7 +9,7 @@ replay must reproduce (R26–R32). See docs/records.md for the format and its gr
 order they are declared here, the rule set's keys sorted, integers and strings only (no
 floats), UTF-8, no insignificant whitespace. Times are UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``.
 :func:`decode` reads a record (unknown fields refused) and
-:func:`services.record_canonical.canonical` rewrites it in canonical form (``10h`` →
+:func:`services.records.canonical.canonical` rewrites it in canonical form (``10h`` →
 ``10H``, times with microseconds), so export → import → export is byte-identical.
 
 Errors: :class:`RecordInvalidError` (422 ``record-invalid``: the document cannot be read),

@@ -8,7 +8,7 @@ the match, the policy between rounds included (R30–R32). A round record is rep
 ``Round`` aggregate the same way (its match's levels and dealer are in the record).
 
 The replay stops at the first thing that is wrong, in the record's order, with a
-:class:`~services.record_format.RecordTamperedError` naming that move and the rule:
+:class:`~services.records.format.RecordTamperedError` naming that move and the rule:
 
 * a seed that does not hash to its commitment (R35), checked as the replay deals it;
 * a move the rules refuse — a changed card, a reordered or reassigned move — with the
@@ -36,8 +36,9 @@ from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
-from services.record_canonical import canonical
-from services.record_format import (
+from services.records.canonical import canonical
+from services.records.export import export_match, match_record
+from services.records.format import (
     CLAIM,
     GameRecord,
     RecordInvalidError,
@@ -47,8 +48,8 @@ from services.record_format import (
     encode,
     parse_time,
 )
-from services.record_round import replay_round
-from services.record_steps import (
+from services.records.replay_round import replay_round
+from services.records.steps import (
     Cursor,
     Deals,
     ReplayClock,
@@ -61,7 +62,6 @@ from services.record_steps import (
     timed_out,
     timers_of,
 )
-from services.records import export_match, match_record
 
 POPO: dict[str, str] = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 

@@ -2,7 +2,7 @@
 shape and rewrites it the one way it is encoded — cards in R4 notation, times in UTC with
 microseconds, hex in lowercase, the rule set through ``RuleSet`` (§10) — so that
 export → import → export is byte-identical. A record's ``origin`` (the exporting server's
-provenance, :class:`~services.record_format.RecordOrigin`) is not part of the record: it is
+provenance, :class:`~services.records.format.RecordOrigin`) is not part of the record: it is
 dropped here, so an export's digest is the digest of the record that was imported.
 """
 
@@ -14,7 +14,7 @@ from domain.game.timers import Timers
 from domain.rules.cards import card_names, parse_cards
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
-from services.record_format import (
+from services.records.format import (
     CLAIM,
     GameRecord,
     RecordAbandoned,

@@ -14,7 +14,7 @@ and bottom (R33, R35). A round the organiser abandoned (R32) stays secret: the m
 record names it with its time and reason only. A tournament table's records wait until
 its tournament round completes (409 ``deal-embargoed``, R36, :mod:`services.embargo`).
 
-:mod:`services.record_replay` imports records; :mod:`services.record_text` writes and reads
+:mod:`services.records.replay` imports records; :mod:`services.records.text` writes and reads
 the text notation.
 """
 
@@ -55,7 +55,7 @@ from domain.rules.cards import RANKS, card_names
 from services.embargo import check_released
 from services.errors import NotFoundError
 from services.game import GameService
-from services.record_format import (
+from services.records.format import (
     CLAIM,
     FORMAT,
     GameRecord,
@@ -177,7 +177,7 @@ def round_moves(events: Sequence[Any]) -> tuple[list[RecordDeal], list[RecordAct
         elif not isinstance(e, CONSEQUENCES):
             raise UnknownEventError(
                 f"the record format does not cover {type(e).__name__} events yet "
-                "(services/records.py round_moves)"
+                "(services/records/export.py round_moves)"
             )
         if isinstance(e, DrawingEnded):
             dealing_passes = 0

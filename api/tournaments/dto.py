@@ -1,5 +1,7 @@
-"""Request and response bodies of the tournament API (``api.tournaments``): msgspec
-Structs in camelCase; request bodies refuse unknown fields (422 naming the field)."""
+"""Request and response bodies of the tournament API (:mod:`api.tournaments.controller`,
+:mod:`api.tournaments.results`): msgspec Structs in camelCase; request bodies refuse unknown
+fields (422 naming the field). Its path parameters too: a round (404 unless scheduled) and
+a table."""
 
 from __future__ import annotations
 
@@ -9,16 +11,20 @@ from typing import Annotated, Literal
 import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
+from litestar.params import PathParameter
 
 from api.dto import Name, Preset, RulesRequest, problems
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from domain.tournament.events import RoundState, TeamEntry
 from domain.tournament.tournament import Tournament
-from services import tournaments as svc
-from services.tournaments_views import RoundView, TournamentView, round_view
+from services.errors import NotFoundError
+from services.tournaments import service as svc
+from services.tournaments.views import RoundView, TournamentView, round_view
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
+RoundParam = Annotated[int, PathParameter(ge=1, le=10_000, description="Tournament round, 1-based")]
+TableParam = Annotated[int, PathParameter(ge=1, le=10_000, description="Table, 1-based")]
 
 
 class _Request(
@@ -204,3 +210,10 @@ def run_answer(t: Tournament, done: svc.RoundRun) -> RoundRun:
         ],
         round=round_view(t, t.round_state(done.number)),
     )
+
+
+def scheduled_round(t: Tournament, number: int) -> RoundState:
+    """Round ``number`` of ``t``; 404 unless it is scheduled."""
+    if number > len(t.rounds):
+        raise NotFoundError(f"tournament {t.id} has {len(t.rounds)} rounds scheduled, not {number}")
+    return t.round_state(number)

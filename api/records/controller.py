@@ -40,16 +40,16 @@ from api.matches import IdempotencyKey
 from api.problems import make_problem, wants_chinese
 from api.reads import RoundNumber
 from api.runtime import Runtime
-from services.record_format import (
+from services.records.export import export_match, export_round
+from services.records.format import (
     GameRecord,
     RecordInvalidError,
     RecordTamperedError,
     decode,
     encode,
 )
-from services.record_replay import Imported, import_record
-from services.record_text import read_text, write_text
-from services.records import export_match, export_round
+from services.records.replay import Imported, import_record
+from services.records.text import read_text, write_text
 
 MAX_RECORD_BYTES = 1024 * 1024
 """A record's body limit: about a hundred rounds in JSON (more in the text notation)."""

@@ -16,8 +16,8 @@ from typing import Any, Final
 
 import msgspec
 
-from services.record_canonical import canonical
-from services.record_format import (
+from services.records.canonical import canonical
+from services.records.format import (
     CLAIM,
     GameRecord,
     RecordInvalidError,

@@ -1,0 +1,1 @@
+"""Portable game records over REST (:mod:`api.records.controller`; docs/records.md)."""

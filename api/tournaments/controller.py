@@ -1,0 +1,232 @@
+"""Tournaments over REST (R36): create a tournament, read it and its rounds, schedule the
+next round and run a round's bots. Tables, results and standings are in
+:mod:`api.tournaments.results`; the organiser's token and write flow in
+:mod:`api.tournaments.organiser`.
+
+A round that still has tables in play refuses the next one (409 ``round-in-play``). Reads
+are public: no card is ever shown here (the tables are matches with their own redacted
+views, R33), and a round's secret only once the round is completed (R35).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid4
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+
+from api.auth import bearer, scope_of
+from api.dto import REPLAYED_HEADER, problems
+from api.idempotency import Answer, Key, field_of, run
+from api.runtime import Runtime
+from api.strict import json_body, read_body
+from api.tournaments.dto import (
+    CreateTournamentRequest,
+    NewTournament,
+    RoundParam,
+    RoundRun,
+    RunRoundRequest,
+    ScheduledRound,
+    TableRunView,
+    rule_set,
+    run_answer,
+    scheduled_answer,
+    scheduled_round,
+    team_entries,
+)
+from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
+from domain.rules.errors import IllegalMoveError
+from domain.tournament.tournament import Tournament
+from services.game import ORGANISER_ROLE, new_token, token_hash
+from services.idempotency import Fact, Outcome
+from services.tournaments.service import TournamentService
+from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
+
+LOCATION = ResponseHeader(
+    name="Location", value="/v1/tournaments/{tournamentId}", documentation_only=True
+)
+
+
+class TournamentController(Controller):
+    path = "/v1/tournaments"
+    tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @post(
+        "/",
+        status_code=201,
+        summary="Create a tournament (organiser); answers the organiser token once",
+        description="Teams of two (people or bots), round_robin or swiss (swissRounds), "
+        "the match length (deals, or finish_at_A) and the rule set (§10).",
+        responses=problems(409, body=True),
+        response_headers=[LOCATION, REPLAYED_HEADER],
+        opt=json_body(CreateTournamentRequest),
+    )
+    async def create(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[NewTournament]:
+        data = await read_body(request, CreateTournamentRequest)
+        tournaments = TournamentService(runtime.service)
+
+        def work(key: Key) -> Answer[NewTournament]:
+            tid = uuid4()
+            token = new_token(tid, ORGANISER_ROLE)
+            made: list[NewTournament] = []
+
+            def attach(t: Tournament) -> list[Any]:
+                made.append(
+                    NewTournament(
+                        tournament_id=str(t.id),
+                        organiser_token=token,
+                        tournament=tournament_view(t),
+                    )
+                )
+                return key.records(Outcome(201, t.id, t.version))
+
+            tournaments.create(
+                name=data.name,
+                rules=rule_set(data),
+                teams=team_entries(data),
+                fmt=data.format,
+                match_length=data.match_length,
+                preset=data.preset,
+                swiss_rounds=data.swiss_rounds,
+                organiser_token_hash=token_hash(token),
+                tournament_id=tid,
+                attach=attach,
+            )
+            return Answer(201, made[0])
+
+        def replay(outcome: Outcome) -> NewTournament:
+            t = tournaments.get(outcome.subject, version=outcome.version)
+            return NewTournament(
+                tournament_id=str(t.id),
+                organiser_token=None,
+                tournament=tournament_view(t),
+                token_withheld=True,
+            )
+
+        scope = scope_of(bearer(request), request.client.host if request.client else None)
+        response = await run(runtime, request, idempotency_key, scope, work, replay)
+        response.headers["Location"] = f"/v1/tournaments/{field_of(response, 'tournamentId')}"
+        return response
+
+    @get("/{tournament_id:uuid}", summary="A tournament: teams, rounds, tables, results")
+    async def get_tournament(
+        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
+    ) -> TournamentView:
+        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        return tournament_view(t)
+
+    @get("/{tournament_id:uuid}/rounds", summary="The scheduled rounds with their tables")
+    async def rounds(
+        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
+    ) -> list[RoundView]:
+        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        return [round_view(t, r) for r in t.rounds]
+
+    @get(
+        "/{tournament_id:uuid}/rounds/{number:int}",
+        summary="One round: commitment (R35), secret once completed, tables and results",
+        responses=problems(404),
+    )
+    async def one_round(
+        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID], number: RoundParam
+    ) -> RoundView:
+        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        return round_view(t, scheduled_round(t, number))
+
+    @post(
+        "/{tournament_id:uuid}/rounds",
+        status_code=201,
+        summary="Schedule the next round (organiser)",
+        description="Collects the finished tables' results, pairs the next round, publishes "
+        "its seeds' commitment (R35, R36), creates and seats the tables (bots as their kind, "
+        "people with a seat token answered here once). 409 round-in-play while a table of "
+        "the current round has no result; 409 tournament-over after the last round.",
+        responses=problems(401, 403, 404, 409, body=True),
+        security=BEARER,
+        response_headers=[REPLAYED_HEADER],
+    )
+    async def schedule(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        tournament_id: FromPath[UUID],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[ScheduledRound]:
+        def act(tournaments: TournamentService, key: Key) -> Answer[ScheduledRound]:
+            done = tournaments.schedule_next(tournament_id)
+            t = tournaments.get(tournament_id)
+            state = t.round_state(done.number)
+            answer = scheduled_answer(t, state, done.seat_tokens)
+            return saved(
+                runtime, key, Outcome(201, t.id, t.version, facts={"number": done.number}), answer
+            )
+
+        def replay(t: Tournament, outcome: Outcome) -> ScheduledRound:
+            state = t.round_state(int(outcome.facts.get("number") or len(t.rounds)))
+            answer = scheduled_answer(t, state, ())
+            return ScheduledRound(round=answer.round, seat_tokens=[], token_withheld=True)
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+
+    @post(
+        "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
+        status_code=200,
+        summary="Run the round's bots to completion (organiser)",
+        description="Plays every table's pending bot moves (the same commands as people) "
+        "until each match is over or waits for a person or the clock, then collects the "
+        "results; a bots-only round completes in one call (four-bot tables deal unpaced).",
+        responses=problems(401, 403, 404, 409, body=True),
+        security=BEARER,
+        response_headers=[REPLAYED_HEADER],
+        opt=json_body(RunRoundRequest | None),
+    )
+    async def run_bots(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        tournament_id: FromPath[UUID],
+        number: RoundParam,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[RoundRun]:
+        data = await read_body(request, RunRoundRequest | None)
+        steps = (data.max_steps if data else None) or runtime.bot_steps
+
+        def act(tournaments: TournamentService, key: Key) -> Answer[RoundRun]:
+            t = tournaments.get(tournament_id)
+            t.round_state(number)
+            if number != len(t.rounds):
+                raise _not_current(number, len(t.rounds))
+            done = tournaments.run_round(tournament_id, steps)
+            after = tournaments.get(tournament_id)
+            answer = run_answer(after, done)
+            tables = msgspec.json.encode(answer.tables).decode()
+            facts: dict[str, Fact] = {"completed": done.completed, "tables": tables}
+            return saved(runtime, key, Outcome(200, after.id, after.version, facts=facts), answer)
+
+        def replay(t: Tournament, outcome: Outcome) -> RoundRun:
+            tables = str(outcome.facts.get("tables") or "[]")
+            return RoundRun(
+                number=number,
+                completed=bool(outcome.facts.get("completed")),
+                tables=msgspec.json.decode(tables, type=list[TableRunView]),
+                round=round_view(t, t.round_state(number)),
+            )
+
+        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+
+
+def _not_current(number: int, current: int) -> IllegalMoveError:
+    return IllegalMoveError(
+        f"round {number} is not the current round ({current}); only its bots can be run",
+        rule="R36",
+        code="round-not-current",
+    )

@@ -1,0 +1,103 @@
+"""One event of a match as a history item (RULES R4, R33): its fields in camelCase, cards in
+R4 notation, ranks and suits as letters, and its secret fields left out unless the viewer
+may see them (which ones, :mod:`services.history` decides)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgspec
+from eventsourcing.domain import Aggregate
+
+from domain.rules.cards import RANKS, SUITS, card_name, card_names
+from domain.rules.shows import Strength
+
+_IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
+_CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
+
+
+class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One event of a match, redacted for its viewer (R33)."""
+
+    version: int
+    """The event's position in the match: the match version right after it."""
+    aggregate: str
+    """``match`` or ``round``."""
+    round: int | None
+    """The round's number for a round's event."""
+    aggregate_id: str
+    aggregate_version: int
+    type: str
+    """The event class name (``CardPlayed``, ``RoundRecorded``, …)."""
+    timestamp: str
+    data: dict[str, Any]
+    """The event's fields in camelCase: cards in R4 notation, ranks ``"2"``..``"A"``."""
+    hidden: list[str]
+    """Secret fields left out for this viewer (camelCase)."""
+
+
+def history_item(
+    position: int,
+    number: int,
+    event: Aggregate.Event,
+    visible: frozenset[str],
+    withheld: tuple[str, ...] = (),
+) -> HistoryItem:
+    """``event`` without its secret fields ``viewer`` may not see, nor ``withheld``."""
+    secret = (*getattr(type(event), "SECRET_FIELDS", ()), *withheld)
+    data: dict[str, Any] = {}
+    hidden: list[str] = []
+    for name, value in vars(event).items():
+        if name in _IDENTITY:
+            continue
+        if name in secret and name not in visible:
+            hidden.append(_camel(name))
+            continue
+        data[_camel(name)] = _plain(name, value)
+    return HistoryItem(
+        version=position,
+        aggregate="round" if number else "match",
+        round=number or None,
+        aggregate_id=str(event.originator_id),
+        aggregate_version=event.originator_version,
+        type=type(event).__name__,
+        timestamp=event.timestamp.isoformat(),
+        data=data,
+        hidden=hidden,
+    )
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _plain(name: str, value: Any) -> Any:
+    """A JSON-friendly value: cards in R4 notation, ranks and suits as letters."""
+    if value is None:
+        return None
+    if name in _CARD_LISTS:
+        return card_names(value)
+    if name == "fallback_card":
+        return card_name(value)
+    if name == "trump":
+        return SUITS[value]
+    if name in ("level", "start_level"):
+        return RANKS[value]
+    if name == "levels":
+        return [RANKS[v] for v in value]
+    if name == "strength":
+        return Strength(value).name.lower()
+    if name == "rules" and isinstance(value, dict):
+        return {_camel(str(k)): v for k, v in value.items()}
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [_plain("", v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain("", v) for k, v in value.items()}
+    return value
