@@ -44,7 +44,8 @@ from api.timers import SweeperTask, TimeoutController
 from api.tournaments.controller import TournamentController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
-from infra.hub import InProcessHub, PostgresHub, build_hub
+from infra.hub import PostgresHub, build_hub
+from infra.localhub import InProcessHub
 from infra.settings import Settings, build_service
 from services.bots import DEFAULT_STEPS
 from services.game import GameService

@@ -24,7 +24,8 @@ from litestar import Request
 
 from domain.game.match import Match
 from domain.rules.errors import ShengjiError
-from services.game import ORGANISER_ROLE, SEAT_ROLE, GameService, token_hash
+from services.game import GameService
+from services.sources import ORGANISER_ROLE, SEAT_ROLE, token_hash
 
 ANONYMOUS = "anonymous"
 MAX_TOKEN = 200

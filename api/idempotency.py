@@ -39,8 +39,9 @@ from litestar import MediaType, Request, Response
 
 from api.runtime import Runtime
 from domain.rules.errors import ShengjiError
+from services.commands import Attach, Pending
 from services.errors import VersionConflictError
-from services.game import Attach, Clock, GameService, Pending
+from services.game import Clock, GameService
 from services.idempotency import IdempotencyRecord, Outcome, find, fingerprint, record_id
 
 T = TypeVar("T")

@@ -30,7 +30,8 @@ from litestar.types import Scope
 
 from domain.game.match import Match
 from domain.tournament.tournament import Tournament
-from services.game import ORGANISER_ROLE, SEAT_ROLE, GameService, token_hash
+from services.game import GameService
+from services.sources import ORGANISER_ROLE, SEAT_ROLE, token_hash
 
 MAX_TOKEN: Final = 200
 Verify = Callable[[str], bool]

@@ -41,14 +41,9 @@ from api.runtime import Runtime, snapshot
 from api.strict import json_body, read_body
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.bots import Stopped, run_bots
-from services.game import (
-    ORGANISER_ROLE,
-    SEAT_ROLE,
-    GameService,
-    new_token,
-    token_hash,
-)
+from services.game import GameService
 from services.idempotency import Outcome
+from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.summaries import MatchList, MatchSummary, Origin, list_matches, match_summary
 from services.view_types import rules_view
 

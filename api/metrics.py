@@ -44,7 +44,8 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from services.game import ACTIONS, GameService
+from services.commands import ACTIONS
+from services.game import GameService
 
 METRICS_PATH: Final = "/metrics"
 CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"

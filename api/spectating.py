@@ -45,7 +45,8 @@ from domain.game.match import Match
 from domain.rules.errors import ShengjiError
 from domain.tournament.tournament import Tournament
 from services.embargo import Embargo, embargo_of
-from services.game import ORGANISER_ROLE, GameService, token_hash
+from services.game import GameService
+from services.sources import ORGANISER_ROLE, token_hash
 
 __all__ = ["TableClosedError", "admit", "closed", "reader_of", "spectator_problems"]
 

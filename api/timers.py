@@ -32,8 +32,10 @@ from api.matches import BEARER, IdempotencyKey, play_bots
 from api.runtime import Runtime
 from domain.game.match import Match
 from services.bots import bot_seats
-from services.game import ORGANISER_ROLE, GameService, Pending
+from services.commands import Pending
+from services.game import GameService
 from services.idempotency import Fact, Outcome
+from services.sources import ORGANISER_ROLE
 from services.sweeper import Sweeper
 from services.timers import ORGANISER, TIMEOUT_KIND, TimedOut, by_seat, claim_timeout
 

@@ -58,7 +58,8 @@ from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
 from infra.pgstore import RECORDER_TOPIC
 from infra.writerlock import claim_writer
-from services.game import Clock, GameService, SeedSource, new_seed, utc_now
+from services.game import Clock, GameService, SeedSource
+from services.sources import new_seed, utc_now
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]

@@ -15,14 +15,12 @@ and, unless the match is over, opens and deals the next round — all saved in o
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
@@ -35,10 +33,12 @@ from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
 from domain.rules.cards import Card
-from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
+from domain.rules.errors import IllegalMoveError, ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.codec import MsgspecMapper
+from services.commands import Attach, Authorize, CommandResult, Decide, Pending, dispatch
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
+from services.sources import SEAT_ROLE, new_seed, new_token, token_hash, utc_now
 from services.tournaments.seeds import table_pacing, table_seed
 
 Clock = Callable[[], datetime]
@@ -49,92 +49,6 @@ SaveObserver = Callable[[float, str], None]
 """Told each save's duration (seconds) and outcome: ``ok``, ``conflict`` or ``error``."""
 
 log = logging.getLogger(__name__)
-
-
-def utc_now() -> datetime:
-    return datetime.now(tz=UTC)
-
-
-def new_seed() -> bytes:
-    """R35: a fresh 256-bit seed from the OS's CSPRNG."""
-    return secrets.token_bytes(32)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-SEAT_ROLE = "s"
-ORGANISER_ROLE = "o"
-
-
-def new_token(match_id: UUID, role: str) -> str:
-    """A bearer token ``<role>.<match id hex>.<secret>`` (role ``s`` seat, ``o`` organiser):
-    it names its match, so a token of another match is told apart from a forged one.
-    Shown once; only its sha256 is stored."""
-    return f"{role}.{match_id.hex}.{secrets.token_urlsafe(24)}"
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """What a command changed: the match and round versions after it."""
-
-    match_id: UUID
-    match_version: int
-    round_id: UUID | None
-    """The round the command acted on (for ``act``: also when it scored and a new began)."""
-    round_version: int | None
-    version: int = 0
-    """The match's version after the command (:meth:`Match.sequence`: how many events
-    the match and its rounds hold)."""
-    match: Match | None = field(default=None, compare=False, repr=False)
-    """The match as the command saved it (to answer from, after the save)."""
-    current: Round | None = field(default=None, compare=False, repr=False)
-    """The match's current round as the command saved it (the next one if it scored)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """A command's outcome just before it is saved: the aggregates as they will be stored."""
-
-    result: CommandResult
-    match: Match
-    round: Round | None
-    """The match's current round after the command (the next one if it scored a round)."""
-
-
-Attach = Callable[[Pending], Sequence[Any]]
-"""Extra aggregates (an idempotency record) to save in the command's own ``save``, so
-they commit atomically with its events; built from the outcome about to be saved."""
-Authorize = Callable[[Match], tuple[int, int | None, tuple[Card, ...]]]
-"""Given the match as a command finds it: the acting seat, the expected version and the
-cards (a route's token, If-Match and body checks in their order, on the one load the
-command makes)."""
-Decide = Callable[[Match, Round, datetime], tuple[int, str, tuple[Card, ...]]]
-"""Chooses a command's seat, action and cards on the round as it finds it (a turn
-timeout, :mod:`services.timers`)."""
-
-
-ACTIONS = ("declare", "overcall", "pass", "bury", "play", "redeal")
-
-
-def dispatch(round_: Round, seat: int, action: str, cards: tuple[Card, ...], now: datetime) -> None:
-    """Run one of :data:`ACTIONS` for ``seat`` on ``round_`` (its events pending, not saved);
-    the one place an action name becomes a round command (``act``, the record replay)."""
-    if action == "declare":
-        round_.declare(seat, cards, now)
-    elif action == "overcall":
-        round_.overcall(seat, cards, now)
-    elif action == "pass":
-        round_.pass_turn(seat, now)
-    elif action == "bury":
-        round_.bury(seat, cards, now)
-    elif action == "play":
-        round_.play_cards(seat, cards, now)
-    elif action == "redeal":
-        round_.request_redeal(seat, now)
-    else:
-        raise InvalidInputError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
 
 
 class GameService(Application[UUID]):

@@ -29,7 +29,8 @@ from domain.game.round import Round
 from domain.game.timers import check_timed_out, record_timeout
 from domain.rules.cards import Card
 from services.bots import next_move
-from services.game import CommandResult, GameService, Pending
+from services.commands import CommandResult, Pending
+from services.game import GameService
 
 SWEEPER: Final = "sweeper"
 ORGANISER: Final = "organiser"

@@ -41,8 +41,8 @@ from api.tournaments.dto import (
 from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
-from services.game import ORGANISER_ROLE, new_token, token_hash
 from services.idempotency import Fact, Outcome
+from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
 

@@ -19,8 +19,8 @@ from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
 from api.idempotency import KEY_DOC, Answer, Key, run
 from api.runtime import Runtime
 from domain.tournament.tournament import Tournament
-from services.game import ORGANISER_ROLE
 from services.idempotency import Outcome
+from services.sources import ORGANISER_ROLE
 from services.tournaments.service import TournamentService
 
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]

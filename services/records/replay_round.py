@@ -17,7 +17,7 @@ from domain.game.round_events import Pacing
 from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
-from services.game import dispatch
+from services.commands import dispatch
 from services.records.export import round_record
 from services.records.format import (
     CLAIM,

@@ -50,7 +50,8 @@ from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament
 from services.bots import DEFAULT_STEPS, run_bots
 from services.errors import NotFoundError, VersionConflictError
-from services.game import SEAT_ROLE, GameService, new_token, token_hash
+from services.game import GameService
+from services.sources import SEAT_ROLE, new_token, token_hash
 
 TableStatus = Literal["finished", "waiting", "limit"]
 

@@ -27,7 +27,7 @@ from tests.api.leak_truth import (
     Truth,
     Viewer,
 )
-from tests.api.test_sse import SseStream, stream
+from tests.api.sse_driver import SseStream, stream
 from tests.conftest import FakeClock
 
 

@@ -16,7 +16,8 @@ import httpx
 
 from domain.game.round import Round, RoundPhase, round_id
 from domain.rules.cards import card_names
-from services.game import GameService, token_hash
+from services.game import GameService
+from services.sources import token_hash
 from tests.conftest import FakeClock
 
 GAMES = int(os.environ.get("LEAK_GAMES", "2"))

@@ -50,7 +50,8 @@ import services.views
 from api.app import create_app
 from domain.game.round import Round
 from infra.logging import configure_logging
-from services.game import GameService, token_hash
+from services.game import GameService
+from services.sources import token_hash
 from tests.api.leak_game import asgi, play_and_watch
 from tests.api.leak_truth import CARD_IN_TEXT, GAMES, RULE_SETS, Json, LeakError, Secrets
 from tests.conftest import FakeClock

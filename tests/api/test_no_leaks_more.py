@@ -36,7 +36,7 @@ from api.app import create_app
 from domain.game.round import Round
 from infra.settings import Settings
 from services.game import GameService
-from tests.api.test_sse import SseStream, stream
+from tests.api.sse_driver import SseStream, stream
 from tests.conftest import FakeClock
 
 Json = dict[str, Any]

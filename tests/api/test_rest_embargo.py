@@ -24,11 +24,11 @@ from litestar.testing import TestClient
 
 from api.sse import LiveStreams, StreamSettings
 from domain.game.round_events import Dealt
-from infra.hub import InProcessHub
+from infra.localhub import InProcessHub
 from services.bots import run_bots
 from services.game import GameService
 from tests.api.rest import Json, auth, choose, client, new_service
-from tests.api.test_sse import build_app, stream
+from tests.api.sse_driver import build_app, stream
 
 BOTS = [{"name": "h", "kind": "heuristic"}, {"name": "r", "kind": "random"}]
 TEAMS = [

@@ -24,10 +24,10 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from api.sse import LiveStreams, StreamSettings
-from infra.hub import InProcessHub
+from infra.localhub import InProcessHub
 from services.game import GameService
 from tests.api.rest import Json, auth, client, new_service
-from tests.api.test_sse import build_app, stream
+from tests.api.sse_driver import build_app, stream
 
 TEAMS = [
     {"name": f"Team {i}", "players": [{"name": f"p{i}a"}, {"name": f"p{i}b"}]} for i in range(4)

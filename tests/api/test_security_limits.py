@@ -24,7 +24,7 @@ from litestar import Litestar
 from api.app import create_app
 from infra.settings import Settings
 from services.game import GameService
-from tests.api.test_sse import stream
+from tests.api.sse_driver import stream
 from tests.conftest import FakeClock
 
 PROBLEM = "application/problem+json"

@@ -34,7 +34,7 @@ from infra.hub import MATCH_CREATED, ROUND_STARTED, PostgresHub, build_hub, matc
 from infra.settings import Settings, build_service
 from services.game import GameService
 from services.views import table_view
-from tests.api.test_sse import TIMEOUT, SseStream, build_app, step, stream
+from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]

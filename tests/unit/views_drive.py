@@ -16,7 +16,8 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.cards import Card, card_names, parse_cards
 from domain.rules.ruleset import RuleSet
-from services.game import CommandResult, GameService
+from services.commands import CommandResult
+from services.game import GameService
 from services.views import PublicView, SeatView, table_view
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

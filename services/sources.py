@@ -1,0 +1,34 @@
+"""Where a service's clock, seeds and tokens come from: the only clock read and the only
+entropy of the application layer (``domain/`` has neither; ARCHITECTURE layer rules).
+The composition root passes ``utc_now`` and ``new_seed``; tests pass fakes."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime
+from uuid import UUID
+
+
+def utc_now() -> datetime:
+    return datetime.now(tz=UTC)
+
+
+def new_seed() -> bytes:
+    """R35: a fresh 256-bit seed from the OS's CSPRNG."""
+    return secrets.token_bytes(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+SEAT_ROLE = "s"
+ORGANISER_ROLE = "o"
+
+
+def new_token(match_id: UUID, role: str) -> str:
+    """A bearer token ``<role>.<match id hex>.<secret>`` (role ``s`` seat, ``o`` organiser):
+    it names its match, so a token of another match is told apart from a forged one.
+    Shown once; only its sha256 is stored."""
+    return f"{role}.{match_id.hex}.{secrets.token_urlsafe(24)}"
