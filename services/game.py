@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
@@ -45,6 +46,8 @@ Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
 SaveListener = Callable[[frozenset[UUID]], None]
 """Told the ids of the matches a save touched (a round counts as its match)."""
+StateListener = Callable[[Sequence[Match | Round]], None]
+"""Told the matches and rounds a save stored, as saved (read only)."""
 SaveObserver = Callable[[float, str], None]
 """Told each save's duration (seconds) and outcome: ``ok``, ``conflict`` or ``error``."""
 
@@ -73,6 +76,9 @@ class GameService(Application[UUID]):
         self.pacing = pacing or Pacing(interval_ms=0, declare_ms=30_000, window_ms=0)
         self.on_saved: list[SaveListener] = []
         """Called after every save, on the saving thread (the in-process live hub)."""
+        self.on_saved_state: list[StateListener] = []
+        """Told the matches and rounds of every save as they were saved (to read, never to
+        change), on the saving thread after :attr:`on_saved` (the sweeper)."""
         self.save_observers: list[SaveObserver] = []
         """Told every save's duration and outcome (the store append latency metric)."""
         self.events_replayed = 0
@@ -319,15 +325,16 @@ class GameService(Application[UUID]):
             self._observe_save(started, "conflict" if isinstance(e, IntegrityError) else "error")
             raise
         self._observe_save(started, "ok")
-        if self.on_saved and recordings:
-            touched = frozenset(
-                o.id if isinstance(o, Match) else o.match_id
-                for o in objs
-                if isinstance(o, Match | Round)
-            )
-            for listener in list(self.on_saved):
+        if recordings and (self.on_saved or self.on_saved_state):
+            state = [o for o in objs if isinstance(o, Match | Round)]
+            touched = frozenset(o.id if isinstance(o, Match) else o.match_id for o in state)
+            listeners: list[Callable[[], None]] = [
+                *(partial(listener, touched) for listener in self.on_saved),
+                *(partial(listener, state) for listener in self.on_saved_state),
+            ]
+            for call in listeners:
                 try:
-                    listener(touched)
+                    call()
                 except Exception:
                     log.exception("a save listener failed (the events are saved)")
         return recordings

@@ -9,14 +9,17 @@ without any request. Everything goes through the command path, so its moves are 
 events.
 
 **Finding the matches.** The sweeper keeps the open matches with the time each is next
-due: fed by the service's save listener (a match saved by another thread of this process
-is due at once) and by an incremental scan of the store's notification log for
-``MatchCreated`` / ``MatchFinished`` (at start-up, then every ``rescan``), so it also knows
-the matches other replicas create and finish. After a match is swept, it is due again at
-its next deadline (the drawing's, the window's, the seat to act's turn limit, the next
-card of a paced deal when bots wait for it), or after ``recheck`` when it waits for a
-person with no clock running (a bound on how stale a change saved by another replica can
-go unnoticed). A finished match is dropped. A sweep looks only at the matches due.
+due: fed by the service's save listener and by an incremental scan of the store's
+notification log for ``MatchCreated`` / ``MatchFinished`` (at start-up, then every
+``rescan``), so it also knows the matches other replicas create and finish. After a match
+is swept, it is due again at its next deadline (the drawing's, the window's, the seat to
+act's turn limit, the next card of a paced deal when bots wait for it), or after
+``recheck`` when it waits for a person with no clock running (a bound on how stale a
+change saved by another replica can go unnoticed). A finished match is dropped. A save by
+another thread of this process makes the match due at once — unless the save stored only
+the round of a table of people the sweeper has swept before, in play or burying (no deal
+deadline): then the saved round itself says when the seat to act runs out of time, and
+the match is not loaded again for that command. A sweep looks only at the matches due.
 
 **Several replicas.** On PostgreSQL each replica's sweeper may act on the same match: the
 commands are optimistic, so the loser of a race gets ``version-conflict`` and moves on
@@ -29,7 +32,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
@@ -40,7 +43,7 @@ from eventsourcing.utils import get_topic
 from domain.game.match import Match
 from domain.game.match_events import MatchCreated, MatchFinished
 from domain.game.round import DRAWS, Round, RoundPhase
-from domain.game.timers import TurnClock, turn_clock
+from domain.game.timers import Timers, TurnClock, turn_clock
 from domain.rules.errors import ShengjiError
 from services.bots import bot_seats, next_move, run_bots
 from services.errors import NotFoundError, VersionConflictError
@@ -60,6 +63,8 @@ _NOW: Final = datetime.min.replace(tzinfo=UTC)
 _TICK: Final = timedelta(milliseconds=1)
 """Deadlines are claimed strictly after they pass."""
 _TOPICS: Final = (get_topic(MatchCreated), get_topic(MatchFinished))
+_PLAIN: Final = frozenset((RoundPhase.PLAYING, RoundPhase.BURYING))
+"""Phases with no deal deadline: only a turn limit can make them due."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +103,8 @@ class Sweeper:
         self._lock = threading.Lock()
         self._due: dict[UUID, datetime] = {}
         self._changes: dict[UUID, int] = {}
+        self._tables: dict[UUID, tuple[Timers, bool]] = {}
+        """A seated match's timers and whether it seats bots (neither changes), as swept."""
         self._cursor = 0
         self._scanned_at: float | None = None
         self._sweeping: int | None = None
@@ -106,12 +113,43 @@ class Sweeper:
     # -- following matches --------------------------------------------------------------------
 
     def attach(self) -> None:
-        """Listen to the service's saves (``GameService.on_saved``)."""
-        self.service.on_saved.append(self.changed)
+        """Listen to the service's saves (``GameService.on_saved_state``)."""
+        self.service.on_saved_state.append(self.saved)
 
     def detach(self) -> None:
-        if self.changed in self.service.on_saved:
-            self.service.on_saved.remove(self.changed)
+        if self.saved in self.service.on_saved_state:
+            self.service.on_saved_state.remove(self.saved)
+
+    def saved(self, state: Sequence[Match | Round]) -> None:
+        """A save stored these matches and rounds: each match is due at once, or — when
+        the save stored only its round and the sweeper knows the table — when that round
+        says (:meth:`_due_after`). The sweeper's own saves are left out."""
+        if threading.get_ident() == self._sweeping:
+            return
+        by_match: dict[UUID, list[Match | Round]] = {}
+        for aggregate in state:
+            match_id = aggregate.id if isinstance(aggregate, Match) else aggregate.match_id
+            by_match.setdefault(match_id, []).append(aggregate)
+        now = self.service.clock()
+        with self._lock:
+            for match_id, saved in by_match.items():
+                due = _NOW
+                table = self._tables.get(match_id)
+                only = saved[0] if len(saved) == 1 else None
+                if table is not None and isinstance(only, Round):
+                    due = self._due_after(table, only, now)
+                self._due[match_id] = min(due, self._due.get(match_id, due))
+                self._changes[match_id] = self._changes.get(match_id, 0) + 1
+
+    def _due_after(self, table: tuple[Timers, bool], round_: Round, now: datetime) -> datetime:
+        """When a table of people with a round in play or burying is next due: the seat to
+        act's turn limit, else after ``recheck``. Anything else is due at once."""
+        timers, bots = table
+        if bots or round_.phase not in _PLAIN:
+            return _NOW
+        clock = turn_clock(timers, round_)
+        due = now + self.recheck
+        return due if clock is None else min(due, clock.deadline + _TICK)
 
     def changed(self, match_ids: Iterable[UUID]) -> None:
         """A save touched these matches: due at once. The sweeper's own saves are left
@@ -209,6 +247,8 @@ class Sweeper:
                 now = service.clock()
                 if round_ is None or round_.dealt is None:
                     return _Outcome(now + self.recheck, moves)  # seats still free
+                with self._lock:
+                    self._tables[match_id] = (match.timers, bool(bot_seats(match)))
                 if moves >= self.max_steps or self._stopping.is_set():
                     return _Outcome(_NOW, moves)  # more next sweep
                 if claimed(round_, now).pending_events:

@@ -154,7 +154,7 @@ def test_the_sweeper_plays_a_bots_only_match_with_no_command() -> None:
         task = c.app.state.sweeper
         assert task.task is not None and not task.task.done()
     assert task.task is None  # stopped cleanly at shutdown
-    assert task.sweeper.changed not in service.on_saved
+    assert task.sweeper.saved not in service.on_saved_state
 
 
 def test_the_sweeper_is_on_with_the_settings() -> None:

@@ -18,6 +18,7 @@ from domain.game.round import RoundPhase
 from domain.game.round_events import Pacing, TurnTimedOut
 from domain.game.timers import Timers, turn_clock
 from domain.rules.ruleset import STANDARD, RuleSet
+from services.bots import next_move
 from services.game import GameService
 from services.sweeper import Sweeper, SweepReport
 from services.verify import verify_round
@@ -208,3 +209,44 @@ def test_two_sweepers_on_one_store_race_safely(backend: Backend) -> None:
     match = first.get_match(match_id)
     assert match.finished and not any(r.errors for r in reports)
     assert verify_round(first, match.results[0].round_id).number == 1
+
+
+def test_a_persons_move_in_play_needs_no_reload_to_know_the_next_deadline() -> None:
+    """A table of people with turn limits: once swept, a move saved by another thread makes
+    the match due at the next seat's limit (from the saved round), not at once — so the
+    sweeper does not load the match again for every command."""
+    clock = FakeClock()
+    service = new_service(clock)
+    match_id = seated(service, {}, Timers(5_000, 5_000, 15_000))
+    sweeper = Sweeper(service)
+    sweeper.attach()
+    people = {seat: "heuristic" for seat in range(4)}  # how the people choose their moves
+    for _ in range(300):  # the people declare, pass and bury; the sweeper claims deadlines
+        match = service.get_match(match_id)
+        round_ = service.current_round(match)
+        assert round_ is not None
+        if round_.phase is RoundPhase.PLAYING:
+            break
+        move = next_move(match, round_, clock(), bots=people)
+        if move is not None:
+            service.act(match_id, move.seat, move.action, move.cards)
+            continue
+        sweeper.sweep()
+        due = sweeper.due_at(match_id)
+        assert due is not None
+        clock.set(max(clock(), due))
+    else:
+        raise AssertionError("the round never reached its play")
+    report = sweeper.sweep()  # the sweeper has looked at the table in play
+    for _ in range(3):  # three people play in turn
+        move = next_move(match, round_, clock(), bots={round_.play.turn: "heuristic"})  # type: ignore[union-attr]
+        assert move is not None
+        service.act(match_id, move.seat, move.action, move.cards)
+        match = service.get_match(match_id)
+        round_ = service.current_round(match)
+        assert round_ is not None and round_.phase is RoundPhase.PLAYING
+        running = turn_clock(match.timers, round_)
+        assert running is not None and running.seat == move.seat + 1 - 4 * (move.seat == 3)
+        assert sweeper.due_at(match_id) == running.deadline + timedelta(milliseconds=1)
+        assert sweeper.sweep().due == 0  # nothing loaded until that limit
+    assert report.open == 1
