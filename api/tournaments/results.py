@@ -5,6 +5,7 @@ standings and the results export (JSON or CSV). Reads are public and show no car
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
@@ -112,12 +113,10 @@ class ResultController(Controller):
 
         def act(tournaments: TournamentService, key: Key) -> Answer[TableView]:
             t = tournaments.finish_table(tournament_id, number, table - 1, data.reason)
-            answer = table_view(t, number, t.table(number, table - 1))
+            answer = table_answer(number, table)(t, None)
             return saved(runtime, key, Outcome(200, t.id, t.version), answer)
 
-        def replay(t: Tournament, outcome: Outcome) -> TableView:
-            return table_view(t, number, t.table(number, table - 1))
-
+        replay = table_answer(number, table)
         return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @post(
@@ -145,7 +144,7 @@ class ResultController(Controller):
 
             def attach(t: Tournament) -> list[Any]:
                 # the key's record is saved with the correction (one save, IETF draft)
-                answer.append(table_view(t, number, t.table(number, table - 1)))
+                answer.append(table_answer(number, table)(t, None))
                 return key.records(Outcome(200, t.id, t.version))
 
             tournaments.correct(
@@ -161,9 +160,7 @@ class ResultController(Controller):
             )
             return Answer(200, answer[0])
 
-        def replay(t: Tournament, outcome: Outcome) -> TableView:
-            return table_view(t, number, t.table(number, table - 1))
-
+        replay = table_answer(number, table)
         return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
 
     @get(
@@ -207,3 +204,14 @@ def _wants_csv(request: Request[Any, Any, Any], fmt: str | None) -> bool:
     if fmt is not None:
         return fmt == "csv"
     return "text/csv" in request.headers.get("accept", "")
+
+
+def table_answer(number: int, table: int) -> Callable[[Tournament, Outcome | None], TableView]:
+    """The answer of an organiser's write on table ``table`` (1-based) of round ``number``:
+    the table as the tournament ``t`` has it (after the write, or as of a replayed key's
+    version)."""
+
+    def answer(t: Tournament, _: Outcome | None) -> TableView:
+        return table_view(t, number, t.table(number, table - 1))
+
+    return answer
