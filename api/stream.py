@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
-import anyio
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
@@ -20,6 +19,7 @@ from api.auth import bearer
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
+from services.live import current_version
 
 
 class LastEventIdAheadError(InvalidInputError):
@@ -114,18 +114,12 @@ class MatchStreamController(Controller):
         last = _last_event_id(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
         try:
-            seen = bearer(request) or token
-            assert feed.snapshot is not None
-            if feed.snapshot.match.tournament_id is None:
-                viewer = live.viewer(feed, seen)
-            else:  # R36: asks the tournament (a store read): off the event loop
-                viewer = await anyio.to_thread.run_sync(
-                    live.viewer, feed, seen, limiter=live.limiter
-                )
-            if last is not None and last > feed.snapshot.version:
-                fresh = await live.load(match_id)  # the feed may lag the store (a replica)
-                if last > fresh.version:
-                    raise LastEventIdAheadError(last, fresh.version)
+            viewer = await live.viewer(feed, bearer(request) or token)
+            if last is not None and last > feed.version:
+                # the feed may lag the store (another replica saved): ask the store
+                version = await live.store(current_version, live.service, match_id)
+                if last > version:
+                    raise LastEventIdAheadError(last, version)
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(

@@ -41,6 +41,7 @@ from uuid import UUID
 
 import msgspec
 
+from domain.game.match import Match
 from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded
 from domain.game.round import Round, round_id
 from domain.game.round_events import BottomBuried, Dealt, Overcalled, RoundScored
@@ -217,6 +218,28 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
     during a round only what the viewer could see (R33); once that round is scored,
     :class:`Revealed` adds everything else."""
     _check_viewer(viewer)
+    layout, match, round_ = _tables(service, match_id, version)
+    in_round = layout.segment_at(version).number != 0 and round_ is not None
+    now: datetime = round_.modified_on if in_round and round_ is not None else match.modified_on
+    scored = round_ is not None and round_.number in layout.scored
+    embargo = _embargo(service, layout) if scored else None
+    view = table_view(match, round_, viewer, now, embargo=embargo)
+    revealed = None
+    if round_ is not None and scored and embargo is None:
+        revealed = _revealed(round_, now)
+    reason = None if embargo is None else embargo.reason
+    return StateAt(version=version, view=view, revealed=revealed, embargo=reason)
+
+
+def state_tables(service: GameService, match_id: UUID, version: int) -> tuple[Match, Round | None]:
+    """The match and its round as they were right after the event at ``version`` (R34)."""
+    _, match, round_ = _tables(service, match_id, version)
+    return match, round_
+
+
+def _tables(
+    service: GameService, match_id: UUID, version: int
+) -> tuple[_Layout, Match, Round | None]:
     if type(version) is not int or version < 1:
         raise InvalidInputError(f"version is a match version >= 1, got {version!r}")
     layout = _layout(service, match_id)
@@ -232,19 +255,10 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
         if number and layout.begun_at[number] < match_version and layout.lengths[number]:
             rid = round_id(match_id, number)
             round_ = service.get_round(rid, version=layout.lengths[number])
-        now: datetime = match.modified_on
     else:
         match = service.get_match(match_id, version=layout.begun_at[seg.number])
         round_ = service.get_round(seg.aggregate_id, version=version - seg.start + 1)
-        now = round_.modified_on
-    scored = round_ is not None and round_.number in layout.scored
-    embargo = _embargo(service, layout) if scored else None
-    view = table_view(match, round_, viewer, now, embargo=embargo)
-    revealed = None
-    if round_ is not None and scored and embargo is None:
-        revealed = _revealed(round_, now)
-    reason = None if embargo is None else embargo.reason
-    return StateAt(version=version, view=view, revealed=revealed, embargo=reason)
+    return layout, match, round_
 
 
 # -- internals ------------------------------------------------------------------------------

@@ -54,6 +54,11 @@ class Event:
         value: dict[str, Any] = json.loads(self.data)
         return value
 
+    def view(self) -> dict[str, Any]:
+        """A ``view``/``deal`` frame's view of the table."""
+        value: dict[str, Any] = self.json()["view"]
+        return value
+
 
 def parse_block(block: str) -> Event:
     ev = Event()

@@ -15,11 +15,13 @@ from uuid import uuid4
 import msgspec
 import pytest
 
-import api.sse
+import api.live_feed
+import services.live
 from api.sse import LiveStreams, StreamSettings
 from domain.rules.ruleset import RuleSet
 from infra.localhub import InProcessHub
-from services.history import match_history
+from services.history import state_at
+from services.live import LiveTable
 from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.views import table_view
 from tests.api.sse_driver import (
@@ -49,18 +51,18 @@ async def test_spectator_frames_follow_every_change() -> None:
         assert first is not None and first.retry == 1000
         ev = await s.next_view()
         assert ev.id == t.version()
-        assert ev.json() == t.view(None)
-        assert "hand" not in ev.json() and "bottom" not in ev.json()
+        assert ev.view() == t.view(None)
+        assert "hand" not in ev.view() and "bottom" not in ev.view()
         assert ev.id is not None
         ids = [ev.id]
         for _ in range(6):
             await t.steps(1)
-            ev = await s.next_view()
-            assert ev.id is not None
-            ids.append(ev.id)
-            assert ev.json() == t.view(None)
-        assert ids == sorted(set(ids))
-        assert ids[-1] == t.version()
+            while ids[-1] < t.version():  # a step may make several versions: one frame each
+                ev = await s.next_view()
+                assert ev.id is not None
+                ids.append(ev.id)
+            assert ev.view() == t.view(None)
+        assert ids == list(range(ids[0], t.version() + 1))
 
 
 @pytest.mark.parametrize("how", ["header", "query"])
@@ -70,17 +72,19 @@ async def test_a_seat_sees_its_own_view(how: str) -> None:
         headers = {"Authorization": f"Bearer {t.tokens[seat]}"} if how == "header" else {}
         path = url(t) if how == "header" else url(t, f"token={t.tokens[seat]}")
         async with stream(t.app, path, headers) as s:
-            last = 0
-            for n in range(12):
-                ev = await s.next_view()
-                assert ev.id is not None and ev.id > last
-                last = ev.id
-                data = ev.json()
+            ev = await s.next_view()
+            assert ev.id is not None
+            last = ev.id
+            for _ in range(12):
+                await t.steps(1)
+                while last < t.version():
+                    ev = await s.next_view()
+                    assert ev.id == last + 1
+                    last = ev.id
+                data = ev.view()
                 assert data == t.view(seat)  # R33: the frame is table_view for this seat
                 assert data["seat"] == seat
                 assert data["hand"] and data["hand"] != t.view((seat + 1) % 4)["hand"]
-                if n < 11:
-                    await t.steps(1)
 
 
 async def test_tokens_that_are_not_this_matchs_seats_are_refused() -> None:
@@ -119,7 +123,7 @@ async def test_the_organiser_watches_as_a_spectator() -> None:
     organiser = new_token(match_id, ORGANISER_ROLE)
     service.create_match(RuleSet(), match_id=match_id, organiser_token_hash=token_hash(organiser))
     async with app.lifespan(), stream(app, f"/v1/matches/{match_id}/stream?token={organiser}") as s:
-        data = (await s.next_view()).json()
+        data = (await s.next_view()).view()
         assert "seat" not in data and "hand" not in data
     service.close()
 
@@ -128,43 +132,39 @@ async def test_the_organiser_watches_as_a_spectator() -> None:
 
 
 @pytest.mark.parametrize("viewer", [None, 1])
-async def test_resume_loses_and_repeats_nothing(viewer: int | None) -> None:
+@pytest.mark.parametrize("ring", [64, 2])
+async def test_resume_loses_and_repeats_nothing(
+    viewer: int | None, ring: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within the feed's ring or from the store (a ring of 2), a resumed stream sends a
+    frame for every version after Last-Event-ID, in order, each the event that made it
+    and the view as of it (R34: as ``state_at`` shows it), redacted for its viewer (R33)."""
+    monkeypatch.setattr(api.live_feed, "RING", ring)
     async with table() as t:
         headers = {} if viewer is None else {"Authorization": f"Bearer {t.tokens[viewer]}"}
-        seen: list[int] = []
         async with stream(t.app, url(t), headers) as s:
             for _ in range(3):
-                ev = await s.next_view()
-                assert ev.id is not None
-                seen.append(ev.id)
+                await s.next_view()
                 await t.steps(2)
-            ev = await s.next_view()
-            assert ev.id is not None
-            seen.append(ev.id)
-        last = seen[-1]
+            last = (await s.next_view()).id
+            assert last is not None
         await t.steps(5)  # missed while away
         resumed = {**headers, "Last-Event-ID": str(last)}
         async with stream(t.app, url(t), resumed) as s:
-            ev = await s.next_view()
-            assert ev.id is not None and ev.id > last
-            missed = ev.json()["missed"]
-            assert "missedMore" not in ev.json()
-            # exactly the history items (last, id], redacted for this viewer (R33)
-            page = match_history(t.service, t.match_id, viewer, after=last, limit=1000)
-            expected = [i for i in page.items if i.version <= ev.id]
-            assert missed == json.loads(msgspec.json.encode(expected))
-            assert [i["version"] for i in missed] == list(range(last + 1, ev.id + 1))
-            ids = [ev.id]
-            while ids[-1] < t.version():  # a lingering feed may still be catching up
-                nxt = await s.next_view()
-                assert nxt.id is not None and "missed" not in nxt.json()
-                ids.append(nxt.id)
-            assert ids == sorted(set(ids))
+            ids = []
+            while not ids or ids[-1] < t.version():
+                ev = await s.next_view()
+                assert ev.id is not None
+                frame = ev.json()
+                assert frame["version"] == frame["event"]["version"] == ev.id
+                expected = state_at(t.service, t.match_id, ev.id, viewer).view
+                assert frame["view"] == json.loads(msgspec.json.encode(expected))
+                ids.append(ev.id)
+            assert ids == list(range(last + 1, t.version() + 1))
             await t.steps(1)
             nxt = await s.next_view()
-            assert nxt.id == t.version() > ids[-1]
-            assert nxt.json() == t.view(viewer)
-            assert "missed" not in nxt.json()
+            assert nxt.id == t.version() == ids[-1] + 1
+            assert nxt.view() == t.view(viewer)
 
 
 async def test_resume_when_nothing_was_missed_sends_nothing_old() -> None:
@@ -174,8 +174,7 @@ async def test_resume_when_nothing_was_missed_sends_nothing_old() -> None:
             await s.nothing_for(0.1)
             await t.steps(1)
             ev = await s.next_view()
-            assert ev.id == t.version() > now
-            assert "missed" not in ev.json()
+            assert ev.id == t.version() == now + 1
 
 
 async def test_the_header_wins_over_a_stale_query() -> None:
@@ -186,20 +185,8 @@ async def test_the_header_wins_over_a_stale_query() -> None:
         async with stream(t.app, path, {"Last-Event-ID": str(t.version())}) as s:
             await s.nothing_for(0.1)
         async with stream(t.app, path) as s:
-            ev = await s.next_view()
-            assert [i["version"] for i in ev.json()["missed"]] == list(
-                range(v0 + 1, t.version() + 1)
-            )
-
-
-async def test_missed_is_capped_and_says_so() -> None:
-    async with table(StreamSettings(missed_max=3)) as t:
-        v0 = t.version()
-        await t.steps(4)
-        async with stream(t.app, url(t, f"lastEventId={v0}")) as s:
-            data = (await s.next_view()).json()
-            assert [i["version"] for i in data["missed"]] == [v0 + 1, v0 + 2, v0 + 3]
-            assert data["missedMore"] is True
+            ids = [(await s.next_view()).id for _ in range(t.version() - v0)]
+            assert ids == list(range(v0 + 1, t.version() + 1))
 
 
 # -- heartbeats, lifetime, shutdown ---------------------------------------------------------------
@@ -250,7 +237,7 @@ async def test_a_version_is_rendered_once_for_all_spectators(
         calls.append(args[2])
         return table_view(*args, **kwargs)
 
-    monkeypatch.setattr(api.sse, "table_view", counting)
+    monkeypatch.setattr(services.live, "table_view", counting)
     async with table() as t:
         n = 200
         async with many(t, n) as streams:
@@ -264,23 +251,26 @@ async def test_a_version_is_rendered_once_for_all_spectators(
             assert calls == [None]  # one spectator view for 200 subscribers
 
 
-async def test_clients_resuming_together_read_the_history_once(
+async def test_clients_resuming_within_the_ring_read_nothing_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    reads: list[int | None] = []
+    reads: list[int] = []
+    at = LiveTable.at
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        reads.append(kwargs.get("after"))
-        return match_history(*args, **kwargs)
+    def counting(service: Any, match_id: Any, version: int) -> LiveTable:
+        reads.append(version)
+        return at(service, match_id, version)
 
-    monkeypatch.setattr(api.sse, "match_history", counting)
+    monkeypatch.setattr(LiveTable, "at", counting)
     async with table() as t:
-        v0 = t.version()
-        await t.steps(3)
-        async with many(t, 50, {"Last-Event-ID": str(v0)}) as streams:
-            frames = await asyncio.gather(*(s.next_view() for s in streams))
-        assert {f.data for f in frames} == {frames[0].data}
-        assert [i["version"] for i in frames[0].json()["missed"]] == list(
-            range(v0 + 1, t.version() + 1)
-        )
-        assert reads == [v0]
+        async with stream(t.app, url(t)) as watching:
+            v0 = (await watching.next_view()).id
+            assert v0 is not None
+            await t.steps(3)
+            while (await watching.next_view()).id != t.version():
+                pass
+            async with many(t, 50, {"Last-Event-ID": str(v0)}) as streams:
+                for s in streams:
+                    ids = [(await s.next_view()).id for _ in range(3)]
+                    assert ids == [v0 + 1, v0 + 2, v0 + 3]
+        assert reads == []  # the ring held them: no client replayed from the store

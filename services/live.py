@@ -1,0 +1,235 @@
+"""A match followed event by event, for the live streams (issue 12: a frame per version).
+
+A :class:`LiveTable` is a match and its current round as of one match version, owned by
+whoever follows it: it is loaded once (a copy, like every load) and then *advanced* by
+applying the events saved since, one at a time, through the library's
+:func:`~eventsourcing.application.project_aggregate` — no reload, no copy per change.
+After each event the caller renders what every viewer sees at that version
+(:meth:`LiveTable.frame`): the event that made the version, redacted for the viewer as it
+was at that moment (R33), and the viewer's view after it (:func:`services.views.table_view`
+at the event's time, so a frame's view is the state as of its version, R34).
+
+**Order** (as :mod:`services.history` lays it out): a match's events and its rounds' events
+merge structurally — right after ``RoundBegun(n)`` come all of round n's events, then the
+match's ``RoundRecorded(n)``. :meth:`LiveTable.advance` reads the open round's new events,
+then the match's new events; a ``RoundRecorded(n)`` first takes whatever of round n it has
+not applied yet (the round was read a moment before the match, and a save may have landed
+in between), and a ``RoundBegun(k)`` is followed by round k's events. Every event applied
+adds exactly one to :meth:`Match.sequence` (checked).
+
+**Redaction at the moment** (R21, R33, R35): a ``BottomBuried`` shows its cards to the seat
+that buried them only; a ``Dealt`` never shows its seed (the round is not scored when it is
+dealt; the history resource reveals both once it is); token hashes never; under the
+tournament embargo (R36) a ``RoundScored`` loses its seed and bottom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgspec
+from eventsourcing.application import project_aggregate
+from eventsourcing.domain import Aggregate
+
+from domain.game.match import Match
+from domain.game.match_events import RoundBegun, RoundRecorded
+from domain.game.round import DRAWS, Round, RoundPhase
+from domain.game.round_events import BottomBuried, RoundScored
+from services.embargo import Embargo, view_embargo
+from services.game import GameService
+from services.history import state_tables
+from services.history_items import HistoryItem, history_item
+from services.view_types import PublicView, SeatView
+from services.views import table_view
+
+_NONE: frozenset[str] = frozenset()
+_CARDS = frozenset({"cards"})
+_EMBARGOED = ("seed", "bottom_cards", "bottom_points")
+
+
+class LiveFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """What a live stream sends for one match version (``event: view``, ``id:`` the
+    version): the event that made the version and the viewer's view right after it."""
+
+    version: int = msgspec.field()
+    """The match version this frame is for (also the SSE ``id``)."""
+    event: HistoryItem
+    """The event that made this version, redacted for the viewer as at that moment (R33):
+    fields the viewer may not see are left out and named in ``hidden``."""
+    view: SeatView | PublicView
+    """The viewer's table right after the event (the state as of this version, R34)."""
+
+
+class DealFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A paced deal's progress (``event: deal``, no ``id``: it is not a version): the
+    viewer's view as cards are drawn (R16) — a seat's hand grows, everyone's sizes."""
+
+    version: int
+    """The match version the deal belongs to (Last-Event-ID stays at it)."""
+    drawn: int
+    """Cards drawn so far, all seats together."""
+    view: SeatView | PublicView
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One event applied: the match version it made and the round it belongs to."""
+
+    version: int
+    number: int
+    """The round's number for a round event; 0 for the match's own."""
+    event: Aggregate.Event
+
+
+class LiveTable:
+    """A match and its current round at one version, advanced event by event."""
+
+    def __init__(
+        self,
+        service: GameService,
+        match: Match,
+        round_: Round | None,
+        version: int,
+    ) -> None:
+        self.service = service
+        self.match = match
+        self.round = round_
+        self.version = version
+        self.embargo: Embargo | None = view_embargo(service, match, round_)
+        self.last = self._last_step()
+        """The step that made :attr:`version` (the current version's frame)."""
+
+    @classmethod
+    def now(cls, service: GameService, match_id: UUID) -> LiveTable:
+        """The match as it stands (:class:`~services.errors.NotFoundError` if none)."""
+        match = service.get_match(match_id)
+        # a save landing between the two reads is caught up by advance() (load_live)
+        round_ = service.current_round(match)
+        return cls(service, match, round_, match.sequence(_round_version(round_)))
+
+    @classmethod
+    def at(cls, service: GameService, match_id: UUID, version: int) -> LiveTable:
+        """The match as of ``version`` (R34), to advance from there (a resumed stream)."""
+        match, round_ = state_tables(service, match_id, version)
+        return cls(service, match, round_, version)
+
+    def _last_step(self) -> Step:
+        """The event at :attr:`version`: the open round's last, else the match's last
+        (the match's order: ``RoundBegun(n)``, round n's events, ``RoundRecorded(n)``)."""
+        round_ = self.round
+        if self.match.round_open and round_ is not None and round_.version > 0:
+            event = self._read(round_.id, round_.version - 1, round_.version)[0]
+            return Step(self.version, round_.number, event)
+        event = self._read(self.match.id, self.match.version - 1, self.match.version)[0]
+        return Step(self.version, 0, event)
+
+    # -- following ----------------------------------------------------------------------------
+
+    def advance(self, upto: int | None = None) -> Iterator[Step]:
+        """Apply the events saved after :attr:`version`, one at a time, yielding after each
+        (the tables are then as of that step's version); stop after ``upto``."""
+        match = self.match
+        if match.round_open and self.round is not None:
+            for event in self._read(self.round.id, self.round.version):
+                if upto is not None and self.version >= upto:
+                    return
+                yield self._apply_round(event)
+        for event in self._read(match.id, match.version):
+            if upto is not None and self.version >= upto:
+                return
+            if isinstance(event, RoundRecorded) and self.round is not None:
+                behind = self.round.version < event.round_events
+                if self.round.number == event.number and behind:
+                    late = self._read(self.round.id, self.round.version, event.round_events)
+                    for round_event in late:
+                        if upto is not None and self.version >= upto:
+                            return
+                        yield self._apply_round(round_event)
+                    if upto is not None and self.version >= upto:
+                        return
+            project_aggregate(match, (event,))
+            if isinstance(event, RoundBegun):
+                self.round = None
+            yield self._stepped(Step(self.version + 1, 0, event))
+            if isinstance(event, RoundBegun):
+                for round_event in self._read(event.round_id, 0):
+                    if upto is not None and self.version >= upto:
+                        return
+                    yield self._apply_round(round_event)
+
+    def _read(self, originator: UUID, after: int, upto: int | None = None) -> list[Any]:
+        stored = self.service.recorder.select_events(originator, gt=after, lte=upto)
+        return [self.service.mapper.to_domain_event(s) for s in stored]
+
+    def _apply_round(self, event: Any) -> Step:
+        self.round = project_aggregate(self.round, (event,))
+        if isinstance(event, RoundScored):
+            self.embargo = view_embargo(self.service, self.match, self.round)
+        assert self.round is not None
+        return self._stepped(Step(self.version + 1, self.round.number, event))
+
+    def _stepped(self, step: Step) -> Step:
+        version = self.match.sequence(_round_version(self.round))
+        if version != step.version:  # pragma: no cover - the stored order is broken
+            raise RuntimeError(
+                f"match {self.match.id}: an event made version {version}, not {step.version}"
+            )
+        self.version = version
+        self.last = step
+        return step
+
+    def refresh_embargo(self) -> None:
+        """Ask the tournament again (R36: its round's completion is no match version)."""
+        self.embargo = view_embargo(self.service, self.match, self.round)
+
+    # -- what a viewer sees ----------------------------------------------------------------------
+
+    def frame(self, step: Step, viewer: int | None) -> LiveFrame:
+        """``viewer``'s frame for the step just applied."""
+        event = step.event
+        visible = _NONE
+        if isinstance(event, BottomBuried) and viewer == event.seat:
+            visible = _CARDS
+        withheld = _EMBARGOED if self.embargo and isinstance(event, RoundScored) else ()
+        item = history_item(step.version, step.number, event, visible, withheld)
+        view = table_view(self.match, self.round, viewer, event.timestamp, embargo=self.embargo)
+        return LiveFrame(version=step.version, event=item, view=view)
+
+    def dealing(self, at: datetime) -> int | None:
+        """Cards drawn by ``at`` while a paced deal is still under way (R16), else None."""
+        round_ = self.round
+        if (
+            round_ is None
+            or round_.phase is not RoundPhase.DEALING
+            or not round_.pacing.interval_ms
+            or not self.match.round_open
+        ):
+            return None
+        drawn = round_.drawn_at(at)
+        return drawn if drawn < DRAWS else None
+
+    def deal_frame(self, viewer: int | None, at: datetime, drawn: int) -> DealFrame:
+        view = table_view(self.match, self.round, viewer, at, embargo=self.embargo)
+        return DealFrame(version=self.version, drawn=drawn, view=view)
+
+
+def _round_version(round_: Round | None) -> int:
+    return 0 if round_ is None else round_.version
+
+
+def load_live(service: GameService, match_id: UUID) -> LiveTable:
+    """:meth:`LiveTable.now`, caught up with whatever landed while it was read."""
+    table = LiveTable.now(service, match_id)
+    for _ in table.advance():
+        pass
+    return table
+
+
+def current_version(service: GameService, match_id: UUID) -> int:
+    """The match's version as stored now (R34)."""
+    match = service.get_match(match_id)
+    return match.sequence(_round_version(service.current_round(match)))
