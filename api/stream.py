@@ -12,6 +12,7 @@ from uuid import UUID
 
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
@@ -19,7 +20,7 @@ from api.auth import bearer
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
-from services.live import current_version
+from services.live import DealFrame, LiveFrame, current_version
 
 
 class LastEventIdAheadError(InvalidInputError):
@@ -58,19 +59,31 @@ def _last_event_id(header: str | None, query: str | None) -> int | None:
 
 
 STREAM_DOC = """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
-or a spectator (no token, or the organiser's) receives `event: view` frames whose `id` is
-the match version and whose `data` is the viewer's view (JSON): the current view at once,
-then one frame per newer version. `Last-Event-ID` (header, else `?lastEventId=`) resumes
-without loss or repeat: frames up to it are not sent again, and the first frame's object
-then carries `missed`, the redacted history items the client missed (`missedMore: true`
-when capped); a `Last-Event-ID` beyond the match's version is a 422
-`last-event-id-ahead` problem (no such frame exists). At most `SSE_MAX_PER_IDENTITY`
-streams per verified token and `SSE_MAX_PER_ADDRESS` per client address are open at
-once: beyond, 429 `too-many-streams` with `Retry-After`. `: ping` comments keep the
-connection alive; the server ends the stream after its lifetime with a `retry:` hint, and
-the client reconnects with its Last-Event-ID. A tournament table is closed to spectators
-until its tournament round completes: 403 `table-closed` without a seat token of that
-table or the organiser's token (R36)."""
+or a spectator (no token, or the organiser's) receives **one `event: view` frame per match
+version**, in order, none merged and none skipped — also when bots move several times after
+one command: its `id` is the version and its `data` a `LiveFrame` — the `event` that made
+the version (a history item, redacted for the viewer as at that moment: R33; an event the
+viewer sees nothing of still has its frame, with its `type` and `hidden` fields) and the
+viewer's `view` right after it (the state as of that version, R34: what
+`GET /v1/matches/{id}/state?version=` shows). The first frame is the current version's.
+While a paced deal is under way (R16), `event: deal` frames without an `id` carry a
+`DealFrame`: the viewer's view as cards arrive (a seat's hand when a card reaches it,
+spectators' hand sizes), in batches of at most 250 ms; the view says when the deal started
+and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a frame
+for every version after it, in order, then live frames (and the deal's progress so far); a
+`Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem (no such
+frame exists). At most `SSE_MAX_PER_IDENTITY` streams per verified token and
+`SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-many-streams`
+with `Retry-After`. `: ping` comments keep the connection alive; the server ends the stream
+after its lifetime with a `retry:` hint, and the client reconnects with its Last-Event-ID.
+A tournament table is closed to spectators until its tournament round completes: 403
+`table-closed` without a seat token of that table or the organiser's token (R36)."""
+
+FRAMES_DOC = (
+    "Server-Sent Events: `event: view` frames (`id:` the match version, `data:` a LiveFrame) "
+    "and, during a paced deal, `event: deal` frames (no `id`, `data:` a DealFrame); "
+    "`: ping` comments and `retry:` hints between them"
+)
 
 
 class MatchStreamController(Controller):
@@ -82,7 +95,15 @@ class MatchStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
-        responses=spectator_problems(404, 422, 429),
+        responses={
+            200: ResponseSpec(
+                data_container=LiveFrame | DealFrame,  # type: ignore[arg-type]
+                media_type=EVENT_STREAM,
+                description=FRAMES_DOC,
+                generate_examples=False,
+            ),
+            **spectator_problems(404, 422, 429),
+        },
     )
     async def stream(
         self,

@@ -19,7 +19,8 @@ What is measured (into the :class:`Step` the crowd (:mod:`bench._capacity_crowd`
   a stream that had such a frame before the answer counts 0;
 * lost: an answered version that some other stream of the match never delivered a frame
   at or beyond — counted when the crowd drains (actions stopped, ``grace`` seconds for the
-  last frames) and when a match ends or a stream breaks.
+  last frames) and when a match ends or a stream breaks — and every version a stream
+  skipped (the service sends one frame per version).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from uuid import uuid4
 
 import msgspec
 
-from bench._capacity_stream import SeatView, ViewStream, choose, decode_done, decode_view
+from bench._capacity_stream import SeatView, ViewStream, choose, decode_done, decode_frame
 from bench._http import Connection, HttpError, Response, build_request
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ class Match:
             if index < SPECTATOR:
                 seat = self.seats[index]
                 if seat.view is None or version > seat.view.version:
-                    self._absorb(seat, decode_view(data))
+                    self._absorb(seat, decode_frame(data).view)
 
         return on_frame
 
@@ -325,6 +326,9 @@ class Match:
         for p in self.pending:
             p.step.lost += 1
         self.pending = []
+        for stream in self.streams:  # a frame per version: an id skipped is a version lost
+            self.crowd.step.lost += stream.skipped
+            stream.skipped = 0
 
     def close(self) -> None:
         for stream in self.streams:

@@ -3,10 +3,11 @@
 :class:`ViewStream` is one ``GET /v1/matches/{id}/stream`` on an asyncio protocol: it
 checks the ``200``, undoes the chunked transfer coding (uvicorn's for a streamed body),
 splits the Server-Sent Events into frames (``event: view`` / ``id: <match version>`` /
-``data: <view JSON>``; ``: ping`` and ``retry:`` blocks carry no id) and reports, once per
-read from the socket, the highest ``id`` among the frames completed by that read, with
-that frame's ``data`` — a seat only needs the newest view, and a version is delivered
-when a frame at or beyond it is (the stream may give one frame for several versions).
+``data: {"version", "event", "view"}``; ``: ping``, ``retry:`` and a paced deal's
+``event: deal`` blocks carry no id) and reports, once per read from the socket, the
+highest ``id`` among the frames completed by that read, with that frame's ``data`` — a
+seat only needs the newest view. The service sends one frame per version: every id that
+does not follow the one before counts the versions skipped (:attr:`ViewStream.skipped`).
 
 :class:`SeatView` decodes only the fields of the seat view (:class:`services.view_types.
 SeatView`, R33) that a player looks at to choose a move: the version, the hand and the
@@ -45,6 +46,12 @@ class SeatView(msgspec.Struct, rename="camel"):
     legal: Legal = msgspec.field(default_factory=Legal)
 
 
+class Frame(msgspec.Struct):
+    """A live frame: the view after its version (the event is not read)."""
+
+    view: SeatView
+
+
 class CommandDone(msgspec.Struct):
     """A command's ``200`` answer: the version it left and the actor's view."""
 
@@ -52,7 +59,7 @@ class CommandDone(msgspec.Struct):
     view: SeatView
 
 
-decode_view = msgspec.json.Decoder(SeatView).decode
+decode_frame = msgspec.json.Decoder(Frame).decode
 decode_done = msgspec.json.Decoder(CommandDone).decode
 
 DECLARE_CHANCE = 0.5
@@ -98,6 +105,8 @@ class ViewStream(asyncio.Protocol):
         self.ended = False
         self.last = -1
         """The highest id received."""
+        self.skipped = 0
+        """Versions between two consecutive frames' ids that no frame carried."""
         self._head = True
         self._chunked = False
         self._raw = bytearray()
@@ -192,6 +201,10 @@ class ViewStream(asyncio.Protocol):
                     vid = int(line[4:])
                 elif line.startswith(b"data: "):
                     data = line[6:]
+            if vid >= 0:
+                seen = max(self.last, best)
+                if seen >= 0 and vid > seen + 1:
+                    self.skipped += vid - seen - 1
             if vid > best:
                 best, best_data = vid, data
         del text[: end + 2]

@@ -28,12 +28,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 from eventsourcing.application import project_aggregate
 from eventsourcing.domain import Aggregate
+from msgspec import Meta
 
 from domain.game.match import Match
 from domain.game.match_events import RoundBegun, RoundRecorded
@@ -55,24 +56,39 @@ class LiveFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """What a live stream sends for one match version (``event: view``, ``id:`` the
     version): the event that made the version and the viewer's view right after it."""
 
-    version: int = msgspec.field()
-    """The match version this frame is for (also the SSE ``id``)."""
-    event: HistoryItem
-    """The event that made this version, redacted for the viewer as at that moment (R33):
-    fields the viewer may not see are left out and named in ``hidden``."""
-    view: SeatView | PublicView
-    """The viewer's table right after the event (the state as of this version, R34)."""
+    version: Annotated[
+        int, Meta(description="The match version this frame is for (also the SSE `id`).")
+    ]
+    event: Annotated[
+        HistoryItem,
+        Meta(
+            description="The event that made this version, redacted for the viewer as at "
+            "that moment (R33): fields the viewer may not see are left out and named in "
+            "`hidden`."
+        ),
+    ]
+    view: Annotated[
+        SeatView | PublicView,
+        Meta(
+            description="The viewer's table right after the event: the state as of this "
+            "version (R34); a seat's view for a seat token, else the public view."
+        ),
+    ]
 
 
 class DealFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A paced deal's progress (``event: deal``, no ``id``: it is not a version): the
     viewer's view as cards are drawn (R16) — a seat's hand grows, everyone's sizes."""
 
-    version: int
-    """The match version the deal belongs to (Last-Event-ID stays at it)."""
-    drawn: int
-    """Cards drawn so far, all seats together."""
-    view: SeatView | PublicView
+    version: Annotated[
+        int,
+        Meta(description="The match version the deal belongs to (Last-Event-ID stays at it)."),
+    ]
+    drawn: Annotated[int, Meta(description="Cards drawn so far, all seats together (R16).")]
+    view: Annotated[
+        SeatView | PublicView,
+        Meta(description="The viewer's table now, with the cards drawn so far."),
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import httpx
 from domain.game.round import Round, RoundPhase, round_id
 from domain.rules.cards import card_names
 from services.game import GameService
+from services.history import match_history
 from services.sources import token_hash
 from tests.conftest import FakeClock
 
@@ -152,8 +153,9 @@ class Truth:
     match_id: UUID
     clock: FakeClock
     rounds: dict[int, RoundTruth] = field(default_factory=dict)
-    scored_at_version: dict[int, frozenset[int]] = field(default_factory=dict)
-    """Match version after a command → the rounds scored by then."""
+    scored_version: dict[int, int] = field(default_factory=dict)
+    """Round number → the match version of its ``RoundScored`` (a stream's frame for a
+    version between two commands' answers knows exactly what was scored by then)."""
 
     def refresh(self, version: int) -> None:
         match = self.service.get_match(self.match_id)
@@ -162,14 +164,25 @@ class Truth:
             if rt is None:
                 rt = self.rounds[n] = RoundTruth(n, round_id(self.match_id, n))
             rt.advance(self.service, self.clock())
-        self.scored_at_version[version] = self.scored_now()
+            if rt.scored and n not in self.scored_version:
+                self.scored_version[n] = self._version_of_scoring(n)
+
+    def _version_of_scoring(self, number: int) -> int:
+        after = 0
+        while True:
+            page = match_history(self.service, self.match_id, None, after=after, limit=1000)
+            for item in page.items:
+                if item.type == "RoundScored" and item.round == number:
+                    return item.version
+            if not page.more:
+                raise AssertionError(f"round {number} is scored but has no RoundScored")
+            after = page.next
 
     def scored_now(self) -> frozenset[int]:
         return frozenset(n for n, rt in self.rounds.items() if rt.scored)
 
     def scored_at(self, version: int) -> frozenset[int]:
-        known = [v for v in self.scored_at_version if v <= version]
-        return self.scored_at_version[max(known)] if known else frozenset()
+        return frozenset(n for n, v in self.scored_version.items() if v <= version)
 
 
 # -- the checks ------------------------------------------------------------------------------------

@@ -291,7 +291,7 @@ async def frames(s: Scene, table: int, headers: dict[str, str], query: str = "")
         if sse.status != 200:
             await sse.rest()
             return sse.status, sse.body
-        return sse.status, (await sse.next_view()).json()
+        return sse.status, (await sse.next_view()).view()
 
 
 STREAM_CALLERS: list[tuple[str, str, tuple[int, str | None]]] = [

@@ -46,11 +46,11 @@ async def test_over_http_with_uvicorn() -> None:
             lines = response.aiter_lines()
             events = events_of(lines)
             first = await anext(events)
-            assert first.event == "view" and first.json()["seat"] == 0
+            assert first.event == "view" and first.view()["seat"] == 0
             await anyio.to_thread.run_sync(service.take_seat, match_id, 1, "p1")
             second = await anext(events)
             assert second.id is not None and first.id is not None and second.id > first.id
-            assert second.json()["seats"][1]["name"] == "p1"
+            assert second.view()["seats"][1]["name"] == "p1"
         async with asyncio.timeout(TIMEOUT):  # the server noticed the client leave
             while live.streams:
                 await asyncio.sleep(0.01)

@@ -115,7 +115,7 @@ async def frame_at(s: SseStream, version: int) -> dict[str, Any]:
         ev = await s.next_view()
         assert ev.id is not None and ev.id <= version
         if ev.id == version:
-            return ev.json()
+            return ev.view()
 
 
 # -- across instances ---------------------------------------------------------------------------

@@ -1,0 +1,200 @@
+"""A frame for every version at every viewer (issue 12): whole rounds played over the REST
+API by two people and two bots (bots move several times after one command), watched by
+both seats, a spectator and the organiser. Every stream gets ids 1 apart from its first
+frame to the match's last version; every frame's event is the one the history shows at
+that version and its view the state as of that version (R34), for that viewer (R33).
+And a paced deal (R16) is live: seats see their hands grow, spectators the sizes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from domain.game.round_events import Pacing
+from services.game import GameService
+from tests.api.rest import auth, choose
+from tests.api.sse_driver import SseStream, stream
+from tests.conftest import FakeClock, FixedSeeds
+
+pytestmark = pytest.mark.anyio
+
+Json = dict[str, Any]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def served(service: GameService) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
+    app = create_app(service=service)
+    transport = httpx.ASGITransport(app=app)
+    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        yield app, c
+    service.close()
+
+
+async def seat_table(c: httpx.AsyncClient, people: int) -> tuple[str, str, list[str]]:
+    made = (await c.post("/v1/matches", json={"name": "live"})).json()
+    match_id, organiser = made["matchId"], made["organiserToken"]
+    tokens = []
+    for seat in range(4):
+        if seat < people:
+            r = await c.post(f"/v1/matches/{match_id}/seats/{seat}", json={"name": f"p{seat}"})
+            tokens.append(r.json()["token"])
+        else:
+            r = await c.post(
+                f"/v1/matches/{match_id}/seats/{seat}/bot",
+                json={"kind": "heuristic"},
+                headers=auth(organiser),
+            )
+        assert r.status_code == 201, r.text
+    return match_id, organiser, tokens
+
+
+async def version_of(c: httpx.AsyncClient, match_id: str) -> int:
+    version: int = (await c.get(f"/v1/matches/{match_id}")).json()["version"]
+    return version
+
+
+async def frames_until(s: SseStream, version: int) -> list[Any]:
+    out = []
+    while not out or out[-1].id < version:
+        out.append(await s.next_view())
+    return out
+
+
+async def test_every_viewer_gets_a_frame_for_every_version() -> None:
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(3)
+    )
+    async with served(service) as (app, c), AsyncExitStack() as stack:
+        match_id, organiser, tokens = await seat_table(c, people=2)
+        url = f"/v1/matches/{match_id}"
+        viewers: dict[str, dict[str, str]] = {
+            "seat 0": auth(tokens[0]),
+            "seat 1": auth(tokens[1]),
+            "spectator": {},
+            "organiser": auth(organiser),
+        }
+        streams = {
+            name: await stack.enter_async_context(stream(app, f"{url}/stream", headers))
+            for name, headers in viewers.items()
+        }
+        first = {name: (await s.next_view()).id for name, s in streams.items()}
+        start = await version_of(c, match_id)
+        assert set(first.values()) == {start}
+        bot_batches = 0
+        for _ in range(400):
+            before = await version_of(c, match_id)
+            moved = False
+            for seat in (0, 1):
+                view = (await c.get(f"{url}/view", headers=auth(tokens[seat]))).json()
+                choice = choose(view)
+                if choice is not None:
+                    action, cards = choice
+                    r = await c.post(
+                        f"{url}/actions/{action}", json={"cards": cards}, headers=auth(tokens[seat])
+                    )
+                    assert r.status_code == 200, r.text
+                    moved = True
+                    break
+            assert moved, "nobody could move"
+            bot_batches += await version_of(c, match_id) - before > 1
+            summary = (await c.get(url)).json()
+            if summary["roundNumber"] >= 2:
+                break
+        final = await version_of(c, match_id)
+        assert summary["roundNumber"] >= 2, "a whole round was played"
+        assert bot_batches > 0, "bots moved several times after one command"
+        kinds: dict[str, list[str]] = {}
+        frames: dict[str, list[Any]] = {}
+        for name, s in streams.items():
+            got = frames[name] = await frames_until(s, final)
+            assert [f.id for f in got] == list(range(start + 1, final + 1)), name
+            kinds[name] = [f.json()["event"]["type"] for f in got]
+            for f in got:
+                frame = f.json()
+                assert frame["version"] == frame["event"]["version"] == f.id
+        assert len({tuple(k) for k in kinds.values()}) == 1  # the same events for everyone
+        assert {"RoundScored", "RoundRecorded", "RoundBegun", "CardPlayed"} <= set(kinds["seat 0"])
+        # each frame is the state as of its version, for its viewer (R33, R34)
+        for name in ("seat 0", "spectator"):
+            history = (
+                await c.get(
+                    f"{url}/history",
+                    params={"after": start, "limit": 1000},
+                    headers=viewers[name],
+                )
+            ).json()["items"]
+            for f, item in zip(frames[name], history, strict=True):
+                frame = f.json()
+                assert frame["event"]["type"] == item["type"]
+                assert frame["event"]["data"].keys() <= item["data"].keys() | set(
+                    frame["event"]["hidden"]
+                )
+                state = (
+                    await c.get(f"{url}/state", params={"version": f.id}, headers=viewers[name])
+                ).json()
+                assert frame["view"] == state["view"], (name, f.id)
+
+
+async def test_a_paced_deal_is_live_for_seats_and_spectators() -> None:
+    clock = FakeClock()
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
+        clock=clock,
+        seeds=FixedSeeds(5),
+        pacing=Pacing(interval_ms=100, declare_ms=30_000, window_ms=0),
+    )
+    async with served(service) as (app, c), AsyncExitStack() as stack:
+        match_id, _, tokens = await seat_table(c, people=4)
+        url = f"/v1/matches/{match_id}/stream"
+        seat = await stack.enter_async_context(stream(app, url, auth(tokens[2])))
+        spectator = await stack.enter_async_context(stream(app, url))
+        version = (await seat.next_view()).id
+        await spectator.next_view()
+        hands: list[int] = []
+        sizes: list[list[int]] = []
+        for _ in range(12):  # 108 cards at 100 ms each: ~11 s of the fake clock
+            clock.advance(seconds=1)
+            for s, out in ((seat, hands), (spectator, sizes)):
+                ev = await next_deal(s)
+                assert ev.id is None  # a deal's progress is no version
+                frame = ev.json()
+                assert frame["version"] == version
+                view = frame["view"]
+                if s is seat:
+                    out.append(len(view["hand"]))  # type: ignore[arg-type]
+                    assert view["handSizes"][2] == len(view["hand"])
+                else:
+                    assert "hand" not in view
+                    out.append(view["handSizes"])  # type: ignore[arg-type]
+            if hands[-1] == 25:
+                break
+        assert hands == sorted(hands) and hands[0] < 25 == hands[-1]
+        assert sizes[-1] == [25, 25, 25, 25] and sizes[0] != sizes[-1]
+        # a stream resumed at the deal's version gets the progress so far at once
+        clock.advance(timedelta(seconds=0))
+        resumed = await stack.enter_async_context(
+            stream(app, url, {**auth(tokens[2]), "Last-Event-ID": str(version)})
+        )
+        ev = await next_deal(resumed)
+        assert len(ev.json()["view"]["hand"]) == 25
+
+
+async def next_deal(s: SseStream) -> Any:
+    while True:
+        ev = await s.next()
+        assert ev is not None, "the stream ended"
+        if ev.event == "deal":
+            return ev
+        assert ev.event != "view", f"a version frame during the deal: {json.dumps(ev.data)}"
