@@ -274,7 +274,7 @@ async def test_sse_frames_withhold_the_scored_deal(scene: Scene) -> None:
     async with app.lifespan():
         for viewer, headers in scene.viewers():
             async with stream(app, f"{scene.url}/stream", {**headers, "Last-Event-ID": "1"}) as s:
-                events = []
+                events: list[dict[str, Any]] = []
                 while not events or events[-1]["version"] < scene.version():
                     frame = await s.next_view()
                     assert frame.data is not None and frame.id == len(events) + 2

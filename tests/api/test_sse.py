@@ -151,7 +151,7 @@ async def test_resume_loses_and_repeats_nothing(
         await t.steps(5)  # missed while away
         resumed = {**headers, "Last-Event-ID": str(last)}
         async with stream(t.app, url(t), resumed) as s:
-            ids = []
+            ids: list[int] = []
             while not ids or ids[-1] < t.version():
                 ev = await s.next_view()
                 assert ev.id is not None

@@ -36,7 +36,7 @@ def anyio_backend() -> str:
 @asynccontextmanager
 async def served(service: GameService) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
     app = create_app(service=service)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         yield app, c
     service.close()
@@ -66,7 +66,7 @@ async def version_of(c: httpx.AsyncClient, match_id: str) -> int:
 
 
 async def frames_until(s: SseStream, version: int) -> list[Any]:
-    out = []
+    out: list[Any] = []
     while not out or out[-1].id < version:
         out.append(await s.next_view())
     return out
@@ -166,18 +166,18 @@ async def test_a_paced_deal_is_live_for_seats_and_spectators() -> None:
         sizes: list[list[int]] = []
         for _ in range(12):  # 108 cards at 100 ms each: ~11 s of the fake clock
             clock.advance(seconds=1)
-            for s, out in ((seat, hands), (spectator, sizes)):
+            for s in (seat, spectator):
                 ev = await next_deal(s)
                 assert ev.id is None  # a deal's progress is no version
                 frame = ev.json()
                 assert frame["version"] == version
                 view = frame["view"]
                 if s is seat:
-                    out.append(len(view["hand"]))  # type: ignore[arg-type]
+                    hands.append(len(view["hand"]))
                     assert view["handSizes"][2] == len(view["hand"])
                 else:
                     assert "hand" not in view
-                    out.append(view["handSizes"])  # type: ignore[arg-type]
+                    sizes.append(view["handSizes"])
             if hands[-1] == 25:
                 break
         assert hands == sorted(hands) and hands[0] < 25 == hands[-1]
