@@ -171,9 +171,7 @@ class OrganiserControls:
 
     # -- registration ----------------------------------------------------------------------
 
-    def register_team(
-        self, team: ev.TeamEntry, *, by: str, token_hash: str, now: datetime
-    ) -> int:
+    def register_team(self, team: ev.TeamEntry, *, by: str, token_hash: str, now: datetime) -> int:
         """A team enters: during registration (by itself or the organiser), or — Swiss
         only, organiser only — as a late entry from the next round. Its number."""
         check_team(team)
@@ -214,9 +212,7 @@ class OrganiserControls:
                 "check-in is before the start", rule="R36", code="registration-closed"
             )
         if team in self.withdrawn:
-            raise IllegalMoveError(
-                f"team {team} has withdrawn", rule="R36", code="team-withdrawn"
-            )
+            raise IllegalMoveError(f"team {team} has withdrawn", rule="R36", code="team-withdrawn")
         if team not in self.checked_in:
             self._emit(ev.TeamCheckedIn, now, team=team)
 
@@ -275,10 +271,14 @@ class OrganiserControls:
         current = self.current
         if current is not None and not current.revealed:
             for table in current.tables:
-                if team in (table.first, table.second) and (
-                    current.number,
-                    table.table,
-                ) not in self.results:
+                if (
+                    team in (table.first, table.second)
+                    and (
+                        current.number,
+                        table.table,
+                    )
+                    not in self.results
+                ):
                     other = table.second if team == table.first else table.first
                     self._emit(
                         ev.TableForfeited,

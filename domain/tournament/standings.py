@@ -150,7 +150,7 @@ def standings(
                         s.head_to_head = _mini_league(s.team, members, played)
             groups = _split(groups, lambda s: s.head_to_head)
         else:
-            groups = _split(groups, lambda s, n=name: int(getattr(s, n)))
+            groups = _split(groups, _attribute(name))
     ordered = [s for group in groups for s in sorted(group, key=lambda s: s.team)]
     for rank, s in enumerate(ordered, start=1):
         s.rank = rank
@@ -172,6 +172,13 @@ def _split(groups: list[list[Standing]], value: Callable[[Standing], int]) -> li
             else:
                 out.append([s])
     return out
+
+
+def _attribute(name: str) -> Callable[[Standing], int]:
+    def value(s: Standing) -> int:
+        return int(getattr(s, name))
+
+    return value
 
 
 def _mini_league(team: int, members: set[int], results: Sequence[TableResult]) -> int:

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from domain.game.base import GameAggregate
-from domain.game.match import SEAT_KINDS
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from domain.tournament import events as ev
-from domain.tournament.controls import OrganiserControls, check_team, check_teams, settings_event
+from domain.tournament.controls import OrganiserControls, check_teams, settings_event
 from domain.tournament.duplicate import check_secret, first_team_parity, secret_commitment
 from domain.tournament.pairing import MAX_TEAMS, Pairing, round_robin, round_robin_rounds, swiss
 from domain.tournament.standings import Standing, TableResult, standings
@@ -319,7 +318,8 @@ class Tournament(OrganiserControls, GameAggregate):
             return Pairing(override.tables, override.bye), []
         if self.format == "round_robin":
             circle = round_robin(len(self.entrants), number)
-            tables, awarded = [], []
+            tables: list[tuple[int, int]] = []
+            awarded: list[int] = []
             for a, b in ((self.entrants[a], self.entrants[b]) for a, b in circle.tables):
                 if a in active and b in active:
                     tables.append((a, b))
@@ -330,9 +330,7 @@ class Tournament(OrganiserControls, GameAggregate):
         met = {frozenset((res.first, res.second)) for _, _, res in self.table_results()}
         ranking = [s.team for s in self.standings() if s.team in active]
         forbidden = set(self.forbidden)
-        return swiss(
-            ranking, met, self.byes(), first_round=number == 1, forbidden=forbidden
-        ), []
+        return swiss(ranking, met, self.byes(), first_round=number == 1, forbidden=forbidden), []
 
     def preview(self) -> tuple[int, Pairing, list[int]]:
         """The next round's pairing as it would be scheduled now (no event): its number,
