@@ -33,7 +33,7 @@ def _cell(value: object) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180
     writer.writerow(header)
@@ -43,7 +43,7 @@ def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 
 def standings_csv(t: Tournament) -> str:
-    return _csv(
+    return csv_text(
         STANDINGS_COLUMNS,
         ([getattr(s, column) for column in STANDINGS_COLUMNS] for s in standing_views(t)),
     )
@@ -73,14 +73,14 @@ def results_csv(t: Tournament) -> str:
                     None if entry is None else entry.forfeit,
                 ]
             )
-    return _csv(RESULTS_COLUMNS, rows)
+    return csv_text(RESULTS_COLUMNS, rows)
 
 
 ADJUSTMENTS_COLUMNS = ["team", "name", "match_points", "reason", "by", "after_round"]
 
 
 def adjustments_csv(t: Tournament) -> str:
-    return _csv(
+    return csv_text(
         ADJUSTMENTS_COLUMNS,
         (
             [a.team, t.teams[a.team].name, a.match_points, a.reason, a.by, a.after_round]
