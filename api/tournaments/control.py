@@ -36,9 +36,10 @@ from api.tournaments.dto_controls import (
 from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
 from domain.tournament.tournament import Tournament
 from services.idempotency import Outcome
+from services.tournaments.exports import adjustments_csv
 from services.tournaments.organise import Organiser
 from services.tournaments.sheets import sheet_csv, sheet_text
-from services.tournaments.views import TournamentView, tournament_view
+from services.tournaments.views import TournamentView, adjustment_views, tournament_view
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
 SheetFormat = Annotated[
@@ -194,6 +195,27 @@ class ControlController(Controller):
             return _answer(runtime, key, t)
 
         return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+
+    @get(
+        "/{tournament_id:uuid}/adjustments",
+        summary="The score adjustments and penalties with their reasons (JSON, or CSV)",
+        description="`?format=csv` or `Accept: text/csv` for CSV: team, name, match_points, "
+        "reason, by, after_round.",
+        responses=problems(404),
+    )
+    async def adjustments(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        tournament_id: FromPath[UUID],
+        format: Annotated[
+            Literal["json", "csv"] | None, QueryParameter(description="csv for text/csv")
+        ] = None,
+    ) -> Response[Any]:
+        t = await runtime.call(Organiser(runtime.service).get, tournament_id)
+        if format == "csv" or (format is None and "text/csv" in request.headers.get("accept", "")):
+            return Response(adjustments_csv(t), media_type="text/csv; charset=utf-8")
+        return Response(adjustment_views(t))
 
     @post(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens",

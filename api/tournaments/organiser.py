@@ -44,7 +44,9 @@ def require_organiser(service: TournamentService, t: Tournament, token: str | No
     if parts[1] != t.id.hex:
         raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
     if parts[0] != ORGANISER_ROLE:
-        raise ForbiddenError("a seat token cannot be used here: the organiser token is needed")
+        raise ForbiddenError(
+            "a seat or team token cannot be used here: the organiser token is needed"
+        )
     if not service.is_organiser(t, token):
         raise UnauthorizedError("the token is not the organiser token of this tournament")
 
