@@ -59,7 +59,7 @@ class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
     timers: TimersRequest | None = None
     """Turn time limits of every table, as a match's (docs/timers.md): the sweeper times
     out a seat over its time."""
-    round_deadline_s: Annotated[int, msgspec.Meta(ge=1, le=604_800)] | None = None
+    round_deadline_s: Annotated[int, msgspec.Meta(ge=1, le=604_800, examples=[5400])] | None = None
     """A round must be over this many seconds after it is scheduled."""
     deadline_rule: Literal["flag", "finish"] = "flag"
     """Past the deadline: ``flag`` the unfinished tables, or ``finish`` them (R32)."""
@@ -68,7 +68,7 @@ class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
             list[
                 Literal["buchholz", "head_to_head", "levels_gained", "point_differential", "wins"]
             ],
-            msgspec.Meta(max_length=5),
+            msgspec.Meta(max_length=5, examples=[["buchholz", "head_to_head", "levels_gained"]]),
         ]
         | None
     ) = None

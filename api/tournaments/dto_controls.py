@@ -11,9 +11,9 @@ import msgspec
 from api.tournaments.dto import SeatTokenView, TeamRequest
 from services.tournaments.views import TournamentView
 
-TeamNumber = Annotated[int, msgspec.Meta(ge=0, le=63)]
-Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
-By = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+TeamNumber = Annotated[int, msgspec.Meta(ge=0, le=63, examples=[3])]
+Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500, examples=["a player fell ill"])]
+By = Annotated[str, msgspec.Meta(min_length=1, max_length=100, examples=["Tournament director"])]
 
 
 class _Request(
@@ -34,7 +34,8 @@ class WithdrawRequest(_Request, frozen=True, kw_only=True):
 
 
 class ForbidRequest(_Request, frozen=True, kw_only=True):
-    teams: Annotated[list[TeamNumber], msgspec.Meta(min_length=2, max_length=2)]
+    teams: Annotated[list[TeamNumber], msgspec.Meta(min_length=2, max_length=2, examples=[[0, 4]])]
+    """The two teams (their numbers) never to pair."""
     reason: Reason
 
 
@@ -44,7 +45,14 @@ class PairingRequest(_Request, frozen=True, kw_only=True):
 
 
 class OverrideRequest(_Request, frozen=True, kw_only=True):
-    tables: Annotated[list[PairingRequest], msgspec.Meta(min_length=1, max_length=32)]
+    tables: Annotated[
+        list[PairingRequest],
+        msgspec.Meta(
+            min_length=1,
+            max_length=32,
+            examples=[[{"firstTeam": 0, "secondTeam": 5}, {"firstTeam": 1, "secondTeam": 4}]],
+        ),
+    ]
     """Table 1 first; each active team once."""
     bye: TeamNumber | None = None
     """The team that sits out (only for an odd count)."""
@@ -54,7 +62,7 @@ class OverrideRequest(_Request, frozen=True, kw_only=True):
 
 class AdjustmentRequest(_Request, frozen=True, kw_only=True):
     team: TeamNumber
-    match_points: Annotated[int, msgspec.Meta(ge=-100, le=100)]
+    match_points: Annotated[int, msgspec.Meta(ge=-100, le=100, examples=[-1, 2])]
     """Match points to add (negative: a penalty); not 0."""
     reason: Reason
     by: By
