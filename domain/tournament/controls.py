@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from domain.game.match import SEAT_KINDS
 from domain.game.timers import Timers
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.tournament import events as ev
 from domain.tournament.pairing import MAX_TEAMS, round_robin_rounds
 from domain.tournament.standings import DEFAULT_TIEBREAKS, LEGACY_TIEBREAKS, check_tiebreaks
+from domain.tournament.teams import check_team
 
 DEADLINE_RULES = ("flag", "finish")
 """``flag``: unfinished tables are listed for the organiser; ``finish``: they are ended as
@@ -56,30 +56,6 @@ def settings_event(
     }
 
 
-def check_team(team: ev.TeamEntry, where: str = "team") -> None:
-    if not 1 <= len(team.name) <= 100:
-        raise InvalidInputError(f"{where}.name: 1 to 100 characters")
-    if len(team.players) != 2 or len(team.kinds) != 2:
-        raise InvalidInputError(f"{where}: two players (R2: partners sit opposite)")
-    for j, (player, kind) in enumerate(zip(team.players, team.kinds, strict=True)):
-        if not 1 <= len(player) <= 100:
-            raise InvalidInputError(f"{where}.players[{j}].name: 1 to 100 characters")
-        if kind not in SEAT_KINDS:
-            raise InvalidInputError(
-                f"{where}.players[{j}].kind: one of {', '.join(SEAT_KINDS)}, got {kind!r}"
-            )
-
-
-def check_teams(teams: Sequence[ev.TeamEntry], at_least: int = 2) -> None:
-    if not at_least <= len(teams) <= MAX_TEAMS:
-        raise InvalidInputError(f"teams: {at_least}..{MAX_TEAMS} teams, got {len(teams)}")
-    names = [t.name for t in teams]
-    if len(set(names)) != len(names):
-        raise InvalidInputError("teams: team names must differ")
-    for i, team in enumerate(teams):
-        check_team(team, f"teams[{i}]")
-
-
 def _reason(reason: str, by: str) -> None:
     if not 1 <= len(by.strip()) <= 100 or not 1 <= len(reason.strip()) <= 500:
         raise InvalidInputError("by (1..100 characters) and reason (1..500) are required")
@@ -100,6 +76,7 @@ class OrganiserControls:
         joined: dict[int, int]
         withdrawn: dict[int, int]
         checked_in: set[int]
+        absent: set[int]
         checkin_required: bool
         team_tokens: dict[int, str]
         timers: dict[str, int] | None
@@ -127,6 +104,7 @@ class OrganiserControls:
         self.joined = {}
         self.withdrawn = {}
         self.checked_in = set()
+        self.absent = set()
         self.checkin_required = False
         self.team_tokens = {}
         self.timers = None

@@ -273,6 +273,7 @@ class TournamentStarted(TournamentEvent):
         t.phase = "running"
         t.entrants = tuple(self.entrants)
         t.total_rounds = self.total_rounds
+        t.absent = set(self.absent)
         for team in self.absent:
             t.withdrawn[team] = 1
 

@@ -18,10 +18,11 @@ from domain.game.base import GameAggregate
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from domain.tournament import events as ev
-from domain.tournament.controls import OrganiserControls, check_teams, settings_event
+from domain.tournament.controls import OrganiserControls, settings_event
 from domain.tournament.duplicate import check_secret, first_team_parity, secret_commitment
 from domain.tournament.pairing import MAX_TEAMS, Pairing, round_robin, round_robin_rounds, swiss
 from domain.tournament.standings import Standing, TableResult, standings
+from domain.tournament.teams import check_teams
 
 FORMATS = ("round_robin", "swiss")
 MAX_DEALS = 100
@@ -313,6 +314,12 @@ class Tournament(OrganiserControls, GameAggregate):
         awarded a bye because their round-robin opponent withdrew."""
         override = self.overrides.get(number)
         active = self.active(number)
+        if len(active) < 2:
+            raise IllegalMoveError(
+                f"round {number} would have {len(active)} team(s): two or more are needed",
+                rule="R36",
+                code="too-few-teams",
+            )
         if override is not None:
             self.check_override(active, override.tables, override.bye)
             return Pairing(override.tables, override.bye), []

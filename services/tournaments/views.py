@@ -191,9 +191,10 @@ def status(t: Tournament) -> str:
 
 
 def team_status(t: Tournament, team: int) -> str:
+    if team in t.absent:
+        return "absent"
     if team in t.withdrawn:
-        absent = t.phase == "running" and t.withdrawn[team] == 1 and team not in t.entrants
-        return "absent" if absent and team not in t.joined else "withdrawn"
+        return "withdrawn"
     if t.phase == "registration":
         return "checked_in" if team in t.checked_in else "registered"
     return "playing"

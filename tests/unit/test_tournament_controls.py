@@ -116,16 +116,20 @@ def test_registration_check_in_and_the_start() -> None:
         t, lambda: t.register_team(entry("A"), by="self", token_hash="", now=T0), "team-name-taken"
     )
     rejects(t, lambda: t.schedule_round(seed_bytes(1), T0), "registration-open")
-    for team in (0, 1, 3):
+    t.register_team(entry("E"), by="self", token_hash="hE", now=T0)
+    for team in (0, 1, 3, 4):
         t.check_in(team, T0)
     assert kinds(when(t, lambda: t.check_in(0, T0))) == []  # already: nothing
+    t.withdraw(4, reason="changed plans", by="team 4", now=T0)
+    rejects(t, lambda: t.check_in(4, T0), "team-withdrawn")
     events = when(t, lambda: t.start(T0))
     assert kinds(events) == ["TournamentStarted"] and events[0].absent == (2,)
     t = given(t)
     assert t.entrants == (0, 1, 3) and t.active(1) == [0, 1, 3] and t.status == "ready"
+    assert t.absent == {2} and set(t.withdrawn) == {2, 4}
     rejects(
         t,
-        lambda: t.register_team(entry("E"), by="self", token_hash="", now=T0),
+        lambda: t.register_team(entry("F"), by="self", token_hash="", now=T0),
         "registration-closed",
     )
 
@@ -139,6 +143,13 @@ def test_swiss_rounds_must_fit_the_teams_present() -> None:
         t.register_team(entry(name), by="organiser", token_hash="", now=T0)
     t.start(T0)
     assert given(t).total_rounds == 3
+
+
+def test_a_round_needs_two_active_teams() -> None:
+    t = new(3, swiss_rounds=2)
+    t.withdraw(0, reason="r", by="TD", now=T0)
+    t.withdraw(1, reason="r", by="TD", now=T0)
+    rejects(t, lambda: t.schedule_round(seed_bytes(1), T0), "too-few-teams")
 
 
 def test_a_late_entry_is_paired_from_the_next_round_and_a_withdrawal_forfeits() -> None:
