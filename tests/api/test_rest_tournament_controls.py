@@ -164,9 +164,10 @@ def test_a_round_robin_opponent_of_a_withdrawn_team_gets_a_bye(
 
 def test_the_organiser_overrides_the_next_round_with_a_reason(c: TestClient[Litestar]) -> None:
     url, organiser = create(c, n=4)
-    body = {
+    reason = "travel: T0 and T1 share a car"
+    body: Json = {
         "tables": [{"firstTeam": 0, "secondTeam": 1}, {"firstTeam": 2, "secondTeam": 3}],
-        "reason": "travel: T0 and T1 share a car",
+        "reason": reason,
         "by": "TD",
     }
     bad = {**body, "tables": [{"firstTeam": 0, "secondTeam": 1}, {"firstTeam": 2, "secondTeam": 2}]}
@@ -186,8 +187,8 @@ def test_the_organiser_overrides_the_next_round_with_a_reason(c: TestClient[Lite
     assert preview["overridden"] and preview["tables"][0]["secondTeam"] == 1
     scheduled = c.post(f"{url}/rounds", headers=auth(organiser)).json()["round"]
     assert [(t["firstTeam"], t["secondTeam"]) for t in scheduled["tables"]] == [(0, 1), (2, 3)]
-    assert scheduled["override"] == body["reason"]
-    assert body["reason"] in c.get(f"{url}/rounds/1/sheet").text
+    assert scheduled["override"] == reason
+    assert reason in c.get(f"{url}/rounds/1/sheet").text
     problem(
         c.post(f"{url}/rounds/1/pairings", json=body, headers=auth(organiser)), 409, "round-started"
     )
