@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -245,3 +246,46 @@ def test_reissued_tokens_replace_the_old_ones_only_in_the_round_in_play(
     view = f"/v1/matches/{first[0]['matchId']}/view"
     problem(c.get(view, headers=auth(first[0]["token"])), 401, "unauthorized")
     assert c.get(view, headers=auth(fresh[0]["token"])).status_code == 200
+
+
+def test_the_controls_survive_a_restart_on_sqlite_and_replay_by_key(tmp_path: Path) -> None:
+    settings = Settings(backend="sqlite", sqlite_path=tmp_path / "events.sqlite3")
+    first = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
+    try:
+        with client(first) as c:
+            url, organiser = create(c, n=0, registration=True, checkinRequired=True)
+            key = {"Idempotency-Key": "team-a"}
+            r = c.post(f"{url}/teams", json=team("A"), headers=key)
+            again = c.post(f"{url}/teams", json=team("A"), headers=key)
+            assert r.status_code == again.status_code == 201
+            assert again.json()["tokenWithheld"] and again.json()["teamToken"] is None
+            assert again.json()["team"] == r.json()["team"] == 0
+            for name in ("B", "C", "D"):
+                c.post(f"{url}/teams", json=team(name), headers=auth(organiser))
+            for n in range(4):
+                c.post(f"{url}/teams/{n}/checkin", headers=auth(organiser))
+            c.post(f"{url}/start", headers=auth(organiser))
+            c.post(
+                f"{url}/forbidden",
+                json={"teams": [0, 2], "reason": "club"},
+                headers=auth(organiser),
+            )
+            c.post(
+                f"{url}/adjustments",
+                json={"team": 1, "matchPoints": 1, "reason": "fair play", "by": "TD"},
+                headers=auth(organiser),
+            )
+            assert c.post(f"{url}/rounds", headers=auth(organiser)).status_code == 201
+            r = c.post(f"{url}/teams/3/withdraw", json={"reason": "ill"}, headers=auth(organiser))
+            assert r.status_code == 200, r.text
+            before = c.get(url).json()
+    finally:
+        first.close()
+    second = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
+    try:
+        with client(second) as c:
+            assert c.get(url).json() == before
+            assert before["forbidden"] == [{"teams": [0, 2], "reason": "club"}]
+            assert [t["status"] for t in before["teams"]] == ["playing"] * 3 + ["withdrawn"]
+    finally:
+        second.close()
