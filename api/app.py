@@ -41,7 +41,11 @@ from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
 from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController
+from api.tournaments.clerk import ClerkTask
+from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
+from api.tournaments.live import LiveController
+from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import PostgresHub, build_hub
@@ -119,6 +123,7 @@ def create_app(
         sweep if sweep_interval_ms is None else sweep_interval_ms,
         settings.timeout_bot,
     )
+    clerk = ClerkTask(runtime, sweeper.interval_ms)  # issue 16: collects, round deadlines
     live = LiveStreams(
         service,
         hub,
@@ -153,6 +158,9 @@ def create_app(
             TimeoutController,
             TournamentController,
             ResultController,
+            RegistrationController,
+            ControlController,
+            LiveController,
             RecordController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
@@ -161,7 +169,7 @@ def create_app(
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
         },
-        lifespan=[live.lifespan, sweeper.lifespan],
+        lifespan=[live.lifespan, sweeper.lifespan, clerk.lifespan],
         on_shutdown=[close_service],
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
         # Litestar's own middleware stack, outermost first; requests the router answers
@@ -185,6 +193,7 @@ def create_app(
     app.state.runtime = runtime
     app.state.live = live
     app.state.sweeper = sweeper
+    app.state.clerk = clerk
     app.state.timeout_kind = settings.timeout_bot
     app.state.rate_limiter = rate_limiter
     app.state.quotas = quotas

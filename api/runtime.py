@@ -61,12 +61,15 @@ class ViewTags:
         self._lock = threading.Lock()
         self._tags: dict[UUID, str] = {}
         self._generation: dict[UUID, int] = {}
-        self._seats: dict[tuple[UUID, str], int] = {}
+        self._seats: dict[UUID, dict[str, int]] = {}
+        """Per match: a save forgets them with the tag (a re-issued seat token, issue 16,
+        must not be answered 304 by its old token); the next read remembers them again."""
 
     def changed(self, match_ids: frozenset[UUID]) -> None:
         with self._lock:
             for match_id in match_ids:
                 self._tags.pop(match_id, None)
+                self._seats.pop(match_id, None)
                 self._generation[match_id] = self._generation.get(match_id, 0) + 1
 
     def generation(self, match_id: UUID) -> int:
@@ -87,12 +90,13 @@ class ViewTags:
 
     def remember_seat(self, match_id: UUID, token: str, seat: int) -> None:
         if self.enabled:
-            if len(self._seats) > 400_000:
-                self._seats.clear()
-            self._seats[(match_id, token)] = seat
+            with self._lock:
+                if len(self._seats) > 100_000:
+                    self._seats.clear()
+                self._seats.setdefault(match_id, {})[token] = seat
 
     def seat(self, match_id: UUID, token: str | None) -> int | None:
-        return None if token is None else self._seats.get((match_id, token))
+        return None if token is None else self._seats.get(match_id, {}).get(token)
 
 
 @dataclass

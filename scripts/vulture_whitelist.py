@@ -90,3 +90,13 @@ metadata  # services/training/env.py
 possible_agents  # services/training/env.py
 observation_space  # services/training/env.py
 action_space  # services/training/env.py
+
+# -- tournaments' organiser controls (issue 16): msgspec response fields ----------------------
+team_token  # api/tournaments/dto_controls.py
+first_name  # api/tournaments/dto_controls.py
+second_name  # api/tournaments/dto_controls.py
+overridden  # api/tournaments/dto_controls.py
+rounds_scheduled  # services/tournaments/listing.py
+withdrawn_from_round  # services/tournaments/views.py
+flagged_tables  # services/tournaments/views.py
+_.deadlines  # services/tournaments/clerk.py: ClerkReport (read by tests)

@@ -10,14 +10,14 @@ views, R33), and a round's secret only once the round is completed (R35).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.params import FromPath
+from litestar.params import FromPath, QueryParameter
 
 from api.auth import bearer, scope_of
 from api.dto import REPLAYED_HEADER, problems
@@ -32,6 +32,7 @@ from api.tournaments.dto import (
     RunRoundRequest,
     ScheduledRound,
     TableRunView,
+    controls,
     rule_set,
     run_answer,
     scheduled_answer,
@@ -43,6 +44,7 @@ from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
 from services.idempotency import Fact, Outcome
 from services.sources import ORGANISER_ROLE, new_token, token_hash
+from services.tournaments.listing import TournamentList, list_tournaments
 from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
 
@@ -100,6 +102,7 @@ class TournamentController(Controller):
                 organiser_token_hash=token_hash(token),
                 tournament_id=tid,
                 attach=attach,
+                **controls(data),
             )
             return Answer(201, made[0])
 
@@ -117,7 +120,37 @@ class TournamentController(Controller):
         response.headers["Location"] = f"/v1/tournaments/{field_of(response, 'tournamentId')}"
         return response
 
-    @get("/{tournament_id:uuid}", summary="A tournament: teams, rounds, tables, results")
+    @get(
+        "/",
+        summary="List tournaments, oldest first (paged; filter by status)",
+        description="Every tournament's id, name, format, status, teams and rounds; "
+        "`status` keeps those in that state now; page with `after` = the previous `next`.",
+        responses=problems(),
+    )
+    async def index(
+        self,
+        runtime: NamedDependency[Runtime],
+        after: Annotated[
+            int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
+        ] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
+        status: Annotated[
+            Literal["registration", "ready", "in_play", "finished"] | None,
+            QueryParameter(description="Only the tournaments in this state now"),
+        ] = None,
+    ) -> TournamentList:
+        return await runtime.call(
+            lambda: list_tournaments(runtime.service, after=after, limit=limit, status=status)
+        )
+
+    @get(
+        "/{tournament_id:uuid}",
+        summary="A tournament: teams, settings, rounds with pairings, tables, results",
+        description="The detail: teams (with their status: registered, checked in, playing, "
+        "withdrawn), the settings (timers, deadline, tiebreaks), forbidden pairings, "
+        "adjustments, and each round's pairing, bye, tables (match, seating, result).",
+        responses=problems(404),
+    )
     async def get_tournament(
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
     ) -> TournamentView:

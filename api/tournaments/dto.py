@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import PathParameter
 
-from api.dto import Name, Preset, RulesRequest, problems
+from api.dto import Name, Preset, RulesRequest, TimersRequest, problems
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from domain.tournament.events import RoundState, TeamEntry
@@ -50,11 +50,34 @@ class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
     preset: Preset | None = None
     rules: RulesRequest | None = None
     """§10 fields over the preset; the match length sets ``matchEnd``."""
-    teams: Annotated[list[TeamRequest], msgspec.Meta(min_length=2, max_length=64)]
+    teams: Annotated[list[TeamRequest], msgspec.Meta(max_length=64)] = []
+    """2..64 teams; any number (none too) with ``registration``."""
     format: Literal["round_robin", "swiss"]
     swiss_rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
     match_length: Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["finish_at_A"]
     """Deals per match (``rounds:N``) or ``finish_at_A`` (R32)."""
+    timers: TimersRequest | None = None
+    """Turn time limits of every table, as a match's (docs/timers.md): the sweeper times
+    out a seat over its time."""
+    round_deadline_s: Annotated[int, msgspec.Meta(ge=1, le=604_800, examples=[5400])] | None = None
+    """A round must be over this many seconds after it is scheduled."""
+    deadline_rule: Literal["flag", "finish"] = "flag"
+    """Past the deadline: ``flag`` the unfinished tables, or ``finish`` them (R32)."""
+    tiebreaks: (
+        Annotated[
+            list[
+                Literal["buchholz", "head_to_head", "levels_gained", "point_differential", "wins"]
+            ],
+            msgspec.Meta(max_length=5, examples=[["buchholz", "head_to_head", "levels_gained"]]),
+        ]
+        | None
+    ) = None
+    """The tiebreak order after match points (default by format, docs/tournaments.md)."""
+    registration: bool = False
+    """Open a registration phase: teams register (themselves or by the organiser) until
+    ``POST …/start``."""
+    checkin_required: bool = False
+    """With registration: only the teams that checked in play."""
 
 
 class FinishTableRequest(_Request, frozen=True, kw_only=True):
@@ -168,15 +191,28 @@ def rule_set(data: CreateTournamentRequest) -> RuleSet:
     return RuleSet.from_mapping({**base.to_mapping(), **fields})
 
 
+def team_entry(team: TeamRequest) -> TeamEntry:
+    return TeamEntry(
+        team.name,
+        (team.players[0].name, team.players[1].name),
+        (team.players[0].kind, team.players[1].kind),
+    )
+
+
 def team_entries(data: CreateTournamentRequest) -> list[TeamEntry]:
-    return [
-        TeamEntry(
-            team.name,
-            (team.players[0].name, team.players[1].name),
-            (team.players[0].kind, team.players[1].kind),
-        )
-        for team in data.teams
-    ]
+    return [team_entry(team) for team in data.teams]
+
+
+def controls(data: CreateTournamentRequest) -> dict[str, object]:
+    """The organiser's settings of the create request (``Tournament.create``)."""
+    return {
+        "timers": None if data.timers is None else data.timers.value().to_mapping(),
+        "round_deadline_s": data.round_deadline_s,
+        "deadline_rule": data.deadline_rule,
+        "tiebreaks": data.tiebreaks,
+        "registration": data.registration,
+        "checkin_required": data.checkin_required,
+    }
 
 
 def scheduled_answer(

@@ -21,6 +21,7 @@ from api.runtime import Runtime
 from domain.tournament.tournament import Tournament
 from services.idempotency import Outcome
 from services.sources import ORGANISER_ROLE
+from services.tournaments.organise import TEAM_ROLE, Organiser
 from services.tournaments.service import TournamentService
 
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -30,6 +31,7 @@ IdempotencyKey = Annotated[
 ]
 
 T = TypeVar("T")
+Check = Callable[[Organiser, Tournament, str | None], None]
 
 
 def require_organiser(service: TournamentService, t: Tournament, token: str | None) -> None:
@@ -42,7 +44,9 @@ def require_organiser(service: TournamentService, t: Tournament, token: str | No
     if parts[1] != t.id.hex:
         raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
     if parts[0] != ORGANISER_ROLE:
-        raise ForbiddenError("a seat token cannot be used here: the organiser token is needed")
+        raise ForbiddenError(
+            "a seat or team token cannot be used here: the organiser token is needed"
+        )
     if not service.is_organiser(t, token):
         raise UnauthorizedError("the token is not the organiser token of this tournament")
 
@@ -56,24 +60,44 @@ def saved(runtime: Runtime, key: Key, outcome: Outcome, answer: T) -> Answer[T]:
     return Answer(outcome.status, answer)
 
 
+def team_or_organiser(team: int) -> Check:
+    """The check of a team's own writes (check-in, withdrawal): the organiser token, or
+    the team token that team got when it registered itself (``t.<tournament id hex>.…``)."""
+
+    def check(service: Organiser, t: Tournament, token: str | None) -> None:
+        parts = (token or "").split(".")
+        if token is None or parts[0] != TEAM_ROLE:
+            require_organiser(service, t, token)
+            return
+        if len(parts) != 3 or parts[1] != t.id.hex:
+            raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
+        if not any(service.is_team(t, n, token) for n in range(len(t.teams))):
+            raise UnauthorizedError("the token is not a team token of this tournament")
+        if not service.is_team(t, team, token):
+            raise ForbiddenError(f"this is another team's token, not team {team}'s")
+
+    return check
+
+
 async def organiser_write(
     runtime: Runtime,
     request: Request[Any, Any, Any],
     tournament_id: UUID,
     idempotency_key: str | None,
-    act: Callable[[TournamentService, Key], Answer[T]],
+    act: Callable[[Organiser, Key], Answer[T]],
     replay: Callable[[Tournament, Outcome], T],
+    check: Check | None = None,
 ) -> Response[T]:
     """An organiser's POST on a tournament: the organiser token is checked first (401/403,
     also before the Idempotency-Key is looked up), then ``act`` runs in a worker thread
     under the key's semantics; ``act`` saves the key's record (:func:`saved`, or with
     its command in one save). A replay rebuilds the answer from the tournament as of the
-    recorded version."""
-    tournaments = TournamentService(runtime.service)
+    recorded version. ``check``: who may write (the organiser by default)."""
+    tournaments = Organiser(runtime.service)
     token = bearer(request)
 
     def authorize() -> None:
-        require_organiser(tournaments, tournaments.get(tournament_id), token)
+        (check or require_organiser)(tournaments, tournaments.get(tournament_id), token)
 
     def work(key: Key) -> Answer[T]:
         authorize()

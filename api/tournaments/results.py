@@ -29,15 +29,14 @@ from api.tournaments.dto import (
 from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
 from domain.tournament.tournament import Tournament
 from services.idempotency import Outcome
+from services.tournaments.exports import results_csv, standings_csv
 from services.tournaments.service import TournamentService
 from services.tournaments.views import (
     ResultsExport,
     StandingsView,
     TableView,
     TournamentView,
-    results_csv,
     results_export,
-    standings_csv,
     standings_view,
     table_view,
     tournament_view,

@@ -111,6 +111,12 @@ class Match(GameAggregate):
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
         self._emit(ev.SeatTaken, now, seat=seat, player=player, kind=kind, token_hash=token_hash)
 
+    def reissue_token(self, seat: int, token_hash: str, now: datetime) -> None:
+        """A taken seat gets a new token (its old one stops working)."""
+        if type(seat) is not int or not 0 <= seat <= 3 or self.seats[seat] is None:
+            raise IllegalMoveError(f"seat {seat!r} is not taken", rule="R1", code="seat-free")
+        self._emit(ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash)
+
     def begin_round(self, now: datetime) -> UUID:
         """Open the next round (the service then starts and deals it in the same save)."""
         self._check_open()

@@ -99,6 +99,20 @@ class SeatTaken(MatchEvent):
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
 
 
+class SeatTokenReissued(MatchEvent):
+    """A new token for a seat (a tournament organiser re-issued the table's tokens): the
+    old one stops working. class_version 1 (issue 16)."""
+
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    seat: int
+    token_hash: str
+
+    def apply_to(self, match: Match) -> None:
+        info = match.seats[self.seat]
+        assert info is not None
+        match.seats[self.seat] = SeatInfo(info.name, info.kind, self.token_hash)
+
+
 class RoundBegun(MatchEvent):
     """The match opened round ``number`` (its own aggregate ``round_id``)."""
 

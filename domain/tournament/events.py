@@ -8,6 +8,7 @@ round's secret until ``RoundCompleted`` reveals it (R35, R36).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
@@ -51,6 +52,8 @@ class ResultEntry:
     deals: int
     corrected_by: str | None = None
     reason: str | None = None
+    forfeit: bool = False
+    """The loser withdrew: the winner scores a bye (docs/tournaments.md)."""
 
 
 @dataclass(slots=True)
@@ -64,6 +67,11 @@ class RoundState:
     tables: tuple[TableEntry, ...]
     bye: int | None
     revealed: bool = False
+    scheduled_at: datetime | None = None
+    override: str | None = None
+    """The organiser's reason, when the pairing was set by hand."""
+    flagged: tuple[int, ...] = ()
+    """Tables (0-based) flagged for the organiser when the round's deadline passed."""
 
 
 class TournamentEvent(Aggregate.Event):
@@ -104,6 +112,7 @@ class TournamentCreated(Aggregate.Created):
         t.organiser_token_hash = self.organiser_token_hash
         t.rounds = []
         t.results = {}
+        t.init_controls()
 
 
 class RoundScheduled(TournamentEvent):
@@ -117,8 +126,17 @@ class RoundScheduled(TournamentEvent):
     bye: int | None
 
     def apply_to(self, t: Tournament) -> None:
+        override = t.overrides.pop(self.number, None)
         t.rounds.append(
-            RoundState(self.number, self.commitment, self.secret, self.tables, self.bye)
+            RoundState(
+                self.number,
+                self.commitment,
+                self.secret,
+                self.tables,
+                self.bye,
+                scheduled_at=self.timestamp,
+                override=None if override is None else override.reason,
+            )
         )
 
 
@@ -164,3 +182,198 @@ class RoundCompleted(TournamentEvent):
 
     def apply_to(self, t: Tournament) -> None:
         t.rounds[self.number - 1].revealed = True
+
+
+# -- organisers' controls (issue 16), class_version 1 ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AdjustmentEntry:
+    """A score adjustment or penalty, in match points, with who and why."""
+
+    team: int
+    match_points: int
+    reason: str
+    by: str
+    after_round: int
+    """Rounds scheduled when it was made (context for the reader)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PairingOverride:
+    """The organiser's pairing for a round not scheduled yet, and why."""
+
+    tables: tuple[tuple[int, int], ...]
+    bye: int | None
+    reason: str
+    by: str
+
+
+class TournamentConfigured(TournamentEvent):
+    """The organiser's settings: the tables' turn timers (the match timers' shape, ms), the
+    round deadline and its rule (``finish`` or ``flag``), the tiebreak order, whether
+    registration is open and whether check-in is required. Created tournaments record it
+    right after ``TournamentCreated``; one without it keeps the defaults of
+    :meth:`Tournament.init_controls`."""
+
+    timers: dict[str, int] | None
+    round_deadline_s: int | None
+    deadline_rule: str
+    tiebreaks: tuple[str, ...]
+    registration: bool
+    checkin_required: bool
+
+    def apply_to(self, t: Tournament) -> None:
+        t.timers = None if self.timers is None else dict(self.timers)
+        t.round_deadline_s = self.round_deadline_s
+        t.deadline_rule = self.deadline_rule
+        t.tiebreaks = tuple(self.tiebreaks)
+        t.checkin_required = self.checkin_required
+        if self.registration:
+            t.phase = "registration"
+
+
+class TeamRegistered(TournamentEvent):
+    """A team entered: by the organiser or by itself (its team token, stored hashed),
+    from round ``from_round`` (1 before the start; a later Swiss round for a late entry)."""
+
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    team: TeamEntry
+    by: str
+    from_round: int
+    token_hash: str
+
+    def apply_to(self, t: Tournament) -> None:
+        number = len(t.teams)
+        t.teams = (*t.teams, self.team)
+        if self.from_round > 1:
+            t.joined[number] = self.from_round
+        if self.token_hash:
+            t.team_tokens[number] = self.token_hash
+
+
+class TeamCheckedIn(TournamentEvent):
+    """A registered team confirmed it is present, before the start."""
+
+    team: int
+
+    def apply_to(self, t: Tournament) -> None:
+        t.checked_in.add(self.team)
+
+
+class TournamentStarted(TournamentEvent):
+    """Registration closed: the entrants (teams present, in seeding order) and the rounds.
+    With check-in required, the teams that did not check in are out (``absent``)."""
+
+    entrants: tuple[int, ...]
+    absent: tuple[int, ...]
+    total_rounds: int
+
+    def apply_to(self, t: Tournament) -> None:
+        t.phase = "running"
+        t.entrants = tuple(self.entrants)
+        t.total_rounds = self.total_rounds
+        t.absent = set(self.absent)
+        for team in self.absent:
+            t.withdrawn[team] = 1
+
+
+class TeamWithdrew(TournamentEvent):
+    """A team left: it is paired no more from round ``from_round`` (who and why)."""
+
+    team: int
+    from_round: int
+    reason: str
+    by: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.withdrawn[self.team] = self.from_round
+
+
+class TableForfeited(TournamentEvent):
+    """A table without a result whose team withdrew: the other team wins by forfeit and
+    scores as a bye (docs/tournaments.md)."""
+
+    number: int
+    table: int
+    winner: int
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.results[(self.number, self.table)] = ResultEntry(
+            self.winner, (0, 0), (0, 0), 0, None, self.reason, forfeit=True
+        )
+
+
+class ByeAwarded(TournamentEvent):
+    """A round-robin team whose scheduled opponent withdrew sits out with a bye."""
+
+    number: int
+    team: int
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.awarded_byes.append((self.number, self.team, self.reason))
+
+
+class PairingForbidden(TournamentEvent):
+    """Two teams must not be paired (two teams of one club), and why."""
+
+    teams: tuple[int, int]
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.forbidden[frozenset(self.teams)] = self.reason
+
+
+class PairingAllowed(TournamentEvent):
+    """A forbidden pairing was lifted."""
+
+    teams: tuple[int, int]
+
+    def apply_to(self, t: Tournament) -> None:
+        t.forbidden.pop(frozenset(self.teams), None)
+
+
+class PairingsOverridden(TournamentEvent):
+    """The organiser set the pairing of round ``number`` by hand before it was scheduled;
+    scheduling it uses these tables (and bye) instead of the computed pairing."""
+
+    number: int
+    tables: tuple[tuple[int, int], ...]
+    bye: int | None
+    reason: str
+    by: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.overrides[self.number] = PairingOverride(
+            tuple((a, b) for a, b in self.tables), self.bye, self.reason, self.by
+        )
+
+
+class ScoreAdjusted(TournamentEvent):
+    """A score adjustment or penalty in match points (negative for a penalty), with why."""
+
+    team: int
+    match_points: int
+    reason: str
+    by: str
+    after_round: int
+
+    def apply_to(self, t: Tournament) -> None:
+        t.adjustments.append(
+            AdjustmentEntry(self.team, self.match_points, self.reason, self.by, self.after_round)
+        )
+
+
+class RoundDeadlinePassed(TournamentEvent):
+    """Round ``number``'s deadline passed with ``tables`` (0-based) unfinished; by the
+    tournament's ``rule`` they were finished (R32) or flagged for the organiser."""
+
+    number: int
+    tables: tuple[int, ...]
+    rule: str
+
+    def apply_to(self, t: Tournament) -> None:
+        state = t.rounds[self.number - 1]
+        state.flagged = tuple(sorted({*state.flagged, *self.tables}))

@@ -17,6 +17,7 @@ the count is odd. Table order is the order of the pairs (table 1 first).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -76,44 +77,56 @@ def swiss(
     had_bye: Collection[int],
     *,
     first_round: bool = False,
+    forbidden: Collection[frozenset[int]] = (),
 ) -> Pairing:
     """A Swiss round for the teams in ``ranking`` (best first).
 
-    ``met``: the pairs of teams that have played each other; ``had_bye``: teams that
-    have had a bye. ``first_round`` folds the ranking (top half v bottom half).
+    ``met``: the pairs of teams that have played each other; ``had_bye``: the teams given
+    a bye, once per bye (a team twice if it had two). ``first_round`` folds the ranking
+    (top half v bottom half); ``forbidden``: pairs never to pair while avoidable.
     """
     order = list(ranking)
     _check_count(len(order))
     if len(set(order)) != len(order):
         raise InvalidInputError("a ranking lists each team once")
+    banned = {frozenset(p) for p in forbidden}
+    candidates = _bye_candidates(order, had_bye)
     if first_round:
-        return _fold(order)
+        folded = _fold(order, candidates[0])
+        if not any(frozenset(p) in banned for p in folded.tables):
+            return folded
     met_set = {frozenset(p) for p in met}
-    for allow_rematch in (False, True):
-        for bye in _bye_candidates(order, had_bye):
+    for avoid, allow_rematch in ((banned, False), (banned, True), (set(), True)):
+        for bye in candidates:
             rest = [t for t in order if t != bye]
             budget = [SEARCH_BUDGET]
-            found = _pair(rest, met_set, allow_rematch, budget)
+            found = _pair(rest, met_set, allow_rematch, budget, avoid)
             if found is not None:
                 return Pairing(tuple(found), bye)
     raise AssertionError("pairing with rematches allowed always succeeds")  # pragma: no cover
 
 
-def _fold(order: list[int]) -> Pairing:
-    bye = order.pop() if len(order) % 2 else None
-    half = len(order) // 2
-    return Pairing(tuple(zip(order[:half], order[half:], strict=True)), bye)
+def _fold(order: list[int], bye: int | None) -> Pairing:
+    rest = [t for t in order if t != bye]
+    half = len(rest) // 2
+    return Pairing(tuple(zip(rest[:half], rest[half:], strict=True)), bye)
 
 
 def _bye_candidates(order: list[int], had_bye: Collection[int]) -> list[int | None]:
+    """Who may sit out: the teams with the fewest byes, lowest-ranked first."""
     if len(order) % 2 == 0:
         return [None]
-    fresh = [t for t in reversed(order) if t not in had_bye]
-    return [*fresh, *[t for t in reversed(order) if t in had_bye]]
+    counts = Counter(had_bye)
+    fewest = min(counts[t] for t in order)
+    return [t for t in reversed(order) if counts[t] == fewest]
 
 
 def _pair(
-    teams: list[int], met: set[frozenset[int]], allow_rematch: bool, budget: list[int]
+    teams: list[int],
+    met: set[frozenset[int]],
+    allow_rematch: bool,
+    budget: list[int],
+    banned: set[frozenset[int]],
 ) -> list[tuple[int, int]] | None:
     """Pair ``teams`` (ranked) top-down, backtracking; None when impossible."""
     if not teams:
@@ -123,9 +136,10 @@ def _pair(
         return None
     top, rest = teams[0], teams[1:]
     for i, other in enumerate(rest):
-        if not allow_rematch and frozenset((top, other)) in met:
+        pair = frozenset((top, other))
+        if pair in banned or (not allow_rematch and pair in met):
             continue
-        tail = _pair(rest[:i] + rest[i + 1 :], met, allow_rematch, budget)
+        tail = _pair(rest[:i] + rest[i + 1 :], met, allow_rematch, budget, banned)
         if tail is not None:
             return [(top, other), *tail]
     return None

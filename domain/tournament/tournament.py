@@ -9,19 +9,20 @@ the service from ``RoundScheduled`` (their ids are :func:`table_match_id`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from domain.game.base import GameAggregate
-from domain.game.match import SEAT_KINDS
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from domain.tournament import events as ev
+from domain.tournament.controls import OrganiserControls, settings_event
 from domain.tournament.duplicate import check_secret, first_team_parity, secret_commitment
 from domain.tournament.pairing import MAX_TEAMS, Pairing, round_robin, round_robin_rounds, swiss
 from domain.tournament.standings import Standing, TableResult, standings
+from domain.tournament.teams import check_teams
 
 FORMATS = ("round_robin", "swiss")
 MAX_DEALS = 100
@@ -46,7 +47,7 @@ def match_length_end(length: int | str) -> MatchEnd:
     )
 
 
-class Tournament(GameAggregate):
+class Tournament(OrganiserControls, GameAggregate):
     """A tournament of two-player teams (R2) under one rule set (§10)."""
 
     if TYPE_CHECKING:
@@ -75,13 +76,22 @@ class Tournament(GameAggregate):
         swiss_rounds: int | None = None,
         organiser_token_hash: str = "",
         tournament_id: UUID,
+        timers: Mapping[str, int] | None = None,
+        round_deadline_s: int | None = None,
+        deadline_rule: str = "flag",
+        tiebreaks: Sequence[str] | None = None,
+        registration: bool = False,
+        checkin_required: bool = False,
     ) -> Tournament:
         if not 1 <= len(name) <= 200:
             raise InvalidInputError("name: a tournament name is 1 to 200 characters")
-        _check_teams(teams)
         if fmt not in FORMATS:
             raise InvalidInputError(f"format: one of {', '.join(FORMATS)}, got {fmt!r}")
-        most = round_robin_rounds(len(teams))
+        settings = settings_event(
+            fmt, timers, round_deadline_s, deadline_rule, tiebreaks, registration, checkin_required
+        )
+        check_teams(teams, at_least=0 if registration else 2)
+        most = round_robin_rounds(len(teams)) if not registration else MAX_TEAMS - 1
         if fmt == "swiss":
             if type(swiss_rounds) is not int or not 1 <= swiss_rounds <= most:
                 raise InvalidInputError(
@@ -91,10 +101,10 @@ class Tournament(GameAggregate):
         else:
             if swiss_rounds is not None:
                 raise InvalidInputError("swissRounds: only for the swiss format")
-            total = most
+            total = 0 if registration else most
         end = match_length_end(match_length)
         fixed = RuleSet.from_mapping({**rules.to_mapping(), "match_end": str(end)})
-        return cls._create(
+        tournament = cls._create(
             ev.TournamentCreated,
             id=tournament_id,
             name=name,
@@ -107,6 +117,8 @@ class Tournament(GameAggregate):
             organiser_token_hash=organiser_token_hash,
             timestamp=now,
         )
+        tournament._emit(ev.TournamentConfigured, now, **settings)
+        return tournament
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -122,7 +134,30 @@ class Tournament(GameAggregate):
 
     @property
     def finished(self) -> bool:
-        return len(self.rounds) == self.total_rounds and not self.in_play
+        return (
+            self.phase == "running" and len(self.rounds) == self.total_rounds and not self.in_play
+        )
+
+    @property
+    def status(self) -> str:
+        """``registration``, ``ready`` (the next round may be scheduled), ``in_play`` or
+        ``finished``."""
+        if self.phase == "registration":
+            return "registration"
+        if self.finished:
+            return "finished"
+        return "in_play" if self.in_play else "ready"
+
+    def active(self, number: int) -> list[int]:
+        """The teams paired in round ``number``: entrants and late entries from their
+        round, less the withdrawn (docs/tournaments.md)."""
+        return [
+            team
+            for team in range(len(self.teams))
+            if (team in self.entrants or self.joined.get(team, 0) > 1)
+            and self.joined.get(team, 1) <= number
+            and self.withdrawn.get(team, number + 1) > number
+        ]
 
     def round_state(self, number: int) -> ev.RoundState:
         if type(number) is not int or not 1 <= number <= len(self.rounds):
@@ -139,22 +174,46 @@ class Tournament(GameAggregate):
         for r in self.rounds:
             for table in r.tables:
                 entry = self.results.get((r.number, table.table))
-                if entry is not None:
+                if entry is not None and not entry.forfeit:
                     found.append((r.number, table, _as_result(table, entry)))
         return found
 
+    def forfeit_wins(self) -> list[int]:
+        """The winners of tables forfeited by a withdrawn team (each scores as a bye)."""
+        return [
+            entry.winner
+            for entry in self.results.values()
+            if entry.forfeit and entry.winner is not None
+        ]
+
     def byes(self) -> list[int]:
-        """The teams given a bye, one per round that had one (scheduled rounds)."""
-        return [r.bye for r in self.rounds if r.bye is not None]
+        """The teams given a bye: the pairing's and those awarded when a round robin's
+        opponent withdrew (scheduled rounds), once per bye."""
+        paired = [r.bye for r in self.rounds if r.bye is not None]
+        return [*paired, *(team for _, team, _ in self.awarded_byes)]
+
+    def adjustment_totals(self) -> dict[int, int]:
+        totals: dict[int, int] = {}
+        for a in self.adjustments:
+            totals[a.team] = totals.get(a.team, 0) + a.match_points
+        return totals
 
     def standings(self) -> list[Standing]:
-        return standings(len(self.teams), (res for _, _, res in self.table_results()), self.byes())
+        return standings(
+            len(self.teams),
+            (res for _, _, res in self.table_results()),
+            self.byes(),
+            adjustments=self.adjustment_totals(),
+            tiebreaks=self.tiebreaks,
+            forfeits=self.forfeit_wins(),
+        )
 
     # -- commands --------------------------------------------------------------------------
 
     def schedule_round(self, secret: bytes, now: datetime) -> int:
         """Pair the next round (R36: its seeds' commitment is published now)."""
         check_secret(secret)
+        self.check_running()
         if self.in_play:
             current = self.current
             assert current is not None
@@ -173,7 +232,7 @@ class Tournament(GameAggregate):
                 code="tournament-over",
             )
         number = len(self.rounds) + 1
-        pairing = self._pairing(number)
+        pairing, awarded = self._pairing(number)
         tables = tuple(
             ev.TableEntry(i, a, b, first_team_parity(i), table_match_id(self.id, number, i))
             for i, (a, b) in enumerate(pairing.tables)
@@ -187,7 +246,9 @@ class Tournament(GameAggregate):
             tables=tables,
             bye=pairing.bye,
         )
-        if not tables:  # pragma: no cover - two teams or more always make a table
+        for team in awarded:
+            self._emit(ev.ByeAwarded, now, number=number, team=team, reason="opponent withdrew")
+        if not tables:  # every opponent withdrew: nothing to play
             self._complete(now)
         return number
 
@@ -212,8 +273,12 @@ class Tournament(GameAggregate):
             points=result.points,
             deals=result.deals,
         )
+        self.complete_if_done(number, now)
+
+    def complete_if_done(self, number: int, now: datetime) -> None:
+        """The round's last result completes it and reveals its secret (R35)."""
         state = self.round_state(number)
-        if all((number, t.table) in self.results for t in state.tables):
+        if not state.revealed and all((number, t.table) in self.results for t in state.tables):
             self._complete(now)
 
     def correct_result(
@@ -244,12 +309,49 @@ class Tournament(GameAggregate):
 
     # -- internals -------------------------------------------------------------------------
 
-    def _pairing(self, number: int) -> Pairing:
+    def _pairing(self, number: int) -> tuple[Pairing, list[int]]:
+        """Round ``number``'s pairing (the organiser's override, if any) and the teams
+        awarded a bye because their round-robin opponent withdrew."""
+        override = self.overrides.get(number)
+        active = self.active(number)
+        if len(active) < 2:
+            raise IllegalMoveError(
+                f"round {number} would have {len(active)} team(s): two or more are needed",
+                rule="R36",
+                code="too-few-teams",
+            )
+        if override is not None:
+            self.check_override(active, override.tables, override.bye)
+            return Pairing(override.tables, override.bye), []
         if self.format == "round_robin":
-            return round_robin(len(self.teams), number)
+            circle = round_robin(len(self.entrants), number)
+            tables: list[tuple[int, int]] = []
+            awarded: list[int] = []
+            for a, b in ((self.entrants[a], self.entrants[b]) for a, b in circle.tables):
+                if a in active and b in active:
+                    tables.append((a, b))
+                else:
+                    awarded.extend(team for team in (a, b) if team in active)
+            bye = None if circle.bye is None else self.entrants[circle.bye]
+            return Pairing(tuple(tables), bye if bye in active else None), awarded
         met = {frozenset((res.first, res.second)) for _, _, res in self.table_results()}
-        ranking = [s.team for s in self.standings()]
-        return swiss(ranking, met, set(self.byes()), first_round=number == 1)
+        ranking = [s.team for s in self.standings() if s.team in active]
+        forbidden = set(self.forbidden)
+        return swiss(ranking, met, self.byes(), first_round=number == 1, forbidden=forbidden), []
+
+    def preview(self) -> tuple[int, Pairing, list[int]]:
+        """The next round's pairing as it would be scheduled now (no event): its number,
+        the pairing and the teams a round robin would award a bye."""
+        self.check_running()
+        if len(self.rounds) >= self.total_rounds:
+            raise IllegalMoveError(
+                f"all {self.total_rounds} rounds have been scheduled",
+                rule="R36",
+                code="tournament-over",
+            )
+        number = len(self.rounds) + 1
+        pairing, awarded = self._pairing(number)
+        return number, pairing, awarded
 
     def table(self, number: int, table: int) -> ev.TableEntry:
         """Table ``table`` (0-based) of round ``number``."""
@@ -282,23 +384,3 @@ def _check_result(table: ev.TableEntry, result: TableResult) -> None:
     for name, pair in (("levels", result.levels), ("points", result.points)):
         if len(pair) != 2 or any(type(v) is not int or not 0 <= v <= 100_000 for v in pair):
             raise InvalidInputError(f"{name}: two integers >= 0 (first team, second team)")
-
-
-def _check_teams(teams: Sequence[ev.TeamEntry]) -> None:
-    if not 2 <= len(teams) <= MAX_TEAMS:
-        raise InvalidInputError(f"teams: 2..{MAX_TEAMS} teams, got {len(teams)}")
-    names = [t.name for t in teams]
-    if len(set(names)) != len(names):
-        raise InvalidInputError("teams: team names must differ")
-    for i, team in enumerate(teams):
-        if not 1 <= len(team.name) <= 100:
-            raise InvalidInputError(f"teams[{i}].name: 1 to 100 characters")
-        if len(team.players) != 2 or len(team.kinds) != 2:
-            raise InvalidInputError(f"teams[{i}]: two players (R2: partners sit opposite)")
-        for j, (player, kind) in enumerate(zip(team.players, team.kinds, strict=True)):
-            if not 1 <= len(player) <= 100:
-                raise InvalidInputError(f"teams[{i}].players[{j}].name: 1 to 100 characters")
-            if kind not in SEAT_KINDS:
-                raise InvalidInputError(
-                    f"teams[{i}].players[{j}].kind: one of {', '.join(SEAT_KINDS)}, got {kind!r}"
-                )

@@ -41,6 +41,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain.game.match import Match
+from domain.game.timers import Timers
 from domain.players import PLAYERS
 from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
@@ -146,9 +147,11 @@ class TournamentService:
         organiser_token_hash: str = "",
         tournament_id: UUID | None = None,
         attach: Callable[[Tournament], Sequence[Any]] | None = None,
+        **controls: Any,
     ) -> Tournament:
         """A new tournament; ``attach`` builds more aggregates to save with it in one save
-        (an idempotency record with the answer)."""
+        (an idempotency record with the answer); ``controls``: the organiser's settings
+        (:meth:`Tournament.create`: timers, round deadline, tiebreaks, registration)."""
         tournament = Tournament.create(
             name=name,
             rules=rules,
@@ -160,6 +163,7 @@ class TournamentService:
             swiss_rounds=swiss_rounds,
             organiser_token_hash=organiser_token_hash,
             tournament_id=tournament_id or uuid4(),
+            **controls,
         )
         self.save(tournament, *(attach(tournament) if attach else ()))
         return tournament
@@ -200,6 +204,7 @@ class TournamentService:
                     preset=tournament.preset,
                     match_id=table.match_id,
                     tournament=(tournament.id, state.number),
+                    timers=Timers.from_mapping(tournament.timers) if tournament.timers else None,
                 )
                 match = self.game.get_match(table.match_id)
             teams = seat_teams(table.table, table.first, table.second)

@@ -8,9 +8,8 @@ their own redacted views, R33). CSV cells that a spreadsheet would read as a for
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from datetime import timedelta
 
 import msgspec
 
@@ -35,6 +34,12 @@ class TeamView(_View, frozen=True, kw_only=True):
     """The team's number: its place in the registration (the seeding), from 0."""
     name: str
     players: list[PlayerView]
+    status: str = "playing"
+    """``registered``, ``checked_in`` (before the start), ``playing``, ``absent`` (not
+    checked in at the start) or ``withdrawn``."""
+    from_round: int = 1
+    """The first round it may be paired in (a late entry's is later)."""
+    withdrawn_from_round: int | None = None
 
 
 class ResultView(_View, frozen=True, kw_only=True):
@@ -48,6 +53,8 @@ class ResultView(_View, frozen=True, kw_only=True):
     corrected: bool
     corrected_by: str | None
     reason: str | None
+    forfeit: bool = False
+    """A team withdrew: the winner scores a bye (2 match points, no levels, no points)."""
 
 
 class TableView(_View, frozen=True, kw_only=True):
@@ -72,6 +79,37 @@ class RoundView(_View, frozen=True, kw_only=True):
     HMAC-SHA256(secret, "shengji-duplicate:{deal}:{dealNo}") (R36)."""
     bye: int | None
     tables: list[TableView]
+    awarded_byes: list[int] = []
+    """Round robin: teams whose scheduled opponent withdrew (each scores a bye)."""
+    override: str | None = None
+    """The organiser's reason when the pairing was set by hand."""
+    deadline: str | None = None
+    """When the round must be over (its scheduling + ``roundDeadlineS``)."""
+    flagged_tables: list[int] = []
+    """Tables (1-based) past the deadline: finished by the rule, or flagged."""
+
+
+class SettingsView(_View, frozen=True, kw_only=True):
+    timers: dict[str, int] | None
+    """The tables' turn limits (ms: declareMs, buryMs, playMs), as a match's timers."""
+    round_deadline_s: int | None
+    deadline_rule: str
+    """``flag`` or ``finish`` (docs/tournaments.md)."""
+    tiebreaks: list[str]
+    checkin_required: bool
+
+
+class AdjustmentView(_View, frozen=True, kw_only=True):
+    team: int
+    match_points: int
+    reason: str
+    by: str
+    after_round: int
+
+
+class ForbiddenView(_View, frozen=True, kw_only=True):
+    teams: list[int]
+    reason: str
 
 
 class TournamentView(_View, frozen=True, kw_only=True):
@@ -87,6 +125,9 @@ class TournamentView(_View, frozen=True, kw_only=True):
     version: int
     teams: list[TeamView]
     rounds: list[RoundView]
+    settings: SettingsView | None = None
+    forbidden: list[ForbiddenView] = []
+    adjustments: list[AdjustmentView] = []
 
 
 class StandingView(_View, frozen=True, kw_only=True):
@@ -104,6 +145,11 @@ class StandingView(_View, frozen=True, kw_only=True):
     points_against: int
     point_differential: int
     head_to_head: int
+    adjustment: int = 0
+    """The organiser's adjustments, in match points (included in matchPoints)."""
+    buchholz: int = 0
+    """Sum of the match points of the opponents met at a table."""
+    withdrawn: bool = False
 
 
 class StandingsView(_View, frozen=True, kw_only=True):
@@ -119,21 +165,39 @@ class ResultsExport(_View, frozen=True, kw_only=True):
 
     tournament: TournamentView
     standings: list[StandingView]
+    adjustments: list[AdjustmentView] = []
 
 
-TIEBREAKS = [
-    "matchPoints (win 2, draw 1, bye 2)",
-    "levelsGained (R30)",
-    "pointDifferential (attackers' points for minus against, same deals, R29/R36)",
-    "headToHead (match points among the teams still tied)",
-    "team (registration order)",
-]
+TIEBREAK_DOC = {
+    "buchholz": "buchholz (opponents' match points)",
+    "head_to_head": "headToHead (match points among the teams still tied)",
+    "levels_gained": "levelsGained (R30)",
+    "point_differential": "pointDifferential (attackers' points for minus against, same "
+    "deals, R29/R36)",
+    "wins": "wins (tables won)",
+}
+
+
+def tiebreak_names(t: Tournament) -> list[str]:
+    return [
+        "matchPoints (win 2, draw 1, bye 2, adjustments)",
+        *(TIEBREAK_DOC[name] for name in t.tiebreaks),
+        "team (registration order)",
+    ]
 
 
 def status(t: Tournament) -> str:
-    if t.finished:
-        return "finished"
-    return "in_play" if t.in_play else "ready"
+    return t.status
+
+
+def team_status(t: Tournament, team: int) -> str:
+    if team in t.absent:
+        return "absent"
+    if team in t.withdrawn:
+        return "withdrawn"
+    if t.phase == "registration":
+        return "checked_in" if team in t.checked_in else "registered"
+    return "playing"
 
 
 def _result(entry: ResultEntry | None) -> ResultView | None:
@@ -147,6 +211,7 @@ def _result(entry: ResultEntry | None) -> ResultView | None:
         corrected=entry.corrected_by is not None,
         corrected_by=entry.corrected_by,
         reason=entry.reason,
+        forfeit=entry.forfeit,
     )
 
 
@@ -169,7 +234,30 @@ def round_view(t: Tournament, state: RoundState) -> RoundView:
         secret=state.secret if state.revealed else None,  # R35: only after the round
         bye=state.bye,
         tables=[table_view(t, state.number, table) for table in state.tables],
+        awarded_byes=[team for n, team, _ in t.awarded_byes if n == state.number],
+        override=state.override,
+        deadline=_deadline(t, state),
+        flagged_tables=[table + 1 for table in state.flagged],
     )
+
+
+def _deadline(t: Tournament, state: RoundState) -> str | None:
+    if t.round_deadline_s is None or state.scheduled_at is None:
+        return None
+    return (state.scheduled_at + timedelta(seconds=t.round_deadline_s)).isoformat()
+
+
+def adjustment_views(t: Tournament) -> list[AdjustmentView]:
+    return [
+        AdjustmentView(
+            team=a.team,
+            match_points=a.match_points,
+            reason=a.reason,
+            by=a.by,
+            after_round=a.after_round,
+        )
+        for a in t.adjustments
+    ]
 
 
 def tournament_view(t: Tournament) -> TournamentView:
@@ -191,11 +279,30 @@ def tournament_view(t: Tournament) -> TournamentView:
                     PlayerView(name=p, kind=k)
                     for p, k in zip(team.players, team.kinds, strict=True)
                 ],
+                status=team_status(t, i),
+                from_round=t.joined.get(i, 1),
+                withdrawn_from_round=t.withdrawn.get(i),
             )
             for i, team in enumerate(t.teams)
         ],
         rounds=[round_view(t, r) for r in t.rounds],
+        settings=SettingsView(
+            timers=None if t.timers is None else {_camel(k): v for k, v in t.timers.items()},
+            round_deadline_s=t.round_deadline_s,
+            deadline_rule=t.deadline_rule,
+            tiebreaks=list(t.tiebreaks),
+            checkin_required=t.checkin_required,
+        ),
+        forbidden=[
+            ForbiddenView(teams=sorted(pair), reason=reason) for pair, reason in t.forbidden.items()
+        ],
+        adjustments=adjustment_views(t),
     )
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def standing_views(t: Tournament, lines: Iterable[Standing] | None = None) -> list[StandingView]:
@@ -215,6 +322,9 @@ def standing_views(t: Tournament, lines: Iterable[Standing] | None = None) -> li
             points_against=s.points_against,
             point_differential=s.point_differential,
             head_to_head=s.head_to_head,
+            adjustment=s.adjustment,
+            buchholz=s.buchholz,
+            withdrawn=s.team in t.withdrawn,
         )
         for s in (t.standings() if lines is None else lines)
     ]
@@ -224,73 +334,14 @@ def standings_view(t: Tournament) -> StandingsView:
     return StandingsView(
         tournament_id=str(t.id),
         rounds_completed=sum(r.revealed for r in t.rounds),
-        tiebreaks=TIEBREAKS,
+        tiebreaks=tiebreak_names(t),
         standings=standing_views(t),
     )
 
 
 def results_export(t: Tournament) -> ResultsExport:
-    return ResultsExport(tournament=tournament_view(t), standings=standing_views(t))
-
-
-# -- CSV ---------------------------------------------------------------------------------------
-
-STANDINGS_COLUMNS = [
-    "rank", "team", "name", "played", "wins", "draws", "losses", "byes", "match_points",
-    "levels_gained", "points_for", "points_against", "point_differential", "head_to_head",
-]  # fmt: skip
-RESULTS_COLUMNS = [
-    "round", "table", "match_id", "first_team", "first_name", "second_team", "second_name",
-    "first_team_seats", "winner", "first_levels", "second_levels", "first_points",
-    "second_points", "deals", "corrected_by", "reason", "commitment", "secret",
-]  # fmt: skip
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        return str(value)
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
-
-
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow([_cell(v) for v in row])
-    return out.getvalue()
-
-
-def standings_csv(t: Tournament) -> str:
-    return _csv(
-        STANDINGS_COLUMNS,
-        ([getattr(s, column) for column in STANDINGS_COLUMNS] for s in standing_views(t)),
+    return ResultsExport(
+        tournament=tournament_view(t),
+        standings=standing_views(t),
+        adjustments=adjustment_views(t),
     )
-
-
-def results_csv(t: Tournament) -> str:
-    rows = []
-    for state in t.rounds:
-        for table in state.tables:
-            entry = t.results.get((state.number, table.table))
-            rows.append(
-                [
-                    state.number,
-                    table.table + 1,
-                    table.match_id,
-                    table.first,
-                    t.teams[table.first].name,
-                    table.second,
-                    t.teams[table.second].name,
-                    f"{table.first_parity}/{table.first_parity + 2}",
-                    None if entry is None else ("draw" if entry.winner is None else entry.winner),
-                    *(("",) * 5 if entry is None else (*entry.levels, *entry.points, entry.deals)),
-                    None if entry is None else entry.corrected_by,
-                    None if entry is None else entry.reason,
-                    state.commitment,
-                    state.secret if state.revealed else None,
-                ]
-            )
-    return _csv(RESULTS_COLUMNS, rows)

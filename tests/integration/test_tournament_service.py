@@ -16,8 +16,9 @@ from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
 from services.errors import VersionConflictError
 from services.game import GameService
+from services.tournaments.exports import results_csv, standings_csv
 from services.tournaments.service import TournamentService, table_result
-from services.tournaments.views import results_csv, standings_csv, tournament_view
+from services.tournaments.views import tournament_view
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
 
 

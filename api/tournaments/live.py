@@ -1,0 +1,167 @@
+"""Live boards and the archive of a tournament (issue 16, docs/tournaments.md).
+
+**Standings stream** — ``GET /v1/tournaments/{id}/standings/stream`` (Server-Sent Events,
+public: standings show no card)::
+
+    event: standings
+    id: <tournament version>
+    data: <the standings, JSON: as GET …/standings, with "version">
+
+The first frame is the current standings; then a frame whenever the tournament's
+version grows (a table's result collected — by the clerk as tables finish — a
+correction, an adjustment, a withdrawal, a round scheduled). ``Last-Event-ID`` (header,
+else ``?lastEventId=``) resumes: no frame with an id <= it is sent again (the standings are
+the whole state, so the next frame is all a client missed). The stream ends after the
+finished tournament's last frame, or after its lifetime with a ``retry:`` hint. It polls
+the tournament (the repository's cache) every :data:`POLL_S`; this module is separate
+from the match streams (:mod:`api.sse`) on purpose: a tournament has one public view.
+
+**Archive** — ``GET /v1/tournaments/{id}/archive``: ND-JSON, one game record per table of
+each completed round (:mod:`services.tournaments.archive`), each line importable on its
+own with ``POST /v1/records``; the tables of a round in play are named in the
+``Tournament-Pending-Tables`` header (``round/table``, comma-separated).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Response, get
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from api.dto import problems
+from api.runtime import Runtime
+from api.stream import VERSION_PATTERN
+from domain.rules.errors import InvalidInputError
+from services.tournaments.archive import archive_lines, pending_tables
+from services.tournaments.service import TournamentService
+from services.tournaments.views import standings_view
+
+EVENT_STREAM = "text/event-stream"
+NDJSON = "application/x-ndjson"
+POLL_S = 0.25
+LIFETIME_S = 600.0
+HEARTBEAT_S = 15.0
+RETRY_MS = 1000
+
+
+def _frame(version: int, data: bytes) -> bytes:
+    return b"event: standings\nid: %d\ndata: %s\n\n" % (version, data)
+
+
+async def standings_frames(
+    runtime: Runtime, tournament_id: UUID, last: int | None
+) -> AsyncIterator[bytes]:
+    """Frames from ``last`` on (module docstring)."""
+    service = TournamentService(runtime.service)
+    sent = -1 if last is None else last
+    started = quiet = time.monotonic()
+    while True:
+        t = await runtime.call(service.get, tournament_id)
+        if t.version > sent:
+            view = msgspec.to_builtins(standings_view(t))
+            yield _frame(t.version, msgspec.json.encode({**view, "version": t.version}))
+            sent = t.version
+            quiet = time.monotonic()
+        if t.finished:
+            return
+        now = time.monotonic()
+        if now - started > LIFETIME_S:
+            yield b"retry: %d\n\n" % RETRY_MS
+            return
+        if now - quiet > HEARTBEAT_S:
+            yield b": ping\n\n"
+            quiet = now
+        await asyncio.sleep(POLL_S)
+
+
+class LiveController(Controller):
+    path = "/v1/tournaments"
+    tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @get(
+        "/{tournament_id:uuid}/standings/stream",
+        media_type=EVENT_STREAM,
+        summary="Live standings (Server-Sent Events, resumable)",
+        description="`event: standings` frames whose `id` is the tournament version and "
+        "whose `data` is the standings (as GET …/standings, plus `version`): the current "
+        "standings at once, then one frame whenever the tournament changes (results "
+        "collected as tables finish, corrections, adjustments, withdrawals). "
+        "`Last-Event-ID` (header, else `?lastEventId=`) resumes: frames up to it are not "
+        "sent again; an id beyond the tournament's version is a 422. The stream ends after "
+        "a finished tournament's frame, or after its lifetime with a `retry:` hint.",
+        responses=problems(404, 422),
+    )
+    async def stream(
+        self,
+        runtime: NamedDependency[Runtime],
+        tournament_id: FromPath[UUID],
+        last_event_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                pattern=VERSION_PATTERN,
+                description="The id of the last frame received (a tournament version)",
+            ),
+        ] = None,
+        last_event_id_query: Annotated[
+            str | None,
+            QueryParameter(
+                name="lastEventId",
+                pattern=VERSION_PATTERN,
+                description="As Last-Event-ID (the header wins)",
+            ),
+        ] = None,
+    ) -> Stream:
+        chosen = last_event_id if last_event_id is not None else last_event_id_query
+        last = None if chosen is None else int(chosen)
+        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
+        if last is not None and last > t.version:
+            raise InvalidInputError(
+                f"Last-Event-ID {last} is beyond the tournament's version {t.version}"
+            )
+        return Stream(
+            standings_frames(runtime, tournament_id, last),
+            media_type=EVENT_STREAM,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @get(
+        "/{tournament_id:uuid}/archive",
+        media_type=NDJSON,
+        summary="All tables' game records as one ND-JSON download",
+        description="One game record (docs/records.md) per line, for every table of each "
+        "completed round, in round and table order; each line can be imported on its own "
+        "with POST /v1/records. Tables of a round in play wait for it (R36) and are named "
+        "in Tournament-Pending-Tables.",
+        responses=problems(404),
+        response_headers=[
+            ResponseHeader(
+                name="Tournament-Pending-Tables",
+                description="round/table of the tables not in the archive yet",
+                documentation_only=True,
+            )
+        ],
+    )
+    async def archive(
+        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
+    ) -> Response[bytes]:
+        def build() -> tuple[bytes, list[str]]:
+            t = TournamentService(runtime.service).get(tournament_id)
+            return b"".join(archive_lines(runtime.service, t)), pending_tables(t)
+
+        body, pending = await runtime.call(build)
+        name = f"tournament-{tournament_id}.ndjson"
+        headers: dict[str, Any] = {
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Tournament-Pending-Tables": ",".join(pending),
+        }
+        return Response(body, media_type=NDJSON, headers=headers)

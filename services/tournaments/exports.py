@@ -1,0 +1,89 @@
+"""A tournament's CSV exports (RFC 4180, a header row): standings, results and
+adjustments. Text cells that a spreadsheet would read as a formula (``=``, ``+``, ``-``,
+``@`` first) are prefixed with ``'``."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+
+from domain.tournament.tournament import Tournament
+from services.tournaments.views import standing_views
+
+# -- CSV ---------------------------------------------------------------------------------------
+
+STANDINGS_COLUMNS = [
+    "rank", "team", "name", "played", "wins", "draws", "losses", "byes", "match_points",
+    "levels_gained", "points_for", "points_against", "point_differential", "head_to_head",
+    "adjustment", "buchholz", "withdrawn",
+]  # fmt: skip
+RESULTS_COLUMNS = [
+    "round", "table", "match_id", "first_team", "first_name", "second_team", "second_name",
+    "first_team_seats", "winner", "first_levels", "second_levels", "first_points",
+    "second_points", "deals", "corrected_by", "reason", "commitment", "secret", "forfeit",
+]  # fmt: skip
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        return str(value)
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([_cell(v) for v in row])
+    return out.getvalue()
+
+
+def standings_csv(t: Tournament) -> str:
+    return csv_text(
+        STANDINGS_COLUMNS,
+        ([getattr(s, column) for column in STANDINGS_COLUMNS] for s in standing_views(t)),
+    )
+
+
+def results_csv(t: Tournament) -> str:
+    rows = []
+    for state in t.rounds:
+        for table in state.tables:
+            entry = t.results.get((state.number, table.table))
+            rows.append(
+                [
+                    state.number,
+                    table.table + 1,
+                    table.match_id,
+                    table.first,
+                    t.teams[table.first].name,
+                    table.second,
+                    t.teams[table.second].name,
+                    f"{table.first_parity}/{table.first_parity + 2}",
+                    None if entry is None else ("draw" if entry.winner is None else entry.winner),
+                    *(("",) * 5 if entry is None else (*entry.levels, *entry.points, entry.deals)),
+                    None if entry is None else entry.corrected_by,
+                    None if entry is None else entry.reason,
+                    state.commitment,
+                    state.secret if state.revealed else None,
+                    None if entry is None else entry.forfeit,
+                ]
+            )
+    return csv_text(RESULTS_COLUMNS, rows)
+
+
+ADJUSTMENTS_COLUMNS = ["team", "name", "match_points", "reason", "by", "after_round"]
+
+
+def adjustments_csv(t: Tournament) -> str:
+    return csv_text(
+        ADJUSTMENTS_COLUMNS,
+        (
+            [a.team, t.teams[a.team].name, a.match_points, a.reason, a.by, a.after_round]
+            for a in t.adjustments
+        ),
+    )

@@ -1,0 +1,62 @@
+"""A round's printable pairing sheet (issue 16): plain text for the notice board, or CSV
+(RFC 4180, a header row; formula-like cells prefixed with ``'``). One line per table:
+the table number, the first team (seats 0/2 or 1/3, R36) against the second, and the
+bye or byes; nothing secret (no card, no seed before the round completes, R33, R35)."""
+
+from __future__ import annotations
+
+from domain.tournament.events import RoundState
+from domain.tournament.tournament import Tournament
+from services.tournaments.exports import csv_text
+
+SHEET_COLUMNS = [
+    "round", "table", "first_team", "first_name", "first_seats", "second_team", "second_name",
+    "second_seats", "match_id",
+]  # fmt: skip
+
+
+def _seats(parity: int) -> str:
+    return f"{parity}/{parity + 2}"
+
+
+def _byes(t: Tournament, state: RoundState) -> list[int]:
+    awarded = [team for n, team, _ in t.awarded_byes if n == state.number]
+    return ([] if state.bye is None else [state.bye]) + awarded
+
+
+def sheet_text(t: Tournament, state: RoundState) -> str:
+    lines = [f"{t.name}: round {state.number} of {t.total_rounds}", ""]
+    width = max((len(t.teams[x].name) for x in range(len(t.teams))), default=4)
+    for table in state.tables:
+        first, second = t.teams[table.first].name, t.teams[table.second].name
+        lines.append(
+            f"Table {table.table + 1:>2}  {first:<{width}} (seats {_seats(table.first_parity)})"
+            f"  v  {second:<{width}} (seats {_seats(1 - table.first_parity)})"
+        )
+    for team in _byes(t, state):
+        lines.append(f"Bye       {t.teams[team].name}")
+    if state.override:
+        lines += ["", f"Pairing set by the organiser: {state.override}"]
+    return "\n".join(lines) + "\n"
+
+
+def sheet_csv(t: Tournament, state: RoundState) -> str:
+    rows: list[list[object]] = [
+        [
+            state.number,
+            table.table + 1,
+            table.first,
+            t.teams[table.first].name,
+            _seats(table.first_parity),
+            table.second,
+            t.teams[table.second].name,
+            _seats(1 - table.first_parity),
+            table.match_id,
+        ]
+        for table in state.tables
+    ]
+    rows += [
+        [state.number, "bye", team, t.teams[team].name, "", "", "", "", ""]
+        for team in _byes(t, state)
+    ]
+    return csv_text(SHEET_COLUMNS, rows)
