@@ -100,3 +100,7 @@ rounds_scheduled  # services/tournaments/listing.py
 withdrawn_from_round  # services/tournaments/views.py
 flagged_tables  # services/tournaments/views.py
 _.deadlines  # services/tournaments/clerk.py: ClerkReport (read by tests)
+
+# -- live streams (issue 12) -----------------------------------------------------------------
+more  # services/history.py, summaries.py, tournaments/listing.py: page answers' field
+__call__  # api/live_feed.py: the Store protocol
