@@ -12,7 +12,7 @@ import logging
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
 import msgspec
@@ -37,6 +37,10 @@ class Subscription(Protocol):
 
     async def wait(self) -> bool:
         """True after a change since the last wait; False once the hub has stopped."""
+        ...
+
+    def take(self) -> list[Any] | None:
+        """The events handed over since the last take (None: read the store)."""
         ...
 
     def close(self) -> None: ...
@@ -92,9 +96,10 @@ class Feed:
     async def _run(self) -> None:
         retry = False
         while retry or await self._sub.wait():
+            known = None if retry else self._sub.take()
             try:
                 async with self.lock:
-                    await self._catch_up()
+                    await self._catch_up(known)
             except Exception as e:  # the store is unreachable: try again shortly
                 log.warning("live: following match %s failed: %s", self.match_id, e)
                 retry = True
@@ -105,15 +110,16 @@ class Feed:
         self.closed = True  # the hub stopped
         self.wake()
 
-    async def _catch_up(self) -> None:
-        """Apply what was saved since; one frame per version per viewer watching."""
+    async def _catch_up(self, known: list[Any] | None) -> None:
+        """Apply what was saved since — the events the hub handed over, else read from the
+        store — with one frame per version per viewer watching."""
         table = self.table
         assert table is not None
         viewers = list(self.viewers)
 
         def advance() -> list[tuple[int, dict[int | None, bytes]]]:
             out = []
-            for step in table.advance():
+            for step in table.advance(known):
                 frames = {v: encode(table.frame(step, v)) for v in viewers}
                 out.append((step.version, frames))
             if table.match.tournament_id is not None:

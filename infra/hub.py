@@ -1,10 +1,12 @@
 """The live hub: wakes a process's SSE subscribers when a match changes (ARCHITECTURE
 decision 3).
 
-A hub only says *which match changed*; it never carries events or views. Subscribers
-re-read the match and build their viewer's view themselves, through
-:func:`services.views.table_view` (RULES R33), so a signal is cheap and may be spurious
-or coalesced: several changes between two waits are one wake-up.
+A hub says *which match changed*, and the PostgreSQL hub hands over the new events it
+read for the matches this process watches (decoded by the service's mapper), so the live
+feeds apply them without reading them again; it never carries views. Subscribers build
+their viewers' frames themselves (:mod:`services.live`, RULES R33). A signal may be
+spurious or coalesced (several changes between two waits are one wake-up); one without
+events (a save in this process, a reconnect, an undecodable row) means "read the store".
 
 * :class:`InProcessHub` — one process on SQLite or POPO: ``GameService.on_saved`` calls
   :meth:`~InProcessHub.publish_many` after each save (from whatever thread saved).
@@ -37,6 +39,7 @@ from uuid import UUID
 
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
+from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import get_topic
 
@@ -86,17 +89,18 @@ class PostgresHub(LocalHub):
         cache_size: int = 100_000,
         query_timeout_s: float = 10.0,
         connect: Connect = asyncpg.connect,
+        mapper: Mapper[UUID] | None = None,
     ) -> None:
         super().__init__()
+        self._mapper = mapper
+        """Decodes the rows of watched matches into events handed to subscribers."""
         self._connect_kwargs = connect_kwargs
         self._connect = connect
         self.channel = channel
         events = f"{_quote(schema)}.{_quote(table)}"
         self._max_sql = f"SELECT coalesce(max(notification_id), 0) FROM {events}"
-        # the state only of first events (a round's names its match): small reads
         self._rows_sql = (
-            "SELECT notification_id, originator_id, originator_version, topic, "
-            "CASE WHEN originator_version = 1 THEN state END AS state "
+            "SELECT notification_id, originator_id, originator_version, topic, state "
             f"FROM {events} WHERE notification_id > $1 ORDER BY notification_id LIMIT $2"
         )
         self._first_sql = (
@@ -137,6 +141,7 @@ class PostgresHub(LocalHub):
             schema=recorder.datastore.schema,
             table=recorder.events_table_name,
             channel=recorder.channel_name,
+            mapper=service.mapper,
             **kwargs,
         )
 
@@ -240,12 +245,20 @@ class PostgresHub(LocalHub):
             if not rows:
                 return
             changed: set[UUID] = set()
+            events: dict[UUID, list[Any]] = {}
+            unread: set[UUID] = set()
             for row in rows:
                 match_id = await self._match_of_row(conn, row)
                 if match_id is not None:
                     changed.add(match_id)
+                    if match_id in self._subscribers and match_id not in unread:
+                        event = self._decode(match_id, row)
+                        if event is None:
+                            unread.add(match_id)  # its subscribers read the store instead
+                        else:
+                            events.setdefault(match_id, []).append(event)
             self._last = rows[-1]["notification_id"]
-            self._wake(changed)
+            self._wake(changed, {m: e for m, e in events.items() if m not in unread})
             if len(rows) < self._batch:
                 return
 
@@ -266,6 +279,23 @@ class PostgresHub(LocalHub):
         if len(self._match_of) > self._cache_size:
             self._match_of.popitem(last=False)
         return match_id
+
+    def _decode(self, match_id: UUID, row: Any) -> Any:
+        """``row`` as the event it stores, for the match's subscribers; None when there
+        is no mapper or it cannot be decoded (then they read the store)."""
+        if self._mapper is None:
+            return None
+        try:
+            stored = StoredEvent(
+                originator_id=UUID(bytes=row["originator_id"].bytes),
+                originator_version=row["originator_version"],
+                topic=row["topic"],
+                state=bytes(row["state"]),
+            )
+            return self._mapper.to_domain_event(stored)
+        except Exception as e:  # an event this process cannot read: the store decides
+            log.warning("live hub: cannot decode an event of match %s: %s", match_id, e)
+            return None
 
 
 def match_of_created(originator: UUID, topic: str | None, state: bytes | None) -> UUID | None:

@@ -1,15 +1,18 @@
 """The in-process side of the live hub: subscriptions and the hub of a single process
 (see :mod:`infra.hub` for the whole design; ARCHITECTURE decision 3).
 
-A hub only says *which match changed*; subscribers re-read the match themselves. Signals
-coalesce: several changes between two waits are one wake-up.
+A hub says *which match changed* and, when it read them (the PostgreSQL hub), hands over
+the new events too, so a subscriber need not read them again (:meth:`Subscription.take`);
+a wake-up without them (a save in this process, a reconnect) means "read the store".
+Signals coalesce: several changes between two waits are one wake-up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from uuid import UUID
 
 from services.game import GameService
@@ -23,13 +26,14 @@ class Subscription:
     same until closed. Use it on the event loop the hub runs on.
     """
 
-    __slots__ = ("_closed", "_event", "_hub", "match_id")
+    __slots__ = ("_closed", "_event", "_events", "_hub", "match_id")
 
     def __init__(self, hub: LocalHub, match_id: UUID) -> None:
         self._hub = hub
         self.match_id = match_id
         self._event = asyncio.Event()
         self._closed = False
+        self._events: list[Any] | None = []
 
     @property
     def closed(self) -> bool:
@@ -47,7 +51,17 @@ class Subscription:
             self._hub._discard(self)
         self._event.set()
 
-    def _signal(self) -> None:
+    def take(self) -> list[Any] | None:
+        """The match's events the hub handed over since the last take, in commit order —
+        or None when some wake-up came without them (then read the store)."""
+        events, self._events = self._events, []
+        return events
+
+    def _signal(self, events: Sequence[Any] | None = None) -> None:
+        if events is None:
+            self._events = None
+        elif self._events is not None:
+            self._events.extend(events)
         self._event.set()
 
     def __aiter__(self) -> Subscription:
@@ -113,10 +127,15 @@ class LocalHub:
                 sub.close()
         self._subscribers.clear()
 
-    def _wake(self, match_ids: Iterable[UUID]) -> None:
+    def _wake(
+        self, match_ids: Iterable[UUID], events: Mapping[UUID, Sequence[Any]] | None = None
+    ) -> None:
+        """Wake the subscribers of ``match_ids``, handing over ``events[match_id]`` when
+        the hub read them (else they read the store)."""
         for match_id in match_ids:
+            given = None if events is None else events.get(match_id)
             for sub in self._subscribers.get(match_id, ()):
-                sub._signal()
+                sub._signal(given)
 
     def _discard(self, sub: Subscription) -> None:
         subs = self._subscribers.get(sub.match_id)

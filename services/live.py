@@ -25,7 +25,7 @@ tournament embargo (R36) a ``RoundScored`` loses its seed and bottom.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
@@ -116,6 +116,7 @@ class LiveTable:
         self.round = round_
         self.version = version
         self.embargo: Embargo | None = view_embargo(service, match, round_)
+        self._known: Sequence[Any] | None = None
         self.last = self._last_step()
         """The step that made :attr:`version` (the current version's frame)."""
 
@@ -145,12 +146,23 @@ class LiveTable:
 
     # -- following ----------------------------------------------------------------------------
 
-    def advance(self, upto: int | None = None) -> Iterator[Step]:
+    def advance(
+        self, known: Sequence[Any] | None = None, *, upto: int | None = None
+    ) -> Iterator[Step]:
         """Apply the events saved after :attr:`version`, one at a time, yielding after each
-        (the tables are then as of that step's version); stop after ``upto``."""
+        (the tables are then as of that step's version); stop after ``upto``.
+
+        ``known``: the match's newest events as the hub handed them over (commit order);
+        they are used instead of reading the store wherever they follow on from what is
+        applied — the store is read only to fill a gap (a row the hub did not hand over)."""
+        self._known = known
         match = self.match
-        if match.round_open and self.round is not None:
-            for event in self._read(self.round.id, self.round.version):
+        if match.round_open:
+            rid = match.current_round_id()
+            assert rid is not None
+            if self.round is not None and self.round.id != rid:
+                self.round = None  # begun, none of its events applied yet
+            for event in self._read(rid, 0 if self.round is None else self.round.version):
                 if upto is not None and self.version >= upto:
                     return
                 yield self._apply_round(event)
@@ -178,6 +190,19 @@ class LiveTable:
                     yield self._apply_round(round_event)
 
     def _read(self, originator: UUID, after: int, upto: int | None = None) -> list[Any]:
+        known = self._known
+        if known is not None:
+            events = [
+                e
+                for e in known
+                if e.originator_id == originator
+                and e.originator_version > after
+                and (upto is None or e.originator_version <= upto)
+            ]
+            versions = [e.originator_version for e in events]
+            complete = upto is None or (versions[-1] if versions else after) == upto
+            if versions == list(range(after + 1, after + 1 + len(versions))) and complete:
+                return events
         stored = self.service.recorder.select_events(originator, gt=after, lte=upto)
         return [self.service.mapper.to_domain_event(s) for s in stored]
 

@@ -157,6 +157,36 @@ async def test_and_the_other_way_round(settings: Settings) -> None:
             await frame_at(s, b.version(match_id))
 
 
+async def test_the_hub_hands_over_the_new_events_of_watched_matches(settings: Settings) -> None:
+    """B's subscriber gets A's new events of the match, decoded, in commit order, so its
+    live feed need not read them again (services/live.py); a reconnect hands over none."""
+    async with instance(settings) as a, instance(settings) as b:
+        match_id, _ = await seated_match(a)
+        sub = b.hub.subscribe(match_id)
+        try:
+            before = a.version(match_id)
+            await a.run(step, a.service, match_id)
+            async with asyncio.timeout(TIMEOUT):
+                assert await sub.wait()
+            events = sub.take()
+            assert events is not None and len(events) == a.version(match_id) - before
+            match = a.service.get_match(match_id)
+            round_id = match.current_round_id()
+            assert {e.originator_id for e in events} <= {match_id, round_id}
+            stored = [
+                a.service.mapper.to_domain_event(r)
+                for r in a.service.recorder.select_events(
+                    round_id, gt=events[0].originator_version - 1
+                )
+            ]
+            assert [(e.originator_id, e.originator_version, type(e)) for e in events] == [
+                (e.originator_id, e.originator_version, type(e)) for e in stored
+            ]
+            assert sub.take() == []
+        finally:
+            sub.close()
+
+
 def _view(inst: Instance, match_id: UUID, viewer: int | None) -> dict[str, Any]:
     match = inst.service.get_match(match_id)
     view = table_view(match, inst.service.current_round(match), viewer, inst.service.clock())
