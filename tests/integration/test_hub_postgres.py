@@ -172,6 +172,7 @@ async def test_the_hub_hands_over_the_new_events_of_watched_matches(settings: Se
             assert events is not None and len(events) == a.version(match_id) - before
             match = a.service.get_match(match_id)
             round_id = match.current_round_id()
+            assert round_id is not None
             assert {e.originator_id for e in events} <= {match_id, round_id}
             stored = [
                 a.service.mapper.to_domain_event(r)
