@@ -81,6 +81,9 @@ class Feed:
         self.viewers: Counter[int | None] = Counter()
         self.rings: dict[int | None, deque[tuple[int, bytes]]] = {}
         self.deals: dict[int | None, _Deal] = {}
+        self.keys: Counter[int] = Counter()
+        """Per seat, how often its token was re-issued while followed: a stream of that
+        seat opened before ends (the old token stops working; the client reconnects)."""
         self.clients: set[asyncio.Event] = set()
         self._sub = subscription  # taken before the first load: nothing slips by
         self._tasks: list[asyncio.Task[None]] = []
@@ -130,6 +133,8 @@ class Feed:
             for viewer, data in frames.items():
                 self._ring(viewer).append((version, version_frame(version, data)))
             self.version = version
+        self.keys.update(table.reissued)
+        table.reissued.clear()
         self.wake()
 
     def _ring(self, viewer: int | None) -> deque[tuple[int, bytes]]:

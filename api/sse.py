@@ -187,6 +187,7 @@ class LiveStreams:
             feed.clients.add(wake)
             await feed.join(viewer)
             joined = True
+            key = None if viewer is None else feed.keys[viewer]
             loop = asyncio.get_running_loop()
             deadline = loop.time() + settings.lifetime_s
             if last is None:
@@ -210,6 +211,8 @@ class LiveStreams:
                 remaining = deadline - loop.time()
                 if self._closing or feed.closed or remaining <= 0:
                     break
+                if viewer is not None and feed.keys[viewer] != key:
+                    break  # the seat's token was re-issued: reconnect with the new one
                 try:
                     async with asyncio.timeout(min(settings.heartbeat_s, remaining)):
                         await wake.wait()

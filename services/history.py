@@ -8,7 +8,9 @@ round n, after ``RoundRecorded(n)``; nothing happens in a round after ``MatchFin
 An event's **version** is its 1-based position in that order — so the match version
 after a command, :meth:`Match.sequence`, is the version of the command's last event, and
 versions are gap-free and never change. ``after=<version>`` pages on from there, so no
-event is lost or repeated, whatever is saved meanwhile.
+event is lost or repeated, whatever is saved meanwhile. A match event that is no move of
+the game (``VERSIONED = False``: a seat's token re-issued, possibly mid-round) takes no
+version and is not in the history.
 
 A page reads only what it needs: the match's own events (a few per round) give the
 layout — each round's length is ``RoundRecorded.round_events``, or the open round's
@@ -146,6 +148,13 @@ def _layout(service: GameService, match_id: UUID) -> _Layout:
     position = 0
     run_start = run_first = 0
     for e in events:
+        if not getattr(e, "VERSIONED", True):  # no move of the game: no version (R34)
+            if run_start:
+                segments.append(
+                    _Segment(run_start, position + 1 - run_start, match_id, 0, run_first)
+                )
+                run_start = 0
+            continue
         if not run_start:
             run_start, run_first = position + 1, e.originator_version
         position += 1

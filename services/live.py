@@ -37,7 +37,7 @@ from eventsourcing.domain import Aggregate
 from msgspec import Meta
 
 from domain.game.match import Match
-from domain.game.match_events import RoundBegun, RoundRecorded
+from domain.game.match_events import RoundBegun, RoundRecorded, SeatTokenReissued
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.round_events import BottomBuried, RoundScored
 from services.embargo import Embargo, view_embargo
@@ -117,6 +117,8 @@ class LiveTable:
         self.version = version
         self.embargo: Embargo | None = view_embargo(service, match, round_)
         self._known: Sequence[Any] | None = None
+        self.reissued: set[int] = set()
+        """Seats whose token was re-issued while advancing (their streams must end)."""
         self.last = self._last_step()
         """The step that made :attr:`version` (the current version's frame)."""
 
@@ -141,8 +143,13 @@ class LiveTable:
         if self.match.round_open and round_ is not None and round_.version > 0:
             event = self._read(round_.id, round_.version - 1, round_.version)[0]
             return Step(self.version, round_.number, event)
-        event = self._read(self.match.id, self.match.version - 1, self.match.version)[0]
-        return Step(self.version, 0, event)
+        stored = self.service.recorder.select_events(self.match.id, desc=True)
+        versioned: Any = next(
+            e
+            for e in map(self.service.mapper.to_domain_event, stored)
+            if getattr(e, "VERSIONED", True)  # MatchCreated is
+        )
+        return Step(self.version, 0, versioned)
 
     # -- following ----------------------------------------------------------------------------
 
@@ -180,6 +187,10 @@ class LiveTable:
                     if upto is not None and self.version >= upto:
                         return
             project_aggregate(match, (event,))
+            if not getattr(event, "VERSIONED", True):  # no game move: no version, no frame
+                if isinstance(event, SeatTokenReissued):
+                    self.reissued.add(event.seat)
+                continue
             if isinstance(event, RoundBegun):
                 self.round = None
             yield self._stepped(Step(self.version + 1, 0, event))

@@ -47,6 +47,9 @@ class Match(GameAggregate):
         imported: ev.MatchImported | None
         """Set when the match is an imported record (its origin); None when played here."""
 
+    unversioned = 0  # not annotated: the library would make it a field of MatchCreated
+    """The match's events that take no match version (``MatchEvent.VERSIONED``)."""
+
     @classmethod
     def create(
         cls,
@@ -90,9 +93,11 @@ class Match(GameAggregate):
     def sequence(self, round_version: int) -> int:
         """The match's version: how many events the match and all its rounds hold, given
         the current round's version (ignored once that round is recorded). Gap-free,
-        one per event, in the order the events were saved (see ``services.history``)."""
+        one per event, in the order the events were saved (see ``services.history``);
+        events that are no move of the game (``MatchEvent.VERSIONED``) take none."""
         finished = sum(r.round_events for r in self.results)
-        return self.version + finished + (round_version if self.round_open else 0)
+        own = self.version - self.unversioned
+        return own + finished + (round_version if self.round_open else 0)
 
     def current_round_id(self) -> UUID | None:
         return round_id(self.id, self.round_number) if self.round_number else None

@@ -40,6 +40,10 @@ class SeatInfo(Value):
 class MatchEvent(Aggregate.Event):
     class_version: ClassVar[int] = 1
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
+    VERSIONED: ClassVar[bool] = True
+    """False for an event that is no move of the game and takes no match version (R34):
+    it may come while a round is open without moving the round's events (a seat's token
+    re-issued); history, frames and versions pass over it."""
 
     def apply(self, aggregate: Any) -> None:
         self.apply_to(aggregate)
@@ -101,9 +105,11 @@ class SeatTaken(MatchEvent):
 
 class SeatTokenReissued(MatchEvent):
     """A new token for a seat (a tournament organiser re-issued the table's tokens): the
-    old one stops working. class_version 1 (issue 16)."""
+    old one stops working. class_version 1 (issue 16). No move of the game: it takes no
+    match version (``VERSIONED``), so it may come in the middle of a round."""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    VERSIONED: ClassVar[bool] = False
     seat: int
     token_hash: str
 
@@ -111,6 +117,7 @@ class SeatTokenReissued(MatchEvent):
         info = match.seats[self.seat]
         assert info is not None
         match.seats[self.seat] = SeatInfo(info.name, info.kind, self.token_hash)
+        match.unversioned += 1
 
 
 class RoundBegun(MatchEvent):

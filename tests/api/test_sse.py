@@ -12,6 +12,7 @@ import time
 from typing import Any
 from uuid import uuid4
 
+import anyio
 import msgspec
 import pytest
 
@@ -33,6 +34,7 @@ from tests.api.sse_driver import (
     table,
     url,
 )
+from tests.conftest import T0
 
 pytestmark = pytest.mark.anyio
 
@@ -274,3 +276,27 @@ async def test_clients_resuming_within_the_ring_read_nothing_again(
                     ids = [(await s.next_view()).id for _ in range(3)]
                     assert ids == [v0 + 1, v0 + 2, v0 + 3]
         assert reads == []  # the ring held them: no client replayed from the store
+
+
+async def test_a_seats_stream_ends_when_its_token_is_reissued() -> None:
+    """The old token stops working (issue 16): its open stream ends with a retry hint; the
+    other seats' and the spectators' streams go on (a re-issue is no version, R34)."""
+    async with table() as t:
+        mine = {"Authorization": f"Bearer {t.tokens[1]}"}
+        other = {"Authorization": f"Bearer {t.tokens[2]}"}
+        async with (
+            stream(t.app, url(t), mine) as s1,
+            stream(t.app, url(t), other) as s2,
+        ):
+            await s1.next_view()
+            await s2.next_view()
+            match = t.service.get_match(t.match_id)
+            match.reissue_token(1, "0" * 64, T0)
+            await anyio.to_thread.run_sync(t.service.save, match)
+            rest = await s1.rest()
+            assert rest and rest[-1].retry is not None and s1.ended
+            await t.steps(1)
+            assert (await s2.next_view()).id == t.version()
+            async with stream(t.app, url(t), mine) as again:
+                await again.rest()
+                assert again.status == 401

@@ -16,7 +16,7 @@ import pytest
 
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
-from services.history import state_at
+from services.history import match_history, state_at
 from services.live import LiveTable, load_live
 from services.views import table_view
 from tests.api.sse_driver import new_service, step
@@ -103,3 +103,38 @@ def _commit_order(service: GameService, match_id: UUID) -> list[Any]:
         if item.originator_id == match_id or item.originator_id in rounds:
             out.append(service.mapper.to_domain_event(item))
     return out
+
+
+def test_a_token_reissued_mid_round_takes_no_version(played: tuple[GameService, UUID]) -> None:
+    """R34: a seat's token re-issued in the middle of a round is no move of the game — no
+    version, no history item; the versions stay gap-free and the same live, in the history
+    and as of any version; a live table notes the seat (its streams end)."""
+    service, match_id = played
+    table = load_live(service, match_id)
+    start = table.version
+    for _ in range(10):
+        step(service, match_id)
+    match = service.get_match(match_id)
+    assert match.round_open
+    before = current(service, match_id)
+    match.reissue_token(1, "0" * 64, service.clock())
+    service.save(match)
+    assert current(service, match_id) == before  # no version
+    for _ in range(10):
+        step(service, match_id)
+    steps = [(s.version, type(s.event).__name__) for s in table.advance()]
+    assert [v for v, _ in steps] == list(range(start + 1, current(service, match_id) + 1))
+    assert "SeatTokenReissued" not in {kind for _, kind in steps}
+    assert table.reissued == {1}
+    history = match_history(service, match_id, None, after=0, limit=1000).items
+    assert [i.version for i in history] == list(range(1, current(service, match_id) + 1))
+    assert [(i.version, i.type) for i in history if i.version > start] == steps
+    for version in range(before - 2, before + 3):
+        again = LiveTable.at(service, match_id, version)
+        assert again.version == version and again.last.version == version
+        assert (version, type(again.last.event).__name__) in steps
+
+
+def current(service: GameService, match_id: UUID) -> int:
+    match = service.get_match(match_id)
+    return match.sequence(0 if (r := service.current_round(match)) is None else r.version)
