@@ -149,6 +149,11 @@ class PostgresHub(LocalHub):
     def connected(self) -> bool:
         return self._connected.is_set()
 
+    @property
+    def position(self) -> int:
+        """The last notification id read (every row up to it has woken its matches)."""
+        return self._last
+
     async def start(self, timeout: float = 10.0) -> None:
         """Start listening; waits (at most ``timeout`` s) for the first LISTEN to be in
         place, then keeps (re)connecting in the background if it is not."""

@@ -164,6 +164,9 @@ async def test_the_hub_hands_over_the_new_events_of_watched_matches(settings: Se
         match_id, _ = await seated_match(a)
         sub = b.hub.subscribe(match_id)
         try:
+            seated = await a.run(a.service.recorder.max_notification_id)
+            await until(lambda: b.hub.position >= seated)  # the seats: read and handed over
+            sub.take()
             before = a.version(match_id)
             await a.run(step, a.service, match_id)
             async with asyncio.timeout(TIMEOUT):
