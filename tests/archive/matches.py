@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 from uuid import UUID
 
-from domain.rules.ruleset import MatchEnd, MatchEndKind, preset
+from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind, preset
+from domain.tournament.events import TeamEntry
 from services.bots import run_bots
 from services.game import GameService
+from services.tournaments.service import TournamentService
 
 
 def bot_match(service: GameService, preset_name: str = "standard", rounds: int = 1) -> UUID:
@@ -37,3 +39,31 @@ def open_match(service: GameService) -> UUID:
     for seat in range(4):
         service.take_seat(mid, seat, f"p{seat}", "human")
     return mid
+
+
+def bot_teams(n: int, kind: str = "random") -> list[TeamEntry]:
+    return [TeamEntry(f"T{i}", (f"a{i}", f"b{i}"), (kind, kind)) for i in range(n)]
+
+
+def bot_tournament(service: GameService) -> UUID:
+    """A two-table tournament of bots whose round 1 is played and complete (R36)."""
+    ts = TournamentService(service)
+    t = ts.create(name="cup", rules=STANDARD, teams=bot_teams(4), fmt="round_robin", match_length=1)
+    ts.schedule_next(t.id)
+    assert ts.run_round(t.id).completed
+    return t.id
+
+
+def tournament_in_play(service: GameService) -> tuple[UUID, list[UUID]]:
+    """A tournament of people whose round 1 is dealt and not played: its tables are
+    closed to the public (R36). Returns the tournament and its tables' matches."""
+    ts = TournamentService(service)
+    t = ts.create(
+        name="open cup",
+        rules=STANDARD,
+        teams=bot_teams(4, "human"),
+        fmt="round_robin",
+        match_length=1,
+    )
+    ts.schedule_next(t.id)
+    return t.id, [table.match_id for table in ts.get(t.id).rounds[0].tables]
