@@ -76,6 +76,11 @@ def register(name: str) -> Callable[[Factory], Factory]:
     return add
 
 
+def unregister(name: str) -> None:
+    """Forget the projection ``name`` (tests; a feature being removed)."""
+    _REGISTRY.pop(name, None)
+
+
 def registered() -> dict[str, Factory]:
     """Every registered factory, by name (the modules of :data:`PROJECTION_MODULES` loaded)."""
     for module in PROJECTION_MODULES:
