@@ -122,7 +122,5 @@ def asyncapi_document() -> dict[str, Any]:
 def asyncapi_yaml() -> str:
     import yaml  # type: ignore[import-untyped]  # noqa: PLC0415 - the generator only
 
-    text: str = yaml.safe_dump(
-        asyncapi_document(), sort_keys=True, allow_unicode=True, width=100
-    )
+    text: str = yaml.safe_dump(asyncapi_document(), sort_keys=True, allow_unicode=True, width=100)
     return text

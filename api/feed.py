@@ -49,7 +49,7 @@ EVENT_STREAM = "text/event-stream"
 FEED_STREAM_PATH = r"^/v1/events/stream/?$"
 _PING = b": ping\n\n"
 _ENCODER = msgspec.json.Encoder()
-OPERATOR = [{}, {"bearer": []}]
+OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 
 @dataclass
@@ -152,7 +152,7 @@ AsyncAPI document (`asyncapi.yaml`) describes the frames."""
 class FeedController(Controller):
     path = "/v1/events"
     tags = ["archive"]  # noqa: RUF012 - Litestar declares it an instance attribute
-    security = OPERATOR  # type: ignore[assignment]  # noqa: RUF012
+    security = OPERATOR
 
     @get(
         "/",

@@ -183,11 +183,11 @@ class ReadController(Controller):
         "/{match_id:uuid}/state",
         summary="The table as the viewer saw it at a match version or a moment (R34)",
         description="`?version=` or `?at=<ISO time>` (the last version at or before it; "
-        "404 before the match existed). During a round only what the viewer could see then (R33); once that "
-        "round is scored, `revealed` adds every hand and the bottom as they were — on a "
-        "tournament table only once its tournament round completes (`embargo` says so "
-        "until then, R36). A tournament table in play: a seat token of that table or the "
-        "organiser's token (403 `table-closed`, R36).",
+        "404 before the match existed). During a round only what the viewer could see "
+        "then (R33); once that round is scored, `revealed` adds every hand and the "
+        "bottom as they were — on a tournament table only once its tournament round "
+        "completes (`embargo` says so until then, R36). A tournament table in play: a "
+        "seat token of that table or the organiser's token (403 `table-closed`, R36).",
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )

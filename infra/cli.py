@@ -22,8 +22,8 @@ from domain.players.strong import DEFAULT_BUDGET, StrongPlayer
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
-from infra.cli_verify import add_verify_parser, run_verify
 from infra.cli_rebuild import add_rebuild_parser, run_rebuild
+from infra.cli_verify import add_verify_parser, run_verify
 from infra.migrate import add_migrate_parser, run_migrate
 from services.simulator import SimulationSummary, simulate
 

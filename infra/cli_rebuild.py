@@ -60,12 +60,18 @@ def run_rebuild(
     factories = registered()
     unknown = sorted(set(args.only or ()) - set(factories))
     if unknown:
-        err.write(f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(factories)}\n")
+        err.write(
+            f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(factories)}\n"
+        )
         return 2
     service = build_service(settings)
     try:
         chosen = [f(service) for name, f in factories.items() if not args.only or name in args.only]
-        projections, final = rebuild(service, chosen, progress=lambda p: err.write(bar(p)))
+
+        def draw(p: Progress) -> None:
+            err.write(bar(p))
+
+        projections, final = rebuild(service, chosen, progress=draw)
         err.write("\n")
         out.write(
             f"rebuilt {', '.join(p.name for p in projections)} from {final.done} events "

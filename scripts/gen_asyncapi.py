@@ -1,9 +1,9 @@
-"""Write ``asyncapi.yaml`` at the repository root from the streams' types (``--check``: only compare).
+"""Write ``asyncapi.yaml`` at the repository root (``--check``: only compare).
 
     .venv/bin/python scripts/gen_asyncapi.py          # regenerate
     .venv/bin/python scripts/gen_asyncapi.py --check  # exit 1 when the file has drifted
 
-The document comes from :func:`api.asyncapi.asyncapi_yaml` (the payload schemas from the streamed types);
+The document comes from :func:`api.asyncapi.asyncapi_yaml` (payloads from the streamed types);
 ``tests/api/test_asyncapi_drift.py`` fails when the checked-in file differs from it.
 """
 

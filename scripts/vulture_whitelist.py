@@ -90,3 +90,7 @@ metadata  # services/training/env.py
 possible_agents  # services/training/env.py
 observation_space  # services/training/env.py
 action_space  # services/training/env.py
+
+# -- the archive (issue 17) --
+_.security  # api/feed.py: Litestar reads the controller's security
+unregister  # services/projections.py: tests, and a feature removing its projection

@@ -46,23 +46,17 @@ from services.idempotency import IdempotencyRecord
 
 SNAPSHOT = Path(__file__).with_name("event_schemas.json")
 
-EVENT_CLASSES: tuple[tuple[str, type[Any]], ...] = (
-    *(
-        ("match", c)
-        for c in (MatchCreated, SeatTaken, RoundBegun, RoundRecorded, MatchFinished, MatchImported)
+_STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
+    ("match", (MatchCreated, SeatTaken, RoundBegun, RoundRecorded, MatchFinished, MatchImported)),
+    ("round", (RoundStarted, *ROUND_EVENTS)),
+    (
+        "tournament",
+        (TournamentCreated, RoundScheduled, TableResultRecorded, ResultCorrected, RoundCompleted),
     ),
-    *(("round", c) for c in (RoundStarted, *ROUND_EVENTS)),
-    *(
-        ("tournament", c)
-        for c in (
-            TournamentCreated,
-            RoundScheduled,
-            TableResultRecorded,
-            ResultCorrected,
-            RoundCompleted,
-        )
-    ),
-    ("idempotency", IdempotencyRecord.Recorded),
+    ("idempotency", (IdempotencyRecord.Recorded,)),
+)
+EVENT_CLASSES: tuple[tuple[str, type[Any]], ...] = tuple(
+    (stream, cls) for stream, classes in _STREAMS for cls in classes
 )
 """(stream kind, class) of every event the store may hold."""
 

@@ -190,14 +190,14 @@ class _Reader:
             created: Any = self.service.mapper.to_domain_event(stored[0]) if stored else None
             embargo = None
             if isinstance(created, MatchCreated):
-                embargo = embargo_for(
-                    self.service, created.tournament_id, created.tournament_round
-                )
+                embargo = embargo_for(self.service, created.tournament_id, created.tournament_round)
             self.tables[match_id] = embargo
         return self.tables[match_id]
 
 
-_IDENTITY_FIELDS = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
+_IDENTITY_FIELDS = frozenset(
+    {"originator_id", "originator_version", "originator_topic", "timestamp"}
+)
 
 
 def feed_page(

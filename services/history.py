@@ -325,9 +325,12 @@ def _visible(
     scored = seg.number in layout.scored and embargo is None
     if scored:
         return released_secrets(event)
-    if isinstance(event, BottomBuried) and viewer is not None:
-        if viewer in (event.seat, _taker(service, seg, event.originator_version)):
-            return _CARDS
+    if (
+        isinstance(event, BottomBuried)
+        and viewer is not None
+        and viewer in (event.seat, _taker(service, seg, event.originator_version))
+    ):
+        return _CARDS
     return _NONE
 
 

@@ -67,14 +67,18 @@ class MatchSummaries:
         self.round_match.clear()
 
     def apply(self, position: int, event: Any) -> None:
+        folded: Any
         if isinstance(event, MatchCreated | MatchEvent):
-            self.matches[event.originator_id] = event.mutate(self.matches.get(event.originator_id))
+            folded = event.mutate(self.matches.get(event.originator_id))
+            self.matches[event.originator_id] = folded
         elif isinstance(event, RoundStarted):
             self.round_match[event.originator_id] = event.match_id
-            self.rounds[event.match_id] = event.mutate(None)
+            folded = event.mutate(None)
+            self.rounds[event.match_id] = folded
         elif isinstance(event, RoundEvent):
             match_id = self.round_match[event.originator_id]
-            self.rounds[match_id] = event.mutate(self.rounds[match_id])
+            folded = event.mutate(self.rounds[match_id])
+            self.rounds[match_id] = folded
 
     def finish(self) -> None:
         self.round_match.clear()
@@ -109,7 +113,8 @@ class TournamentStandings:
     def apply(self, position: int, event: Any) -> None:
         if isinstance(event, TournamentCreated | TournamentEvent):
             tid = event.originator_id
-            self.tournaments[tid] = event.mutate(self.tournaments.get(tid))
+            folded: Any = event.mutate(self.tournaments.get(tid))
+            self.tournaments[tid] = folded
 
     def finish(self) -> None:
         return
@@ -120,7 +125,7 @@ class TournamentStandings:
     def live(self) -> dict[str, Any]:
         out = {}
         for tid in _ids_of(self.service, TournamentCreated):
-            found = self.service.repository.get(tid)
+            found: object = self.service.repository.get(tid)
             assert isinstance(found, Tournament)
             out[str(tid)] = _plain(standings_view(found))
         return out
@@ -163,7 +168,7 @@ class FinishedMatches:
     def live(self) -> dict[str, Any]:
         out = {}
         for mid in finished_matches(self.service, BulkFilter()):
-            events = list(self.service.events.get(mid))
+            events: list[Any] = list(self.service.events.get(mid))
             ended = next(e for e in events if isinstance(e, MatchFinished))
             out[str(mid)] = [ended.timestamp.isoformat(), events[0].preset]
         return out

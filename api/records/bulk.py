@@ -39,7 +39,6 @@ def _moment(name: str, what: str) -> QueryParameter:
     )
 
 
-
 def wants_gzip(accept_encoding: str) -> bool:
     """``gzip`` is acceptable (listed with a q-value above 0, RFC 9110 §12.5.3)."""
     for part in accept_encoding.split(","):

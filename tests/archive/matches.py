@@ -15,7 +15,9 @@ from services.tournaments.service import TournamentService
 
 def bot_match(service: GameService, preset_name: str = "standard", rounds: int = 1) -> UUID:
     """A match of four ``random`` bots, played to its end (``rounds:N``, R32)."""
-    rules = dataclasses.replace(preset(preset_name), match_end=MatchEnd(MatchEndKind.ROUNDS, rounds))
+    rules = dataclasses.replace(
+        preset(preset_name), match_end=MatchEnd(MatchEndKind.ROUNDS, rounds)
+    )
     mid = service.create_match(rules, name="bots", preset=preset_name)
     for seat in range(4):
         service.take_seat(mid, seat, f"bot{seat}", "random")

@@ -13,7 +13,6 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from infra.settings import Settings
 from services.game import GameService
 from services.records.bulk import BulkFilter, finished_records
 from services.records.export import export_match
@@ -23,7 +22,9 @@ from tests.conftest import T0, Backend, FakeClock, FixedSeeds
 
 
 def store(clock: FakeClock) -> GameService:
-    return GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, seeds=FixedSeeds())
+    return GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, seeds=FixedSeeds()
+    )
 
 
 def test_each_line_is_the_matchs_own_record(backend: Backend) -> None:

@@ -11,12 +11,19 @@ import pytest
 from services.feed import FeedItem, feed_page, last_position
 from services.game import GameService
 from services.idempotency import IdempotencyRecord, Outcome, record_id
-from tests.archive.matches import bot_match, bot_tournament, ended_match, open_match
-from tests.archive.matches import tournament_in_play
+from tests.archive.matches import (
+    bot_match,
+    bot_tournament,
+    ended_match,
+    open_match,
+    tournament_in_play,
+)
 from tests.conftest import Backend
 
 
-def everything(service: GameService, *, operator: bool = False, limit: int = 1000) -> list[FeedItem]:
+def everything(
+    service: GameService, *, operator: bool = False, limit: int = 1000
+) -> list[FeedItem]:
     items: list[FeedItem] = []
     after = 0
     while True:
@@ -72,9 +79,7 @@ def test_a_round_in_play_hides_its_seed_a_scored_one_shows_it(backend: Backend) 
     ]
     for match_id, kind, name, shown in cases:
         rows = [
-            i
-            for i in items
-            if i.type == kind and str(match_id) in (i.stream.id, i.stream.match_id)
+            i for i in items if i.type == kind and str(match_id) in (i.stream.id, i.stream.match_id)
         ]
         assert rows, (kind, match_id)
         for row in rows:
@@ -133,5 +138,5 @@ def test_other_aggregates_are_the_operators_only(backend: Backend) -> None:
 @pytest.mark.parametrize(("after", "limit"), [(-1, 10), (0, 0), (0, 1001)])
 def test_bad_pages_are_refused(after: int, limit: int) -> None:
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with pytest.raises(ValueError, match="after|limit"):
+    with pytest.raises(ValueError, match=r"after|limit"):
         feed_page(service, after=after, limit=limit)

@@ -106,7 +106,7 @@ def positions() -> Iterator[None]:
 def test_a_registered_projection_gets_every_event_in_order() -> None:
     assert Positions.name in registered()
     with pytest.raises(ValueError, match="registered already"):
-        register(Positions.name)(lambda s: Positions(s))
+        register(Positions.name)(lambda s: Positions(s))  # noqa: PLW0108 - another factory
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
     bot_match(service)
     projections, _ = rebuild(service)

@@ -4,6 +4,7 @@ moment (R34), the same answer as ``?version=`` of that event (issue 17)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from litestar.testing import TestClient
@@ -58,7 +59,7 @@ def test_over_http_at_answers_as_version() -> None:
         assert by_time.json() == c.get(path, params={"version": version}).json()
         zulu = moment.astimezone().isoformat()  # another offset, the same moment
         assert c.get(path, params={"at": zulu}).json()["version"] == version
-        cases = [
+        cases: list[tuple[dict[str, Any], int, str | None]] = [
             ({}, 422, "invalid-input"),
             ({"version": 3, "at": moment.isoformat()}, 422, "invalid-input"),
             ({"at": "2026-01-01T12:00:00"}, 422, "invalid-input"),  # no time zone

@@ -15,7 +15,6 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
 from services.feed import feed_page
-from services.game import GameService
 from services.idempotency import IdempotencyRecord, find, record_id
 from services.projections import rebuild, registered
 from tests.conftest import Backend
@@ -25,7 +24,6 @@ WHEN = datetime(2026, 1, 1, 12, tzinfo=UTC)
 
 class Tally(Aggregate):
     """A small aggregate whose event went through three versions."""
-
 
     class Opened(Aggregate.Created):
         name: str
@@ -85,11 +83,16 @@ def test_old_events_replay_into_todays_state(backend: Backend) -> None:
     again.save(loaded)
     latest: Any = backend.service().repository.get(tally.id)
     assert (latest.version, latest.total, latest.bonus) == (4, 75, 11)
-    assert [e.bonus for e in list(again.events.get(tally.id))[1:]] == [0, 10, 1]
+    stored: list[Any] = list(again.events.get(tally.id))
+    assert [e.bonus for e in stored[1:]] == [0, 10, 1]
     # the feed reads them upcast (the operator: this is no match, round or tournament)
     items = feed_page(again, operator=True).items
     scored = [i.data for i in items if i.type == "Scored"]
-    assert scored == [{"points": 25, "bonus": 0}, {"points": 45, "bonus": 10}, {"points": 5, "bonus": 1}]
+    assert scored == [
+        {"points": 25, "bonus": 0},
+        {"points": 45, "bonus": 10},
+        {"points": 5, "bonus": 1},
+    ]
     assert {i.class_version for i in items if i.type == "Scored"} == {3}
     # and every projection replays through them
     projections, progress = rebuild(again)

@@ -9,7 +9,7 @@ import pkgutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import msgspec
 from eventsourcing.domain import Aggregate
 from litestar.testing import TestClient
@@ -45,7 +45,9 @@ def _all_event_classes() -> set[type[Any]]:
         for sub in cls.__subclasses__():
             todo.append(sub)
             own = vars(sub).get("__annotations__", {})
-            fields = [k for k, v in own.items() if not str(v).startswith(("ClassVar", "typing.ClassVar"))]
+            fields = [
+                k for k, v in own.items() if not str(v).startswith(("ClassVar", "typing.ClassVar"))
+            ]
             acts = "apply" in vars(sub) or "apply_to" in vars(sub)
             if sub.__module__.startswith(("domain.", "services.")) and (fields or acts):
                 found.add(sub)
@@ -141,7 +143,9 @@ def test_stored_events_validate_against_their_schemas() -> None:
 
 
 def test_served_at_events_schema() -> None:
-    with TestClient(create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))) as c:
+    with TestClient(
+        create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+    ) as c:
         served = c.get("/v1/events/schema").json()
     assert served == msgspec.json.decode(msgspec.json.encode(event_schemas()))
     recorded = next(e for e in served["events"] if e["type"] == "Recorded")
