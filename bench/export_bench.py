@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from api.app import create_app
@@ -81,7 +82,7 @@ def export_peak(service: GameService) -> int:
         tracemalloc.stop()
 
 
-def http_export(client: TestClient, gzip: bool) -> tuple[int, float]:
+def http_export(client: TestClient[Litestar], gzip: bool) -> tuple[int, float]:
     """Bytes on the wire and seconds for ``GET /v1/records``."""
     headers = {"Accept-Encoding": "gzip" if gzip else "identity"}
     started = time.perf_counter()
@@ -90,7 +91,7 @@ def http_export(client: TestClient, gzip: bool) -> tuple[int, float]:
     return size, time.perf_counter() - started
 
 
-def feed_pages(client: TestClient, operator: bool) -> tuple[int, float]:
+def feed_pages(client: TestClient[Litestar], operator: bool) -> tuple[int, float]:
     headers = {"Authorization": f"Bearer {TOKEN}"} if operator else {}
     after = items = 0
     started = time.perf_counter()
