@@ -203,6 +203,7 @@ def create_app(
     complete_document(app)
     app.state.runtime = runtime
     app.state.live = live
+    app.state.archive = archive
     app.state.sweeper = sweeper
     app.state.timeout_kind = settings.timeout_bot
     app.state.rate_limiter = rate_limiter

@@ -66,9 +66,22 @@ class Archive:
     retry_ms: int = 1000
     batch: int = 200
     """Items a stream reads per trip to the store."""
+    closing: bool = False
+    """Set by :meth:`close` (a draining server): open streams end with ``retry:``."""
+    streams: int = 0
+    """Streams open now."""
 
     def provide(self) -> Archive:
         return self
+
+    async def close(self, timeout: float = 2.0) -> None:
+        """End every open stream with its reconnect hint (within a poll), waiting up to
+        ``timeout`` seconds for them to go."""
+        self.closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.streams and loop.time() < deadline:
+            await asyncio.sleep(0.01)
 
     def is_operator(self, request: Request[Any, Any, Any]) -> bool:
         """True for the operator token; 401 for any other token (docstring)."""
@@ -96,24 +109,35 @@ class Archive:
         """``retry:``, then one frame per item after ``after``, pings while nothing is
         new, and a final ``retry:`` once the stream's lifetime is over."""
         retry = b"retry: %d\n\n" % self.retry_ms
-        yield retry
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.lifetime_s
-        pinged = loop.time()
-        cursor = after
-        while loop.time() < deadline:
-            page = await self.page(cursor, self.batch, operator)
-            for item in page.items:
-                yield b"id: %d\nevent: event\ndata: %s\n\n" % (item.position, _ENCODER.encode(item))
-            cursor = page.next
-            if page.more:
-                continue
-            while loop.time() < deadline and await self.last() <= cursor:
-                if loop.time() - pinged >= self.heartbeat_s:
-                    pinged = loop.time()
-                    yield _PING
-                await asyncio.sleep(min(self.poll_s, max(0.0, deadline - loop.time())))
-        yield retry
+        self.streams += 1
+        try:
+            yield retry
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.lifetime_s
+
+            def going() -> bool:
+                return not self.closing and loop.time() < deadline
+
+            pinged = loop.time()
+            cursor = after
+            while going():
+                page = await self.page(cursor, self.batch, operator)
+                for item in page.items:
+                    yield b"id: %d\nevent: event\ndata: %s\n\n" % (
+                        item.position,
+                        _ENCODER.encode(item),
+                    )
+                cursor = page.next
+                if page.more:
+                    continue
+                while going() and await self.last() <= cursor:
+                    if loop.time() - pinged >= self.heartbeat_s:
+                        pinged = loop.time()
+                        yield _PING
+                    await asyncio.sleep(min(self.poll_s, max(0.0, deadline - loop.time())))
+            yield retry
+        finally:
+            self.streams -= 1
 
 
 class FeedAheadError(InvalidInputError):

@@ -143,3 +143,17 @@ def msgspec_plain(value: Any) -> Any:
     import msgspec  # noqa: PLC0415
 
     return msgspec.json.decode(msgspec.json.encode(value))
+
+
+async def test_a_draining_server_ends_the_streams_with_a_reconnect_hint() -> None:
+    service = popo()
+    open_match(service)
+    app = app_on(service)
+    archive = app.state.archive
+    async with stream(app, "/v1/events/stream") as s:
+        await frames_until(s, last_position(service))
+        assert archive.streams == 1
+        await archive.close()
+        rest = await s.rest()
+        assert rest and rest[-1].retry == 1000
+    assert archive.streams == 0
