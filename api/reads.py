@@ -25,6 +25,7 @@ from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, Veri
 from api.etag import etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
 from api.matches import BEARER, IfNoneMatch
+from api.records.bulk import reject_repeated
 from api.runtime import Runtime, snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
 from api.strict import json_body, read_body
@@ -210,6 +211,7 @@ class ReadController(Controller):
     ) -> StateAt:
         service = runtime.service
         token = bearer(request)
+        reject_repeated(request, "version", moments=("at",))
         if (version is None) == (at is None):
             raise InvalidInputError("give either version (a match version) or at (a moment)")
 

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+import msgspec
 from litestar import Request, get
 from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
@@ -24,9 +25,11 @@ from litestar.response import Stream
 
 from api.dto import problems
 from api.runtime import Runtime
+from domain.rules.errors import InvalidInputError
 from services.records.bulk import BulkFilter, finished_records, take
 
 ND_JSON = "application/x-ndjson"
+_MOMENT = msgspec.json.Decoder(datetime)
 CHUNK = 256 * 1024
 """Bytes of records read per trip to a worker thread (and per gzip flush)."""
 
@@ -37,6 +40,27 @@ def _moment(name: str, what: str) -> QueryParameter:
         description=f"{what} (ISO 8601 with a time zone)",
         examples=[Example(value="2026-01-01T00:00:00Z")],
     )
+
+
+def reject_repeated(
+    request: Request[Any, Any, Any], *names: str, moments: tuple[str, ...] = ()
+) -> None:
+    """422 when an optional query parameter is given more than once, or as ``null``, or
+    — for ``moments`` — as anything but an RFC 3339 time: the parser would keep one value,
+    read ``null`` as absent, or a number as a Unix time, silently."""
+    for name in (*names, *moments):
+        values = request.query_params.getall(name, [])
+        if len(values) > 1:
+            raise InvalidInputError(f"{name} is given more than once")
+        if values and values[0] in ("null", ""):
+            raise InvalidInputError(f"{name} needs a value; leave it out instead of {values[0]!r}")
+        if values and name in moments:
+            try:
+                _MOMENT.decode(msgspec.json.encode(values[0]))
+            except msgspec.DecodeError:
+                raise InvalidInputError(
+                    f"{name} is an RFC 3339 time (2026-01-01T12:00:00Z), got {values[0][:40]!r}"
+                ) from None
 
 
 def wants_gzip(accept_encoding: str) -> bool:
@@ -89,6 +113,7 @@ async def bulk_records(
         QueryParameter(description="Only matches of this rule-set preset (§10)"),
     ] = None,
 ) -> Stream:
+    reject_repeated(request, "preset", moments=("finishedFrom", "finishedTo"))
     where = BulkFilter(finished_from, finished_to, preset)
     gzip = wants_gzip(request.headers.get("accept-encoding", ""))
     headers = {"Vary": "Accept-Encoding", "Cache-Control": "no-store"}
