@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import tracemalloc
 from datetime import timedelta
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -91,9 +92,12 @@ def test_over_http_with_and_without_gzip() -> None:
         ({"finishedFrom": "2026-01-02T00:00:00", "finishedTo": "2026-01-01T00:00:00Z"}, 422),
         ({"finishedFrom": "2026-01-02T00:00:00Z", "finishedTo": "2026-01-01T00:00:00Z"}, 422),
         ({"preset": "nonsense"}, 400),
+        ({"finishedTo": "0.5"}, 422),  # not read as a Unix time
+        ({"finishedTo": "null"}, 422),  # not read as absent
+        ([("preset", "standard"), ("preset", "duijia")], 422),  # not one of them silently
     ],
 )
-def test_bad_filters_are_problems(params: dict[str, str], status: int) -> None:
+def test_bad_filters_are_problems(params: Any, status: int) -> None:
     with TestClient(create_app(service=store(FakeClock()))) as c:
         r = c.get("/v1/records", params=params)
     assert r.status_code in (status, 422) and r.status_code >= 400

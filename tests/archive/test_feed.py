@@ -140,3 +140,11 @@ def test_bad_pages_are_refused(after: int, limit: int) -> None:
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
     with pytest.raises(ValueError, match=r"after|limit"):
         feed_page(service, after=after, limit=limit)
+
+
+def test_tournament_tables_read_in_camel_case() -> None:
+    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    bot_tournament(service)
+    scheduled = next(i for i in everything(service) if i.type == "RoundScheduled")
+    table = scheduled.data["tables"][0]
+    assert set(table) == {"table", "first", "second", "firstParity", "matchId"}
