@@ -11,12 +11,13 @@ Then, on the store:
   (the Litestar test client, ``GET /v1/records``), plain and gzip;
 * ``feed``: ``GET /v1/events`` paged from 0 to the end (public and operator), and the
   SSE stream's generator (``api.feed.Archive.frames``) followed from 0 to the last
-  position — events/s.
+  position — events/s;
+* ``rebuild``: every registered projection rebuilt from the log (``shengji rebuild``).
 
 The last line is machine-readable::
 
     export-bench matches=<n> records_per_s=<f> mb_per_s=<f> peak_kib=<f> http_mb_per_s=<f>
-    gzip_ratio=<f> feed_events_per_s=<f> stream_events_per_s=<f>
+    gzip_ratio=<f> feed_events_per_s=<f> stream_events_per_s=<f> rebuild_events_per_s=<f>
 
 Run ``python -m bench.export_bench [--matches 300]`` (``make bench-export``).
 """
@@ -43,6 +44,7 @@ from infra.settings import Settings, build_service
 from services.bots import run_bots
 from services.feed import last_position
 from services.game import GameService
+from services.projections import rebuild
 from services.records.bulk import BulkFilter, finished_records
 from services.records.export import export_match
 from services.records.replay import import_record
@@ -165,12 +167,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"feed (SSE generator, 0 to the end): {frames} frames in {stream_s:.2f} s "
                 f"({frames / stream_s:.0f}/s)"
             )
+            projections, done = rebuild(service)
+            names = ", ".join(p.name for p in projections)
+            print(f"rebuild ({names}): {done.done} events at {done.rate:.0f} events/s")
             print(
                 f"export-bench matches={args.matches} records_per_s={count / seconds:.1f} "
                 f"mb_per_s={mb / seconds:.2f} peak_kib={peak / 1024:.1f} "
                 f"http_mb_per_s={plain / 1e6 / plain_s:.2f} gzip_ratio={plain / packed:.2f} "
                 f"feed_events_per_s={public / public_s:.1f} "
-                f"stream_events_per_s={frames / stream_s:.1f}"
+                f"stream_events_per_s={frames / stream_s:.1f} "
+                f"rebuild_events_per_s={done.rate:.1f}"
             )
         finally:
             service.close()
