@@ -1,7 +1,8 @@
 """Archive benchmark (issue 17): bulk export rate and memory, and the feed followed from
 position 0 to the end, on a store of a few hundred finished matches.
 
-The store is a SQLite file in a temporary folder (``--database-url`` for PostgreSQL). Its
+The store is a SQLite file in a temporary folder (``--postgres``: a throwaway PostgreSQL
+cluster; ``--database-url``: a given one). Its
 matches are played once by four ``random`` bots in memory (one round each, ``rounds:1``)
 and imported as records (``POST /v1/records?store=true``'s path): one save per match.
 Then, on the store:
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import tempfile
 import time
@@ -40,6 +42,7 @@ from litestar.testing import TestClient
 from api.app import create_app
 from api.feed import Archive
 from domain.rules.ruleset import MatchEnd, MatchEndKind, preset
+from infra.pgcluster import postgres_url
 from infra.settings import Settings, build_service
 from services.bots import run_bots
 from services.feed import last_position
@@ -123,10 +126,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=300)
     parser.add_argument("--database-url", default=None, help="PostgreSQL instead of SQLite")
+    parser.add_argument("--postgres", action="store_true", help="on a throwaway PostgreSQL cluster")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as folder:
-        if args.database_url:
-            settings = Settings(backend="postgres", database_url=args.database_url)
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory())
+        url = args.database_url
+        if args.postgres and url is None:
+            url = stack.enter_context(postgres_url({}))  # never a shared server
+        if url:
+            settings = Settings(backend="postgres", database_url=url)
         else:
             settings = Settings(backend="sqlite", sqlite_path=Path(folder) / "bench.sqlite3")
         settings = dataclasses.replace(settings, rate_limit_per_minute=0, operator_token=TOKEN)
