@@ -34,6 +34,14 @@ import anyio
 import msgspec
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
+from litestar.openapi.spec import (
+    Example,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+)
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
 
@@ -46,6 +54,50 @@ from services.feed import MAX_LIMIT, FeedPage, feed_page, last_position
 from services.game import GameService
 
 EVENT_STREAM = "text/event-stream"
+After = Annotated[
+    int,
+    QueryParameter(
+        ge=0,
+        description="A position in the log: the items after it (0: from the start)",
+        examples=[Example(value=0), Example(value=1234)],
+    ),
+]
+Limit = Annotated[
+    int,
+    QueryParameter(ge=1, le=MAX_LIMIT, description="Items per page", examples=[Example(value=100)]),
+]
+
+
+@dataclass
+class StreamOperation(Operation):
+    """The stream's 200 in the OpenAPI document: SSE frames (``asyncapi.yaml``)."""
+
+    def __post_init__(self) -> None:
+        responses = dict(self.responses or {})
+        responses["200"] = OpenAPIResponse(
+            description="Server-Sent Events: `event: event` frames, `id` the position, "
+            "`data` a feed item (asyncapi.yaml, channel `events`)",
+            content={
+                EVENT_STREAM: OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        description="One SSE frame (pings and `retry:` have no data)",
+                        properties={
+                            "event": Schema(type=OpenAPIType.STRING, const="event"),
+                            "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
+                            "data": Schema(
+                                type=OpenAPIType.STRING,
+                                description="A feed item as JSON (FeedPage.items)",
+                            ),
+                        },
+                    ),
+                    example='retry: 1000\n\nid: 1\nevent: event\ndata: {"position":1,…}\n\n',
+                )
+            },
+        )
+        self.responses = responses
+
+
 FEED_STREAM_PATH = r"^/v1/events/stream/?$"
 _PING = b": ping\n\n"
 _ENCODER = msgspec.json.Encoder()
@@ -193,8 +245,8 @@ class FeedController(Controller):
         self,
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
-        after: Annotated[int, QueryParameter(ge=0, description="a position in the log")] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 100,
+        after: After = 0,
+        limit: Limit = 100,
     ) -> FeedPage:
         return await archive.page(after, limit, archive.is_operator(request))
 
@@ -204,12 +256,13 @@ class FeedController(Controller):
         summary="The whole event log, live (Server-Sent Events)",
         description=STREAM_DOC,
         responses=problems(401, 422, 429),
+        operation_class=StreamOperation,
     )
     async def stream(
         self,
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
-        after: Annotated[int, QueryParameter(ge=0, description="a position in the log")] = 0,
+        after: After = 0,
         last_event_id: Annotated[
             str | None,
             HeaderParameter(

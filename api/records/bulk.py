@@ -13,13 +13,21 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Request, get
 from litestar.di import NamedDependency
-from litestar.openapi.spec import Example
+from litestar.openapi.spec import (
+    Example,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+)
 from litestar.params import QueryParameter
 from litestar.response import Stream
 
@@ -32,6 +40,26 @@ ND_JSON = "application/x-ndjson"
 _MOMENT = msgspec.json.Decoder(datetime)
 CHUNK = 256 * 1024
 """Bytes of records read per trip to a worker thread (and per gzip flush)."""
+
+
+@dataclass
+class BulkOperation(Operation):
+    """The bulk export's 200 in the OpenAPI document: ND-JSON lines of records."""
+
+    def __post_init__(self) -> None:
+        responses = dict(self.responses or {})
+        responses["200"] = OpenAPIResponse(
+            description="One finished match's record per line (docs/records.md), gzip "
+            "when Accept-Encoding allows it",
+            content={
+                ND_JSON: OpenAPIMediaType(
+                    schema=Schema(type=OpenAPIType.STRING),
+                    example='{"format":"shengji-record/1","kind":"match",…}\n'
+                    '{"format":"shengji-record/1","kind":"match",…}\n',
+                )
+            },
+        )
+        self.responses = responses
 
 
 def _moment(name: str, what: str) -> QueryParameter:
@@ -98,6 +126,7 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     "tournament round completes (R36). 422 for a time without a time zone, "
     "`finishedFrom` after `finishedTo` or an unknown preset.",
     responses=problems(),
+    operation_class=BulkOperation,
 )
 async def bulk_records(
     request: Request[Any, Any, Any],
