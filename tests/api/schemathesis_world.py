@@ -91,6 +91,16 @@ CONFIG = schemathesis.Config.from_dict(
             {"include-path": "/v1/matches/{match_id}/stream", "request-timeout": 1.0},
             {"include-path": "/v1/events/stream", "request-timeout": 1.0},
             {
+                # GET /v1/rules/follow is the rules oracle's path (POST only): 405, as
+                # documented; any other string is a rule number (404 when unknown)
+                "include-path": "/v1/rules/{number}",
+                "checks": {
+                    "positive_data_acceptance": {
+                        "expected-statuses": ["2xx", "3xx", "404", "405", "429", "5xx"]
+                    }
+                },
+            },
+            {
                 "include-path": list(SEMANTIC_PATHS),
                 "checks": {"positive_data_acceptance": {"enabled": False}},
             },
