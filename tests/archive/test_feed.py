@@ -10,6 +10,7 @@ import pytest
 
 from services.feed import FeedItem, feed_page, last_position
 from services.game import GameService
+from services.history import match_history
 from services.idempotency import IdempotencyRecord, Outcome, record_id
 from tests.archive.matches import (
     bot_match,
@@ -148,3 +149,22 @@ def test_tournament_tables_read_in_camel_case() -> None:
     scheduled = next(i for i in everything(service) if i.type == "RoundScheduled")
     table = scheduled.data["tables"][0]
     assert set(table) == {"table", "first", "second", "firstParity", "matchId"}
+
+
+def test_the_public_feed_shows_what_a_spectators_history_shows(backend: Backend) -> None:
+    """One redaction (R33): every match and round event of the feed carries the same data
+    and hidden fields as the match's history read by a spectator."""
+    service = backend.service()
+    matches = [bot_match(service), ended_match(service), open_match(service)]
+    feed = {
+        (i.stream.id, i.version): (i.type, i.data, i.hidden)
+        for i in everything(service)
+        if i.stream.kind in ("match", "round")
+    }
+    compared = 0
+    for match_id in matches:
+        for item in match_history(service, match_id, None, limit=1000).items:
+            key = (item.aggregate_id, item.aggregate_version)
+            assert feed[key] == (item.type, item.data, item.hidden), key
+            compared += 1
+    assert compared == len(feed)
