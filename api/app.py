@@ -26,6 +26,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from api.commands import CommandController
 from api.contract import complete_document
 from api.errors import EXCEPTION_HANDLERS
+from api.feed import FEED_STREAM_PATH, Archive, FeedController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
@@ -33,13 +34,14 @@ from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
+from api.records.bulk import bulk_records
 from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
-from api.streamcap import StreamCapMiddleware, StreamCaps
+from api.streamcap import STREAM_PATH, StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
@@ -134,6 +136,15 @@ def create_app(
         ),
         limiter=limiter,
     )
+    archive = Archive(
+        service,
+        limiter,
+        settings.operator_token,
+        poll_s=settings.feed_poll_ms / 1000,
+        heartbeat_s=settings.sse_heartbeat_s,
+        lifetime_s=settings.sse_lifetime_s,
+        retry_ms=settings.sse_retry_ms,
+    )
     rate_limiter = RateLimiter(rate)
     quotas = client_quotas(settings if rate else None)
     caps = StreamCaps(
@@ -162,12 +173,15 @@ def create_app(
             ControlController,
             LiveController,
             RecordController,
+            bulk_records,
+            FeedController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
         dependencies={
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
+            "archive": Provide(archive.provide, sync_to_thread=False),
         },
         lifespan=[live.lifespan, sweeper.lifespan, clerk.lifespan],
         on_shutdown=[close_service],
@@ -179,7 +193,12 @@ def create_app(
             DefineMiddleware(
                 RateLimitMiddleware, limiter=rate_limiter, identities=identities, quotas=quotas
             ),
-            DefineMiddleware(StreamCapMiddleware, caps=caps, identities=identities),
+            DefineMiddleware(
+                StreamCapMiddleware,
+                caps=caps,
+                identities=identities,
+                paths=(STREAM_PATH, re.compile(FEED_STREAM_PATH)),
+            ),
             DefineMiddleware(MetricsMiddleware, metrics=metrics),
             AllowHeader,
             route_context_middleware,
@@ -192,6 +211,7 @@ def create_app(
     complete_document(app)
     app.state.runtime = runtime
     app.state.live = live
+    app.state.archive = archive
     app.state.sweeper = sweeper
     app.state.clerk = clerk
     app.state.timeout_kind = settings.timeout_bot
@@ -306,6 +326,7 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="rules oracle", description="The stateless rules engine"),
             Tag(name="tournaments", description="Tournaments, duplicate deals, standings (R36)"),
             Tag(name="health", description="Liveness and readiness"),
+            Tag(name="archive", description="The whole event log: feed, stream, schemas"),
         ],
     )
 

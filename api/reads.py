@@ -16,6 +16,7 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter, QueryParameter
 
 from api.auth import bearer, seat_of
@@ -24,15 +25,24 @@ from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, Veri
 from api.etag import etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
 from api.matches import BEARER, IfNoneMatch
+from api.records.bulk import reject_repeated
 from api.runtime import Runtime, snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
 from api.strict import json_body, read_body
 from domain.game.match import Match
 from domain.game.round import Round, round_id
+from domain.rules.errors import InvalidInputError
 from services.embargo import embargo_marker, view_embargo
 from services.errors import NotFoundError
 from services.game import GameService
-from services.history import MAX_LIMIT, HistoryPage, StateAt, match_history, state_at
+from services.history import (
+    MAX_LIMIT,
+    HistoryPage,
+    StateAt,
+    match_history,
+    state_at,
+    version_at,
+)
 from services.summaries import RoundSummary, round_summaries
 from services.verify import verify_deal, verify_round
 from services.views import PublicView, SeatView, clock_marker, match_version, table_view
@@ -172,12 +182,13 @@ class ReadController(Controller):
 
     @get(
         "/{match_id:uuid}/state",
-        summary="The table as the viewer saw it at a match version (R34)",
-        description="During a round only what the viewer could see then (R33); once that "
-        "round is scored, `revealed` adds every hand and the bottom as they were — on a "
-        "tournament table only once its tournament round completes (`embargo` says so "
-        "until then, R36). A tournament table in play: a seat token of that table or the "
-        "organiser's token (403 `table-closed`, R36).",
+        summary="The table as the viewer saw it at a match version or a moment (R34)",
+        description="`?version=` or `?at=<ISO time>` (the last version at or before it; "
+        "404 before the match existed). During a round only what the viewer could see "
+        "then (R33); once that round is scored, `revealed` adds every hand and the "
+        "bottom as they were — on a tournament table only once its tournament round "
+        "completes (`embargo` says so until then, R36). A tournament table in play: a "
+        "seat token of that table or the organiser's token (403 `table-closed`, R36).",
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )
@@ -186,14 +197,29 @@ class ReadController(Controller):
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
-        version: Annotated[int, QueryParameter(ge=1, le=10**9, description="a match version")],
+        version: Annotated[
+            int | None, QueryParameter(ge=1, le=10**9, description="a match version")
+        ] = None,
+        at: Annotated[
+            datetime | None,
+            QueryParameter(
+                description="A moment (ISO 8601 with a time zone), instead of `version`: the "
+                "state after the last event at or before it (R34)",
+                examples=[Example(value="2026-01-01T12:30:00Z")],
+            ),
+        ] = None,
     ) -> StateAt:
         service = runtime.service
         token = bearer(request)
+        reject_repeated(request, "version", moments=("at",))
+        if (version is None) == (at is None):
+            raise InvalidInputError("give either version (a match version) or at (a moment)")
 
         def work() -> StateAt:
             viewer = reader_of(service, service.get_match(match_id), token)
-            return state_at(service, match_id, version, viewer)
+            wanted = version if at is None else version_at(service, match_id, at)
+            assert wanted is not None
+            return state_at(service, match_id, wanted, viewer)
 
         return await runtime.call(work)
 

@@ -216,6 +216,12 @@ NOT_FOUND = ResponseSpec(
     generate_examples=False,
 )
 RESPONSES: dict[int, ResponseSpec] = {304: NOT_MODIFIED, **problems(), 404: NOT_FOUND}
+ORACLE_NAME = ResponseSpec(
+    data_container=Problem,
+    media_type=PROBLEM_MEDIA_TYPE,
+    description="A name of the rules oracle (`follow`, `throw`, …): that path takes POST only",
+    generate_examples=False,
+)
 ANSWERED = "The text, in the language of Accept-Language"
 
 
@@ -246,7 +252,7 @@ class RuleBookController(Controller):
         description="The section of the rule book for one rule number, as cited by "
         "problems (`rule`, `ruleUrl`), docstrings and tests. 404 for a number the book "
         "does not have. `POST /v1/rules/{trick,follow,…}` is the rules oracle.",
-        responses=RESPONSES,
+        responses={**RESPONSES, 405: ORACLE_NAME},
         response_description=ANSWERED,
         response_headers=HEADERS,
     )

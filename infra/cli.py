@@ -8,6 +8,7 @@ table, but for the speed line.
 ``verify`` recomputes a deal from its seed (R35, :mod:`infra.cli_verify`); ``migrate``
 creates the event store's schema once, before replicas that run with
 ``CREATE_TABLES=false`` start (:mod:`infra.migrate`; a second run is a no-op).
+``rebuild`` replays the whole log into every read model (:mod:`infra.cli_rebuild`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from domain.players.strong import DEFAULT_BUDGET, StrongPlayer
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
+from infra.cli_rebuild import add_rebuild_parser, run_rebuild
 from infra.cli_verify import add_verify_parser, run_verify
 from infra.migrate import add_migrate_parser, run_migrate
 from services.simulator import SimulationSummary, simulate
@@ -78,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_verify_parser(commands)
     add_migrate_parser(commands)
+    add_rebuild_parser(commands)
     return parser
 
 
@@ -144,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(run_verify(args))
     if args.command == "migrate":
         sys.exit(run_migrate(args))
+    if args.command == "rebuild":
+        sys.exit(run_rebuild(args))
     if args.command == "simulate":
         players = [
             StrongPlayer(args.strong_budget) if name == "strong" else name for name in args.players

@@ -112,12 +112,15 @@ class Server(uvicorn.Server):
             server.close()
         for sock in sockets or []:
             sock.close()
-        live = getattr(getattr(self.config.loaded_app, "state", None), "live", None)
-        if live is None:
-            app = self.config.app
-            live = getattr(getattr(app, "state", None), "live", None)
+        state = getattr(self.config.loaded_app, "state", None)
+        if getattr(state, "live", None) is None:
+            state = getattr(self.config.app, "state", None)
+        live = getattr(state, "live", None)
         if live is not None:
             await live.close()
+        archive = getattr(state, "archive", None)  # the events feed's streams (api.feed)
+        if archive is not None:
+            await archive.close()
         await super().shutdown(sockets)
 
     @contextlib.contextmanager

@@ -35,6 +35,9 @@ Variables, with their defaults in brackets:
   [15 / 600 / 1000]
 * ``SWEEP_INTERVAL_MS`` — how often the sweeper claims passed deadlines and turn
   timeouts and runs pending bot moves (``services.sweeper``), 0 = off [1000]
+* ``OPERATOR_TOKEN`` — the token that reads the events feed unredacted (``/v1/events``,
+  docs/events.md) [none: nobody does]; ``FEED_POLL_MS`` — how often a feed stream that
+  has reached the log's end asks the store for more [500]
 * ``TIMEOUT_BOT`` — the bot policy that moves for a seat over its time: ``random``,
   ``heuristic`` or ``strong`` (docs/bots.md) [``heuristic``]
 
@@ -48,7 +51,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -154,6 +157,10 @@ class Settings:
     """The sweeper's period (deadlines, turn timeouts, bots); 0 = no sweeper."""
     timeout_bot: str = TIMEOUT_KIND
     """The bot policy that moves for a timed-out seat (``domain.players.PLAYERS``)."""
+    operator_token: str | None = field(default=None, repr=False)
+    """Reads the events feed unredacted (docs/events.md); None: nobody does."""
+    feed_poll_ms: int = 500
+    """A feed stream at the log's end asks the store for more this often."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -185,6 +192,9 @@ class Settings:
         _int("SSE_LIFETIME_S", self.sse_lifetime_s, 1, 86_400)
         _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
         _int("SWEEP_INTERVAL_MS", self.sweep_interval_ms, 0, 3_600_000)
+        _int("FEED_POLL_MS", self.feed_poll_ms, 10, 60_000)
+        if self.operator_token is not None and len(self.operator_token) < 16:
+            raise SettingsError("OPERATOR_TOKEN must be at least 16 characters")
         if self.timeout_bot not in PLAYERS:
             raise SettingsError(
                 f"TIMEOUT_BOT must be one of {', '.join(PLAYERS)}, got {self.timeout_bot!r}"
@@ -255,6 +265,8 @@ class Settings:
             sse_retry_ms=_int_env(get, "SSE_RETRY_MS", defaults.sse_retry_ms),
             sweep_interval_ms=_int_env(get, "SWEEP_INTERVAL_MS", defaults.sweep_interval_ms),
             timeout_bot=(get("TIMEOUT_BOT") or defaults.timeout_bot).lower(),
+            operator_token=get("OPERATOR_TOKEN"),
+            feed_poll_ms=_int_env(get, "FEED_POLL_MS", defaults.feed_poll_ms),
         )
 
     @property

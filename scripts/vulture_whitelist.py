@@ -104,3 +104,7 @@ _.deadlines  # services/tournaments/clerk.py: ClerkReport (read by tests)
 # -- live streams (issue 12) -----------------------------------------------------------------
 more  # services/history.py, summaries.py, tournaments/listing.py: page answers' field
 __call__  # api/live_feed.py: the Store protocol
+
+# -- the archive (issue 17) --
+_.security  # api/feed.py: Litestar reads the controller's security
+unregister  # services/projections.py: tests, and a feature removing its projection

@@ -60,7 +60,7 @@ MAX_LIMIT = 1000
 _NONE: frozenset[str] = frozenset()
 _SEED = frozenset({"seed"})
 _CARDS = frozenset({"cards"})
-_EMBARGOED = ("seed", "bottom_cards", "bottom_points")
+EMBARGOED_FIELDS = ("seed", "bottom_cards", "bottom_points")
 """``RoundScored`` fields withheld under the tournament embargo (R36): the seed and
 what the bottom held."""
 _LOOKAHEAD = 6
@@ -211,7 +211,7 @@ def match_history(
             events = [service.mapper.to_domain_event(s) for s in stored]
         for k, event in enumerate(events):
             visible = _visible(service, layout, seg, event, viewer, embargo)
-            withheld = _EMBARGOED if embargo and isinstance(event, RoundScored) else ()
+            withheld = EMBARGOED_FIELDS if embargo and isinstance(event, RoundScored) else ()
             items.append(history_item(seg.start + skip + k, seg.number, event, visible, withheld))
     last = items[-1].version if items else after
     return HistoryPage(
@@ -270,6 +270,40 @@ def _tables(
     return layout, match, round_
 
 
+def version_at(service: GameService, match_id: UUID, at: datetime) -> int:
+    """The match version at the moment ``at`` (R34): the version of the last event that
+    happened at or before it (events are in commit order, their times from the service's
+    clock). NotFoundError before the match was created. Only the rounds whose events
+    straddle ``at`` are read."""
+    if at.tzinfo is None:
+        raise InvalidInputError("at needs a time zone (e.g. 2026-01-01T12:00:00Z)")
+    layout = _layout(service, match_id)
+    version = 0
+    for i, seg in enumerate(layout.segments):
+        if seg.number:
+            following = layout.segments[i + 1] if i + 1 < len(layout.segments) else None
+            if following is not None and layout.match_events[following.first - 1].timestamp <= at:
+                version = seg.start + seg.count - 1  # the whole round was before ``at``
+                continue
+            stored = service.recorder.select_events(
+                seg.aggregate_id, gt=seg.first - 1, lte=seg.first - 1 + seg.count
+            )
+            events: Sequence[Any] = [service.mapper.to_domain_event(s) for s in stored]
+        else:
+            events = layout.match_events[seg.first - 1 : seg.first - 1 + seg.count]
+        for k, event in enumerate(events):
+            if event.timestamp > at:
+                return _existing(match_id, version, at)
+            version = seg.start + k
+    return _existing(match_id, version, at)
+
+
+def _existing(match_id: UUID, version: int, at: datetime) -> int:
+    if not version:
+        raise NotFoundError(f"match {match_id} did not exist yet at {at.isoformat()}")
+    return version
+
+
 # -- internals ------------------------------------------------------------------------------
 
 
@@ -312,16 +346,26 @@ def _visible(
     if seg.number == 0:
         return _NONE  # token hashes are never shown
     scored = seg.number in layout.scored and embargo is None
+    if scored:
+        return released_secrets(event)
+    if (
+        isinstance(event, BottomBuried)
+        and viewer is not None
+        and viewer in (event.seat, _taker(service, seg, event.originator_version))
+    ):
+        return _CARDS
+    return _NONE
+
+
+def released_secrets(event: Any) -> frozenset[str]:
+    """The secret fields of a round's ``event`` everyone may see once its round is scored
+    (and, on a tournament table, its tournament round complete, R36): ``Dealt.seed``
+    (R35) and ``BottomBuried.cards`` (R21, R33). Before that, none (a spectator's view;
+    the feed of :mod:`services.feed` shares this)."""
     if isinstance(event, Dealt):
-        return _SEED if scored else _NONE
+        return _SEED
     if isinstance(event, BottomBuried):
-        if scored:
-            return _CARDS
-        if viewer is not None and viewer in (
-            event.seat,
-            _taker(service, seg, event.originator_version),
-        ):
-            return _CARDS
+        return _CARDS
     return _NONE
 
 

@@ -4,6 +4,7 @@ may see them (which ones, :mod:`services.history` decides)."""
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -96,6 +97,9 @@ def _plain(name: str, value: Any) -> Any:
         return str(value)
     if isinstance(value, datetime):
         return value.isoformat()
+    if is_dataclass(value) and not isinstance(value, type):
+        # a tournament's teams, tables and results (the feed, docs/events.md)
+        return {_camel(f.name): _plain(f.name, getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple | list):
         return [_plain("", v) for v in value]
     if isinstance(value, dict):

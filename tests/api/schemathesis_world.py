@@ -66,6 +66,10 @@ SEMANTIC_PATHS = (
     # a Last-Event-ID beyond the match's version is refused (422 last-event-id-ahead, issue
     # 13): which version is current is not in the schema
     "/v1/matches/{match_id}/stream",
+    # issue 17: the log's stream refuses a Last-Event-ID beyond the log's end; the state
+    # takes exactly one of version and at, and at needs a time zone (RFC 3339 allows none)
+    "/v1/events/stream",
+    "/v1/matches/{match_id}/state",
 )
 IF_MATCH_PATHS = ("/v1/matches/{match_id}/actions/{action}", "/v1/matches/{match_id}/timeout")
 """Commands that take ``If-Match`` (the round's actions, claiming a timeout)."""
@@ -85,6 +89,17 @@ CONFIG = schemathesis.Config.from_dict(
         "output": {"sanitization": {"enabled": False}},
         "operations": [
             {"include-path": "/v1/matches/{match_id}/stream", "request-timeout": 1.0},
+            {"include-path": "/v1/events/stream", "request-timeout": 1.0},
+            {
+                # GET /v1/rules/follow is the rules oracle's path (POST only): 405, as
+                # documented; any other string is a rule number (404 when unknown)
+                "include-path": "/v1/rules/{number}",
+                "checks": {
+                    "positive_data_acceptance": {
+                        "expected-statuses": ["2xx", "3xx", "404", "405", "429", "5xx"]
+                    }
+                },
+            },
             {
                 "include-path": list(SEMANTIC_PATHS),
                 "checks": {"positive_data_acceptance": {"enabled": False}},

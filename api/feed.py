@@ -1,0 +1,304 @@
+"""The whole event log as a feed (issue 17; docs/events.md).
+
+* ``GET /v1/events?after=&limit=`` — a page of the log after a position
+  (:func:`services.feed.feed_page`), redacted for the public (R33–R36);
+* ``GET /v1/events/stream`` — the same as Server-Sent Events: ``id`` is the position,
+  ``event: event``, ``data`` the item; resumes exactly after ``Last-Event-ID`` (header,
+  else ``?lastEventId=``, else ``?after=``);
+* ``GET /v1/events/schema`` — the JSON Schema of every event type and version
+  (:mod:`services.event_schema`).
+
+**Operator.** ``Authorization: Bearer <OPERATOR_TOKEN>`` reads every field
+(``OPERATOR_TOKEN`` unset: nobody does). Any other bearer token is a 401: the feed takes
+no seat or organiser token, so a mistyped operator token is not answered as the public.
+
+**Across replicas.** A stream does not wait on a hub: when it has read the log to its
+end it asks the store for the log's last position every ``poll_s`` (default 0.5 s; one
+indexed ``max(id)`` query), so a stream on one replica sees what every replica writes,
+in the log's own order, with at most that delay. Pings every heartbeat; the stream ends
+after its lifetime with a ``retry:`` hint (the SSE settings of the match streams).
+
+Reads are rate limited like the other reads; a stream counts once when it opens and is
+under the same caps on open streams as the match streams (:mod:`api.streamcap`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import anyio
+import msgspec
+from litestar import Controller, Request, get
+from litestar.di import NamedDependency
+from litestar.openapi.spec import (
+    Example,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+)
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from api.auth import UnauthorizedError, bearer
+from api.dto import problems
+from api.stream import VERSION_PATTERN
+from domain.rules.errors import InvalidInputError
+from services.event_schema import EventSchemas, event_schemas
+from services.feed import MAX_LIMIT, FeedPage, feed_page, last_position
+from services.game import GameService
+
+EVENT_STREAM = "text/event-stream"
+After = Annotated[
+    int,
+    QueryParameter(
+        ge=0,
+        description="A position in the log: the items after it (0: from the start)",
+        examples=[Example(value=0), Example(value=1234)],
+    ),
+]
+Limit = Annotated[
+    int,
+    QueryParameter(ge=1, le=MAX_LIMIT, description="Items per page", examples=[Example(value=100)]),
+]
+
+
+@dataclass
+class StreamOperation(Operation):
+    """The stream's 200 in the OpenAPI document: SSE frames (``asyncapi.yaml``)."""
+
+    def __post_init__(self) -> None:
+        responses = dict(self.responses or {})
+        responses["200"] = OpenAPIResponse(
+            description="Server-Sent Events: `event: event` frames, `id` the position, "
+            "`data` a feed item (asyncapi.yaml, channel `events`)",
+            content={
+                EVENT_STREAM: OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        description="One SSE frame (pings and `retry:` have no data)",
+                        properties={
+                            "event": Schema(type=OpenAPIType.STRING, const="event"),
+                            "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
+                            "data": Schema(
+                                type=OpenAPIType.STRING,
+                                description="A feed item as JSON (FeedPage.items)",
+                            ),
+                        },
+                    ),
+                    example='retry: 1000\n\nid: 1\nevent: event\ndata: {"position":1,…}\n\n',
+                )
+            },
+        )
+        self.responses = responses
+
+
+FEED_STREAM_PATH = r"^/v1/events/stream/?$"
+_PING = b": ping\n\n"
+_ENCODER = msgspec.json.Encoder()
+OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+
+
+@dataclass
+class Archive:
+    """The feed's wiring: the service, the store's limiter, the operator token and the
+    streams' timing."""
+
+    service: GameService
+    limiter: anyio.CapacityLimiter
+    operator_token: str | None = None
+    poll_s: float = 0.5
+    heartbeat_s: float = 15.0
+    lifetime_s: float = 600.0
+    retry_ms: int = 1000
+    batch: int = 200
+    """Items a stream reads per trip to the store."""
+    closing: bool = False
+    """Set by :meth:`close` (a draining server): open streams end with ``retry:``."""
+    streams: int = 0
+    """Streams open now."""
+
+    def provide(self) -> Archive:
+        return self
+
+    async def close(self, timeout: float = 2.0) -> None:
+        """End every open stream with its reconnect hint (within a poll), waiting up to
+        ``timeout`` seconds for them to go."""
+        self.closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.streams and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+
+    def is_operator(self, request: Request[Any, Any, Any]) -> bool:
+        """True for the operator token; 401 for any other token (docstring)."""
+        token = bearer(request)
+        if token is None:
+            return False
+        expected = self.operator_token
+        if expected and hmac.compare_digest(token.encode(), expected.encode()):
+            return True
+        raise UnauthorizedError(
+            "the events feed takes the operator token only (OPERATOR_TOKEN); "
+            "without a token it answers what the public may see (R33, R36)"
+        )
+
+    async def page(self, after: int, limit: int, operator: bool) -> FeedPage:
+        return await anyio.to_thread.run_sync(
+            lambda: feed_page(self.service, after=after, limit=limit, operator=operator),
+            limiter=self.limiter,
+        )
+
+    async def last(self) -> int:
+        return await anyio.to_thread.run_sync(last_position, self.service, limiter=self.limiter)
+
+    async def frames(self, after: int, operator: bool) -> AsyncIterator[bytes]:
+        """``retry:``, then one frame per item after ``after``, pings while nothing is
+        new, and a final ``retry:`` once the stream's lifetime is over."""
+        retry = b"retry: %d\n\n" % self.retry_ms
+        self.streams += 1
+        try:
+            yield retry
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.lifetime_s
+
+            def going() -> bool:
+                return not self.closing and loop.time() < deadline
+
+            pinged = loop.time()
+            cursor = after
+            while going():
+                page = await self.page(cursor, self.batch, operator)
+                for item in page.items:
+                    yield b"id: %d\nevent: event\ndata: %s\n\n" % (
+                        item.position,
+                        _ENCODER.encode(item),
+                    )
+                cursor = page.next
+                if page.more:
+                    continue
+                while going() and await self.last() <= cursor:
+                    if loop.time() - pinged >= self.heartbeat_s:
+                        pinged = loop.time()
+                        yield _PING
+                    await asyncio.sleep(min(self.poll_s, max(0.0, deadline - loop.time())))
+            yield retry
+        finally:
+            self.streams -= 1
+
+
+class FeedAheadError(InvalidInputError):
+    """422: the client claims a position the log has not reached (R34: positions only
+    grow, so no frame with that id was ever sent: an id of another deployment, or made
+    up)."""
+
+    code = "last-event-id-ahead"
+    rule = "R34"
+
+    def __init__(self, last: int, top: int) -> None:
+        super().__init__(
+            f"Last-Event-ID {last} is beyond the log's last position {top}: no such frame "
+            "was ever sent (R34); reconnect without it, or with the id of a frame received"
+        )
+
+
+def _resume_at(header: str | None, query: str | None, after: int) -> int:
+    for name, value in (("Last-Event-ID", header), ("lastEventId", query)):
+        if value is not None and not (value.isascii() and value.isdigit() and len(value) <= 18):
+            raise InvalidInputError(f"{name} must be a position in the log, got {value[:40]!r}")
+    chosen = header if header is not None else query
+    return after if chosen is None else int(chosen)
+
+
+STREAM_DOC = """Every event of the log as Server-Sent Events: `event: event` frames whose
+`id` is the event's position and whose `data` is the item, as `GET /v1/events` pages
+them (redacted for the public, R33–R36; unredacted with the operator token). Resumes
+exactly after `Last-Event-ID` (header, else `?lastEventId=`, else `?after=`): nothing is
+lost or repeated, on whichever replica the client reconnects to. A position beyond the
+log's end is a 422 `last-event-id-ahead` problem. `: ping` comments keep the connection
+alive; the server ends the stream after its lifetime with a `retry:` hint. The
+AsyncAPI document (`asyncapi.yaml`) describes the frames."""
+
+
+class FeedController(Controller):
+    path = "/v1/events"
+    tags = ["archive"]  # noqa: RUF012 - Litestar declares it an instance attribute
+    security = OPERATOR
+
+    @get(
+        "/",
+        summary="The whole event log, a page after a position (R33–R36 redacted)",
+        description="Every event of every match, round and tournament in commit order, "
+        "each with its `position` (the log's notification id: gap-free, in commit order), "
+        "stream, version, type, time and payload redacted to what the public may see now: "
+        "hidden cards of a round in play are left out (revealed once it is scored), a "
+        "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
+        "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401.",
+        responses=problems(401),
+    )
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        archive: NamedDependency[Archive],
+        after: After = 0,
+        limit: Limit = 100,
+    ) -> FeedPage:
+        return await archive.page(after, limit, archive.is_operator(request))
+
+    @get(
+        "/stream",
+        media_type=EVENT_STREAM,
+        summary="The whole event log, live (Server-Sent Events)",
+        description=STREAM_DOC,
+        responses=problems(401, 422, 429),
+        operation_class=StreamOperation,
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        archive: NamedDependency[Archive],
+        after: After = 0,
+        last_event_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                pattern=VERSION_PATTERN,
+                description="The id of the last frame received (a position in the log)",
+            ),
+        ] = None,
+        last_event_id_query: Annotated[
+            str | None,
+            QueryParameter(
+                name="lastEventId",
+                pattern=VERSION_PATTERN,
+                description="As Last-Event-ID, for clients that cannot send headers",
+            ),
+        ] = None,
+    ) -> Stream:
+        operator = archive.is_operator(request)
+        start = _resume_at(last_event_id, last_event_id_query, after)
+        top = await archive.last()
+        if start > top:
+            raise FeedAheadError(start, top)
+        return Stream(
+            archive.frames(start, operator),
+            media_type=EVENT_STREAM,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @get(
+        "/schema",
+        summary="The JSON Schema of every event type and version",
+        description="Generated from the event classes (docs/events.md): for each type, "
+        "each `classVersion` the store may hold, with the fields a stored event of that "
+        "version has. Older versions are read through their upcasters.",
+        responses=problems(),
+        security=[{}],
+    )
+    async def schema(self) -> EventSchemas:
+        return event_schemas()

@@ -1,0 +1,152 @@
+"""``GET /v1/records``: the records of finished matches as ND-JSON (issue 17;
+docs/records.md, "Bulk export").
+
+The body is streamed: lines come from :func:`services.records.bulk.finished_records`, a
+generator, read about :data:`CHUNK` bytes per trip to a worker thread (the store is
+synchronous, ARCHITECTURE decision 2), so the response never holds more than a chunk
+whatever the number of matches. ``Accept-Encoding: gzip`` compresses it as it streams
+(``Content-Encoding: gzip``; one ``zlib`` stream, flushed per chunk). Each line is the
+exact bytes of ``GET /v1/matches/{id}/record`` for that match.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Request, get
+from litestar.di import NamedDependency
+from litestar.openapi.spec import (
+    Example,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+)
+from litestar.params import QueryParameter
+from litestar.response import Stream
+
+from api.dto import problems
+from api.runtime import Runtime
+from domain.rules.errors import InvalidInputError
+from services.records.bulk import BulkFilter, finished_records, take
+
+ND_JSON = "application/x-ndjson"
+_MOMENT = msgspec.json.Decoder(datetime)
+CHUNK = 256 * 1024
+"""Bytes of records read per trip to a worker thread (and per gzip flush)."""
+
+
+@dataclass
+class BulkOperation(Operation):
+    """The bulk export's 200 in the OpenAPI document: ND-JSON lines of records."""
+
+    def __post_init__(self) -> None:
+        responses = dict(self.responses or {})
+        responses["200"] = OpenAPIResponse(
+            description="One finished match's record per line (docs/records.md), gzip "
+            "when Accept-Encoding allows it",
+            content={
+                ND_JSON: OpenAPIMediaType(
+                    schema=Schema(type=OpenAPIType.STRING),
+                    example='{"format":"shengji-record/1","kind":"match",…}\n'
+                    '{"format":"shengji-record/1","kind":"match",…}\n',
+                )
+            },
+        )
+        self.responses = responses
+
+
+def _moment(name: str, what: str) -> QueryParameter:
+    return QueryParameter(
+        name=name,
+        description=f"{what} (ISO 8601 with a time zone)",
+        examples=[Example(value="2026-01-01T00:00:00Z")],
+    )
+
+
+def reject_repeated(
+    request: Request[Any, Any, Any], *names: str, moments: tuple[str, ...] = ()
+) -> None:
+    """422 when an optional query parameter is given more than once, or as ``null``, or
+    — for ``moments`` — as anything but an RFC 3339 time: the parser would keep one value,
+    read ``null`` as absent, or a number as a Unix time, silently."""
+    for name in (*names, *moments):
+        values = request.query_params.getall(name, [])
+        if len(values) > 1:
+            raise InvalidInputError(f"{name} is given more than once")
+        if values and values[0] in ("null", ""):
+            raise InvalidInputError(f"{name} needs a value; leave it out instead of {values[0]!r}")
+        if values and name in moments:
+            try:
+                _MOMENT.decode(msgspec.json.encode(values[0]))
+            except msgspec.DecodeError:
+                raise InvalidInputError(
+                    f"{name} is an RFC 3339 time (2026-01-01T12:00:00Z), got {values[0][:40]!r}"
+                ) from None
+
+
+def wants_gzip(accept_encoding: str) -> bool:
+    """``gzip`` is acceptable (listed with a q-value above 0, RFC 9110 §12.5.3)."""
+    for part in accept_encoding.split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip().lower() not in ("gzip", "x-gzip"):
+            continue
+        q = params.strip().removeprefix("q=").strip() if "q=" in params else "1"
+        try:
+            return float(q) > 0
+        except ValueError:
+            return False
+    return False
+
+
+async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIterator[bytes]:
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31) if gzip else None
+    while chunk := await runtime.call(take, lines, CHUNK):
+        data = b"".join(chunk)
+        yield data if packer is None else packer.compress(data) + packer.flush(zlib.Z_SYNC_FLUSH)
+    if packer is not None:
+        yield packer.flush()
+
+
+@get(
+    "/v1/records",
+    tags=["records"],
+    media_type=ND_JSON,
+    summary="The records of finished matches, one per line (ND-JSON, streamed)",
+    description="Every finished match (in the order they finished) whose end is in "
+    "[`finishedFrom`, `finishedTo`) and whose preset is `preset`: one line each, the same "
+    "bytes as `GET /v1/matches/{id}/record`. Streamed without holding the export in "
+    "memory; `Accept-Encoding: gzip` compresses it. A tournament table appears once its "
+    "tournament round completes (R36). 422 for a time without a time zone, "
+    "`finishedFrom` after `finishedTo` or an unknown preset.",
+    responses=problems(),
+    operation_class=BulkOperation,
+)
+async def bulk_records(
+    request: Request[Any, Any, Any],
+    runtime: NamedDependency[Runtime],
+    finished_from: Annotated[
+        datetime | None, _moment("finishedFrom", "Matches that finished at or after it")
+    ] = None,
+    finished_to: Annotated[
+        datetime | None, _moment("finishedTo", "Matches that finished before it")
+    ] = None,
+    preset: Annotated[
+        Literal["standard", "tuolaji", "duijia"] | None,
+        QueryParameter(description="Only matches of this rule-set preset (§10)"),
+    ] = None,
+) -> Stream:
+    reject_repeated(request, "preset", moments=("finishedFrom", "finishedTo"))
+    where = BulkFilter(finished_from, finished_to, preset)
+    gzip = wants_gzip(request.headers.get("accept-encoding", ""))
+    headers = {"Vary": "Accept-Encoding", "Cache-Control": "no-store"}
+    if gzip:
+        headers["Content-Encoding"] = "gzip"
+    lines = finished_records(runtime.service, where)
+    return Stream(_body(runtime, lines, gzip), media_type=ND_JSON, headers=headers)

@@ -1,0 +1,36 @@
+"""Write ``asyncapi.yaml`` at the repository root (``--check``: only compare).
+
+    .venv/bin/python scripts/gen_asyncapi.py          # regenerate
+    .venv/bin/python scripts/gen_asyncapi.py --check  # exit 1 when the file has drifted
+
+The document comes from :func:`api.asyncapi.asyncapi_yaml` (payloads from the streamed types);
+``tests/api/test_asyncapi_drift.py`` fails when the checked-in file differs from it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = ROOT / "asyncapi.yaml"
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, str(ROOT))
+    from api.asyncapi import asyncapi_yaml  # noqa: PLC0415 - after the path is set
+
+    text = asyncapi_yaml()
+    if "--check" in argv:
+        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+        if current != text:
+            sys.stderr.write("asyncapi.yaml has drifted: run scripts/gen_asyncapi.py\n")
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    sys.stdout.write(f"wrote {TARGET.relative_to(ROOT)} ({len(text)} bytes)\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,234 @@
+"""The whole event log as a feed (issue 17): every event of every match, round and
+tournament in commit order, redacted to what the public may see *now* (RULES R33–R36).
+
+The feed reads the library's own notification log (``recorder.select_notifications``,
+``recorder.max_notification_id``): an item's **position** is the event's notification id,
+gap-free on PostgreSQL and SQLite and in commit order (``infra.pgstore`` keeps the table
+lock), so ``after=<position>`` pages on without loss or repeat, whatever is saved
+meanwhile, on any replica.
+
+**Streams.** Each item names its stream: ``match`` (a :class:`~domain.game.match.Match`),
+``round`` (a :class:`~domain.game.round.Round`, with its match and number) or
+``tournament``; ``version`` is the event's version in that stream. Other aggregates of
+the store (idempotency records, and whatever later features add) are not part of the
+public feed; the operator reads them as ``other``.
+
+**Redaction**, decided when the page is read, with the history's own rules
+(:func:`services.history.released_secrets`, :mod:`services.history_items`):
+
+* fields an event lists in ``SECRET_FIELDS`` are left out and named in ``hidden``: the
+  token hashes always; ``Dealt.seed`` and ``BottomBuried.cards`` until their round is
+  scored (R21, R33, R35) — a round abandoned unscored keeps them for good (R32);
+  ``RoundScheduled.secret`` until its tournament round completes (R35, R36);
+* a round of a tournament table whose tournament round is not complete is closed to the
+  public (R36, as ``/public``, history and streams are): its items keep their stream,
+  version, type and time, but ``data`` is empty, every field is in ``hidden`` and
+  ``withheld`` says why. The match's own events (seats, levels, results) stay open, as
+  the match summaries are.
+
+The **operator** (``OPERATOR_TOKEN``) reads every field of every event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import msgspec
+from eventsourcing.persistence import Notification
+from eventsourcing.utils import get_topic
+
+from domain.game.match_events import MatchCreated, MatchEvent
+from domain.game.round_events import RoundEvent, RoundScored, RoundStarted
+from domain.rules.errors import InvalidInputError
+from domain.tournament.events import RoundScheduled, TournamentCreated, TournamentEvent
+from services.embargo import Embargo, embargo_for
+from services.game import GameService
+from services.history import released_secrets
+from services.history_items import history_item
+
+MAX_LIMIT = 1000
+"""Items per page at most."""
+_SCORED = get_topic(RoundScored)
+_NONE: frozenset[str] = frozenset()
+
+
+class FeedStream(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The stream (aggregate) an event belongs to."""
+
+    kind: str
+    """``match``, ``round``, ``tournament`` (``other``: only the operator sees those)."""
+    id: str
+    match_id: str | None = None
+    """A round's match."""
+    round: int | None = None
+    """A round's number in its match."""
+
+
+class FeedItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One event of the log, redacted for its reader (R33, R36)."""
+
+    position: int
+    """The event's place in the whole log (the library's notification id): gap-free, in
+    commit order; pass the last one seen as ``after`` (or ``Last-Event-ID``)."""
+    stream: FeedStream
+    version: int
+    """The event's version in its stream (1, 2, …)."""
+    type: str
+    """The event class (``CardPlayed``, ``RoundScheduled``, …; docs/events.md)."""
+    class_version: int
+    """The event class's version (its JSON Schema: ``GET /v1/events/schema``)."""
+    time: str
+    """When it happened (ISO 8601, UTC)."""
+    data: dict[str, Any]
+    """Its fields in camelCase, cards in R4 notation, without the ``hidden`` ones."""
+    hidden: list[str]
+    """Secret fields left out for this reader (camelCase)."""
+    withheld: str | None = None
+    """Why the whole payload is withheld (a tournament table in play, R36)."""
+
+
+class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    items: list[FeedItem]
+    next: int
+    """Pass as ``after`` for the next page: the last position read (items the reader may
+    not see at all are passed over, so it can be beyond the last item's)."""
+    more: bool
+    """True when the log held events beyond ``next`` when it was read."""
+
+
+@dataclass(frozen=True, slots=True)
+class _RoundFacts:
+    match_id: UUID
+    number: int
+    revealed: bool
+    """Scored, and not under a tournament embargo (R33, R35, R36)."""
+    closed: Embargo | None
+    """The tournament embargo of its table (R36): the round is closed to the public."""
+
+
+@dataclass(slots=True)
+class _Reader:
+    """What one page needs to know about the rounds and tables it meets (read once)."""
+
+    service: GameService
+    operator: bool
+    rounds: dict[UUID, _RoundFacts] = field(default_factory=dict)
+    tables: dict[UUID, Embargo | None] = field(default_factory=dict)
+
+    def item(self, n: Notification) -> FeedItem | None:
+        event: Any = self.service.mapper.to_domain_event(n)
+        originator = event.originator_id
+        version = event.originator_version
+        visible: frozenset[str] = frozenset(getattr(type(event), "SECRET_FIELDS", ()))
+        withheld: tuple[str, ...] = ()
+        reason: str | None = None
+        number = 0
+        if isinstance(event, RoundStarted | RoundEvent):
+            facts = self.round_facts(originator, event)
+            number = facts.number
+            stream = FeedStream(
+                kind="round", id=str(originator), match_id=str(facts.match_id), round=number
+            )
+            if not self.operator:
+                if facts.closed is not None:
+                    reason = facts.closed.reason
+                    withheld = tuple(k for k in vars(event) if k not in _IDENTITY_FIELDS)
+                    visible = _NONE
+                else:
+                    visible = released_secrets(event) if facts.revealed else _NONE
+        elif isinstance(event, MatchCreated | MatchEvent):
+            stream = FeedStream(kind="match", id=str(originator))
+            visible = visible if self.operator else _NONE  # token hashes: never public
+        elif isinstance(event, TournamentCreated | TournamentEvent):
+            stream = FeedStream(kind="tournament", id=str(originator))
+            if not self.operator:
+                visible = _NONE
+                if isinstance(event, RoundScheduled) and (
+                    embargo_for(self.service, originator, event.number) is None
+                ):
+                    visible = frozenset({"secret"})  # R35: revealed by RoundCompleted
+        elif self.operator:
+            stream = FeedStream(kind="other", id=str(originator))
+        else:
+            return None
+        h = history_item(n.id, number, event, visible, withheld)
+        return FeedItem(
+            position=n.id,
+            stream=stream,
+            version=version,
+            type=h.type,
+            class_version=getattr(type(event), "class_version", 1),
+            time=h.timestamp,
+            data=h.data,
+            hidden=h.hidden,
+            withheld=reason,
+        )
+
+    def round_facts(self, rid: UUID, event: Any) -> _RoundFacts:
+        found = self.rounds.get(rid)
+        if found is not None:
+            return found
+        recorder, mapper = self.service.recorder, self.service.mapper
+        if isinstance(event, RoundStarted):
+            started: Any = event
+        else:
+            started = mapper.to_domain_event(recorder.select_events(rid, lte=1)[0])
+        last = recorder.select_events(rid, desc=True, limit=1)
+        scored = bool(last) and last[0].topic == _SCORED
+        closed = self.table_embargo(started.match_id)
+        found = _RoundFacts(started.match_id, started.number, scored and closed is None, closed)
+        self.rounds[rid] = found
+        return found
+
+    def table_embargo(self, match_id: UUID) -> Embargo | None:
+        """R36: the embargo of a tournament table (None for any other match)."""
+        if match_id not in self.tables:
+            stored = self.service.recorder.select_events(match_id, lte=1)
+            created: Any = self.service.mapper.to_domain_event(stored[0]) if stored else None
+            embargo = None
+            if isinstance(created, MatchCreated):
+                embargo = embargo_for(self.service, created.tournament_id, created.tournament_round)
+            self.tables[match_id] = embargo
+        return self.tables[match_id]
+
+
+_IDENTITY_FIELDS = frozenset(
+    {"originator_id", "originator_version", "originator_topic", "timestamp"}
+)
+
+
+def feed_page(
+    service: GameService, *, after: int = 0, limit: int = 100, operator: bool = False
+) -> FeedPage:
+    """The log's events after position ``after``, at most ``limit``, redacted for the
+    public (or, ``operator``, not at all)."""
+    if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
+    if type(after) is not int or after < 0:
+        raise InvalidInputError(f"after is a position in the log >= 0, got {after!r}")
+    top = service.recorder.max_notification_id() or 0
+    found: Sequence[Notification] = service.recorder.select_notifications(
+        after, limit, inclusive_of_start=False
+    )
+    reader = _Reader(service, operator)
+    items = [i for i in (reader.item(n) for n in found) if i is not None]
+    last = found[-1].id if found else after
+    return FeedPage(items=items, next=last, more=last < top)
+
+
+def last_position(service: GameService) -> int:
+    """The log's last position (0 when empty)."""
+    return service.recorder.max_notification_id() or 0
+
+
+__all__ = [
+    "MAX_LIMIT",
+    "FeedItem",
+    "FeedPage",
+    "FeedStream",
+    "feed_page",
+    "last_position",
+]

@@ -1,0 +1,37 @@
+"""``asyncapi.yaml`` at the root is the AsyncAPI 3.0 document of the SSE streams
+(regenerate it with ``scripts/gen_asyncapi.py``), and it names every stream route."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml  # type: ignore[import-untyped]
+
+from api.app import openapi_yaml
+from api.asyncapi import asyncapi_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_asyncapi_yaml_is_up_to_date() -> None:
+    checked_in = (ROOT / "asyncapi.yaml").read_text(encoding="utf-8")
+    assert checked_in == asyncapi_yaml(), "asyncapi.yaml drifted: run scripts/gen_asyncapi.py"
+
+
+def test_every_stream_of_the_api_is_a_channel() -> None:
+    doc = yaml.safe_load(asyncapi_yaml())
+    assert doc["asyncapi"] == "3.0.0"
+    addresses = {c["address"].replace("{matchId}", "{match_id}") for c in doc["channels"].values()}
+    openapi = yaml.safe_load(openapi_yaml())
+    streams = {
+        path
+        for path, item in openapi["paths"].items()
+        if "text/event-stream" in str(item.get("get", {}).get("responses", {}).get("200", {}))
+    }
+    assert streams and streams == addresses
+    for operation in doc["operations"].values():
+        assert operation["action"] == "receive"
+    feed = doc["components"]["messages"]["feedEvent"]["payload"]
+    assert {"position", "stream", "version", "type", "data", "hidden"} <= set(
+        doc["components"]["schemas"][feed["$ref"].rsplit("/", 1)[1]]["properties"]
+    )
