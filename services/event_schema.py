@@ -33,25 +33,67 @@ from domain.game.match_events import (
     RoundBegun,
     RoundRecorded,
     SeatTaken,
+    SeatTokenReissued,
 )
 from domain.game.round_events import ROUND_EVENTS, RoundStarted
 from domain.tournament.events import (
+    ByeAwarded,
+    PairingAllowed,
+    PairingForbidden,
+    PairingsOverridden,
     ResultCorrected,
     RoundCompleted,
+    RoundDeadlinePassed,
     RoundScheduled,
+    ScoreAdjusted,
+    TableForfeited,
     TableResultRecorded,
+    TeamCheckedIn,
+    TeamRegistered,
+    TeamWithdrew,
+    TournamentConfigured,
     TournamentCreated,
+    TournamentStarted,
 )
 from services.idempotency import IdempotencyRecord
 
 SNAPSHOT = Path(__file__).with_name("event_schemas.json")
 
 _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
-    ("match", (MatchCreated, SeatTaken, RoundBegun, RoundRecorded, MatchFinished, MatchImported)),
+    (
+        "match",
+        (
+            MatchCreated,
+            SeatTaken,
+            SeatTokenReissued,
+            RoundBegun,
+            RoundRecorded,
+            MatchFinished,
+            MatchImported,
+        ),
+    ),
     ("round", (RoundStarted, *ROUND_EVENTS)),
     (
         "tournament",
-        (TournamentCreated, RoundScheduled, TableResultRecorded, ResultCorrected, RoundCompleted),
+        (
+            TournamentCreated,
+            TournamentConfigured,
+            TeamRegistered,
+            TeamCheckedIn,
+            TournamentStarted,
+            RoundScheduled,
+            TableResultRecorded,
+            ResultCorrected,
+            RoundCompleted,
+            TeamWithdrew,
+            TableForfeited,
+            ByeAwarded,
+            PairingForbidden,
+            PairingAllowed,
+            PairingsOverridden,
+            ScoreAdjusted,
+            RoundDeadlinePassed,
+        ),
     ),
     ("idempotency", (IdempotencyRecord.Recorded,)),
 )
