@@ -14,8 +14,8 @@ from typing import Any
 import msgspec
 
 from services.feed import FeedItem
-from services.history_items import HistoryItem
-from services.view_types import PublicView, SeatView
+from services.live import DealFrame, LiveFrame
+from services.tournaments.views import StandingsView
 
 VERSION = "1.0.0"
 _REF = "#/components/schemas/{name}"
@@ -37,10 +37,9 @@ def _last_event_id(what: str) -> dict[str, Any]:
 
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
-    (feed, seat, public, item), components = msgspec.json.schema_components(
-        [FeedItem, SeatView, PublicView, HistoryItem], ref_template=_REF
+    (feed, frame, deal, standings), components = msgspec.json.schema_components(
+        [FeedItem, LiveFrame, DealFrame, StandingsView], ref_template=_REF
     )
-    del item  # referenced from the views' ``missed``
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -72,11 +71,26 @@ def asyncapi_document() -> dict[str, Any]:
             "match": {
                 "address": "/v1/matches/{matchId}/stream",
                 "title": "Live views of a match",
-                "description": "The view of a seat (seat token as `Authorization: Bearer` "
-                "or `?token=`) or of a spectator, once now and once per newer match "
-                "version (R33). A tournament table in play is closed to spectators (R36).",
+                "description": "A seat (seat token as `Authorization: Bearer` or "
+                "`?token=`) or a spectator gets one frame per match version, in order, none "
+                "merged or skipped: the event that made it (redacted as at that moment, "
+                "R33) and the viewer's view as of that version (R34); during a paced deal "
+                "(R16) `deal` frames without an id. A tournament table in play is closed "
+                "to spectators (R36).",
                 "parameters": {"matchId": {"description": "The match's id (a UUID)"}},
-                "messages": {"view": {"$ref": "#/components/messages/matchView"}},
+                "messages": {
+                    "view": {"$ref": "#/components/messages/matchView"},
+                    "deal": {"$ref": "#/components/messages/matchDeal"},
+                },
+            },
+            "standings": {
+                "address": "/v1/tournaments/{tournamentId}/standings/stream",
+                "title": "Live standings of a tournament",
+                "description": "The standings (as `GET /v1/tournaments/{id}/standings`, "
+                "with the tournament `version`) at once and after every change, as tables "
+                "finish (R36).",
+                "parameters": {"tournamentId": {"description": "The tournament's id"}},
+                "messages": {"standings": {"$ref": "#/components/messages/standings"}},
             },
         },
         "operations": {
@@ -90,7 +104,16 @@ def asyncapi_document() -> dict[str, Any]:
                 "action": "receive",
                 "channel": {"$ref": "#/channels/match"},
                 "summary": "Watch a match as a seat or a spectator",
-                "messages": [{"$ref": "#/channels/match/messages/view"}],
+                "messages": [
+                    {"$ref": "#/channels/match/messages/view"},
+                    {"$ref": "#/channels/match/messages/deal"},
+                ],
+            },
+            "watchStandings": {
+                "action": "receive",
+                "channel": {"$ref": "#/channels/standings"},
+                "summary": "Watch a tournament's standings",
+                "messages": [{"$ref": "#/channels/standings/messages/standings"}],
             },
         },
         "components": {
@@ -105,13 +128,37 @@ def asyncapi_document() -> dict[str, Any]:
                 },
                 "matchView": {
                     "name": "view",
-                    "title": "The viewer's view at a match version",
-                    "summary": "SSE `event: view`; `id` is the match version. On a resumed "
-                    "stream the first frame also carries `missed` (the redacted history "
-                    "items after Last-Event-ID, `HistoryItem`) and `missedMore`.",
+                    "title": "A match version: its event and the view after it",
+                    "summary": "SSE `event: view`; `id` is the match version. A resumed "
+                    "stream sends every version after Last-Event-ID, in order.",
                     "contentType": "application/json",
                     "headers": _last_event_id("a match version"),
-                    "payload": {"oneOf": [seat, public]},
+                    "payload": frame,
+                },
+                "matchDeal": {
+                    "name": "deal",
+                    "title": "A paced deal's progress",
+                    "summary": "SSE `event: deal`, no `id` (not a version): the viewer's "
+                    "view as the cards arrive, at most every 250 ms (R16).",
+                    "contentType": "application/json",
+                    "payload": deal,
+                },
+                "standings": {
+                    "name": "standings",
+                    "title": "The standings at a tournament version",
+                    "summary": "SSE `event: standings`; `id` is the tournament version.",
+                    "contentType": "application/json",
+                    "headers": _last_event_id("a tournament version"),
+                    "payload": {
+                        "allOf": [
+                            standings,
+                            {
+                                "type": "object",
+                                "properties": {"version": {"type": "integer"}},
+                                "required": ["version"],
+                            },
+                        ]
+                    },
                 },
             },
             "schemas": components,
