@@ -41,6 +41,7 @@ from uuid import UUID
 
 import msgspec
 
+from domain.game.match import Match
 from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded
 from domain.game.round import Round, round_id
 from domain.game.round_events import BottomBuried, Dealt, Overcalled, RoundScored
@@ -217,9 +218,36 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
     during a round only what the viewer could see (R33); once that round is scored,
     :class:`Revealed` adds everything else."""
     _check_viewer(viewer)
-    if type(version) is not int or version < 1:
-        raise InvalidInputError(f"version is a match version >= 1, got {version!r}")
+    _check_version(version)
     layout = _layout(service, match_id)
+    match, round_, now = _as_of(service, layout, version)
+    scored = round_ is not None and round_.number in layout.scored
+    embargo = _embargo(service, layout) if scored else None
+    view = table_view(match, round_, viewer, now, embargo=embargo)
+    revealed = None
+    if round_ is not None and scored and embargo is None:
+        revealed = _revealed(round_, now)
+    reason = None if embargo is None else embargo.reason
+    return StateAt(version=version, view=view, revealed=revealed, embargo=reason)
+
+
+def aggregates_at(
+    service: GameService, match_id: UUID, version: int
+) -> tuple[Match, Round | None, datetime]:
+    """The match and its round as of a match version, and the time of that version's
+    event (R34): what :func:`state_at` views, and what the match summary is built from."""
+    _check_version(version)
+    return _as_of(service, _layout(service, match_id), version)
+
+
+# -- internals ------------------------------------------------------------------------------
+
+
+def _as_of(
+    service: GameService, layout: _Layout, version: int
+) -> tuple[Match, Round | None, datetime]:
+    match_id = layout.match_id
+    _check_version(version)
     if version > layout.total:
         raise NotFoundError(f"match {match_id} has versions 1..{layout.total}, not {version}")
     seg = layout.segment_at(version)
@@ -237,17 +265,12 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
         match = service.get_match(match_id, version=layout.begun_at[seg.number])
         round_ = service.get_round(seg.aggregate_id, version=version - seg.start + 1)
         now = round_.modified_on
-    scored = round_ is not None and round_.number in layout.scored
-    embargo = _embargo(service, layout) if scored else None
-    view = table_view(match, round_, viewer, now, embargo=embargo)
-    revealed = None
-    if round_ is not None and scored and embargo is None:
-        revealed = _revealed(round_, now)
-    reason = None if embargo is None else embargo.reason
-    return StateAt(version=version, view=view, revealed=revealed, embargo=reason)
+    return match, round_, now
 
 
-# -- internals ------------------------------------------------------------------------------
+def _check_version(version: int) -> None:
+    if type(version) is not int or version < 1:
+        raise InvalidInputError(f"version is a match version >= 1, got {version!r}")
 
 
 def _check_viewer(viewer: int | None) -> None:

@@ -67,16 +67,53 @@ class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class PlayView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One seat's play in a trick (R22, R23), public once played (R33)."""
+
     seat: int
     cards: list[str]
 
 
 class TrickView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """A completed trick: its leader, the plays in order, the winner (R24)."""
+    """A completed trick: its leader, the plays in order, the winner (R24) and the points
+    it carried (R26)."""
 
     leader: int
     plays: list[PlayView]
     winner: int
+    points: int = 0
+    """The points of its cards (R26); the attackers keep them if they won it (R27)."""
+
+
+class WonTrick(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A completed trick in brief: its number, leader, winner and points (R24, R26, R27)."""
+
+    number: int
+    """1 for the round's first trick."""
+    leader: int
+    winner: int
+    points: int
+    """The points of its cards (R26)."""
+    attackers_won: bool
+    """True when the attackers won it, so its points count for them (R27)."""
+
+
+class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The paced deal (R16, R17): one card drawn every ``intervalMs`` from ``startedAt``,
+    seat by seat from ``firstSeat``; a client can animate it and knows when it may
+    declare. ``drawn`` is the count at the view's time."""
+
+    started_at: str
+    """When the first card was drawn, ISO 8601."""
+    interval_ms: int
+    """Milliseconds between two cards (0: all 100 at once)."""
+    first_seat: int
+    """The seat the first card goes to (R16: the dealer; round 1: seat 0)."""
+    drawn: int
+    """Cards drawn so far, 0..100 (card k goes to seat (firstSeat + k) mod 4)."""
+    total: int = 100
+    """Cards drawn in all: 25 to each seat (R16); the last 8 are the bottom."""
+    ends_at: str
+    """When the last card is drawn, ISO 8601."""
 
 
 class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -111,6 +148,7 @@ class ResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     dealer: int
     next_dealer: int
     seed: str
+    """The deal's seed, revealed (R35): check it against ``commitment``."""
     commitment: str
     dealt_hands: list[list[str]]
     """The four hands as dealt from the seed (R16), in draw order."""
@@ -177,7 +215,9 @@ class PublicView(
     seats: list[SeatPlayer | None]
     match_finished: bool
     team_levels: list[str]
-    """Levels of team {0,2} and team {1,3} this round is played at (R5)."""
+    """Levels of team {0,2} and team {1,3} now (R5, R30): the levels the round is played
+    at, until the match records its result; then the levels after it — as the match
+    summary says (``levelRank`` stays the round's)."""
     dealer: int | None
     round_id: str | None = None
     round_number: int = 0
@@ -200,9 +240,23 @@ class PublicView(
     None when no limit runs. After it, anyone at the table may claim the timeout."""
     expected: Expected | None = None
     hand_sizes: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    """Cards each seat holds (R33: sizes only): during the paced deal the cards drawn so
+    far (R16); while burying the burier holds 33, its hand and the 8 it takes (R21)."""
     trick_leader: int | None = None
     trick: list[PlayView] = []
     last_trick: TrickView | None = None
+    trick_winning: int | None = None
+    """The seat winning the trick in progress so far (R24; None when no trick is open)."""
+    trick_points: int = 0
+    """The points in the trick in progress (R26)."""
+    won_tricks: list[WonTrick] = []
+    """Every completed trick of the round with its points (R26, R27), in play order."""
+    attackers: int | None = None
+    """The attacking team (R6): 0 for seats 0 and 2, 1 for seats 1 and 3; None while the
+    dealer is not known (round 1 before the first declaration, R18)."""
+    deal: DealView | None = None
+    """The deal's timing and progress (R16) once the round is dealt: a paced deal draws
+    one card per ``intervalMs``; after the drawing ``drawn`` is 100."""
     tricks_done: int = 0
     played: list[str] = []
     """Every card played so far, in play order (R33: public once played)."""
@@ -213,6 +267,9 @@ class PublicView(
     """Why ``result`` is None although the round is scored: a tournament table's deals are
     ``embargoed until tournament round N completes`` (R36, docs/tournaments.md); a seat
     then sees what it saw during play (R33). None otherwise."""
+    winner: int | None = None
+    """Once the match is finished: the winning team (0: seats 0 and 2, 1: seats 1 and 3),
+    None for a tie (R32) — as the match summary says."""
     last_result: RecordedView | None = None
     """The last round the match recorded (a scored round's view gives way to the next
     deal at once, so its result is repeated here)."""
