@@ -176,7 +176,9 @@ class BotSeated(_Response, frozen=True, kw_only=True):
     """The match version right after seating (bots may have moved since)."""
 
 
-class CommandDone(_Response, frozen=True, kw_only=True):
+class CommandDone(_Response, frozen=True, kw_only=True, tag_field="kind", tag="done"):
+    """The command was done (``kind`` ``done``; a dry run answers ``dryRun``)."""
+
     version: int
     """The match version the command left (its last event's)."""
     view: SeatView
