@@ -230,6 +230,7 @@ PROBLEM_DOCS: dict[int, str] = {
     "another command, or the same Idempotency-Key still in flight",
     412: "If-Match is not the match's current version",
     413: "Request body too large",
+    415: "The request body is not JSON (Content-Type)",
     422: "Invalid input: a field, card token or rule set (the problem names it), an "
     "Idempotency-Key reused for another request, or a failed deal verification",
     429: "Too many requests from this client (`rate-limited`), over the hourly quota of "
@@ -241,8 +242,8 @@ PROBLEM_DOCS: dict[int, str] = {
 
 def problems(*statuses: int, body: bool = False) -> dict[int, ResponseSpec]:
     """The problem+json responses of a route: ``statuses``, plus 400 (unparsable), 422
-    (a parameter), 429 and 500 always, and 413 for a route with a request body."""
-    wanted = sorted({*statuses, 400, 422, 429, 500, *((413,) if body else ())})
+    (a parameter), 429 and 500 always, and 413 and 415 for a route with a request body."""
+    wanted = sorted({*statuses, 400, 422, 429, 500, *((413, 415) if body else ())})
     return {
         status: ResponseSpec(
             data_container=Problem,

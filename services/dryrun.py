@@ -11,6 +11,7 @@ would claim it first (R16, R20); the store is not touched.
 from __future__ import annotations
 
 import copy
+from typing import cast
 from uuid import UUID
 
 import msgspec
@@ -21,6 +22,7 @@ from domain.rules.errors import IllegalMoveError
 from services.commands import Authorize, dispatch
 from services.errors import PreconditionFailedError
 from services.game import GameService
+from services.legal import Action
 
 
 class ThrowCheck(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -45,7 +47,8 @@ class DryRun(
     """The match's version, unchanged by the dry run."""
     seat: int
     """The acting seat (the bearer token's)."""
-    action: str
+    action: Action
+    """The command checked."""
     played: list[str] | None = None
     """play: the cards that would be played (the forced component when a throw fails)."""
     failed_throw: ThrowCheck | None = None
@@ -84,4 +87,10 @@ def dry_run(service: GameService, match_id: UUID, action: str, authorize: Author
             )
         elif isinstance(event, CardPlayed):
             played = card_names(event.cards)
-    return DryRun(version=version, seat=seat, action=action, played=played, failed_throw=failed)
+    return DryRun(
+        version=version,
+        seat=seat,
+        action=cast("Action", action),
+        played=played,
+        failed_throw=failed,
+    )

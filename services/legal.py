@@ -14,6 +14,7 @@ import copy
 from collections.abc import Iterable
 from datetime import datetime
 from itertools import islice
+from typing import Literal
 
 import msgspec
 
@@ -35,6 +36,10 @@ LEAD_NOTE = (
 )
 
 
+Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
+"""A round command (:data:`services.commands.ACTIONS`)."""
+
+
 class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Every single, pair and tractor the leader may lead (R12–R14, R22), each a list of
     cards low to high; a throw (R15) is any several of them of one suit category, checked
@@ -51,7 +56,7 @@ class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """What the service accepts from this seat right now (validated by the domain)."""
 
-    actions: list[str] = []
+    actions: list[Action] = []
     """Action names of :data:`services.game.ACTIONS` this seat may send now."""
     shows: list[list[str]] = []
     """declare / overcall: every show this seat can make (R17, R20), weakest first."""
@@ -115,7 +120,7 @@ def legal_actions(
         return NO_ACTIONS
     r = claimed(round_, now)
     phase = r.phase
-    actions: list[str] = []
+    actions: list[Action] = []
     shows: list[list[str]] = []
     if phase in (RoundPhase.DEALING, RoundPhase.DECLARING, RoundPhase.OVERCALLING):
         hand = r.hand_at(seat, now)

@@ -6,7 +6,7 @@ camelCase JSON, the API's payloads as they are (cards in R4 notation, ranks
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
 
@@ -18,14 +18,35 @@ from domain.rules.cards import RANKS
 from domain.rules.ruleset import RuleSet
 from services.legal import LegalActions
 
+Rank = Literal["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+"""A rank (R3, R5): a level, a level rank."""
+Suit = Literal["S", "H", "C", "D"]
+"""A suit letter (R4)."""
+Phase = Literal[
+    "seating",
+    "dealing",
+    "declaring",
+    "overcalling",
+    "burying",
+    "playing",
+    "scored",
+    "abandoned",
+    "redeal",
+]
+"""A round's phase (``seating`` before round 1): :class:`~domain.game.round.RoundPhase`."""
+ExpectedAction = Literal["declare_or_pass", "overcall_or_pass", "bury", "play", "redeal"]
+SeatKind = Literal["human", "random", "heuristic", "strong"]
+Outcome = Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"]
+Strength = Literal["single", "level_pair", "sj_pair", "bj_pair"]
+
 
 class RulesView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The match's rule set (RULES §10), fixed when the match was created."""
 
     declare_with_joker: bool
     self_overcall: bool
-    bottom_multiplier: str
-    no_declaration: str
+    bottom_multiplier: Literal["linear", "exponential"]
+    no_declaration: Literal["bottom_third_card", "redeal"]
     throw_penalty_points: int
     level_cap: int | None
     match_end: str
@@ -38,8 +59,8 @@ def rules_view(rules: RuleSet) -> RulesView:
     return RulesView(
         declare_with_joker=bool(m["declare_with_joker"]),
         self_overcall=bool(m["self_overcall"]),
-        bottom_multiplier=str(m["bottom_multiplier"]),
-        no_declaration=str(m["no_declaration"]),
+        bottom_multiplier=cast("Any", str(m["bottom_multiplier"])),
+        no_declaration=cast("Any", str(m["no_declaration"])),
         throw_penalty_points=rules.throw_penalty_points,
         level_cap=rules.level_cap,
         match_end=str(m["match_end"]),
@@ -52,7 +73,7 @@ class SeatPlayer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     seat: int
     name: str
-    kind: str
+    kind: SeatKind
 
 
 class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -60,9 +81,9 @@ class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     seat: int
     cards: list[str]
-    trump: str | None
+    trump: Suit | None
     """The suit letter it makes trump; None = no-trump (R9)."""
-    strength: str
+    strength: Strength
     overcall: bool
 
 
@@ -127,11 +148,11 @@ class Expected(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Whose action the round waits for (``seat`` None: any seat) and which."""
 
     seat: int | None
-    action: str
+    action: ExpectedAction
     """declare_or_pass, overcall_or_pass, bury, play, redeal (the service deals again)."""
 
 
-class ResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class RoundResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``RoundScored`` (R26–R31) with everything revealed (R33, R35)."""
 
     trick_points: int
@@ -141,7 +162,7 @@ class ResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     bottom_bonus: int
     penalties: list[int]
     attackers_total: int
-    outcome: str
+    outcome: Outcome
     levels_gained: int
     band: str
     defenders_keep: bool
@@ -162,11 +183,11 @@ class RecordedView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     number: int
     dealer: int
     attackers_total: int
-    outcome: str
+    outcome: Outcome
     levels_gained: int
     team_up: int
     """The team (0: seats 0 and 2, 1: seats 1 and 3) that defends next (R30)."""
-    team_levels: list[str]
+    team_levels: list[Rank]
     """The two teams' levels after the round (R30, R32)."""
     next_dealer: int
 
@@ -214,17 +235,17 @@ class PublicView(
     rules: RulesView
     seats: list[SeatPlayer | None]
     match_finished: bool
-    team_levels: list[str]
+    team_levels: list[Rank]
     """Levels of team {0,2} and team {1,3} now (R5, R30): the levels the round is played
     at, until the match records its result; then the levels after it — as the match
     summary says (``levelRank`` stays the round's)."""
     dealer: int | None
     round_id: str | None = None
     round_number: int = 0
-    phase: str = "seating"
+    phase: Phase = "seating"
     """A :class:`~domain.game.round.RoundPhase` value, or ``seating`` before round 1."""
-    level_rank: str | None = None
-    trump: str | None = None
+    level_rank: Rank | None = None
+    trump: Suit | None = None
     """Suit letter; None = no-trump (R9) or not decided yet (see ``trump_decided``)."""
     trump_decided: bool = False
     declarations: list[ShowView] = []
@@ -262,7 +283,7 @@ class PublicView(
     """Every card played so far, in play order (R33: public once played)."""
     attacker_points: int = 0
     failed_throws: list[FailedThrow] = []
-    result: ResultView | None = None
+    result: RoundResultView | None = None
     embargo: str | None = None
     """Why ``result`` is None although the round is scored: a tournament table's deals are
     ``embargoed until tournament round N completes`` (R36, docs/tournaments.md); a seat
@@ -297,9 +318,9 @@ def recorded_view(r: RoundRecorded) -> RecordedView:
         number=r.number,
         dealer=r.dealer,
         attackers_total=r.attackers_total,
-        outcome=r.outcome,
+        outcome=cast("Outcome", r.outcome),
         levels_gained=r.levels_gained,
         team_up=r.team_up,
-        team_levels=[RANKS[lv] for lv in r.levels],
+        team_levels=[cast("Rank", RANKS[lv]) for lv in r.levels],
         next_dealer=r.next_dealer,
     )

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, overload
+from typing import Any, cast, overload
 from uuid import UUID
 
 from domain.game.match import Match
@@ -42,12 +42,17 @@ from services.legal import legal_actions, round_context, sorted_names
 from services.view_play import attacking_team, deal_view, play_fields
 from services.view_types import (
     Expected,
+    ExpectedAction,
+    Outcome,
     PublicView,
     RecordedView,
-    ResultView,
+    RoundResultView,
+    SeatKind,
     SeatPlayer,
     SeatView,
     ShowView,
+    Strength,
+    Suit,
     Versions,
     origin_view,
     recorded_view,
@@ -200,7 +205,9 @@ def _public(
 ) -> dict[str, Any]:
     """The public view's fields (a seat's view has them too, with its own)."""
     seats = [
-        None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
+        None
+        if info is None
+        else SeatPlayer(seat=seat, name=info.name, kind=cast("SeatKind", info.kind))
         for seat, info in enumerate(match.seats)
     ]
     common: dict[str, Any] = {
@@ -268,8 +275,8 @@ def _show(show: Show, overcall: bool) -> ShowView:
     return ShowView(
         seat=show.seat,
         cards=card_names(show.cards),
-        trump=trump,
-        strength=show.strength.name.lower(),
+        trump=cast("Suit | None", trump),
+        strength=cast("Strength", show.strength.name.lower()),
         overcall=overcall,
     )
 
@@ -310,7 +317,7 @@ def _expected(round_: Round) -> Expected | None:
         RoundPhase.BURYING: "bury",
         RoundPhase.PLAYING: "play",
     }[phase]
-    return Expected(seat=round_.to_act(), action=action)
+    return Expected(seat=round_.to_act(), action=cast("ExpectedAction", action))
 
 
 def _result_fields(round_: Round, embargo: Embargo | None) -> dict[str, Any]:
@@ -321,11 +328,11 @@ def _result_fields(round_: Round, embargo: Embargo | None) -> dict[str, Any]:
     return {"result": _result(round_)}
 
 
-def _result(round_: Round) -> ResultView | None:
+def _result(round_: Round) -> RoundResultView | None:
     r = round_.result
     if r is None or round_.dealt is None:
         return None
-    return ResultView(
+    return RoundResultView(
         trick_points=r.trick_points,
         bottom_cards=card_names(r.bottom_cards),
         bottom_points=r.bottom_points,
@@ -333,7 +340,7 @@ def _result(round_: Round) -> ResultView | None:
         bottom_bonus=r.bottom_bonus,
         penalties=list(r.penalties),
         attackers_total=r.attackers_total,
-        outcome=r.outcome,
+        outcome=cast("Outcome", r.outcome),
         levels_gained=r.levels_gained,
         band=r.band,
         defenders_keep=r.defenders_keep,
