@@ -37,6 +37,16 @@ CardString = Annotated[
 ]
 Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)] | CardString
 """Cards as a list of R4 tokens (at most the 108 of two decks, R3) or one string."""
+SomeCardString = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        pattern=f"^ *(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))* *$",
+        description='At least one card in R4 notation, separated by spaces ("5C 5C 7C")',
+    ),
+]
+SomeCards = Annotated[list[CardToken], msgspec.Meta(min_length=1, max_length=108)] | SomeCardString
+"""Cards where at least one is needed (a lead, a play, a throw: R12, R22)."""
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 Preset = Literal["standard", "tuolaji", "duijia"]
@@ -196,7 +206,13 @@ class FinishedMatch(_Response, frozen=True, kw_only=True):
 
 
 class DealVerified(_Response, frozen=True, kw_only=True):
+    """The outcome of checking a seed against its commitment (R35), with the deal the
+    seed gives (R16)."""
+
     ok: bool
+    """True when sha256(seed) is the commitment and the recorded cards, if given, match."""
+    mismatch: str | None = None
+    """When ``ok`` is false: what differs (the commitment, or the first card, R35)."""
     seed: str
     commitment: str
     first_seat: int
@@ -227,12 +243,11 @@ PROBLEM_DOCS: dict[int, str] = {
     403: "A token of another match, or of the wrong role",
     404: "No such match, round or version",
     409: "A rule forbids it (the problem names the R-number), a version conflict with "
-    "another command, or the same Idempotency-Key still in flight",
+    "another command, or the Idempotency-Key still in flight or used for another request",
     412: "If-Match is not the match's current version",
     413: "Request body too large",
     415: "The request body is not JSON (Content-Type)",
-    422: "Invalid input: a field, card token or rule set (the problem names it), an "
-    "Idempotency-Key reused for another request, or a failed deal verification",
+    422: "Invalid input: a field, card token or rule set (the problem names it)",
     429: "Too many requests from this client (`rate-limited`), over the hourly quota of "
     "creations and imports (`quota-exceeded`), or too many live streams open "
     "(`too-many-streams`); see Retry-After",

@@ -169,7 +169,12 @@ PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
     401: ("unauthorized",),
     403: ("forbidden", "table-closed"),
     404: ("not-found",),
-    409: ("illegal-move", "version-conflict", "idempotency-in-flight"),
+    409: (
+        "illegal-move",
+        "version-conflict",
+        "idempotency-in-flight",
+        "idempotency-key-reused",
+    ),
     412: ("precondition-failed",),
     413: ("payload-too-large",),
     415: ("unsupported-media-type",),
@@ -183,19 +188,16 @@ PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
 TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
     "commands": {
         409: (*_ROUND_RULES, "not-timed-out", "no-turn-timer"),
-        422: ("idempotency-key-reused",),
     },
     "matches": {
         409: ("seat-taken", "seats-free", "round-in-progress", "match-finished"),
-        422: ("idempotency-key-reused",),
     },
     "views": {409: ("round-not-scored", "deal-embargoed"), 422: ("verification-failed",)},
     "live": {422: ("last-event-id-ahead",)},
     "records": {
         409: ("record-unavailable", "deal-embargoed"),
-        422: ("record-invalid", "record-tampered", "idempotency-key-reused"),
+        422: ("record-invalid", "record-tampered"),
     },
-    "verification": {422: ("verification-failed",)},
     "tournaments": {
         409: (
             "round-in-play",
@@ -208,7 +210,6 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
             "result-not-recorded",
             "match-finished",
         ),
-        422: ("idempotency-key-reused",),
     },
 }
 """More codes a status carries in the operations of a tag."""

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from litestar import Controller, Request, post
 
-from api.dto import Cards, RulesRequest, problems
+from api.dto import Cards, RulesRequest, SomeCards, problems
 from api.strict import json_body, read_body
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
@@ -40,7 +40,7 @@ class _Contextual(_Base, kw_only=True):
 
 
 class TrickRequest(_Contextual, kw_only=True):
-    plays: Annotated[list[Cards], msgspec.Meta(min_length=2, max_length=4)]
+    plays: Annotated[list[SomeCards], msgspec.Meta(min_length=2, max_length=4)]
 
 
 class TrickResponse(msgspec.Struct, rename="camel"):
@@ -49,9 +49,9 @@ class TrickResponse(msgspec.Struct, rename="camel"):
 
 
 class FollowRequest(_Contextual, kw_only=True):
-    lead: Cards
-    hand: Cards
-    play: Cards
+    lead: SomeCards
+    hand: SomeCards
+    play: SomeCards
 
 
 class FollowResponse(msgspec.Struct, rename="camel"):
@@ -61,7 +61,7 @@ class FollowResponse(msgspec.Struct, rename="camel"):
 
 
 class ShapeRequest(_Contextual, kw_only=True):
-    cards: Cards
+    cards: SomeCards
 
 
 class ShapeResponse(msgspec.Struct, rename="camel"):
@@ -70,7 +70,7 @@ class ShapeResponse(msgspec.Struct, rename="camel"):
 
 
 class ThrowRequest(_Contextual, kw_only=True):
-    throw: Cards
+    throw: SomeCards
     other_hands: Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)]
 
 
@@ -80,7 +80,7 @@ class ThrowResponse(msgspec.Struct, rename="camel"):
 
 
 class BottomMultiplierRequest(_Contextual, kw_only=True):
-    last_lead: Cards
+    last_lead: SomeCards
 
 
 class BottomMultiplierResponse(msgspec.Struct, rename="camel"):
