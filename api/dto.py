@@ -62,8 +62,9 @@ class _Request(
     """Base of request bodies: camelCase, unknown fields refused."""
 
 
-class RulesRequest(_Request, frozen=True, kw_only=True):
-    """RULES §10 fields; absent ones come from the preset (or the standard rules)."""
+class TableRulesRequest(_Request, frozen=True, kw_only=True):
+    """RULES §10 fields but ``matchEnd``; absent ones come from the preset (or the standard
+    rules). A tournament's tables take these: their match length sets ``matchEnd``."""
 
     declare_with_joker: bool | msgspec.UnsetType = msgspec.UNSET
     self_overcall: bool | msgspec.UnsetType = msgspec.UNSET
@@ -73,10 +74,6 @@ class RulesRequest(_Request, frozen=True, kw_only=True):
         msgspec.UNSET
     )
     level_cap: Annotated[int, msgspec.Meta(ge=1, le=12)] | msgspec.UnsetType | None = msgspec.UNSET
-    match_end: (
-        Annotated[str, msgspec.Meta(pattern="^(wrap|finish_at_A|rounds:[1-9][0-9]{0,5})$")]
-        | msgspec.UnsetType
-    ) = msgspec.UNSET
     weak_hand_redeal: Annotated[int, msgspec.Meta(ge=1, le=50)] | msgspec.UnsetType | None = (
         msgspec.UNSET
     )
@@ -88,6 +85,15 @@ class RulesRequest(_Request, frozen=True, kw_only=True):
             for name in self.__struct_fields__
             if (value := getattr(self, name)) is not msgspec.UNSET
         }
+
+
+class RulesRequest(TableRulesRequest, frozen=True, kw_only=True):
+    """RULES §10 fields; absent ones come from the preset (or the standard rules)."""
+
+    match_end: (
+        Annotated[str, msgspec.Meta(pattern="^(wrap|finish_at_A|rounds:[1-9][0-9]{0,5})$")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 TimerMs = Annotated[int, msgspec.Meta(ge=MIN_LIMIT_MS, le=MAX_LIMIT_MS)]

@@ -151,6 +151,12 @@ MESSAGES: Final[dict[str, Message]] = {
     "illegal-follow": _m("Illegal follow", "跟牌不合规则", "必须按首家出牌的花色和牌型跟牌"),
     "mixed-lead": _m("Mixed lead", "首家出牌混杂", "首家出牌必须属于同一门（同一花色或都是主牌）"),
     "round-over": _m("Round over", "本局已结束", "所有的牌都已出完"),
+    # -- the rules oracle (api/rules_oracle.py) ---------------------------------------------
+    "impossible-position": _m(
+        "Impossible position",
+        "不可能的牌面",
+        "这些牌在规则下不可能出现（每种牌只有两张，首家出牌须同一门）",
+    ),
     # -- tournaments (domain/tournament/tournament.py, api/tournaments/; R36) ----------------------
     "round-in-play": _m(
         "Round in play", "本轮比赛仍在进行", "本轮还有牌桌没有结果，不能开始下一轮"

@@ -24,6 +24,7 @@ _RULE_FIELDS = {
 FIELD_DOCS: Final[dict[str, str]] = {
     **{f"RulesView.{k}": v for k, v in _RULE_FIELDS.items()},
     **{f"RulesRequest.{k}": v + " (absent: the preset's)" for k, v in _RULE_FIELDS.items()},
+    **{f"TableRulesRequest.{k}": v + " (absent: the preset's)" for k, v in _RULE_FIELDS.items()},
     # ids, versions, names
     "matchId": "The match's id (a UUID)",
     "roundId": "The round's id (a UUID); null before round 1",

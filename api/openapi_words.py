@@ -194,6 +194,7 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
     },
     "views": {409: ("round-not-scored", "deal-embargoed"), 422: ("verification-failed",)},
     "live": {422: ("last-event-id-ahead",)},
+    "rules oracle": {409: ("impossible-position",)},
     "records": {
         409: ("record-unavailable", "deal-embargoed"),
         422: ("record-invalid", "record-tampered"),

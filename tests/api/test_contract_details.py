@@ -111,3 +111,32 @@ def test_csv_answers_say_one_charset(c: TestClient[Litestar]) -> None:
         csv = c.get(f"/v1/tournaments/{tid}/{path}?format=csv")
         assert csv.status_code == 200, csv.text
         assert csv.headers["content-type"] == "text/csv; charset=utf-8"
+
+
+# path, body, rule: well-formed cards the rules say cannot occur are the rules' answer
+IMPOSSIBLE = [
+    ("/v1/rules/shape", {"cards": "5C 5C 5C"}, "R3"),  # two copies of each card
+    ("/v1/rules/trick", {"plays": ["AS KC", "2C 3C"]}, "R15"),  # R15/R22: one category
+    ("/v1/rules/trick", {"plays": ["AS", "2C 3C"]}, "R23"),  # as many as the lead
+    ("/v1/rules/follow", {"lead": "AS", "hand": "3C", "play": "2C"}, None),  # not held
+    ("/v1/rules/bottom-multiplier", {"lastLead": "5C 5C 5C"}, "R3"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "rule"), IMPOSSIBLE)
+def test_impossible_positions_are_the_rules_answer(
+    c: TestClient[Litestar], path: str, body: dict[str, object], rule: str | None
+) -> None:
+    r = c.post(path, json={"level": "2", "trumpSuit": "H", **body})
+    assert r.status_code == 409, r.text
+    problem = r.json()
+    assert problem["code"] == "impossible-position" and problem.get("rule") == rule
+    assert r.headers["content-type"].startswith(PROBLEM)
+
+
+@pytest.mark.parametrize("path", ["/v1/rules/shape", "/v1/rules/throw"])
+def test_a_card_is_needed_where_the_schema_says_so(c: TestClient[Litestar], path: str) -> None:
+    field = "cards" if path.endswith("shape") else "throw"
+    body = {"level": "2", "trumpSuit": "H", field: [], "otherHands": ["", "", ""]}
+    r = c.post(path, json=body)
+    assert r.status_code == 422 and r.json()["code"] == "validation-failed", r.text

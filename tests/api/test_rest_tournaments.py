@@ -223,7 +223,7 @@ def test_the_organiser_token_is_checked_before_the_idempotency_key() -> None:
     [
         ("swiss rounds past a round-robin", {"format": "swiss", "swissRounds": 4}, "invalid-input"),
         ("swiss without rounds", {"format": "swiss"}, "invalid-input"),
-        ("matchEnd is the match length's", {"rules": {"matchEnd": "wrap"}}, "invalid-input"),
+        ("matchEnd is the match length's", {"rules": {"matchEnd": "wrap"}}, "validation-failed"),
         ("an unknown field", {"prizes": 3}, "validation-failed"),
         (
             "three players",
