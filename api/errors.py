@@ -161,21 +161,36 @@ def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> R
 
 
 _IDS = re.compile(r"^/v1/(matches|tournaments)/([^/]+)")
-_NAMES = {"matches": "match", "tournaments": "tournament"}
+_NUMBERS = re.compile(r"/(rounds|seats|tables)/([^/]+)")
+_NAMES = {
+    "matches": "match",
+    "tournaments": "tournament",
+    "rounds": "round",
+    "seats": "seat",
+    "tables": "table",
+}
 
 
 def _bad_id(path: str) -> str | None:
-    """For a path no route matches because its id is not a UUID: the detail naming it."""
+    """For a path no route matches because an id is not a UUID, or a round, seat or table
+    number is not a whole number: the detail naming it."""
     m = _IDS.match(path)
     if m is None:
         return None
-    value = m.group(2)
+    what, value = _NAMES[m.group(1)], m.group(2)
     try:
         UUID(value)
     except ValueError:
-        shown = value if len(value) <= 60 else value[:60] + "…"
-        return f"no {_NAMES[m.group(1)]} '{shown}': a {_NAMES[m.group(1)]} id is a UUID"
+        return f"no {what} {_shown(value)}: a {what} id is a UUID"
+    for found in _NUMBERS.finditer(path):
+        kind, number = _NAMES[found.group(1)], found.group(2)
+        if not number.isdigit():
+            return f"no {kind} {_shown(number)}: a {kind} is a whole number"
     return None
+
+
+def _shown(value: str) -> str:
+    return "'" + (value if len(value) <= 60 else value[:60] + "…") + "'"
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
