@@ -20,7 +20,7 @@ from uuid import UUID
 
 from litestar import Controller, Request, Response, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter
+from litestar.params import FromPath, HeaderParameter, QueryParameter
 
 from api.auth import bearer, scope_of, seat_of
 from api.dto import REPLAYED_HEADER, Action, ActionRequest, Cards, CommandDone, problems
@@ -34,6 +34,7 @@ from domain.game.match import Match
 from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import InvalidInputError
 from services.bots import bot_seats
+from services.dryrun import DryRun, dry_run
 from services.history import state_at
 from services.idempotency import Outcome
 from services.view_types import SeatView
@@ -47,7 +48,22 @@ seat's view right after it; then the bots play their pending moves.
 409: the rules forbid the move (the problem's `type` is the rule's own code, such as
 `illegal-follow`, and names the R-number and the cards), or another command changed the
 match first (`version-conflict`: of two conflicting commands exactly one wins).
-412: `If-Match` is not the current version. 422: input that cannot be understood."""
+412: `If-Match` is not the current version. 422: input that cannot be understood.
+
+`?dryRun=true`: check the command without acting — the same checks, the same problem
+when it is refused; a legal one answers `DryRun` (the cards a play would play, and for a
+throw that would fail, R22, the forced component and the penalty). Nothing is saved (the
+match stays at its version), no bot moves, and an `Idempotency-Key` is not used."""
+
+DryRunFlag = Annotated[
+    bool,
+    QueryParameter(
+        name="dryRun",
+        description="true: check the command and answer whether it is legal (a DryRun, or "
+        "the problem a real command would answer); nothing is saved",
+        required=False,
+    ),
+]
 
 IfMatch = Annotated[
     str | None,
@@ -126,6 +142,33 @@ async def perform(
             bind_seat(request, seats[0])
 
 
+async def check(
+    runtime: Runtime,
+    request: Request[Any, Any, Any],
+    match_id: UUID,
+    action: Action,
+    data: ActionRequest | None,
+    if_match: str | None,
+) -> Response[CommandDone | DryRun]:
+    """The dry run: the command's checks as the token's seat, on copies (nothing saved)."""
+    service = runtime.service
+    token = bearer(request)
+    seats: list[int] = []
+
+    def who(match: Match) -> tuple[int, int | None, tuple[Card, ...]]:
+        seat = seat_of(service, match, token)
+        seats.append(seat)
+        expected = expected_version(if_match)
+        return seat, expected, parse_field(data.cards if data else None, "cards")
+
+    try:
+        answer = await runtime.call(dry_run, service, match_id, action, who)
+        return Response(answer, status_code=200)
+    finally:
+        if seats:
+            bind_seat(request, seats[0])
+
+
 class CommandController(Controller):
     path = "/v1/matches"
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -148,6 +191,10 @@ class CommandController(Controller):
         action: FromPath[Action],
         if_match: IfMatch = None,
         idempotency_key: IdempotencyKey = None,
-    ) -> Response[CommandDone]:
+        dry_run: DryRunFlag = False,
+    ) -> Response[CommandDone | DryRun]:
         data: ActionRequest | None = await read_body(request, ActionRequest | None)
-        return await perform(runtime, request, match_id, action, data, if_match, idempotency_key)
+        if dry_run:
+            return await check(runtime, request, match_id, action, data, if_match)
+        done = await perform(runtime, request, match_id, action, data, if_match, idempotency_key)
+        return cast("Response[CommandDone | DryRun]", done)

@@ -89,6 +89,20 @@ def complete_document(app: Litestar) -> None:
                         required=not optional(target),
                     )
     _request_schemas(doc, bodies)
+    from api.openapi_docs import (  # noqa: PLC0415 - it imports JsonSchema from here
+        describe_parameters,
+        document_schemas,
+        name_operations,
+        problem_types,
+    )
+
+    name_operations(doc)
+    describe_parameters(doc)
+    document_schemas(doc)
+    problem_types(doc)
+    from api.openapi_examples import add_examples  # noqa: PLC0415 - as above
+
+    add_examples(doc)
     _links(doc)
 
 

@@ -37,6 +37,16 @@ CardString = Annotated[
 ]
 Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)] | CardString
 """Cards as a list of R4 tokens (at most the 108 of two decks, R3) or one string."""
+SomeCardString = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        pattern=f"^ *(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))* *$",
+        description='At least one card in R4 notation, separated by spaces ("5C 5C 7C")',
+    ),
+]
+SomeCards = Annotated[list[CardToken], msgspec.Meta(min_length=1, max_length=108)] | SomeCardString
+"""Cards where at least one is needed (a lead, a play, a throw: R12, R22)."""
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
 Preset = Literal["standard", "tuolaji", "duijia"]
@@ -52,8 +62,9 @@ class _Request(
     """Base of request bodies: camelCase, unknown fields refused."""
 
 
-class RulesRequest(_Request, frozen=True, kw_only=True):
-    """RULES §10 fields; absent ones come from the preset (or the standard rules)."""
+class TableRulesRequest(_Request, frozen=True, kw_only=True):
+    """RULES §10 fields but ``matchEnd``; absent ones come from the preset (or the standard
+    rules). A tournament's tables take these: their match length sets ``matchEnd``."""
 
     declare_with_joker: bool | msgspec.UnsetType = msgspec.UNSET
     self_overcall: bool | msgspec.UnsetType = msgspec.UNSET
@@ -63,10 +74,6 @@ class RulesRequest(_Request, frozen=True, kw_only=True):
         msgspec.UNSET
     )
     level_cap: Annotated[int, msgspec.Meta(ge=1, le=12)] | msgspec.UnsetType | None = msgspec.UNSET
-    match_end: (
-        Annotated[str, msgspec.Meta(pattern="^(wrap|finish_at_A|rounds:[1-9][0-9]{0,5})$")]
-        | msgspec.UnsetType
-    ) = msgspec.UNSET
     weak_hand_redeal: Annotated[int, msgspec.Meta(ge=1, le=50)] | msgspec.UnsetType | None = (
         msgspec.UNSET
     )
@@ -78,6 +85,15 @@ class RulesRequest(_Request, frozen=True, kw_only=True):
             for name in self.__struct_fields__
             if (value := getattr(self, name)) is not msgspec.UNSET
         }
+
+
+class RulesRequest(TableRulesRequest, frozen=True, kw_only=True):
+    """RULES §10 fields; absent ones come from the preset (or the standard rules)."""
+
+    match_end: (
+        Annotated[str, msgspec.Meta(pattern="^(wrap|finish_at_A|rounds:[1-9][0-9]{0,5})$")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 TimerMs = Annotated[int, msgspec.Meta(ge=MIN_LIMIT_MS, le=MAX_LIMIT_MS)]
@@ -176,7 +192,9 @@ class BotSeated(_Response, frozen=True, kw_only=True):
     """The match version right after seating (bots may have moved since)."""
 
 
-class CommandDone(_Response, frozen=True, kw_only=True):
+class CommandDone(_Response, frozen=True, kw_only=True, tag_field="kind", tag="done"):
+    """The command was done (``kind`` ``done``; a dry run answers ``dryRun``)."""
+
     version: int
     """The match version the command left (its last event's)."""
     view: SeatView
@@ -194,7 +212,13 @@ class FinishedMatch(_Response, frozen=True, kw_only=True):
 
 
 class DealVerified(_Response, frozen=True, kw_only=True):
+    """The outcome of checking a seed against its commitment (R35), with the deal the
+    seed gives (R16)."""
+
     ok: bool
+    """True when sha256(seed) is the commitment and the recorded cards, if given, match."""
+    mismatch: str | None = None
+    """When ``ok`` is false: what differs (the commitment, or the first card, R35)."""
     seed: str
     commitment: str
     first_seat: int
@@ -225,11 +249,11 @@ PROBLEM_DOCS: dict[int, str] = {
     403: "A token of another match, or of the wrong role",
     404: "No such match, round or version",
     409: "A rule forbids it (the problem names the R-number), a version conflict with "
-    "another command, or the same Idempotency-Key still in flight",
+    "another command, or the Idempotency-Key still in flight or used for another request",
     412: "If-Match is not the match's current version",
     413: "Request body too large",
-    422: "Invalid input: a field, card token or rule set (the problem names it), an "
-    "Idempotency-Key reused for another request, or a failed deal verification",
+    415: "The request body is not JSON (Content-Type)",
+    422: "Invalid input: a field, card token or rule set (the problem names it)",
     429: "Too many requests from this client (`rate-limited`), over the hourly quota of "
     "creations and imports (`quota-exceeded`), or too many live streams open "
     "(`too-many-streams`); see Retry-After",
@@ -239,8 +263,8 @@ PROBLEM_DOCS: dict[int, str] = {
 
 def problems(*statuses: int, body: bool = False) -> dict[int, ResponseSpec]:
     """The problem+json responses of a route: ``statuses``, plus 400 (unparsable), 422
-    (a parameter), 429 and 500 always, and 413 for a route with a request body."""
-    wanted = sorted({*statuses, 400, 422, 429, 500, *((413,) if body else ())})
+    (a parameter), 429 and 500 always, and 413 and 415 for a route with a request body."""
+    wanted = sorted({*statuses, 400, 422, 429, 500, *((413, 415) if body else ())})
     return {
         status: ResponseSpec(
             data_container=Problem,

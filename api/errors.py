@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
+from uuid import UUID
 
 import msgspec
 from litestar import Request, Response
@@ -14,6 +16,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 
+from api.i18n import field_message
 from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chinese
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
 from services.errors import (
@@ -98,12 +101,23 @@ def validation_handler(
         detail = "; ".join(
             f"{e.get('key', 'body')}: {e.get('message', '')}".strip() for e in errors
         )
+    chinese = _chinese(request)
+    facts = None
+    if chinese and errors:  # every message in Chinese too (issue 12)
+        errors = [
+            {**e, "message": field_message(str(e["message"]), chinese=True)}
+            if isinstance(e.get("message"), str)
+            else e
+            for e in errors
+        ]
+        facts = "；".join(f"{e.get('key', 'body')}：{e.get('message', '')}" for e in errors)
     problem = make_problem(
         "validation-failed",
         detail,
-        chinese=_chinese(request),
+        chinese=chinese,
         instance=request.url.path,
         errors=errors or None,
+        facts_zh=facts,
     )
     return problem_response(request, problem)
 
@@ -133,14 +147,50 @@ def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> R
         code = "not-found"
     elif isinstance(exc, MethodNotAllowedException):
         code = "method-not-allowed"
+    text = str(exc.detail)
+    if code == "not-found":
+        text = _bad_id(request.url.path) or text
     problem = make_problem(
-        code, str(exc.detail), status=status, chinese=_chinese(request), instance=request.url.path
+        code, text, status=status, chinese=_chinese(request), instance=request.url.path
     )
     extra = {}
     allow = (exc.headers or {}).get("allow") or (exc.headers or {}).get("Allow")
     if allow:  # RFC 9110 §15.5.6: a 405 lists the methods the resource has
         extra["Allow"] = allow
     return problem_response(request, problem, extra)
+
+
+_IDS = re.compile(r"^/v1/(matches|tournaments)/([^/]+)")
+_NUMBERS = re.compile(r"/(rounds|seats|tables)/([^/]+)")
+_NAMES = {
+    "matches": "match",
+    "tournaments": "tournament",
+    "rounds": "round",
+    "seats": "seat",
+    "tables": "table",
+}
+
+
+def _bad_id(path: str) -> str | None:
+    """For a path no route matches because an id is not a UUID, or a round, seat or table
+    number is not a whole number: the detail naming it."""
+    m = _IDS.match(path)
+    if m is None:
+        return None
+    what, value = _NAMES[m.group(1)], m.group(2)
+    try:
+        UUID(value)
+    except ValueError:
+        return f"no {what} {_shown(value)}: a {what} id is a UUID"
+    for found in _NUMBERS.finditer(path):
+        kind, number = _NAMES[found.group(1)], found.group(2)
+        if not number.isdigit():
+            return f"no {kind} {_shown(number)}: a {kind} is a whole number"
+    return None
+
+
+def _shown(value: str) -> str:
+    return "'" + (value if len(value) <= 60 else value[:60] + "…") + "'"
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

@@ -6,17 +6,21 @@ otherwise. Traditional tags (``zh-TW``, ``zh-HK``, ``zh-Hant``) are not served: 
 skipped, so the next preference decides.
 
 Every error ``code`` has a :class:`Message`: an English and a Chinese title and one
-Chinese sentence. The Chinese ``detail`` is that sentence, the rule (R-number) and then
-the English detail unchanged, so the rule and the cards in R4 notation (``5C 5C 7C``)
-stay exactly as the engine wrote them::
+Chinese sentence. The Chinese ``detail`` is all Chinese (issue 12): that sentence, the
+rule (R-number), then the facts the English detail names in a form no language owns —
+the cards in R4 notation (``5C 5C 7C``) exactly as the engine wrote them, the seats,
+versions, quoted input and the field — with Chinese labels::
 
-    必须按首家出牌的花色和牌型跟牌（R23）。5C 7C: R23: ...
+    必须按首家出牌的花色和牌型跟牌（R23）。牌：5C 7C；座位：2
+
+A validation problem's ``errors[].message`` is put in Chinese too (:func:`field_message`).
 
 This module imports nothing from the rest of the API (``api.problems`` imports it).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -147,6 +151,12 @@ MESSAGES: Final[dict[str, Message]] = {
     "illegal-follow": _m("Illegal follow", "跟牌不合规则", "必须按首家出牌的花色和牌型跟牌"),
     "mixed-lead": _m("Mixed lead", "首家出牌混杂", "首家出牌必须属于同一门（同一花色或都是主牌）"),
     "round-over": _m("Round over", "本局已结束", "所有的牌都已出完"),
+    # -- the rules oracle (api/rules_oracle.py) ---------------------------------------------
+    "impossible-position": _m(
+        "Impossible position",
+        "不可能的牌面",
+        "这些牌在规则下不可能出现（每种牌只有两张，首家出牌须同一门）",
+    ),
     # -- tournaments (domain/tournament/tournament.py, api/tournaments/; R36) ----------------------
     "round-in-play": _m(
         "Round in play", "本轮比赛仍在进行", "本轮还有牌桌没有结果，不能开始下一轮"
@@ -222,19 +232,102 @@ def title(code: str, *, chinese: bool) -> str:
     return _FALLBACK_ZH_TITLE if chinese else code.replace("-", " ").capitalize()
 
 
-def detail(code: str, english: str, *, chinese: bool, rule: str | None = None) -> str:
+def detail(
+    code: str, english: str, *, chinese: bool, rule: str | None = None, facts: str | None = None
+) -> str:
     """The problem ``detail``: ``english`` as is, or the Chinese sentence of ``code``, the
-    rule and ``english`` (which keeps the R-number and the cards in R4 notation)."""
+    rule and the facts of ``english`` (:func:`facts_zh`: cards, seats, input, field)."""
     if not chinese:
         return english
     m = MESSAGES.get(code)
     sentence = m.sentence_zh if m is not None else _FALLBACK_ZH_TITLE
     cited = f"（{rule}）" if rule else ""
-    return f"{sentence}{cited}。{english}" if english else f"{sentence}{cited}。"
+    facts = facts_zh(english) if facts is None else facts
+    return f"{sentence}{cited}。{facts}" if facts else f"{sentence}{cited}。"
+
+
+_CARD = r"(?:10|[2-9JQKA])[SHCD]|[SB]J"
+_CARDS = re.compile(rf"(?<![\w'`])(?:{_CARD})(?![\w'`])")
+_QUOTED = re.compile(r"'[^'\s]{1,60}'|`[^`\s]{1,60}`")
+_SEAT = re.compile(r"\bseats? \[?(\d(?:, \d)*)\]?")
+_TOURNAMENT_ROUND = re.compile(r"\btournament round (\d+)")
+_VERSION = re.compile(r"\bversions? (\d+(?:\.\.\d+)?)(?:, not (\d+))?")
+_FIELD = re.compile(r"^([A-Za-z][\w.\[\]-]*): ")
+
+
+def facts_zh(english: str) -> str:
+    """The facts an English detail names, with Chinese labels: its field (``rules.levelCap:
+    …``), the cards in R4 notation, the seats, the versions and the quoted input."""
+    parts: list[str] = []
+    field = _FIELD.match(english)
+    if field and not _CARDS.fullmatch(field.group(1)):
+        parts.append(f"字段：{field.group(1)}")
+    quoted = _QUOTED.findall(english)
+    bare = _QUOTED.sub(" ", english)
+    cards = _CARDS.findall(bare)
+    if cards:
+        parts.append("牌：" + " ".join(cards))
+    seats = [s for found in _SEAT.findall(english) for s in found.split(", ")]
+    if seats:
+        parts.append("座位：" + "、".join(dict.fromkeys(seats)))
+    rounds = _TOURNAMENT_ROUND.findall(english)
+    if rounds:
+        parts.append("比赛轮次：" + "、".join(dict.fromkeys(rounds)))
+    versions = [v for found in _VERSION.findall(english) for v in found if v]
+    if versions:
+        parts.append("版本：" + "、".join(versions))
+    if quoted:
+        parts.append("输入：" + " ".join(dict.fromkeys(quoted)))
+    return "；".join(parts)
+
+
+_TYPES = {
+    "int": "整数",
+    "str": "字符串",
+    "bool": "布尔值",
+    "float": "数字",
+    "array": "数组",
+    "object": "对象",
+    "null": "null",
+}
+_FIELD_MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), zh)
+    for pattern, zh in (
+        (r"^Expected `([^`]+)`, got `([^`]+)`$", "应为{0}，收到的是{1}"),
+        (r"^Expected `([^`]+)` (>=|<=|>|<) (\S+)$", "应为{0}，且 {1} {2}"),
+        (r"^Expected `([^`]+)` of length (>=|<=) (\d+)$", "应为长度 {1} {2} 的{0}"),
+        (r"^Expected `([^`]+)` matching regex (.+)$", "应为符合正则 {1} 的{0}"),
+        (r"^Object missing required field `([^`]+)`$", "缺少必填字段 `{0}`"),
+        (r"^Object contains unknown field `([^`]+)`$", "含有未知字段 `{0}`"),
+        (r"^Invalid enum value (.+)$", "不是可选的值之一：{0}"),
+        (r"^Expected `([^`]+)`$", "应为{0}"),
+    )
+)
+
+
+def field_message(english: str, *, chinese: bool) -> str:
+    """A validation error's ``message`` (msgspec's and Litestar's words) in the chosen
+    language; an English message with no Chinese form gives a general sentence and its
+    facts."""
+    if not chinese:
+        return english
+    for pattern, zh in _FIELD_MESSAGES:
+        m = pattern.match(english)
+        if m is not None:
+            return zh.format(*(_TYPES.get(g.split(" |")[0], g) for g in m.groups()))
+    facts = facts_zh(english)
+    return f"该字段的值无效。{facts}" if facts else "该字段的值无效"
 
 
 def localize(
-    code: str, english_detail: str, *, chinese: bool, rule: str | None = None
+    code: str,
+    english_detail: str,
+    *,
+    chinese: bool,
+    rule: str | None = None,
+    facts: str | None = None,
 ) -> tuple[str, str]:
-    """``(title, detail)`` of a problem in the chosen language."""
-    return title(code, chinese=chinese), detail(code, english_detail, chinese=chinese, rule=rule)
+    """``(title, detail)`` of a problem in the chosen language (``facts``: the Chinese
+    detail's facts when the caller has them in Chinese already)."""
+    text = detail(code, english_detail, chinese=chinese, rule=rule, facts=facts)
+    return title(code, chinese=chinese), text

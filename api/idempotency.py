@@ -13,14 +13,16 @@
   stored only as its hash; the replay answers without it (``token: null``,
   ``tokenWithheld: true``), since whoever sends the same key and body cannot be told apart
   from the first caller (docs/security.md).
-* Same key, another request: 422 ``idempotency-key-reused``.
+* Same key, another request: 409 ``idempotency-key-reused`` — the request conflicts
+  with the one the key already names (the IETF draft suggests 422; a schema-valid request
+  is not refused for its form, so 409, as the in-flight conflict: docs/decisions.md).
 * Same key while the first request is still running: 409 ``idempotency-in-flight``
   (a per-process map; across processes the store's conflict on the record's version 1
   lets one request win, and the loser replays the winner's record).
 * A request that fails stores nothing (it changed nothing): retrying the key runs it again.
 * Authorisation comes first: ``run``'s ``authorize`` (the route's token check) runs before
   the key is looked up, so a caller without a valid token gets its 401/403 whatever key
-  it sends — never a 422 or a replay that tells it what the key was used for.
+  it sends — never a 409 or a replay that tells it what the key was used for.
 
 Keys are scoped by caller (the hash of the bearer token, or the client's address). POSTs
 that change nothing (``/v1/verify``, the rules oracle) accept the header and ignore it:
@@ -49,14 +51,15 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_DOC = (
     "Makes the POST safe to retry (IETF draft httpapi-idempotency-key-header): the same "
     "key with the same body answers the first response again without acting twice (a "
-    "token it minted is withheld: `tokenWithheld: true`); with another body 422; while "
+    "token it minted is withheld: `tokenWithheld: true`); with another body 409 "
+    "`idempotency-key-reused`; while "
     "the first is still running 409."
 )
 
 
 class IdempotencyKeyReusedError(ShengjiError):
     code = "idempotency-key-reused"
-    status: ClassVar[int] = 422
+    status: ClassVar[int] = 409
 
 
 class IdempotencyInFlightError(ShengjiError):

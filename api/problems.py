@@ -97,11 +97,12 @@ def make_problem(
     chinese: bool = False,
     instance: str | None = None,
     errors: list[dict[str, Any]] | None = None,
+    facts_zh: str | None = None,
 ) -> Problem:
     kind = PROBLEM_TYPES.get(code)
     if kind is not None:
         status = status or kind.status
-    title, detail = localize(code, detail, chinese=chinese, rule=rule)
+    title, detail = localize(code, detail, chinese=chinese, rule=rule, facts=facts_zh)
     return Problem(
         type=PROBLEM_BASE + code,
         title=title,

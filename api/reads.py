@@ -33,7 +33,7 @@ from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
 from services.embargo import embargo_marker, view_embargo
-from services.errors import NotFoundError
+from services.errors import NotFoundError, VerificationError
 from services.game import GameService
 from services.history import (
     MAX_LIMIT,
@@ -44,7 +44,7 @@ from services.history import (
     version_at,
 )
 from services.summaries import RoundSummary, round_summaries
-from services.verify import verify_deal, verify_round
+from services.verify import recompute_deal, verify_deal, verify_round
 from services.views import PublicView, SeatView, clock_marker, match_version, table_view
 
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -292,8 +292,9 @@ class ReadController(Controller):
     status_code=200,
     tags=["verification"],
     summary="Check a revealed seed against its commitment and recompute the deal (R35)",
-    description="Optionally compares the recorded hands and bottom; a mismatch is a 422 "
-    "`verification-failed` problem naming the first card that differs.",
+    description="Optionally compares the recorded hands and bottom. The check's outcome is "
+    "the answer: `ok` true, or false with `mismatch` naming what differs (the commitment, "
+    "or the first card) — the deal recomputed from the seed either way.",
     responses=problems(body=True),
     opt=json_body(VerifyRequest),
 )
@@ -303,9 +304,15 @@ async def verify(request: Request[Any, Any, Any]) -> DealVerified:
     if data.hands is not None:
         hands = [list(parse_field(h, f"hands[{i}]")) for i, h in enumerate(data.hands)]
     bottom = None if data.bottom is None else list(parse_field(data.bottom, "bottom"))
-    check = verify_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
+    mismatch = None
+    try:
+        check = verify_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
+    except VerificationError as e:  # R35: a failed check is the answer, not a refusal
+        mismatch = e.detail
+        check = recompute_deal(data.seed, data.commitment, data.first_seat)
     return DealVerified(
-        ok=True,
+        ok=mismatch is None,
+        mismatch=mismatch,
         seed=check.seed,
         commitment=check.commitment,
         first_seat=check.first_seat,

@@ -8,16 +8,19 @@ RULES §10 fields in camelCase. Malformed input is a 422 problem naming the fiel
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, post
 
-from api.dto import Cards, RulesRequest, problems
+from api.dto import Cards, RulesRequest, SomeCards, problems
 from api.strict import json_body, read_body
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
-from domain.rules.errors import InvalidInputError
+from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.follow import check_follow
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import bottom_multiplier, settle
@@ -40,7 +43,7 @@ class _Contextual(_Base, kw_only=True):
 
 
 class TrickRequest(_Contextual, kw_only=True):
-    plays: Annotated[list[Cards], msgspec.Meta(min_length=2, max_length=4)]
+    plays: Annotated[list[SomeCards], msgspec.Meta(min_length=2, max_length=4)]
 
 
 class TrickResponse(msgspec.Struct, rename="camel"):
@@ -49,9 +52,9 @@ class TrickResponse(msgspec.Struct, rename="camel"):
 
 
 class FollowRequest(_Contextual, kw_only=True):
-    lead: Cards
-    hand: Cards
-    play: Cards
+    lead: SomeCards
+    hand: SomeCards
+    play: SomeCards
 
 
 class FollowResponse(msgspec.Struct, rename="camel"):
@@ -61,7 +64,7 @@ class FollowResponse(msgspec.Struct, rename="camel"):
 
 
 class ShapeRequest(_Contextual, kw_only=True):
-    cards: Cards
+    cards: SomeCards
 
 
 class ShapeResponse(msgspec.Struct, rename="camel"):
@@ -70,7 +73,7 @@ class ShapeResponse(msgspec.Struct, rename="camel"):
 
 
 class ThrowRequest(_Contextual, kw_only=True):
-    throw: Cards
+    throw: SomeCards
     other_hands: Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)]
 
 
@@ -80,7 +83,7 @@ class ThrowResponse(msgspec.Struct, rename="camel"):
 
 
 class BottomMultiplierRequest(_Contextual, kw_only=True):
-    last_lead: Cards
+    last_lead: SomeCards
 
 
 class BottomMultiplierResponse(msgspec.Struct, rename="camel"):
@@ -132,8 +135,27 @@ def _components(ctx: TrumpContext, cards: list[Card], shape: Shape) -> list[list
     return out
 
 
-ERRORS = problems(body=True)
-"""422: malformed input (a field, a card token); 400: unparsable JSON; 413, 429, 500."""
+ERRORS = problems(409, body=True)
+"""409: cards that cannot occur under the rules (``impossible-position``); 422: malformed
+input (a field, a card token); 400: unparsable JSON; 413, 415, 429, 500."""
+
+
+@contextmanager
+def impossible_positions() -> Iterator[None]:
+    """Well-formed cards the rules say cannot occur — three copies of a card (R3), a lead
+    of two suit categories (R15, R22), plays of unequal size (R23), a follow not in the
+    hand — are the rules' answer to the question: 409 ``impossible-position`` naming the
+    rule, as an illegal move is; malformed input stays a 422."""
+    try:
+        yield
+    except InvalidInputError as e:
+        if e.code != "invalid-input":
+            raise
+        cited = e.rule or next(iter(_CITED.findall(e.detail)), None)
+        raise IllegalMoveError(e.detail, rule=cited, code="impossible-position") from None
+
+
+_CITED = re.compile(r"\((R[0-9]+)")
 
 
 class RulesOracleController(Controller):
@@ -149,17 +171,18 @@ class RulesOracleController(Controller):
     )
     async def trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
         data = await read_body(request, TrickRequest)
-        ctx = _context(data)
-        _rules(data)
-        plays = [_cards(p, f"plays[{i}]") for i, p in enumerate(data.plays)]
-        lead = _lead(ctx, plays[0], "plays[0]")
-        for i, p in enumerate(plays[1:], start=1):
-            if len(p) != len(plays[0]):
-                raise InvalidInputError(
-                    f"plays[{i}]: {len(p)} cards; every play has as many cards as the lead "
-                    f"({len(plays[0])}) (R23)"
-                )
-        return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
+        with impossible_positions():
+            ctx = _context(data)
+            _rules(data)
+            plays = [_cards(p, f"plays[{i}]") for i, p in enumerate(data.plays)]
+            lead = _lead(ctx, plays[0], "plays[0]")
+            for i, p in enumerate(plays[1:], start=1):
+                if len(p) != len(plays[0]):
+                    raise InvalidInputError(
+                        f"plays[{i}]: {len(p)} cards; every play has as many cards as the lead "
+                        f"({len(plays[0])}) (R23)"
+                    )
+            return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
 
     @post(
         "/follow",
@@ -170,13 +193,14 @@ class RulesOracleController(Controller):
     )
     async def follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
         data = await read_body(request, FollowRequest)
-        ctx = _context(data)
-        _rules(data)
-        lead = _lead(ctx, _cards(data.lead, "lead"), "lead")
-        hand = _cards(data.hand, "hand")
-        play = _cards(data.play, "play")
-        verdict = check_follow(ctx, lead, hand, play)
-        return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
+        with impossible_positions():
+            ctx = _context(data)
+            _rules(data)
+            lead = _lead(ctx, _cards(data.lead, "lead"), "lead")
+            hand = _cards(data.hand, "hand")
+            play = _cards(data.play, "play")
+            verdict = check_follow(ctx, lead, hand, play)
+            return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
 
     @post(
         "/shape",
@@ -187,11 +211,12 @@ class RulesOracleController(Controller):
     )
     async def shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
         data = await read_body(request, ShapeRequest)
-        ctx = _context(data)
-        _rules(data)
-        cards = _cards(data.cards, "cards")
-        shape = decompose(ctx, cards)
-        return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
+        with impossible_positions():
+            ctx = _context(data)
+            _rules(data)
+            cards = _cards(data.cards, "cards")
+            shape = decompose(ctx, cards)
+            return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
     @post(
         "/throw",
@@ -202,15 +227,16 @@ class RulesOracleController(Controller):
     )
     async def throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
         data = await read_body(request, ThrowRequest)
-        ctx = _context(data)
-        _rules(data)
-        shape = _lead(ctx, _cards(data.throw, "throw"), "throw")
-        others = [
-            _cards(h, f"otherHands[{i}]") if h else [] for i, h in enumerate(data.other_hands)
-        ]
-        verdict = check_throw(ctx, shape, others)
-        forced = None if verdict.forced is None else card_names(verdict.forced)
-        return ThrowResponse(verdict.valid, forced)
+        with impossible_positions():
+            ctx = _context(data)
+            _rules(data)
+            shape = _lead(ctx, _cards(data.throw, "throw"), "throw")
+            others = [
+                _cards(h, f"otherHands[{i}]") if h else [] for i, h in enumerate(data.other_hands)
+            ]
+            verdict = check_throw(ctx, shape, others)
+            forced = None if verdict.forced is None else card_names(verdict.forced)
+            return ThrowResponse(verdict.valid, forced)
 
     @post(
         "/bottom-multiplier",
@@ -221,9 +247,10 @@ class RulesOracleController(Controller):
     )
     async def bottom_multiplier(self, request: Request[Any, Any, Any]) -> BottomMultiplierResponse:
         data = await read_body(request, BottomMultiplierRequest)
-        ctx = _context(data)
-        shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
-        return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
+        with impossible_positions():
+            ctx = _context(data)
+            shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
+            return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
 
     @post(
         "/settle",
@@ -234,5 +261,6 @@ class RulesOracleController(Controller):
     )
     async def settle(self, request: Request[Any, Any, Any]) -> SettleResponse:
         data = await read_body(request, SettleRequest)
-        s = settle(data.attacker_points, _rules(data))
-        return SettleResponse(s.outcome.value, s.levels)
+        with impossible_positions():
+            s = settle(data.attacker_points, _rules(data))
+            return SettleResponse(s.outcome.value, s.levels)

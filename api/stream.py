@@ -97,7 +97,7 @@ class MatchStreamController(Controller):
         description=STREAM_DOC,
         responses={
             200: ResponseSpec(
-                data_container=LiveFrame | DealFrame,
+                data_container=LiveFrame | DealFrame,  # type: ignore[arg-type]
                 media_type=EVENT_STREAM,
                 description=FRAMES_DOC,
                 generate_examples=False,

@@ -24,7 +24,7 @@ from typing import Any, Union, get_args, get_origin
 
 import msgspec
 from litestar import Request
-from litestar.exceptions import ClientException, ValidationException
+from litestar.exceptions import ClientException, HTTPException, ValidationException
 
 from api.dto import CARD_TOKEN
 from domain.rules.errors import InvalidCardError, InvalidInputError
@@ -62,8 +62,29 @@ def _decoder(target: Any) -> msgspec.json.Decoder[Any]:
 
 
 async def read_body(request: Request[Any, Any, Any], target: Any) -> Any:
-    """The request's JSON body as ``target`` (see the module doc)."""
-    return decode_body(await request.body(), target)
+    """The request's JSON body as ``target`` (see the module doc); a body sent with a
+    ``Content-Type`` that is not JSON (``application/json`` or ``…+json``) is a 415."""
+    raw = await request.body()
+    if raw.strip():
+        check_json_media_type(request.headers.get("content-type"))
+    return decode_body(raw, target)
+
+
+def check_json_media_type(content_type: str | None) -> None:
+    """415 ``unsupported-media-type`` unless ``content_type`` is JSON or absent (a client
+    that names no type is read as JSON)."""
+    if content_type is None:
+        return
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        return
+    raise HTTPException(
+        status_code=415,
+        detail="a request body is JSON (Content-Type: application/json), "
+        f"not {media or '(empty)'!r}",
+    )
 
 
 def decode_body(raw: bytes, target: Any) -> Any:

@@ -12,6 +12,13 @@ forced_play  # api/rules_oracle.py
 aggregate_version  # services/history_items.py
 follow_count  # services/legal.py
 more_follows  # services/legal.py
+leads  # services/legal.py (LegalActions, issue 12)
+failed_throw  # services/dryrun.py (DryRun, issue 12)
+aggregates_at  # services/history.py: the summary as of a version (tests/property/test_view_summary.py)
+attackers_won  # services/view_types.py (WonTrick, issue 12)
+ends_at  # services/view_types.py (DealView, issue 12)
+trick_winning  # services/view_types.py (PublicView, issue 12)
+won_tricks  # services/view_types.py (PublicView, issue 12)
 created_at  # services/summaries.py
 team_levels  # services/summaries.py, services/view_types.py
 seats_taken  # services/summaries.py

@@ -227,9 +227,9 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
     during a round only what the viewer could see (R33); once that round is scored,
     :class:`Revealed` adds everything else."""
     _check_viewer(viewer)
-    layout, match, round_ = _tables(service, match_id, version)
-    in_round = layout.segment_at(version).number != 0 and round_ is not None
-    now: datetime = round_.modified_on if in_round and round_ is not None else match.modified_on
+    _check_version(version)
+    layout = _layout(service, match_id)
+    match, round_, now = _as_of(service, layout, version)
     scored = round_ is not None and round_.number in layout.scored
     embargo = _embargo(service, layout) if scored else None
     view = table_view(match, round_, viewer, now, embargo=embargo)
@@ -242,16 +242,27 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
 
 def state_tables(service: GameService, match_id: UUID, version: int) -> tuple[Match, Round | None]:
     """The match and its round as they were right after the event at ``version`` (R34)."""
-    _, match, round_ = _tables(service, match_id, version)
+    match, round_, _ = aggregates_at(service, match_id, version)
     return match, round_
 
 
-def _tables(
+def aggregates_at(
     service: GameService, match_id: UUID, version: int
-) -> tuple[_Layout, Match, Round | None]:
-    if type(version) is not int or version < 1:
-        raise InvalidInputError(f"version is a match version >= 1, got {version!r}")
-    layout = _layout(service, match_id)
+) -> tuple[Match, Round | None, datetime]:
+    """The match and its round as of a match version, and the time of that version's
+    event (R34): what :func:`state_at` views, and what the match summary is built from."""
+    _check_version(version)
+    return _as_of(service, _layout(service, match_id), version)
+
+
+# -- internals ------------------------------------------------------------------------------
+
+
+def _as_of(
+    service: GameService, layout: _Layout, version: int
+) -> tuple[Match, Round | None, datetime]:
+    match_id = layout.match_id
+    _check_version(version)
     if version > layout.total:
         raise NotFoundError(f"match {match_id} has versions 1..{layout.total}, not {version}")
     seg = layout.segment_at(version)
@@ -264,10 +275,12 @@ def _tables(
         if number and layout.begun_at[number] < match_version and layout.lengths[number]:
             rid = round_id(match_id, number)
             round_ = service.get_round(rid, version=layout.lengths[number])
+        now: datetime = match.modified_on
     else:
         match = service.get_match(match_id, version=layout.begun_at[seg.number])
         round_ = service.get_round(seg.aggregate_id, version=version - seg.start + 1)
-    return layout, match, round_
+        now = round_.modified_on
+    return match, round_, now
 
 
 def version_at(service: GameService, match_id: UUID, at: datetime) -> int:
@@ -304,7 +317,9 @@ def _existing(match_id: UUID, version: int, at: datetime) -> int:
     return version
 
 
-# -- internals ------------------------------------------------------------------------------
+def _check_version(version: int) -> None:
+    if type(version) is not int or version < 1:
+        raise InvalidInputError(f"version is a match version >= 1, got {version!r}")
 
 
 def _check_viewer(viewer: int | None) -> None:

@@ -14,6 +14,7 @@ import copy
 from collections.abc import Iterable
 from datetime import datetime
 from itertools import islice
+from typing import Literal
 
 import msgspec
 
@@ -24,6 +25,8 @@ from domain.rules.cards import Card, card_names
 from domain.rules.context import TrumpContext, trump_context
 from domain.rules.errors import IllegalMoveError
 from domain.rules.follow import legal_plays
+from domain.rules.leads import lead_options
+from domain.rules.play import TrickPlay
 
 FOLLOW_HINTS = 5
 """How many legal follows (R23) a seat is offered as hints; the generator can be huge."""
@@ -33,10 +36,27 @@ LEAD_NOTE = (
 )
 
 
+Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
+"""A round command (:data:`services.commands.ACTIONS`)."""
+
+
+class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """Every single, pair and tractor the leader may lead (R12–R14, R22), each a list of
+    cards low to high; a throw (R15) is any several of them of one suit category, checked
+    when played (R22) or by a dry run (``?dryRun=true``) without playing."""
+
+    singles: list[list[str]] = []
+    """Each kind of card held, once (R12)."""
+    pairs: list[list[str]] = []
+    """Each pair held (R13)."""
+    tractors: list[list[str]] = []
+    """Every tractor held (R14), shortest first; the tractors inside a longer one too."""
+
+
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """What the service accepts from this seat right now (validated by the domain)."""
 
-    actions: list[str] = []
+    actions: list[Action] = []
     """Action names of :data:`services.game.ACTIONS` this seat may send now."""
     shows: list[list[str]] = []
     """declare / overcall: every show this seat can make (R17, R20), weakest first."""
@@ -44,7 +64,9 @@ class LegalActions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """bury: choose ``bury_count`` of these cards (hand + bottom, R21)."""
     bury_count: int = 0
     lead: str | None = None
-    """play, leading: what a lead may be (R22)."""
+    """play, leading: what a lead may be (R22), in words; ``leads`` lists them."""
+    leads: LeadChoices | None = None
+    """play, leading: every single, pair and tractor this seat may lead (R12–R14, R22)."""
     follows: list[list[str]] = []
     """play, following: some legal plays (R23), at most :data:`FOLLOW_HINTS`."""
     follow_count: int = 0
@@ -98,7 +120,7 @@ def legal_actions(
         return NO_ACTIONS
     r = claimed(round_, now)
     phase = r.phase
-    actions: list[str] = []
+    actions: list[Action] = []
     shows: list[list[str]] = []
     if phase in (RoundPhase.DEALING, RoundPhase.DECLARING, RoundPhase.OVERCALLING):
         hand = r.hand_at(seat, now)
@@ -121,7 +143,7 @@ def legal_actions(
     play = r.play
     if phase is RoundPhase.PLAYING and play is not None and play.turn == seat:
         if not play.trick:
-            return LegalActions(actions=["play"], lead=LEAD_NOTE)
+            return LegalActions(actions=["play"], lead=LEAD_NOTE, leads=lead_choices(play, seat))
         lead = play.lead_shape
         assert lead is not None
         found_plays = list(islice(legal_plays(play.ctx, lead, play.hands[seat]), FOLLOW_HINTS + 1))
@@ -132,6 +154,16 @@ def legal_actions(
             more_follows=len(found_plays) > FOLLOW_HINTS,
         )
     return LegalActions(actions=actions, shows=shows)
+
+
+def lead_choices(play: TrickPlay, seat: int) -> LeadChoices:
+    """R12–R14: the singles, pairs and tractors in ``seat``'s hand, in trump order."""
+    found = lead_options(play.ctx, play.hands[seat])
+    return LeadChoices(
+        singles=[card_names(c) for c in found.singles],
+        pairs=[card_names(c) for c in found.pairs],
+        tractors=[card_names(c) for c in found.tractors],
+    )
 
 
 def may_ask_redeal(round_: Round, seat: int) -> bool:

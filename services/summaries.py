@@ -9,7 +9,7 @@ dealer (R31), the current round, the results (R29–R32) and whether and who won
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 from uuid import UUID
 
 import msgspec
@@ -25,6 +25,7 @@ from services.view_types import (
     OriginView,
     RecordedView,
     RulesView,
+    SeatKind,
     SeatPlayer,
     origin_view,
     recorded_view,
@@ -43,7 +44,7 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     number: int
     round_id: str
-    status: str
+    status: Literal["playing", "scored", "abandoned"]
     dealer: int | None
     result: RecordedView | None
 
@@ -148,7 +149,9 @@ def match_summary(match: Match, current: Round | None) -> MatchSummary:
         version=match.sequence(0 if current is None else current.version),
         rules=rules_view(match.rules),
         seats=[
-            None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
+            None
+            if info is None
+            else SeatPlayer(seat=seat, name=info.name, kind=cast("SeatKind", info.kind))
             for seat, info in enumerate(match.seats)
         ],
         team_levels=[RANKS[lv] for lv in match.levels],

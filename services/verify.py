@@ -112,6 +112,20 @@ def verify_deal(
     )
 
 
+def recompute_deal(seed_hex: str, commitment: str, first_seat: int = 0) -> DealCheck:
+    """The deal a seed gives (R16), whatever the commitment says (the answer to a failed
+    check still shows it); the commitment as given, normalised."""
+    seed = seed_from_hex(seed_hex)
+    dealt: Deal = deal(shuffle_deck(seed), first_seat)
+    return DealCheck(
+        seed=seed.hex(),
+        commitment=_commitment(commitment),
+        first_seat=first_seat,
+        hands=[card_names(h) for h in dealt.hands],
+        bottom=card_names(dealt.bottom),
+    )
+
+
 def _compare(what: str, dealt: Sequence[Card], recorded: Sequence[Card]) -> None:
     """Raise VerificationError naming the first card ``recorded`` has and ``dealt`` lacks
     (or the other way round), in card order."""

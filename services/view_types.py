@@ -6,7 +6,7 @@ camelCase JSON, the API's payloads as they are (cards in R4 notation, ranks
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
 
@@ -18,14 +18,35 @@ from domain.rules.cards import RANKS
 from domain.rules.ruleset import RuleSet
 from services.legal import LegalActions
 
+Rank = Literal["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+"""A rank (R3, R5): a level, a level rank."""
+Suit = Literal["S", "H", "C", "D"]
+"""A suit letter (R4)."""
+Phase = Literal[
+    "seating",
+    "dealing",
+    "declaring",
+    "overcalling",
+    "burying",
+    "playing",
+    "scored",
+    "abandoned",
+    "redeal",
+]
+"""A round's phase (``seating`` before round 1): :class:`~domain.game.round.RoundPhase`."""
+ExpectedAction = Literal["declare_or_pass", "overcall_or_pass", "bury", "play", "redeal"]
+SeatKind = Literal["human", "random", "heuristic", "strong"]
+Outcome = Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"]
+Strength = Literal["single", "level_pair", "sj_pair", "bj_pair"]
+
 
 class RulesView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The match's rule set (RULES §10), fixed when the match was created."""
 
     declare_with_joker: bool
     self_overcall: bool
-    bottom_multiplier: str
-    no_declaration: str
+    bottom_multiplier: Literal["linear", "exponential"]
+    no_declaration: Literal["bottom_third_card", "redeal"]
     throw_penalty_points: int
     level_cap: int | None
     match_end: str
@@ -38,8 +59,8 @@ def rules_view(rules: RuleSet) -> RulesView:
     return RulesView(
         declare_with_joker=bool(m["declare_with_joker"]),
         self_overcall=bool(m["self_overcall"]),
-        bottom_multiplier=str(m["bottom_multiplier"]),
-        no_declaration=str(m["no_declaration"]),
+        bottom_multiplier=cast("Any", str(m["bottom_multiplier"])),
+        no_declaration=cast("Any", str(m["no_declaration"])),
         throw_penalty_points=rules.throw_penalty_points,
         level_cap=rules.level_cap,
         match_end=str(m["match_end"]),
@@ -52,7 +73,7 @@ class SeatPlayer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     seat: int
     name: str
-    kind: str
+    kind: SeatKind
 
 
 class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -60,23 +81,60 @@ class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     seat: int
     cards: list[str]
-    trump: str | None
+    trump: Suit | None
     """The suit letter it makes trump; None = no-trump (R9)."""
-    strength: str
+    strength: Strength
     overcall: bool
 
 
 class PlayView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One seat's play in a trick (R22, R23), public once played (R33)."""
+
     seat: int
     cards: list[str]
 
 
 class TrickView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """A completed trick: its leader, the plays in order, the winner (R24)."""
+    """A completed trick: its leader, the plays in order, the winner (R24) and the points
+    it carried (R26)."""
 
     leader: int
     plays: list[PlayView]
     winner: int
+    points: int = 0
+    """The points of its cards (R26); the attackers keep them if they won it (R27)."""
+
+
+class WonTrick(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A completed trick in brief: its number, leader, winner and points (R24, R26, R27)."""
+
+    number: int
+    """1 for the round's first trick."""
+    leader: int
+    winner: int
+    points: int
+    """The points of its cards (R26)."""
+    attackers_won: bool
+    """True when the attackers won it, so its points count for them (R27)."""
+
+
+class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The paced deal (R16, R17): one card drawn every ``intervalMs`` from ``startedAt``,
+    seat by seat from ``firstSeat``; a client can animate it and knows when it may
+    declare. ``drawn`` is the count at the view's time."""
+
+    started_at: str
+    """When the first card was drawn, ISO 8601."""
+    interval_ms: int
+    """Milliseconds between two cards (0: all 100 at once)."""
+    first_seat: int
+    """The seat the first card goes to (R16: the dealer; round 1: seat 0)."""
+    drawn: int
+    """Cards drawn so far, 0..100 (card k goes to seat (firstSeat + k) mod 4)."""
+    total: int = 100
+    """Cards drawn in all: 25 to each seat (R16); the last 8 are the bottom."""
+    ends_at: str
+    """When the last card is drawn, ISO 8601."""
 
 
 class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -90,11 +148,11 @@ class Expected(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Whose action the round waits for (``seat`` None: any seat) and which."""
 
     seat: int | None
-    action: str
+    action: ExpectedAction
     """declare_or_pass, overcall_or_pass, bury, play, redeal (the service deals again)."""
 
 
-class ResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class RoundResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """``RoundScored`` (R26–R31) with everything revealed (R33, R35)."""
 
     trick_points: int
@@ -104,13 +162,14 @@ class ResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     bottom_bonus: int
     penalties: list[int]
     attackers_total: int
-    outcome: str
+    outcome: Outcome
     levels_gained: int
     band: str
     defenders_keep: bool
     dealer: int
     next_dealer: int
     seed: str
+    """The deal's seed, revealed (R35): check it against ``commitment``."""
     commitment: str
     dealt_hands: list[list[str]]
     """The four hands as dealt from the seed (R16), in draw order."""
@@ -124,11 +183,11 @@ class RecordedView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     number: int
     dealer: int
     attackers_total: int
-    outcome: str
+    outcome: Outcome
     levels_gained: int
     team_up: int
     """The team (0: seats 0 and 2, 1: seats 1 and 3) that defends next (R30)."""
-    team_levels: list[str]
+    team_levels: list[Rank]
     """The two teams' levels after the round (R30, R32)."""
     next_dealer: int
 
@@ -176,15 +235,17 @@ class PublicView(
     rules: RulesView
     seats: list[SeatPlayer | None]
     match_finished: bool
-    team_levels: list[str]
-    """Levels of team {0,2} and team {1,3} this round is played at (R5)."""
+    team_levels: list[Rank]
+    """Levels of team {0,2} and team {1,3} now (R5, R30): the levels the round is played
+    at, until the match records its result; then the levels after it — as the match
+    summary says (``levelRank`` stays the round's)."""
     dealer: int | None
     round_id: str | None = None
     round_number: int = 0
-    phase: str = "seating"
+    phase: Phase = "seating"
     """A :class:`~domain.game.round.RoundPhase` value, or ``seating`` before round 1."""
-    level_rank: str | None = None
-    trump: str | None = None
+    level_rank: Rank | None = None
+    trump: Suit | None = None
     """Suit letter; None = no-trump (R9) or not decided yet (see ``trump_decided``)."""
     trump_decided: bool = False
     declarations: list[ShowView] = []
@@ -200,19 +261,36 @@ class PublicView(
     None when no limit runs. After it, anyone at the table may claim the timeout."""
     expected: Expected | None = None
     hand_sizes: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    """Cards each seat holds (R33: sizes only): during the paced deal the cards drawn so
+    far (R16); while burying the burier holds 33, its hand and the 8 it takes (R21)."""
     trick_leader: int | None = None
     trick: list[PlayView] = []
     last_trick: TrickView | None = None
+    trick_winning: int | None = None
+    """The seat winning the trick in progress so far (R24; None when no trick is open)."""
+    trick_points: int = 0
+    """The points in the trick in progress (R26)."""
+    won_tricks: list[WonTrick] = []
+    """Every completed trick of the round with its points (R26, R27), in play order."""
+    attackers: int | None = None
+    """The attacking team (R6): 0 for seats 0 and 2, 1 for seats 1 and 3; None while the
+    dealer is not known (round 1 before the first declaration, R18)."""
+    deal: DealView | None = None
+    """The deal's timing and progress (R16) once the round is dealt: a paced deal draws
+    one card per ``intervalMs``; after the drawing ``drawn`` is 100."""
     tricks_done: int = 0
     played: list[str] = []
     """Every card played so far, in play order (R33: public once played)."""
     attacker_points: int = 0
     failed_throws: list[FailedThrow] = []
-    result: ResultView | None = None
+    result: RoundResultView | None = None
     embargo: str | None = None
     """Why ``result`` is None although the round is scored: a tournament table's deals are
     ``embargoed until tournament round N completes`` (R36, docs/tournaments.md); a seat
     then sees what it saw during play (R33). None otherwise."""
+    winner: int | None = None
+    """Once the match is finished: the winning team (0: seats 0 and 2, 1: seats 1 and 3),
+    None for a tie (R32) — as the match summary says."""
     last_result: RecordedView | None = None
     """The last round the match recorded (a scored round's view gives way to the next
     deal at once, so its result is repeated here)."""
@@ -240,9 +318,9 @@ def recorded_view(r: RoundRecorded) -> RecordedView:
         number=r.number,
         dealer=r.dealer,
         attackers_total=r.attackers_total,
-        outcome=r.outcome,
+        outcome=cast("Outcome", r.outcome),
         levels_gained=r.levels_gained,
         team_up=r.team_up,
-        team_levels=[RANKS[lv] for lv in r.levels],
+        team_levels=[cast("Rank", RANKS[lv]) for lv in r.levels],
         next_dealer=r.next_dealer,
     )

@@ -26,10 +26,9 @@ API's ETag); ``versions`` the aggregates' own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, overload
+from typing import Any, cast, overload
 from uuid import UUID
 
 from domain.game.match import Match
@@ -37,21 +36,23 @@ from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.timers import turn_clock
 from domain.rules.cards import RANKS, SUITS, Card, card_names
 from domain.rules.errors import InvalidInputError
-from domain.rules.play import TrickPlay
 from domain.rules.shows import Show
 from services.embargo import UNCHECKED, Embargo, Unchecked, resolve
 from services.legal import legal_actions, round_context, sorted_names
+from services.view_play import attacking_team, deal_view, play_fields
 from services.view_types import (
     Expected,
-    FailedThrow,
-    PlayView,
+    ExpectedAction,
+    Outcome,
     PublicView,
     RecordedView,
-    ResultView,
+    RoundResultView,
+    SeatKind,
     SeatPlayer,
     SeatView,
     ShowView,
-    TrickView,
+    Strength,
+    Suit,
     Versions,
     origin_view,
     recorded_view,
@@ -172,6 +173,23 @@ def _visible_bottom(
     return None
 
 
+def hand_sizes(round_: Round, now: datetime) -> list[int]:
+    """How many cards each seat holds (R33: sizes only): the cards drawn so far during the
+    paced deal (R16); the burier holds its hand and the 8 it takes while burying (R21, and
+    the 炒底 overcaller re-burying, R20)."""
+    sizes = [len(_hand(round_, s, now)) for s in range(4)]
+    if round_.phase is RoundPhase.BURYING and round_.bidding.burier is not None:
+        sizes[round_.bidding.burier] += len(round_.bottom)
+    return sizes
+
+
+def _team_levels(match: Match, round_: Round) -> tuple[int, int]:
+    """The teams' levels now (R5, R30): the round's until the match records it, then the
+    match's (the next round's, or the final ones at match end, R32)."""
+    recorded = round_.number <= len(match.results) and match.round_number == round_.number
+    return match.levels if recorded else round_.levels
+
+
 def _hand(round_: Round | None, seat: int, now: datetime) -> tuple[Card, ...]:
     """The seat's own cards (R33); during the paced deal the cards drawn by ``now``."""
     if round_ is None or round_.dealt is None:
@@ -187,7 +205,9 @@ def _public(
 ) -> dict[str, Any]:
     """The public view's fields (a seat's view has them too, with its own)."""
     seats = [
-        None if info is None else SeatPlayer(seat=seat, name=info.name, kind=info.kind)
+        None
+        if info is None
+        else SeatPlayer(seat=seat, name=info.name, kind=cast("SeatKind", info.kind))
         for seat, info in enumerate(match.seats)
     ]
     common: dict[str, Any] = {
@@ -198,6 +218,7 @@ def _public(
         ),
         "seats": seats,
         "match_finished": match.finished,
+        "winner": match.winner if match.finished else None,
         "last_result": _recorded(match),
         "origin": origin_view(match),
     }
@@ -206,6 +227,7 @@ def _public(
             "rules": rules_view(match.rules),
             "team_levels": [RANKS[lv] for lv in match.levels],
             "dealer": match.dealer,
+            "round_number": match.round_number,  # begun, no round event yet
         }
     bidding = round_.bidding
     play = round_.play
@@ -216,7 +238,7 @@ def _public(
         "round_id": id_text(round_.id),
         "round_number": round_.number,
         "phase": str(round_.phase),
-        "team_levels": [RANKS[lv] for lv in round_.levels],
+        "team_levels": [RANKS[lv] for lv in _team_levels(match, round_)],
         "dealer": bidding.dealer,
         "level_rank": RANKS[bidding.level],
         "trump": None if trump is None else SUITS[trump],
@@ -227,11 +249,13 @@ def _public(
         "deadline": _deadline(round_),
         "turn_deadline": None if match.finished else _turn_deadline(match, round_),
         "expected": None if match.finished else _expected(round_),
-        "hand_sizes": [len(_hand(round_, s, now)) for s in range(4)],
+        "hand_sizes": hand_sizes(round_, now),
+        "attackers": attacking_team(round_),
+        "deal": deal_view(round_, now),
     }
     fields |= _result_fields(round_, embargo)
     if play is not None:
-        fields |= _play_fields(play)
+        fields |= play_fields(play)
     return fields
 
 
@@ -246,36 +270,13 @@ def _recorded(match: Match) -> RecordedView | None:
     return recorded_view(match.results[-1]) if match.results else None
 
 
-def _play_fields(play: TrickPlay) -> dict[str, Any]:
-    """The tricks (R22–R24) and the attackers' points (R27): public as they are played."""
-    last = None
-    if play.last_trick is not None:
-        leader, plays, winner = play.last_trick
-        last = TrickView(leader=leader, plays=_plays(leader, plays), winner=winner)
-    return {
-        "trick_leader": play.leader if play.trick else None,
-        "trick": _plays(play.leader, play.trick),
-        "last_trick": last,
-        "tricks_done": play.tricks_done,
-        "played": card_names(play.played),
-        "attacker_points": play.attacker_points,
-        "failed_throws": [
-            FailedThrow(seat=s, attempted=card_names(c)) for s, c in play.failed_throws
-        ],
-    }
-
-
-def _plays(leader: int, plays: Sequence[Sequence[Card]]) -> list[PlayView]:
-    return [PlayView(seat=(leader + i) % 4, cards=card_names(p)) for i, p in enumerate(plays)]
-
-
 def _show(show: Show, overcall: bool) -> ShowView:
     trump = None if show.trump is None else SUITS[show.trump]
     return ShowView(
         seat=show.seat,
         cards=card_names(show.cards),
-        trump=trump,
-        strength=show.strength.name.lower(),
+        trump=cast("Suit | None", trump),
+        strength=cast("Strength", show.strength.name.lower()),
         overcall=overcall,
     )
 
@@ -316,7 +317,7 @@ def _expected(round_: Round) -> Expected | None:
         RoundPhase.BURYING: "bury",
         RoundPhase.PLAYING: "play",
     }[phase]
-    return Expected(seat=round_.to_act(), action=action)
+    return Expected(seat=round_.to_act(), action=cast("ExpectedAction", action))
 
 
 def _result_fields(round_: Round, embargo: Embargo | None) -> dict[str, Any]:
@@ -327,11 +328,11 @@ def _result_fields(round_: Round, embargo: Embargo | None) -> dict[str, Any]:
     return {"result": _result(round_)}
 
 
-def _result(round_: Round) -> ResultView | None:
+def _result(round_: Round) -> RoundResultView | None:
     r = round_.result
     if r is None or round_.dealt is None:
         return None
-    return ResultView(
+    return RoundResultView(
         trick_points=r.trick_points,
         bottom_cards=card_names(r.bottom_cards),
         bottom_points=r.bottom_points,
@@ -339,7 +340,7 @@ def _result(round_: Round) -> ResultView | None:
         bottom_bonus=r.bottom_bonus,
         penalties=list(r.penalties),
         attackers_total=r.attackers_total,
-        outcome=r.outcome,
+        outcome=cast("Outcome", r.outcome),
         levels_gained=r.levels_gained,
         band=r.band,
         defenders_keep=r.defenders_keep,

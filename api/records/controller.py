@@ -133,7 +133,21 @@ class ImportOperation(Operation):
                 JSON: OpenAPIMediaType(
                     schema=Schema(
                         type=OpenAPIType.OBJECT,
-                        description="The JSON record (`format`: `shengji-record/1`)",
+                        description="The JSON record (docs/records.md): its `format` and "
+                        "`kind` first, then the rules, seats, rounds and moves",
+                        required=["format", "kind"],
+                        properties={
+                            "format": Schema(
+                                type=OpenAPIType.STRING,
+                                enum=["shengji-record/1"],
+                                description="The record format and its version",
+                            ),
+                            "kind": Schema(
+                                type=OpenAPIType.STRING,
+                                enum=["match", "round"],
+                                description="A whole finished match, or one scored round",
+                            ),
+                        },
                     )
                 ),
                 TEXT: OpenAPIMediaType(

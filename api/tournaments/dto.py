@@ -13,8 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import PathParameter
 
-from api.dto import Name, Preset, RulesRequest, TimersRequest, problems
-from domain.rules.errors import InvalidInputError
+from api.dto import Name, Preset, TableRulesRequest, TimersRequest, problems
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from domain.tournament.events import RoundState, TeamEntry
 from domain.tournament.tournament import Tournament
@@ -48,8 +47,8 @@ class TeamRequest(_Request, frozen=True, kw_only=True):
 class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     preset: Preset | None = None
-    rules: RulesRequest | None = None
-    """§10 fields over the preset; the match length sets ``matchEnd``."""
+    rules: TableRulesRequest | None = None
+    """§10 fields over the preset (no ``matchEnd``: the match length sets it)."""
     teams: Annotated[list[TeamRequest], msgspec.Meta(max_length=64)] = []
     """2..64 teams; any number (none too) with ``registration``."""
     format: Literal["round_robin", "swiss"]
@@ -186,8 +185,6 @@ def rule_set(data: CreateTournamentRequest) -> RuleSet:
     if data.rules is None:
         return base
     fields = data.rules.fields()
-    if "match_end" in fields:
-        raise InvalidInputError("rules.matchEnd: a tournament sets it from matchLength (R32)")
     return RuleSet.from_mapping({**base.to_mapping(), **fields})
 
 

@@ -42,7 +42,8 @@ from services.tournaments.views import (
     tournament_view,
 )
 
-CSV_MEDIA_TYPE = "text/csv; charset=utf-8"
+CSV_MEDIA_TYPE = "text/csv"
+"""Litestar adds ``; charset=utf-8`` to a ``text/`` type itself (one charset, issue 12)."""
 Format = Annotated[
     Literal["json", "csv"] | None,
     QueryParameter(description="csv for text/csv (as does Accept: text/csv)"),

@@ -42,7 +42,7 @@ class TeamView(_View, frozen=True, kw_only=True):
     withdrawn_from_round: int | None = None
 
 
-class ResultView(_View, frozen=True, kw_only=True):
+class TableResultView(_View, frozen=True, kw_only=True):
     winner: int | None
     """The winning team's number; null for a draw."""
     levels: list[int]
@@ -65,7 +65,7 @@ class TableView(_View, frozen=True, kw_only=True):
     second_team: int
     first_team_seats: list[int]
     """Seats 0/2 or 1/3 (duplicate seating, R36)."""
-    result: ResultView | None
+    result: TableResultView | None
 
 
 class RoundView(_View, frozen=True, kw_only=True):
@@ -200,10 +200,10 @@ def team_status(t: Tournament, team: int) -> str:
     return "playing"
 
 
-def _result(entry: ResultEntry | None) -> ResultView | None:
+def _result(entry: ResultEntry | None) -> TableResultView | None:
     if entry is None:
         return None
-    return ResultView(
+    return TableResultView(
         winner=entry.winner,
         levels=list(entry.levels),
         points=list(entry.points),

@@ -57,7 +57,6 @@ SEMANTIC_PATHS = (
     "/v1/rules/throw",
     "/v1/rules/bottom-multiplier",
     "/v1/rules/settle",
-    "/v1/verify",
     "/v1/records",  # a record must replay: every move legal, seeds vs commitments (R35)
     # teams with distinct names, a Swiss system of 1..(teams - 1) rounds: JSON Schema
     # cannot state uniqueness of a property across items, nor a bound on another field's
@@ -227,7 +226,7 @@ class World:
     @staticmethod
     def fresh_key(case: Case) -> None:
         """Make a valid Idempotency-Key unique. Anonymous callers share one key scope,
-        so a key the generator repeats would be "reused for another request" (422) by
+        so a key the generator repeats would be "reused for another request" (409) by
         design; fresh keys keep the positive checks about the input itself (keys have
         their own tests in tests/api/test_rest_writes.py)."""
         headers = case.headers

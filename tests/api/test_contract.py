@@ -184,7 +184,16 @@ def document() -> Json:
 def test_request_schemas_are_the_decoders_own(document: Json, request_type: type) -> None:
     _, components = msgspec.json.schema_components([request_type], ref_template=REF_TEMPLATE)
     for name, schema in components.items():
-        assert document["components"]["schemas"][name] == schema, name
+        # the document adds descriptions (issue 12); everything else is msgspec's own
+        assert _undescribed(document["components"]["schemas"][name]) == _undescribed(schema)
+
+
+def _undescribed(schema: object) -> object:
+    if isinstance(schema, dict):
+        return {k: _undescribed(v) for k, v in schema.items() if k != "description"}
+    if isinstance(schema, list):
+        return [_undescribed(v) for v in schema]
+    return schema
 
 
 def _param(document: Json, path: str, name: str) -> Json:

@@ -311,12 +311,14 @@ def test_rounds_and_verification(played: Table) -> None:
     }
     r = c.post("/v1/verify", json=body)
     assert r.status_code == 200 and r.json()["ok"] and r.json()["hands"] == result["dealtHands"]
+    assert r.json()["mismatch"] is None
     wrong = {**body, "commitment": "0" * 64}
-    assert (
-        "commitment"
-        in problem(c.post("/v1/verify", json=wrong), 422, "verification-failed")["detail"]
-    )
+    failed = c.post("/v1/verify", json=wrong)  # R35: the check's outcome is the answer
+    assert failed.status_code == 200 and failed.json()["ok"] is False
+    assert "commitment" in failed.json()["mismatch"]
+    assert failed.json()["hands"] == result["dealtHands"]  # the seed's deal all the same
     moved = [list(h) for h in result["dealtHands"]]
     moved[0][0], moved[1][0] = moved[1][0], moved[0][0]
     if moved[0][0] != moved[1][0]:
-        problem(c.post("/v1/verify", json={**body, "hands": moved}), 422, "verification-failed")
+        other = c.post("/v1/verify", json={**body, "hands": moved}).json()
+        assert other["ok"] is False and "seat 0" in other["mismatch"]

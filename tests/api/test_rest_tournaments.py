@@ -225,7 +225,7 @@ def test_the_organiser_token_is_checked_before_the_idempotency_key() -> None:
     [
         ("swiss rounds past a round-robin", {"format": "swiss", "swissRounds": 4}, "invalid-input"),
         ("swiss without rounds", {"format": "swiss"}, "invalid-input"),
-        ("matchEnd is the match length's", {"rules": {"matchEnd": "wrap"}}, "invalid-input"),
+        ("matchEnd is the match length's", {"rules": {"matchEnd": "wrap"}}, "validation-failed"),
         ("an unknown field", {"prizes": 3}, "validation-failed"),
         (
             "three players",
@@ -280,7 +280,7 @@ def test_reads_corrections_and_idempotent_creation() -> None:
         retry = c.post(correction, json=again_fix, headers=keyed)
         assert (first.status_code, retry.status_code) == (200, 200)
         assert retry.json() == first.json() and retry.headers["idempotent-replayed"] == "true"
-        problem(c.post(correction, json=fix, headers=keyed), 422, "idempotency-key-reused")
+        problem(c.post(correction, json=fix, headers=keyed), 409, "idempotency-key-reused")
         table = c.get(f"{url}/rounds/1/tables").json()[0]
         r = c.post(correction, json=fix, headers=auth(token))  # back to the first correction
         table = r.json()

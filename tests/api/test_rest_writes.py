@@ -51,13 +51,13 @@ def test_a_replayed_command_answers_the_same_and_acts_once() -> None:
         assert again.headers["idempotent-replayed"] == "true"
         assert history_length(c, table.url) == length  # no new event
         other = table.act(seat, "pass", ["AS"], **key)  # same key, another body
-        assert other.status_code == 422 and other.json()["code"] == "idempotency-key-reused"
+        assert other.status_code == 409 and other.json()["code"] == "idempotency-key-reused"
         elsewhere = c.post(
             f"{table.url}/actions/redeal",
             json={"cards": []},
             headers={**auth(table.tokens[seat]), **key},
         )
-        assert elsewhere.status_code == 422  # same key, another path
+        assert elsewhere.status_code == 409  # same key, another path
         assert history_length(c, table.url) == length
 
 

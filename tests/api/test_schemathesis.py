@@ -97,9 +97,9 @@ def test_the_document_links_a_match_to_its_operations() -> None:
         for op in item.values()
     }
     for source in (
-        "V1MatchesCreate",
-        "V1MatchesMatchIdSeatsClaimSeat",
-        "V1MatchesMatchIdActionsAct",
+        "createMatch",
+        "claimSeat",
+        "act",
     ):
         assert found.get(source) == on_match, source
 

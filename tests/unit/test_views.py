@@ -117,7 +117,9 @@ def test_a_seat_sees_exactly_its_own_hand(played: Drive) -> None:
             view = s.views[seat]
             assert isinstance(view, SeatView)
             assert sorted(view.hand) == _names(s.round.hand_at(seat, T0))
-            assert view.hand_sizes[seat] == len(view.hand)
+            taking = view.phase == "burying" and "bury" in view.legal.actions
+            # R21: the burier holds its hand and the 8 cards it takes
+            assert view.hand_sizes[seat] == len(view.hand) + (8 if taking else 0)
 
 
 def test_visible_cards_are_hand_bottom_and_played_until_scored(played: Drive) -> None:

@@ -40,9 +40,10 @@ def _options(view: SeatView) -> list[tuple[str, list[str]]]:
             n = legal.bury_count
             options += [(action, legal.bury_from[:n]), (action, legal.bury_from[-n:])]
         elif action == "play" and legal.lead is not None:
-            pairs = [c for c in set(view.hand) if view.hand.count(c) == 2]
-            options += [(action, view.hand[:1]), (action, view.hand[-1:])]
-            options += [(action, [c, c]) for c in pairs[:1]]
+            leads = legal.leads
+            assert leads is not None  # R12-R14: every lead of one combination, as data
+            assert len(leads.singles) == len(set(view.hand))
+            options += [(action, c) for c in leads.singles + leads.pairs + leads.tractors]
         elif action == "play":
             options += [(action, p) for p in legal.follows]
         else:

@@ -59,7 +59,7 @@ def test_prefers_chinese(header: str | None, chinese: bool) -> None:
             "it is seat 2's turn to play, not seat 1's",
             "R22",
             "还没轮到你",
-            "seat 2",
+            "座位：2、1",
         ),
         ("cards-not-in-hand", "BJ BJ: not all of these cards", "R3", "手中没有这些牌", "BJ BJ"),
         ("mixed-lead", "5C AS: a lead must be of one suit", "R22", "首家出牌混杂", "5C AS"),
@@ -75,15 +75,28 @@ def test_chinese_details_keep_the_rule_and_the_cards(
     zh_title, zh_detail = localize(code, english, chinese=True, rule=rule)
     assert zh_title == title_zh
     assert zh_detail.startswith(MESSAGES[code].sentence_zh)
-    assert zh_detail.endswith(english) and keeps in zh_detail
+    assert keeps in zh_detail
     if rule:
         assert f"（{rule}）" in zh_detail
+    assert not english_words(zh_detail), zh_detail  # issue 12: all Chinese
+
+
+LANGUAGE_FREE = re.compile(
+    r"R[0-9]+(?:\.[0-9]+)*|§[0-9]+|'[^']*'|`[^`]*`|(?:10|[2-9JQKA])[SHCD]|[SB]J|"
+    r"\b[a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9\[\]]+)*(?=：|；|$)"
+)
+
+
+def english_words(text: str) -> list[str]:
+    """Words of English left in a Chinese text once the rule numbers, cards in R4
+    notation, quoted input and field names (all language-free) are taken out."""
+    return re.findall(r"[A-Za-z]{2,}", LANGUAGE_FREE.sub(" ", text))
 
 
 def test_an_unknown_code_still_gets_text_in_both_languages() -> None:
     assert title("brand-new-thing", chinese=False) == "Brand new thing"
     assert title("brand-new-thing", chinese=True) == "请求未能完成"
-    assert detail("brand-new-thing", "why", chinese=True, rule="R9") == "请求未能完成（R9）。why"
+    assert detail("brand-new-thing", "why", chinese=True, rule="R9") == "请求未能完成（R9）。"
 
 
 def raised_codes() -> dict[str, str]:

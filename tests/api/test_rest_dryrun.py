@@ -1,0 +1,120 @@
+"""A dry run of a command (``?dryRun=true``): the same answer a real command gives when it
+is refused (the same problem+json), the cards it would play when legal — a throw that
+would fail (R22) with its forced play — and nothing saved (R34: the stored version and
+history are unchanged)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.api.rest import Json, Table, auth, client
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[Table]:
+    """A table where someone is to lead (R22)."""
+    with client() as c:
+        t = Table.seat_four(c)
+        for _ in range(200):
+            if _leader(t) is not None:
+                break
+            assert t.step()
+        yield t
+
+
+def _leader(t: Table) -> int | None:
+    expected = t.public()["expected"]
+    if expected is None or expected["action"] != "play" or t.public()["trick"]:
+        return None
+    return int(expected["seat"])
+
+
+def _stored(t: Table) -> tuple[int, int]:
+    version = t.c.get(t.url).json()["version"]
+    history = t.c.get(f"{t.url}/history?limit=1000").json()["items"]
+    return version, len(history)
+
+
+def _dry(t: Table, seat: int, action: str, cards: list[str]) -> Any:
+    return t.c.post(
+        f"{t.url}/actions/{action}?dryRun=true", json={"cards": cards}, headers=auth(t.tokens[seat])
+    )
+
+
+def _same_problem(a: Json, b: Json) -> None:
+    for key in ("type", "title", "status", "detail", "code", "rule"):
+        assert a.get(key) == b.get(key), key
+
+
+def test_legal_leads_are_offered_as_data_and_pass_the_dry_run(table: Table) -> None:
+    seat = _leader(table)
+    assert seat is not None
+    before = _stored(table)
+    leads = table.view(seat)["legal"]["leads"]
+    assert leads["singles"]  # R12: every kind held
+    for cards in leads["singles"][:3] + leads["pairs"][:3] + leads["tractors"][:3]:
+        r = _dry(table, seat, "play", cards)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["kind"] == "dryRun"
+        assert body["legal"] is True and body["played"] == cards and body["failedThrow"] is None
+    assert _stored(table) == before  # nothing saved
+
+
+@pytest.mark.parametrize(
+    ("who", "action", "cards"),
+    [
+        ("other", "play", None),  # R22: not this seat's turn
+        ("leader", "play", ["AS", "KH"]),  # R22: two suit categories (or not held, R3)
+        ("leader", "bury", None),  # R21: not burying now
+        ("leader", "play", []),  # R22: a play needs cards
+    ],
+)
+def test_a_refused_dry_run_is_the_real_commands_problem(
+    table: Table, who: str, action: str, cards: list[str] | None
+) -> None:
+    leader = _leader(table)
+    assert leader is not None
+    seat = leader if who == "leader" else (leader + 1) % 4
+    if cards is None:
+        cards = table.view(seat)["hand"][:1] if action == "play" else []
+    before = _stored(table)
+    dry = _dry(table, seat, action, cards)
+    assert dry.status_code in (409, 422), dry.text
+    real = table.act(seat, action, cards)
+    assert real.status_code == dry.status_code
+    _same_problem(dry.json(), real.json())
+    assert _stored(table) == before
+
+
+def test_a_failing_throw_is_answered_with_its_forced_play(table: Table) -> None:
+    """R22: a throw some other seat can beat plays its lowest failing component instead."""
+    seat = _leader(table)
+    assert seat is not None
+    hand: list[str] = table.view(seat)["hand"]
+    candidates = []
+    for suit in "SHCD":
+        cards = [c for c in hand if c.endswith(suit) and c not in ("SJ", "BJ")]
+        if len(set(cards)) >= 2:
+            candidates.append([cards[0], cards[-1]])
+    before = _stored(table)
+    failing = None
+    for cards in candidates:
+        r = _dry(table, seat, "play", cards)
+        if r.status_code == 200 and r.json()["failedThrow"] is not None:
+            failing = (cards, r.json())
+            break
+    assert failing is not None, f"no failing throw among {candidates}"
+    assert _stored(table) == before  # the dry runs saved nothing
+    cards, answer = failing
+    assert answer["failedThrow"]["attempted"] == cards
+    forced = answer["failedThrow"]["forced"]
+    assert answer["played"] == forced and len(forced) < len(cards)
+    r = table.act(seat, "play", cards)  # the real play does what the dry run said
+    assert r.status_code == 200, r.text
+    items = table.c.get(f"{table.url}/history?limit=1000").json()["items"]
+    failed = [i for i in items if i["type"] == "ThrowFailed"][-1]
+    assert failed["data"]["forced"] == forced
