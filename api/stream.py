@@ -7,12 +7,21 @@ stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R3
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import (
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Reference,
+    Schema,
+)
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
@@ -86,6 +95,53 @@ FRAMES_DOC = (
 )
 
 
+def _frame_schema(name: str, frame: str, with_id: bool) -> Schema:
+    properties: dict[str, Schema | Reference] = {
+        "event": Schema(type=OpenAPIType.STRING, const=name),
+        "data": Schema(
+            type=OpenAPIType.STRING,
+            description=f"A {frame} as JSON",
+            content_media_type="application/json",
+            content_schema=Reference(ref=f"#/components/schemas/{frame}"),
+        ),
+    }
+    if with_id:
+        properties["id"] = Schema(
+            type=OpenAPIType.STRING, pattern="^[0-9]+$", description="The match version"
+        )
+    return Schema(
+        type=OpenAPIType.OBJECT,
+        required=["event", "data", *(["id"] if with_id else [])],
+        properties=properties,
+    )
+
+
+@dataclass
+class StreamOperation(Operation):
+    """The stream's 200 in the OpenAPI document as the SSE frames it sends: each an object
+    of the frame's fields (`event`, `id`, `data`), its `data` the JSON of a LiveFrame or a
+    DealFrame (the components the ResponseSpec registers); pings and `retry:` hints carry
+    no data."""
+
+    def __post_init__(self) -> None:
+        responses = dict(self.responses or {})
+        ok = responses.get("200")
+        if isinstance(ok, OpenAPIResponse):
+            ok.content = {
+                EVENT_STREAM: OpenAPIMediaType(
+                    schema=Schema(
+                        one_of=[
+                            _frame_schema("view", "LiveFrame", with_id=True),
+                            _frame_schema("deal", "DealFrame", with_id=False),
+                        ]
+                    ),
+                    example="retry: 1000\n\nevent: view\nid: 7\ndata: "
+                    '{"version":7,"event":{…},"view":{…}}\n\n',
+                )
+            }
+        self.responses = responses
+
+
 class MatchStreamController(Controller):
     path = "/v1/matches"
     tags = ["live"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -95,6 +151,7 @@ class MatchStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
+        operation_class=StreamOperation,
         responses={
             200: ResponseSpec(
                 data_container=LiveFrame | DealFrame,  # type: ignore[arg-type]
