@@ -31,6 +31,7 @@ from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
 from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
+from api.players.controller import PlayerController
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records.controller import RecordController
@@ -154,6 +155,7 @@ def create_app(
             TournamentController,
             ResultController,
             RecordController,
+            PlayerController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
@@ -297,6 +299,7 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="rules oracle", description="The stateless rules engine"),
             Tag(name="tournaments", description="Tournaments, duplicate deals, standings (R36)"),
             Tag(name="health", description="Liveness and readiness"),
+            Tag(name="players", description="Players, sessions, their seats and matches"),
         ],
     )
 

@@ -165,6 +165,15 @@ MESSAGES: Final[dict[str, Message]] = {
         "牌桌暂不开放观战",
         "本轮比赛各桌打同样的牌，本轮全部结束后才能观战",
     ),
+    # -- players, invites and the lobby (docs/players.md) ---------------------------------
+    "already-seated": _m("Already seated", "已经入座", "你已经坐在这场比赛的一个座位上"),
+    "too-many-sessions": _m("Too many sessions", "会话过多", "会话数量已达上限，请先结束一个"),
+    "no-such-session": _m("No such session", "没有该会话", "该会话不存在或已结束"),
+    "no-person": _m("No person in the seat", "该座位没有玩家", "该座位上没有真人玩家"),
+    "no-free-seat": _m("No free seat", "没有空座位", "这场比赛已经没有空座位"),
+    "invite-expired": _m("Invite expired", "邀请码已失效", "该邀请码已经失效"),
+    "ticket-closed": _m("Ticket closed", "排队票已关闭", "该排队票已经配对或已取消"),
+    "already-queued": _m("Already queued", "已在排队", "你已经有一张排队中的票"),
 }
 
 _FALLBACK_ZH_TITLE: Final = "请求未能完成"

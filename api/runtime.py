@@ -61,12 +61,13 @@ class ViewTags:
         self._lock = threading.Lock()
         self._tags: dict[UUID, str] = {}
         self._generation: dict[UUID, int] = {}
-        self._seats: dict[tuple[UUID, str], int] = {}
+        self._seats: dict[UUID, dict[str, int]] = {}
 
     def changed(self, match_ids: frozenset[UUID]) -> None:
         with self._lock:
             for match_id in match_ids:
                 self._tags.pop(match_id, None)
+                self._seats.pop(match_id, None)
                 self._generation[match_id] = self._generation.get(match_id, 0) + 1
 
     def generation(self, match_id: UUID) -> int:
@@ -86,13 +87,15 @@ class ViewTags:
         return self._tags.get(match_id) if self.enabled else None
 
     def remember_seat(self, match_id: UUID, token: str, seat: int) -> None:
-        if self.enabled:
-            if len(self._seats) > 400_000:
+        # A player token's seat is not remembered: its session can be revoked or rotated,
+        # and its seat token replaced (docs/players.md); the match's changes drop the rest.
+        if self.enabled and not token.startswith("p."):
+            if len(self._seats) > 100_000:
                 self._seats.clear()
-            self._seats[(match_id, token)] = seat
+            self._seats.setdefault(match_id, {})[token] = seat
 
     def seat(self, match_id: UUID, token: str | None) -> int | None:
-        return None if token is None else self._seats.get((match_id, token))
+        return None if token is None else self._seats.get(match_id, {}).get(token)
 
 
 @dataclass

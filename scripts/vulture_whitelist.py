@@ -90,3 +90,7 @@ metadata  # services/training/env.py
 possible_agents  # services/training/env.py
 observation_space  # services/training/env.py
 action_space  # services/training/env.py
+
+# -- players (docs/players.md): msgspec response fields, written to JSON --
+player_id  # api/players/dto.py
+your_turn  # services/accounts/my_matches.py

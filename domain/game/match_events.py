@@ -99,6 +99,20 @@ class SeatTaken(MatchEvent):
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
 
 
+class SeatTokenReplaced(MatchEvent):
+    """The seat's holder got a fresh seat token (a player on a new device); the old
+    token no longer authorises the seat (docs/players.md)."""
+
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    seat: int
+    token_hash: str
+
+    def apply_to(self, match: Match) -> None:
+        old = match.seats[self.seat]
+        assert old is not None
+        match.seats[self.seat] = SeatInfo(old.name, old.kind, self.token_hash)
+
+
 class RoundBegun(MatchEvent):
     """The match opened round ``number`` (its own aggregate ``round_id``)."""
 

@@ -1,0 +1,78 @@
+"""Request and response bodies of the players' routes (camelCase msgspec Structs)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from api.dto import _Request, _Response
+
+DisplayName = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=100, examples=["Mei"], description="Shown at tables")
+]
+Label = Annotated[
+    str, msgspec.Meta(max_length=100, examples=["Mei's phone"], description="Names a device")
+]
+Locale = Literal["en", "zh-CN"]
+
+
+class CreatePlayerRequest(_Request, frozen=True, kw_only=True):
+    display_name: DisplayName
+    locale: Locale = "en"
+    label: Label = ""
+    """The first session's device name."""
+
+
+class NewPlayer(_Response, frozen=True, kw_only=True):
+    player_id: str
+    session_id: str
+    token: str | None = msgspec.field(default=None)
+    """The player token (long-lived; rotate or end its session to stop it)."""
+    display_name: str
+    locale: str
+    token_withheld: bool = False
+
+
+class Profile(_Response, frozen=True, kw_only=True):
+    player_id: str
+    display_name: str
+    locale: str
+    session_id: str
+    """The session of the token used for this call."""
+
+
+class OpenSessionRequest(_Request, frozen=True, kw_only=True):
+    label: Label = ""
+
+
+class SessionToken(_Response, frozen=True, kw_only=True):
+    session_id: str
+    token: str | None
+    token_withheld: bool = False
+
+
+class SessionItem(_Response, frozen=True, kw_only=True):
+    session_id: str
+    label: str
+    opened_at: str
+    current: bool
+    """The session of the token used for this call."""
+
+
+class SessionList(_Response, frozen=True, kw_only=True):
+    items: list[SessionItem]
+
+
+class ClaimRequest(_Request, frozen=True, kw_only=True):
+    match_id: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F-]{32,36}$")]
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3 (R1)")]
+
+
+class PlayerSeat(_Response, frozen=True, kw_only=True):
+    match_id: str
+    seat: int
+    token: str | None
+    """A seat token for this seat (the player token acts for it too)."""
+    version: int
+    token_withheld: bool = False
