@@ -32,6 +32,7 @@ from api.logging import RequestContextMiddleware, route_context_middleware, unro
 from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
 from api.players.controller import PlayerController
+from api.players.invites import InviteController
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records.controller import RecordController
@@ -156,6 +157,7 @@ def create_app(
             ResultController,
             RecordController,
             PlayerController,
+            InviteController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],

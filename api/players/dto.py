@@ -76,3 +76,28 @@ class PlayerSeat(_Response, frozen=True, kw_only=True):
     """A seat token for this seat (the player token acts for it too)."""
     version: int
     token_withheld: bool = False
+
+
+class CreateInviteRequest(_Request, frozen=True, kw_only=True):
+    ttl_seconds: Annotated[int, msgspec.Meta(ge=60, le=30 * 86400, examples=[86400])] = 7 * 86400
+    """How long the code works (1 minute to 30 days; a week by default)."""
+
+
+class NewInvite(_Response, frozen=True, kw_only=True):
+    code: str
+    """Give it to a friend: ``POST /v1/invites/{code}`` takes a seat."""
+    match_id: str
+    expires_at: str
+
+
+class InviteInfo(_Response, frozen=True, kw_only=True):
+    match_id: str
+    name: str
+    expires_at: str
+    free_seats: list[int]
+
+
+class JoinRequest(_Request, frozen=True, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
+    """The name at the table; needed without a player token (a player sits under their
+    display name)."""
