@@ -33,6 +33,7 @@ from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
+from api.players.lobby import LobbyController, LobbySweeper
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records.controller import RecordController
@@ -137,6 +138,7 @@ def create_app(
         settings.sse_max_per_identity if rate else 0, settings.sse_max_per_address if rate else 0
     )
     identities = Identities(token_verifier(service), limiter=limiter)
+    lobby_sweeper = LobbySweeper(runtime, 1.0 if owned else 0)
     metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps)
 
     def close_service() -> None:
@@ -158,6 +160,7 @@ def create_app(
             RecordController,
             PlayerController,
             InviteController,
+            LobbyController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
@@ -165,7 +168,7 @@ def create_app(
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
         },
-        lifespan=[live.lifespan, sweeper.lifespan],
+        lifespan=[live.lifespan, sweeper.lifespan, lobby_sweeper.lifespan],
         on_shutdown=[close_service],
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
         # Litestar's own middleware stack, outermost first; requests the router answers
@@ -301,7 +304,10 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="rules oracle", description="The stateless rules engine"),
             Tag(name="tournaments", description="Tournaments, duplicate deals, standings (R36)"),
             Tag(name="health", description="Liveness and readiness"),
-            Tag(name="players", description="Players, sessions, their seats and matches"),
+            Tag(
+                name="players",
+                description="Players, sessions, seats and matches; invites; quick play",
+            ),
         ],
     )
 

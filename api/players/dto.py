@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from api.dto import _Request, _Response
+from api.dto import RulesRequest, _Request, _Response
 
 DisplayName = Annotated[
     str, msgspec.Meta(min_length=1, max_length=100, examples=["Mei"], description="Shown at tables")
@@ -101,3 +101,29 @@ class JoinRequest(_Request, frozen=True, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
     """The name at the table; needed without a player token (a player sits under their
     display name)."""
+
+
+class TicketRequestBody(_Request, frozen=True, kw_only=True):
+    preset: Literal["standard", "tuolaji", "duijia"] | None = None
+    rules: RulesRequest | None = None
+    """§10 fields over the preset; tickets are matched only with the same rule set."""
+    partner: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F-]{32,36}$")] | None = None
+    """A friend's player id: you sit opposite (R2) once their ticket names you too."""
+    bots_after_seconds: Annotated[int, msgspec.Meta(ge=0, le=3600, examples=[30])] | None = None
+    """Fill the free seats with bots once this ticket has waited so long; none: wait for
+    people."""
+    bot_kind: Literal["random", "heuristic", "strong"] = "heuristic"
+
+
+class TicketView(_Response, frozen=True, kw_only=True):
+    ticket_id: str
+    status: Literal["waiting", "matched", "cancelled"]
+    version: int
+    """The ticket's version (the stream's event id)."""
+    preset: str | None
+    partner: str | None
+    bots_after_seconds: int | None
+    queued_at: str
+    match_id: str | None
+    """The match made (``matched``): play with the player token."""
+    seat: int | None

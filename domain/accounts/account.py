@@ -60,6 +60,7 @@ class AccountCreated(Aggregate.Created):
         a.locale = self.locale
         a.sessions = {self.session_id: Session(self.token_hash, self.label, self.timestamp)}
         a.seats = {}
+        a.ticket = None
 
 
 class SessionOpened(AccountEvent):
@@ -99,9 +100,31 @@ class SeatClaimed(AccountEvent):
 
     match_id: UUID
     seat: int
+    ticket_id: UUID | None = None
+    """The lobby ticket that seated the account (quick play), now closed."""
 
     def apply_to(self, account: Account) -> None:
         account.seats[self.match_id] = self.seat
+        if self.ticket_id is not None and account.ticket == self.ticket_id:
+            account.ticket = None
+
+
+class Queued(AccountEvent):
+    """The account waits in a lobby with ``ticket_id`` (one ticket at a time)."""
+
+    ticket_id: UUID
+
+    def apply_to(self, account: Account) -> None:
+        account.ticket = self.ticket_id
+
+
+class Unqueued(AccountEvent):
+    """The account's ticket was cancelled."""
+
+    ticket_id: UUID
+
+    def apply_to(self, account: Account) -> None:
+        account.ticket = None
 
 
 class Account(GameAggregate):
@@ -112,6 +135,8 @@ class Account(GameAggregate):
         locale: str
         sessions: dict[UUID, Session]
         seats: dict[UUID, int]
+        ticket: UUID | None
+        """The lobby ticket the account waits with, if any."""
 
     @classmethod
     def create(
@@ -167,7 +192,23 @@ class Account(GameAggregate):
         self._known(session_id)
         self._emit(SessionEnded, now, session_id=session_id)
 
-    def claim_seat(self, match_id: UUID, seat: int, now: datetime) -> None:
+    def queue(self, ticket_id: UUID, now: datetime) -> None:
+        """Quick play: one waiting ticket per person, so no ticket of theirs can seat them
+        while another does."""
+        if self.ticket is not None:
+            raise IllegalMoveError(
+                f"you wait with ticket {self.ticket} already: cancel it first",
+                code="already-queued",
+            )
+        self._emit(Queued, now, ticket_id=ticket_id)
+
+    def unqueue(self, ticket_id: UUID, now: datetime) -> None:
+        if self.ticket == ticket_id:
+            self._emit(Unqueued, now, ticket_id=ticket_id)
+
+    def claim_seat(
+        self, match_id: UUID, seat: int, now: datetime, *, ticket_id: UUID | None = None
+    ) -> None:
         """R1: one seat per match for a person (a second would let one person play both
         sides of a partnership, R2)."""
         if match_id in self.seats:
@@ -177,7 +218,7 @@ class Account(GameAggregate):
                 rule="R1",
                 code="already-seated",
             )
-        self._emit(SeatClaimed, now, match_id=match_id, seat=seat)
+        self._emit(SeatClaimed, now, match_id=match_id, seat=seat, ticket_id=ticket_id)
 
     def _known(self, session_id: UUID) -> None:
         if session_id not in self.sessions:
