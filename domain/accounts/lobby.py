@@ -175,11 +175,21 @@ def parties(waiting: list[Waiting]) -> list[tuple[Waiting, ...]]:
 
 def plan(waiting: list[Waiting], now: datetime) -> Seating | None:
     """The seating of the next match, or None: four seats of waiting parties, first come
-    first seated; or, once the oldest party's bot wait has passed, that party and those
-    that fit after it, with bots (of its ticket's kind) in the free seats."""
+    first seated; else, once a party's bot wait has passed (the oldest such party), that
+    party and those that fit after it in order, with bots (of its ticket's kind) in the
+    free seats."""
     groups = parties(waiting)
-    if not groups:
+    chosen = fill(groups)
+    if sum(len(g) for g in chosen) == 4:
+        return seat(chosen, chosen[0][0].bot_kind)
+    due = next((g for g in groups if _due(g, now)), None)
+    if due is None:
         return None
+    return seat(fill([due, *(g for g in groups if g is not due)]), due[0].bot_kind)
+
+
+def fill(groups: list[tuple[Waiting, ...]]) -> list[tuple[Waiting, ...]]:
+    """Parties in order, each taken if it fits in the seats still free."""
     chosen: list[tuple[Waiting, ...]] = []
     free = 4
     for group in groups:
@@ -188,12 +198,16 @@ def plan(waiting: list[Waiting], now: datetime) -> Seating | None:
             free -= len(group)
         if free == 0:
             break
-    oldest = groups[0][0]
-    if free:
-        wait = oldest.bots_after_ms
-        if wait is None or now < oldest.queued_at + timedelta(milliseconds=wait):
-            return None
-    return seat(chosen, oldest.bot_kind)
+    return chosen
+
+
+def _due(group: tuple[Waiting, ...], now: datetime) -> bool:
+    waits = [
+        w.queued_at + timedelta(milliseconds=w.bots_after_ms)
+        for w in group
+        if w.bots_after_ms is not None
+    ]
+    return bool(waits) and now >= min(waits)
 
 
 def seat(chosen: list[tuple[Waiting, ...]], bot_kind: str) -> Seating:

@@ -23,7 +23,7 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.ruleset import RuleSet
 from services.accounts.players import get_account
-from services.accounts.store import save_all
+from services.accounts.store import forget, save_all
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.sources import SEAT_ROLE, new_token, token_hash
@@ -92,8 +92,8 @@ def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID 
             now,
         )
         known: dict[UUID, Any] = {account.id: account, ticket.id: ticket}
-        made = matchmake(service, lobby, now, known)
         try:
+            made = matchmake(service, lobby, now, known)
             save_all(service, lobby, *known.values())
         except VersionConflictError:
             continue
@@ -108,10 +108,10 @@ def sweep(service: GameService, lid: UUID) -> UUID | None:
         if lobby is None:
             return None
         known: dict[UUID, Any] = {}
-        made = matchmake(service, lobby, service.clock(), known)
-        if made is None:
-            return None
         try:
+            made = matchmake(service, lobby, service.clock(), known)
+            if made is None:
+                return None
             save_all(service, lobby, *known.values())
         except VersionConflictError:
             continue
@@ -164,6 +164,11 @@ def matchmake(
             continue
         account: Account = known.get(account_id) or get_account(service, account_id)
         ticket: Ticket = known.get(ticket_id) or get_ticket(service, ticket_id)
+        if ticket.status != "waiting":
+            # The lobby was read before another replica's save that closed this ticket
+            # (its save would conflict on the lobby's version anyway): read both again.
+            forget(service, lobby.id)
+            raise VersionConflictError("the lobby changed meanwhile")
         known[account_id], known[ticket_id] = account, ticket
         # The player acts with their player token, or asks for a fresh seat token.
         match.take_seat(seat, account.display_name, "human", digest, now)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
 
@@ -20,9 +21,14 @@ def save_all(service: GameService, *aggregates: Any) -> None:
     try:
         service.save(*aggregates)
     except IntegrityError as e:
-        cache = service.repository.cache
-        if cache is not None:
-            for aggregate in aggregates:
-                with contextlib.suppress(KeyError):
-                    cache.get(aggregate.id, evict=True)
+        forget(service, *(a.id for a in aggregates))
         raise VersionConflictError("another request changed this first; try again") from e
+
+
+def forget(service: GameService, *ids: UUID) -> None:
+    """Drop cached copies, so the next load reads the store."""
+    cache = service.repository.cache
+    if cache is not None:
+        for aggregate_id in ids:
+            with contextlib.suppress(KeyError):
+                cache.get(aggregate_id, evict=True)
