@@ -34,6 +34,7 @@ from api.metrics import Metrics, MetricsMiddleware
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper
+from api.players.stream import PlayerStreamController
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records.controller import RecordController
@@ -161,6 +162,7 @@ def create_app(
             PlayerController,
             InviteController,
             LobbyController,
+            PlayerStreamController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],

@@ -130,7 +130,8 @@ def cancel(service: GameService, account_id: UUID, ticket_id: UUID) -> Ticket:
         if lobby is not None:
             lobby.leave(ticket_id, now)
         try:
-            save_all(service, ticket, account, *([lobby] if lobby is not None else []))
+            # the account's event first: a player's stream learns the ticket from it
+            save_all(service, account, ticket, *([lobby] if lobby is not None else []))
         except VersionConflictError:
             continue
         return ticket
