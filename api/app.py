@@ -35,6 +35,7 @@ from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper
 from api.players.stream import PlayerStreamController
+from api.players.webhooks import WebhookConfig, WebhookController, Webhooks
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records.controller import RecordController
@@ -50,6 +51,7 @@ from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import PostgresHub, build_hub
 from infra.localhub import InProcessHub
+from infra.players import PlayerSettings, outbox_env
 from infra.settings import Settings, build_service
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
@@ -88,6 +90,7 @@ def create_app(
     *,
     bot_steps: int = DEFAULT_STEPS,
     sweep_interval_ms: int | None = None,
+    webhooks: WebhookConfig | None = None,
 ) -> Litestar:
     """The app on ``service`` (built from ``settings``, else from the environment).
 
@@ -140,6 +143,12 @@ def create_app(
     )
     identities = Identities(token_verifier(service), limiter=limiter)
     lobby_sweeper = LobbySweeper(runtime, 1.0 if owned else 0)
+    if webhooks is None and owned:
+        extra = PlayerSettings.from_env(os.environ)
+        webhooks = WebhookConfig(
+            extra.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000
+        )
+    hooks = Webhooks(runtime, webhooks or WebhookConfig())
     metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps)
 
     def close_service() -> None:
@@ -163,14 +172,16 @@ def create_app(
             InviteController,
             LobbyController,
             PlayerStreamController,
+            WebhookController,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
         dependencies={
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
+            "webhooks": Provide(hooks.provide, sync_to_thread=False),
         },
-        lifespan=[live.lifespan, sweeper.lifespan, lobby_sweeper.lifespan],
+        lifespan=[live.lifespan, sweeper.lifespan, lobby_sweeper.lifespan, hooks.lifespan],
         on_shutdown=[close_service],
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
         # Litestar's own middleware stack, outermost first; requests the router answers
@@ -198,6 +209,7 @@ def create_app(
     app.state.rate_limiter = rate_limiter
     app.state.quotas = quotas
     app.state.metrics = metrics
+    app.state.webhooks = hooks
     return app
 
 
@@ -306,6 +318,7 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="rules oracle", description="The stateless rules engine"),
             Tag(name="tournaments", description="Tournaments, duplicate deals, standings (R36)"),
             Tag(name="health", description="Liveness and readiness"),
+            Tag(name="webhooks", description="Operator: webhook subscriptions, delivery log"),
             Tag(
                 name="players",
                 description="Players, sessions, seats and matches; invites; quick play",

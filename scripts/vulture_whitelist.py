@@ -94,3 +94,6 @@ action_space  # services/training/env.py
 # -- players (docs/players.md): msgspec response fields, written to JSON --
 player_id  # api/players/dto.py
 your_turn  # services/accounts/my_matches.py
+delivery_id  # services/webhooks/subscriptions.py
+next_attempt_at  # services/webhooks/subscriptions.py
+_.policy  # services/webhooks/outbox.py: the eventsourcing ProcessApplication's hook

@@ -46,7 +46,9 @@ def _decoder(cls: type[Any]) -> msgspec.json.Decoder[Any]:
 class MsgspecMapper(Mapper[UUID]):
     """Stored event state = msgspec JSON of the event's fields."""
 
-    def __init__(self) -> None:
+    def __init__(self, **_library_parts: Any) -> None:
+        # A follower (the webhook outbox) builds its leader's mapper through the library's
+        # factory, which passes a transcoder, cipher and compressor: msgspec needs none.
         super().__init__(transcoder=_NoTranscoder())
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:

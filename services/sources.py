@@ -36,3 +36,8 @@ def new_token(match_id: UUID, role: str) -> str:
 
 PLAYER_ROLE = "p"
 """A player token ``p.<account id hex>.<secret>``: names its account, not a match."""
+
+
+def jitter() -> float:
+    """A uniform draw in [0, 1) from the OS's CSPRNG (webhook retry backoff)."""
+    return secrets.randbelow(1 << 30) / (1 << 30)

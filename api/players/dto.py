@@ -127,3 +127,18 @@ class TicketView(_Response, frozen=True, kw_only=True):
     match_id: str | None
     """The match made (``matched``): play with the player token."""
     seat: int | None
+
+
+class RegisterWebhook(_Request, frozen=True, kw_only=True):
+    url: Annotated[
+        str,
+        msgspec.Meta(
+            pattern="^https?://", max_length=2000, examples=["https://push.example/shengji"]
+        ),
+    ]
+    secret: Annotated[str, msgspec.Meta(min_length=16, max_length=200)]
+    """Signs every delivery (HMAC-SHA256, docs/webhooks.md); never shown again."""
+    kinds: Annotated[
+        list[Literal["your-turn", "match-found", "match-finished", "tournament-round-ready"]],
+        msgspec.Meta(min_length=1, max_length=4),
+    ]
