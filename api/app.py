@@ -51,8 +51,10 @@ from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import PostgresHub, build_hub
 from infra.localhub import InProcessHub
-from infra.players import PlayerSettings, outbox_env
+from infra.players import PlayerSettings, key_store, outbox_env
 from infra.settings import Settings, build_service
+from services.accounts.keys import MemoryKeys
+from services.accounts.players import personal_sealer, seal_personal_data
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
 
@@ -108,6 +110,9 @@ def create_app(
         rate = settings.rate_limit_per_minute
     if service is None:
         service = build_service(settings)
+        seal_personal_data(service, key_store(settings))
+    elif personal_sealer(service) is None:
+        seal_personal_data(service, MemoryKeys())
     limiter = anyio.CapacityLimiter(store_capacity(settings, service))
     hub: InProcessHub | PostgresHub
     if owned:

@@ -18,7 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import psycopg
+from psycopg import sql
+
+from infra.keys import PostgresKeys, SQLiteKeys
 from infra.settings import Settings, SettingsError, persistence_env
+from services.accounts.keys import KeyStore, MemoryKeys
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +53,28 @@ class PlayerSettings:
 
 
 def outbox_env(settings: Settings) -> dict[str, str]:
+    """On PostgreSQL the outbox gets a schema of its own (``<schema>_webhooks``, made if
+    missing): the eventsourcing library names its insert function after the id type, not
+    the table (``es_insert_events_uuid``), so a second application creating its tables in
+    the game's schema would replace the game's function with one inserting into its own
+    table (docs/decisions.md)."""
     env = persistence_env(settings)
     env.pop("APPLICATION_RECORDER_TOPIC", None)  # the outbox uses the process recorder
     if settings.backend == "sqlite":
         env["SQLITE_DBNAME"] = f"{settings.sqlite_path}.outbox"
+    elif settings.backend == "postgres":
+        schema = f"{settings.postgres_schema or 'public'}_webhooks"
+        env["POSTGRES_SCHEMA"] = schema
+        assert settings.database_url is not None
+        with psycopg.connect(settings.database_url, autocommit=True) as db:
+            db.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
     return env
+
+
+def key_store(settings: Settings) -> KeyStore:
+    """The players' keys beside the store (crypto-shredding, :mod:`infra.keys`)."""
+    if settings.backend == "sqlite":
+        return SQLiteKeys(f"{settings.sqlite_path}.keys")
+    if settings.backend == "postgres":
+        return PostgresKeys(settings)
+    return MemoryKeys()

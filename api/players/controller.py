@@ -34,7 +34,7 @@ from api.players.dto import (
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from domain.rules.errors import InvalidInputError
-from services.accounts import players
+from services.accounts import players, seating
 from services.accounts.my_matches import MyMatches, my_matches
 from services.accounts.players import get_account
 from services.idempotency import Outcome
@@ -106,6 +106,22 @@ class PlayerController(Controller):
             locale=a.locale,
             session_id=str(signed.session_id),
         )
+
+    @delete(
+        "/me",
+        status_code=204,
+        summary="Erase the player (crypto-shredding): their key is destroyed",
+        description="Every name of the player in the history now reads `erased player`: "
+        "matches, replays, state at any version, records and standings keep working. Every "
+        "session ends (the token stops working). Cannot be undone.",
+        responses=problems(401, 403),
+        security=BEARER,
+    )
+    async def erase(
+        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
+    ) -> None:
+        service, token = runtime.service, bearer(request)
+        await runtime.call(lambda: players.erase(service, player_of(service, token).account))
 
     @get(
         "/me/sessions",
@@ -249,7 +265,7 @@ class PlayerController(Controller):
 
         def work(key: Key) -> Answer[PlayerSeat]:
             signed = player_of(service, token)
-            seat_token, done = players.claim_seat(
+            seat_token, done = seating.claim_seat(
                 service,
                 signed.account,
                 match_id,

@@ -48,6 +48,8 @@ class AccountCreated(Aggregate.Created):
     """A person joined: display name, locale and the first session (token hash only)."""
 
     class_version: ClassVar[int] = 1
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"display_name": "originator_id"}
+    """Stored encrypted under the account's own key (crypto-shredding)."""
     display_name: str
     locale: str
     session_id: UUID
@@ -61,6 +63,7 @@ class AccountCreated(Aggregate.Created):
         a.sessions = {self.session_id: Session(self.token_hash, self.label, self.timestamp)}
         a.seats = {}
         a.ticket = None
+        a.erased = False
 
 
 class SessionOpened(AccountEvent):
@@ -127,6 +130,15 @@ class Unqueued(AccountEvent):
         account.ticket = None
 
 
+class AccountErased(AccountEvent):
+    """The person asked to be forgotten: their key is destroyed, so every name of theirs
+    in the history reads as erased; every session ends."""
+
+    def apply_to(self, account: Account) -> None:
+        account.sessions = {}
+        account.erased = True
+
+
 class Account(GameAggregate):
     """A person: sessions (token hashes) and the seats they hold."""
 
@@ -137,6 +149,7 @@ class Account(GameAggregate):
         seats: dict[UUID, int]
         ticket: UUID | None
         """The lobby ticket the account waits with, if any."""
+        erased: bool
 
     @classmethod
     def create(
@@ -219,6 +232,12 @@ class Account(GameAggregate):
                 code="already-seated",
             )
         self._emit(SeatClaimed, now, match_id=match_id, seat=seat, ticket_id=ticket_id)
+
+    def erase(self, now: datetime) -> None:
+        """Forget the person (their key is destroyed by the service)."""
+        if self.erased:
+            raise IllegalMoveError("the player is erased already", code="player-erased")
+        self._emit(AccountErased, now)
 
     def _known(self, session_id: UUID) -> None:
         if session_id not in self.sessions:

@@ -90,10 +90,15 @@ class SeatTaken(MatchEvent):
     """A player (or a bot) took a seat (R1)."""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"player": "account_id"}
+    """Stored encrypted under the key of the account named by ``account_id`` (when set:
+    a player's seat; docs/players.md crypto-shredding)."""
     seat: int
     player: str
     kind: str
     token_hash: str
+    account_id: UUID | None = None
+    """The player's account, when a player (not a guest or a bot) took the seat."""
 
     def apply_to(self, match: Match) -> None:
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)

@@ -25,7 +25,8 @@ from domain.accounts.account import Account
 from domain.accounts.invite import CODE_ALPHABET, CODE_LENGTH, Invite, invite_id
 from domain.game.match import Match
 from domain.rules.errors import IllegalMoveError
-from services.accounts.players import claim_seat, get_account
+from services.accounts.players import get_account
+from services.accounts.seating import claim_seat
 from services.commands import Attach, CommandResult
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService

@@ -20,9 +20,9 @@ from domain.accounts.account import Account
 from domain.accounts.lobby import Lobby, LobbyOpened, Waiting, lobby_id, plan, rules_key
 from domain.accounts.ticket import Ticket
 from domain.game.match import Match
-from domain.game.round import Round
 from domain.rules.ruleset import RuleSet
 from services.accounts.players import get_account
+from services.accounts.seating import open_first_round
 from services.accounts.store import forget, save_all
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
@@ -172,13 +172,11 @@ def matchmake(
             raise VersionConflictError("the lobby changed meanwhile")
         known[account_id], known[ticket_id] = account, ticket
         # The player acts with their player token, or asks for a fresh seat token.
-        match.take_seat(seat, account.display_name, "human", digest, now)
+        match.take_seat(seat, account.display_name, "human", digest, now, account.id)
         account.claim_seat(match_id, seat, now, ticket_id=ticket_id)
         ticket.matched(match_id, seat, now)
     lobby.make_match(match_id, seating, now)
-    match.begin_round(now)
-    first = Round.start(match.id, match.round_number, match.rules, match.levels, match.dealer, now)
-    first.deal(service.seeds(), now, service.pacing)  # R16, R35
+    first = open_first_round(service, match, now)
     known[match.id], known[first.id] = match, first
     return match_id
 

@@ -18,7 +18,9 @@ from uuid import UUID, uuid4
 from eventsourcing.application import AggregateNotFoundError
 
 from domain.accounts.account import Account
-from services.commands import Attach, CommandResult, Pending
+from services.accounts.keys import KeyStore, Sealer
+from services.accounts.store import forget
+from services.codec import MsgspecMapper
 from services.errors import NotFoundError
 from services.game import GameService
 from services.sources import PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
@@ -101,24 +103,6 @@ def end_session(service: GameService, account: Account, session_id: UUID) -> Non
     service.save(account)
 
 
-def claim_seat(
-    service: GameService,
-    account: Account,
-    match_id: UUID,
-    seat: int,
-    *,
-    attach: Attach | None = None,
-) -> tuple[str, CommandResult]:
-    """The player takes ``seat`` (R1) under their display name; answers the seat token
-    (the player token acts for the seat too, from any device)."""
-    account.claim_seat(match_id, seat, service.clock())  # refuses a second seat (R1)
-
-    def both(pending: Pending) -> Sequence[Any]:
-        return [account, *(attach(pending) if attach is not None else ())]
-
-    return service.take_seat(match_id, seat, account.display_name, attach=both)
-
-
 def fresh_seat_token(service: GameService, account: Account, match_id: UUID) -> tuple[int, str]:
     """A new seat token for the player's seat in ``match_id``; the old one stops working."""
     seat = account.seats.get(match_id)
@@ -134,3 +118,30 @@ def fresh_seat_token(service: GameService, account: Account, match_id: UUID) -> 
 def seat_for(account: Account, match_id: UUID) -> int | None:
     """The seat the account holds in ``match_id`` (its player token acts for it)."""
     return account.seats.get(match_id)
+
+
+def personal_sealer(service: GameService) -> Sealer | None:
+    """The sealer of the service's personal fields, if it has one."""
+    mapper = service.mapper
+    return mapper.sealer if isinstance(mapper, MsgspecMapper) else None
+
+
+def seal_personal_data(service: GameService, keys: KeyStore) -> None:
+    """From now on, the service's events store personal fields sealed under the players'
+    keys (crypto-shredding); the composition root calls it once, before any save."""
+    mapper = service.mapper
+    assert isinstance(mapper, MsgspecMapper)
+    mapper.sealer = Sealer(keys)
+
+
+def erase(service: GameService, account: Account) -> None:
+    """Forget the person: destroy their key first (their names in the history now read
+    as erased, whatever happens next), then record the erasure (every session ends) and
+    drop the cached copies that still hold the name in memory."""
+    sealer = personal_sealer(service)
+    now = service.clock()
+    account.erase(now)  # refused when erased already
+    if sealer is not None:
+        sealer.keys.erase(account.id)
+    service.save(account)
+    forget(service, account.id, *account.seats)

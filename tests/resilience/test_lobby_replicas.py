@@ -39,6 +39,7 @@ def replicas(pg_url: str) -> Iterator[list[Replica]]:
         for r in started:
             r.stop()
         drop_schema(pg_url, schema)
+        drop_schema(pg_url, f"{schema}_webhooks")  # the webhook outbox's (infra.players)
         shutil.rmtree(log_dir, ignore_errors=True)
 
 
