@@ -34,6 +34,7 @@ from api.metrics import Metrics, MetricsMiddleware
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper
+from api.players.oidc import Oidc, oidc_sign_in
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookConfig, WebhookController, Webhooks
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
@@ -54,6 +55,7 @@ from infra.localhub import InProcessHub
 from infra.players import PlayerSettings, key_store, outbox_env
 from infra.settings import Settings, build_service
 from services.accounts.keys import MemoryKeys
+from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
@@ -93,6 +95,7 @@ def create_app(
     bot_steps: int = DEFAULT_STEPS,
     sweep_interval_ms: int | None = None,
     webhooks: WebhookConfig | None = None,
+    oidc: OidcVerifier | None = None,
 ) -> Litestar:
     """The app on ``service`` (built from ``settings``, else from the environment).
 
@@ -148,11 +151,14 @@ def create_app(
     )
     identities = Identities(token_verifier(service), limiter=limiter)
     lobby_sweeper = LobbySweeper(runtime, 1.0 if owned else 0)
-    if webhooks is None and owned:
+    if owned:
         extra = PlayerSettings.from_env(os.environ)
-        webhooks = WebhookConfig(
-            extra.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000
-        )
+        if webhooks is None:
+            webhooks = WebhookConfig(
+                extra.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000
+            )
+        if oidc is None and extra.oidc_issuer and extra.oidc_audience and extra.oidc_jwks_url:
+            oidc = OidcVerifier(extra.oidc_issuer, extra.oidc_audience, extra.oidc_jwks_url)
     hooks = Webhooks(runtime, webhooks or WebhookConfig())
     metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps)
 
@@ -178,6 +184,7 @@ def create_app(
             LobbyController,
             PlayerStreamController,
             WebhookController,
+            oidc_sign_in,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
@@ -185,6 +192,7 @@ def create_app(
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
             "webhooks": Provide(hooks.provide, sync_to_thread=False),
+            "oidc": Provide(Oidc(oidc).provide, sync_to_thread=False),
         },
         lifespan=[live.lifespan, sweeper.lifespan, lobby_sweeper.lifespan, hooks.lifespan],
         on_shutdown=[close_service],

@@ -160,4 +160,6 @@ def test_no_delivery_is_lost_across_kill_9(server: Server) -> None:
     ).json()
     assert all(d["deliveredAt"] for d in log)
     assert any(a["status"] == 503 for d in log for a in d["attempts"])
+    receiver.server.shutdown()
+    receiver.server.server_close()
     print(f"webhooks across 2 kills: {len(receiver.got)} received, {receiver.refused} refused")
