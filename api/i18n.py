@@ -174,6 +174,8 @@ MESSAGES: Final[dict[str, Message]] = {
     "invite-expired": _m("Invite expired", "邀请码已失效", "该邀请码已经失效"),
     "ticket-closed": _m("Ticket closed", "排队票已关闭", "该排队票已经配对或已取消"),
     "already-queued": _m("Already queued", "已在排队", "你已经有一张排队中的票"),
+    "player-erased": _m("Player erased", "玩家已被抹除", "该玩家已被抹除"),
+    "no-subscription": _m("No subscription", "没有该订阅", "该 Webhook 订阅已停止"),
 }
 
 _FALLBACK_ZH_TITLE: Final = "请求未能完成"
