@@ -33,7 +33,6 @@ from api.players.dto import (
 )
 from api.runtime import Runtime
 from api.strict import json_body, read_body
-from domain.rules.errors import InvalidInputError
 from services.accounts import players, seating
 from services.accounts.my_matches import MyMatches, my_matches
 from services.accounts.players import get_account
@@ -261,7 +260,7 @@ class PlayerController(Controller):
     ) -> Response[PlayerSeat]:
         data = await read_body(request, ClaimRequest)
         service, token = runtime.service, bearer(request)
-        match_id = _uuid(data.match_id, "matchId")
+        match_id = data.match_id
 
         def work(key: Key) -> Answer[PlayerSeat]:
             signed = player_of(service, token)
@@ -305,28 +304,47 @@ class PlayerController(Controller):
         summary="A fresh seat token for the player's seat; the old one stops working",
         responses=problems(401, 403, 404, 409),
         security=BEARER,
+        response_headers=[REPLAYED_HEADER],
     )
     async def seat_token(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
         match_id: FromPath[UUID],
-    ) -> PlayerSeat:
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[PlayerSeat]:
         service, token = runtime.service, bearer(request)
 
-        def work() -> PlayerSeat:
+        def work(key: Key) -> Answer[PlayerSeat]:
             signed = player_of(service, token)
-            seat, new = players.fresh_seat_token(service, signed.account, match_id)
-            version = service.get_match(match_id)
-            current = service.current_round(version)
-            return PlayerSeat(
-                match_id=str(match_id),
-                seat=seat,
-                token=new,
-                version=version.sequence(0 if current is None else current.version),
+            seat, new, version = players.fresh_seat_token(
+                service,
+                signed.account,
+                match_id,
+                lambda seat, version: key.records(Outcome(200, match_id, version, seat)),
+            )
+            return Answer(
+                200, PlayerSeat(match_id=str(match_id), seat=seat, token=new, version=version)
             )
 
-        return await runtime.call(work)
+        def replay(outcome: Outcome) -> PlayerSeat:
+            return PlayerSeat(
+                match_id=str(match_id),
+                seat=outcome.seat or 0,
+                token=None,
+                version=outcome.version,
+                token_withheld=True,
+            )
+
+        return await run(
+            runtime,
+            request,
+            idempotency_key,
+            scope_of(token),
+            work,
+            replay,
+            lambda: player_of(service, token),
+        )
 
     @get(
         "/me/matches",
@@ -339,13 +357,6 @@ class PlayerController(Controller):
     ) -> MyMatches:
         service, token = runtime.service, bearer(request)
         return await runtime.call(lambda: my_matches(service, player_of(service, token).account))
-
-
-def _uuid(text: str, field: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise InvalidInputError(f"{field}: {text!r} is not a UUID") from None
 
 
 def _save_key(service: Any, key: Key, subject: UUID, version: int, session: UUID) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from uuid import UUID
 
 import msgspec
 
@@ -65,7 +66,7 @@ class SessionList(_Response, frozen=True, kw_only=True):
 
 
 class ClaimRequest(_Request, frozen=True, kw_only=True):
-    match_id: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F-]{32,36}$")]
+    match_id: UUID
     seat: Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3 (R1)")]
 
 
@@ -107,7 +108,7 @@ class TicketRequestBody(_Request, frozen=True, kw_only=True):
     preset: Literal["standard", "tuolaji", "duijia"] | None = None
     rules: RulesRequest | None = None
     """§10 fields over the preset; tickets are matched only with the same rule set."""
-    partner: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F-]{32,36}$")] | None = None
+    partner: UUID | None = None
     """A friend's player id: you sit opposite (R2) once their ticket names you too."""
     bots_after_seconds: Annotated[int, msgspec.Meta(ge=0, le=3600, examples=[30])] | None = None
     """Fill the free seats with bots once this ticket has waited so long; none: wait for

@@ -30,7 +30,6 @@ from api.players.dto import TicketRequestBody, TicketView
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from domain.accounts.ticket import Ticket
-from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.accounts import lobby
 from services.game import GameService
@@ -62,13 +61,6 @@ def rules_of(body: TicketRequestBody) -> RuleSet:
     if body.rules is None:
         return base
     return RuleSet.from_mapping({**base.to_mapping(), **body.rules.fields()})
-
-
-def _uuid(text: str, field: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise InvalidInputError(f"{field}: {text!r} is not a player id") from None
 
 
 def read_ticket(service: GameService, token: str | None, ticket_id: UUID) -> Ticket:
@@ -106,7 +98,7 @@ class LobbyController(Controller):
         body = await read_body(request, TicketRequestBody | None) or TicketRequestBody()
         service, token = runtime.service, bearer(request)
         rules = rules_of(body)
-        partner = None if body.partner is None else _uuid(body.partner, "partner")
+        partner = body.partner
         wait = body.bots_after_seconds
 
         def work(key: Key) -> Answer[TicketView]:

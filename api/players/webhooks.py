@@ -21,16 +21,18 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import anyio
-from litestar import Controller, Litestar, Request, delete, get, post
+from litestar import Controller, Litestar, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.auth import ForbiddenError, UnauthorizedError, bearer
-from api.dto import problems
-from api.matches import BEARER
+from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
+from api.dto import REPLAYED_HEADER, problems
+from api.idempotency import Answer, Key, run
+from api.matches import BEARER, IdempotencyKey
 from api.players.dto import RegisterWebhook
 from api.runtime import Runtime
 from api.strict import json_body, read_body
+from services.idempotency import Outcome
 from services.webhooks import subscriptions as subs
 from services.webhooks.dispatch import Dispatcher, Post, http_post
 from services.webhooks.outbox import WebhookOutbox
@@ -115,18 +117,34 @@ class WebhookController(Controller):
         "per player, retried with exponential backoff and jitter.",
         responses=problems(401, 403, body=True),
         security=BEARER,
+        response_headers=[REPLAYED_HEADER],
         opt=json_body(RegisterWebhook),
     )
     async def register(
-        self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
-    ) -> subs.SubscriptionView:
-        webhooks.require_operator(bearer(request))
+        self,
+        request: Request[Any, Any, Any],
+        webhooks: NamedDependency[Webhooks],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[subs.SubscriptionView]:
+        token = bearer(request)
+        webhooks.require_operator(token)
         data = await read_body(request, RegisterWebhook)
         service = webhooks.runtime.service
-        sub = await webhooks.runtime.call(
-            subs.register, service, data.url, data.secret, tuple(data.kinds)
-        )
-        return subs.view(sub)
+
+        def work(key: Key) -> Answer[subs.SubscriptionView]:
+            sub = subs.register(
+                service,
+                data.url,
+                data.secret,
+                tuple(data.kinds),
+                extras=lambda s: key.records(Outcome(201, s.id, 1)),
+            )
+            return Answer(201, subs.view(sub))
+
+        def replay(outcome: Outcome) -> subs.SubscriptionView:
+            return subs.view(subs.get_subscription(service, outcome.subject))
+
+        return await run(webhooks.runtime, request, idempotency_key, scope_of(token), work, replay)
 
     @get("/", summary="The webhook subscriptions (operator)", responses=problems(401, 403))
     async def index(

@@ -10,7 +10,7 @@ game's own :class:`~services.game.GameService`), so neither exists without the o
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID, uuid4
@@ -19,7 +19,7 @@ from eventsourcing.application import AggregateNotFoundError
 
 from domain.accounts.account import Account
 from services.accounts.keys import KeyStore, Sealer
-from services.accounts.store import forget
+from services.accounts.store import forget, save_all
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
 from services.game import GameService
@@ -103,16 +103,25 @@ def end_session(service: GameService, account: Account, session_id: UUID) -> Non
     service.save(account)
 
 
-def fresh_seat_token(service: GameService, account: Account, match_id: UUID) -> tuple[int, str]:
-    """A new seat token for the player's seat in ``match_id``; the old one stops working."""
+def fresh_seat_token(
+    service: GameService,
+    account: Account,
+    match_id: UUID,
+    records: Callable[[int, int], Sequence[Any]] | None = None,
+) -> tuple[int, str, int]:
+    """A new seat token for the player's seat in ``match_id``; the old one stops working.
+    ``records(seat, version)``: what to save with it (an idempotency record). Answers the
+    seat, the token and the match version after it."""
     seat = account.seats.get(match_id)
     if seat is None:
         raise NotFoundError(f"you hold no seat in match {match_id}")
     match = service.get_match(match_id)
     token = new_token(match_id, SEAT_ROLE)
     match.replace_seat_token(seat, token_hash(token), service.clock())
-    service.save(match)
-    return seat, token
+    current = service.current_round(match)
+    version = match.sequence(0 if current is None else current.version)
+    save_all(service, match, *(records(seat, version) if records else ()))
+    return seat, token, version
 
 
 def seat_for(account: Account, match_id: UUID) -> int | None:

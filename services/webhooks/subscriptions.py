@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -43,9 +44,17 @@ class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"
     active: bool
 
 
-def register(service: GameService, url: str, secret: str, kinds: tuple[str, ...]) -> Subscription:
+def register(
+    service: GameService,
+    url: str,
+    secret: str,
+    kinds: tuple[str, ...],
+    *,
+    extras: Callable[[Subscription], list[Any]] | None = None,
+) -> Subscription:
+    """A new subscription; ``extras(sub)``: what to save with it (an idempotency record)."""
     sub = Subscription.register(uuid4(), url, secret, kinds, service.clock())
-    service.save(sub)
+    service.save(sub, *(extras(sub) if extras else ()))
     return sub
 
 

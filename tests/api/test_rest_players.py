@@ -152,3 +152,17 @@ def test_creating_a_player_is_idempotent_and_withholds_the_token() -> None:
         again = c.post("/v1/players", json={"displayName": "Mei"}, headers=key)
         assert again.headers["idempotent-replayed"] == "true"
         assert again.json() == {**first.json(), "token": None, "tokenWithheld": True}
+
+
+def test_a_replayed_seat_token_request_rotates_once_and_withholds_the_token() -> None:
+    with client() as c:
+        player = new_player(c)["token"]
+        table = seat_player_and_three(c, player)
+        url = f"/v1/players/me/matches/{table.match_id}/seat-token"
+        key = {**auth(player), "Idempotency-Key": "phone-2"}
+        first = c.post(url, headers=key)
+        again = c.post(url, headers=key)
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json() == {**first.json(), "token": None, "tokenWithheld": True}
+        view = c.get(f"{table.url}/view", headers=auth(first.json()["token"]))
+        assert view.status_code == 200  # the replay did not replace it again
