@@ -126,7 +126,10 @@ def player_of(service: GameService, token: str | None) -> Signed:
     if token is None:
         raise UnauthorizedError("a player token is needed: Authorization: Bearer <player token>")
     if not is_player_token(token):
-        raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
+        parts = token.split(".")
+        if len(parts) == 3 and parts[0] in (SEAT_ROLE, ORGANISER_ROLE) and len(parts[1]) == 32:
+            raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
+        raise UnauthorizedError("this is not a player token")
     signed = verify_player(service, token)
     if signed is None:
         raise UnauthorizedError("the player token is not valid (unknown, rotated or revoked)")

@@ -10,12 +10,13 @@ the name given — either way the answer carries a seat token, shown once.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath
+from litestar.openapi.spec import Example
+from litestar.params import FromPath, PathParameter
 
 from api.auth import bearer, player_of, require_organiser, scope_of, seat_of
 from api.dto import REPLAYED_HEADER, problems
@@ -37,6 +38,15 @@ from services.accounts.players import is_player_token
 from services.game import GameService
 from services.idempotency import Outcome
 from services.sources import ORGANISER_ROLE
+
+CodeParam = Annotated[
+    str,
+    PathParameter(
+        pattern="^[A-HJ-NP-Za-hj-np-z2-9]{4}-?[A-HJ-NP-Za-hj-np-z2-9]{4}$",
+        description="An invite code (case and the dash are free)",
+        examples=[Example(value="K7QX-M2PA")],
+    ),
+]
 
 
 def inviter(service: GameService, match_id: UUID, token: str | None) -> str:
@@ -101,7 +111,7 @@ class InviteController(Controller):
         summary="The table an invite code seats at, and its free seats",
         responses=problems(404, 409),
     )
-    async def show(self, runtime: NamedDependency[Runtime], code: FromPath[str]) -> InviteInfo:
+    async def show(self, runtime: NamedDependency[Runtime], code: CodeParam) -> InviteInfo:
         service = runtime.service
 
         def read() -> InviteInfo:
@@ -132,7 +142,7 @@ class InviteController(Controller):
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
-        code: FromPath[str],
+        code: CodeParam,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[PlayerSeat]:
         data = await read_body(request, JoinRequest | None) or JoinRequest()

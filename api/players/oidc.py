@@ -60,10 +60,10 @@ async def oidc_sign_in(
     request: Request[Any, Any, Any], runtime: NamedDependency[Runtime], oidc: NamedDependency[Oidc]
 ) -> NewPlayer:
     data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()
+    token = provider_token(request.headers.get("authorization"))  # 401 first
     verifier = oidc.verifier
     if verifier is None:
         raise ForbiddenError("sign-in with an identity provider is off on this service")
-    token = provider_token(request.headers.get("authorization"))
 
     def work() -> NewPlayer:
         try:

@@ -68,10 +68,10 @@ class Webhooks:
         return self
 
     def require_operator(self, token: str | None) -> None:
-        if self.operator_hash is None:
-            raise ForbiddenError("webhooks are off: the service has no OPERATOR_TOKEN")
         if token is None:
             raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
+        if self.operator_hash is None:
+            raise ForbiddenError("webhooks are off: the service has no OPERATOR_TOKEN")
         if not secrets.compare_digest(hashlib.sha256(token.encode()).digest(), self.operator_hash):
             raise ForbiddenError("this is not the operator token")
 
