@@ -22,6 +22,7 @@ from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
+from services.sources import PLAYER_ROLE
 
 T = TypeVar("T")
 
@@ -89,7 +90,7 @@ class ViewTags:
     def remember_seat(self, match_id: UUID, token: str, seat: int) -> None:
         # A player token's seat is not remembered: its session can be revoked or rotated,
         # and its seat token replaced (docs/players.md); the match's changes drop the rest.
-        if self.enabled and not token.startswith("p."):
+        if self.enabled and not token.startswith(PLAYER_ROLE + "."):
             if len(self._seats) > 100_000:
                 self._seats.clear()
             self._seats.setdefault(match_id, {})[token] = seat

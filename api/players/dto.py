@@ -100,8 +100,8 @@ class InviteInfo(_Response, frozen=True, kw_only=True):
 
 class JoinRequest(_Request, frozen=True, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
-    """The name at the table; needed without a player token (a player sits under their
-    display name)."""
+    """The name at the table without a player token (``guest`` by default); a player sits
+    under their display name."""
 
 
 class TicketRequestBody(_Request, frozen=True, kw_only=True):

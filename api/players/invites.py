@@ -4,7 +4,7 @@
 token of the match) answers a short code; ``GET /v1/invites/{code}`` shows the table and
 its free seats; ``POST /v1/invites/{code}`` takes the lowest free seat (R1): with a
 player token as that player (who then acts with it from any device), without one under
-the name given — either way the answer carries a seat token, shown once.
+the name given ("guest" without one) — either way the answer carries a seat token, shown once.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from api.players.dto import (
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from domain.accounts.invite import normal_code
-from domain.rules.errors import InvalidInputError
 from services.accounts.invites import create_invite, find_invite, free_seats, join
 from services.accounts.players import is_player_token
 from services.game import GameService
@@ -132,7 +131,8 @@ class InviteController(Controller):
         status_code=201,
         summary="Take a seat with an invite code (the lowest free seat, R1)",
         description="With a player token the player sits under their display name and acts "
-        "with the player token too; without one, `name` is needed. Answers a seat token once. "
+        "with the player token too; without one, under `name` (`guest` by default). Answers a "
+        "seat token once. "
         "409 `no-free-seat` when four sit already, `invite-expired` after its time.",
         responses=problems(401, 403, 404, 409, body=True),
         response_headers=[REPLAYED_HEADER],
@@ -148,8 +148,6 @@ class InviteController(Controller):
         data = await read_body(request, JoinRequest | None) or JoinRequest()
         service, token = runtime.service, bearer(request)
         normal_code(code)  # 422 for a code that cannot be one
-        if token is None and data.name is None:
-            raise InvalidInputError("name: needed without a player token")
 
         def authorize() -> UUID | None:
             return player_of(service, token).account.id if token is not None else None
@@ -159,7 +157,7 @@ class InviteController(Controller):
             joined = join(
                 service,
                 code,
-                name=data.name,
+                name=data.name or "guest",
                 account_id=account_id,
                 attach=lambda seat: key.attach(
                     lambda p: Outcome(201, p.match.id, p.result.version, seat)

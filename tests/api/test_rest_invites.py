@@ -63,7 +63,7 @@ def test_an_invite_seats_a_player_and_guests_until_the_table_is_full() -> None:
         ("/v1/invites/AAAA-AAAA", {"name": "x"}, 404, "not-found"),
         ("/v1/invites/short", {"name": "x"}, 422, "validation-failed"),
         ("/v1/invites/IOIO-1010", {"name": "x"}, 422, "validation-failed"),
-        ("/v1/invites/AAAA-AAAA", None, 422, "invalid-input"),
+        ("/v1/invites/AAAA-AAAA", None, 404, "not-found"),
     ],
 )
 def test_bad_codes_are_problems(path: str, body: Json | None, status: int, code: str) -> None:

@@ -37,7 +37,7 @@ def test_two_players_quick_play_two_bots_fill_and_they_play() -> None:
             if c.get(f"/v1/matches/{match_id}").json()["rounds"][0]["status"] == "scored":
                 break
             moved = False
-            for seat, token in tokens.items():
+            for token in tokens.values():
                 view: Json = c.get(f"/v1/matches/{match_id}/view", headers=auth(token)).json()
                 choice = choose(view)
                 if choice is not None:
