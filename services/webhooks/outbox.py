@@ -58,6 +58,8 @@ class WebhookOutbox(ProcessApplication[UUID]):
     def __init__(self, env: Mapping[str, str] | None, *, leader: GameService) -> None:
         super().__init__(env)
         self.leader = leader
+        self.round_matches: dict[UUID, UUID] = {}
+        """Round id → its match, from ``RoundStarted`` (no replay to find a round's match)."""
         self.follow(leader.name, leader.notification_log)
 
     def construct_mapper(self) -> Mapper[UUID]:
@@ -93,18 +95,36 @@ class WebhookOutbox(ProcessApplication[UUID]):
         elif isinstance(e, RoundScheduled):
             data = {"tournamentId": str(e.originator_id), "round": e.number}
             work.deliver("tournament-round-ready", None, data, key=f"tournament:{e.originator_id}")
-        elif type(e).__module__ == "domain.game.round_events" and not isinstance(e, RoundStarted):
+        elif isinstance(e, RoundStarted):
+            self._remember_round(e.originator_id, e.match_id)
+        elif type(e).__module__ == "domain.game.round_events":
             self._your_turn(work, e)
         work.collect()
 
+    def _remember_round(self, round_id: UUID, match_id: UUID) -> None:
+        if len(self.round_matches) > 100_000:
+            self.round_matches.clear()
+        self.round_matches[round_id] = match_id
+
     def _your_turn(self, work: _Work, e: Any) -> None:
-        """A player's seat is to act after this round event and was not before it."""
+        """A player's seat is to act after this round event and was not before it. The
+        round is replayed (at this version and the one before) only when a subscription
+        wants ``your-turn`` and a player sits in its match."""
+        registry: Registry | None = work.get(REGISTRY_ID)
+        if registry is None or not any("your-turn" in k for k in registry.subscriptions.values()):
+            return
         round_id, version = e.originator_id, e.originator_version
+        match_id = self.round_matches.get(round_id)
+        if match_id is None:  # a round begun before this process followed the log
+            match_id = self.leader.get_round(round_id).match_id
+            self._remember_round(round_id, match_id)
+        table = work.table(match_id)
+        if table is None:
+            return
         try:
             after: Round = self.leader.repository.get(round_id, version=version)
         except AggregateNotFoundError:  # pragma: no cover - the event is in the log
             return
-        table = work.table(after.match_id)
         to_act = after.to_act()
         if table is None or to_act is None or to_act not in table.seats:
             return
@@ -131,7 +151,7 @@ class _Work:
         self.at = at
         self.loaded: dict[UUID, Any] = {}
 
-    def _get(self, aggregate_id: UUID) -> Any:
+    def get(self, aggregate_id: UUID) -> Any:
         if aggregate_id not in self.loaded:
             try:
                 self.loaded[aggregate_id] = self.app.repository.get(aggregate_id)
@@ -140,14 +160,14 @@ class _Work:
         return self.loaded[aggregate_id]
 
     def registry(self) -> Registry:
-        found: Registry | None = self._get(REGISTRY_ID)
+        found: Registry | None = self.get(REGISTRY_ID)
         if found is None:
             found = self.loaded[REGISTRY_ID] = Registry.open(REGISTRY_ID, self.at)
         return found
 
     def table(self, match_id: UUID, *, create: bool = False) -> Table | None:
         tid = table_id(match_id)
-        found: Table | None = self._get(tid)
+        found: Table | None = self.get(tid)
         if found is None and create:
             found = self.loaded[tid] = Table.open(tid, match_id, self.at)
         return found
@@ -155,7 +175,7 @@ class _Work:
     def deliver(
         self, kind: str, account: UUID | None, data: dict[str, Any], *, key: str | None = None
     ) -> None:
-        registry: Registry | None = self._get(REGISTRY_ID)
+        registry: Registry | None = self.get(REGISTRY_ID)
         if registry is None:
             return
         key = key or f"player:{account}"
@@ -172,7 +192,7 @@ class _Work:
             if kind not in kinds:
                 continue
             qid = queue_id(sub_id, key)
-            queue: Queue | None = self._get(qid)
+            queue: Queue | None = self.get(qid)
             if queue is None:
                 queue = self.loaded[qid] = Queue.open(sub_id, key, self.at)
             queue.enqueue(kind, text, self.at)

@@ -17,7 +17,7 @@ from litestar.testing import TestClient
 
 from api.players.webhooks import WebhookConfig, Webhooks
 from services.webhooks.dispatch import SIGNATURE_HEADER, sign, verify
-from tests.api.rest import GatedService, Json, auth, client, new_service
+from tests.api.rest import GatedService, Json, Table, auth, client, new_service
 from tests.api.test_rest_players import new_player
 
 OPERATOR = "operator-token-0123456789abcdef"
@@ -131,3 +131,23 @@ def test_without_an_operator_token_webhooks_are_off() -> None:
 def test_a_signature_is_over_timestamp_and_body() -> None:
     assert sign("k" * 16, 1, b"{}") != sign("k" * 16, 2, b"{}")
     assert sign("k" * 16, 1, b"{}") != sign("k" * 16, 1, b"{ }")
+
+
+def test_your_turn_goes_to_the_player_whose_seat_is_to_act(world: Any) -> None:
+    c, service, receiver, hooks = world
+    receiver.failures = 0
+    subscribe(c, ["your-turn"])
+    players = [new_player(c, f"p{i}") for i in range(4)]
+    created = c.post("/v1/matches", json={}).json()
+    for seat, p in enumerate(players):
+        body = {"matchId": created["matchId"], "seat": seat}
+        c.post("/v1/players/me/seats", json=body, headers=auth(p["token"]))
+    table = Table(c, created["matchId"], created["organiserToken"], [p["token"] for p in players])
+    for _ in range(40):
+        table.step()
+    run_until_quiet(hooks, service, rounds=2)
+    seat_of = {p["playerId"]: seat for seat, p in enumerate(players)}
+    turns = [json.loads(b) for _, b in receiver.got]
+    assert len(turns) >= 10 and {t["kind"] for t in turns} == {"your-turn"}
+    assert all(t["data"]["seat"] == seat_of[t["playerId"]] for t in turns)
+    assert all(t["data"]["matchId"] == created["matchId"] for t in turns)
