@@ -33,7 +33,7 @@ from api.players.dto import (
 )
 from api.runtime import Runtime
 from api.strict import json_body, read_body
-from services.accounts import players, seating
+from services.accounts import lobby, players, seating
 from services.accounts.my_matches import MyMatches, my_matches
 from services.accounts.players import get_account
 from services.idempotency import Outcome
@@ -120,7 +120,15 @@ class PlayerController(Controller):
         self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
     ) -> None:
         service, token = runtime.service, bearer(request)
-        await runtime.call(lambda: players.erase(service, player_of(service, token).account))
+
+        def work() -> None:
+            account = player_of(service, token).account
+            if account.ticket is not None:  # a waiting ticket leaves its lobby first
+                lobby.cancel(service, account.id, account.ticket)
+                account = player_of(service, token).account
+            players.erase(service, account)
+
+        await runtime.call(work)
 
     @get(
         "/me/sessions",

@@ -125,3 +125,15 @@ def test_many_racing_tickets_seat_every_player_once() -> None:
         for p in players:
             mine = c.get("/v1/players/me/matches", headers=auth(p["token"])).json()
             assert len(mine["current"]) == 1
+
+
+def test_erasing_a_waiting_player_cancels_their_ticket() -> None:
+    with client() as c:
+        mei, lin = new_player(c, "Mei"), new_player(c, "Lin")
+        first = ticket(c, mei["token"])
+        assert c.delete("/v1/players/me", headers=auth(mei["token"])).status_code == 204
+        for i in range(3):  # three more: no match with the erased player's ticket
+            ticket(c, lin["token"] if i == 0 else new_player(c, f"x{i}")["token"])
+        assert first["status"] == "waiting"
+        mine = c.get("/v1/players/me/matches", headers=auth(lin["token"])).json()
+        assert mine["current"] == []  # three waiting, the fourth place was Mei's
