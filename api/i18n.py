@@ -169,7 +169,7 @@ MESSAGES: Final[dict[str, Message]] = {
     "already-seated": _m("Already seated", "已经入座", "你已经坐在这场比赛的一个座位上"),
     "too-many-sessions": _m("Too many sessions", "会话过多", "会话数量已达上限，请先结束一个"),
     "no-such-session": _m("No such session", "没有该会话", "该会话不存在或已结束"),
-    "no-person": _m("No person in the seat", "该座位没有玩家", "该座位上没有真人玩家"),
+    "seat-free": _m("Seat not taken", "座位无人", "该座位还没有人，无法换发令牌"),
     "no-free-seat": _m("No free seat", "没有空座位", "这场比赛已经没有空座位"),
     "invite-expired": _m("Invite expired", "邀请码已失效", "该邀请码已经失效"),
     "ticket-closed": _m("Ticket closed", "排队票已关闭", "该排队票已经配对或已取消"),

@@ -127,13 +127,11 @@ class Match(GameAggregate):
             account_id=account_id,
         )
 
-    def replace_seat_token(self, seat: int, token_hash: str, now: datetime) -> None:
-        """A fresh token for a person's seat (the old one stops working), also after the
-        match is over (its history stays readable to the seat, R33)."""
-        info = self.seats[seat] if type(seat) is int and 0 <= seat <= 3 else None
-        if info is None or info.kind != "human":
-            raise IllegalMoveError(f"seat {seat} holds no person", rule="R1", code="no-person")
-        self._emit(ev.SeatTokenReplaced, now, seat=seat, token_hash=token_hash)
+    def reissue_token(self, seat: int, token_hash: str, now: datetime) -> None:
+        """A taken seat gets a new token (its old one stops working)."""
+        if type(seat) is not int or not 0 <= seat <= 3 or self.seats[seat] is None:
+            raise IllegalMoveError(f"seat {seat!r} is not taken", rule="R1", code="seat-free")
+        self._emit(ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash)
 
     def begin_round(self, now: datetime) -> UUID:
         """Open the next round (the service then starts and deals it in the same save)."""

@@ -104,18 +104,18 @@ class SeatTaken(MatchEvent):
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
 
 
-class SeatTokenReplaced(MatchEvent):
-    """The seat's holder got a fresh seat token (a player on a new device); the old
-    token no longer authorises the seat (docs/players.md)."""
+class SeatTokenReissued(MatchEvent):
+    """A new token for a seat (a player's fresh seat token, docs/players.md): the old one
+    stops working. (Named and shaped as on main, where issue 16 added it unversioned.)"""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     seat: int
     token_hash: str
 
     def apply_to(self, match: Match) -> None:
-        old = match.seats[self.seat]
-        assert old is not None
-        match.seats[self.seat] = SeatInfo(old.name, old.kind, self.token_hash)
+        info = match.seats[self.seat]
+        assert info is not None
+        match.seats[self.seat] = SeatInfo(info.name, info.kind, self.token_hash)
 
 
 class RoundBegun(MatchEvent):

@@ -117,7 +117,7 @@ def fresh_seat_token(
         raise NotFoundError(f"you hold no seat in match {match_id}")
     match = service.get_match(match_id)
     token = new_token(match_id, SEAT_ROLE)
-    match.replace_seat_token(seat, token_hash(token), service.clock())
+    match.reissue_token(seat, token_hash(token), service.clock())
     current = service.current_round(match)
     version = match.sequence(0 if current is None else current.version)
     save_all(service, match, *(records(seat, version) if records else ()))
