@@ -19,6 +19,7 @@ from api.players.webhooks import WebhookConfig, Webhooks
 from services.webhooks.dispatch import SIGNATURE_HEADER, sign, verify
 from tests.api.rest import GatedService, Json, Table, auth, client, new_service
 from tests.api.test_rest_players import new_player
+from tests.api.test_rest_tournaments import teams
 
 OPERATOR = "operator-token-0123456789abcdef"
 SECRET = "a-webhook-secret-of-32-characters"
@@ -151,3 +152,23 @@ def test_your_turn_goes_to_the_player_whose_seat_is_to_act(world: Any) -> None:
     assert len(turns) >= 10 and {t["kind"] for t in turns} == {"your-turn"}
     assert all(t["data"]["seat"] == seat_of[t["playerId"]] for t in turns)
     assert all(t["data"]["matchId"] == created["matchId"] for t in turns)
+
+
+def test_a_scheduled_tournament_round_is_told(world: Any) -> None:
+    c, service, receiver, hooks = world
+    receiver.failures = 0
+    subscribe(c, ["tournament-round-ready"])
+    made = c.post(
+        "/v1/tournaments",
+        json={"name": "cup", "teams": teams(4), "format": "round_robin", "matchLength": 1},
+    ).json()
+    r = c.post(
+        f"/v1/tournaments/{made['tournamentId']}/rounds", headers=auth(made["organiserToken"])
+    )
+    assert r.status_code == 201, r.text
+    run_until_quiet(hooks, service, rounds=2)
+    told = [(h["Shengji-Event"], json.loads(b)) for h, b in receiver.got]
+    assert [(k, b["data"]) for k, b in told] == [
+        ("tournament-round-ready", {"tournamentId": made["tournamentId"], "round": 1})
+    ]
+    assert told[0][1]["playerId"] is None
