@@ -145,14 +145,24 @@ def create_app(
         limiter=limiter,
     )
     rate_limiter = RateLimiter(rate)
+    extra = PlayerSettings.from_env(os.environ) if owned else PlayerSettings()
     quotas = client_quotas(settings if rate else None)
+    if rate and extra.player_quota_per_hour:
+        quotas += (
+            hourly(
+                "players created",
+                "PLAYER_QUOTA_PER_HOUR",
+                "POST",
+                "/v1/players",
+                extra.player_quota_per_hour,
+            ),
+        )
     caps = StreamCaps(
         settings.sse_max_per_identity if rate else 0, settings.sse_max_per_address if rate else 0
     )
     identities = Identities(token_verifier(service), limiter=limiter)
     lobby_sweeper = LobbySweeper(runtime, 1.0 if owned else 0)
     if owned:
-        extra = PlayerSettings.from_env(os.environ)
         if webhooks is None:
             webhooks = WebhookConfig(
                 extra.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000

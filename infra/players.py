@@ -6,7 +6,8 @@ environment mapping by the entry point's app factory, never at import time:
 * ``WEBHOOK_INTERVAL_MS`` — how often the outbox follows the log and sends what is due
   [500; 0 = off];
 * ``OIDC_ISSUER`` / ``OIDC_AUDIENCE`` / ``OIDC_JWKS_URL`` — sign-in with the app's own
-  identity provider's access tokens (all three, or none: off).
+  identity provider's access tokens (all three, or none: off);
+* ``PLAYER_QUOTA_PER_HOUR`` — players a client may create an hour [30; 0 = no quota].
 
 :func:`outbox_env` is the eventsourcing environment of the webhook outbox: the game's
 store, its own tables (PostgreSQL: prefixed ``webhookoutbox_``) or its own file beside the
@@ -33,6 +34,7 @@ class PlayerSettings:
     oidc_issuer: str | None = None
     oidc_audience: str | None = None
     oidc_jwks_url: str | None = None
+    player_quota_per_hour: int = 30
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> PlayerSettings:
@@ -49,7 +51,10 @@ class PlayerSettings:
         oidc = (get("OIDC_ISSUER"), get("OIDC_AUDIENCE"), get("OIDC_JWKS_URL"))
         if any(oidc) and not all(oidc):
             raise SettingsError("OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL go together")
-        return cls(token, int(interval), *oidc)
+        quota = get("PLAYER_QUOTA_PER_HOUR") or "30"
+        if not quota.isdigit() or int(quota) > 1_000_000:
+            raise SettingsError(f"PLAYER_QUOTA_PER_HOUR must be 0..1000000, got {quota!r}")
+        return cls(token, int(interval), *oidc, int(quota))
 
 
 def outbox_env(settings: Settings) -> dict[str, str]:
