@@ -32,6 +32,12 @@ from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
 from api.matches import MatchController
 from api.metrics import Metrics, MetricsMiddleware
+from api.players.controller import PlayerController
+from api.players.invites import InviteController
+from api.players.lobby import LobbyController, LobbySweeper
+from api.players.oidc import Oidc, oidc_sign_in
+from api.players.stream import PlayerStreamController
+from api.players.webhooks import WebhookConfig, WebhookController, Webhooks
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware, hourly
 from api.reads import ReadController, verify
 from api.records.bulk import bulk_records
@@ -52,7 +58,11 @@ from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from infra.hub import PostgresHub, build_hub
 from infra.localhub import InProcessHub
+from infra.players import PlayerSettings, key_store, outbox_env
 from infra.settings import Settings, build_service
+from services.accounts.keys import MemoryKeys
+from services.accounts.oidc import OidcVerifier
+from services.accounts.players import personal_sealer, seal_personal_data
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
 
@@ -90,6 +100,8 @@ def create_app(
     *,
     bot_steps: int = DEFAULT_STEPS,
     sweep_interval_ms: int | None = None,
+    webhooks: WebhookConfig | None = None,
+    oidc: OidcVerifier | None = None,
 ) -> Litestar:
     """The app on ``service`` (built from ``settings``, else from the environment).
 
@@ -107,6 +119,9 @@ def create_app(
         rate = settings.rate_limit_per_minute
     if service is None:
         service = build_service(settings)
+        seal_personal_data(service, key_store(settings))
+    elif personal_sealer(service) is None:
+        seal_personal_data(service, MemoryKeys())
     limiter = anyio.CapacityLimiter(store_capacity(settings, service))
     hub: InProcessHub | PostgresHub
     if owned:
@@ -146,11 +161,31 @@ def create_app(
         retry_ms=settings.sse_retry_ms,
     )
     rate_limiter = RateLimiter(rate)
+    extra = PlayerSettings.from_env(os.environ) if owned else PlayerSettings()
     quotas = client_quotas(settings if rate else None)
+    if rate and extra.player_quota_per_hour:
+        quotas += (
+            hourly(
+                "players created",
+                "PLAYER_QUOTA_PER_HOUR",
+                "POST",
+                "/v1/players",
+                extra.player_quota_per_hour,
+            ),
+        )
     caps = StreamCaps(
         settings.sse_max_per_identity if rate else 0, settings.sse_max_per_address if rate else 0
     )
     identities = Identities(token_verifier(service), limiter=limiter)
+    lobby_sweeper = LobbySweeper(runtime, 1.0 if owned else 0)
+    if owned:
+        if webhooks is None:
+            webhooks = WebhookConfig(
+                extra.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000
+            )
+        if oidc is None and extra.oidc_issuer and extra.oidc_audience and extra.oidc_jwks_url:
+            oidc = OidcVerifier(extra.oidc_issuer, extra.oidc_audience, extra.oidc_jwks_url)
+    hooks = Webhooks(runtime, webhooks or WebhookConfig())
     metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps)
 
     def close_service() -> None:
@@ -175,6 +210,12 @@ def create_app(
             RecordController,
             bulk_records,
             FeedController,
+            PlayerController,
+            InviteController,
+            LobbyController,
+            PlayerStreamController,
+            WebhookController,
+            oidc_sign_in,
             *health_handlers(store_probe(service), limiter=limiter),
             metrics.handler(),
         ],
@@ -182,8 +223,16 @@ def create_app(
             "runtime": Provide(runtime.provide, sync_to_thread=False),
             "live": Provide(live.provide, sync_to_thread=False),
             "archive": Provide(archive.provide, sync_to_thread=False),
+            "webhooks": Provide(hooks.provide, sync_to_thread=False),
+            "oidc": Provide(Oidc(oidc).provide, sync_to_thread=False),
         },
-        lifespan=[live.lifespan, sweeper.lifespan, clerk.lifespan],
+        lifespan=[
+            live.lifespan,
+            sweeper.lifespan,
+            clerk.lifespan,
+            lobby_sweeper.lifespan,
+            hooks.lifespan,
+        ],
         on_shutdown=[close_service],
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
         # Litestar's own middleware stack, outermost first; requests the router answers
@@ -218,6 +267,7 @@ def create_app(
     app.state.rate_limiter = rate_limiter
     app.state.quotas = quotas
     app.state.metrics = metrics
+    app.state.webhooks = hooks
     return app
 
 
@@ -327,6 +377,11 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="tournaments", description="Tournaments, duplicate deals, standings (R36)"),
             Tag(name="health", description="Liveness and readiness"),
             Tag(name="archive", description="The whole event log: feed, stream, schemas"),
+            Tag(name="webhooks", description="Operator: webhook subscriptions, delivery log"),
+            Tag(
+                name="players",
+                description="Players, sessions, seats and matches; invites; quick play",
+            ),
         ],
     )
 

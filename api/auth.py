@@ -24,6 +24,7 @@ from litestar import Request
 
 from domain.game.match import Match
 from domain.rules.errors import ShengjiError
+from services.accounts.players import Signed, is_player_token, seat_for, verify_player
 from services.game import GameService
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, token_hash
 
@@ -82,9 +83,15 @@ def _check_shape(token: str, match_id: UUID, role: str, what: str) -> None:
 
 
 def seat_of(service: GameService, match: Match, token: str | None) -> int:
-    """The seat ``token`` authorises in ``match`` (R1)."""
+    """The seat ``token`` authorises in ``match`` (R1): a seat token of the match, or the
+    player token of the account that claimed the seat (docs/players.md)."""
     if token is None:
         raise UnauthorizedError("a seat token is needed: Authorization: Bearer <seat token>")
+    if is_player_token(token):
+        seat = seat_for(player_of(service, token).account, match.id)
+        if seat is None:
+            raise ForbiddenError(f"this player holds no seat in match {match.id}")
+        return seat
     _check_shape(token, match.id, SEAT_ROLE, "seat")
     seat = service.seat_of_token(match, token)
     if seat is None:
@@ -112,3 +119,18 @@ def viewer_of(service: GameService, match: Match, token: str | None) -> int | No
         require_organiser(service, match, token)
         return None
     return seat_of(service, match, token)
+
+
+def player_of(service: GameService, token: str | None) -> Signed:
+    """The account and session a player token signs in (docs/players.md)."""
+    if token is None:
+        raise UnauthorizedError("a player token is needed: Authorization: Bearer <player token>")
+    if not is_player_token(token):
+        parts = token.split(".")
+        if len(parts) == 3 and parts[0] in (SEAT_ROLE, ORGANISER_ROLE) and len(parts[1]) == 32:
+            raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
+        raise UnauthorizedError("this is not a player token")
+    signed = verify_player(service, token)
+    if signed is None:
+        raise UnauthorizedError("the player token is not valid (unknown, rotated or revoked)")
+    return signed

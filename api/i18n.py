@@ -175,6 +175,17 @@ MESSAGES: Final[dict[str, Message]] = {
         "牌桌暂不开放观战",
         "本轮比赛各桌打同样的牌，本轮全部结束后才能观战",
     ),
+    # -- players, invites and the lobby (docs/players.md) ---------------------------------
+    "already-seated": _m("Already seated", "已经入座", "你已经坐在这场比赛的一个座位上"),
+    "too-many-sessions": _m("Too many sessions", "会话过多", "会话数量已达上限，请先结束一个"),
+    "no-such-session": _m("No such session", "没有该会话", "该会话不存在或已结束"),
+    "seat-free": _m("Seat not taken", "座位无人", "该座位还没有人，无法换发令牌"),
+    "no-free-seat": _m("No free seat", "没有空座位", "这场比赛已经没有空座位"),
+    "invite-expired": _m("Invite expired", "邀请码已失效", "该邀请码已经失效"),
+    "ticket-closed": _m("Ticket closed", "排队票已关闭", "该排队票已经配对或已取消"),
+    "already-queued": _m("Already queued", "已在排队", "你已经有一张排队中的票"),
+    "player-erased": _m("Player erased", "玩家已被抹除", "该玩家已被抹除"),
+    "no-subscription": _m("No subscription", "没有该订阅", "该 Webhook 订阅已停止"),
 }
 
 _FALLBACK_ZH_TITLE: Final = "请求未能完成"

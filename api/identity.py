@@ -10,9 +10,11 @@ or what a trusted proxy says, :mod:`infra.serve`). So a fresh junk token per req
 nothing, and the routes that check tokens still refuse it (401).
 
 Verdicts are remembered (:class:`Identities`: at most ``max_known`` tokens each way, the
-least recently used forgotten first): tokens are never revoked, so a token that verified
-once stays valid; a refused one is refused again without a store read. Only the token's
-sha256 is kept, never the token.
+least recently used forgotten first): seat and organiser tokens are never revoked, so a
+token that verified once stays valid; a refused one is refused again without a store
+read. A player token rotated or revoked keeps its bucket here until forgotten (only the
+bucket: the routes refuse it at once, docs/players.md). Only the token's sha256 is kept,
+never the token.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from litestar.types import Scope
 
 from domain.game.match import Match
 from domain.tournament.tournament import Tournament
+from services.accounts.players import is_player_token, verify_player
 from services.game import GameService
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, token_hash
 
@@ -67,6 +70,8 @@ def token_verifier(service: GameService) -> Verify:
     :mod:`api.tournaments.organiser`, without the route."""
 
     def verify(token: str) -> bool:
+        if is_player_token(token):
+            return verify_player(service, token) is not None
         parts = token.split(".")
         if len(parts) != 3 or parts[0] not in (SEAT_ROLE, ORGANISER_ROLE) or len(parts[1]) != 32:
             return False

@@ -8,6 +8,29 @@ from __future__ import annotations
 from typing import Final
 
 OPERATION_IDS: Final[dict[str, str]] = {
+    "get /v1/invites/{code}": "getInvite",
+    "post /v1/invites/{code}": "joinByInvite",
+    "post /v1/lobby/tickets": "queueForMatch",
+    "get /v1/lobby/tickets/{ticket_id}": "getTicket",
+    "delete /v1/lobby/tickets/{ticket_id}": "cancelTicket",
+    "get /v1/lobby/tickets/{ticket_id}/stream": "streamTicket",
+    "post /v1/matches/{match_id}/invites": "createInvite",
+    "post /v1/players": "createPlayer",
+    "get /v1/players/me": "getMe",
+    "delete /v1/players/me": "erasePlayer",
+    "get /v1/players/me/matches": "listMyMatches",
+    "post /v1/players/me/matches/{match_id}/seat-token": "renewSeatToken",
+    "post /v1/players/me/seats": "claimSeatAsPlayer",
+    "get /v1/players/me/sessions": "listSessions",
+    "post /v1/players/me/sessions": "openSession",
+    "delete /v1/players/me/sessions/{session_id}": "endSession",
+    "get /v1/players/me/stream": "streamPlayer",
+    "post /v1/players/me/token": "rotateToken",
+    "post /v1/players/oidc": "signInWithOidc",
+    "get /v1/webhooks": "listWebhooks",
+    "post /v1/webhooks": "registerWebhook",
+    "delete /v1/webhooks/{subscription_id}": "deleteWebhook",
+    "get /v1/webhooks/{subscription_id}/deliveries": "listDeliveries",
     "get /v1/events": "listEvents",
     "get /v1/events/schema": "getEventSchemas",
     "get /v1/events/stream": "streamEvents",
@@ -80,6 +103,9 @@ OPERATION_IDS: Final[dict[str, str]] = {
 """``"<method> <path>"`` → operationId."""
 
 PARAMETER_DOCS: Final[dict[str, str]] = {
+    "subscription_id": "A webhook subscription's id (as registerWebhook answered it)",
+    "session_id": "A session's id (as listSessions shows it)",
+    "ticket_id": "A lobby ticket's id (a UUID, as queueForMatch answered it)",
     "match_id": "The match's id (a UUID, as `createMatch` answered it)",
     "tournament_id": "The tournament's id (a UUID, as `createTournament` answered it)",
     "action": "The round command: declare, overcall, pass, bury, play or redeal",
@@ -237,6 +263,41 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
 """More codes a status carries in the operations of a tag."""
 
 OPERATION_DOCS: Final[dict[str, str]] = {
+    "getInvite": (
+        "The table an invite code seats at and its free seats; the code is the invitation, so no "
+        "token is needed."
+    ),
+    "getTicket": (
+        "The player's lobby ticket: waiting, matched (with the match and seat) or cancelled "
+        "(player token)."
+    ),
+    "createInvite": (
+        "A short invite code to this match (organiser token, or a seated player's): `POST "
+        "/v1/invites/{code}` takes the lowest free seat (R1)."
+    ),
+    "getMe": "The player of the token: display name, locale, sign-in kind.",
+    "listMyMatches": (
+        "The player's matches: current ones with whose turn it is and its deadline, then finished"
+        " ones."
+    ),
+    "renewSeatToken": (
+        "A fresh seat token for the player's seat in the match; the old one stops working at once"
+        " (its open streams end). Takes no match version."
+    ),
+    "listSessions": "The player's sessions (devices), oldest first; tokens are never shown again.",
+    "openSession": (
+        "Open another session (a new device) with the player's token; answers the new session's "
+        "token once."
+    ),
+    "endSession": "End a session (sign a device out): its token stops working at once.",
+    "rotateToken": (
+        "Rotate this session's token: the answer carries the new one once, and the token used "
+        "stops working at once."
+    ),
+    "listWebhooks": "The webhook subscriptions (operator token).",
+    "deleteWebhook": (
+        "Stop a webhook subscription (operator token); its undelivered items are not sent."
+    ),
     "allowPairing": "Lift a forbidden pairing of two teams (organiser token); the next "
     "rounds may pair them again.",
     "checkInTeam": "A registered team confirms it is present, before the start (its team "

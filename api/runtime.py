@@ -22,6 +22,7 @@ from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from services.bots import DEFAULT_STEPS
 from services.game import GameService
+from services.sources import PLAYER_ROLE
 
 T = TypeVar("T")
 
@@ -89,7 +90,9 @@ class ViewTags:
         return self._tags.get(match_id) if self.enabled else None
 
     def remember_seat(self, match_id: UUID, token: str, seat: int) -> None:
-        if self.enabled:
+        # A player token's seat is not remembered: its session can be revoked or rotated,
+        # and its seat token replaced (docs/players.md); the match's changes drop the rest.
+        if self.enabled and not token.startswith(PLAYER_ROLE + "."):
             with self._lock:
                 if len(self._seats) > 100_000:
                     self._seats.clear()

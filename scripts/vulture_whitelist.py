@@ -115,3 +115,10 @@ __call__  # api/live_feed.py: the Store protocol
 # -- the archive (issue 17) --
 _.security  # api/feed.py: Litestar reads the controller's security
 unregister  # services/projections.py: tests, and a feature removing its projection
+
+# -- players (docs/players.md): msgspec response fields, written to JSON --
+player_id  # api/players/dto.py
+your_turn  # services/accounts/my_matches.py
+delivery_id  # services/webhooks/subscriptions.py
+next_attempt_at  # services/webhooks/subscriptions.py
+_.policy  # services/webhooks/outbox.py: the eventsourcing ProcessApplication's hook

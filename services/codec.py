@@ -24,6 +24,8 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import get_topic, resolve_topic
 
+from services.accounts.keys import Sealer
+
 _ENCODER = msgspec.json.Encoder()
 _IDENTITY = frozenset({"originator_id", "originator_version"})
 
@@ -46,11 +48,22 @@ def _decoder(cls: type[Any]) -> msgspec.json.Decoder[Any]:
 class MsgspecMapper(Mapper[UUID]):
     """Stored event state = msgspec JSON of the event's fields."""
 
-    def __init__(self) -> None:
+    def __init__(self, **_library_parts: Any) -> None:
+        # A follower (the webhook outbox) builds its leader's mapper through the library's
+        # factory, which passes a transcoder, cipher and compressor: msgspec needs none.
         super().__init__(transcoder=_NoTranscoder())
+        self.sealer: Sealer | None = None
+        """Seals an event's ``PERSONAL_FIELDS`` under its player's key (crypto-shredding,
+        :mod:`services.accounts.keys`); set by the composition root. None: stored plain."""
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         state = {k: v for k, v in vars(domain_event).items() if k not in _IDENTITY}
+        personal = getattr(type(domain_event), "PERSONAL_FIELDS", None)
+        if personal and self.sealer is not None:
+            for name, owner_field in personal.items():
+                owner = vars(domain_event).get(owner_field)
+                if isinstance(owner, UUID) and isinstance(state.get(name), str):
+                    state[name] = self.sealer.seal(owner, name, state[name])
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
             state["class_version"] = class_version
@@ -67,7 +80,7 @@ class MsgspecMapper(Mapper[UUID]):
         if not isinstance(originator_id, UUID):
             originator_id = UUID(str(originator_id))
         try:
-            if getattr(cls, "class_version", 1) > 1:
+            if getattr(cls, "class_version", 1) > 1 or getattr(cls, "PERSONAL_FIELDS", None):
                 return self._upcast(cls, stored_event, originator_id)
             prefix = (
                 b'{"originator_id":"'
@@ -93,6 +106,10 @@ class MsgspecMapper(Mapper[UUID]):
         while from_version < cls.class_version:
             getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(state)
             from_version += 1
+        for name in getattr(cls, "PERSONAL_FIELDS", {}):
+            value = state.get(name)
+            if self.sealer is not None and isinstance(value, str):
+                state[name] = self.sealer.open(name, value)
         state["originator_id"] = originator_id
         state["originator_version"] = stored_event.originator_version
         names = {f.name for f in fields(cls)}

@@ -32,3 +32,12 @@ def new_token(match_id: UUID, role: str) -> str:
     it names its match, so a token of another match is told apart from a forged one.
     Shown once; only its sha256 is stored."""
     return f"{role}.{match_id.hex}.{secrets.token_urlsafe(24)}"
+
+
+PLAYER_ROLE = "p"
+"""A player token ``p.<account id hex>.<secret>``: names its account, not a match."""
+
+
+def jitter() -> float:
+    """A uniform draw in [0, 1) from the OS's CSPRNG (webhook retry backoff)."""
+    return secrets.randbelow(1 << 30) / (1 << 30)

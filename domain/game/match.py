@@ -104,7 +104,15 @@ class Match(GameAggregate):
 
     # -- commands --------------------------------------------------------------------------
 
-    def take_seat(self, seat: int, player: str, kind: str, token_hash: str, now: datetime) -> None:
+    def take_seat(
+        self,
+        seat: int,
+        player: str,
+        kind: str,
+        token_hash: str,
+        now: datetime,
+        account_id: UUID | None = None,
+    ) -> None:
         if type(seat) is not int or not 0 <= seat <= 3:
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
@@ -114,7 +122,15 @@ class Match(GameAggregate):
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
-        self._emit(ev.SeatTaken, now, seat=seat, player=player, kind=kind, token_hash=token_hash)
+        self._emit(
+            ev.SeatTaken,
+            now,
+            seat=seat,
+            player=player,
+            kind=kind,
+            token_hash=token_hash,
+            account_id=account_id,
+        )
 
     def reissue_token(self, seat: int, token_hash: str, now: datetime) -> None:
         """A taken seat gets a new token (its old one stops working)."""

@@ -91,22 +91,35 @@ class MatchCreated(Aggregate.Created):
 
 
 class SeatTaken(MatchEvent):
-    """A player (or a bot) took a seat (R1)."""
+    """A player (or a bot) took a seat (R1). Version 2 (issue 15) names the player's
+    account; version 1 events are read with none (:meth:`upcast_v1_v2`)."""
 
+    class_version: ClassVar[int] = 2
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"player": "account_id"}
+    """Stored encrypted under the key of the account named by ``account_id`` (when set:
+    a player's seat; docs/players.md crypto-shredding)."""
     seat: int
     player: str
     kind: str
     token_hash: str
+    account_id: UUID | None = None
+    """The player's account, when a player (not a guest or a bot) took the seat."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A seat taken before players existed: a guest or a bot, no account."""
+        state["account_id"] = None
 
     def apply_to(self, match: Match) -> None:
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
 
 
 class SeatTokenReissued(MatchEvent):
-    """A new token for a seat (a tournament organiser re-issued the table's tokens): the
-    old one stops working. class_version 1 (issue 16). No move of the game: it takes no
-    match version (``VERSIONED``), so it may come in the middle of a round."""
+    """A new token for a seat — a tournament organiser re-issued the table's tokens
+    (issue 16), or a player asked for a fresh seat token (docs/players.md): the old one
+    stops working. class_version 1. No move of the game: it takes no match version
+    (``VERSIONED``), so it may come in the middle of a round."""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     VERSIONED: ClassVar[bool] = False

@@ -1,0 +1,256 @@
+"""Quick play: ``/v1/lobby/tickets`` (docs/players.md).
+
+A player (player token) opens a ticket for a rule set (a preset, §10 fields over it),
+optionally naming a partner (who sits opposite, R2, once their ticket names this player
+too) and a wait after which bots fill the free seats. The ticket can be read, streamed
+(SSE: one ``ticket`` frame per version, resumable with ``Last-Event-ID``) and cancelled
+while it waits. :class:`LobbySweeper` gives bots to tickets whose wait has passed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+from uuid import UUID
+
+import anyio
+import msgspec
+from litestar import Controller, Litestar, Request, Response, delete, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter
+from litestar.response import Stream
+
+from api.auth import bearer, player_of, scope_of
+from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
+from api.idempotency import Answer, Key, run
+from api.matches import BEARER, IdempotencyKey, play_bots
+from api.players.dto import TicketRequestBody, TicketView
+from api.runtime import Runtime
+from api.strict import json_body, read_body
+from domain.accounts.ticket import Ticket
+from domain.rules.ruleset import STANDARD, RuleSet, preset
+from services.accounts import lobby
+from services.game import GameService
+from services.idempotency import Outcome
+
+log = logging.getLogger(__name__)
+EVENT_STREAM = "text/event-stream"
+POLL_S = 0.5
+STREAM_LIFETIME_S = 300.0
+
+
+def ticket_view(ticket: Ticket) -> TicketView:
+    wait = ticket.bots_after_ms
+    return TicketView(
+        ticket_id=str(ticket.id),
+        status=ticket.status,  # type: ignore[arg-type]
+        version=ticket.version,
+        preset=ticket.preset,
+        partner=None if ticket.partner_id is None else str(ticket.partner_id),
+        bots_after_seconds=None if wait is None else wait // 1000,
+        queued_at=ticket.created_on.isoformat(),
+        match_id=None if ticket.match_id is None else str(ticket.match_id),
+        seat=ticket.seat,
+    )
+
+
+def rules_of(body: TicketRequestBody) -> RuleSet:
+    base = preset(body.preset) if body.preset is not None else STANDARD
+    if body.rules is None:
+        return base
+    return RuleSet.from_mapping({**base.to_mapping(), **body.rules.fields()})
+
+
+def read_ticket(service: GameService, token: str | None, ticket_id: UUID) -> Ticket:
+    """The caller's ticket, after giving its lobby the match that is due (bots)."""
+    account = player_of(service, token).account
+    ticket = lobby.owned_ticket(service, account.id, ticket_id)
+    if ticket.status == "waiting" and lobby.sweep(service, ticket.lobby_id) is not None:
+        ticket = lobby.owned_ticket(service, account.id, ticket_id)
+    return ticket
+
+
+class LobbyController(Controller):
+    path = "/v1/lobby/tickets"
+    tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @post(
+        "/",
+        status_code=201,
+        summary="Queue for quick play (a player); four compatible tickets make a match",
+        description="Tickets with the same preset and rules are matched first come, first "
+        "seated; partners who name each other sit opposite (R2). With `botsAfterSeconds`, "
+        "bots fill the free seats once the ticket has waited that long. 409 "
+        "`already-queued`: the player waits with another ticket.",
+        responses=problems(401, 403, 409, body=True),
+        security=BEARER,
+        response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
+        opt=json_body(TicketRequestBody | None),
+    )
+    async def open(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[TicketView]:
+        body = await read_body(request, TicketRequestBody | None) or TicketRequestBody()
+        service, token = runtime.service, bearer(request)
+        rules = rules_of(body)
+        partner = body.partner
+        wait = body.bots_after_seconds
+
+        def work(key: Key) -> Answer[TicketView]:
+            account = player_of(service, token).account
+            ticket, made = lobby.open_ticket(
+                service,
+                lobby.TicketRequest(
+                    account.id,
+                    rules,
+                    body.preset,
+                    partner,
+                    None if wait is None else wait * 1000,
+                    body.bot_kind,
+                ),
+            )
+            records = key.records(Outcome(201, ticket.id, 1))
+            if records:
+                service.save(*records)
+            if made is not None:
+                play_bots(service, made, runtime.bot_steps)
+            return Answer(201, ticket_view(lobby.get_ticket(service, ticket.id)))
+
+        def replay(outcome: Outcome) -> TicketView:
+            return ticket_view(lobby.get_ticket(service, outcome.subject))
+
+        response = await run(
+            runtime,
+            request,
+            idempotency_key,
+            scope_of(token),
+            work,
+            replay,
+            lambda: player_of(service, token),
+        )
+        content = response.content
+        if isinstance(content, TicketView):
+            response.headers["Location"] = f"/v1/lobby/tickets/{content.ticket_id}"
+        return response
+
+    @get(
+        "/{ticket_id:uuid}",
+        summary="The player's ticket: waiting, matched (the match and seat) or cancelled",
+        responses=problems(401, 403, 404),
+        security=BEARER,
+    )
+    async def show(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        ticket_id: FromPath[UUID],
+    ) -> TicketView:
+        ticket = await runtime.call(read_ticket, runtime.service, bearer(request), ticket_id)
+        return ticket_view(ticket)
+
+    @delete(
+        "/{ticket_id:uuid}",
+        status_code=200,
+        summary="Cancel a waiting ticket",
+        description="409 `ticket-closed` once it is matched or cancelled.",
+        responses=problems(401, 403, 404, 409),
+        security=BEARER,
+    )
+    async def cancel(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        ticket_id: FromPath[UUID],
+    ) -> TicketView:
+        service, token = runtime.service, bearer(request)
+
+        def work() -> Ticket:
+            account = player_of(service, token).account
+            return lobby.cancel(service, account.id, ticket_id)
+
+        return ticket_view(await runtime.call(work))
+
+    @get(
+        "/{ticket_id:uuid}/stream",
+        media_type=EVENT_STREAM,
+        summary="The ticket's changes (Server-Sent Events)",
+        description="`event: ticket` frames, `id` the ticket's version, `data` the ticket "
+        "(JSON): the current one at once (unless `Last-Event-ID` is it already), then each "
+        "change; the stream ends once the ticket is matched or cancelled.",
+        responses=problems(401, 403, 404),
+        security=BEARER,
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: NamedDependency[Runtime],
+        ticket_id: FromPath[UUID],
+        last_event_id: Annotated[
+            int | None,
+            HeaderParameter(name="Last-Event-ID", ge=0, le=10**9, description="A version"),
+        ] = None,
+    ) -> Stream:
+        service, token = runtime.service, bearer(request)
+        first = await runtime.call(read_ticket, service, token, ticket_id)  # 401/404 now
+
+        async def frames() -> AsyncIterator[bytes]:
+            seen = last_event_id or 0
+            ticket = first
+            waited = 0.0
+            while True:
+                if ticket.version > seen:
+                    seen = ticket.version
+                    data = msgspec.json.encode(ticket_view(ticket))
+                    yield b"id: %d\nevent: ticket\ndata: %s\n\n" % (seen, data)
+                if ticket.status != "waiting" or waited >= STREAM_LIFETIME_S:
+                    return
+                await anyio.sleep(POLL_S)
+                waited += POLL_S
+                ticket = await runtime.call(read_ticket, service, token, ticket_id)
+
+        return Stream(
+            frames(),
+            media_type=EVENT_STREAM,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+
+class LobbySweeper:
+    """Every ``interval_s``: bots for the tickets whose wait has passed, in every lobby
+    of the store (reading a ticket sweeps its lobby too). Replicas may sweep at once: the
+    lobby's version lets one match through (:mod:`services.accounts.lobby`)."""
+
+    def __init__(self, runtime: Runtime, interval_s: float = 1.0) -> None:
+        self.runtime = runtime
+        self.interval_s = interval_s
+        self.lobbies = lobby.Lobbies()
+
+    def sweep_all(self) -> None:
+        service = self.runtime.service
+        for made in lobby.sweep_due(service, self.lobbies):
+            play_bots(service, made, self.runtime.bot_steps)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Litestar) -> AsyncIterator[None]:
+        if not self.interval_s:  # off (an app on a given service: tests sweep by reading)
+            yield
+            return
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._loop)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+
+    async def _loop(self) -> None:
+        while True:
+            await anyio.sleep(self.interval_s)
+            try:
+                await self.runtime.call(self.sweep_all)
+            except Exception:  # the next sweep tries again
+                log.exception("the lobby sweep failed")

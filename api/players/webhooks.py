@@ -1,0 +1,190 @@
+"""Webhooks for the app's push service (docs/webhooks.md): the operator's routes and the
+worker that runs the outbox.
+
+``POST /v1/webhooks`` registers a subscription (URL, secret, kinds), ``GET`` lists them,
+``DELETE /v1/webhooks/{id}`` stops it, ``GET /v1/webhooks/{id}/deliveries`` is its
+delivery log; all with ``Authorization: Bearer <OPERATOR_TOKEN>`` (403 when the service
+has none, or for another token). :class:`WebhookWorker` follows the event log into the
+outbox and sends what is due, every ``interval_s``, on every replica (the store lets one
+record each result).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import secrets
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+from uuid import UUID
+
+import anyio
+from litestar import Controller, Litestar, Request, Response, delete, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, QueryParameter
+
+from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
+from api.dto import REPLAYED_HEADER, problems
+from api.idempotency import Answer, Key, run
+from api.matches import BEARER, IdempotencyKey
+from api.players.dto import RegisterWebhook
+from api.runtime import Runtime
+from api.strict import json_body, read_body
+from services.idempotency import Outcome
+from services.webhooks import subscriptions as subs
+from services.webhooks.dispatch import Dispatcher, Post, http_post
+from services.webhooks.outbox import WebhookOutbox
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WebhookConfig:
+    """What the app factory passes: the operator token, the outbox's store environment,
+    the worker's period (0: off) and how to send (tests pass a fake)."""
+
+    operator_token: str | None = None
+    outbox_env: Mapping[str, str] = field(
+        default_factory=lambda: {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    )
+    interval_s: float = 0.0
+    post: Post = http_post
+
+
+class Webhooks:
+    """The outbox, its dispatcher and the operator check (the ``webhooks`` dependency)."""
+
+    def __init__(self, runtime: Runtime, config: WebhookConfig) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.outbox = WebhookOutbox(config.outbox_env, leader=runtime.service)
+        self.dispatcher = Dispatcher(self.outbox, runtime.service, post=config.post)
+        token = config.operator_token
+        self.operator_hash = None if token is None else hashlib.sha256(token.encode()).digest()
+
+    def provide(self) -> Webhooks:
+        return self
+
+    def require_operator(self, token: str | None) -> None:
+        if token is None:
+            raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
+        if self.operator_hash is None:
+            raise ForbiddenError("webhooks are off: the service has no OPERATOR_TOKEN")
+        if not secrets.compare_digest(hashlib.sha256(token.encode()).digest(), self.operator_hash):
+            raise ForbiddenError("this is not the operator token")
+
+    def run_once(self) -> int:
+        """Follow the log into the outbox, then send what is due (blocking)."""
+        self.outbox.catch_up()
+        return self.dispatcher.deliver_due()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Litestar) -> AsyncIterator[None]:
+        if not self.config.interval_s:
+            yield
+            self.outbox.close()
+            return
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._loop)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+        self.outbox.close()
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.runtime.call(self.run_once)
+            except Exception:  # the tracked position stays: the next run resumes there
+                log.exception("the webhook outbox failed")
+            await anyio.sleep(self.config.interval_s)
+
+
+class WebhookController(Controller):
+    path = "/v1/webhooks"
+    tags = ["webhooks"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @post(
+        "/",
+        status_code=201,
+        summary="Register a webhook subscription (operator)",
+        description="Deliveries of the kinds asked for are POSTed to `url` as JSON, signed "
+        '(`Shengji-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`; refuse '
+        "a `t` older than 300 s), at least once (deduplicate by `Shengji-Delivery`), in order "
+        "per player, retried with exponential backoff and jitter.",
+        responses=problems(401, 403, body=True),
+        security=BEARER,
+        response_headers=[REPLAYED_HEADER],
+        opt=json_body(RegisterWebhook),
+    )
+    async def register(
+        self,
+        request: Request[Any, Any, Any],
+        webhooks: NamedDependency[Webhooks],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[subs.SubscriptionView]:
+        token = bearer(request)
+        webhooks.require_operator(token)
+        data = await read_body(request, RegisterWebhook)
+        service = webhooks.runtime.service
+
+        def work(key: Key) -> Answer[subs.SubscriptionView]:
+            sub = subs.register(
+                service,
+                data.url,
+                data.secret,
+                tuple(data.kinds),
+                extras=lambda s: key.records(Outcome(201, s.id, 1)),
+            )
+            return Answer(201, subs.view(sub))
+
+        def replay(outcome: Outcome) -> subs.SubscriptionView:
+            return subs.view(subs.get_subscription(service, outcome.subject))
+
+        return await run(webhooks.runtime, request, idempotency_key, scope_of(token), work, replay)
+
+    @get("/", summary="The webhook subscriptions (operator)", responses=problems(401, 403))
+    async def index(
+        self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
+    ) -> list[subs.SubscriptionView]:
+        webhooks.require_operator(bearer(request))
+        return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
+
+    @delete(
+        "/{subscription_id:uuid}",
+        status_code=200,
+        summary="Stop a subscription (operator); its undelivered items are not sent",
+        responses=problems(401, 403, 404, 409),
+    )
+    async def remove(
+        self,
+        request: Request[Any, Any, Any],
+        webhooks: NamedDependency[Webhooks],
+        subscription_id: FromPath[UUID],
+    ) -> subs.SubscriptionView:
+        webhooks.require_operator(bearer(request))
+        sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
+        return subs.view(sub)
+
+    @get(
+        "/{subscription_id:uuid}/deliveries",
+        summary="The delivery log of a subscription, newest first (operator)",
+        description="Each delivery with its attempts (status or error), when it was "
+        "delivered, and when the next attempt is due.",
+        responses=problems(401, 403, 404),
+    )
+    async def deliveries(
+        self,
+        request: Request[Any, Any, Any],
+        webhooks: NamedDependency[Webhooks],
+        subscription_id: FromPath[UUID],
+        limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+    ) -> list[subs.DeliveryView]:
+        webhooks.require_operator(bearer(request))
+        service = webhooks.runtime.service
+        return await webhooks.runtime.call(
+            subs.deliveries, service, webhooks.dispatcher, subscription_id, limit
+        )

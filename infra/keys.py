@@ -1,0 +1,95 @@
+"""Where the players' keys live (crypto-shredding, docs/players.md): outside the event
+store, in a place that can really delete.
+
+* SQLite: a file of its own beside the events' (``<file>.keys``) with ``secure_delete``
+  (deleted rows are overwritten with zeros) and a WAL checkpoint after each erasure, so
+  an erased key is not left in free pages or the log;
+* PostgreSQL: a table ``<schema>.shengji_player_keys``; after a DELETE the row's old
+  version lingers until VACUUM, which :meth:`PostgresKeys.erase` runs on the table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from uuid import UUID
+
+import psycopg
+from psycopg import sql
+
+from infra.settings import Settings, parse_database_url
+
+
+class SQLiteKeys:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS player_keys (id TEXT PRIMARY KEY, key BLOB)")
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=5)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA secure_delete=ON")
+        return db
+
+    def get(self, account_id: UUID) -> bytes | None:
+        with self._lock, self._connect() as db:
+            row = db.execute("SELECT key FROM player_keys WHERE id=?", (account_id.hex,)).fetchone()
+        db.close()
+        return None if row is None else bytes(row[0])
+
+    def create(self, account_id: UUID, key: bytes) -> None:
+        with self._lock, self._connect() as db:
+            db.execute("INSERT OR IGNORE INTO player_keys VALUES (?, ?)", (account_id.hex, key))
+        db.close()
+
+    def erase(self, account_id: UUID) -> None:
+        with self._lock:
+            db = self._connect()
+            try:
+                with db:
+                    db.execute("DELETE FROM player_keys WHERE id=?", (account_id.hex,))
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                db.close()
+
+
+class PostgresKeys:
+    def __init__(self, settings: Settings) -> None:
+        assert settings.database_url is not None
+        target = parse_database_url(settings.database_url)
+        self.conninfo = psycopg.conninfo.make_conninfo(
+            dbname=target.dbname,
+            host=target.host,
+            port=str(target.port),
+            user=target.user,
+            password=target.password,
+        )
+        self.table = sql.Identifier(settings.postgres_schema, "shengji_player_keys")
+        with psycopg.connect(self.conninfo, autocommit=True) as db:
+            db.execute(
+                sql.SQL("CREATE TABLE IF NOT EXISTS {} (id uuid PRIMARY KEY, key bytea)").format(
+                    self.table
+                )
+            )
+
+    def get(self, account_id: UUID) -> bytes | None:
+        with psycopg.connect(self.conninfo) as db:
+            row = db.execute(
+                sql.SQL("SELECT key FROM {} WHERE id=%s").format(self.table), (account_id,)
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def create(self, account_id: UUID, key: bytes) -> None:
+        with psycopg.connect(self.conninfo) as db:
+            db.execute(
+                sql.SQL("INSERT INTO {} VALUES (%s, %s) ON CONFLICT DO NOTHING").format(self.table),
+                (account_id, key),
+            )
+
+    def erase(self, account_id: UUID) -> None:
+        with psycopg.connect(self.conninfo, autocommit=True) as db:
+            db.execute(sql.SQL("DELETE FROM {} WHERE id=%s").format(self.table), (account_id,))
+            db.execute(sql.SQL("VACUUM {}").format(self.table))

@@ -1,0 +1,122 @@
+"""Private tables: invite codes (docs/players.md).
+
+``create_invite`` draws a code from the OS's CSPRNG (:data:`CODE_ALPHABET`, 8 characters,
+40 bits) and saves the :class:`~domain.accounts.invite.Invite` whose id the code names; a
+code already taken conflicts on the store's version 1 and another is drawn. ``join``
+seats the caller at the lowest free seat (R1) — a player by their account (the seat and
+the account's ``SeatClaimed`` in one save), anyone else under the name they give; two
+callers racing for one seat conflict on the match's version and the loser tries the next
+free seat.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from domain.accounts.account import Account
+from domain.accounts.invite import CODE_ALPHABET, CODE_LENGTH, Invite, invite_id
+from domain.game.match import Match
+from domain.rules.errors import IllegalMoveError
+from services.accounts.players import get_account
+from services.accounts.seating import claim_seat
+from services.commands import Attach, CommandResult
+from services.errors import NotFoundError, VersionConflictError
+from services.game import GameService
+from services.sources import SEAT_ROLE, new_token
+
+ATTEMPTS = 8
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def create_invite(
+    service: GameService,
+    match_id: UUID,
+    by: str,
+    ttl: timedelta,
+    *,
+    extras: Callable[[str, Invite], list[Any]] | None = None,
+) -> tuple[str, Invite]:
+    """A new code for ``match_id`` (which must be open: R32)."""
+    match = service.get_match(match_id)
+    if match.finished:
+        raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
+    for _ in range(ATTEMPTS):
+        code = new_code()
+        invite = Invite.create(code, match_id, ttl, by, service.clock())
+        try:
+            service.save(invite, *(extras(code, invite) if extras else ()))
+        except IntegrityError:
+            continue  # the code is taken: draw another
+        return code, invite
+    raise VersionConflictError("no free invite code was drawn; try again")  # pragma: no cover
+
+
+def find_invite(service: GameService, code: str) -> Invite:
+    try:
+        found: Any = service.repository.get(invite_id(code))
+    except AggregateNotFoundError:
+        raise NotFoundError("no invite with this code") from None
+    if not isinstance(found, Invite):
+        raise NotFoundError("no invite with this code")  # pragma: no cover
+    return found
+
+
+def free_seats(match: Match) -> list[int]:
+    return [s for s in range(4) if match.seats[s] is None]
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    match_id: UUID
+    seat: int
+    token: str
+    result: CommandResult
+
+
+def join(
+    service: GameService,
+    code: str,
+    *,
+    name: str | None,
+    account_id: UUID | None,
+    attach: Callable[[int], Attach | None],
+) -> Joined:
+    """Seat the caller at the lowest free seat of the invite's match (R1)."""
+    invite = find_invite(service, code)
+    invite.check_open(service.clock())
+    for _ in range(ATTEMPTS):
+        match = service.get_match(invite.match_id)
+        if match.finished:
+            raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
+        free = free_seats(match)
+        if not free:
+            raise IllegalMoveError(
+                "R1: the table has four players already", rule="R1", code="no-free-seat"
+            )
+        seat = free[0]
+        try:
+            if account_id is not None:
+                account: Account = get_account(service, account_id)
+                token, done = claim_seat(
+                    service, account, invite.match_id, seat, attach=attach(seat)
+                )
+            else:
+                token = new_token(invite.match_id, SEAT_ROLE)
+                _, done = service.take_seat(
+                    invite.match_id, seat, name or "", token=token, attach=attach(seat)
+                )
+        except VersionConflictError:
+            continue  # someone took a seat (or the account changed) first: look again
+        return Joined(invite.match_id, seat, token, done)
+    raise VersionConflictError("the table kept changing; try again")  # pragma: no cover

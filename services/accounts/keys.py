@@ -1,0 +1,87 @@
+"""Crypto-shredding (docs/players.md): personal data in events is sealed under a key per
+player; destroying the key erases the data from an immutable history.
+
+:class:`Sealer` seals a field value as ``enc:v1:<account hex>:<base64(nonce+ciphertext)>``
+(AES-256-GCM, a fresh 96-bit nonce each time, the account id and field name as associated
+data, so a sealed value cannot be moved to another account or field). Opening a value
+whose key is gone answers :data:`ERASED`. The keys live outside the event store, in a
+:class:`KeyStore` that can really delete (``infra.keys``: an SQLite file with
+``secure_delete``, or a PostgreSQL table); :class:`MemoryKeys` for the in-memory store.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import threading
+from typing import Protocol
+from uuid import UUID
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+PREFIX = "enc:v1:"
+ERASED = "erased player"
+"""What a sealed name reads as once its player is erased."""
+
+
+class KeyStore(Protocol):
+    def get(self, account_id: UUID) -> bytes | None: ...
+
+    def create(self, account_id: UUID, key: bytes) -> None: ...
+
+    def erase(self, account_id: UUID) -> None: ...
+
+
+class MemoryKeys:
+    """Keys in memory (the POPO store of tests)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[UUID, bytes] = {}
+        self._lock = threading.Lock()
+
+    def get(self, account_id: UUID) -> bytes | None:
+        return self._keys.get(account_id)
+
+    def create(self, account_id: UUID, key: bytes) -> None:
+        with self._lock:
+            self._keys.setdefault(account_id, key)
+
+    def erase(self, account_id: UUID) -> None:
+        with self._lock:
+            self._keys.pop(account_id, None)
+
+
+class Sealer:
+    """Seals and opens personal fields with the players' keys."""
+
+    def __init__(self, keys: KeyStore) -> None:
+        self.keys = keys
+
+    def seal(self, account_id: UUID, field: str, value: str) -> str:
+        key = self.keys.get(account_id)
+        if key is None:
+            self.keys.create(account_id, AESGCM.generate_key(bit_length=256))
+            key = self.keys.get(account_id)
+            assert key is not None
+        nonce = secrets.token_bytes(12)
+        sealed = AESGCM(key).encrypt(nonce, value.encode(), _aad(account_id, field))
+        return f"{PREFIX}{account_id.hex}:{base64.b64encode(nonce + sealed).decode()}"
+
+    def open(self, field: str, value: str) -> str:
+        if not value.startswith(PREFIX):
+            return value
+        owner, _, blob = value[len(PREFIX) :].partition(":")
+        account_id = UUID(hex=owner)
+        key = self.keys.get(account_id)
+        if key is None:
+            return ERASED
+        raw = base64.b64decode(blob)
+        try:
+            return AESGCM(key).decrypt(raw[:12], raw[12:], _aad(account_id, field)).decode()
+        except InvalidTag:  # pragma: no cover - a tampered store
+            return ERASED
+
+
+def _aad(account_id: UUID, field: str) -> bytes:
+    return account_id.bytes + field.encode()

@@ -1,0 +1,216 @@
+"""Quick play (docs/players.md): tickets queue in the lobby of their rule set; four seats'
+worth of waiting parties — or the oldest party and bots, once its wait has passed — make
+a match, created, seated (partners opposite, R2) and dealt (R16) in the **same save** as
+the lobby's ``MatchMade``, the tickets' ``TicketMatched`` and the accounts'
+``SeatClaimed``. Two replicas racing over one lobby conflict on its version: one save
+wins, the other is retried on the new state, so no ticket ever seats twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.utils import get_topic
+
+from domain.accounts.account import Account
+from domain.accounts.lobby import Lobby, LobbyOpened, Waiting, lobby_id, plan, rules_key
+from domain.accounts.ticket import Ticket
+from domain.game.match import Match
+from domain.rules.ruleset import RuleSet
+from services.accounts.players import get_account
+from services.accounts.seating import open_first_round
+from services.accounts.store import forget, save_all
+from services.errors import NotFoundError, VersionConflictError
+from services.game import GameService
+from services.sources import SEAT_ROLE, new_token, token_hash
+
+ATTEMPTS = 20
+QUICK_PLAY = "quick play"
+
+
+@dataclass(frozen=True, slots=True)
+class TicketRequest:
+    account_id: UUID
+    rules: RuleSet
+    preset: str | None
+    partner_id: UUID | None
+    bots_after_ms: int | None
+    bot_kind: str
+
+
+def _get(service: GameService, aggregate_id: UUID, cls: type[Any], what: str) -> Any:
+    try:
+        found: Any = service.repository.get(aggregate_id)
+    except AggregateNotFoundError:
+        raise NotFoundError(f"no {what} {aggregate_id}") from None
+    if not isinstance(found, cls):
+        raise NotFoundError(f"no {what} {aggregate_id}")
+    return found
+
+
+def get_ticket(service: GameService, ticket_id: UUID) -> Ticket:
+    ticket: Ticket = _get(service, ticket_id, Ticket, "ticket")
+    return ticket
+
+
+def get_lobby(service: GameService, lid: UUID) -> Lobby | None:
+    try:
+        lobby: Lobby = _get(service, lid, Lobby, "lobby")
+    except NotFoundError:
+        return None
+    return lobby
+
+
+def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID | None]:
+    """Queue a ticket (and make a match at once when it completes one); answers the
+    ticket as saved and the match it made, if any."""
+    mapping = req.rules.to_mapping()
+    key = rules_key(mapping, req.preset)
+    lid = lobby_id(key)
+    ticket_id = uuid4()
+    for _ in range(ATTEMPTS):
+        now = service.clock()
+        account = get_account(service, req.account_id)
+        lobby = get_lobby(service, lid) or Lobby.open(key, req.preset, mapping, now)
+        ticket = Ticket.open(
+            ticket_id,
+            account.id,
+            lid,
+            req.preset,
+            req.partner_id,
+            req.bots_after_ms,
+            req.bot_kind,
+            now,
+        )
+        account.queue(ticket.id, now)
+        lobby.queue(
+            Waiting(ticket.id, account.id, req.partner_id, now, req.bots_after_ms, req.bot_kind),
+            now,
+        )
+        known: dict[UUID, Any] = {account.id: account, ticket.id: ticket}
+        try:
+            made = matchmake(service, lobby, now, known)
+            save_all(service, lobby, *known.values())
+        except VersionConflictError:
+            continue
+        return ticket, made
+    raise VersionConflictError("the lobby is busy; try again")  # pragma: no cover
+
+
+def sweep(service: GameService, lid: UUID) -> UUID | None:
+    """Make a match in the lobby if one is due now (bots after a wait); its id, else None."""
+    for _ in range(ATTEMPTS):
+        lobby = get_lobby(service, lid)
+        if lobby is None:
+            return None
+        known: dict[UUID, Any] = {}
+        try:
+            made = matchmake(service, lobby, service.clock(), known)
+            if made is None:
+                return None
+            save_all(service, lobby, *known.values())
+        except VersionConflictError:
+            continue
+        return made
+    return None  # pragma: no cover - the next sweep tries again
+
+
+def cancel(service: GameService, account_id: UUID, ticket_id: UUID) -> Ticket:
+    for _ in range(ATTEMPTS):
+        now = service.clock()
+        ticket = owned_ticket(service, account_id, ticket_id)
+        ticket.cancel(now)  # refused once matched or cancelled
+        account = get_account(service, account_id)
+        account.unqueue(ticket_id, now)
+        lobby = get_lobby(service, ticket.lobby_id)
+        if lobby is not None:
+            lobby.leave(ticket_id, now)
+        try:
+            # the account's event first: a player's stream learns the ticket from it
+            save_all(service, account, ticket, *([lobby] if lobby is not None else []))
+        except VersionConflictError:
+            continue
+        return ticket
+    raise VersionConflictError("the lobby is busy; try again")  # pragma: no cover
+
+
+def owned_ticket(service: GameService, account_id: UUID, ticket_id: UUID) -> Ticket:
+    """The account's own ticket (another's is not found: its existence is not shown)."""
+    ticket = get_ticket(service, ticket_id)
+    if ticket.account_id != account_id:
+        raise NotFoundError(f"no ticket {ticket_id}")
+    return ticket
+
+
+def matchmake(
+    service: GameService, lobby: Lobby, now: datetime, known: dict[UUID, Any]
+) -> UUID | None:
+    """The next match of ``lobby``, if its waiting tickets make one now: the match, its
+    first round and the tickets' and accounts' events are put in ``known`` (to save with
+    the lobby); its id, else None."""
+    seating = plan(lobby.waiting, now)
+    if seating is None:
+        return None
+    match_id = uuid4()
+    rules = RuleSet.from_mapping(lobby.rules)
+    match = Match.create(rules, now, name=QUICK_PLAY, preset=lobby.preset, match_id=match_id)
+    for seat, ticket_id, account_id, kind in seating:
+        digest = token_hash(new_token(match_id, SEAT_ROLE))  # never shown: see below
+        if account_id is None or ticket_id is None:
+            match.take_seat(seat, f"{kind} bot {seat}", kind, digest, now)
+            continue
+        account: Account = known.get(account_id) or get_account(service, account_id)
+        ticket: Ticket = known.get(ticket_id) or get_ticket(service, ticket_id)
+        if ticket.status != "waiting":
+            # The lobby was read before another replica's save that closed this ticket
+            # (its save would conflict on the lobby's version anyway): read both again.
+            forget(service, lobby.id)
+            raise VersionConflictError("the lobby changed meanwhile")
+        known[account_id], known[ticket_id] = account, ticket
+        # The player acts with their player token, or asks for a fresh seat token.
+        match.take_seat(seat, account.display_name, "human", digest, now, account.id)
+        account.claim_seat(match_id, seat, now, ticket_id=ticket_id)
+        ticket.matched(match_id, seat, now)
+    lobby.make_match(match_id, seating, now)
+    first = open_first_round(service, match, now)
+    known[match.id], known[first.id] = match, first
+    return match_id
+
+
+class Lobbies:
+    """The lobbies of the store, read from its notification log (``LobbyOpened``): every
+    replica finds every lobby, also those opened elsewhere or before it started."""
+
+    def __init__(self) -> None:
+        self.position = 0
+        self.ids: list[UUID] = []
+
+    def refresh(self, service: GameService) -> list[UUID]:
+        topic = get_topic(LobbyOpened)
+        while True:
+            found = service.recorder.select_notifications(
+                self.position, 100, topics=[topic], inclusive_of_start=False
+            )
+            for n in found:
+                self.ids.append(UUID(str(n.originator_id)))
+                self.position = n.id
+            if len(found) < 100:
+                return self.ids
+
+
+def sweep_due(service: GameService, lobbies: Lobbies) -> list[UUID]:
+    """Make every match that is due (bots after a wait) in every lobby; their ids."""
+    now = service.clock()
+    made: list[UUID] = []
+    for lid in lobbies.refresh(service):
+        found = get_lobby(service, lid)
+        due = None if found is None else found.next_bots_at()
+        if due is not None and due <= now:
+            match_id = sweep(service, lid)
+            if match_id is not None:
+                made.append(match_id)
+    return made

@@ -1,0 +1,77 @@
+"""``GET /v1/players/me/matches``: the account's matches, current first, with whose turn
+it is and its deadline (docs/players.md).
+
+The list is read from the account's ``SeatClaimed`` events (its seats) and each match's
+current state: the account is the index, the matches are the truth, so the list is never
+behind a save (no projection to lag).
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import msgspec
+
+from domain.accounts.account import Account
+from domain.game.round import RoundPhase
+from domain.game.timers import turn_clock
+from services.game import GameService
+
+_OVER = frozenset((RoundPhase.SCORED, RoundPhase.ABANDONED))
+
+
+class MyMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One match the player sits in."""
+
+    match_id: str
+    name: str
+    seat: int
+    """The player's seat (R1); the player token acts for it."""
+    status: str
+    """``waiting`` (seats free), ``playing`` or ``finished`` (R32)."""
+    version: int
+    round_number: int
+    to_act: int | None
+    """The seat whose turn it is (None between rounds, while dealing, or when over)."""
+    your_turn: bool
+    turn_deadline: str | None
+    """When the seat to act times out (turn limits, docs/timers.md); None without one."""
+    winner: int | None
+    """The winning team (0: seats 0 and 2, 1: seats 1 and 3) once finished (R2, R32)."""
+
+
+class MyMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    current: list[MyMatch]
+    finished: list[MyMatch]
+
+
+def my_matches(service: GameService, account: Account) -> MyMatches:
+    items = [one(service, match_id, seat) for match_id, seat in account.seats.items()]
+    return MyMatches(
+        current=[i for i in items if i.status != "finished"],
+        finished=[i for i in items if i.status == "finished"],
+    )
+
+
+def one(service: GameService, match_id: UUID, seat: int) -> MyMatch:
+    match = service.get_match(match_id)
+    round_ = service.current_round(match)
+    to_act: int | None = None
+    deadline: str | None = None
+    if round_ is not None and not match.finished and round_.phase not in _OVER:
+        to_act = round_.to_act()
+        clock = turn_clock(match.timers, round_)
+        deadline = None if clock is None else clock.deadline.isoformat()
+    status = "finished" if match.finished else ("playing" if match.seated else "waiting")
+    return MyMatch(
+        match_id=str(match.id),
+        name=match.name,
+        seat=seat,
+        status=status,
+        version=match.sequence(0 if round_ is None else round_.version),
+        round_number=match.round_number,
+        to_act=to_act,
+        your_turn=to_act == seat,
+        turn_deadline=deadline,
+        winner=match.winner,
+    )

@@ -1,0 +1,92 @@
+"""Sign-in with the app's own identity provider (OpenID Connect access tokens, JWT).
+
+:class:`OidcVerifier` checks a token's signature against the provider's JWKS (PyJWT's
+``PyJWKClient``: keys cached, fetched again for an unknown ``kid`` and after
+``lifespan_s``), its issuer, audience, expiry and subject. :func:`sign_in` exchanges a
+verified token for a session of the player's account — one account per (issuer,
+subject), made at the first sign-in — so every other route takes the player token as
+usual (docs/players.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+
+import jwt
+
+from domain.accounts.account import LOCALES, Account
+from services.accounts.players import get_account, open_session
+from services.accounts.store import save_all
+from services.errors import NotFoundError, VersionConflictError
+from services.game import GameService
+from services.sources import PLAYER_ROLE, new_token, token_hash
+
+NS = uuid5(NAMESPACE_URL, "shengji:oidc")
+ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "PS256"]
+
+
+class OidcError(Exception):
+    """The token does not verify (signature, issuer, audience, expiry, subject)."""
+
+
+class OidcVerifier:
+    def __init__(
+        self, issuer: str, audience: str, jwks_url: str, *, lifespan_s: float = 300.0
+    ) -> None:
+        self.issuer = issuer
+        self.audience = audience
+        self.jwks = jwt.PyJWKClient(jwks_url, cache_keys=True, lifespan=lifespan_s, timeout=5)
+
+    def verify(self, token: str) -> dict[str, Any]:
+        try:
+            key = self.jwks.get_signing_key_from_jwt(token)
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key.key,
+                algorithms=ALGORITHMS,
+                audience=self.audience,
+                issuer=self.issuer,
+                options={"require": ["exp", "iss", "aud", "sub"]},
+                leeway=30,
+            )
+        except jwt.PyJWTError as e:
+            raise OidcError(f"the identity token does not verify: {e}") from None
+        return claims
+
+
+def account_id_of(issuer: str, subject: str) -> UUID:
+    return uuid5(NS, f"{issuer}\n{subject}")
+
+
+def sign_in(
+    service: GameService, verifier: OidcVerifier, token: str, label: str
+) -> tuple[Account, UUID, str]:
+    """The account of the token's subject (made at the first sign-in), a new session of
+    it and that session's player token (shown once)."""
+    claims = verifier.verify(token)
+    account_id = account_id_of(verifier.issuer, str(claims["sub"]))
+    for _ in range(3):
+        try:
+            account = get_account(service, account_id)
+        except NotFoundError:
+            name = str(claims.get("name") or claims.get("preferred_username") or "player")[:100]
+            locale = str(claims.get("locale") or "en")
+            session_id, player_token = uuid4(), new_token(account_id, PLAYER_ROLE)
+            account = Account.create(
+                account_id,
+                name.strip() or "player",
+                locale if locale in LOCALES else "en",
+                session_id,
+                token_hash(player_token),
+                label,
+                service.clock(),
+            )
+            try:
+                save_all(service, account)
+            except VersionConflictError:
+                continue  # a first sign-in from another device won: open a session
+            return account, session_id, player_token
+        session_id, player_token = open_session(service, account, label)
+        return account, session_id, player_token
+    raise VersionConflictError("the account kept changing; try again")  # pragma: no cover

@@ -1,0 +1,1 @@
+"""Webhooks: an outbox that follows the event log and a dispatcher (docs/webhooks.md)."""

@@ -1,0 +1,201 @@
+"""The webhook outbox: a follower of the game's event log (the eventsourcing library's
+``ProcessApplication``, ARCHITECTURE decision 10).
+
+It pulls the game's notifications after its tracked position; for each, its
+:meth:`WebhookOutbox.policy` appends deliveries to the queues of the subscriptions that
+want them, and the library saves those events **with the tracking record in one
+transaction** (its process recorder). So a crash at any point resumes exactly after the
+last notification processed: nothing is lost, nothing enqueued twice. The outbox has a
+store of its own (its own tables on PostgreSQL, its own file beside the SQLite one).
+
+Kinds, per player: ``match-found`` (the account's ``SeatClaimed``), ``your-turn`` (a
+round event after which the seat to act changed to a player's), ``match-finished``
+(``MatchFinished``); per tournament: ``tournament-round-ready`` (``RoundScheduled``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
+from eventsourcing.domain import DomainEventProtocol
+from eventsourcing.persistence import Mapper
+from eventsourcing.system import ProcessApplication
+
+from domain.accounts.account import SeatClaimed
+from domain.accounts.webhooks import (
+    Queue,
+    Registry,
+    SubscriptionRegistered,
+    SubscriptionRemoved,
+    Table,
+    queue_id,
+)
+from domain.game.match_events import MatchFinished
+from domain.game.round import Round
+from domain.game.round_events import RoundStarted
+from domain.game.timers import turn_clock
+from domain.tournament.events import RoundScheduled
+from services.codec import MsgspecMapper
+from services.game import GameService
+
+NS = uuid5(NAMESPACE_URL, "shengji:webhook-outbox")
+REGISTRY_ID = uuid5(NS, "registry")
+
+
+def table_id(match_id: UUID) -> UUID:
+    return uuid5(NS, f"table:{match_id}")
+
+
+class WebhookOutbox(ProcessApplication[UUID]):
+    name = "webhookoutbox"
+    env: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, env: Mapping[str, str] | None, *, leader: GameService) -> None:
+        super().__init__(env)
+        self.leader = leader
+        self.round_matches: dict[UUID, UUID] = {}
+        """Round id → its match, from ``RoundStarted`` (no replay to find a round's match)."""
+        self.follow(leader.name, leader.notification_log)
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        return MsgspecMapper()
+
+    def catch_up(self) -> None:
+        """Process every notification of the game's log after the tracked position."""
+        self.pull_and_process(self.leader.name)
+
+    # -- the policy --------------------------------------------------------------------------
+
+    def policy(
+        self, domain_event: DomainEventProtocol[UUID], processing_event: ProcessingEvent[UUID]
+    ) -> None:
+        e: Any = domain_event
+        work = _Work(self, processing_event, e.timestamp)
+        if isinstance(e, SubscriptionRegistered):
+            work.registry().subscribe(e.originator_id, tuple(e.kinds), e.timestamp)
+        elif isinstance(e, SubscriptionRemoved):
+            work.registry().unsubscribe(e.originator_id, e.timestamp)
+        elif isinstance(e, SeatClaimed):
+            table = work.table(e.match_id, create=True)
+            assert table is not None
+            table.seat(e.seat, e.originator_id, e.timestamp)
+            work.deliver(
+                "match-found", e.originator_id, {"matchId": str(e.match_id), "seat": e.seat}
+            )
+        elif isinstance(e, MatchFinished):
+            table = work.table(e.originator_id)
+            for seat, account in sorted((table.seats if table else {}).items()):
+                data = {"matchId": str(e.originator_id), "seat": seat, "winner": e.winner}
+                work.deliver("match-finished", account, data)
+        elif isinstance(e, RoundScheduled):
+            data = {"tournamentId": str(e.originator_id), "round": e.number}
+            work.deliver("tournament-round-ready", None, data, key=f"tournament:{e.originator_id}")
+        elif isinstance(e, RoundStarted):
+            self._remember_round(e.originator_id, e.match_id)
+        elif type(e).__module__ == "domain.game.round_events":
+            self._your_turn(work, e)
+        work.collect()
+
+    def _remember_round(self, round_id: UUID, match_id: UUID) -> None:
+        if len(self.round_matches) > 100_000:
+            self.round_matches.clear()
+        self.round_matches[round_id] = match_id
+
+    def _your_turn(self, work: _Work, e: Any) -> None:
+        """A player's seat is to act after this round event and was not before it. The
+        round is replayed (at this version and the one before) only when a subscription
+        wants ``your-turn`` and a player sits in its match."""
+        registry: Registry | None = work.get(REGISTRY_ID)
+        if registry is None or not any("your-turn" in k for k in registry.subscriptions.values()):
+            return
+        round_id, version = e.originator_id, e.originator_version
+        match_id = self.round_matches.get(round_id)
+        if match_id is None:  # a round begun before this process followed the log
+            match_id = self.leader.get_round(round_id).match_id
+            self._remember_round(round_id, match_id)
+        table = work.table(match_id)
+        if table is None:
+            return
+        try:
+            after: Round = self.leader.repository.get(round_id, version=version)
+        except AggregateNotFoundError:  # pragma: no cover - the event is in the log
+            return
+        to_act = after.to_act()
+        if table is None or to_act is None or to_act not in table.seats:
+            return
+        before: Round = self.leader.repository.get(round_id, version=version - 1)
+        if before.to_act() == to_act:
+            return
+        match = self.leader.get_match(after.match_id)
+        clock = turn_clock(match.timers, after)
+        data = {
+            "matchId": str(after.match_id),
+            "seat": to_act,
+            "round": after.number,
+            "turnDeadline": None if clock is None else clock.deadline.isoformat(),
+        }
+        work.deliver("your-turn", table.seats[to_act], data)
+
+
+class _Work:
+    """The aggregates one notification touches, loaded once, collected once."""
+
+    def __init__(self, app: WebhookOutbox, processing: ProcessingEvent[UUID], at: datetime):
+        self.app = app
+        self.processing = processing
+        self.at = at
+        self.loaded: dict[UUID, Any] = {}
+
+    def get(self, aggregate_id: UUID) -> Any:
+        if aggregate_id not in self.loaded:
+            try:
+                self.loaded[aggregate_id] = self.app.repository.get(aggregate_id)
+            except AggregateNotFoundError:
+                return None
+        return self.loaded[aggregate_id]
+
+    def registry(self) -> Registry:
+        found: Registry | None = self.get(REGISTRY_ID)
+        if found is None:
+            found = self.loaded[REGISTRY_ID] = Registry.open(REGISTRY_ID, self.at)
+        return found
+
+    def table(self, match_id: UUID, *, create: bool = False) -> Table | None:
+        tid = table_id(match_id)
+        found: Table | None = self.get(tid)
+        if found is None and create:
+            found = self.loaded[tid] = Table.open(tid, match_id, self.at)
+        return found
+
+    def deliver(
+        self, kind: str, account: UUID | None, data: dict[str, Any], *, key: str | None = None
+    ) -> None:
+        registry: Registry | None = self.get(REGISTRY_ID)
+        if registry is None:
+            return
+        key = key or f"player:{account}"
+        tracking = self.processing.tracking
+        body = {
+            "kind": kind,
+            "playerId": None if account is None else str(account),
+            "occurredAt": self.at.isoformat(),
+            "position": None if tracking is None else tracking.notification_id,
+            "data": data,
+        }
+        text = json.dumps(body, separators=(",", ":"), sort_keys=True)
+        for sub_id, kinds in sorted(registry.subscriptions.items()):
+            if kind not in kinds:
+                continue
+            qid = queue_id(sub_id, key)
+            queue: Queue | None = self.get(qid)
+            if queue is None:
+                queue = self.loaded[qid] = Queue.open(sub_id, key, self.at)
+            queue.enqueue(kind, text, self.at)
+
+    def collect(self) -> None:
+        self.processing.collect_events(*self.loaded.values())

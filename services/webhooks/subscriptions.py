@@ -1,0 +1,124 @@
+"""Webhook subscriptions (in the game's store) and their delivery log (in the outbox's)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID, uuid4
+
+import msgspec
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.utils import get_topic
+
+from domain.accounts.webhooks import Queue, Subscription, SubscriptionRegistered
+from services.errors import NotFoundError
+from services.game import GameService
+from services.webhooks.dispatch import Dispatcher
+
+
+class AttemptView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    at: str
+    status: int | None
+    error: str
+
+
+class DeliveryView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    delivery_id: str
+    """``<queue id>:<seq>``, the ``Shengji-Delivery`` header (deduplicate by it)."""
+    key: str
+    """Whose queue: ``player:<id>`` or ``tournament:<id>`` (in order within a key)."""
+    seq: int
+    kind: str
+    body: dict[str, Any]
+    enqueued_at: str
+    delivered_at: str | None
+    next_attempt_at: str | None
+    attempts: list[AttemptView]
+
+
+class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    subscription_id: str
+    url: str
+    kinds: list[str]
+    active: bool
+
+
+def register(
+    service: GameService,
+    url: str,
+    secret: str,
+    kinds: tuple[str, ...],
+    *,
+    extras: Callable[[Subscription], list[Any]] | None = None,
+) -> Subscription:
+    """A new subscription; ``extras(sub)``: what to save with it (an idempotency record)."""
+    sub = Subscription.register(uuid4(), url, secret, kinds, service.clock())
+    service.save(sub, *(extras(sub) if extras else ()))
+    return sub
+
+
+def get_subscription(service: GameService, sub_id: UUID) -> Subscription:
+    try:
+        found: Any = service.repository.get(sub_id)
+    except AggregateNotFoundError:
+        raise NotFoundError(f"no webhook subscription {sub_id}") from None
+    if not isinstance(found, Subscription):
+        raise NotFoundError(f"no webhook subscription {sub_id}")
+    return found
+
+
+def remove(service: GameService, sub_id: UUID) -> Subscription:
+    sub = get_subscription(service, sub_id)
+    sub.remove(service.clock())
+    service.save(sub)
+    return sub
+
+
+def view(sub: Subscription) -> SubscriptionView:
+    return SubscriptionView(
+        subscription_id=str(sub.id), url=sub.url, kinds=list(sub.kinds), active=sub.active
+    )
+
+
+def subscriptions(service: GameService) -> list[SubscriptionView]:
+    found = service.recorder.select_notifications(
+        0, 1000, topics=[get_topic(SubscriptionRegistered)], inclusive_of_start=False
+    )
+    return [view(get_subscription(service, UUID(str(n.originator_id)))) for n in found]
+
+
+def deliveries(
+    service: GameService, dispatcher: Dispatcher, sub_id: UUID, limit: int
+) -> list[DeliveryView]:
+    """The subscription's deliveries, newest first (at most ``limit``)."""
+    get_subscription(service, sub_id)
+    out: list[DeliveryView] = []
+    for qid in dispatcher.refresh():
+        queue: Queue = dispatcher.outbox.repository.get(qid)
+        if queue.subscription_id != sub_id:
+            continue
+        for item in queue.items:
+            head = item.seq == queue.head + 1
+            out.append(
+                DeliveryView(
+                    delivery_id=f"{qid}:{item.seq}",
+                    key=queue.key,
+                    seq=item.seq,
+                    kind=item.kind,
+                    body=json.loads(item.body),
+                    enqueued_at=item.enqueued_at.isoformat(),
+                    delivered_at=None
+                    if item.delivered_at is None
+                    else item.delivered_at.isoformat(),
+                    next_attempt_at=(
+                        queue.next_at.isoformat() if head and queue.next_at is not None else None
+                    ),
+                    attempts=[
+                        AttemptView(at=a.at.isoformat(), status=a.status, error=a.error)
+                        for a in item.attempts
+                    ],
+                )
+            )
+    out.sort(key=lambda d: d.enqueued_at, reverse=True)
+    return out[:limit]

@@ -1,0 +1,108 @@
+"""One stream per player (docs/players.md): a snapshot first, then ``ticket``,
+``match-found``, ``your-turn`` and ``match-finished`` frames whose ids are event log
+positions, so ``Last-Event-ID`` resumes with nothing lost and nothing repeated."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+import api.players.stream as player_stream
+from services.accounts.feed import PlayerFeed
+from tests.api.rest import Json, Table, auth, client, new_service
+from tests.api.test_rest_lobby import ticket
+from tests.api.test_rest_players import new_player
+
+
+def frames(text: str) -> list[tuple[int, str, str]]:
+    out = []
+    for block in text.split("\n\n"):
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if ": " in line and line[0] != ":"
+        )
+        if "event" in fields:
+            out.append((int(fields["id"]), fields["event"], fields["data"]))
+    return out
+
+
+def read_stream(c: TestClient[Litestar], token: str, last: int | None = None) -> str:
+    headers = auth(token) | ({} if last is None else {"Last-Event-ID": str(last)})
+    with c.stream("GET", "/v1/players/me/stream", headers=headers) as r:
+        assert r.status_code == 200, r.read()
+        return "".join(r.iter_text())
+
+
+@pytest.fixture(autouse=True)
+def short_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(player_stream, "LIFETIME_S", 0.5)
+    monkeypatch.setattr(player_stream, "POLL_S", 0.1)
+
+
+def test_the_stream_carries_tickets_match_found_turns_and_the_end() -> None:
+    service = new_service()
+    with client(service) as c:
+        players = [new_player(c, f"p{i}") for i in range(4)]
+        mei = players[0]["token"]
+        start = frames(read_stream(c, mei))
+        assert [k for _, k, _ in start] == ["snapshot"]
+        position = start[0][0]
+        made = [ticket(c, p["token"]) for p in players]
+        match_id = made[-1]["matchId"]
+        text = read_stream(c, mei, position)
+        got = frames(text)
+        kinds = [k for _, k, _ in got]
+        assert kinds[:2] == ["ticket", "match-found"] and kinds[2] == "ticket"
+        assert [i for i, _, _ in got] == sorted(i for i, _, _ in got)  # log order
+        assert match_id in got[1][2]
+        # play until it is Mei's turn; the frames follow the moves
+        table = Table(c, match_id, "", [p["token"] for p in players])
+        feed = PlayerFeed(service, UUID(players[0]["playerId"]), got[-1][0])
+        turns: list[Json] = []
+        for _ in range(80):
+            table.step()
+            turns += [f.data for f in feed.poll() if f.kind == "your-turn"]
+        assert turns and all(t["seat"] == 0 and t["yourTurn"] for t in turns)
+        # resuming from a frame gives exactly the frames after it
+        again = frames(read_stream(c, mei, got[0][0]))
+        assert again[: len(got) - 1] == got[1:]
+        c.post(f"/v1/matches/{match_id}/finish", headers={})  # no organiser: refused
+        assert not [f for f in feed.poll() if f.kind == "match-finished"]
+
+
+def test_a_finished_match_is_told() -> None:
+    service = new_service()
+    with client(service) as c:
+        mei = new_player(c)
+        created = c.post("/v1/matches", json={}).json()
+        r = c.post(
+            "/v1/players/me/seats",
+            json={"matchId": created["matchId"], "seat": 1},
+            headers=auth(mei["token"]),
+        )
+        assert r.status_code == 201
+        feed = PlayerFeed(service, UUID(mei["playerId"]), 0)
+        assert [f.kind for f in feed.poll()] == ["match-found"]
+        c.post(f"/v1/matches/{created['matchId']}/finish", headers=auth(created["organiserToken"]))
+        ended = feed.poll()
+        assert [(f.kind, f.data["matchId"]) for f in ended] == [
+            ("match-finished", created["matchId"])
+        ]
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [({}, 401), (auth("s.00000000000000000000000000000000.x"), 403)],
+)
+def test_the_stream_refuses_without_a_player_token(headers: dict[str, str], status: int) -> None:
+    with client() as c:
+        assert c.get("/v1/players/me/stream", headers=headers).status_code == status
+
+
+def test_a_position_beyond_the_log_is_422() -> None:
+    with client() as c:
+        mei = new_player(c)["token"]
+        r = c.get("/v1/players/me/stream", headers=auth(mei) | {"Last-Event-ID": "999999"})
+        assert (r.status_code, r.json()["code"]) == (422, "last-event-id-ahead")
