@@ -61,6 +61,9 @@ class GameService(Application[UUID]):
     env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "1000",
     }
+    log_section_size = 500
+    """Notifications per section of the log its followers read (the webhook outbox); the
+    library's default, 10, costs a query per ten events."""
 
     def __init__(
         self,

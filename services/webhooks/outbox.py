@@ -16,15 +16,17 @@ round event after which the seat to act changed to a player's), ``match-finished
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent, project_aggregate
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import Mapper
 from eventsourcing.system import ProcessApplication
+from eventsourcing.utils import get_topic
 
 from domain.accounts.account import SeatClaimed
 from domain.accounts.webhooks import (
@@ -37,13 +39,14 @@ from domain.accounts.webhooks import (
 )
 from domain.game.match_events import MatchFinished
 from domain.game.round import Round
-from domain.game.round_events import RoundStarted
+from domain.game.round_events import ROUND_EVENTS, RoundStarted
 from domain.game.timers import turn_clock
 from domain.tournament.events import RoundScheduled
 from services.codec import MsgspecMapper
 from services.game import GameService
 
 NS = uuid5(NAMESPACE_URL, "shengji:webhook-outbox")
+ROUND_EVENTS_WITH_START: tuple[type, ...] = (RoundStarted, *ROUND_EVENTS)
 REGISTRY_ID = uuid5(NS, "registry")
 
 
@@ -53,13 +56,33 @@ def table_id(match_id: UUID) -> UUID:
 
 class WebhookOutbox(ProcessApplication[UUID]):
     name = "webhookoutbox"
-    env: ClassVar[dict[str, str]] = {}
+    env: ClassVar[dict[str, str]] = {"AGGREGATE_CACHE_MAXSIZE": "10000"}
+    """The library's aggregate cache (fast-forwarded on every load, so replicas sharing
+    the outbox's store stay right): the registry and the tables are read per event."""
+    topics: Sequence[str] = tuple(
+        get_topic(cls)
+        for cls in (
+            SubscriptionRegistered,
+            SubscriptionRemoved,
+            SeatClaimed,
+            MatchFinished,
+            RoundScheduled,
+            *ROUND_EVENTS_WITH_START,
+        )
+    )
+    """Only what the policy reads is pulled (the library filters the log by topic): not
+    the idempotency records, sessions, lobby or the matches' bookkeeping events."""
+    pull_section_size = 500
+    """Notifications read per query (the library's default is 10)."""
 
     def __init__(self, env: Mapping[str, str] | None, *, leader: GameService) -> None:
         super().__init__(env)
         self.leader = leader
         self.round_matches: dict[UUID, UUID] = {}
         """Round id → its match, from ``RoundStarted`` (no replay to find a round's match)."""
+        self.rounds: OrderedDict[UUID, Round] = OrderedDict()
+        """Rounds followed event by event for ``your-turn`` (the library's projector on a
+        copy loaded once), so a round event costs no replay; bounded, least recent out."""
         self.follow(leader.name, leader.notification_log)
 
     def construct_mapper(self) -> Mapper[UUID]:
@@ -121,15 +144,11 @@ class WebhookOutbox(ProcessApplication[UUID]):
         table = work.table(match_id)
         if table is None:
             return
-        try:
-            after: Round = self.leader.repository.get(round_id, version=version)
-        except AggregateNotFoundError:  # pragma: no cover - the event is in the log
+        after = self._followed(round_id, version, e)
+        if after is None:  # pragma: no cover - the event is in the log
             return
         to_act = after.to_act()
-        if table is None or to_act is None or to_act not in table.seats:
-            return
-        before: Round = self.leader.repository.get(round_id, version=version - 1)
-        if before.to_act() == to_act:
+        if to_act is None or to_act not in table.seats or self.acted_before == to_act:
             return
         match = self.leader.get_match(after.match_id)
         clock = turn_clock(match.timers, after)
@@ -140,6 +159,31 @@ class WebhookOutbox(ProcessApplication[UUID]):
             "turnDeadline": None if clock is None else clock.deadline.isoformat(),
         }
         work.deliver("your-turn", table.seats[to_act], data)
+
+    acted_before: int | None = None
+    """The seat to act before the round event :meth:`_followed` last applied."""
+
+    def _followed(self, round_id: UUID, version: int, event: Any) -> Round | None:
+        """The round right after ``event`` (its ``version``), from the followed copy when
+        it is at the version before, else loaded at that version once; the seat to act
+        before it in :attr:`acted_before`."""
+        round_ = self.rounds.pop(round_id, None)
+        if round_ is None or round_.version != version - 1:
+            if version == 1:
+                round_ = None
+            else:
+                try:
+                    round_ = self.leader.repository.get(round_id, version=version - 1)
+                except AggregateNotFoundError:
+                    return None
+        self.acted_before = None if round_ is None else round_.to_act()
+        round_ = project_aggregate(round_, (event,))
+        if round_ is None:  # pragma: no cover - a round's first event creates it
+            return None
+        self.rounds[round_id] = round_
+        if len(self.rounds) > 10_000:
+            self.rounds.popitem(last=False)
+        return round_
 
 
 class _Work:
