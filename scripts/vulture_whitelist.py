@@ -122,3 +122,8 @@ your_turn  # services/accounts/my_matches.py
 delivery_id  # services/webhooks/subscriptions.py
 next_attempt_at  # services/webhooks/subscriptions.py
 _.policy  # services/webhooks/outbox.py: the eventsourcing ProcessApplication's hook
+
+# -- the eventsourcing library's class attributes (read by the library) ------------------------
+log_section_size  # services/game.py: Application.log_section_size
+topics  # services/webhooks/outbox.py: Follower.topics
+pull_section_size  # services/webhooks/outbox.py: Follower.pull_section_size
