@@ -89,7 +89,14 @@ class WebhookOutbox(ProcessApplication[UUID]):
         return MsgspecMapper()
 
     def catch_up(self) -> None:
-        """Process every notification of the game's log after the tracked position."""
+        """Process every notification of the game's log after the tracked position. Whether
+        any subscription wants ``your-turn`` is read once per catch-up (and follows the
+        registrations this catch-up processes), not once per round event."""
+        try:
+            registry: Registry | None = self.repository.get(REGISTRY_ID)
+        except AggregateNotFoundError:
+            registry = None
+        self.turns_wanted = registry is not None and _wants_turns(registry)
         self.pull_and_process(self.leader.name)
 
     # -- the policy --------------------------------------------------------------------------
@@ -101,8 +108,10 @@ class WebhookOutbox(ProcessApplication[UUID]):
         work = _Work(self, processing_event, e.timestamp)
         if isinstance(e, SubscriptionRegistered):
             work.registry().subscribe(e.originator_id, tuple(e.kinds), e.timestamp)
+            self.turns_wanted = _wants_turns(work.registry())
         elif isinstance(e, SubscriptionRemoved):
             work.registry().unsubscribe(e.originator_id, e.timestamp)
+            self.turns_wanted = _wants_turns(work.registry())
         elif isinstance(e, SeatClaimed):
             table = work.table(e.match_id, create=True)
             assert table is not None
@@ -133,8 +142,7 @@ class WebhookOutbox(ProcessApplication[UUID]):
         """A player's seat is to act after this round event and was not before it. The
         round is replayed (at this version and the one before) only when a subscription
         wants ``your-turn`` and a player sits in its match."""
-        registry: Registry | None = work.get(REGISTRY_ID)
-        if registry is None or not any("your-turn" in k for k in registry.subscriptions.values()):
+        if not self.turns_wanted:
             return
         round_id, version = e.originator_id, e.originator_version
         match_id = self.round_matches.get(round_id)
@@ -160,6 +168,8 @@ class WebhookOutbox(ProcessApplication[UUID]):
         }
         work.deliver("your-turn", table.seats[to_act], data)
 
+    turns_wanted = False
+    """Whether a subscription wants ``your-turn`` (read at each catch-up)."""
     acted_before: int | None = None
     """The seat to act before the round event :meth:`_followed` last applied."""
 
@@ -184,6 +194,10 @@ class WebhookOutbox(ProcessApplication[UUID]):
         if len(self.rounds) > 10_000:
             self.rounds.popitem(last=False)
         return round_
+
+
+def _wants_turns(registry: Registry) -> bool:
+    return any("your-turn" in kinds for kinds in registry.subscriptions.values())
 
 
 class _Work:
