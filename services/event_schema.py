@@ -55,6 +55,32 @@ from domain.tournament.events import (
     TournamentCreated,
     TournamentStarted,
 )
+from domain.accounts.account import (
+    AccountCreated,
+    AccountErased,
+    Queued,
+    SeatClaimed,
+    SessionEnded,
+    SessionOpened,
+    SessionTokenRotated,
+    Unqueued,
+)
+from domain.accounts.invite import InviteCreated
+from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
+from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
+from domain.accounts.webhooks import (
+    AttemptFailed,
+    Delivered,
+    Enqueued,
+    PlayerSeated,
+    QueueOpened,
+    RegistryOpened,
+    Subscribed,
+    SubscriptionRegistered,
+    SubscriptionRemoved,
+    TableOpened,
+    Unsubscribed,
+)
 from services.idempotency import IdempotencyRecord
 
 SNAPSHOT = Path(__file__).with_name("event_schemas.json")
@@ -96,6 +122,37 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
         ),
     ),
     ("idempotency", (IdempotencyRecord.Recorded,)),
+    (
+        "account",
+        (
+            AccountCreated,
+            SessionOpened,
+            SessionTokenRotated,
+            SessionEnded,
+            SeatClaimed,
+            Queued,
+            Unqueued,
+            AccountErased,
+        ),
+    ),
+    ("invite", (InviteCreated,)),
+    ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
+    ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),
+    ("webhook", (SubscriptionRegistered, SubscriptionRemoved)),
+    (
+        "outbox",
+        (
+            RegistryOpened,
+            Subscribed,
+            Unsubscribed,
+            TableOpened,
+            PlayerSeated,
+            QueueOpened,
+            Enqueued,
+            AttemptFailed,
+            Delivered,
+        ),
+    ),
 )
 EVENT_CLASSES: tuple[tuple[str, type[Any]], ...] = tuple(
     (stream, cls) for stream, classes in _STREAMS for cls in classes
@@ -112,11 +169,16 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     topic: str
     """The stored topic (``module:Class``)."""
     stream: str
-    """``match``, ``round``, ``tournament`` or ``idempotency``."""
+    """``match``, ``round``, ``tournament``, ``idempotency``, ``account``, ``invite``,
+    ``lobby``, ``ticket``, ``webhook`` (the game's store) or ``outbox`` (the webhook
+    outbox's own store, never in the feed); docs/events.md says who may read each."""
     class_version: int
     """The version the code writes now; older ones are upcast on reading."""
     secret: list[str]
     """Fields hidden from some readers (R33, R35; docs/events.md says until when)."""
+    personal: list[str] = []
+    """Fields that identify a person, stored encrypted under that player's own key: they
+    read ``erased player`` once the player is erased (crypto-shredding, docs/players.md)."""
     versions: dict[str, dict[str, Any]]
     """``"1"``, ``"2"``, … → the JSON Schema (2020-12) of that version."""
 
@@ -219,6 +281,7 @@ def event_schemas() -> EventSchemas:
                 stream=stream,
                 class_version=version,
                 secret=list(getattr(cls, "SECRET_FIELDS", ())),
+                personal=list(getattr(cls, "PERSONAL_FIELDS", {})),
                 versions=dict(sorted(versions.items(), key=lambda kv: int(kv[0]))),
             )
         )

@@ -26,7 +26,16 @@ public feed; the operator reads them as ``other``.
   ``withheld`` says why. The match's own events (seats, levels, results) stay open, as
   the match summaries are.
 
-The **operator** (``OPERATOR_TOKEN``) reads every field of every event.
+**Players** (issue 15): accounts, sessions, invites, the lobby and its tickets and webhook
+subscriptions are not in the public feed at all — not even their type or time (a
+session's time says when a person played): a page passes over them. In the match's own
+stream ``SeatTaken.accountId`` is hidden from the public (it links a person's matches);
+its ``player`` name is public as the seats are, and reads ``erased player`` once the
+player is erased (crypto-shredding, :mod:`services.accounts.keys`).
+
+The **operator** (``OPERATOR_TOKEN``) reads every field of every event (``kind: other``
+for the aggregates the public does not see), names decrypted, except what an event lists
+in ``SHOWN_TO_NOBODY`` (a webhook's signing secret).
 """
 
 from __future__ import annotations
@@ -153,7 +162,8 @@ class _Reader:
         elif self.operator:
             stream = FeedStream(kind="other", id=str(originator))
         else:
-            return None
+            return None  # players, sessions, invites, lobby, webhooks: the operator's only
+        visible -= frozenset(getattr(type(event), "SHOWN_TO_NOBODY", ()))
         h = history_item(n.id, number, event, visible, withheld)
         return FeedItem(
             position=n.id,
