@@ -26,6 +26,32 @@ from typing import Any
 import msgspec
 from eventsourcing.utils import get_topic
 
+from domain.accounts.account import (
+    AccountCreated,
+    AccountErased,
+    Queued,
+    SeatClaimed,
+    SessionEnded,
+    SessionOpened,
+    SessionTokenRotated,
+    Unqueued,
+)
+from domain.accounts.invite import InviteCreated
+from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
+from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
+from domain.accounts.webhooks import (
+    AttemptFailed,
+    Delivered,
+    Enqueued,
+    PlayerSeated,
+    QueueOpened,
+    RegistryOpened,
+    Subscribed,
+    SubscriptionRegistered,
+    SubscriptionRemoved,
+    TableOpened,
+    Unsubscribed,
+)
 from domain.game.match_events import (
     MatchCreated,
     MatchFinished,
@@ -54,32 +80,6 @@ from domain.tournament.events import (
     TournamentConfigured,
     TournamentCreated,
     TournamentStarted,
-)
-from domain.accounts.account import (
-    AccountCreated,
-    AccountErased,
-    Queued,
-    SeatClaimed,
-    SessionEnded,
-    SessionOpened,
-    SessionTokenRotated,
-    Unqueued,
-)
-from domain.accounts.invite import InviteCreated
-from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
-from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
-from domain.accounts.webhooks import (
-    AttemptFailed,
-    Delivered,
-    Enqueued,
-    PlayerSeated,
-    QueueOpened,
-    RegistryOpened,
-    Subscribed,
-    SubscriptionRegistered,
-    SubscriptionRemoved,
-    TableOpened,
-    Unsubscribed,
 )
 from services.idempotency import IdempotencyRecord
 
@@ -166,6 +166,7 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One event type: where it is stored and the schema of each of its versions."""
 
     type: str
+    """The event class's name (`CardPlayed`, …; docs/events.md)."""
     topic: str
     """The stored topic (``module:Class``)."""
     stream: str
@@ -187,6 +188,7 @@ class EventSchemas(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Every event type and version of the store."""
 
     events: list[EventType]
+    """Every event type of the store."""
 
 
 def _shape(value: Any) -> Any:

@@ -70,6 +70,7 @@ class FeedStream(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     kind: str
     """``match``, ``round``, ``tournament`` (``other``: only the operator sees those)."""
     id: str
+    """The aggregate's id (a UUID)."""
     match_id: str | None = None
     """A round's match."""
     round: int | None = None
@@ -83,6 +84,7 @@ class FeedItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The event's place in the whole log (the library's notification id): gap-free, in
     commit order; pass the last one seen as ``after`` (or ``Last-Event-ID``)."""
     stream: FeedStream
+    """The stream the event belongs to."""
     version: int
     """The event's version in its stream (1, 2, …)."""
     type: str
@@ -100,7 +102,10 @@ class FeedItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A page of the event log, redacted for its reader (R33-R36)."""
+
     items: list[FeedItem]
+    """The events of this page, in log order."""
     next: int
     """Pass as ``after`` for the next page: the last position read (items the reader may
     not see at all are passed over, so it can be beyond the last item's)."""
