@@ -25,9 +25,8 @@ under the same caps on open streams as the match streams (:mod:`api.streamcap`).
 from __future__ import annotations
 
 import asyncio
-import hmac
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import anyio
@@ -47,6 +46,7 @@ from litestar.response import Stream
 
 from api.auth import UnauthorizedError, bearer
 from api.dto import problems
+from api.operator import Operator
 from api.stream import VERSION_PATTERN
 from domain.rules.errors import InvalidInputError
 from services.event_schema import EventSchemas, event_schemas
@@ -122,6 +122,11 @@ class Archive:
     """Set by :meth:`close` (a draining server): open streams end with ``retry:``."""
     streams: int = 0
     """Streams open now."""
+    operator: Operator = field(init=False)
+    """``operator_token``'s check (:mod:`api.operator`)."""
+
+    def __post_init__(self) -> None:
+        self.operator = Operator(self.operator_token)
 
     def provide(self) -> Archive:
         return self
@@ -140,8 +145,7 @@ class Archive:
         token = bearer(request)
         if token is None:
             return False
-        expected = self.operator_token
-        if expected and hmac.compare_digest(token.encode(), expected.encode()):
+        if self.operator.is_operator(token):
             return True
         raise UnauthorizedError(
             "the events feed takes the operator token only (OPERATOR_TOKEN); "

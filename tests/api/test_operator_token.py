@@ -8,6 +8,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
+from api.operator import Operator
 from infra.players import PlayerSettings
 from infra.settings import OPERATOR_TOKEN_MIN, Settings, SettingsError
 
@@ -39,3 +40,23 @@ def test_one_token_opens_the_feed_and_the_webhooks(path: str) -> None:
         wrong = c.get(path, headers={"Authorization": "Bearer " + "y" * len(TOKEN)})
         assert wrong.status_code in (401, 403)
         assert wrong.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.mark.parametrize(
+    ("configured", "presented", "is_operator"),
+    [
+        (TOKEN, TOKEN, True),
+        (TOKEN, TOKEN + "x", False),
+        (TOKEN, TOKEN[:-1], False),
+        (TOKEN, None, False),
+        (TOKEN, "", False),
+        (None, TOKEN, False),
+        ("", "", False),
+    ],
+)
+def test_one_check_of_the_operator_token(
+    configured: str | None, presented: str | None, is_operator: bool
+) -> None:
+    operator = Operator(configured)
+    assert operator.configured is bool(configured)
+    assert operator.is_operator(presented) is is_operator
