@@ -47,13 +47,14 @@ from litestar.response import Stream
 from api.auth import UnauthorizedError, bearer
 from api.dto import problems
 from api.operator import Operator
+from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN
 from domain.rules.errors import InvalidInputError
 from services.event_schema import EventSchemas, event_schemas
 from services.feed import MAX_LIMIT, FeedPage, feed_page, last_position
 from services.game import GameService
 
-EVENT_STREAM = "text/event-stream"
 After = Annotated[
     int,
     QueryParameter(
@@ -91,7 +92,7 @@ class StreamOperation(Operation):
                             ),
                         },
                     ),
-                    example='retry: 1000\n\nid: 1\nevent: event\ndata: {"position":1,…}\n\n',
+                    example='retry: 1000\n\nevent: event\nid: 1\ndata: {"position":1,…}\n\n',
                 )
             },
         )
@@ -99,7 +100,6 @@ class StreamOperation(Operation):
 
 
 FEED_STREAM_PATH = r"^/v1/events/stream/?$"
-_PING = b": ping\n\n"
 _ENCODER = msgspec.json.Encoder()
 OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
@@ -163,35 +163,26 @@ class Archive:
 
     async def frames(self, after: int, operator: bool) -> AsyncIterator[bytes]:
         """``retry:``, then one frame per item after ``after``, pings while nothing is
-        new, and a final ``retry:`` once the stream's lifetime is over."""
-        retry = b"retry: %d\n\n" % self.retry_ms
+        new, and a final ``retry:`` once the stream's lifetime is over (or the server
+        drains). At the log's end it asks only for the last position (one indexed query)
+        until something is new."""
+        cursor, at_end = after, False
+
+        async def poll() -> Polled:
+            nonlocal cursor, at_end
+            if at_end and await self.last() <= cursor:
+                return Polled()
+            page = await self.page(cursor, self.batch, operator)
+            cursor, at_end = page.next, not page.more
+            frames = [sse_frame("event", _ENCODER.encode(i), i.position) for i in page.items]
+            return Polled(frames, more=page.more)
+
+        timing = Timing(self.poll_s, self.heartbeat_s, self.lifetime_s, self.retry_ms)
         self.streams += 1
         try:
-            yield retry
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + self.lifetime_s
-
-            def going() -> bool:
-                return not self.closing and loop.time() < deadline
-
-            pinged = loop.time()
-            cursor = after
-            while going():
-                page = await self.page(cursor, self.batch, operator)
-                for item in page.items:
-                    yield b"id: %d\nevent: event\ndata: %s\n\n" % (
-                        item.position,
-                        _ENCODER.encode(item),
-                    )
-                cursor = page.next
-                if page.more:
-                    continue
-                while going() and await self.last() <= cursor:
-                    if loop.time() - pinged >= self.heartbeat_s:
-                        pinged = loop.time()
-                        yield _PING
-                    await asyncio.sleep(min(self.poll_s, max(0.0, deadline - loop.time())))
-            yield retry
+            yield retry_hint(self.retry_ms)
+            async for frame in polled(poll, timing, lambda: self.closing):
+                yield frame
         finally:
             self.streams -= 1
 
@@ -289,11 +280,7 @@ class FeedController(Controller):
         top = await archive.last()
         if start > top:
             raise FeedAheadError(start, top)
-        return Stream(
-            archive.frames(start, operator),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return event_stream(archive.frames(start, operator))
 
     @get(
         "/schema",

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-import anyio
 import msgspec
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
@@ -20,8 +19,9 @@ from litestar.response import Stream
 from api.auth import bearer, player_of
 from api.dto import problems
 from api.matches import BEARER
-from api.players.lobby import EVENT_STREAM
+from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.runtime import Runtime
+from api.sse import EVENT_STREAM
 from domain.rules.errors import InvalidInputError
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
@@ -43,8 +43,7 @@ class PositionAheadError(InvalidInputError):
 
 
 def encode(frame: Frame) -> bytes:
-    data = msgspec.json.encode(frame.data)
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (frame.id, frame.kind.encode(), data)
+    return sse_frame(frame.kind, msgspec.json.encode(frame.data), frame.id)
 
 
 class PlayerStreamController(Controller):
@@ -98,27 +97,17 @@ class PlayerStreamController(Controller):
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
 
+        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)
+
+        async def poll() -> Polled:
+            batch = await runtime.call(feed.poll)
+            return Polled([encode(frame) for frame in batch], more=bool(batch))
+
         async def frames() -> AsyncIterator[bytes]:
-            yield b"retry: %d\n\n" % RETRY_MS
+            yield retry_hint(RETRY_MS)
             if first is not None:
                 yield encode(first)
-            quiet = waited = 0.0
-            while waited < LIFETIME_S:
-                batch = await runtime.call(feed.poll)
-                for frame in batch:
-                    yield encode(frame)
-                if batch:
-                    quiet = 0.0
-                    continue
-                await anyio.sleep(POLL_S)
-                waited += POLL_S
-                quiet += POLL_S
-                if quiet >= HEARTBEAT_S:
-                    quiet = 0.0
-                    yield b": ping\n\n"
+            async for frame in polled(poll, timing):
+                yield frame
 
-        return Stream(
-            frames(),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return event_stream(frames())
