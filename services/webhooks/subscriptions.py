@@ -8,12 +8,11 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import msgspec
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.utils import get_topic
 
 from domain.accounts.webhooks import Queue, Subscription, SubscriptionRegistered
-from services.errors import NotFoundError
 from services.game import GameService
+from services.loading import load
 from services.webhooks.dispatch import Dispatcher
 
 
@@ -79,13 +78,7 @@ def register(
 
 
 def get_subscription(service: GameService, sub_id: UUID) -> Subscription:
-    try:
-        found: Any = service.repository.get(sub_id)
-    except AggregateNotFoundError:
-        raise NotFoundError(f"no webhook subscription {sub_id}") from None
-    if not isinstance(found, Subscription):
-        raise NotFoundError(f"no webhook subscription {sub_id}")
-    return found
+    return load(service, sub_id, Subscription, "webhook subscription")
 
 
 def remove(service: GameService, sub_id: UUID) -> Subscription:
