@@ -49,7 +49,7 @@ from api.dto import problems
 from api.operator import Operator
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.sse import EVENT_STREAM
-from api.stream import VERSION_PATTERN
+from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
 from services.event_schema import EventSchemas, event_schemas
 from services.feed import MAX_LIMIT, FeedPage, feed_page, last_position
@@ -187,21 +187,6 @@ class Archive:
             self.streams -= 1
 
 
-class FeedAheadError(InvalidInputError):
-    """422: the client claims a position the log has not reached (R34: positions only
-    grow, so no frame with that id was ever sent: an id of another deployment, or made
-    up)."""
-
-    code = "last-event-id-ahead"
-    rule = "R34"
-
-    def __init__(self, last: int, top: int) -> None:
-        super().__init__(
-            f"Last-Event-ID {last} is beyond the log's last position {top}: no such frame "
-            "was ever sent (R34); reconnect without it, or with the id of a frame received"
-        )
-
-
 def _resume_at(header: str | None, query: str | None, after: int) -> int:
     for name, value in (("Last-Event-ID", header), ("lastEventId", query)):
         if value is not None and not (value.isascii() and value.isdigit() and len(value) <= 18):
@@ -279,7 +264,7 @@ class FeedController(Controller):
         start = _resume_at(last_event_id, last_event_id_query, after)
         top = await archive.last()
         if start > top:
-            raise FeedAheadError(start, top)
+            raise LastEventIdAheadError(start, top, "the log's last position")
         return event_stream(archive.frames(start, operator))
 
     @get(

@@ -272,6 +272,7 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
             "round-started",
             "seat-free",
         ),
+        422: ("last-event-id-ahead",),
     },
     "players": {
         409: (

@@ -22,7 +22,7 @@ from api.matches import BEARER
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
-from domain.rules.errors import InvalidInputError
+from api.stream import LastEventIdAheadError
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
 
@@ -30,16 +30,6 @@ POLL_S = 0.5
 HEARTBEAT_S = 15.0
 LIFETIME_S = 300.0
 RETRY_MS = 2000
-
-
-class PositionAheadError(InvalidInputError):
-    code = "last-event-id-ahead"
-
-    def __init__(self, last: int, end: int) -> None:
-        super().__init__(
-            f"Last-Event-ID {last} is beyond the event log's end {end}: no such frame was "
-            "sent; reconnect without it"
-        )
 
 
 def encode(frame: Frame) -> bytes:
@@ -84,7 +74,7 @@ class PlayerStreamController(Controller):
             account = player_of(service, seen).account
             end = start_position(service)
             if last_event_id is not None and last_event_id > end:
-                raise PositionAheadError(last_event_id, end)
+                raise LastEventIdAheadError(last_event_id, end, "the event log's end")
             position = end if last_event_id is None else last_event_id
             feed = PlayerFeed(service, account.id, position)
             if last_event_id is not None:

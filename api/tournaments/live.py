@@ -39,8 +39,7 @@ from api.dto import problems
 from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
-from api.stream import VERSION_PATTERN
-from domain.rules.errors import InvalidInputError
+from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from services.tournaments.archive import archive_lines, pending_tables
 from services.tournaments.service import TournamentService
 from services.tournaments.views import standings_view
@@ -116,9 +115,7 @@ class LiveController(Controller):
         last = None if chosen is None else int(chosen)
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
         if last is not None and last > t.version:
-            raise InvalidInputError(
-                f"Last-Event-ID {last} is beyond the tournament's version {t.version}"
-            )
+            raise LastEventIdAheadError(last, t.version, "the tournament's version")
         return event_stream(standings_frames(runtime, tournament_id, last))
 
     @get(
