@@ -68,9 +68,9 @@ MESSAGES: Final[dict[str, Message]] = {
     ),
     "rate-limited": _m("Too many requests", "请求过多", "请求过于频繁，请稍后再试"),
     "last-event-id-ahead": _m(
-        "Last-Event-ID beyond the match",
-        "`Last-Event-ID` 超出对局版本",
-        "`Last-Event-ID` 超出了对局的当前版本",
+        "Last-Event-ID beyond the stream",
+        "`Last-Event-ID` 超出范围",
+        "`Last-Event-ID` 超出了该流当前的版本或位置，从未发送过这样的帧",
     ),
     "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
     "too-many-streams": _m(
