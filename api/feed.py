@@ -52,13 +52,14 @@ from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
 from services.event_schema import EventSchemas, event_schemas
-from services.feed import MAX_LIMIT, FeedPage, feed_page, last_position
+from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
 from services.game import GameService
 
 After = Annotated[
     int,
     QueryParameter(
         ge=0,
+        le=MAX_POSITION,
         description="A position in the log: the items after it (0: from the start)",
         examples=[Example(value=0), Example(value=1234)],
     ),

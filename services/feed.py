@@ -60,6 +60,9 @@ from services.history_items import history_item
 
 MAX_LIMIT = 1000
 """Items per page at most."""
+MAX_POSITION = 10**18 - 1
+"""The largest position a client may name (18 digits, as ``Last-Event-ID``): the stores'
+notification ids are 64-bit integers, so a larger one is refused rather than sent to SQL."""
 _SCORED = get_topic(RoundScored)
 _NONE: frozenset[str] = frozenset()
 
@@ -222,8 +225,8 @@ def feed_page(
     public (or, ``operator``, not at all)."""
     if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
-    if type(after) is not int or after < 0:
-        raise InvalidInputError(f"after is a position in the log >= 0, got {after!r}")
+    if type(after) is not int or not 0 <= after <= MAX_POSITION:
+        raise InvalidInputError(f"after is a position in the log, 0..{MAX_POSITION}, got {after!r}")
     top = service.recorder.max_notification_id() or 0
     found: Sequence[Notification] = service.recorder.select_notifications(
         after, limit, inclusive_of_start=False
@@ -241,6 +244,7 @@ def last_position(service: GameService) -> int:
 
 __all__ = [
     "MAX_LIMIT",
+    "MAX_POSITION",
     "FeedItem",
     "FeedPage",
     "FeedStream",
