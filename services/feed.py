@@ -60,9 +60,10 @@ from services.history_items import history_item
 
 MAX_LIMIT = 1000
 """Items per page at most."""
-MAX_POSITION = 10**18 - 1
-"""The largest position a client may name (18 digits, as ``Last-Event-ID``): the stores'
-notification ids are 64-bit integers, so a larger one is refused rather than sent to SQL."""
+MAX_POSITION = 10**15
+"""The largest ``after`` a client may name: the stores' notification ids are 64-bit
+integers, so a larger one is refused rather than sent to SQL; 10^15 stays exact as a
+JSON Schema ``maximum`` (a double), as the other paged routes' bound."""
 _SCORED = get_topic(RoundScored)
 _NONE: frozenset[str] = frozenset()
 

@@ -139,7 +139,7 @@ def test_other_aggregates_are_the_operators_only(backend: Backend) -> None:
 
 
 @pytest.mark.parametrize(
-    ("after", "limit"), [(-1, 10), (0, 0), (0, 1001), (10**18, 10), (2**64, 10)]
+    ("after", "limit"), [(-1, 10), (0, 0), (0, 1001), (10**15 + 1, 10), (2**64, 10)]
 )
 def test_bad_pages_are_refused(after: int, limit: int) -> None:
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
@@ -174,7 +174,7 @@ def test_the_public_feed_shows_what_a_spectators_history_shows(backend: Backend)
     assert compared == len(feed)
 
 
-@pytest.mark.parametrize("after", [str(10**18), "1757620510395135206296856200768126976"])
+@pytest.mark.parametrize("after", [str(10**15 + 1), "1757620510395135206296856200768126976"])
 def test_a_position_beyond_64_bits_is_a_422_not_a_500(after: str) -> None:
     # schemathesis found it: the store's notification ids are 64-bit integers
     app = create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
