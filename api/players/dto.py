@@ -7,10 +7,17 @@ from uuid import UUID
 
 import msgspec
 
-from api.dto import RulesRequest, _Request, _Response
+from api.dto import NOT_BLANK, RulesRequest, _Request, _Response
 
 DisplayName = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=100, examples=["Mei"], description="Shown at tables")
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=100,
+        pattern=NOT_BLANK,
+        examples=["Mei"],
+        description="Shown at tables; not only white space",
+    ),
 ]
 Label = Annotated[
     str, msgspec.Meta(max_length=100, examples=["Mei's phone"], description="Names a device")

@@ -8,12 +8,19 @@ from typing import Annotated
 
 import msgspec
 
+from api.dto import NOT_BLANK
 from api.tournaments.dto import SeatTokenView, TeamRequest
 from services.tournaments.views import TournamentView
 
 TeamNumber = Annotated[int, msgspec.Meta(ge=0, le=63, examples=[3])]
-Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500, examples=["a player fell ill"])]
-By = Annotated[str, msgspec.Meta(min_length=1, max_length=100, examples=["Tournament director"])]
+Reason = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=500, pattern=NOT_BLANK, examples=["a player fell ill"]),
+]
+By = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=100, pattern=NOT_BLANK, examples=["Tournament director"]),
+]
 
 
 class _Request(
