@@ -181,7 +181,7 @@ def create_app(
     if owned:
         if webhooks is None:
             webhooks = WebhookConfig(
-                extra.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000
+                settings.operator_token, outbox_env(settings), extra.webhook_interval_ms / 1000
             )
         if oidc is None and extra.oidc_issuer and extra.oidc_audience and extra.oidc_jwks_url:
             oidc = OidcVerifier(extra.oidc_issuer, extra.oidc_audience, extra.oidc_jwks_url)

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from api.players.dto import TicketView
+from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
 from services.live import DealFrame, LiveFrame
 from services.tournaments.views import StandingsView
@@ -37,8 +39,11 @@ def _last_event_id(what: str) -> dict[str, Any]:
 
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
-    (feed, frame, deal, standings), components = msgspec.json.schema_components(
-        [FeedItem, LiveFrame, DealFrame, StandingsView], ref_template=_REF
+    (feed, frame, deal, standings, ticket, my_match, mine), components = (
+        msgspec.json.schema_components(
+            [FeedItem, LiveFrame, DealFrame, StandingsView, TicketView, MyMatch, MyMatches],
+            ref_template=_REF,
+        )
     )
     return {
         "asyncapi": "3.0.0",
@@ -92,6 +97,7 @@ def asyncapi_document() -> dict[str, Any]:
                 "parameters": {"tournamentId": {"description": "The tournament's id"}},
                 "messages": {"standings": {"$ref": "#/components/messages/standings"}},
             },
+            **_player_channels(),
         },
         "operations": {
             "followEvents": {
@@ -109,6 +115,7 @@ def asyncapi_document() -> dict[str, Any]:
                     {"$ref": "#/channels/match/messages/deal"},
                 ],
             },
+            **_player_operations(),
             "watchStandings": {
                 "action": "receive",
                 "channel": {"$ref": "#/channels/standings"},
@@ -160,10 +167,137 @@ def asyncapi_document() -> dict[str, Any]:
                         ]
                     },
                 },
+                **_player_messages(ticket, my_match, mine),
             },
             "schemas": components,
         },
     }
+
+
+def _object(required: dict[str, Any], **optional: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {**required, **optional},
+        "required": sorted(required),
+    }
+
+
+_ID = {"type": "string", "format": "uuid"}
+_NULLABLE_ID = {"anyOf": [_ID, {"type": "null"}]}
+_PLAYER_FRAMES = {
+    "playerSnapshot": (
+        "snapshot",
+        "Where the player stands",
+        "the first frame without Last-Event-ID: the player's matches and waiting ticket",
+    ),
+    "playerTicket": ("ticket", "A ticket opened, matched or cancelled", "quick play"),
+    "playerMatchFound": (
+        "match-found",
+        "The player was seated",
+        "a seat claimed, by an invite, or by quick play (its ticket)",
+    ),
+    "playerYourTurn": (
+        "your-turn",
+        "The player's seat is to act",
+        "one of the player's matches, with whose turn and its deadline (docs/timers.md)",
+    ),
+    "playerMatchFinished": ("match-finished", "A match of the player ended", "R32"),
+}
+
+
+def _player_channels() -> dict[str, Any]:
+    return {
+        "player": {
+            "address": "/v1/players/me/stream",
+            "title": "Everything that concerns a player",
+            "description": "The player token (`Authorization: Bearer` or `?token=`) gets "
+            "`snapshot`, `ticket`, `match-found`, `your-turn` and `match-finished` frames; "
+            "`id` is the event log position, so `Last-Event-ID` resumes exactly, on any "
+            "replica (docs/players.md). Nothing of another player is ever sent.",
+            "messages": {
+                frame: {"$ref": f"#/components/messages/{name}"}
+                for name, (frame, _, _) in _PLAYER_FRAMES.items()
+            },
+        },
+        "ticket": {
+            "address": "/v1/lobby/tickets/{ticketId}/stream",
+            "title": "A quick-play ticket",
+            "description": "The ticket's owner (player token) gets the ticket at once and "
+            "after every change, until it is matched or cancelled; `id` is the ticket's "
+            "version.",
+            "parameters": {"ticketId": {"description": "The ticket's id (a UUID)"}},
+            "messages": {"ticket": {"$ref": "#/components/messages/ticket"}},
+        },
+    }
+
+
+def _player_operations() -> dict[str, Any]:
+    return {
+        "followPlayer": {
+            "action": "receive",
+            "channel": {"$ref": "#/channels/player"},
+            "summary": "Follow what concerns the player",
+            "messages": [
+                {"$ref": f"#/channels/player/messages/{frame}"}
+                for frame, _, _ in _PLAYER_FRAMES.values()
+            ],
+        },
+        "watchTicket": {
+            "action": "receive",
+            "channel": {"$ref": "#/channels/ticket"},
+            "summary": "Wait for a quick-play ticket to be matched",
+            "messages": [{"$ref": "#/channels/ticket/messages/ticket"}],
+        },
+    }
+
+
+def _player_messages(
+    ticket: dict[str, Any], my_match: dict[str, Any], mine: dict[str, Any]
+) -> dict[str, Any]:
+    status = {"type": "string", "enum": ["waiting", "matched", "cancelled"]}
+    payloads = {
+        "playerSnapshot": _object({"matches": mine, "ticket": _NULLABLE_ID}),
+        "playerTicket": _object(
+            {"ticketId": _ID, "status": status},
+            matchId=_ID,
+            seat={"type": "integer", "minimum": 0, "maximum": 3},
+        ),
+        "playerMatchFound": _object(
+            {
+                "matchId": _ID,
+                "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                "ticketId": _NULLABLE_ID,
+            }
+        ),
+        "playerYourTurn": my_match,
+        "playerMatchFinished": _object(
+            {
+                "matchId": _ID,
+                "winner": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                "reason": {"type": "string"},
+            }
+        ),
+    }
+    messages: dict[str, Any] = {
+        name: {
+            "name": frame,
+            "title": title,
+            "summary": f"SSE `event: {frame}`; `id` is the event log position ({why}).",
+            "contentType": "application/json",
+            "headers": _last_event_id("a position in the log"),
+            "payload": payloads[name],
+        }
+        for name, (frame, title, why) in _PLAYER_FRAMES.items()
+    }
+    messages["ticket"] = {
+        "name": "ticket",
+        "title": "The ticket as it stands",
+        "summary": "SSE `event: ticket`; `id` is the ticket's version.",
+        "contentType": "application/json",
+        "headers": _last_event_id("a ticket version"),
+        "payload": ticket,
+    }
+    return messages
 
 
 def asyncapi_yaml() -> str:

@@ -54,6 +54,9 @@ Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
 BotKind = Literal["random", "heuristic", "strong"]
 """Bot policies, weakest first (docs/bots.md): random legal moves, rules of thumb, search."""
 Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
+NOT_BLANK = r"\S"
+"""A text's pattern: at least one character that is not white space (Python's, as the
+domain's ``strip`` counts it), so a name or reason of blanks is refused by the schema."""
 
 
 class _Request(

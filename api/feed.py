@@ -25,9 +25,8 @@ under the same caps on open streams as the match streams (:mod:`api.streamcap`).
 from __future__ import annotations
 
 import asyncio
-import hmac
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import anyio
@@ -47,17 +46,20 @@ from litestar.response import Stream
 
 from api.auth import UnauthorizedError, bearer
 from api.dto import problems
-from api.stream import VERSION_PATTERN
+from api.operator import Operator
+from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.sse import EVENT_STREAM
+from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
 from services.event_schema import EventSchemas, event_schemas
-from services.feed import MAX_LIMIT, FeedPage, feed_page, last_position
+from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
 from services.game import GameService
 
-EVENT_STREAM = "text/event-stream"
 After = Annotated[
     int,
     QueryParameter(
         ge=0,
+        le=MAX_POSITION,
         description="A position in the log: the items after it (0: from the start)",
         examples=[Example(value=0), Example(value=1234)],
     ),
@@ -91,7 +93,7 @@ class StreamOperation(Operation):
                             ),
                         },
                     ),
-                    example='retry: 1000\n\nid: 1\nevent: event\ndata: {"position":1,…}\n\n',
+                    example='retry: 1000\n\nevent: event\nid: 1\ndata: {"position":1,…}\n\n',
                 )
             },
         )
@@ -99,7 +101,6 @@ class StreamOperation(Operation):
 
 
 FEED_STREAM_PATH = r"^/v1/events/stream/?$"
-_PING = b": ping\n\n"
 _ENCODER = msgspec.json.Encoder()
 OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
@@ -122,6 +123,11 @@ class Archive:
     """Set by :meth:`close` (a draining server): open streams end with ``retry:``."""
     streams: int = 0
     """Streams open now."""
+    operator: Operator = field(init=False)
+    """``operator_token``'s check (:mod:`api.operator`)."""
+
+    def __post_init__(self) -> None:
+        self.operator = Operator(self.operator_token)
 
     def provide(self) -> Archive:
         return self
@@ -140,8 +146,7 @@ class Archive:
         token = bearer(request)
         if token is None:
             return False
-        expected = self.operator_token
-        if expected and hmac.compare_digest(token.encode(), expected.encode()):
+        if self.operator.is_operator(token):
             return True
         raise UnauthorizedError(
             "the events feed takes the operator token only (OPERATOR_TOKEN); "
@@ -159,52 +164,28 @@ class Archive:
 
     async def frames(self, after: int, operator: bool) -> AsyncIterator[bytes]:
         """``retry:``, then one frame per item after ``after``, pings while nothing is
-        new, and a final ``retry:`` once the stream's lifetime is over."""
-        retry = b"retry: %d\n\n" % self.retry_ms
+        new, and a final ``retry:`` once the stream's lifetime is over (or the server
+        drains). At the log's end it asks only for the last position (one indexed query)
+        until something is new."""
+        cursor, at_end = after, False
+
+        async def poll() -> Polled:
+            nonlocal cursor, at_end
+            if at_end and await self.last() <= cursor:
+                return Polled()
+            page = await self.page(cursor, self.batch, operator)
+            cursor, at_end = page.next, not page.more
+            frames = [sse_frame("event", _ENCODER.encode(i), i.position) for i in page.items]
+            return Polled(frames, more=page.more)
+
+        timing = Timing(self.poll_s, self.heartbeat_s, self.lifetime_s, self.retry_ms)
         self.streams += 1
         try:
-            yield retry
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + self.lifetime_s
-
-            def going() -> bool:
-                return not self.closing and loop.time() < deadline
-
-            pinged = loop.time()
-            cursor = after
-            while going():
-                page = await self.page(cursor, self.batch, operator)
-                for item in page.items:
-                    yield b"id: %d\nevent: event\ndata: %s\n\n" % (
-                        item.position,
-                        _ENCODER.encode(item),
-                    )
-                cursor = page.next
-                if page.more:
-                    continue
-                while going() and await self.last() <= cursor:
-                    if loop.time() - pinged >= self.heartbeat_s:
-                        pinged = loop.time()
-                        yield _PING
-                    await asyncio.sleep(min(self.poll_s, max(0.0, deadline - loop.time())))
-            yield retry
+            yield retry_hint(self.retry_ms)
+            async for frame in polled(poll, timing, lambda: self.closing):
+                yield frame
         finally:
             self.streams -= 1
-
-
-class FeedAheadError(InvalidInputError):
-    """422: the client claims a position the log has not reached (R34: positions only
-    grow, so no frame with that id was ever sent: an id of another deployment, or made
-    up)."""
-
-    code = "last-event-id-ahead"
-    rule = "R34"
-
-    def __init__(self, last: int, top: int) -> None:
-        super().__init__(
-            f"Last-Event-ID {last} is beyond the log's last position {top}: no such frame "
-            "was ever sent (R34); reconnect without it, or with the id of a frame received"
-        )
 
 
 def _resume_at(header: str | None, query: str | None, after: int) -> int:
@@ -284,12 +265,8 @@ class FeedController(Controller):
         start = _resume_at(last_event_id, last_event_id_query, after)
         top = await archive.last()
         if start > top:
-            raise FeedAheadError(start, top)
-        return Stream(
-            archive.frames(start, operator),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+            raise LastEventIdAheadError(start, top, "the log's last position")
+        return event_stream(archive.frames(start, operator))
 
     @get(
         "/schema",

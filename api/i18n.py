@@ -48,7 +48,7 @@ MESSAGES: Final[dict[str, Message]] = {
     "validation-failed": _m("Request validation failed", "请求校验失败", "请求中有字段未通过校验"),
     "illegal-move": _m("Move not allowed by the rules", "规则不允许此操作", "规则不允许此操作"),
     "not-found": _m("Not found", "未找到", "所请求的资源不存在"),
-    "method-not-allowed": _m("Method not allowed", "不允许的方法", "此路径不支持该 HTTP 方法"),
+    "method-not-allowed": _m("Method not allowed", "不允许的方法", "此路径不支持该请求方法"),
     "unsupported-media-type": _m(
         "Unsupported media type", "不支持的媒体类型", "请求体的媒体类型不受支持"
     ),
@@ -56,11 +56,21 @@ MESSAGES: Final[dict[str, Message]] = {
     "unauthorized": _m("Unauthorized", "未授权", "需要有效的令牌"),
     "forbidden": _m("Forbidden", "禁止访问", "此令牌无权执行该操作"),
     "payload-too-large": _m("Request body too large", "请求体过大", "请求体超过了大小限制"),
+    "idempotency-key-reused": _m(
+        "Idempotency-Key reused",
+        "幂等键已被使用",
+        "这个幂等键（`Idempotency-Key`）已用于另一个不同的请求，请换一个键",
+    ),
+    "idempotency-in-flight": _m(
+        "Request with this Idempotency-Key in flight",
+        "同一幂等键的请求正在处理",
+        "使用同一幂等键（`Idempotency-Key`）的请求仍在处理中，请稍后重试",
+    ),
     "rate-limited": _m("Too many requests", "请求过多", "请求过于频繁，请稍后再试"),
     "last-event-id-ahead": _m(
-        "Last-Event-ID beyond the match",
-        "Last-Event-ID 超出对局版本",
-        "Last-Event-ID 超出了对局的当前版本",
+        "Last-Event-ID beyond the stream",
+        "`Last-Event-ID` 超出范围",
+        "`Last-Event-ID` 超出了该流当前的版本或位置，从未发送过这样的帧",
     ),
     "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
     "too-many-streams": _m(
@@ -76,7 +86,7 @@ MESSAGES: Final[dict[str, Message]] = {
         "Version conflict", "版本冲突", "另一条命令已先修改了该对局，请重新读取后再试"
     ),
     "precondition-failed": _m(
-        "Precondition failed", "前置条件不成立", "If-Match 中的版本不是当前版本"
+        "Precondition failed", "前置条件不成立", "`If-Match` 中的版本不是当前版本"
     ),
     "verification-failed": _m(
         "Deal verification failed", "发牌校验失败", "发牌与其承诺或记录的手牌不符"
@@ -175,6 +185,30 @@ MESSAGES: Final[dict[str, Message]] = {
         "牌桌暂不开放观战",
         "本轮比赛各桌打同样的牌，本轮全部结束后才能观战",
     ),
+    # -- the organiser's controls (domain/tournament/controls.py, issue 16; R36) -------------
+    "registration-open": _m(
+        "Registration still open", "报名尚未截止", "报名仍在进行，请先开始比赛"
+    ),
+    "registration-closed": _m(
+        "Registration closed", "报名已截止", "报名已经截止（只有组织者可在瑞士制比赛中补报）"
+    ),
+    "no-such-team": _m("No such team", "没有该队伍", "比赛中没有这个编号的队伍"),
+    "team-name-taken": _m("Team name taken", "队名已被使用", "已有队伍使用这个名字"),
+    "tournament-full": _m("Tournament full", "比赛名额已满", "参赛队伍已达上限"),
+    "team-withdrawn": _m("Team withdrawn", "队伍已退赛", "该队伍已经退出比赛"),
+    "too-few-teams": _m("Too few teams", "队伍不足", "到场的队伍不够，无法按设定的轮数开始比赛"),
+    "pairing-invalid": _m(
+        "Invalid pairing",
+        "对阵安排无效",
+        "对阵须让每支在赛队伍恰好出场一次，只有队数为奇数时才能轮空",
+    ),
+    "swiss-only": _m(
+        "Swiss tournaments only", "仅限瑞士制", "循环赛每两队都要相遇，不能设置禁止对阵"
+    ),
+    "not-forbidden": _m("Pairing not forbidden", "未禁止该对阵", "这两支队伍并未被禁止相遇"),
+    "round-started": _m(
+        "Round already started", "该轮已经开始", "只能在下一轮开始之前设置它的对阵"
+    ),
     # -- players, invites and the lobby (docs/players.md) ---------------------------------
     "already-seated": _m("Already seated", "已经入座", "你已经坐在这场比赛的一个座位上"),
     "too-many-sessions": _m("Too many sessions", "会话过多", "会话数量已达上限，请先结束一个"),
@@ -185,7 +219,7 @@ MESSAGES: Final[dict[str, Message]] = {
     "ticket-closed": _m("Ticket closed", "排队票已关闭", "该排队票已经配对或已取消"),
     "already-queued": _m("Already queued", "已在排队", "你已经有一张排队中的票"),
     "player-erased": _m("Player erased", "玩家已被抹除", "该玩家已被抹除"),
-    "no-subscription": _m("No subscription", "没有该订阅", "该 Webhook 订阅已停止"),
+    "no-subscription": _m("No subscription", "没有该订阅", "该推送订阅（`webhook`）已停止"),
 }
 
 _FALLBACK_ZH_TITLE: Final = "请求未能完成"
@@ -262,6 +296,7 @@ _CARDS = re.compile(rf"(?<![\w'`])(?:{_CARD})(?![\w'`])")
 _QUOTED = re.compile(r"'[^'\s]{1,60}'|`[^`\s]{1,60}`")
 _SEAT = re.compile(r"\bseats? \[?(\d(?:, \d)*)\]?")
 _TOURNAMENT_ROUND = re.compile(r"\btournament round (\d+)")
+_TEAM = re.compile(r"\bteams? \[?(\d+(?:(?:, | and )\d+)*)\]?")
 _VERSION = re.compile(r"\bversions? (\d+(?:\.\.\d+)?)(?:, not (\d+))?")
 _FIELD = re.compile(r"^([A-Za-z][\w.\[\]-]*): ")
 
@@ -284,6 +319,9 @@ def facts_zh(english: str) -> str:
     rounds = _TOURNAMENT_ROUND.findall(english)
     if rounds:
         parts.append("比赛轮次：" + "、".join(dict.fromkeys(rounds)))
+    teams = [t for found in _TEAM.findall(english) for t in re.split(", | and ", found)]
+    if teams:
+        parts.append("队伍：" + "、".join(dict.fromkeys(teams)))
     versions = [v for found in _VERSION.findall(english) for v in found if v]
     if versions:
         parts.append("版本：" + "、".join(versions))

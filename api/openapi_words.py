@@ -216,6 +216,7 @@ PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
     401: ("unauthorized",),
     403: ("forbidden", "table-closed"),
     404: ("not-found",),
+    405: ("method-not-allowed",),
     409: (
         "illegal-move",
         "version-conflict",
@@ -257,8 +258,40 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
             "result-recorded",
             "result-not-recorded",
             "match-finished",
+            # the organiser's controls (issue 16, domain/tournament/controls.py)
+            "registration-open",
+            "registration-closed",
+            "no-such-team",
+            "team-name-taken",
+            "tournament-full",
+            "team-withdrawn",
+            "too-few-teams",
+            "pairing-invalid",
+            "swiss-only",
+            "not-forbidden",
+            "round-started",
+            "seat-free",
         ),
+        422: ("last-event-id-ahead",),
     },
+    "players": {
+        409: (
+            "already-seated",
+            "seat-taken",
+            "no-free-seat",
+            "seat-free",
+            "match-finished",
+            "too-many-sessions",
+            "no-such-session",
+            "invite-expired",
+            "already-queued",
+            "ticket-closed",
+            "player-erased",
+        ),
+        422: ("last-event-id-ahead",),
+    },
+    "webhooks": {409: ("no-subscription",)},
+    "archive": {422: ("last-event-id-ahead",)},
 }
 """More codes a status carries in the operations of a tag."""
 

@@ -33,18 +33,19 @@ from services.live import DealFrame, LiveFrame, current_version
 
 
 class LastEventIdAheadError(InvalidInputError):
-    """422: the client claims a frame the match has not reached (R34: versions are
-    gap-free and only grow, so no frame with that id exists yet). Answered rather than
-    waiting in silence for a version that may never come: the client's id is from
-    another match, or made up."""
+    """422: the client claims a frame the stream has not reached (R34: versions and log
+    positions are gap-free and only grow, so no frame with that id exists yet). Answered
+    rather than waiting in silence for a version that may never come: the client's id is
+    from another match (tournament, deployment), or made up. Every resumable stream
+    answers it: a match's, the events feed, a player's and a tournament's standings."""
 
     code = "last-event-id-ahead"
     rule = "R34"
 
-    def __init__(self, last: int, version: int) -> None:
+    def __init__(self, last: int, end: int, what: str = "the match's version") -> None:
         super().__init__(
-            f"Last-Event-ID {last} is beyond the match's version {version}: no such frame "
-            "was ever sent (R34); reconnect without it, or with the id of a frame received"
+            f"Last-Event-ID {last} is beyond {what} {end}: no such frame was ever sent "
+            "(R34); reconnect without it, or with the id of a frame received"
         )
 
 

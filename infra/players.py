@@ -1,8 +1,8 @@
 """Settings of the players' features (docs/players.md, docs/webhooks.md), read from an
 environment mapping by the entry point's app factory, never at import time:
 
-* ``OPERATOR_TOKEN`` — the bearer token of the operator's routes (webhook subscriptions
-  and their delivery log) [none: those routes answer 403];
+* ``OPERATOR_TOKEN`` is not here: it is one setting of :class:`infra.settings.Settings`
+  (``Settings.operator_token``), for the webhooks' routes as for the events feed;
 * ``WEBHOOK_INTERVAL_MS`` — how often the outbox follows the log and sends what is due
   [500; 0 = off];
 * ``OIDC_ISSUER`` / ``OIDC_AUDIENCE`` / ``OIDC_JWKS_URL`` — sign-in with the app's own
@@ -29,7 +29,6 @@ from services.accounts.keys import KeyStore, MemoryKeys
 
 @dataclass(frozen=True, slots=True)
 class PlayerSettings:
-    operator_token: str | None = None
     webhook_interval_ms: int = 500
     oidc_issuer: str | None = None
     oidc_audience: str | None = None
@@ -42,9 +41,6 @@ class PlayerSettings:
             value = environ.get(name, "").strip()
             return value or None
 
-        token = get("OPERATOR_TOKEN")
-        if token is not None and len(token) < 24:
-            raise SettingsError("OPERATOR_TOKEN must be at least 24 characters")
         interval = get("WEBHOOK_INTERVAL_MS") or "500"
         if not interval.isdigit() or int(interval) > 3_600_000:
             raise SettingsError(f"WEBHOOK_INTERVAL_MS must be 0..3600000, got {interval!r}")
@@ -54,7 +50,7 @@ class PlayerSettings:
         quota = get("PLAYER_QUOTA_PER_HOUR") or "30"
         if not quota.isdigit() or int(quota) > 1_000_000:
             raise SettingsError(f"PLAYER_QUOTA_PER_HOUR must be 0..1000000, got {quota!r}")
-        return cls(token, int(interval), *oidc, int(quota))
+        return cls(int(interval), *oidc, int(quota))
 
 
 def outbox_env(settings: Settings) -> dict[str, str]:

@@ -35,8 +35,10 @@ Variables, with their defaults in brackets:
   [15 / 600 / 1000]
 * ``SWEEP_INTERVAL_MS`` — how often the sweeper claims passed deadlines and turn
   timeouts and runs pending bot moves (``services.sweeper``), 0 = off [1000]
-* ``OPERATOR_TOKEN`` — the token that reads the events feed unredacted (``/v1/events``,
-  docs/events.md) [none: nobody does]; ``FEED_POLL_MS`` — how often a feed stream that
+* ``OPERATOR_TOKEN`` — the operator's bearer token, at least 24 characters: it reads the
+  events feed unredacted (``/v1/events``, docs/events.md) and manages the webhook
+  subscriptions (docs/webhooks.md) [none: nobody does; the webhooks' routes answer 403
+  and the outbox does not run]; ``FEED_POLL_MS`` — how often a feed stream that
   has reached the log's end asks the store for more [500]
 * ``TIMEOUT_BOT`` — the bot policy that moves for a seat over its time: ``random``,
   ``heuristic`` or ``strong`` (docs/bots.md) [``heuristic``]
@@ -72,6 +74,8 @@ DEFAULT_SQLITE_PATH: Final = Path("var/shengji.sqlite3")
 _TRUE: Final = frozenset({"1", "true", "yes", "y", "on", "t"})
 _FALSE: Final = frozenset({"0", "false", "no", "n", "off", "f"})
 _LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+OPERATOR_TOKEN_MIN: Final = 24
+"""A guessable operator token would open every event and every webhook (docs/security.md)."""
 _Getter = Callable[[str], str | None]
 
 
@@ -158,7 +162,8 @@ class Settings:
     timeout_bot: str = TIMEOUT_KIND
     """The bot policy that moves for a timed-out seat (``domain.players.PLAYERS``)."""
     operator_token: str | None = field(default=None, repr=False)
-    """Reads the events feed unredacted (docs/events.md); None: nobody does."""
+    """The operator's token: the events feed unredacted (docs/events.md) and the webhook
+    subscriptions (docs/webhooks.md); None: nobody is the operator."""
     feed_poll_ms: int = 500
     """A feed stream at the log's end asks the store for more this often."""
 
@@ -193,8 +198,8 @@ class Settings:
         _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
         _int("SWEEP_INTERVAL_MS", self.sweep_interval_ms, 0, 3_600_000)
         _int("FEED_POLL_MS", self.feed_poll_ms, 10, 60_000)
-        if self.operator_token is not None and len(self.operator_token) < 16:
-            raise SettingsError("OPERATOR_TOKEN must be at least 16 characters")
+        if self.operator_token is not None and len(self.operator_token) < OPERATOR_TOKEN_MIN:
+            raise SettingsError(f"OPERATOR_TOKEN must be at least {OPERATOR_TOKEN_MIN} characters")
         if self.timeout_bot not in PLAYERS:
             raise SettingsError(
                 f"TIMEOUT_BOT must be one of {', '.join(PLAYERS)}, got {self.timeout_bot!r}"

@@ -26,6 +26,32 @@ from typing import Any
 import msgspec
 from eventsourcing.utils import get_topic
 
+from domain.accounts.account import (
+    AccountCreated,
+    AccountErased,
+    Queued,
+    SeatClaimed,
+    SessionEnded,
+    SessionOpened,
+    SessionTokenRotated,
+    Unqueued,
+)
+from domain.accounts.invite import InviteCreated
+from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
+from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
+from domain.accounts.webhooks import (
+    AttemptFailed,
+    Delivered,
+    Enqueued,
+    PlayerSeated,
+    QueueOpened,
+    RegistryOpened,
+    Subscribed,
+    SubscriptionRegistered,
+    SubscriptionRemoved,
+    TableOpened,
+    Unsubscribed,
+)
 from domain.game.match_events import (
     MatchCreated,
     MatchFinished,
@@ -96,6 +122,37 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
         ),
     ),
     ("idempotency", (IdempotencyRecord.Recorded,)),
+    (
+        "account",
+        (
+            AccountCreated,
+            SessionOpened,
+            SessionTokenRotated,
+            SessionEnded,
+            SeatClaimed,
+            Queued,
+            Unqueued,
+            AccountErased,
+        ),
+    ),
+    ("invite", (InviteCreated,)),
+    ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
+    ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),
+    ("webhook", (SubscriptionRegistered, SubscriptionRemoved)),
+    (
+        "outbox",
+        (
+            RegistryOpened,
+            Subscribed,
+            Unsubscribed,
+            TableOpened,
+            PlayerSeated,
+            QueueOpened,
+            Enqueued,
+            AttemptFailed,
+            Delivered,
+        ),
+    ),
 )
 EVENT_CLASSES: tuple[tuple[str, type[Any]], ...] = tuple(
     (stream, cls) for stream, classes in _STREAMS for cls in classes
@@ -109,14 +166,20 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One event type: where it is stored and the schema of each of its versions."""
 
     type: str
+    """The event class's name (`CardPlayed`, …; docs/events.md)."""
     topic: str
     """The stored topic (``module:Class``)."""
     stream: str
-    """``match``, ``round``, ``tournament`` or ``idempotency``."""
+    """``match``, ``round``, ``tournament``, ``idempotency``, ``account``, ``invite``,
+    ``lobby``, ``ticket``, ``webhook`` (the game's store) or ``outbox`` (the webhook
+    outbox's own store, never in the feed); docs/events.md says who may read each."""
     class_version: int
     """The version the code writes now; older ones are upcast on reading."""
     secret: list[str]
     """Fields hidden from some readers (R33, R35; docs/events.md says until when)."""
+    personal: list[str] = []
+    """Fields that identify a person, stored encrypted under that player's own key: they
+    read ``erased player`` once the player is erased (crypto-shredding, docs/players.md)."""
     versions: dict[str, dict[str, Any]]
     """``"1"``, ``"2"``, … → the JSON Schema (2020-12) of that version."""
 
@@ -125,6 +188,7 @@ class EventSchemas(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Every event type and version of the store."""
 
     events: list[EventType]
+    """Every event type of the store."""
 
 
 def _shape(value: Any) -> Any:
@@ -219,6 +283,7 @@ def event_schemas() -> EventSchemas:
                 stream=stream,
                 class_version=version,
                 secret=list(getattr(cls, "SECRET_FIELDS", ())),
+                personal=list(getattr(cls, "PERSONAL_FIELDS", {})),
                 versions=dict(sorted(versions.items(), key=lambda kv: int(kv[0]))),
             )
         )

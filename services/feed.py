@@ -26,7 +26,16 @@ public feed; the operator reads them as ``other``.
   ``withheld`` says why. The match's own events (seats, levels, results) stay open, as
   the match summaries are.
 
-The **operator** (``OPERATOR_TOKEN``) reads every field of every event.
+**Players** (issue 15): accounts, sessions, invites, the lobby and its tickets and webhook
+subscriptions are not in the public feed at all — not even their type or time (a
+session's time says when a person played): a page passes over them. In the match's own
+stream ``SeatTaken.accountId`` is hidden from the public (it links a person's matches);
+its ``player`` name is public as the seats are, and reads ``erased player`` once the
+player is erased (crypto-shredding, :mod:`services.accounts.keys`).
+
+The **operator** (``OPERATOR_TOKEN``) reads every field of every event (``kind: other``
+for the aggregates the public does not see), names decrypted, except what an event lists
+in ``SHOWN_TO_NOBODY`` (a webhook's signing secret).
 """
 
 from __future__ import annotations
@@ -51,6 +60,10 @@ from services.history_items import history_item
 
 MAX_LIMIT = 1000
 """Items per page at most."""
+MAX_POSITION = 10**15
+"""The largest ``after`` a client may name: the stores' notification ids are 64-bit
+integers, so a larger one is refused rather than sent to SQL; 10^15 stays exact as a
+JSON Schema ``maximum`` (a double), as the other paged routes' bound."""
 _SCORED = get_topic(RoundScored)
 _NONE: frozenset[str] = frozenset()
 
@@ -61,6 +74,7 @@ class FeedStream(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     kind: str
     """``match``, ``round``, ``tournament`` (``other``: only the operator sees those)."""
     id: str
+    """The aggregate's id (a UUID)."""
     match_id: str | None = None
     """A round's match."""
     round: int | None = None
@@ -74,6 +88,7 @@ class FeedItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The event's place in the whole log (the library's notification id): gap-free, in
     commit order; pass the last one seen as ``after`` (or ``Last-Event-ID``)."""
     stream: FeedStream
+    """The stream the event belongs to."""
     version: int
     """The event's version in its stream (1, 2, …)."""
     type: str
@@ -91,7 +106,10 @@ class FeedItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A page of the event log, redacted for its reader (R33-R36)."""
+
     items: list[FeedItem]
+    """The events of this page, in log order."""
     next: int
     """Pass as ``after`` for the next page: the last position read (items the reader may
     not see at all are passed over, so it can be beyond the last item's)."""
@@ -153,7 +171,8 @@ class _Reader:
         elif self.operator:
             stream = FeedStream(kind="other", id=str(originator))
         else:
-            return None
+            return None  # players, sessions, invites, lobby, webhooks: the operator's only
+        visible -= frozenset(getattr(type(event), "SHOWN_TO_NOBODY", ()))
         h = history_item(n.id, number, event, visible, withheld)
         return FeedItem(
             position=n.id,
@@ -207,8 +226,8 @@ def feed_page(
     public (or, ``operator``, not at all)."""
     if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
-    if type(after) is not int or after < 0:
-        raise InvalidInputError(f"after is a position in the log >= 0, got {after!r}")
+    if type(after) is not int or not 0 <= after <= MAX_POSITION:
+        raise InvalidInputError(f"after is a position in the log, 0..{MAX_POSITION}, got {after!r}")
     top = service.recorder.max_notification_id() or 0
     found: Sequence[Notification] = service.recorder.select_notifications(
         after, limit, inclusive_of_start=False
@@ -226,6 +245,7 @@ def last_position(service: GameService) -> int:
 
 __all__ = [
     "MAX_LIMIT",
+    "MAX_POSITION",
     "FeedItem",
     "FeedPage",
     "FeedStream",

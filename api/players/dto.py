@@ -7,10 +7,17 @@ from uuid import UUID
 
 import msgspec
 
-from api.dto import RulesRequest, _Request, _Response
+from api.dto import NOT_BLANK, RulesRequest, _Request, _Response
 
 DisplayName = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=100, examples=["Mei"], description="Shown at tables")
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=100,
+        pattern=NOT_BLANK,
+        examples=["Mei"],
+        description="Shown at tables; not only white space",
+    ),
 ]
 Label = Annotated[
     str, msgspec.Meta(max_length=100, examples=["Mei's phone"], description="Names a device")
@@ -19,92 +26,147 @@ Locale = Literal["en", "zh-CN"]
 
 
 class CreatePlayerRequest(_Request, frozen=True, kw_only=True):
+    """A new player (a device account, docs/players.md): the name shown at tables, the
+    language, the first device's name."""
+
     display_name: DisplayName
+    """The name shown at tables; personal data, stored encrypted under the player's own key
+    and erased with the player."""
     locale: Locale = "en"
+    """The player's language for texts meant for them: `en` or `zh-CN`."""
     label: Label = ""
     """The first session's device name."""
 
 
 class NewPlayer(_Response, frozen=True, kw_only=True):
+    """The player created, with the player token (shown once)."""
+
     player_id: str
+    """The player's id (a UUID): name it as a partner in quick play."""
     session_id: str
+    """The first session's id (this device)."""
     token: str | None = msgspec.field(default=None)
     """The player token (long-lived; rotate or end its session to stop it)."""
     display_name: str
+    """The name shown at tables."""
     locale: str
+    """`en` or `zh-CN`."""
     token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again
+    (`token` is null)."""
 
 
 class Profile(_Response, frozen=True, kw_only=True):
+    """The player as the token's owner sees it."""
+
     player_id: str
+    """The player's id (a UUID)."""
     display_name: str
+    """The name shown at tables."""
     locale: str
+    """`en` or `zh-CN`."""
     session_id: str
     """The session of the token used for this call."""
 
 
 class OpenSessionRequest(_Request, frozen=True, kw_only=True):
+    """Sign in another device from this one: the new session's device name."""
+
     label: Label = ""
 
 
 class SessionToken(_Response, frozen=True, kw_only=True):
+    """A session and its player token (shown once): a new device's session, or the rotated
+    token of this one."""
+
     session_id: str
+    """The session's id."""
     token: str | None
+    """The player token of this session; null in an idempotent replay (`tokenWithheld`)."""
     token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again
+    (`token` is null)."""
 
 
 class SessionItem(_Response, frozen=True, kw_only=True):
+    """One of the player's sessions (a device); the token itself is never shown again."""
+
     session_id: str
+    """The session's id (end it with `DELETE /v1/players/me/sessions/{id}`)."""
     label: str
+    """The device's name, as given when the session opened."""
     opened_at: str
+    """When the session opened, ISO 8601."""
     current: bool
     """The session of the token used for this call."""
 
 
 class SessionList(_Response, frozen=True, kw_only=True):
+    """The player's open sessions, oldest first."""
+
     items: list[SessionItem]
 
 
 class ClaimRequest(_Request, frozen=True, kw_only=True):
+    """Sit in a seat of a match as this player (R1: one seat per match)."""
+
     match_id: UUID
     seat: Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3 (R1)")]
 
 
 class PlayerSeat(_Response, frozen=True, kw_only=True):
+    """The seat the player took, with a seat token for it (shown once)."""
+
     match_id: str
     seat: int
     token: str | None
     """A seat token for this seat (the player token acts for it too)."""
     version: int
     token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again
+    (`token` is null)."""
 
 
 class CreateInviteRequest(_Request, frozen=True, kw_only=True):
+    """An invite code to this private table."""
+
     ttl_seconds: Annotated[int, msgspec.Meta(ge=60, le=30 * 86400, examples=[86400])] = 7 * 86400
     """How long the code works (1 minute to 30 days; a week by default)."""
 
 
 class NewInvite(_Response, frozen=True, kw_only=True):
+    """An invite code (shown as `XXXX-XXXX`; dashes and case do not matter)."""
+
     code: str
     """Give it to a friend: ``POST /v1/invites/{code}`` takes a seat."""
     match_id: str
     expires_at: str
+    """When the code stops working, ISO 8601."""
 
 
 class InviteInfo(_Response, frozen=True, kw_only=True):
+    """What an invite code leads to: the match, its name and its free seats."""
+
     match_id: str
     name: str
     expires_at: str
+    """When the code stops working, ISO 8601."""
     free_seats: list[int]
+    """The seats still free (R1): joining takes the first of them."""
 
 
 class JoinRequest(_Request, frozen=True, kw_only=True):
+    """Join the invite's match, in its first free seat."""
+
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
     """The name at the table without a player token (``guest`` by default); a player sits
     under their display name."""
 
 
 class TicketRequestBody(_Request, frozen=True, kw_only=True):
+    """A quick-play ticket: the rule set to play, an optional partner, and whether bots may
+    fill the table."""
+
     preset: Literal["standard", "tuolaji", "duijia"] | None = None
     rules: RulesRequest | None = None
     """§10 fields over the preset; tickets are matched only with the same rule set."""
@@ -114,32 +176,46 @@ class TicketRequestBody(_Request, frozen=True, kw_only=True):
     """Fill the free seats with bots once this ticket has waited so long; none: wait for
     people."""
     bot_kind: Literal["random", "heuristic", "strong"] = "heuristic"
+    """The bot policy for seats filled by bots: random, heuristic or strong."""
 
 
 class TicketView(_Response, frozen=True, kw_only=True):
+    """A quick-play ticket: waiting in its lobby, matched (its match and seat) or cancelled."""
+
     ticket_id: str
+    """The ticket's id."""
     status: Literal["waiting", "matched", "cancelled"]
+    """`waiting` in the lobby, `matched` (see `matchId` and `seat`) or `cancelled`."""
     version: int
     """The ticket's version (the stream's event id)."""
     preset: str | None
     partner: str | None
+    """The partner's player id (they sit opposite, R2); null for none."""
     bots_after_seconds: int | None
+    """Bots fill the free seats after the ticket has waited so long; null: wait for people."""
     queued_at: str
+    """When the ticket was queued, ISO 8601."""
     match_id: str | None
     """The match made (``matched``): play with the player token."""
     seat: int | None
 
 
 class RegisterWebhook(_Request, frozen=True, kw_only=True):
+    """A webhook subscription (operator): where to post, the signing secret, and which kinds
+    of deliveries."""
+
     url: Annotated[
         str,
         msgspec.Meta(
             pattern="^https?://", max_length=2000, examples=["https://push.example/shengji"]
         ),
     ]
+    """Where deliveries are posted (http or https)."""
     secret: Annotated[str, msgspec.Meta(min_length=16, max_length=200)]
     """Signs every delivery (HMAC-SHA256, docs/webhooks.md); never shown again."""
     kinds: Annotated[
         list[Literal["your-turn", "match-found", "match-finished", "tournament-round-ready"]],
         msgspec.Meta(min_length=1, max_length=4),
     ]
+    """The kinds of deliveries wanted: your-turn, match-found, match-finished, tournament-
+    round-ready (docs/webhooks.md)."""

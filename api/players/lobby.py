@@ -27,7 +27,9 @@ from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
 from api.idempotency import Answer, Key, run
 from api.matches import BEARER, IdempotencyKey, play_bots
 from api.players.dto import TicketRequestBody, TicketView
+from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
+from api.sse import EVENT_STREAM
 from api.strict import json_body, read_body
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
@@ -36,9 +38,9 @@ from services.game import GameService
 from services.idempotency import Outcome
 
 log = logging.getLogger(__name__)
-EVENT_STREAM = "text/event-stream"
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
+HEARTBEAT_S = 15.0
 
 
 def ticket_view(ticket: Ticket) -> TicketView:
@@ -198,26 +200,22 @@ class LobbyController(Controller):
         service, token = runtime.service, bearer(request)
         first = await runtime.call(read_ticket, service, token, ticket_id)  # 401/404 now
 
-        async def frames() -> AsyncIterator[bytes]:
-            seen = last_event_id or 0
-            ticket = first
-            waited = 0.0
-            while True:
-                if ticket.version > seen:
-                    seen = ticket.version
-                    data = msgspec.json.encode(ticket_view(ticket))
-                    yield b"id: %d\nevent: ticket\ndata: %s\n\n" % (seen, data)
-                if ticket.status != "waiting" or waited >= STREAM_LIFETIME_S:
-                    return
-                await anyio.sleep(POLL_S)
-                waited += POLL_S
-                ticket = await runtime.call(read_ticket, service, token, ticket_id)
+        seen = last_event_id or 0
+        ticket: Ticket | None = first
 
-        return Stream(
-            frames(),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        async def poll() -> Polled:
+            nonlocal seen, ticket
+            if ticket is None:
+                ticket = await runtime.call(read_ticket, service, token, ticket_id)
+            frames = []
+            if ticket.version > seen:
+                seen = ticket.version
+                frames.append(sse_frame("ticket", msgspec.json.encode(ticket_view(ticket)), seen))
+            done, ticket = ticket.status != "waiting", None
+            return Polled(frames, done=done)
+
+        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S)
+        return event_stream(polled(poll, timing))
 
 
 class LobbySweeper:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-import anyio
 import msgspec
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
@@ -20,9 +19,10 @@ from litestar.response import Stream
 from api.auth import bearer, player_of
 from api.dto import problems
 from api.matches import BEARER
-from api.players.lobby import EVENT_STREAM
+from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.runtime import Runtime
-from domain.rules.errors import InvalidInputError
+from api.sse import EVENT_STREAM
+from api.stream import LastEventIdAheadError
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
 
@@ -32,19 +32,8 @@ LIFETIME_S = 300.0
 RETRY_MS = 2000
 
 
-class PositionAheadError(InvalidInputError):
-    code = "last-event-id-ahead"
-
-    def __init__(self, last: int, end: int) -> None:
-        super().__init__(
-            f"Last-Event-ID {last} is beyond the event log's end {end}: no such frame was "
-            "sent; reconnect without it"
-        )
-
-
 def encode(frame: Frame) -> bytes:
-    data = msgspec.json.encode(frame.data)
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (frame.id, frame.kind.encode(), data)
+    return sse_frame(frame.kind, msgspec.json.encode(frame.data), frame.id)
 
 
 class PlayerStreamController(Controller):
@@ -85,7 +74,7 @@ class PlayerStreamController(Controller):
             account = player_of(service, seen).account
             end = start_position(service)
             if last_event_id is not None and last_event_id > end:
-                raise PositionAheadError(last_event_id, end)
+                raise LastEventIdAheadError(last_event_id, end, "the event log's end")
             position = end if last_event_id is None else last_event_id
             feed = PlayerFeed(service, account.id, position)
             if last_event_id is not None:
@@ -98,27 +87,17 @@ class PlayerStreamController(Controller):
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
 
+        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)
+
+        async def poll() -> Polled:
+            batch = await runtime.call(feed.poll)
+            return Polled([encode(frame) for frame in batch], more=bool(batch))
+
         async def frames() -> AsyncIterator[bytes]:
-            yield b"retry: %d\n\n" % RETRY_MS
+            yield retry_hint(RETRY_MS)
             if first is not None:
                 yield encode(first)
-            quiet = waited = 0.0
-            while waited < LIFETIME_S:
-                batch = await runtime.call(feed.poll)
-                for frame in batch:
-                    yield encode(frame)
-                if batch:
-                    quiet = 0.0
-                    continue
-                await anyio.sleep(POLL_S)
-                waited += POLL_S
-                quiet += POLL_S
-                if quiet >= HEARTBEAT_S:
-                    quiet = 0.0
-                    yield b": ping\n\n"
+            async for frame in polled(poll, timing):
+                yield frame
 
-        return Stream(
-            frames(),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return event_stream(frames())

@@ -12,9 +12,7 @@ record each result).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
-import secrets
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -29,6 +27,7 @@ from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
 from api.dto import REPLAYED_HEADER, problems
 from api.idempotency import Answer, Key, run
 from api.matches import BEARER, IdempotencyKey
+from api.operator import Operator
 from api.players.dto import RegisterWebhook
 from api.runtime import Runtime
 from api.strict import json_body, read_body
@@ -61,8 +60,7 @@ class Webhooks:
         self.config = config
         self.outbox = WebhookOutbox(config.outbox_env, leader=runtime.service)
         self.dispatcher = Dispatcher(self.outbox, runtime.service, post=config.post)
-        token = config.operator_token
-        self.operator_hash = None if token is None else hashlib.sha256(token.encode()).digest()
+        self.operator = Operator(config.operator_token)
 
     def provide(self) -> Webhooks:
         return self
@@ -70,9 +68,9 @@ class Webhooks:
     def require_operator(self, token: str | None) -> None:
         if token is None:
             raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
-        if self.operator_hash is None:
+        if not self.operator.configured:
             raise ForbiddenError("webhooks are off: the service has no OPERATOR_TOKEN")
-        if not secrets.compare_digest(hashlib.sha256(token.encode()).digest(), self.operator_hash):
+        if not self.operator.is_operator(token):
             raise ForbiddenError("this is not the operator token")
 
     def run_once(self) -> int:

@@ -157,7 +157,11 @@ class TournamentController(Controller):
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
         return tournament_view(t)
 
-    @get("/{tournament_id:uuid}/rounds", summary="The scheduled rounds with their tables")
+    @get(
+        "/{tournament_id:uuid}/rounds",
+        summary="The scheduled rounds with their tables",
+        responses=problems(404),
+    )
     async def rounds(
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
     ) -> list[RoundView]:

@@ -8,12 +8,19 @@ from typing import Annotated
 
 import msgspec
 
+from api.dto import NOT_BLANK
 from api.tournaments.dto import SeatTokenView, TeamRequest
 from services.tournaments.views import TournamentView
 
 TeamNumber = Annotated[int, msgspec.Meta(ge=0, le=63, examples=[3])]
-Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500, examples=["a player fell ill"])]
-By = Annotated[str, msgspec.Meta(min_length=1, max_length=100, examples=["Tournament director"])]
+Reason = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=500, pattern=NOT_BLANK, examples=["a player fell ill"]),
+]
+By = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=100, pattern=NOT_BLANK, examples=["Tournament director"]),
+]
 
 
 class _Request(
@@ -29,22 +36,33 @@ class RegisterTeamRequest(TeamRequest, frozen=True, kw_only=True):
 
 
 class WithdrawRequest(_Request, frozen=True, kw_only=True):
+    """A team leaves the tournament: it is paired no more from the next round on (R36)."""
+
     reason: Reason
     """Why (recorded in ``TeamWithdrew``)."""
 
 
 class ForbidRequest(_Request, frozen=True, kw_only=True):
+    """Two teams that must never meet (two teams of one club); Swiss tournaments only."""
+
     teams: Annotated[list[TeamNumber], msgspec.Meta(min_length=2, max_length=2, examples=[[0, 4]])]
     """The two teams (their numbers) never to pair."""
     reason: Reason
 
 
 class PairingRequest(_Request, frozen=True, kw_only=True):
+    """One table of a pairing: the two teams that meet."""
+
     first_team: TeamNumber
+    """The first team's number (seats 0 and 2)."""
     second_team: TeamNumber
+    """The second team's number (seats 1 and 3)."""
 
 
 class OverrideRequest(_Request, frozen=True, kw_only=True):
+    """The organiser's pairing of the next round, set by hand before it is scheduled (R36),
+    and why."""
+
     tables: Annotated[
         list[PairingRequest],
         msgspec.Meta(
@@ -58,14 +76,18 @@ class OverrideRequest(_Request, frozen=True, kw_only=True):
     """The team that sits out (only for an odd count)."""
     reason: Reason
     by: By
+    """Who made the decision (recorded with it)."""
 
 
 class AdjustmentRequest(_Request, frozen=True, kw_only=True):
+    """A score adjustment or a penalty, in match points, with why and by whom."""
+
     team: TeamNumber
     match_points: Annotated[int, msgspec.Meta(ge=-100, le=100, examples=[-1, 2])]
     """Match points to add (negative: a penalty); not 0."""
     reason: Reason
     by: By
+    """Who made the decision (recorded with it)."""
 
 
 class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -73,33 +95,54 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class RegisteredTeam(_Response, frozen=True, kw_only=True):
+    """The team entered, and the tournament as it now stands."""
+
     team: int
     team_token: str | None
     """Shown once, to a team that registered itself: its check-in and withdrawal
     (``Authorization: Bearer``). Null when the organiser added the team, or in a replay."""
     tournament: TournamentView
+    """The tournament after the registration."""
     token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again
+    (`token` is null)."""
 
 
 class PreviewTable(_Response, frozen=True, kw_only=True):
+    """A table of the pairing the next round would get."""
+
     table: int
+    """The table's number, from 1."""
     first_team: int
+    """The first team's number (seats 0 and 2)."""
     first_name: str
+    """The first team's name."""
     second_team: int
+    """The second team's number (seats 1 and 3)."""
     second_name: str
+    """The second team's name."""
 
 
 class PairingPreview(_Response, frozen=True, kw_only=True):
+    """The pairing the next round would get if scheduled now (nothing is saved)."""
+
     number: int
     """The round this pairing is for (not scheduled yet)."""
     tables: list[PreviewTable]
+    """The tables, table 1 first."""
     bye: int | None
+    """The team that would sit out (an odd count); null for none."""
     awarded_byes: list[int]
+    """Round robin: teams whose scheduled opponent withdrew (each scores a bye)."""
     overridden: bool
     """The organiser's override will be used."""
 
 
 class ReissuedTokens(_Response, frozen=True, kw_only=True):
+    """A table's new seat tokens (the old ones stop working at once)."""
+
     seat_tokens: list[SeatTokenView]
     """The people's new seat tokens (shown once); the old ones no longer work."""
     token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again
+    (`token` is null)."""

@@ -24,8 +24,6 @@ own with ``POST /v1/records``; the tables of a round in play are named in the
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
@@ -38,23 +36,19 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.dto import problems
+from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
-from api.stream import VERSION_PATTERN
-from domain.rules.errors import InvalidInputError
+from api.sse import EVENT_STREAM
+from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from services.tournaments.archive import archive_lines, pending_tables
 from services.tournaments.service import TournamentService
 from services.tournaments.views import standings_view
 
-EVENT_STREAM = "text/event-stream"
 NDJSON = "application/x-ndjson"
 POLL_S = 0.25
 LIFETIME_S = 600.0
 HEARTBEAT_S = 15.0
 RETRY_MS = 1000
-
-
-def _frame(version: int, data: bytes) -> bytes:
-    return b"event: standings\nid: %d\ndata: %s\n\n" % (version, data)
 
 
 async def standings_frames(
@@ -63,24 +57,20 @@ async def standings_frames(
     """Frames from ``last`` on (module docstring)."""
     service = TournamentService(runtime.service)
     sent = -1 if last is None else last
-    started = quiet = time.monotonic()
-    while True:
+
+    async def poll() -> Polled:
+        nonlocal sent
         t = await runtime.call(service.get, tournament_id)
+        frames = []
         if t.version > sent:
             view = msgspec.to_builtins(standings_view(t))
-            yield _frame(t.version, msgspec.json.encode({**view, "version": t.version}))
+            data = msgspec.json.encode({**view, "version": t.version})
+            frames.append(sse_frame("standings", data, t.version))
             sent = t.version
-            quiet = time.monotonic()
-        if t.finished:
-            return
-        now = time.monotonic()
-        if now - started > LIFETIME_S:
-            yield b"retry: %d\n\n" % RETRY_MS
-            return
-        if now - quiet > HEARTBEAT_S:
-            yield b": ping\n\n"
-            quiet = now
-        await asyncio.sleep(POLL_S)
+        return Polled(frames, done=t.finished)
+
+    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)):
+        yield frame
 
 
 class LiveController(Controller):
@@ -125,14 +115,8 @@ class LiveController(Controller):
         last = None if chosen is None else int(chosen)
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
         if last is not None and last > t.version:
-            raise InvalidInputError(
-                f"Last-Event-ID {last} is beyond the tournament's version {t.version}"
-            )
-        return Stream(
-            standings_frames(runtime, tournament_id, last),
-            media_type=EVENT_STREAM,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+            raise LastEventIdAheadError(last, t.version, "the tournament's version")
+        return event_stream(standings_frames(runtime, tournament_id, last))
 
     @get(
         "/{tournament_id:uuid}/archive",

@@ -50,6 +50,7 @@ class AccountCreated(Aggregate.Created):
     class_version: ClassVar[int] = 1
     PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"display_name": "originator_id"}
     """Stored encrypted under the account's own key (crypto-shredding)."""
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     display_name: str
     locale: str
     session_id: UUID
@@ -69,6 +70,7 @@ class AccountCreated(Aggregate.Created):
 class SessionOpened(AccountEvent):
     """Another device signed in: a new session with its own token."""
 
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     session_id: UUID
     token_hash: str
     label: str
@@ -80,6 +82,7 @@ class SessionOpened(AccountEvent):
 class SessionTokenRotated(AccountEvent):
     """The session's token was replaced; the old one no longer authenticates."""
 
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     session_id: UUID
     token_hash: str
 

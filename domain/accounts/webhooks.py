@@ -31,6 +31,8 @@ def queue_id(subscription_id: UUID, key: str) -> UUID:
 class SubscriptionRegistered(Aggregate.Created):
     class_version: ClassVar[int] = 1
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("secret",)
+    SHOWN_TO_NOBODY: ClassVar[tuple[str, ...]] = ("secret",)
+    """The signing key: not even the operator's feed shows it (docs/webhooks.md)."""
     url: str
     secret: str
     kinds: tuple[str, ...]

@@ -95,7 +95,8 @@ class SeatTaken(MatchEvent):
     account; version 1 events are read with none (:meth:`upcast_v1_v2`)."""
 
     class_version: ClassVar[int] = 2
-    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash", "account_id")
+    """``account_id`` links a person's matches: the operator's only (docs/events.md)."""
     PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"player": "account_id"}
     """Stored encrypted under the key of the account named by ``account_id`` (when set:
     a player's seat; docs/players.md crypto-shredding)."""

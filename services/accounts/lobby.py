@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import Account
@@ -26,6 +25,7 @@ from services.accounts.seating import open_first_round
 from services.accounts.store import forget, save_all
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
+from services.loading import load
 from services.sources import SEAT_ROLE, new_token, token_hash
 
 ATTEMPTS = 20
@@ -42,24 +42,14 @@ class TicketRequest:
     bot_kind: str
 
 
-def _get(service: GameService, aggregate_id: UUID, cls: type[Any], what: str) -> Any:
-    try:
-        found: Any = service.repository.get(aggregate_id)
-    except AggregateNotFoundError:
-        raise NotFoundError(f"no {what} {aggregate_id}") from None
-    if not isinstance(found, cls):
-        raise NotFoundError(f"no {what} {aggregate_id}")
-    return found
-
-
 def get_ticket(service: GameService, ticket_id: UUID) -> Ticket:
-    ticket: Ticket = _get(service, ticket_id, Ticket, "ticket")
+    ticket: Ticket = load(service, ticket_id, Ticket, "ticket")
     return ticket
 
 
 def get_lobby(service: GameService, lid: UUID) -> Lobby | None:
     try:
-        lobby: Lobby = _get(service, lid, Lobby, "lobby")
+        lobby: Lobby = load(service, lid, Lobby, "lobby")
     except NotFoundError:
         return None
     return lobby

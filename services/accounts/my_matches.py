@@ -34,6 +34,7 @@ class MyMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     to_act: int | None
     """The seat whose turn it is (None between rounds, while dealing, or when over)."""
     your_turn: bool
+    """The player's seat is to act now."""
     turn_deadline: str | None
     """When the seat to act times out (turn limits, docs/timers.md); None without one."""
     winner: int | None
@@ -41,8 +42,12 @@ class MyMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class MyMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The matches the player sits in."""
+
     current: list[MyMatch]
+    """Matches not finished (waiting for seats or playing)."""
     finished: list[MyMatch]
+    """Finished matches (R32)."""
 
 
 def my_matches(service: GameService, account: Account) -> MyMatches:

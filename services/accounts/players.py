@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError
-
 from domain.accounts.account import Account
 from services.accounts.keys import KeyStore, Sealer
 from services.accounts.store import forget, save_all
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
 from services.game import GameService
+from services.loading import load
 from services.sources import PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 
 
@@ -35,13 +34,7 @@ class Signed:
 
 
 def get_account(service: GameService, account_id: UUID) -> Account:
-    try:
-        found: Any = service.repository.get(account_id)
-    except AggregateNotFoundError:
-        raise NotFoundError(f"no player {account_id}") from None
-    if not isinstance(found, Account):
-        raise NotFoundError(f"no player {account_id}")
-    return found
+    return load(service, account_id, Account, "player")
 
 
 def is_player_token(token: str | None) -> bool:

@@ -21,6 +21,8 @@ _CREATED = get_topic(TournamentCreated)
 
 
 class TournamentListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One tournament of the list."""
+
     tournament_id: str
     name: str
     format: str
@@ -30,9 +32,12 @@ class TournamentListItem(msgspec.Struct, frozen=True, kw_only=True, rename="came
     teams: int
     total_rounds: int
     rounds_scheduled: int
+    """Rounds scheduled so far."""
 
 
 class TournamentList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A page of tournaments, oldest first."""
+
     items: list[TournamentListItem]
     next: int
     """Pass as ``after`` for the next page (a position in the store's log)."""

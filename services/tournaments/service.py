@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain.game.match import Match
@@ -52,6 +51,7 @@ from domain.tournament.tournament import Tournament
 from services.bots import DEFAULT_STEPS, run_bots
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
+from services.loading import load
 from services.sources import SEAT_ROLE, new_token, token_hash
 
 TableStatus = Literal["finished", "waiting", "limit"]
@@ -120,13 +120,7 @@ class TournamentService:
 
     def get(self, tournament_id: UUID, version: int | None = None) -> Tournament:
         """The tournament (as of ``version``)."""
-        try:
-            found: object = self.game.repository.get(tournament_id, version=version)
-        except AggregateNotFoundError:
-            raise NotFoundError(f"no tournament {tournament_id}") from None
-        if not isinstance(found, Tournament):
-            raise NotFoundError(f"no tournament {tournament_id}")
-        return found
+        return load(self.game, tournament_id, Tournament, "tournament", version)
 
     def is_organiser(self, tournament: Tournament, token: str) -> bool:
         stored = tournament.organiser_token_hash

@@ -40,6 +40,7 @@ class TeamView(_View, frozen=True, kw_only=True):
     from_round: int = 1
     """The first round it may be paired in (a late entry's is later)."""
     withdrawn_from_round: int | None = None
+    """The round from which the team is no longer paired; null unless withdrawn."""
 
 
 class TableResultView(_View, frozen=True, kw_only=True):
@@ -90,24 +91,36 @@ class RoundView(_View, frozen=True, kw_only=True):
 
 
 class SettingsView(_View, frozen=True, kw_only=True):
+    """The organiser's settings of the tournament (docs/tournaments.md)."""
+
     timers: dict[str, int] | None
     """The tables' turn limits (ms: declareMs, buryMs, playMs), as a match's timers."""
     round_deadline_s: int | None
+    """Seconds a round may last before its deadline rule applies; null for none."""
     deadline_rule: str
     """``flag`` or ``finish`` (docs/tournaments.md)."""
     tiebreaks: list[str]
+    """The tie-breaks, in the order they apply after match points."""
     checkin_required: bool
+    """Teams must check in before the start, or they are out."""
 
 
 class AdjustmentView(_View, frozen=True, kw_only=True):
+    """A score adjustment or penalty made by the organiser."""
+
     team: int
     match_points: int
+    """Match points added (negative: a penalty)."""
     reason: str
     by: str
+    """Who made it."""
     after_round: int
+    """Rounds scheduled when it was made."""
 
 
 class ForbiddenView(_View, frozen=True, kw_only=True):
+    """Two teams that must not be paired, and why."""
+
     teams: list[int]
     reason: str
 
@@ -126,8 +139,11 @@ class TournamentView(_View, frozen=True, kw_only=True):
     teams: list[TeamView]
     rounds: list[RoundView]
     settings: SettingsView | None = None
+    """The organiser's settings; null before any were made."""
     forbidden: list[ForbiddenView] = []
+    """Pairings the organiser forbade (Swiss)."""
     adjustments: list[AdjustmentView] = []
+    """Score adjustments and penalties, in order."""
 
 
 class StandingView(_View, frozen=True, kw_only=True):
@@ -150,6 +166,7 @@ class StandingView(_View, frozen=True, kw_only=True):
     buchholz: int = 0
     """Sum of the match points of the opponents met at a table."""
     withdrawn: bool = False
+    """The team has withdrawn (it still ranks by what it scored)."""
 
 
 class StandingsView(_View, frozen=True, kw_only=True):
@@ -166,6 +183,7 @@ class ResultsExport(_View, frozen=True, kw_only=True):
     tournament: TournamentView
     standings: list[StandingView]
     adjustments: list[AdjustmentView] = []
+    """Score adjustments and penalties, in order (in the standings already)."""
 
 
 TIEBREAK_DOC = {

@@ -8,40 +8,59 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import msgspec
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.utils import get_topic
 
 from domain.accounts.webhooks import Queue, Subscription, SubscriptionRegistered
-from services.errors import NotFoundError
 from services.game import GameService
+from services.loading import load
 from services.webhooks.dispatch import Dispatcher
 
 
 class AttemptView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One attempt to deliver."""
+
     at: str
+    """When it was made, ISO 8601."""
     status: int | None
+    """The receiver's HTTP status; null when it could not be reached."""
     error: str
+    """Why it failed (empty when delivered)."""
 
 
 class DeliveryView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One delivery of a subscription, with every attempt (the delivery log)."""
+
     delivery_id: str
     """``<queue id>:<seq>``, the ``Shengji-Delivery`` header (deduplicate by it)."""
     key: str
     """Whose queue: ``player:<id>`` or ``tournament:<id>`` (in order within a key)."""
     seq: int
+    """Its place in its key's queue, from 1 (sent in this order)."""
     kind: str
     body: dict[str, Any]
+    """The JSON posted (the same bytes on every attempt): kind, playerId, occurredAt,
+    position, data."""
     enqueued_at: str
+    """When it was queued, ISO 8601."""
     delivered_at: str | None
+    """When a 2xx answered it, ISO 8601; null until then."""
     next_attempt_at: str | None
+    """When the next attempt may be made after a failure (backoff); null when none waits."""
     attempts: list[AttemptView]
+    """Every attempt, in order."""
 
 
 class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A webhook subscription (its secret is never shown)."""
+
     subscription_id: str
+    """The subscription's id."""
     url: str
+    """Where deliveries are posted."""
     kinds: list[str]
+    """The kinds of deliveries it gets."""
     active: bool
+    """False once deleted: nothing more is sent."""
 
 
 def register(
@@ -59,13 +78,7 @@ def register(
 
 
 def get_subscription(service: GameService, sub_id: UUID) -> Subscription:
-    try:
-        found: Any = service.repository.get(sub_id)
-    except AggregateNotFoundError:
-        raise NotFoundError(f"no webhook subscription {sub_id}") from None
-    if not isinstance(found, Subscription):
-        raise NotFoundError(f"no webhook subscription {sub_id}")
-    return found
+    return load(service, sub_id, Subscription, "webhook subscription")
 
 
 def remove(service: GameService, sub_id: UUID) -> Subscription:

@@ -69,6 +69,11 @@ SEMANTIC_PATHS = (
     # takes exactly one of version and at, and at needs a time zone (RFC 3339 allows none)
     "/v1/events/stream",
     "/v1/matches/{match_id}/state",
+    # a Last-Event-ID beyond the tournament's version (the standings stream) or the log's
+    # end (a player's stream) is refused as the match stream's is (422
+    # last-event-id-ahead): which version is current is not in the schema
+    "/v1/tournaments/{tournament_id}/standings/stream",
+    "/v1/players/me/stream",
 )
 IF_MATCH_PATHS = ("/v1/matches/{match_id}/actions/{action}", "/v1/matches/{match_id}/timeout")
 """Commands that take ``If-Match`` (the round's actions, claiming a timeout)."""

@@ -22,7 +22,10 @@ def test_every_stream_of_the_api_is_a_channel() -> None:
     doc = yaml.safe_load(asyncapi_yaml())
     assert doc["asyncapi"] == "3.0.0"
     addresses = {
-        c["address"].replace("{matchId}", "{match_id}").replace("{tournamentId}", "{tournament_id}")
+        c["address"]
+        .replace("{matchId}", "{match_id}")
+        .replace("{tournamentId}", "{tournament_id}")
+        .replace("{ticketId}", "{ticket_id}")
         for c in doc["channels"].values()
     }
     openapi = yaml.safe_load(openapi_yaml())

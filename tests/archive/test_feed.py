@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from litestar.testing import TestClient
 
+from api.app import create_app
 from services.feed import FeedItem, feed_page, last_position
 from services.game import GameService
 from services.history import match_history
@@ -136,7 +138,9 @@ def test_other_aggregates_are_the_operators_only(backend: Backend) -> None:
     assert feed_page(service, after=public[-1].position).next == other.position
 
 
-@pytest.mark.parametrize(("after", "limit"), [(-1, 10), (0, 0), (0, 1001)])
+@pytest.mark.parametrize(
+    ("after", "limit"), [(-1, 10), (0, 0), (0, 1001), (10**15 + 1, 10), (2**64, 10)]
+)
 def test_bad_pages_are_refused(after: int, limit: int) -> None:
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
     with pytest.raises(ValueError, match=r"after|limit"):
@@ -168,3 +172,12 @@ def test_the_public_feed_shows_what_a_spectators_history_shows(backend: Backend)
             assert feed[key] == (item.type, item.data, item.hidden), key
             compared += 1
     assert compared == len(feed)
+
+
+@pytest.mark.parametrize("after", [str(10**15 + 1), "1757620510395135206296856200768126976"])
+def test_a_position_beyond_64_bits_is_a_422_not_a_500(after: str) -> None:
+    # schemathesis found it: the store's notification ids are 64-bit integers
+    app = create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+    with TestClient(app) as c:
+        r = c.get("/v1/events", params={"after": after})
+    assert r.status_code == 422 and r.json()["code"] == "validation-failed"

@@ -25,6 +25,7 @@ from litestar.testing import TestClient
 
 from api.app import create_app
 from infra.cli import build_parser
+from infra.players import PlayerSettings
 from infra.serve import ServeOptions
 from infra.settings import Settings, parse_database_url
 from services.game import GameService
@@ -274,12 +275,31 @@ class _Recording(Mapping[str, str]):
         return len(self.data)
 
 
-def test_the_configmap_holds_only_settings_the_service_reads() -> None:
-    env = _Recording(_environment())
+def _read_settings(env: Mapping[str, str]) -> None:
+    """Every settings reader of the service (the app factory reads ``PlayerSettings``)."""
     Settings.from_env(env)
     ServeOptions.from_env(env)
+    PlayerSettings.from_env(env)
+
+
+SQLITE_ONLY = frozenset({"SQLITE_PATH", "SQLITE_LOCK_TIMEOUT"})
+"""Settings of the embedded store: the pods run on PostgreSQL."""
+
+
+def test_the_configmap_holds_only_settings_the_service_reads() -> None:
+    env = _Recording(_environment())
+    _read_settings(env)
     unread = set(_one("ConfigMap")["data"]) - env.read
     assert not unread, f"ConfigMap keys no setting reads: {sorted(unread)}"
+
+
+def test_the_manifests_set_every_setting_the_service_reads() -> None:
+    env = _Recording(_environment())
+    _read_settings(env)
+    given = set(_one("ConfigMap")["data"]) | set(_one("Secret")["stringData"])
+    missing = env.read - given - SQLITE_ONLY
+    assert not missing, f"settings the pods do not set: {sorted(missing)}"
+    assert "OPERATOR_TOKEN" not in _one("ConfigMap")["data"]  # a secret, not configuration
 
 
 def test_the_pods_settings_are_valid_and_postgres_without_table_creation() -> None:
@@ -296,6 +316,9 @@ def test_the_secret_is_an_obvious_placeholder() -> None:
     assert target.password == "CHANGE-ME"
     assert target.host.endswith(".invalid")  # RFC 2606: resolves nowhere
     assert "data" not in secret
+    operator = secret["stringData"]["OPERATOR_TOKEN"]
+    assert operator.startswith("CHANGE-ME")
+    assert Settings.from_env(_environment()).operator_token == operator  # long enough
 
 
 # -- the migration Job ----------------------------------------------------------------------

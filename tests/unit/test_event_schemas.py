@@ -30,7 +30,9 @@ from services.game import GameService
 from tests.archive.matches import bot_match, bot_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
-BASES = frozenset({"MatchEvent", "RoundEvent", "TournamentEvent"})
+BASES = frozenset(
+    {"MatchEvent", "RoundEvent", "TournamentEvent", "AccountEvent", "LobbyEvent", "TicketEvent"}
+)
 """The aggregates' event base classes: never stored themselves."""
 
 

@@ -1,0 +1,97 @@
+"""Server-Sent Event streams that follow something by polling it: the events feed
+(:mod:`api.feed`), a player's stream (:mod:`api.players.stream`), a lobby ticket
+(:mod:`api.players.lobby`) and a tournament's standings (:mod:`api.tournaments.live`).
+
+One loop for all of them (:func:`polled`): each answer's frames go out at once; an answer
+with ``more`` is polled again at once, otherwise after ``poll_s``; ``: ping`` comments
+keep a quiet connection alive every ``heartbeat_s``; the stream ends when an answer says
+``done``, or — with a ``retry:`` hint, so the client reconnects with its Last-Event-ID —
+once its lifetime has passed or the server drains. The match streams follow the hub and
+the event log instead (:mod:`api.sse`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+import anyio
+from litestar.response import Stream
+
+from api.sse import EVENT_STREAM, PING
+
+SSE_HEADERS: Final = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+"""No cache, and no buffering by a proxy in front (nginx), so frames arrive as sent."""
+
+
+def sse_frame(event: str, data: bytes, frame_id: int | None = None) -> bytes:
+    """One frame: ``event:``, ``id:`` (when given) and ``data:`` (one line of JSON)."""
+    head = b"event: %s\n" % event.encode()
+    if frame_id is not None:
+        head += b"id: %d\n" % frame_id
+    return head + b"data: %s\n\n" % data
+
+
+def retry_hint(retry_ms: int) -> bytes:
+    """How long the client waits before it reconnects (``retry:``)."""
+    return b"retry: %d\n\n" % retry_ms
+
+
+def event_stream(frames: AsyncIterator[bytes]) -> Stream:
+    """The response that sends ``frames`` as ``text/event-stream``."""
+    return Stream(frames, media_type=EVENT_STREAM, headers=SSE_HEADERS)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """A polled stream's timing (seconds; the ``retry:`` hint in ms, None: no hint)."""
+
+    poll_s: float
+    heartbeat_s: float
+    lifetime_s: float
+    retry_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Polled:
+    """One answer of a poll: frames to send, and what next."""
+
+    frames: list[bytes] = field(default_factory=list)
+    more: bool = False
+    """Poll again at once (a page was full)."""
+    done: bool = False
+    """The stream is over once these frames are sent."""
+
+
+def _never() -> bool:
+    return False
+
+
+async def polled(
+    poll: Callable[[], Awaitable[Polled]],
+    timing: Timing,
+    closing: Callable[[], bool] = _never,
+) -> AsyncIterator[bytes]:
+    """The frames of ``poll`` until it is done, the lifetime passes or ``closing()``."""
+    clock = anyio.current_time
+    deadline = clock() + timing.lifetime_s
+    quiet_since = clock()
+    while True:
+        answer = await poll()
+        for frame in answer.frames:
+            yield frame
+        if answer.frames:
+            quiet_since = clock()
+        if answer.done:
+            return
+        if closing() or clock() >= deadline:
+            if timing.retry_ms is not None:
+                yield retry_hint(timing.retry_ms)
+            return
+        if answer.more:
+            continue
+        if clock() - quiet_since >= timing.heartbeat_s:
+            quiet_since = clock()
+            yield PING
+        await anyio.sleep(min(timing.poll_s, max(0.0, deadline - clock())))

@@ -1,0 +1,39 @@
+"""The feed and the players' data (issues 15 and 17): the public feed shows no account,
+session, invite, ticket or webhook event and no token hash or account id; the operator
+reads them all, names decrypted, but never a webhook's signing secret."""
+
+from __future__ import annotations
+
+from domain.rules.ruleset import preset
+from services.accounts.players import create_player
+from services.accounts.seating import claim_seat
+from services.webhooks.subscriptions import register
+from tests.archive.test_feed import everything
+from tests.conftest import Backend
+
+PLAYERS_TYPES = {"AccountCreated", "SeatClaimed", "SubscriptionRegistered"}
+
+
+def test_the_public_feed_shows_nothing_personal_and_the_operator_all(backend: Backend) -> None:
+    service = backend.service()
+    mid = service.create_match(preset("standard"), name="private", preset="standard")
+    account, _ = create_player(service, "Mei", "en", "phone")
+    claim_seat(service, account, mid, 0)
+    register(service, "https://push.example/hook", "s" * 32, ("your-turn",))
+
+    public = everything(service)
+    assert not PLAYERS_TYPES & {i.type for i in public}
+    assert {i.stream.kind for i in public} <= {"match", "round", "tournament"}
+    (seated,) = [i for i in public if i.type == "SeatTaken"]
+    assert seated.data["player"] == "Mei"  # public as the seats are
+    assert {"tokenHash", "accountId"} <= set(seated.hidden)
+    assert "accountId" not in seated.data
+
+    operator = {i.type: i for i in everything(service, operator=True)}
+    assert set(operator) >= PLAYERS_TYPES
+    assert operator["SeatTaken"].data["accountId"] == str(account.id)
+    assert operator["AccountCreated"].data["displayName"] == "Mei"
+    assert operator["AccountCreated"].stream.kind == "other"
+    hook = operator["SubscriptionRegistered"]
+    assert "secret" not in hook.data and "secret" in hook.hidden
+    assert hook.data["url"] == "https://push.example/hook"
