@@ -47,6 +47,7 @@ from litestar.response import Stream
 
 from api.auth import UnauthorizedError, bearer
 from api.dto import problems
+from api.records.bulk import reject_repeated
 from api.stream import VERSION_PATTERN
 from domain.rules.errors import InvalidInputError
 from services.event_schema import EventSchemas, event_schemas
@@ -200,9 +201,15 @@ class FeedAheadError(InvalidInputError):
     code = "last-event-id-ahead"
     rule = "R34"
 
-    def __init__(self, last: int, top: int) -> None:
+    def __init__(self, last: int, top: int, name: str = "Last-Event-ID") -> None:
+        if name == "after":
+            super().__init__(
+                f"after {last} is beyond the log's last position {top}: no page ever "
+                "answered it as next (R34); start from 0, or from a next received here"
+            )
+            return
         super().__init__(
-            f"Last-Event-ID {last} is beyond the log's last position {top}: no such frame "
+            f"{name} {last} is beyond the log's last position {top}: no such frame "
             "was ever sent (R34); reconnect without it, or with the id of a frame received"
         )
 
@@ -238,8 +245,9 @@ class FeedController(Controller):
         "stream, version, type, time and payload redacted to what the public may see now: "
         "hidden cards of a round in play are left out (revealed once it is scored), a "
         "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
-        "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401.",
-        responses=problems(401),
+        "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
+        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
+        responses=problems(401, 422),
     )
     async def events(
         self,
@@ -248,7 +256,13 @@ class FeedController(Controller):
         after: After = 0,
         limit: Limit = 100,
     ) -> FeedPage:
-        return await archive.page(after, limit, archive.is_operator(request))
+        reject_repeated(request, "after", "limit")
+        page = await archive.page(after, limit, archive.is_operator(request))
+        if not page.items and after > 0:  # the end, or a position this log never had
+            top = await archive.last()
+            if after > top:  # another deployment's, or a restore older than the client
+                raise FeedAheadError(after, top, name="after")
+        return page
 
     @get(
         "/stream",
