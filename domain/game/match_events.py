@@ -95,7 +95,9 @@ class SeatTaken(MatchEvent):
     account; version 1 events are read with none (:meth:`upcast_v1_v2`)."""
 
     class_version: ClassVar[int] = 2
-    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash", "account_id")
+    """Never public: the account id would link a player's matches (after an erasure too);
+    the operator's feed reads it (docs/players.md)."""
     PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"player": "account_id"}
     """Stored encrypted under the key of the account named by ``account_id`` (when set:
     a player's seat; docs/players.md crypto-shredding)."""
