@@ -33,12 +33,15 @@ RETRY_MS = 2000
 
 
 class PositionAheadError(InvalidInputError):
+    """422: a position the log has not reached (R34: positions only grow)."""
+
     code = "last-event-id-ahead"
+    rule = "R34"
 
     def __init__(self, last: int, end: int) -> None:
         super().__init__(
             f"Last-Event-ID {last} is beyond the event log's end {end}: no such frame was "
-            "sent; reconnect without it"
+            "ever sent (R34); reconnect without it, or with the id of a frame received"
         )
 
 

@@ -83,6 +83,20 @@ async def standings_frames(
         await asyncio.sleep(POLL_S)
 
 
+class StandingsAheadError(InvalidInputError):
+    """422 ``last-event-id-ahead``, as every stream answers an id it never sent (R34:
+    a tournament's versions only grow): another tournament's id, or made up."""
+
+    code = "last-event-id-ahead"
+    rule = "R34"
+
+    def __init__(self, last: int, version: int) -> None:
+        super().__init__(
+            f"Last-Event-ID {last} is beyond the tournament's version {version}: no such "
+            "frame was ever sent (R34); reconnect without it, or with the id of a frame received"
+        )
+
+
 class LiveController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -125,9 +139,7 @@ class LiveController(Controller):
         last = None if chosen is None else int(chosen)
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
         if last is not None and last > t.version:
-            raise InvalidInputError(
-                f"Last-Event-ID {last} is beyond the tournament's version {t.version}"
-            )
+            raise StandingsAheadError(last, t.version)
         return Stream(
             standings_frames(runtime, tournament_id, last),
             media_type=EVENT_STREAM,
