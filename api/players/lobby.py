@@ -30,6 +30,7 @@ from api.players.dto import TicketRequestBody, TicketView
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from domain.accounts.ticket import Ticket
+from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.accounts import lobby
 from services.game import GameService
@@ -39,6 +40,22 @@ log = logging.getLogger(__name__)
 EVENT_STREAM = "text/event-stream"
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
+HEARTBEAT_S = 15.0
+RETRY_MS = 2000
+PING = b": ping\n\n"
+
+
+class PositionAheadError(InvalidInputError):
+    """422: a position the log has not reached (R34: positions only grow)."""
+
+    code = "last-event-id-ahead"
+    rule = "R34"
+
+    def __init__(self, last: int, end: int, what: str = "the event log's end") -> None:
+        super().__init__(
+            f"Last-Event-ID {last} is beyond {what} {end}: no such frame was "
+            "ever sent (R34); reconnect without it, or with the id of a frame received"
+        )
 
 
 def ticket_view(ticket: Ticket) -> TicketView:
@@ -181,8 +198,10 @@ class LobbyController(Controller):
         summary="The ticket's changes (Server-Sent Events)",
         description="`event: ticket` frames, `id` the ticket's version, `data` the ticket "
         "(JSON): the current one at once (unless `Last-Event-ID` is it already), then each "
-        "change; the stream ends once the ticket is matched or cancelled.",
-        responses=problems(401, 403, 404),
+        "change (`: ping` comments while it waits); the stream ends once the ticket is "
+        "matched or cancelled. A `Last-Event-ID` beyond the ticket's version is a 422 "
+        "`last-event-id-ahead` (R34).",
+        responses=problems(401, 403, 404, 422),
         security=BEARER,
     )
     async def stream(
@@ -197,20 +216,28 @@ class LobbyController(Controller):
     ) -> Stream:
         service, token = runtime.service, bearer(request)
         first = await runtime.call(read_ticket, service, token, ticket_id)  # 401/404 now
+        if last_event_id is not None and last_event_id > first.version:
+            raise PositionAheadError(last_event_id, first.version, "the ticket's version")
 
         async def frames() -> AsyncIterator[bytes]:
             seen = last_event_id or 0
             ticket = first
-            waited = 0.0
+            waited = quiet = 0.0
+            yield b"retry: %d\n\n" % RETRY_MS
             while True:
                 if ticket.version > seen:
                     seen = ticket.version
                     data = msgspec.json.encode(ticket_view(ticket))
                     yield b"id: %d\nevent: ticket\ndata: %s\n\n" % (seen, data)
+                    quiet = 0.0
                 if ticket.status != "waiting" or waited >= STREAM_LIFETIME_S:
                     return
+                if quiet >= HEARTBEAT_S:  # a wait for bots may last an hour: keep proxies on
+                    yield PING
+                    quiet = 0.0
                 await anyio.sleep(POLL_S)
                 waited += POLL_S
+                quiet += POLL_S
                 ticket = await runtime.call(read_ticket, service, token, ticket_id)
 
         return Stream(

@@ -20,9 +20,8 @@ from litestar.response import Stream
 from api.auth import bearer, player_of
 from api.dto import problems
 from api.matches import BEARER
-from api.players.lobby import EVENT_STREAM
+from api.players.lobby import EVENT_STREAM, PositionAheadError
 from api.runtime import Runtime
-from domain.rules.errors import InvalidInputError
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
 
@@ -30,19 +29,6 @@ POLL_S = 0.5
 HEARTBEAT_S = 15.0
 LIFETIME_S = 300.0
 RETRY_MS = 2000
-
-
-class PositionAheadError(InvalidInputError):
-    """422: a position the log has not reached (R34: positions only grow)."""
-
-    code = "last-event-id-ahead"
-    rule = "R34"
-
-    def __init__(self, last: int, end: int) -> None:
-        super().__init__(
-            f"Last-Event-ID {last} is beyond the event log's end {end}: no such frame was "
-            "ever sent (R34); reconnect without it, or with the id of a frame received"
-        )
 
 
 def encode(frame: Frame) -> bytes:

@@ -1,6 +1,7 @@
 """Every stream that resumes with ``Last-Event-ID`` answers an id it never sent alike:
 422 ``last-event-id-ahead`` citing R34 (ids only grow), so one client rule — reconnect
-without the id — serves them all. The standings stream answered ``invalid-input``."""
+without the id — serves them all. The standings stream answered ``invalid-input``;
+the ticket stream waited in silence."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ AHEAD = "999999999"
 
 
 @pytest.mark.parametrize(
-    "stream", ["match", "standings", "player", "events"], ids=lambda s: f"{s} stream"
+    "stream", ["match", "standings", "player", "ticket", "events"], ids=lambda s: f"{s} stream"
 )
 def test_an_id_never_sent_is_last_event_id_ahead(stream: str) -> None:
     with client() as c:
@@ -24,6 +25,11 @@ def test_an_id_never_sent_is_last_event_id_ahead(stream: str) -> None:
             url = f"/v1/matches/{match_id}/stream"
         elif stream == "standings":
             url = f"/v1/tournaments/{create(c)[0]}/standings/stream"
+        elif stream == "ticket":  # it waited in silence for a version that never came
+            token = new_player(c)["token"]
+            made = c.post("/v1/lobby/tickets", json={}, headers=auth(token)).json()
+            url = f"/v1/lobby/tickets/{made['ticketId']}/stream"
+            headers |= auth(token)
         elif stream == "player":
             url = "/v1/players/me/stream"
             headers |= auth(new_player(c)["token"])
