@@ -267,7 +267,7 @@ class ControlController(Controller):
         description="One line per table: table, first team and its seats v second team and "
         "its seats (R36), then the bye(s). `?format=csv` or `Accept: text/csv` for CSV.",
         responses=problems(404),
-        media_type="text/plain",
+        media_type="text/plain; charset=utf-8",  # the document's; the answer's below
     )
     async def sheet(
         self,
