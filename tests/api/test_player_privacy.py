@@ -27,12 +27,12 @@ def seat_taken(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # read → the SeatTaken items it shows (the player's seat is seat 0)
 READS = {
-    "history": lambda c, m: seat_taken(c.get(f"/v1/matches/{m}/history").json()["items"]),
-    "events feed": lambda c, m: seat_taken(
+    "history": lambda c, m, _: seat_taken(c.get(f"/v1/matches/{m}/history").json()["items"]),
+    "events feed": lambda c, m, _: seat_taken(
         c.get("/v1/events", params={"limit": 1000}).json()["items"]
     ),
-    "history as the seat": lambda c, m: seat_taken(
-        c.get(f"/v1/matches/{m}/history", headers=auth(c.player)).json()["items"]
+    "history as the seat": lambda c, m, token: seat_taken(
+        c.get(f"/v1/matches/{m}/history", headers=auth(token)).json()["items"]
     ),
 }
 
@@ -48,8 +48,7 @@ def test_the_account_id_of_a_seat_is_not_public(read: str) -> None:
         body = {"matchId": match_id, "seat": 0}
         claimed = c.post("/v1/players/me/seats", json=body, headers=auth(player["token"]))
         assert claimed.status_code == 201, claimed.text
-        c.player = player["token"]  # type: ignore[attr-defined]
-        items = READS[read](c, match_id)
+        items = READS[read](c, match_id, player["token"])
         assert items, read
         for item in items:
             assert "accountId" not in item["data"] and "accountId" in item["hidden"], item
