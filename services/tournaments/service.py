@@ -57,6 +57,10 @@ from services.sources import SEAT_ROLE, new_token, token_hash
 TableStatus = Literal["finished", "waiting", "limit"]
 
 
+COLLECT_ATTEMPTS = 5
+"""Reads of the tournament a collection tries before its conflict is the caller's."""
+
+
 @dataclass(frozen=True, slots=True)
 class SeatToken:
     """A person's seat at a table, with its token (shown once, to the organiser)."""
@@ -221,7 +225,17 @@ class TournamentService:
         return seated, tuple(tokens)
 
     def collect(self, tournament_id: UUID) -> Tournament:
-        """Pull the finished tables' results of the current round into the tournament."""
+        """Pull the finished tables' results of the current round into the tournament.
+        Idempotent, so a conflict with another collector (the clerk of any replica, or
+        the organiser's call beside it) reads the tournament again instead of refusing."""
+        for _ in range(COLLECT_ATTEMPTS - 1):
+            try:
+                return self._collect(tournament_id)
+            except VersionConflictError:
+                continue  # save() dropped our stale copy: the next read is the store's
+        return self._collect(tournament_id)
+
+    def _collect(self, tournament_id: UUID) -> Tournament:
         tournament = self.get(tournament_id)
         state = tournament.current
         if state is None or state.revealed:

@@ -14,6 +14,7 @@ from domain.rules.ruleset import STANDARD
 from domain.tournament.duplicate import deal_seed
 from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
+from services.bots import run_bots
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.tournaments.exports import results_csv, standings_csv
@@ -217,3 +218,23 @@ def test_an_interrupted_scheduling_is_finished_by_the_next_call() -> None:
     with pytest.raises(IllegalMoveError) as info:
         ts.schedule_next(t.id)
     assert info.value.code == "round-in-play"
+
+
+def test_collecting_after_another_process_collected_first_is_no_conflict(
+    backend: Backend,
+) -> None:
+    """The clerk (every replica's) and the organiser's bots/run or collect pull the same
+    results; the second to save read the tournament before the first saved. Collecting is
+    idempotent, so it reads again rather than answering the organiser a 409 (found on the
+    served product: the first bots/run of a bots-only round was refused)."""
+    ts = TournamentService(backend.service())
+    t = create(ts, bot_teams(2))
+    ts.schedule_next(t.id)
+    table = ts.get(t.id).rounds[0].tables[0]  # our copy, read before the other's save
+    assert run_bots(ts.game, table.match_id).steps > 0
+    assert ts.game.get_match(table.match_id).finished
+    other = TournamentService(backend.service())
+    assert other.collect(t.id).round_state(1).revealed  # the clerk was first
+    collected = ts.collect(t.id)
+    assert collected.round_state(1).revealed and len(collected.results) == 1
+    assert ts.run_round(t.id).completed  # and the bots driver after it
