@@ -59,6 +59,8 @@ TableStatus = Literal["finished", "waiting", "limit"]
 
 COLLECT_ATTEMPTS = 5
 """Reads of the tournament a collection tries before its conflict is the caller's."""
+BOT_CONFLICTS = 20
+"""Conflicts with the sweeper (which moves the same bots) a table's bots run goes past."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,10 +265,13 @@ class TournamentService:
             )
         runs = []
         for table in state.tables:
-            steps = 0
+            steps = conflicts = 0
             while self._table_match(table) is not None and steps < max_steps:
                 done = run_bots(self.game, table.match_id, max_steps - steps)
                 steps += done.steps
+                if done.stopped == "conflict" and conflicts < BOT_CONFLICTS:
+                    conflicts += 1  # the sweeper moved a bot of this table first: go on
+                    continue
                 if done.stopped != "limit" or done.steps == 0:
                     break
             match = self._table_match(table)

@@ -5,6 +5,7 @@ the tournament, the secret revealed after the round; people's seats and the paci
 from __future__ import annotations
 
 import hashlib
+from uuid import UUID
 
 import pytest
 
@@ -14,7 +15,7 @@ from domain.rules.ruleset import STANDARD
 from domain.tournament.duplicate import deal_seed
 from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
-from services.bots import run_bots
+from services.bots import BotRun, run_bots
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.tournaments.exports import results_csv, standings_csv
@@ -238,3 +239,27 @@ def test_collecting_after_another_process_collected_first_is_no_conflict(
     collected = ts.collect(t.id)
     assert collected.round_state(1).revealed and len(collected.results) == 1
     assert ts.run_round(t.id).completed  # and the bots driver after it
+
+
+def test_the_bots_driver_goes_on_past_the_sweepers_conflicts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sweeper moves the same bots as ``bots/run``: a move it made first is a conflict
+    for the driver, which went on to the next table and reported this one ``waiting``
+    (found on the served product: round 1 of a bots-only round robin not completed)."""
+    service = popo()
+    ts = TournamentService(service)
+    t = create(ts, bot_teams(4))
+    ts.schedule_next(t.id)
+    raced: list[UUID] = []
+
+    def racing(game: GameService, match_id: UUID, max_steps: int = 1000) -> BotRun:
+        if raced.count(match_id) < 3:  # the sweeper wins the first three times
+            raced.append(match_id)
+            return BotRun(0, 0, "conflict")
+        return run_bots(game, match_id, max_steps)
+
+    monkeypatch.setattr("services.tournaments.service.run_bots", racing)
+    run = ts.run_round(t.id)
+    assert [r.status for r in run.tables] == ["finished", "finished"] and run.completed
+    assert len(raced) == 6
