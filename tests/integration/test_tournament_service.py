@@ -19,6 +19,7 @@ from services.bots import BotRun, run_bots
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.tournaments.exports import results_csv, standings_csv
+from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService, table_result
 from services.tournaments.views import tournament_view
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
@@ -263,3 +264,26 @@ def test_the_bots_driver_goes_on_past_the_sweepers_conflicts(
     run = ts.run_round(t.id)
     assert [r.status for r in run.tables] == ["finished", "finished"] and run.completed
     assert len(raced) == 6
+
+
+@pytest.mark.parametrize("command", ["adjust", "withdraw", "forbid"])
+def test_an_organisers_write_after_a_background_save_is_no_conflict(
+    backend: Backend, command: str
+) -> None:
+    """Tournament writes take no If-Match: a conflict is the clerk's or another call's
+    save, never the organiser's stale read, so the command is checked again against the
+    state that won instead of answering 409 (as collecting does)."""
+    ours = Organiser(backend.service())
+    t = create(ours, bot_teams(4), fmt="swiss", swiss_rounds=2)
+    ours.get(t.id)  # our copy, read before the other's save
+    Organiser(backend.service()).adjust(t.id, 0, 1, reason="fair play", by="TD")  # first
+    if command == "adjust":
+        ours.adjust(t.id, 1, -1, reason="late", by="TD")
+    elif command == "withdraw":
+        ours.withdraw(t.id, 3, reason="ill", by="TD")
+    else:
+        ours.forbid(t.id, 0, 1, reason="one club")
+    t = ours.get(t.id)
+    assert t.adjustment_totals()[0] == 1  # the other's save stands
+    assert {"adjust": 1 in t.adjustment_totals(), "withdraw": 3 in t.withdrawn,
+            "forbid": bool(t.forbidden)}[command]  # fmt: skip
