@@ -101,11 +101,12 @@ class Organiser(TournamentService):
         """Collect first (a table that finished keeps its result), then withdraw; the
         matches of the forfeited tables are ended (R32) so nobody plays them on."""
         self.collect(tournament_id)
-        tournament, forfeited = self._run(
-            tournament_id,
-            lambda t: (t, t.withdraw(team, reason=reason, by=by, now=self.game.clock())),
-            attach,
-        )
+
+        def act(t: Tournament) -> tuple[Tournament, list[int]]:
+            return t, list(t.withdraw(team, reason=reason, by=by, now=self.game.clock()))
+
+        done: tuple[Tournament, list[int]] = self._run(tournament_id, act, attach)
+        tournament, forfeited = done
         current = tournament.current
         for table in forfeited:
             assert current is not None
