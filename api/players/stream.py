@@ -24,6 +24,7 @@ from api.players.lobby import EVENT_STREAM, PositionAheadError
 from api.runtime import Runtime
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
+from services.accounts.players import verify_player
 
 POLL_S = 0.5
 HEARTBEAT_S = 15.0
@@ -87,13 +88,22 @@ class PlayerStreamController(Controller):
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
 
+        def poll() -> list[Frame] | None:
+            """The next frames, or None once the token no longer signs in: a revoked
+            device (a lost phone) or an erased player hears nothing more."""
+            if seen is None or verify_player(service, seen) is None:
+                return None
+            return feed.poll()
+
         async def frames() -> AsyncIterator[bytes]:
             yield b"retry: %d\n\n" % RETRY_MS
             if first is not None:
                 yield encode(first)
             quiet = waited = 0.0
             while waited < LIFETIME_S:
-                batch = await runtime.call(feed.poll)
+                batch = await runtime.call(poll)
+                if batch is None:  # the token was rotated, its session ended, or erased
+                    return
                 for frame in batch:
                     yield encode(frame)
                 if batch:
