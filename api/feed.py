@@ -48,6 +48,7 @@ from api.auth import UnauthorizedError, bearer
 from api.dto import problems
 from api.operator import Operator
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.records.bulk import reject_repeated
 from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
@@ -219,8 +220,9 @@ class FeedController(Controller):
         "stream, version, type, time and payload redacted to what the public may see now: "
         "hidden cards of a round in play are left out (revealed once it is scored), a "
         "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
-        "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401.",
-        responses=problems(401),
+        "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
+        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
+        responses=problems(401, 422),
     )
     async def events(
         self,
@@ -229,7 +231,13 @@ class FeedController(Controller):
         after: After = 0,
         limit: Limit = 100,
     ) -> FeedPage:
-        return await archive.page(after, limit, archive.is_operator(request))
+        reject_repeated(request, "after", "limit")
+        page = await archive.page(after, limit, archive.is_operator(request))
+        if not page.items and after > 0:  # the end, or a position this log never had
+            top = await archive.last()
+            if after > top:  # another deployment's, or a restore older than the client
+                raise LastEventIdAheadError(after, top, "the log's last position", name="after")
+        return page
 
     @get(
         "/stream",

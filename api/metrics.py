@@ -48,7 +48,9 @@ from services.commands import ACTIONS
 from services.game import GameService
 
 METRICS_PATH: Final = "/metrics"
-CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
+CONTENT_TYPE: Final = "text/plain; version=0.0.4"
+"""Litestar adds ``; charset=utf-8`` to a ``text/`` type itself: one charset, or
+Prometheus (3.x) refuses the scrape (a duplicate parameter is not a valid media type)."""
 
 _MATCH: Final = "/v1/matches/{match_id}"
 _TOURNAMENT: Final = "/v1/tournaments/{tournament_id}"

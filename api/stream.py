@@ -42,10 +42,12 @@ class LastEventIdAheadError(InvalidInputError):
     code = "last-event-id-ahead"
     rule = "R34"
 
-    def __init__(self, last: int, end: int, what: str = "the match's version") -> None:
+    def __init__(
+        self, last: int, end: int, what: str = "the match's version", name: str = "Last-Event-ID"
+    ) -> None:
         super().__init__(
-            f"Last-Event-ID {last} is beyond {what} {end}: no such frame was ever sent "
-            "(R34); reconnect without it, or with the id of a frame received"
+            f"{name} {last} is beyond {what} {end}: nothing was ever sent at it (R34); "
+            "start again without it, or with an id or position received"
         )
 
 

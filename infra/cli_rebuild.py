@@ -17,6 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from infra.settings import Settings, SettingsError, build_service
+from infra.writerlock import StoreTakenError
 from services.projections import Progress, differences, rebuild, registered
 
 BAR = 30
@@ -64,7 +65,11 @@ def run_rebuild(
             f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(factories)}\n"
         )
         return 2
-    service = build_service(settings)
+    try:
+        service = build_service(settings)
+    except StoreTakenError as e:  # the server still runs on this SQLite file
+        err.write(f"shengji rebuild: {e}; stop the server first (docs/operations.md)\n")
+        return 2
     try:
         chosen = [f(service) for name, f in factories.items() if not args.only or name in args.only]
 

@@ -67,7 +67,11 @@ class PostgresKeys:
             user=target.user,
             password=target.password,
         )
-        self.table = sql.Identifier(settings.postgres_schema, "shengji_player_keys")
+        # beside the event tables: in their schema, or (none set, POSTGRES_SCHEMA's
+        # default) where the connection's search_path puts them, as the library does
+        schema = settings.postgres_schema
+        names = (schema, "shengji_player_keys") if schema else ("shengji_player_keys",)
+        self.table = sql.Identifier(*names)
         with psycopg.connect(self.conninfo, autocommit=True) as db:
             db.execute(
                 sql.SQL("CREATE TABLE IF NOT EXISTS {} (id uuid PRIMARY KEY, key bytea)").format(

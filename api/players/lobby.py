@@ -30,6 +30,7 @@ from api.players.dto import TicketRequestBody, TicketView
 from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
+from api.stream import LastEventIdAheadError
 from api.strict import json_body, read_body
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
@@ -183,8 +184,10 @@ class LobbyController(Controller):
         summary="The ticket's changes (Server-Sent Events)",
         description="`event: ticket` frames, `id` the ticket's version, `data` the ticket "
         "(JSON): the current one at once (unless `Last-Event-ID` is it already), then each "
-        "change; the stream ends once the ticket is matched or cancelled.",
-        responses=problems(401, 403, 404),
+        "change (`: ping` comments while it waits); the stream ends once the ticket is "
+        "matched or cancelled. A `Last-Event-ID` beyond the ticket's version is a 422 "
+        "`last-event-id-ahead` (R34).",
+        responses=problems(401, 403, 404, 422),
         security=BEARER,
     )
     async def stream(
@@ -199,6 +202,8 @@ class LobbyController(Controller):
     ) -> Stream:
         service, token = runtime.service, bearer(request)
         first = await runtime.call(read_ticket, service, token, ticket_id)  # 401/404 now
+        if last_event_id is not None and last_event_id > first.version:
+            raise LastEventIdAheadError(last_event_id, first.version, "the ticket's version")
 
         seen = last_event_id or 0
         ticket: Ticket | None = first

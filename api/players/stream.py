@@ -25,6 +25,7 @@ from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
+from services.accounts.players import verify_player
 
 POLL_S = 0.5
 HEARTBEAT_S = 15.0
@@ -89,8 +90,17 @@ class PlayerStreamController(Controller):
 
         timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)
 
+        def pull() -> list[Frame] | None:
+            """The next frames, or None once the token no longer signs in: a revoked
+            device (a lost phone) or an erased player hears nothing more."""
+            if seen is None or verify_player(service, seen) is None:
+                return None
+            return feed.poll()
+
         async def poll() -> Polled:
-            batch = await runtime.call(feed.poll)
+            batch = await runtime.call(pull)
+            if batch is None:  # the token was rotated, its session ended, or erased
+                return Polled(done=True)
             return Polled([encode(frame) for frame in batch], more=bool(batch))
 
         async def frames() -> AsyncIterator[bytes]:

@@ -214,7 +214,7 @@ class ControlController(Controller):
     ) -> Response[Any]:
         t = await runtime.call(Organiser(runtime.service).get, tournament_id)
         if format == "csv" or (format is None and "text/csv" in request.headers.get("accept", "")):
-            return Response(adjustments_csv(t), media_type="text/csv; charset=utf-8")
+            return Response(adjustments_csv(t), media_type="text/csv")
         return Response(adjustment_views(t))
 
     @post(
@@ -267,7 +267,7 @@ class ControlController(Controller):
         description="One line per table: table, first team and its seats v second team and "
         "its seats (R36), then the bye(s). `?format=csv` or `Accept: text/csv` for CSV.",
         responses=problems(404),
-        media_type="text/plain; charset=utf-8",
+        media_type="text/plain; charset=utf-8",  # the document's; the answer's below
     )
     async def sheet(
         self,
@@ -283,5 +283,5 @@ class ControlController(Controller):
             format is None and "text/csv" in request.headers.get("accept", "")
         )
         if csv:
-            return Response(sheet_csv(t, state), media_type="text/csv; charset=utf-8")
-        return Response(sheet_text(t, state), media_type="text/plain; charset=utf-8")
+            return Response(sheet_csv(t, state), media_type="text/csv")
+        return Response(sheet_text(t, state), media_type="text/plain")

@@ -96,7 +96,8 @@ class SeatTaken(MatchEvent):
 
     class_version: ClassVar[int] = 2
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash", "account_id")
-    """``account_id`` links a person's matches: the operator's only (docs/events.md)."""
+    """Never public: the account id would link a player's matches (after an erasure too);
+    the operator's feed reads it (docs/players.md)."""
     PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"player": "account_id"}
     """Stored encrypted under the key of the account named by ``account_id`` (when set:
     a player's seat; docs/players.md crypto-shredding)."""

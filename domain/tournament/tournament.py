@@ -199,7 +199,10 @@ class Tournament(OrganiserControls, GameAggregate):
         return totals
 
     def standings(self) -> list[Standing]:
-        return standings(
+        """The teams' standings, best first (R36). A team absent at the start (it did not
+        check in) never entered: it is left out, rather than ranked — below a team that
+        played and was penalised, say — unless the organiser adjusted its score."""
+        lines = standings(
             len(self.teams),
             (res for _, _, res in self.table_results()),
             self.byes(),
@@ -207,6 +210,10 @@ class Tournament(OrganiserControls, GameAggregate):
             tiebreaks=self.tiebreaks,
             forfeits=self.forfeit_wins(),
         )
+        entered = [s for s in lines if s.team not in self.absent or s.adjustment]
+        for rank, s in enumerate(entered, start=1):
+            s.rank = rank
+        return entered
 
     # -- commands --------------------------------------------------------------------------
 

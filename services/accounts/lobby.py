@@ -19,6 +19,7 @@ from domain.accounts.account import Account
 from domain.accounts.lobby import Lobby, LobbyOpened, Waiting, lobby_id, plan, rules_key
 from domain.accounts.ticket import Ticket
 from domain.game.match import Match
+from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
 from services.accounts.players import get_account
 from services.accounts.seating import open_first_round
@@ -62,6 +63,8 @@ def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID 
     key = rules_key(mapping, req.preset)
     lid = lobby_id(key)
     ticket_id = uuid4()
+    if req.partner_id is not None and req.partner_id != req.account_id:
+        check_partner(service, req.partner_id)
     for _ in range(ATTEMPTS):
         now = service.clock()
         account = get_account(service, req.account_id)
@@ -89,6 +92,19 @@ def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID 
             continue
         return ticket, made
     raise VersionConflictError("the lobby is busy; try again")  # pragma: no cover
+
+
+def check_partner(service: GameService, partner_id: UUID) -> None:
+    """422 for a partner who is no player, or an erased one: their ticket can never name
+    this player, so the ticket would wait for good (a mistyped id, a deleted account)."""
+    try:
+        partner = get_account(service, partner_id)
+    except NotFoundError:
+        raise InvalidInputError(
+            f"partner: no player {partner_id}; R2: partners are two players who name each other"
+        ) from None
+    if partner.erased:
+        raise InvalidInputError(f"partner: player {partner_id} was erased (R2: no partner)")
 
 
 def sweep(service: GameService, lid: UUID) -> UUID | None:

@@ -47,8 +47,10 @@ class BulkFilter:
     preset: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("finished_from", "finished_to"):
-            moment = getattr(self, name)
+        for name, moment in (
+            ("finishedFrom", self.finished_from),
+            ("finishedTo", self.finished_to),
+        ):
             if moment is not None and moment.tzinfo is None:
                 raise InvalidInputError(f"{name} needs a time zone (e.g. 2026-01-01T00:00:00Z)")
         if self.finished_from and self.finished_to and self.finished_from > self.finished_to:

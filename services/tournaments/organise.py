@@ -20,9 +20,9 @@ from domain.tournament.duplicate import seat_teams
 from domain.tournament.events import TeamEntry
 from domain.tournament.pairing import Pairing
 from domain.tournament.tournament import Tournament
-from services.errors import NotFoundError
+from services.errors import NotFoundError, VersionConflictError
 from services.sources import SEAT_ROLE, new_token, token_hash
-from services.tournaments.service import SeatToken, TournamentService
+from services.tournaments.service import COLLECT_ATTEMPTS, SeatToken, TournamentService
 
 TEAM_ROLE = "t"
 """A team token ``t.<tournament id hex>.<secret>``: a self-registered team's own check-in
@@ -42,10 +42,23 @@ class Organiser(TournamentService):
     """:class:`TournamentService` with the organiser's controls."""
 
     def _run(self, tournament_id: UUID, act: Callable[[Tournament], Any], attach: Attach) -> Any:
-        tournament = self.get(tournament_id)
-        out = act(tournament)
-        self.save(tournament, *(attach(tournament) if attach else ()))
-        return out
+        """Load, act, save — again on a conflict: tournament writes take no ``If-Match``,
+        so a conflict is a background writer's (the clerk collecting, a deadline) or
+        another call's, never the organiser's stale read; the command is checked again
+        against the state that won."""
+
+        def once() -> Any:
+            tournament = self.get(tournament_id)
+            out = act(tournament)
+            self.save(tournament, *(attach(tournament) if attach else ()))
+            return out
+
+        for _ in range(COLLECT_ATTEMPTS - 1):
+            try:
+                return once()
+            except VersionConflictError:
+                continue  # save() dropped our copy: the next read is the store's
+        return once()
 
     def is_team(self, tournament: Tournament, team: int, token: str) -> bool:
         stored = tournament.team_tokens.get(team, "")
@@ -69,9 +82,11 @@ class Organiser(TournamentService):
     def _do(
         self, tournament_id: UUID, act: Callable[[Tournament], None], attach: Attach
     ) -> Tournament:
-        tournament = self.get(tournament_id)
-        act(tournament)
-        self.save(tournament, *(attach(tournament) if attach else ()))
+        def acted(t: Tournament) -> Tournament:
+            act(t)
+            return t
+
+        tournament: Tournament = self._run(tournament_id, acted, attach)
         return tournament
 
     def check_in(self, tournament_id: UUID, team: int, attach: Attach = None) -> Tournament:
@@ -86,9 +101,12 @@ class Organiser(TournamentService):
         """Collect first (a table that finished keeps its result), then withdraw; the
         matches of the forfeited tables are ended (R32) so nobody plays them on."""
         self.collect(tournament_id)
-        tournament = self.get(tournament_id)
-        forfeited = tournament.withdraw(team, reason=reason, by=by, now=self.game.clock())
-        self.save(tournament, *(attach(tournament) if attach else ()))
+
+        def act(t: Tournament) -> tuple[Tournament, list[int]]:
+            return t, list(t.withdraw(team, reason=reason, by=by, now=self.game.clock()))
+
+        done: tuple[Tournament, list[int]] = self._run(tournament_id, act, attach)
+        tournament, forfeited = done
         current = tournament.current
         for table in forfeited:
             assert current is not None

@@ -57,6 +57,12 @@ from services.sources import SEAT_ROLE, new_token, token_hash
 TableStatus = Literal["finished", "waiting", "limit"]
 
 
+COLLECT_ATTEMPTS = 5
+"""Reads of the tournament a collection tries before its conflict is the caller's."""
+BOT_CONFLICTS = 20
+"""Conflicts with the sweeper (which moves the same bots) a table's bots run goes past."""
+
+
 @dataclass(frozen=True, slots=True)
 class SeatToken:
     """A person's seat at a table, with its token (shown once, to the organiser)."""
@@ -215,7 +221,17 @@ class TournamentService:
         return seated, tuple(tokens)
 
     def collect(self, tournament_id: UUID) -> Tournament:
-        """Pull the finished tables' results of the current round into the tournament."""
+        """Pull the finished tables' results of the current round into the tournament.
+        Idempotent, so a conflict with another collector (the clerk of any replica, or
+        the organiser's call beside it) reads the tournament again instead of refusing."""
+        for _ in range(COLLECT_ATTEMPTS - 1):
+            try:
+                return self._collect(tournament_id)
+            except VersionConflictError:
+                continue  # save() dropped our stale copy: the next read is the store's
+        return self._collect(tournament_id)
+
+    def _collect(self, tournament_id: UUID) -> Tournament:
         tournament = self.get(tournament_id)
         state = tournament.current
         if state is None or state.revealed:
@@ -243,10 +259,13 @@ class TournamentService:
             )
         runs = []
         for table in state.tables:
-            steps = 0
+            steps = conflicts = 0
             while self._table_match(table) is not None and steps < max_steps:
                 done = run_bots(self.game, table.match_id, max_steps - steps)
                 steps += done.steps
+                if done.stopped == "conflict" and conflicts < BOT_CONFLICTS:
+                    conflicts += 1  # the sweeper moved a bot of this table first: go on
+                    continue
                 if done.stopped != "limit" or done.steps == 0:
                     break
             match = self._table_match(table)

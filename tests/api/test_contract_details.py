@@ -1,6 +1,6 @@
 """The smaller parts of the client contract (issue 12): answers all in Chinese under
 ``Accept-Language: zh-CN`` (the detail and every ``errors[].message``), 415 for a body
-that is not JSON, a problem naming an id that is not a UUID, and one charset on CSV."""
+that is not JSON, a problem naming an id that is not a UUID, one charset on text answers."""
 
 from __future__ import annotations
 
@@ -106,12 +106,28 @@ def test_a_bad_id_is_named(c: TestClient[Litestar], path: str, named: str) -> No
     assert f"'{named}'" in zh["detail"] and CJK.search(zh["detail"])
 
 
-def test_csv_answers_say_one_charset(c: TestClient[Litestar]) -> None:
-    tid, _ = create(c)
-    for path in ("standings", "results"):
-        csv = c.get(f"/v1/tournaments/{tid}/{path}?format=csv")
-        assert csv.status_code == 200, csv.text
-        assert csv.headers["content-type"] == "text/csv; charset=utf-8"
+# every text answer, by the query after the tournament's path (or an absolute path), and
+# its one media type: Litestar adds the charset to a text/ type, so a handler must not
+TEXT_ANSWERS = [
+    ("standings?format=csv", "text/csv; charset=utf-8"),
+    ("results?format=csv", "text/csv; charset=utf-8"),
+    ("adjustments?format=csv", "text/csv; charset=utf-8"),
+    ("rounds/1/sheet", "text/plain; charset=utf-8"),
+    ("rounds/1/sheet?format=csv", "text/csv; charset=utf-8"),
+    ("/metrics", "text/plain; version=0.0.4; charset=utf-8"),
+]
+
+
+@pytest.mark.parametrize(("path", "media_type"), TEXT_ANSWERS)
+def test_text_answers_say_one_charset(c: TestClient[Litestar], path: str, media_type: str) -> None:
+    tid, organiser = create(c)
+    scheduled = c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(organiser))
+    assert scheduled.status_code == 201, scheduled.text
+    url = path if path.startswith("/") else f"/v1/tournaments/{tid}/{path}"
+    answer = c.get(url)
+    assert answer.status_code == 200, answer.text
+    # a duplicate parameter is not a media type (RFC 9110 §8.3.1): Prometheus 3 refuses it
+    assert answer.headers["content-type"] == media_type
 
 
 # path, body, rule: well-formed cards the rules say cannot occur are the rules' answer

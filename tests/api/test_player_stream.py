@@ -6,13 +6,26 @@ from __future__ import annotations
 
 from uuid import UUID
 
+import anyio
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 import api.players.stream as player_stream
+from api.app import create_app
+from domain.rules.ruleset import STANDARD
+from services.accounts import lobby
 from services.accounts.feed import PlayerFeed
+from services.accounts.players import (
+    create_player,
+    end_session,
+    erase,
+    open_session,
+    rotate,
+    verify_player,
+)
 from tests.api.rest import Json, Table, auth, client, new_service
+from tests.api.sse_driver import stream
 from tests.api.test_rest_lobby import ticket
 from tests.api.test_rest_players import new_player
 
@@ -106,3 +119,44 @@ def test_a_position_beyond_the_log_is_422() -> None:
         mei = new_player(c)["token"]
         r = c.get("/v1/players/me/stream", headers=auth(mei) | {"Last-Event-ID": "999999"})
         assert (r.status_code, r.json()["code"]) == (422, "last-event-id-ahead")
+
+
+@pytest.mark.parametrize("how", ["session ended", "token rotated", "player erased"])
+@pytest.mark.anyio
+async def test_a_revoked_device_hears_nothing_more(
+    monkeypatch: pytest.MonkeyPatch, how: str, anyio_backend: str
+) -> None:
+    """A lost phone signed out from another device (or a rotated token, or an erased
+    player) gets no more frames on a stream it opened before: the stream ends (its
+    reconnection is a 401), though events concerning the player keep coming."""
+    monkeypatch.setattr(player_stream, "LIFETIME_S", 2.0)
+    service = new_service()
+    app = create_app(service=service)
+    account, lost = create_player(service, "Mei", "en")
+    _, tablet = open_session(service, account, "tablet")
+
+    def revoke() -> None:
+        signed = verify_player(service, lost)
+        assert signed is not None
+        if how == "session ended":
+            end_session(service, signed.account, signed.session_id)
+        elif how == "token rotated":
+            rotate(service, signed)
+        else:
+            erase(service, signed.account)
+            return
+        queued = lobby.TicketRequest(account.id, STANDARD, None, None, None, "heuristic")
+        lobby.open_ticket(service, queued)  # from the tablet: a frame for the player
+
+    async with stream(app, "/v1/players/me/stream", auth(lost)) as s:
+        while (ev := await s.next()) is None or ev.event != "snapshot":
+            assert ev is not None, "the stream ended before its snapshot"
+        await anyio.to_thread.run_sync(revoke)
+        rest = await s.rest()
+    assert [ev.event for ev in rest if ev.event] == [], rest
+    assert tablet and verify_player(service, lost) is None
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

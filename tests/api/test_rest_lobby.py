@@ -8,6 +8,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -105,10 +106,10 @@ def test_the_ticket_stream_resumes_and_ends_when_matched() -> None:
         with c.stream("GET", url, headers=auth(players[0]["token"])) as r:
             text = "".join(r.iter_text())
         assert text.count("event: ticket") == 1 and '"status":"matched"' in text
-        assert "id: 2\n" in text
+        assert "id: 2\n" in text and text.startswith("retry: ")  # a reconnect hint first
         resumed = {**auth(players[0]["token"]), "Last-Event-ID": "2"}
         with c.stream("GET", url, headers=resumed) as r:
-            assert "".join(r.iter_text()) == ""  # nothing newer than version 2
+            assert "event:" not in "".join(r.iter_text())  # nothing newer than version 2
 
 
 def test_many_racing_tickets_seat_every_player_once() -> None:
@@ -137,3 +138,31 @@ def test_erasing_a_waiting_player_cancels_their_ticket() -> None:
         assert first["status"] == "waiting"
         mine = c.get("/v1/players/me/matches", headers=auth(lin["token"])).json()
         assert mine["current"] == []  # three waiting, the fourth place was Mei's
+
+
+# the partner named → the problem; a ticket that could never be matched is refused
+BAD_PARTNERS = [
+    ("yourself", "your partner is another player"),
+    ("nobody", "no player 00000000-0000-0000-0000-000000000000"),
+    ("erased", "was erased"),
+    ("a match", "no player"),  # an id of something else
+]
+
+
+@pytest.mark.parametrize(("partner", "detail"), BAD_PARTNERS)
+def test_a_partner_who_can_never_queue_is_refused(partner: str, detail: str) -> None:
+    with client() as c:
+        mei, lin = new_player(c, "Mei"), new_player(c, "Lin")
+        ids = {
+            "yourself": mei["playerId"],
+            "nobody": "00000000-0000-0000-0000-000000000000",
+            "erased": lin["playerId"],
+            "a match": c.post("/v1/matches", json={"name": "x"}).json()["matchId"],
+        }
+        assert c.delete("/v1/players/me", headers=auth(lin["token"])).status_code == 204
+        r = c.post("/v1/lobby/tickets", json={"partner": ids[partner]}, headers=auth(mei["token"]))
+        assert r.status_code == 422, r.text
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert r.json()["code"] == "invalid-input" and detail in r.json()["detail"]
+        assert r.json()["detail"].startswith("partner:")
+        assert ticket(c, mei["token"])["status"] == "waiting"  # nothing was queued

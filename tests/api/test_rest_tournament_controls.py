@@ -199,7 +199,7 @@ def test_the_organiser_overrides_the_next_round_with_a_reason(c: TestClient[Lite
     problem(
         c.get(f"{url}/standings/stream", headers={"Last-Event-ID": "999"}),
         422,
-        "last-event-id-ahead",
+        "last-event-id-ahead",  # as every stream (tests/api/test_stream_resume_ahead.py)
     )
 
 

@@ -86,22 +86,34 @@ def test_over_http_with_and_without_gzip() -> None:
 
 
 @pytest.mark.parametrize(
-    ("params", "status"),
+    ("params", "status", "named"),
     [
-        ({"finishedFrom": "yesterday"}, 400),
-        ({"finishedFrom": "2026-01-02T00:00:00", "finishedTo": "2026-01-01T00:00:00Z"}, 422),
-        ({"finishedFrom": "2026-01-02T00:00:00Z", "finishedTo": "2026-01-01T00:00:00Z"}, 422),
-        ({"preset": "nonsense"}, 400),
-        ({"finishedTo": "0.5"}, 422),  # not read as a Unix time
-        ({"finishedTo": "null"}, 422),  # not read as absent
-        ([("preset", "standard"), ("preset", "duijia")], 422),  # not one of them silently
+        ({"finishedFrom": "yesterday"}, 400, "finishedFrom"),
+        ({"finishedFrom": "2026-01-02T00:00:00"}, 422, "finishedFrom"),  # no time zone
+        ({"finishedTo": "2026-01-02T00:00:00"}, 422, "finishedTo"),
+        (
+            {"finishedFrom": "2026-01-02T00:00:00", "finishedTo": "2026-01-01T00:00:00Z"},
+            422,
+            "finishedFrom",
+        ),
+        (
+            {"finishedFrom": "2026-01-02T00:00:00Z", "finishedTo": "2026-01-01T00:00:00Z"},
+            422,
+            "finishedTo",
+        ),
+        ({"preset": "nonsense"}, 400, "preset"),
+        ({"finishedTo": "0.5"}, 422, "finishedTo"),  # not read as a Unix time
+        ({"finishedTo": "null"}, 422, "finishedTo"),  # not read as absent
+        ([("preset", "standard"), ("preset", "duijia")], 422, "preset"),  # not one silently
     ],
 )
-def test_bad_filters_are_problems(params: Any, status: int) -> None:
+def test_bad_filters_are_problems(params: Any, status: int, named: str) -> None:
     with TestClient(create_app(service=store(FakeClock()))) as c:
         r = c.get("/v1/records", params=params)
     assert r.status_code in (status, 422) and r.status_code >= 400
     assert r.headers["content-type"].startswith("application/problem+json")
+    # the detail names the query parameter as the client spells it, never Python's name
+    assert named in r.json()["detail"] and "_" not in r.json()["detail"].split(":")[0]
 
 
 def _peak(service: GameService, where: BulkFilter) -> tuple[int, int]:

@@ -65,6 +65,12 @@ def test_pages_the_public_and_the_operator_reads_unredacted() -> None:
         assert all(not i["hidden"] for i in full["items"])
         page = c.get("/v1/events", params={"after": 3, "limit": 2}).json()
         assert [i["position"] for i in page["items"]] == [4, 5] and page["next"] == 5
+        end = full["items"][-1]["position"]
+        last = c.get("/v1/events", params={"after": end})  # the end: an empty page
+        assert last.json() == {"items": [], "next": end, "more": False}
+        ahead = c.get("/v1/events", params={"after": end + 1})
+        assert ahead.status_code == 422 and ahead.json()["code"] == "last-event-id-ahead"
+        assert f"after {end + 1}" in ahead.json()["detail"] and "R34" in ahead.json()["detail"]
 
 
 @pytest.mark.parametrize(
@@ -75,10 +81,15 @@ def test_pages_the_public_and_the_operator_reads_unredacted() -> None:
         ({"limit": 0}, {}, 400, None),
         ({"limit": 1001}, {}, 400, None),
         ({"after": -1}, {}, 400, None),
+        # a position the (empty) log never had: another deployment's, or made up (R34)
+        ({"after": 1}, {}, 422, "last-event-id-ahead"),
+        ({"after": 10**9}, {"Authorization": f"Bearer {TOKEN}"}, 422, "last-event-id-ahead"),
+        ([("after", "0"), ("after", "5")], {}, 422, "invalid-input"),  # not one silently
+        ([("limit", "5"), ("limit", "500")], {}, 422, "invalid-input"),
     ],
 )
 def test_refusals_are_problems(
-    params: dict[str, Any], headers: dict[str, str], status: int, code: str | None
+    params: Any, headers: dict[str, str], status: int, code: str | None
 ) -> None:
     with TestClient(app_on(popo())) as c:
         r = c.get("/v1/events", params=params, headers=headers)

@@ -5,7 +5,9 @@ feature gets every event in order; the command draws its progress and checks."""
 from __future__ import annotations
 
 import argparse
+import fcntl
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +137,24 @@ def test_the_command_draws_progress_and_checks(
     assert err.getvalue().count("\r[") >= 1 and "#" * 30 in err.getvalue()
     only = argparse.Namespace(check=False, only=["nonsense"])
     assert run_rebuild(only, io.StringIO(), err) == 2
+
+
+def test_the_command_refuses_a_store_the_server_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite the server owns the file (one writer): a rebuild started beside it says
+    so in one line and exits 2, rather than a traceback (docs/operations.md)."""
+    path = tmp_path / "events.sqlite3"
+    build_service(Settings(backend="sqlite", sqlite_path=path)).close()
+    monkeypatch.setenv("PERSISTENCE", "sqlite")
+    monkeypatch.setenv("SQLITE_PATH", str(path))
+    held = os.open(f"{path}.writer", os.O_RDWR | os.O_CREAT)  # as a serving process does
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        out, err = io.StringIO(), io.StringIO()
+        args = build_parser().parse_args(["rebuild", "--check"])
+        assert run_rebuild(args, out, err) == 2
+    finally:
+        os.close(held)
+    assert "stop the server first" in err.getvalue() and str(path) in err.getvalue()
+    assert "Traceback" not in err.getvalue() and out.getvalue() == ""

@@ -5,6 +5,7 @@ the tournament, the secret revealed after the round; people's seats and the paci
 from __future__ import annotations
 
 import hashlib
+from uuid import UUID
 
 import pytest
 
@@ -14,9 +15,11 @@ from domain.rules.ruleset import STANDARD
 from domain.tournament.duplicate import deal_seed
 from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
+from services.bots import BotRun, run_bots
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.tournaments.exports import results_csv, standings_csv
+from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService, table_result
 from services.tournaments.views import tournament_view
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
@@ -217,3 +220,70 @@ def test_an_interrupted_scheduling_is_finished_by_the_next_call() -> None:
     with pytest.raises(IllegalMoveError) as info:
         ts.schedule_next(t.id)
     assert info.value.code == "round-in-play"
+
+
+def test_collecting_after_another_process_collected_first_is_no_conflict(
+    backend: Backend,
+) -> None:
+    """The clerk (every replica's) and the organiser's bots/run or collect pull the same
+    results; the second to save read the tournament before the first saved. Collecting is
+    idempotent, so it reads again rather than answering the organiser a 409 (found on the
+    served product: the first bots/run of a bots-only round was refused)."""
+    ts = TournamentService(backend.service())
+    t = create(ts, bot_teams(2))
+    ts.schedule_next(t.id)
+    table = ts.get(t.id).rounds[0].tables[0]  # our copy, read before the other's save
+    assert run_bots(ts.game, table.match_id).steps > 0
+    assert ts.game.get_match(table.match_id).finished
+    other = TournamentService(backend.service())
+    assert other.collect(t.id).round_state(1).revealed  # the clerk was first
+    collected = ts.collect(t.id)
+    assert collected.round_state(1).revealed and len(collected.results) == 1
+    assert ts.run_round(t.id).completed  # and the bots driver after it
+
+
+def test_the_bots_driver_goes_on_past_the_sweepers_conflicts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sweeper moves the same bots as ``bots/run``: a move it made first is a conflict
+    for the driver, which went on to the next table and reported this one ``waiting``
+    (found on the served product: round 1 of a bots-only round robin not completed)."""
+    service = popo()
+    ts = TournamentService(service)
+    t = create(ts, bot_teams(4))
+    ts.schedule_next(t.id)
+    raced: list[UUID] = []
+
+    def racing(game: GameService, match_id: UUID, max_steps: int = 1000) -> BotRun:
+        if raced.count(match_id) < 3:  # the sweeper wins the first three times
+            raced.append(match_id)
+            return BotRun(0, 0, "conflict")
+        return run_bots(game, match_id, max_steps)
+
+    monkeypatch.setattr("services.tournaments.service.run_bots", racing)
+    run = ts.run_round(t.id)
+    assert [r.status for r in run.tables] == ["finished", "finished"] and run.completed
+    assert len(raced) == 6
+
+
+@pytest.mark.parametrize("command", ["adjust", "withdraw", "forbid"])
+def test_an_organisers_write_after_a_background_save_is_no_conflict(
+    backend: Backend, command: str
+) -> None:
+    """Tournament writes take no If-Match: a conflict is the clerk's or another call's
+    save, never the organiser's stale read, so the command is checked again against the
+    state that won instead of answering 409 (as collecting does)."""
+    ours = Organiser(backend.service())
+    t = create(ours, bot_teams(4), fmt="swiss", swiss_rounds=2)
+    ours.get(t.id)  # our copy, read before the other's save
+    Organiser(backend.service()).adjust(t.id, 0, 1, reason="fair play", by="TD")  # first
+    if command == "adjust":
+        ours.adjust(t.id, 1, -1, reason="late", by="TD")
+    elif command == "withdraw":
+        ours.withdraw(t.id, 3, reason="ill", by="TD")
+    else:
+        ours.forbid(t.id, 0, 1, reason="one club")
+    t = ours.get(t.id)
+    assert t.adjustment_totals()[0] == 1  # the other's save stands
+    assert {"adjust": 1 in t.adjustment_totals(), "withdraw": 3 in t.withdrawn,
+            "forbid": bool(t.forbidden)}[command]  # fmt: skip

@@ -134,6 +134,33 @@ def test_registration_check_in_and_the_start() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("adjustments", "ranked"),
+    [
+        # nobody played yet: the seeding; the absent team (2) is not ranked at all
+        ([], [0, 1, 3]),
+        # a penalised team that came ranks last, not below a team that never came
+        ([(0, -1)], [1, 3, 0]),
+        # the organiser scored the absent team: then it is in the standings
+        ([(0, -1), (2, 1)], [2, 1, 3, 0]),
+    ],
+)
+def test_a_team_absent_at_the_start_is_not_ranked(
+    adjustments: list[tuple[int, int]], ranked: list[int]
+) -> None:
+    t = new(0, registration=True, checkin_required=True, swiss_rounds=1)
+    for name in ("A", "B", "C", "D"):
+        t.register_team(entry(name), by="organiser", token_hash="", now=T0)
+    for team in (0, 1, 3):
+        t.check_in(team, T0)
+    t.start(T0)
+    for team, points in adjustments:
+        t.adjust(team, points, reason="r", by="TD", now=T0)
+    lines = given(t).standings()
+    assert [s.team for s in lines] == ranked
+    assert [s.rank for s in lines] == list(range(1, len(ranked) + 1))
+
+
 def test_swiss_rounds_must_fit_the_teams_present() -> None:
     t = new(0, registration=True, swiss_rounds=3)
     for name in ("A", "B"):
