@@ -137,6 +137,21 @@ class Feed:
         table.reissued.clear()
         self.wake()
 
+    async def reload(self) -> None:
+        """Read the match again and drop every kept frame: what the frames showed changed
+        with no new version (a player erased); resumes replay from the store."""
+        async with self.lock:
+            try:
+                table = await self.store(load_live, self.service, self.match_id)
+            except Exception as e:  # the store is unreachable: the next wake-up reads it
+                log.warning("live: reloading match %s failed: %s", self.match_id, e)
+                return
+            self.table = table
+            self.version = table.version
+            self.rings = {}
+            self.deals = {}
+        self.wake()
+
     def _ring(self, viewer: int | None) -> deque[tuple[int, bytes]]:
         ring = self.rings.get(viewer)
         if ring is None:

@@ -106,12 +106,30 @@ class LiveStreams:
         """Start the hub; at shutdown end every stream (with a ``retry:`` hint), stop it.
         Pass as ``Litestar(lifespan=[live.lifespan])``."""
         self._closing = False
+        loop = asyncio.get_running_loop()
+
+        def forgotten(ids: frozenset[UUID]) -> None:  # on a worker thread
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._reload, ids)
+
+        self.service.on_forgotten.append(forgotten)
         await self.hub.start()
         try:
             yield
         finally:
+            self.service.on_forgotten.remove(forgotten)
             await self.close()
             await self.hub.stop()
+
+    def _reload(self, ids: frozenset[UUID]) -> None:
+        """Followed matches among ``ids`` read again from the store, their kept frames
+        dropped (an erased player's name must not be shown again, even on a resume)."""
+        for match_id in ids:
+            feed = self._feeds.get(match_id)
+            if feed is not None and not feed.closed:
+                task = asyncio.get_running_loop().create_task(feed.reload())
+                self._closing_feeds.add(task)
+                task.add_done_callback(self._closing_feeds.discard)
 
     async def close(self, timeout: float = 2.0) -> None:
         """End every stream, then stop following matches."""

@@ -87,6 +87,9 @@ class GameService(Application[UUID]):
         self.events_replayed = 0
         """Events applied to rebuild aggregates from the store (metrics)."""
         self._replayed_lock = threading.Lock()
+        self.on_forgotten: list[SaveListener] = []
+        """Told the ids whose cached copies were dropped because what they hold changed
+        with no new version (a player's name erased): the live streams reload them."""
         self.on_close: list[Callable[[], None]] = []
         """Called once the store is closed (the embedded store's writer claim)."""
 

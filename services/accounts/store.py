@@ -26,9 +26,12 @@ def save_all(service: GameService, *aggregates: Any) -> None:
 
 
 def forget(service: GameService, *ids: UUID) -> None:
-    """Drop cached copies, so the next load reads the store."""
+    """Drop cached copies, so the next load reads the store; tell
+    :attr:`GameService.on_forgotten` (the live streams reload those matches)."""
     cache = service.repository.cache
     if cache is not None:
         for aggregate_id in ids:
             with contextlib.suppress(KeyError):
                 cache.get(aggregate_id, evict=True)
+    for listener in service.on_forgotten:
+        listener(frozenset(ids))

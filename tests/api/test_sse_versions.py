@@ -198,3 +198,38 @@ async def next_deal(s: SseStream) -> Any:
         if ev.event == "deal":
             return ev
         assert ev.event != "view", f"a version frame during the deal: {json.dumps(ev.data)}"
+
+
+async def test_an_erased_name_leaves_the_live_streams_at_once() -> None:
+    """Crypto-shredding (issue 15) while a match is watched: a stream opened after the
+    erasure, and a resume inside the feed's ring, show `erased player`, never the name."""
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(7)
+    )
+    async with served(service) as (app, c), AsyncExitStack() as stack:
+        mei = (await c.post("/v1/players", json={"displayName": "Mei Secretname"})).json()
+        made = (await c.post("/v1/matches", json={"name": "erasure"})).json()
+        match_id, organiser = made["matchId"], made["organiserToken"]
+        body = {"matchId": match_id, "seat": 0}
+        claimed = await c.post("/v1/players/me/seats", json=body, headers=auth(mei["token"]))
+        assert claimed.status_code == 201, claimed.text
+        for seat in (1, 2, 3):
+            r = await c.post(
+                f"/v1/matches/{match_id}/seats/{seat}/bot",
+                json={"kind": "heuristic"},
+                headers=auth(organiser),
+            )
+            assert r.status_code == 201, r.text
+        url = f"/v1/matches/{match_id}/stream"
+        watching = await stack.enter_async_context(stream(app, url))
+        first = await watching.next_view()
+        assert first.data is not None and "Mei Secretname" in first.data
+        erased = await c.delete("/v1/players/me", headers=auth(mei["token"]))
+        assert erased.status_code == 204, erased.text
+        for headers in ({}, {"Last-Event-ID": "1"}):
+            s = await stack.enter_async_context(stream(app, url, headers))
+            frames = await frames_until(s, first.id or 0)
+            assert frames
+            for f in frames:
+                assert f.data is not None and "Mei Secretname" not in f.data
+            assert "erased player" in (frames[-1].data or "")
