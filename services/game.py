@@ -61,9 +61,7 @@ class GameService(Application[UUID]):
     env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "1000",
     }
-    log_section_size = 500
-    """Notifications per section of the log its followers read (the webhook outbox); the
-    library's default, 10, costs a query per ten events."""
+    log_section_size = 500  # notifications a follower (the webhook outbox) reads a query
 
     def __init__(
         self,
@@ -80,16 +78,14 @@ class GameService(Application[UUID]):
         self.on_saved: list[SaveListener] = []
         """Called after every save, on the saving thread (the in-process live hub)."""
         self.on_saved_state: list[StateListener] = []
-        """Told the matches and rounds of every save as they were saved (to read, never to
-        change), on the saving thread after :attr:`on_saved` (the sweeper)."""
+        """Told each save's matches and rounds as saved (read only; the sweeper)."""
         self.save_observers: list[SaveObserver] = []
         """Told every save's duration and outcome (the store append latency metric)."""
         self.events_replayed = 0
         """Events applied to rebuild aggregates from the store (metrics)."""
         self._replayed_lock = threading.Lock()
         self.on_forgotten: list[SaveListener] = []
-        """Told the ids whose cached copies were dropped because what they hold changed
-        with no new version (a player's name erased): the live streams reload them."""
+        """Told ids whose cached copies were dropped with no new version (a name erased)."""
         self.on_close: list[Callable[[], None]] = []
         """Called once the store is closed (the embedded store's writer claim)."""
 

@@ -27,7 +27,7 @@ from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
 from api.idempotency import Answer, Key, run
 from api.matches import BEARER, IdempotencyKey, play_bots
 from api.players.dto import TicketRequestBody, TicketView
-from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
+from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
 HEARTBEAT_S = 15.0
+RETRY_MS = 2000
 
 
 def ticket_view(ticket: Ticket) -> TicketView:
@@ -219,8 +220,14 @@ class LobbyController(Controller):
             done, ticket = ticket.status != "waiting", None
             return Polled(frames, done=done)
 
-        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S)
-        return event_stream(polled(poll, timing))
+        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, RETRY_MS)
+
+        async def frames() -> AsyncIterator[bytes]:
+            yield retry_hint(RETRY_MS)  # first: a wait for bots may last an hour
+            async for frame in polled(poll, timing):
+                yield frame
+
+        return event_stream(frames())
 
 
 class LobbySweeper:

@@ -74,6 +74,11 @@ SEMANTIC_PATHS = (
     # last-event-id-ahead): which version is current is not in the schema
     "/v1/tournaments/{tournament_id}/standings/stream",
     "/v1/players/me/stream",
+    # the log's pages refuse an `after` beyond the log's end, and the ticket stream a
+    # Last-Event-ID beyond the ticket's version (422 last-event-id-ahead, R34): where the
+    # log ends, or which version a ticket is at, is not in the schema
+    "/v1/events",
+    "/v1/lobby/tickets/{ticket_id}/stream",
 )
 IF_MATCH_PATHS = ("/v1/matches/{match_id}/actions/{action}", "/v1/matches/{match_id}/timeout")
 """Commands that take ``If-Match`` (the round's actions, claiming a timeout)."""

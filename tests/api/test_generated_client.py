@@ -134,19 +134,18 @@ def _play_round_one(me: Any, anyone: Any, match_id: UUID) -> dict[str, int]:
         cards: list[str] | None = None
         if "play" in actions:
             action = "play"
-            if legal.follows:
-                cards = legal.follows[0]
-            else:
-                cards = legal.leads.singles[0]
-                dry = act.sync(
-                    match_id,
-                    m.ActAction("play"),
-                    client=me,
-                    body=m.ActionRequest(cards=cards),
-                    dry_run=True,
-                )
-                assert isinstance(dry, m.DryRun) and dry.legal, dry
-                moves["dry runs"] += 1
+            # a lead or a follow, each checked by a dry run first (the seat may never lead
+            # in round 1: the first declarer leads, then each trick's winner)
+            cards = legal.follows[0] if legal.follows else legal.leads.singles[0]
+            dry = act.sync(
+                match_id,
+                m.ActAction("play"),
+                client=me,
+                body=m.ActionRequest(cards=cards),
+                dry_run=True,
+            )
+            assert isinstance(dry, m.DryRun) and dry.legal, dry
+            moves["dry runs"] += 1
         elif "bury" in actions:
             action, cards = "bury", legal.bury_from[: legal.bury_count]
         elif "declare" in actions:
