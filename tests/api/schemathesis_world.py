@@ -86,49 +86,50 @@ TOKEN_READERS = ("/v1/matches/{match_id}/stream",)
 """Operations that read a token without declaring security (a seat or a spectator)."""
 SCHEMA_LEVEL_CODES = frozenset({"validation-failed", "invalid-card", "invalid-rule-set"})
 
-CONFIG = schemathesis.Config.from_dict(
-    {
-        **({} if SEED is None else {"seed": SEED}),
-        "generation": {"max-examples": MAX_EXAMPLES},
-        # The live stream never ends by itself: stop reading after its first view frame,
-        # or after a second when none comes (resuming at the current version).
-        "max-stream-events": 1,
-        "base-url": "http://testserver",
-        # Tokens here are throwaway; a reproduction needs the real header values.
-        "output": {"sanitization": {"enabled": False}},
-        "operations": [
-            {"include-path": "/v1/matches/{match_id}/stream", "request-timeout": 1.0},
-            {"include-path": "/v1/events/stream", "request-timeout": 1.0},
-            {
-                # GET /v1/rules/follow is the rules oracle's path (POST only): 405, as
-                # documented; any other string is a rule number (404 when unknown)
-                "include-path": "/v1/rules/{number}",
-                "checks": {
-                    "positive_data_acceptance": {
-                        "expected-statuses": ["2xx", "3xx", "404", "405", "429", "5xx"]
-                    }
-                },
+SHARED: Json = {
+    "generation": {"max-examples": MAX_EXAMPLES},
+    # The live stream never ends by itself: stop reading after its first view frame,
+    # or after a second when none comes (resuming at the current version).
+    "max-stream-events": 1,
+    "base-url": "http://testserver",
+    # Tokens here are throwaway; a reproduction needs the real header values.
+    "output": {"sanitization": {"enabled": False}},
+    "operations": [
+        {"include-path": "/v1/matches/{match_id}/stream", "request-timeout": 1.0},
+        {"include-path": "/v1/events/stream", "request-timeout": 1.0},
+        {
+            # GET /v1/rules/follow is the rules oracle's path (POST only): 405, as
+            # documented; any other string is a rule number (404 when unknown)
+            "include-path": "/v1/rules/{number}",
+            "checks": {
+                "positive_data_acceptance": {
+                    "expected-statuses": ["2xx", "3xx", "404", "405", "429", "5xx"]
+                }
             },
-            {
-                "include-path": list(SEMANTIC_PATHS),
-                "checks": {"positive_data_acceptance": {"enabled": False}},
+        },
+        {
+            "include-path": list(SEMANTIC_PATHS),
+            "checks": {"positive_data_acceptance": {"enabled": False}},
+        },
+        {
+            # A well-formed If-Match naming another version is refused with 412 by
+            # design (RFC 9110 §13.1.1): which version is current is not in the
+            # schema. Every other status keeps the built-in expectation.
+            "include-path": list(IF_MATCH_PATHS),
+            "checks": {
+                "positive_data_acceptance": {
+                    "expected-statuses": [
+                        *("2xx", "3xx", "401", "403", "404", "409", "412", "429", "5xx")
+                    ]
+                }
             },
-            {
-                # A well-formed If-Match naming another version is refused with 412 by
-                # design (RFC 9110 §13.1.1): which version is current is not in the
-                # schema. Every other status keeps the built-in expectation.
-                "include-path": list(IF_MATCH_PATHS),
-                "checks": {
-                    "positive_data_acceptance": {
-                        "expected-statuses": [
-                            *("2xx", "3xx", "401", "403", "404", "409", "412", "429", "5xx")
-                        ]
-                    }
-                },
-            },
-        ],
-    }
-)
+        },
+    ],
+}
+"""The checks' configuration, shared with an external ``schemathesis run`` through the
+checked-in ``schemathesis.toml`` (``scripts/gen_schemathesis_toml.py``; a drift test)."""
+
+CONFIG = schemathesis.Config.from_dict({**({} if SEED is None else {"seed": SEED}), **SHARED})
 
 
 def schema_level_acceptance(ctx: CheckContext, response: Response, case: Case) -> bool | None:
