@@ -127,6 +127,8 @@ async def run(
     fp = fingerprint(request.method, path, await request.body())
     rid = record_id(scope, key)
     if not runtime.in_flight.claim(rid):
+        if authorize is not None:  # 401/403 (and 404) before anything about the key
+            await runtime.call(authorize)
         raise IdempotencyInFlightError(
             "a request with this Idempotency-Key is still being handled; retry later"
         )

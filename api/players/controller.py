@@ -53,7 +53,7 @@ class PlayerController(Controller):
         summary="Create a player (a device account); answers its player token once",
         description="The token is long-lived: rotate it (`POST /v1/players/me/token`) or end "
         "its session to stop it. Another device signs in with `POST /v1/players/me/sessions`.",
-        responses=problems(body=True),
+        responses=problems(409, body=True),
         response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
         opt=json_body(CreatePlayerRequest),
     )

@@ -108,8 +108,16 @@ SHARED: Json = {
             },
         },
         {
+            # refused for their meaning: 422 as documented (the suite's own check,
+            # schema_level_acceptance, still fails a refusal of their form)
             "include-path": list(SEMANTIC_PATHS),
-            "checks": {"positive_data_acceptance": {"enabled": False}},
+            "checks": {
+                "positive_data_acceptance": {
+                    "expected-statuses": [
+                        *("2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx")
+                    ]
+                }
+            },
         },
         {
             # A well-formed If-Match naming another version is refused with 412 by
