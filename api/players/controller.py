@@ -176,17 +176,13 @@ class PlayerController(Controller):
             _save_key(service, key, signed.account.id, signed.account.version, session_id)
             return Answer(201, SessionToken(session_id=str(session_id), token=new))
 
-        def replay(outcome: Outcome) -> SessionToken:
-            sid = str(outcome.facts.get("session") or "")
-            return SessionToken(session_id=sid, token=None, token_withheld=True)
-
         return await run(
             runtime,
             request,
             idempotency_key,
             scope_of(token),
             work,
-            replay,
+            session_replay,
             lambda: player_of(service, token),
         )
 
@@ -212,10 +208,6 @@ class PlayerController(Controller):
             _save_key(service, key, signed.account.id, signed.account.version, signed.session_id)
             return Answer(200, SessionToken(session_id=str(signed.session_id), token=new))
 
-        def replay(outcome: Outcome) -> SessionToken:
-            sid = str(outcome.facts.get("session") or "")
-            return SessionToken(session_id=sid, token=None, token_withheld=True)
-
         # The key's scope is the old token: once rotated it no longer authorises, so a
         # replay with it is a 401, never the new token (docs/players.md).
         return await run(
@@ -224,7 +216,7 @@ class PlayerController(Controller):
             idempotency_key,
             scope_of(token),
             work,
-            replay,
+            session_replay,
             lambda: player_of(service, token),
         )
 
@@ -385,3 +377,9 @@ def _new(
         locale=data.locale,
         token_withheld=token is None,
     )
+
+
+def session_replay(outcome: Outcome) -> SessionToken:
+    """A replayed session answer: the session, its token withheld (docs/security.md)."""
+    sid = str(outcome.facts.get("session") or "")
+    return SessionToken(session_id=sid, token=None, token_withheld=True)
