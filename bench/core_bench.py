@@ -53,7 +53,8 @@ from bench._core_commands import (
 from bench._core_profile import count_round_trips, profile, variants
 from domain.game.round import RoundPhase
 from infra.pgcluster import postgres_url
-from infra.settings import Settings, persistence_env
+from infra.settings import Settings
+from infra.store import persistence_env
 from services.game import GameService
 
 

@@ -46,7 +46,8 @@ import httpx
 from eventsourcing.persistence import StoredEvent
 
 from infra.pgcluster import throwaway_server
-from infra.settings import Settings, build_service, persistence_env
+from infra.settings import Settings
+from infra.store import build_service, persistence_env
 from services.game import GameService
 from tests.resilience.client import BotTable, Client
 from tests.resilience.harness import Replica, drop_schema, fresh_schema

@@ -16,7 +16,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from infra.settings import Settings, SettingsError, build_service
+from infra.settings import Settings, SettingsError
+from infra.store import build_service
 from infra.writerlock import StoreTakenError
 from services.projections import Progress, differences, rebuild, registered
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import os
 import sys
 import time
@@ -33,12 +32,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+import msgspec
 import psycopg
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg import sql
 
-from infra.settings import Settings, SettingsError, build_service, parse_database_url
+from infra.settings import Settings, SettingsError, parse_database_url
+from infra.store import build_service
 from services.game import GameService
 
 ADVISORY_LOCK_KEY: Final = 0x5348_454E_474A_49  # "SHENGJI": one migration at a time
@@ -191,7 +192,7 @@ def _schema_service(settings: Settings) -> Iterator[GameService]:
     one holds the advisory lock while the recorder creates the tables)."""
     if settings.backend == "postgres":
         _connect_once(settings)
-    settings = dataclasses.replace(
+    settings = msgspec.structs.replace(
         settings,
         create_tables=False,
         postgres_pool_size=max(2, settings.postgres_pool_size),

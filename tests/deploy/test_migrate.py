@@ -31,7 +31,8 @@ from infra.migrate import (
     migrate,
     wait_for_schema,
 )
-from infra.settings import Settings, build_service, persistence_env
+from infra.settings import Settings
+from infra.store import build_service, persistence_env
 
 PG_OBJECTS = (
     "table {s}.shengji_events",
