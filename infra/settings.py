@@ -283,7 +283,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = None
 
     def __post_init__(self) -> None:
-        for item in _declared():
+        for item in declared():
             _check(item, getattr(self, item.name))
         if self.backend == "postgres":
             if not self.database_url:
@@ -302,7 +302,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def __repr__(self) -> str:
         shown = (
             f"{d.name}={'***' if d.secret and getattr(self, d.name) else getattr(self, d.name)!r}"
-            for d in _declared()
+            for d in declared()
         )
         return f"Settings({', '.join(shown)})"
 
@@ -310,7 +310,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
         """Read the settings from ``environ`` (``os.environ`` at the entry point)."""
         values: dict[str, Any] = {}
-        for item in _declared():
+        for item in declared():
             text = _get(environ, item.env)
             if text is None and item.also:
                 text = _get(environ, item.also)
@@ -397,7 +397,7 @@ class Declared:
 _DECLARED: list[Declared] = []
 
 
-def _declared() -> list[Declared]:
+def declared() -> list[Declared]:
     """Every field of :class:`Settings`, read once from its annotations."""
     if not _DECLARED:
         _DECLARED.extend(_declare(f) for f in msgspec.structs.fields(Settings))
@@ -472,7 +472,7 @@ def _get(environ: Mapping[str, str], name: str) -> str | None:
 def markdown_table() -> str:
     """The table of every variable (docs/configuration.md), from the declaration."""
     lines = ["| Variable | Default | Meaning |", "|---|---|---|"]
-    for item in _declared():
+    for item in declared():
         meaning = item.description
         if item.choices and item.kind is str and "`" + item.choices[0] + "`" not in meaning:
             meaning += " One of " + ", ".join(f"`{c}`" for c in item.choices) + "."
