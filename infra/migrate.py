@@ -5,10 +5,11 @@ processes) and one ``shengji migrate`` (the Kubernetes Job ``k8s/migrate-job.yam
 creates the schema of the configured store (:class:`~infra.settings.Settings`):
 
 * PostgreSQL: the events table (``<schema>.shengji_events``: the events of matches,
-  rounds and idempotency records, ARCHITECTURE decision 1), its notification-id index,
-  the composite type the stored insert function takes, and that function — the one of
-  :class:`infra.pgstore.LockingInsertRecorder`, which keeps the table lock. A function
-  whose body differs from this release's is replaced.
+  rounds and idempotency records, docs/decisions.md F1), its notification-id index, the
+  composite type the insert function takes, and that function,
+  ``<schema>.shengji_events_insert`` (:class:`infra.pgstore.LockingInsertRecorder`: one
+  call that keeps the table lock). A function whose body differs from this release's is
+  replaced.
 * SQLite: the events table.
 
 The objects are created by the eventsourcing library's own recorder (``create_table``),
@@ -38,6 +39,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg import sql
 
+from infra.pgstore import LockingInsertRecorder
 from infra.settings import Settings, SettingsError, parse_database_url
 from infra.store import build_service
 from services.game import GameService
@@ -97,19 +99,18 @@ class MigrationReport:
 # -- inspection ------------------------------------------------------------------------------
 
 
-def _function_body(recorder: PostgresApplicationRecorder, conn: Any) -> str:
+def _function_body(recorder: LockingInsertRecorder, conn: Any) -> str:
     """The insert function's body as this release writes it (between ``$BODY$``s)."""
-    statement = recorder.sql_create_statements[recorder.create_insert_function_statement_index]
-    text: str = statement.as_string(conn)
+    text: str = recorder.create_insert_function_statement.as_string(conn)
     return text.split("$BODY$")[1]
 
 
-def _inspect_postgres(recorder: PostgresApplicationRecorder) -> SchemaState:
+def _inspect_postgres(recorder: LockingInsertRecorder) -> SchemaState:
     schema = recorder.datastore.schema
     table = f"table {schema}.{recorder.events_table_name}"
     index = f"index {schema}.{recorder.notification_id_index_name}"
     type_ = f"type {schema}.{recorder.stored_event_type_name}"
-    function = f"function {schema}.{recorder.pg_function_name_insert_events}"
+    function = f"function {schema}.{recorder.insert_function_name}"
 
     def qualified(name: str) -> str:
         return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(name)).as_string()
@@ -130,7 +131,7 @@ def _inspect_postgres(recorder: PostgresApplicationRecorder) -> SchemaState:
         curs.execute(
             "SELECT p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
             "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname = %s",
-            (schema, recorder.pg_function_name_insert_events),
+            (schema, recorder.insert_function_name),
         )
         bodies = [r["prosrc"] for r in curs.fetchall()]
         expected = _function_body(recorder, conn)
@@ -155,7 +156,7 @@ def _inspect_sqlite(recorder: SQLiteApplicationRecorder) -> SchemaState:
 def inspect_schema(service: GameService) -> SchemaState:
     """Which schema objects ``service``'s store has (none to have on POPO)."""
     recorder = service.recorder
-    if isinstance(recorder, PostgresApplicationRecorder):
+    if isinstance(recorder, LockingInsertRecorder):
         return _inspect_postgres(recorder)
     if isinstance(recorder, SQLiteApplicationRecorder):
         return _inspect_sqlite(recorder)

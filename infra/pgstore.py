@@ -1,35 +1,54 @@
-"""PostgreSQL recorder: one round-trip per save, commit order kept (ARCHITECTURE decision 1).
+"""The PostgreSQL recorder: the library's, saving through one call that keeps the table lock.
 
-The eventsourcing library's recorder sends BEGIN, SET LOCAL lock_timeout, LOCK TABLE,
-NOTIFY, INSERT and COMMIT as separate round-trips (five per save). Its optional stored
-function (``POSTGRES_ENABLE_DB_FUNCTIONS``) does it in one call but drops the EXCLUSIVE
-table lock, so notification ids would no longer follow commit order and a reader of
-``notification_id > last`` (the SSE hub) could skip events. This recorder installs a
-function that keeps the lock before its NOTIFY and INSERT, and inserts through it.
-A duplicate ``(originator_id, originator_version)`` still raises the library's
-IntegrityError (our optimistic concurrency).
+The eventsourcing library's ``PostgresApplicationRecorder`` saves in a pipelined
+transaction: ``SET LOCAL lock_timeout``, ``LOCK TABLE … IN EXCLUSIVE MODE`` (so notification
+ids follow commit order and a reader of ``notification_id > last`` — the live hub, the
+feed — never skips an event), ``NOTIFY``, ``INSERT … RETURNING``, then ``COMMIT``: the lock
+is held across client/server round-trips, and every save in the database waits behind it.
+The library's optional stored function (``POSTGRES_ENABLE_DB_FUNCTIONS``) saves in one call
+but takes no table lock, so ids would no longer follow commit order.
+
+:class:`LockingInsertRecorder` keeps the library's recorder and adds, the way the library's
+own examples extend a recorder, one statement to its schema — a function
+``<schema>.<table>_insert`` doing exactly the library's statements, lock first — and
+implements the recorder's public ``insert_events`` by one call of it, under the library's
+own retry of a call that failed on the connection (``InterfaceError``,
+``OperationalError``). The lock is then held for no round-trip at all. Everything else —
+loads (``select_events``, with its retry), notifications, the library's own function, the
+tables — is the library's. A duplicate ``(originator_id, originator_version)`` raises the
+library's ``IntegrityError`` (the optimistic concurrency of every command).
+
+Measured by ``bench/pgstore_bench.py`` (docs/performance.md, "PostgreSQL store";
+docs/decisions.md D-pgstore).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.utils import retry
 from psycopg import sql
-from psycopg.rows import tuple_row
 
 RECORDER_TOPIC = "infra.pgstore:LockingInsertRecorder"
+"""The library's ``APPLICATION_RECORDER_TOPIC`` that selects this recorder."""
 
 
 class LockingInsertRecorder(PostgresApplicationRecorder):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        ds = self.datastore
-        self.sql_create_statements[self.create_insert_function_statement_index] = sql.SQL(
-            "CREATE OR REPLACE FUNCTION {schema}.{fn}(events {schema}.{event}[]) "
+    """The library's PostgreSQL application recorder, inserting by one locking call."""
+
+    def __init__(
+        self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
+    ) -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        self.insert_function_name = f"{self.events_table_name}_insert"
+        self.check_identifier_length(self.insert_function_name)
+        schema = sql.Identifier(datastore.schema)
+        function = sql.Identifier(self.insert_function_name)
+        self.create_insert_function_statement = sql.SQL(
+            "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
             "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN "
             "SET LOCAL lock_timeout = '{timeout}s'; "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
@@ -39,51 +58,29 @@ class LockingInsertRecorder(PostgresApplicationRecorder):
             "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
             "RETURNING notification_id; END; $BODY$"
         ).format(
-            schema=sql.Identifier(ds.schema),
-            fn=sql.Identifier(self.pg_function_name_insert_events),
+            schema=schema,
+            function=function,
             event=sql.Identifier(self.stored_event_type_name),
-            timeout=ds.lock_timeout,
+            timeout=datastore.lock_timeout,
             table=sql.Identifier(self.events_table_name),
             channel=sql.Identifier(self.channel_name),
         )
-        ds.enable_db_functions = True
-
-    def select_events(
-        self,
-        originator_id: UUID | str,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Sequence[StoredEvent]:
-        """The library's query with plain tuple rows and only the columns it needs (the
-        originator id is the one asked for): about half the cost of a round's fetch."""
-        statement = self._select_columns
-        params: list[Any] = [originator_id]
-        if gt is not None:
-            params.append(gt)
-            statement += sql.SQL(" AND originator_version > %s")
-        if lte is not None:
-            params.append(lte)
-            statement += sql.SQL(" AND originator_version <= %s")
-        statement += sql.SQL(" ORDER BY originator_version")
-        statement += sql.SQL(" DESC" if desc else " ASC")
-        if limit is not None:
-            params.append(limit)
-            statement += sql.SQL(" LIMIT %s")
-        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute(statement, params, prepare=True)
-            return [
-                StoredEvent(originator_id, version, topic, bytes(state))
-                for version, topic, state in curs.fetchall()
-            ]
-
-    @property
-    def _select_columns(self) -> sql.Composed:
-        return sql.SQL(
-            "SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s"
-        ).format(
-            schema=sql.Identifier(self.datastore.schema),
-            table=sql.Identifier(self.events_table_name),
+        self.sql_create_statements.append(self.create_insert_function_statement)
+        self.insert_function_call = sql.SQL("SELECT * FROM {schema}.{function}(%s)").format(
+            schema=schema, function=function
         )
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """Insert ``stored_events`` in one call; their notification ids, in order."""
+        if not stored_events:
+            return []
+        events = [
+            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
+            for e in stored_events
+        ]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self.insert_function_call, (events,), prepare=True)
+            return [row[self.insert_function_name] for row in curs.fetchall()]

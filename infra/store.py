@@ -45,8 +45,10 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     target = parse_database_url(settings.database_url)
     return {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,  # one round-trip per save, lock kept
-        "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
+        # The library's recorder, saving by one call that keeps its table lock; the
+        # library's own lockless stored function stays unused (the outbox's too).
+        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
+        "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
         "POSTGRES_DBNAME": target.dbname,
         "POSTGRES_HOST": target.host,
         "POSTGRES_PORT": str(target.port),

@@ -4,7 +4,7 @@ On SQLite (a file in ``tmp_path``) and on a real PostgreSQL (``pg_url``, a fresh
 per test). Replicas run with ``CREATE_TABLES=false`` (eventsourcing's ``CREATE_TABLE=n``)
 and create nothing; the migration creates the events table (matches, rounds and
 idempotency records share it), and on PostgreSQL its index, the composite type and the
-stored insert function of ``infra.pgstore`` that keeps the table lock.
+insert function of ``infra.pgstore`` that keeps the table lock.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ PG_OBJECTS = (
     "table {s}.shengji_events",
     "index {s}.shengji_events_notification_id_idx",
     "type {s}.stored_event_uuid",
-    "function {s}.es_insert_events_uuid",
+    "function {s}.shengji_events_insert",
 )
 
 
@@ -161,9 +161,9 @@ def test_migrate_replaces_a_stale_insert_function(pg_store: Store) -> None:
     assert pg_store.url is not None
     schema = sql.Identifier(pg_store.settings.postgres_schema)
     with psycopg.connect(pg_store.url, autocommit=True) as conn:
-        conn.execute(  # the library's own function: no table lock (an older release)
+        conn.execute(  # an insert without the table lock (a hand-made or older function)
             sql.SQL(
-                "CREATE OR REPLACE FUNCTION {s}.es_insert_events_uuid"
+                "CREATE OR REPLACE FUNCTION {s}.shengji_events_insert"
                 "(events {s}.stored_event_uuid[]) RETURNS SETOF bigint LANGUAGE plpgsql "
                 "AS $BODY$ BEGIN RETURN QUERY INSERT INTO {s}.shengji_events AS t "
                 "(originator_id, originator_version, topic, state) SELECT originator_id, "
