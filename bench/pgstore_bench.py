@@ -8,20 +8,23 @@ docs/decisions.md D-pgstore): ``python -m bench.pgstore_bench``.
 * ``library``: ``eventsourcing.postgres``'s ``PostgresApplicationRecorder`` as its authors
   ship it — a pipelined transaction: ``SET LOCAL lock_timeout``, ``LOCK TABLE … IN
   EXCLUSIVE MODE``, ``NOTIFY``, ``INSERT … RETURNING``, ``COMMIT``;
-* ``one call``: the same statements inside one stored function (the recorder this project
-  used to install by replacing the library's function, with ``POSTGRES_ENABLE_DB_FUNCTIONS``).
+* ``locking function``: the service's recorder (:mod:`infra.pgstore`), the same statements
+  inside one stored function, one call per save.
 
 Medians of the command, its load and its save; and the client/server round-trips of a
-save (libpq protocol trace).
+save (libpq protocol trace). Then ``--writers`` threads, each with a pool of its own, save
+2-event batches (a command's usual save) for ``--seconds``: saves/s by writer count, with
+each recorder (every save in the database waits for the table lock, so what matters is how
+long a save holds it).
 
 (b) **Loads.** Every finished round is fetched by the library's ``select_events``
-(``SELECT *``, dict rows) and by the narrower query the project used to run in its own
-``select_events`` override (three columns, tuple rows), interleaved; medians per round.
+(``SELECT *``, dict rows; what the service runs) and by the narrower query the project used
+to run in an override of it (three columns, tuple rows), interleaved; medians per round.
 
 PostgreSQL comes from :func:`infra.pgcluster.postgres_url` ($DATABASE_URL, else a
 throwaway cluster) in fresh schemas dropped afterwards. The last line is machine-readable::
 
-    pgstore-bench library_save_ms=<m> onecall_save_ms=<m> library_fetch_ms=<m> narrow_fetch_ms=<m>
+    pgstore-bench library_save_ms=<m> function_save_ms=<m> library_fetch_ms=<m> narrow_fetch_ms=<m>
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import argparse
 import random
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -38,6 +42,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import psycopg
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
 from psycopg.rows import tuple_row
@@ -47,39 +52,6 @@ from domain.rules.ruleset import RuleSet
 from infra.pgcluster import postgres_url
 from infra.settings import Settings
 from infra.store import persistence_env
-
-ONE_CALL_BODY = (
-    "BEGIN SET LOCAL lock_timeout = '{timeout}s'; "
-    "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; NOTIFY {channel}; "
-    "RETURN QUERY INSERT INTO {schema}.{table} AS t "
-    "(originator_id, originator_version, topic, state) "
-    "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
-    "RETURNING notification_id; END;"
-)
-
-
-def install_one_call(recorder: PostgresApplicationRecorder) -> None:
-    """Replace the library's stored insert function by one that keeps the table lock (what
-    the project once did inside its recorder) and turn the function path on."""
-    ds = recorder.datastore
-    body = sql.SQL(ONE_CALL_BODY).format(
-        timeout=ds.lock_timeout,
-        schema=sql.Identifier(ds.schema),
-        table=sql.Identifier(recorder.events_table_name),
-        channel=sql.Identifier(recorder.channel_name),
-    )
-    statement = sql.SQL(
-        "CREATE OR REPLACE FUNCTION {schema}.{fn}(events {schema}.{event}[]) "
-        "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ {body} $BODY$"
-    ).format(
-        schema=sql.Identifier(ds.schema),
-        fn=sql.Identifier(recorder.pg_function_name_insert_events),
-        event=sql.Identifier(recorder.stored_event_type_name),
-        body=body,
-    )
-    with ds.get_connection() as conn:
-        conn.execute(statement)
-    ds.enable_db_functions = True
 
 
 def narrow_fetch(recorder: PostgresApplicationRecorder, originator_id: UUID) -> int:
@@ -96,12 +68,48 @@ def narrow_fetch(recorder: PostgresApplicationRecorder, originator_id: UUID) -> 
         return len([bytes(state) for _, _, state in c.fetchall()])
 
 
+LABELS = ("library", "locking function")
+
+
 def service(env: dict[str, str], label: str, rng: random.Random) -> TimedService:
+    """A service on ``env``'s store with the recorder ``label`` names."""
+    if label == "library":
+        env = {k: v for k, v in env.items() if k != "APPLICATION_RECORDER_TOPIC"}
     svc = TimedService(env, seeds=lambda: rng.randbytes(32))
-    if label == "one call":
-        assert isinstance(svc.recorder, PostgresApplicationRecorder)
-        install_one_call(svc.recorder)
+    assert (type(svc.recorder) is PostgresApplicationRecorder) is (label == "library")
     return svc
+
+
+def save_rate(url: str, label: str, writers: int, seconds: float) -> float:
+    """Saves/s of ``writers`` threads saving 2-event batches, each with its own pool."""
+    with fresh_env(url) as shared:
+        env = {**shared, "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "0"}
+        services = [service(env, label, random.Random(i)) for i in range(writers)]
+        counts = [0] * writers
+        start = threading.Barrier(writers + 1)
+        until = [0.0]
+
+        def write(i: int) -> None:
+            recorder = services[i].recorder
+            start.wait()
+            while time.monotonic() < until[0]:
+                oid = uuid4()
+                batch = [StoredEvent(oid, v, "bench:Event", b"x" * 200) for v in (1, 2)]
+                recorder.insert_events(batch)
+                counts[i] += 1
+
+        threads = [threading.Thread(target=write, args=(i,)) for i in range(writers)]
+        try:
+            for t in threads:
+                t.start()
+            until[0] = time.monotonic() + seconds
+            start.wait()
+            for t in threads:
+                t.join()
+        finally:
+            for s in services:
+                s.close()
+        return sum(counts) / seconds
 
 
 def save_round_trips(env: dict[str, str], label: str, seed: int) -> float:
@@ -175,11 +183,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2, help="rounds per pass (%(default)s)")
     parser.add_argument("--passes", type=int, default=5, help="fetches of each round")
     parser.add_argument("--seed", type=int, default=2024, help="run seed (default %(default)s)")
+    parser.add_argument("--repeat", type=int, default=2, help="A B B A sequences (%(default)s)")
+    parser.add_argument("--writers", default="1,4,16", help="concurrent writers (%(default)s)")
+    parser.add_argument("--seconds", type=float, default=3, help="per writer count")
     args = parser.parse_args(argv)
-    labels = ("library", "one call")
+    labels = LABELS
     figures = {label: CommandFigures() for label in labels}
     with postgres_url() as url:
-        for n, label in enumerate([*labels, *reversed(labels)]):
+        for n, label in enumerate([*labels, *reversed(labels)] * args.repeat):
             with fresh_env(url) as env:
                 rng = random.Random(args.seed + n % 2)
                 svc = service(env, label, rng)
@@ -191,6 +202,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             f.ms += c.ms
             f.load_ms += c.load_ms
             f.save_ms += c.save_ms
+        rates: dict[tuple[str, int], float] = {}
+        for writers in (int(n) for n in args.writers.split(",")):
+            for label in [*labels, *reversed(labels)]:
+                rate = save_rate(url, label, writers, args.seconds / 2)
+                rates[label, writers] = rates.get((label, writers), 0.0) + rate / 2
         trips = {}
         for label in labels:
             with fresh_env(url) as env:
@@ -226,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{med(f.load_ms):.2f} + save {med(f.save_ms):.2f}; save round-trips "
             f"{trips[label]:.1f}"
         )
+    for (label, writers), rate in rates.items():
+        print(f"{label:16s} writers={writers:3d} saves/s={rate:8.0f}")
     per_round = events / max(len(fetch["library"]), 1)
     print(
         f"fetch of a finished round ({per_round:.0f} events): library select_events "
@@ -234,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print(
         f"pgstore-bench library_save_ms={med(figures['library'].save_ms):.3f} "
-        f"onecall_save_ms={med(figures['one call'].save_ms):.3f} "
+        f"function_save_ms={med(figures['locking function'].save_ms):.3f} "
         f"library_fetch_ms={med(fetch['library']):.3f} narrow_fetch_ms={med(fetch['narrow']):.3f}"
     )
 
