@@ -80,7 +80,7 @@ bench-load: $(STAMP)
 bench-capacity: $(STAMP)
 	$(BIN)/python -m bench.capacity_bench $(ARGS)
 
-# Archive (issue 17): bulk export rate and peak memory, the feed from 0 to the end.
+# Archive: bulk export rate and peak memory, the feed from 0 to the end.
 bench-export: $(STAMP)
 	$(BIN)/python -m bench.export_bench $(ARGS)
 

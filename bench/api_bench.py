@@ -1,4 +1,4 @@
-"""HTTP API benchmark (issue 4, "Benchmark"): ``make bench-api`` / ``python -m bench.api_bench``.
+"""HTTP API benchmark: ``make bench-api`` / ``python -m bench.api_bench``.
 
 Starts the real server (``python -m infra.serve``: uvicorn, the app of ``infra.bootstrap``) on a
 free loopback port with the embedded SQLite store in a temporary folder (rate limiting

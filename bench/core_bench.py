@@ -1,5 +1,5 @@
 """Event-sourced core benchmark: GameService commands and round replays on SQLite and
-PostgreSQL (ARCHITECTURE decisions 1 and 4; RULES R34).
+PostgreSQL (docs/decisions.md F1, F4; RULES R34).
 
 (a) **Commands.** Random-legal bots play complete rounds (deal, declare, overcall, bury,
 every trick, score — R16–R31) through :meth:`GameService.act`; only the ``act`` call is

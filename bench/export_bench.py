@@ -1,4 +1,4 @@
-"""Archive benchmark (issue 17): bulk export rate and memory, and the feed followed from
+"""Archive benchmark: bulk export rate and memory, and the feed followed from
 position 0 to the end, on a store of a few hundred finished matches.
 
 The store is a SQLite file in a temporary folder (``--postgres``: a throwaway PostgreSQL

@@ -8,8 +8,9 @@ docs/decisions.md D-pgstore): ``python -m bench.pgstore_bench``.
 * ``library``: ``eventsourcing.postgres``'s ``PostgresApplicationRecorder`` as its authors
   ship it — a pipelined transaction: ``SET LOCAL lock_timeout``, ``LOCK TABLE … IN
   EXCLUSIVE MODE``, ``NOTIFY``, ``INSERT … RETURNING``, ``COMMIT``;
-* ``locking function``: the service's recorder (:mod:`infra.pgstore`), the same statements
-  inside one stored function, one call per save.
+* ``locking function``: the service's recorder (:mod:`infra.pgstore`): the library's
+  stored insert function (``POSTGRES_ENABLE_DB_FUNCTIONS``), defined to take the table lock
+  first — the same statements in one call per save.
 
 Medians of the command, its load and its save; and the client/server round-trips of a
 save (libpq protocol trace). Then ``--writers`` threads, each with a pool of its own, save
@@ -75,6 +76,7 @@ def service(env: dict[str, str], label: str, rng: random.Random) -> TimedService
     """A service on ``env``'s store with the recorder ``label`` names."""
     if label == "library":
         env = {k: v for k, v in env.items() if k != "APPLICATION_RECORDER_TOPIC"}
+        env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "n"  # its transaction, the lock included
     svc = TimedService(env, seeds=lambda: rng.randbytes(32))
     assert (type(svc.recorder) is PostgresApplicationRecorder) is (label == "library")
     return svc

@@ -1,4 +1,4 @@
-"""Resilience under faults, the long run (issue 6): ``make bench-resilience`` /
+"""Resilience under faults, the long run: ``make bench-resilience`` /
 ``python -m bench.resilience_bench``.
 
 The scenarios of ``tests/resilience`` (:mod:`tests.resilience.scenarios`), with more

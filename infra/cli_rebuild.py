@@ -1,5 +1,5 @@
-"""``shengji rebuild``: replay the whole log into every read model (issue 17;
-docs/operations.md, "Rebuilding read models").
+"""``shengji rebuild``: replay the whole log into every read model
+(docs/operations.md, "Rebuilding read models").
 
 Reads the store the environment configures (as ``shengji serve``: ``DATABASE_URL``,
 ``SQLITE_PATH`` …), resets every registered projection (:mod:`services.projections`)

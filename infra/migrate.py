@@ -6,10 +6,9 @@ creates the schema of the configured store (:class:`~infra.settings.Settings`):
 
 * PostgreSQL: the events table (``<schema>.shengji_events``: the events of matches,
   rounds and idempotency records, docs/decisions.md F1), its notification-id index, the
-  composite type the insert function takes, and that function,
-  ``<schema>.shengji_events_insert`` (:class:`infra.pgstore.LockingInsertRecorder`: one
-  call that keeps the table lock). A function whose body differs from this release's is
-  replaced.
+  composite type the insert function takes, and that function, as
+  :class:`infra.pgstore.LockingInsertRecorder` defines it (one call that keeps the table
+  lock). A function whose body differs from this release's is replaced.
 * SQLite: the events table.
 
 The objects are created by the eventsourcing library's own recorder (``create_table``),
@@ -101,7 +100,7 @@ class MigrationReport:
 
 def _function_body(recorder: LockingInsertRecorder, conn: Any) -> str:
     """The insert function's body as this release writes it (between ``$BODY$``s)."""
-    text: str = recorder.create_insert_function_statement.as_string(conn)
+    text: str = recorder.create_locking_insert_function.as_string(conn)
     return text.split("$BODY$")[1]
 
 
@@ -110,7 +109,7 @@ def _inspect_postgres(recorder: LockingInsertRecorder) -> SchemaState:
     table = f"table {schema}.{recorder.events_table_name}"
     index = f"index {schema}.{recorder.notification_id_index_name}"
     type_ = f"type {schema}.{recorder.stored_event_type_name}"
-    function = f"function {schema}.{recorder.insert_function_name}"
+    function = f"function {schema}.{recorder.pg_function_name_insert_events}"
 
     def qualified(name: str) -> str:
         return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(name)).as_string()
@@ -131,7 +130,7 @@ def _inspect_postgres(recorder: LockingInsertRecorder) -> SchemaState:
         curs.execute(
             "SELECT p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
             "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname = %s",
-            (schema, recorder.insert_function_name),
+            (schema, recorder.pg_function_name_insert_events),
         )
         bodies = [r["prosrc"] for r in curs.fetchall()]
         expected = _function_body(recorder, conn)

@@ -45,10 +45,10 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     target = parse_database_url(settings.database_url)
     return {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        # The library's recorder, saving by one call that keeps its table lock; the
-        # library's own lockless stored function stays unused (the outbox's too).
+        # The library's recorder, saving by one call of its stored insert function, which
+        # infra.pgstore defines to take the table lock first.
         "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
-        "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
+        "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
         "POSTGRES_DBNAME": target.dbname,
         "POSTGRES_HOST": target.host,
         "POSTGRES_PORT": str(target.port),
@@ -96,7 +96,12 @@ def outbox_env(settings: Settings) -> dict[str, str]:
     (``<schema>_webhooks``, made if missing), beside SQLite a file of its own
     (``<file>.outbox``). A second application creating its tables in the game's schema
     would replace the game's insert function (the library names it after the id type, not
-    the table: docs/decisions.md D3)."""
+    the table: docs/decisions.md D3).
+
+    On PostgreSQL the outbox saves with the library's process recorder as shipped: its
+    transaction takes the table lock and inserts the tracking record with the events. (The
+    library's stored insert function inserts the events alone: through it, the outbox's
+    position was never recorded, so it processed the whole log again on every catch-up.)"""
     env = persistence_env(settings)
     env.pop("APPLICATION_RECORDER_TOPIC", None)  # the outbox uses the library's recorder
     if settings.backend == "sqlite":
@@ -104,6 +109,7 @@ def outbox_env(settings: Settings) -> dict[str, str]:
     elif settings.backend == "postgres":
         schema = f"{settings.postgres_schema or 'public'}_webhooks"
         env["POSTGRES_SCHEMA"] = schema
+        env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "n"
         assert settings.database_url is not None
         with psycopg.connect(settings.database_url, autocommit=True) as db:
             db.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))

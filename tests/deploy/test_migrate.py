@@ -38,7 +38,7 @@ PG_OBJECTS = (
     "table {s}.shengji_events",
     "index {s}.shengji_events_notification_id_idx",
     "type {s}.stored_event_uuid",
-    "function {s}.shengji_events_insert",
+    "function {s}.es_insert_events_uuid",
 )
 
 
@@ -161,9 +161,9 @@ def test_migrate_replaces_a_stale_insert_function(pg_store: Store) -> None:
     assert pg_store.url is not None
     schema = sql.Identifier(pg_store.settings.postgres_schema)
     with psycopg.connect(pg_store.url, autocommit=True) as conn:
-        conn.execute(  # an insert without the table lock (a hand-made or older function)
+        conn.execute(  # the library's own function: no table lock (an older release)
             sql.SQL(
-                "CREATE OR REPLACE FUNCTION {s}.shengji_events_insert"
+                "CREATE OR REPLACE FUNCTION {s}.es_insert_events_uuid"
                 "(events {s}.stored_event_uuid[]) RETURNS SETOF bigint LANGUAGE plpgsql "
                 "AS $BODY$ BEGIN RETURN QUERY INSERT INTO {s}.shengji_events AS t "
                 "(originator_id, originator_version, topic, state) SELECT originator_id, "

@@ -1,8 +1,8 @@
 """The PostgreSQL recorder (``infra/pgstore.py``) is the library's, with its retry: a
 connection the server drops between two calls (a restart, a failover, an idle timeout:
 here ``pg_terminate_backend``) costs a load or a save one more attempt, never an error.
-Saves go through the locking insert function, and keep their notification order and the
-optimistic concurrency of the library."""
+Saves go through the library's insert function, defined to take the table lock, and keep
+their notification order and the optimistic concurrency of the library."""
 
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ from domain.game.match import Match
 from domain.rules.ruleset import RuleSet
 from infra.pgstore import LockingInsertRecorder
 from infra.settings import Settings
-from infra.store import build_service
+from infra.store import build_service, outbox_env
 from services.game import GameService
+from services.webhooks.outbox import WebhookOutbox
+from services.webhooks.subscriptions import register
 from tests.resilience.harness import drop_schema, fresh_schema
 
 pytestmark = pytest.mark.postgres
@@ -40,6 +42,7 @@ def settings(pg_url: str) -> Iterator[Settings]:
         )
     finally:
         drop_schema(pg_url, schema)
+        drop_schema(pg_url, f"{schema}_webhooks")  # the outbox's (infra.store.outbox_env)
 
 
 def drop_connection(url: str, recorder: LockingInsertRecorder) -> int:
@@ -91,7 +94,7 @@ def test_the_blip_is_real_without_the_retry(settings: Settings, pg_url: str) -> 
         match_id = new_match(service)
         recorder = recorder_of(service)
         drop_connection(pg_url, recorder)
-        once = PostgresApplicationRecorder.select_events.__wrapped__  # type: ignore[attr-defined]
+        once = PostgresApplicationRecorder.select_events.__wrapped__
         with pytest.raises(OperationalError):
             once(recorder, match_id)
     finally:
@@ -122,14 +125,36 @@ def test_saves_go_through_the_locking_function_with_the_library_s_concurrency(
         (stored,) = recorder.select_events(match_id)
         with pytest.raises(IntegrityError):  # the same version twice: one of two wins
             recorder.insert_events([stored])
+        name = recorder.pg_function_name_insert_events
         function = sql.SQL("{}.{}").format(
-            sql.Identifier(settings.postgres_schema), sql.Identifier("shengji_events_insert")
+            sql.Identifier(settings.postgres_schema), sql.Identifier(name)
         )
         with psycopg.connect(pg_url, autocommit=True) as admin:
+            body = admin.execute(
+                "SELECT p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
+                "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname = %s",
+                (settings.postgres_schema, name),
+            ).fetchone()
+            assert body is not None and "LOCK TABLE" in body[0]  # ours, not the library's
             admin.execute(sql.SQL("DROP FUNCTION {}").format(function))
-        with pytest.raises(ProgrammingError, match="shengji_events_insert"):
+        with pytest.raises(ProgrammingError, match=name):
             new_match(service)  # no function, no save: saves go through it
         recorder.create_table()  # as `shengji migrate` does
         new_match(service)
     finally:
+        service.close()
+
+
+def test_the_webhook_outbox_records_its_position(settings: Settings) -> None:
+    """The outbox follows the game's log with the library's process recorder: its tracking
+    record commits with what it saves, so a catch-up resumes after the last position."""
+    service = build_service(settings)
+    outbox = WebhookOutbox(outbox_env(settings), leader=service)
+    try:
+        register(service, "https://push.example/hook", "s" * 32, ("match-found",))
+        outbox.catch_up()
+        last = service.recorder.max_notification_id()
+        assert outbox.recorder.max_tracking_id(service.name) == last
+    finally:
+        outbox.close()
         service.close()

@@ -49,7 +49,7 @@ from tests.integration.store_bots import new_match
             {
                 "PERSISTENCE_MODULE": "eventsourcing.postgres",
                 "APPLICATION_RECORDER_TOPIC": "infra.pgstore:LockingInsertRecorder",
-                "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
+                "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
                 "POSTGRES_DBNAME": "games",
                 "POSTGRES_HOST": "db.local",
                 "POSTGRES_PORT": "6543",
