@@ -36,7 +36,6 @@ from domain.rules.errors import InvalidInputError
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
-BACKENDS: Final[tuple[Backend, ...]] = get_args(Backend)
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 POSTGRES_SCHEMES: Final = frozenset({"postgresql", "postgres", "postgresql+psycopg"})
 DEFAULT_SQLITE_PATH: Final = Path("var/shengji.sqlite3")
