@@ -23,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -393,14 +394,10 @@ class Declared:
         return f"`{value}`"
 
 
-_DECLARED: list[Declared] = []
-
-
-def declared() -> list[Declared]:
+@cache
+def declared() -> tuple[Declared, ...]:
     """Every field of :class:`Settings`, read once from its annotations."""
-    if not _DECLARED:
-        _DECLARED.extend(_declare(f) for f in msgspec.structs.fields(Settings))
-    return _DECLARED
+    return tuple(_declare(f) for f in msgspec.structs.fields(Settings))
 
 
 def _declare(field: msgspec.structs.FieldInfo) -> Declared:
