@@ -4,13 +4,13 @@
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
-# make bench-capacity, make bench-bots, make bench-export.
+# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-core bench-load bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-export bench-core bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -80,9 +80,14 @@ bench-load: $(STAMP)
 bench-capacity: $(STAMP)
 	$(BIN)/python -m bench.capacity_bench $(ARGS)
 
-# Archive (issue 17): bulk export rate and peak memory, the feed from 0 to the end.
+# Archive: bulk export rate and peak memory, the feed from 0 to the end.
 bench-export: $(STAMP)
 	$(BIN)/python -m bench.export_bench $(ARGS)
+
+# PostgreSQL saves and loads: the library's own transaction against the locking insert
+# function (docs/decisions.md D-pgstore); the narrow fetch against the library's.
+bench-pgstore: $(STAMP)
+	$(BIN)/python -m bench.pgstore_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

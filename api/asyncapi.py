@@ -1,4 +1,4 @@
-"""The AsyncAPI 3.0 document of the service's Server-Sent Event streams (issue 17).
+"""The AsyncAPI 3.0 document of the service's Server-Sent Event streams.
 
 ``asyncapi.yaml`` at the repository root is :func:`asyncapi_yaml`, written by
 ``scripts/gen_asyncapi.py``; ``tests/api/test_asyncapi_drift.py`` fails when they

@@ -1,22 +1,22 @@
-"""The OpenAPI document says exactly what the API accepts (issue 4, "Contract").
+"""The OpenAPI document says exactly what the API accepts.
 
 Litestar builds the document from the handlers, but (2.x) it drops msgspec ``Meta``
 constraints inside unions and list items (a card token's pattern, an optional field's
 ``minimum: 0``) and constraints of optional parameters. The request bodies are decoded
 strictly by msgspec (:mod:`api.strict`), so their schemas are msgspec's own JSON Schema
 of the same types — the document and the decoder cannot disagree; parameters get the
-constraints their ``Parameter`` declarations state. :func:`complete_document` patches
-the app's document in place (``/schema`` and ``openapi.yaml`` serve it).
+constraints their ``Parameter`` declarations state. :func:`constrain_operations` and
+:func:`link_operations` are steps of :func:`api.openapi.complete_document`.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from litestar import Litestar
 from litestar.openapi.spec import (
     Link,
     OpenAPI,
@@ -30,6 +30,7 @@ from litestar.openapi.spec import (
     Schema,
 )
 from litestar.params import ParameterKwarg
+from litestar.routes import BaseRoute
 
 from api.dto import PROBLEM_DOCS
 from api.problems import PROBLEM_MEDIA_TYPE
@@ -59,12 +60,12 @@ class JsonSchema(Schema):
         return copy.deepcopy(self.raw)
 
 
-def complete_document(app: Litestar) -> None:
+def constrain_operations(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
     """Request bodies (a route's ``opt=json_body(T)``) as msgspec's schemas, optional bodies
-    not required, and every parameter's declared constraints in its schema."""
-    doc = app.openapi_schema
+    not required, every parameter's declared constraints in its schema, and every error
+    answer as a problem."""
     bodies: set[type[msgspec.Struct]] = set()
-    for route in app.routes:
+    for route in routes:
         item = (doc.paths or {}).get(route.path_format or route.path)
         for handler in getattr(route, "route_handlers", ()):
             signature = handler.parsed_fn_signature.parameters
@@ -89,21 +90,6 @@ def complete_document(app: Litestar) -> None:
                         required=not optional(target),
                     )
     _request_schemas(doc, bodies)
-    from api.openapi_docs import (  # noqa: PLC0415 - it imports JsonSchema from here
-        describe_parameters,
-        document_schemas,
-        name_operations,
-        problem_types,
-    )
-
-    name_operations(doc)
-    describe_parameters(doc)
-    document_schemas(doc)
-    problem_types(doc)
-    from api.openapi_examples import add_examples  # noqa: PLC0415 - as above
-
-    add_examples(doc)
-    _links(doc)
 
 
 MATCH_PATH = "/v1/matches/{match_id}"
@@ -129,7 +115,8 @@ acting. Each links to every operation on that match (OpenAPI links: clients, and
 schemathesis state machine, walk create → seat → act → read)."""
 
 
-def _links(doc: OpenAPI) -> None:
+def link_operations(doc: OpenAPI) -> None:
+    """Each answer of :data:`LINK_SOURCES` links to every operation on its match."""
     paths = doc.paths or {}
     targets: list[tuple[Operation, set[str]]] = []
     for path, item in sorted(paths.items()):

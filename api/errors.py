@@ -103,7 +103,7 @@ def validation_handler(
         )
     chinese = _chinese(request)
     facts = None
-    if chinese and errors:  # every message in Chinese too (issue 12)
+    if chinese and errors:  # every message in Chinese too (api/i18n.py)
         errors = [
             {**e, "message": field_message(str(e["message"]), chinese=True)}
             if isinstance(e.get("message"), str)

@@ -1,4 +1,4 @@
-"""Liveness and readiness probes (issue 4: health; k8s probes point here).
+"""Liveness and readiness probes (the Kubernetes probes point here).
 
 * ``GET /healthz`` — alive: 200 ``{"status": "ok"}`` while the process serves HTTP; it
   touches nothing else, so a slow store never gets a healthy pod restarted.

@@ -1,4 +1,4 @@
-"""Problem titles and details in English or Simplified Chinese (issue 4: errors and limits).
+"""Problem titles and details in English or Simplified Chinese.
 
 The language is chosen by ``Accept-Language`` (:func:`prefers_chinese`): ``zh``,
 ``zh-CN``, ``zh-Hans`` (and other Simplified tags) → Chinese, q-values honoured, English
@@ -6,10 +6,10 @@ otherwise. Traditional tags (``zh-TW``, ``zh-HK``, ``zh-Hant``) are not served: 
 skipped, so the next preference decides.
 
 Every error ``code`` has a :class:`Message`: an English and a Chinese title and one
-Chinese sentence. The Chinese ``detail`` is all Chinese (issue 12): that sentence, the
-rule (R-number), then the facts the English detail names in a form no language owns —
-the cards in R4 notation (``5C 5C 7C``) exactly as the engine wrote them, the seats,
-versions, quoted input and the field — with Chinese labels::
+Chinese sentence. The Chinese ``detail`` is all Chinese (docs/decisions.md D-contract):
+that sentence, the rule (R-number), then the facts the English detail names in a form no
+language owns — the cards in R4 notation (``5C 5C 7C``) exactly as the engine wrote them,
+the seats, versions, quoted input and the field — with Chinese labels::
 
     必须按首家出牌的花色和牌型跟牌（R23）。牌：5C 7C；座位：2
 
@@ -185,7 +185,7 @@ MESSAGES: Final[dict[str, Message]] = {
         "牌桌暂不开放观战",
         "本轮比赛各桌打同样的牌，本轮全部结束后才能观战",
     ),
-    # -- the organiser's controls (domain/tournament/controls.py, issue 16; R36) -------------
+    # -- the organiser's controls (domain/tournament/controls.py; R36) -------------
     "registration-open": _m(
         "Registration still open", "报名尚未截止", "报名仍在进行，请先开始比赛"
     ),

@@ -1,4 +1,4 @@
-"""Request context and the access log (issue 4: logs; the JSON setup is ``infra.logging``).
+"""Request context and the access log (the JSON setup is ``infra.logging``).
 
 Three pieces:
 

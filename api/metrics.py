@@ -1,4 +1,4 @@
-"""Prometheus metrics at ``GET /metrics`` (issue 6: observability).
+"""Prometheus metrics at ``GET /metrics`` (docs/observability.md).
 
 One :class:`Metrics` per app, on its own :class:`~prometheus_client.CollectorRegistry`
 (built by ``api.app.create_app``: no process-global registry, so a test may build as

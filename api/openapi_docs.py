@@ -1,11 +1,11 @@
-"""The OpenAPI document as a mobile developer generates a client from it (issue 12):
+"""The OpenAPI document as a mobile developer generates a client from it:
 operationIds a person would write, a description on every schema and property (the
 Structs' own docstrings: the class's, and the one under each field), readable unique
 schema names, and every 4xx answer listing the problem ``type``s it can carry, each
 with an example.
 
-:func:`document_schemas` runs after :func:`api.contract.complete_document` built the
-request schemas: every component schema is rendered to plain JSON Schema, given its
+:func:`document_schemas` runs after :func:`api.contract.constrain_operations` built
+the request schemas: every component schema is rendered to plain JSON Schema, given its
 descriptions, and kept as such (:class:`api.contract.JsonSchema`).
 """
 

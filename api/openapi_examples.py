@@ -1,4 +1,4 @@
-"""An example for every JSON request body and answer of the OpenAPI document (issue 12),
+"""An example for every JSON request body and answer of the OpenAPI document,
 made from the schemas themselves so it always fits them: the first value of an enum, a
 card in R4 notation where a card is asked for, a UUID for an id, the least a minimum
 allows, one item per array (or as many as ``minItems`` asks), every property of an

@@ -1,7 +1,7 @@
 """What the REST handlers share: the game service, one thread limiter, the bot budget and
 the in-flight idempotency keys (the ``runtime`` dependency, built by ``api.app``).
 
-The eventsourcing library is synchronous (ARCHITECTURE decision 2): every blocking call
+The eventsourcing library is synchronous (docs/decisions.md F2): every blocking call
 into the service made from async code — commands, reads, the live streams' loads, the
 sweeper, the bots — runs through :meth:`Runtime.call`, ``anyio.to_thread.run_sync`` under
 the app's one :class:`anyio.CapacityLimiter`, sized to the store's connection pool, so no
@@ -63,7 +63,7 @@ class ViewTags:
         self._tags: dict[UUID, str] = {}
         self._generation: dict[UUID, int] = {}
         self._seats: dict[UUID, dict[str, int]] = {}
-        """Per match: a save forgets them with the tag (a re-issued seat token, issue 16,
+        """Per match: a save forgets them with the tag (a seat token replaced by a new one
         must not be answered 304 by its old token); the next read remembers them again."""
 
     def changed(self, match_ids: frozenset[UUID]) -> None:

@@ -1,4 +1,5 @@
-"""The store is unreachable: 503 ``store-unavailable`` with ``Retry-After`` (issue 6).
+"""The store is unreachable: 503 ``store-unavailable`` with ``Retry-After``
+(docs/observability.md).
 
 When PostgreSQL is down or restarting (or SQLite's file is locked beyond its timeout), the
 eventsourcing library raises its ``OperationalError`` / ``InterfaceError`` (psycopg's

@@ -1,6 +1,6 @@
-"""HTTP API benchmark (issue 4, "Benchmark"): ``make bench-api`` / ``python -m bench.api_bench``.
+"""HTTP API benchmark: ``make bench-api`` / ``python -m bench.api_bench``.
 
-Starts the real server (``python -m infra.serve``: uvicorn, the app of ``api.app``) on a
+Starts the real server (``python -m infra.serve``: uvicorn, the app of ``infra.bootstrap``) on a
 free loopback port with the embedded SQLite store in a temporary folder (rate limiting
 off: ``RATE_LIMIT_PER_MINUTE=0``; streams live an hour: ``SSE_LIFETIME_S=3600``; the deal
 at once), waits for ``/readyz``, then measures in the same run:

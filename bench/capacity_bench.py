@@ -1,4 +1,4 @@
-"""Capacity benchmark (issue 11): ``make bench-capacity`` / ``python -m bench.capacity_bench``.
+"""Capacity benchmark: ``make bench-capacity`` / ``python -m bench.capacity_bench``.
 
 How many matches one server process serves at once with snappy answers, under the load
 people make. A throwaway PostgreSQL cluster (:func:`infra.pgcluster.throwaway_server`)
@@ -40,7 +40,7 @@ last line is machine-readable::
         push_p99_ms=<at that N> server_cpu_ms_per_cmd=<at that N> \\
         hello_cpu_ms=<server CPU per GET /healthz> lost=<total over the ladder>
 
-(one line; "at that N" is the smallest N tried when none passes). Target (issue 11):
+(one line; "at that N" is the smallest N tried when none passes). Target:
 ``matches >= 300``. Everything shares the machine's cores, so each N's line says how busy
 the generator and the machine were; a generator near a full core is what limits.
 """

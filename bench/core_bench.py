@@ -1,5 +1,5 @@
 """Event-sourced core benchmark: GameService commands and round replays on SQLite and
-PostgreSQL (ARCHITECTURE decisions 1 and 4; RULES R34).
+PostgreSQL (docs/decisions.md F1, F4; RULES R34).
 
 (a) **Commands.** Random-legal bots play complete rounds (deal, declare, overcall, bury,
 every trick, score — R16–R31) through :meth:`GameService.act`; only the ``act`` call is
@@ -53,7 +53,8 @@ from bench._core_commands import (
 from bench._core_profile import count_round_trips, profile, variants
 from domain.game.round import RoundPhase
 from infra.pgcluster import postgres_url
-from infra.settings import Settings, persistence_env
+from infra.settings import Settings
+from infra.store import persistence_env
 from services.game import GameService
 
 

@@ -1,4 +1,4 @@
-"""Archive benchmark (issue 17): bulk export rate and memory, and the feed followed from
+"""Archive benchmark: bulk export rate and memory, and the feed followed from
 position 0 to the end, on a store of a few hundred finished matches.
 
 The store is a SQLite file in a temporary folder (``--postgres``: a throwaway PostgreSQL
@@ -36,14 +36,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
+import msgspec
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.app import create_app
 from api.feed import Archive
 from domain.rules.ruleset import MatchEnd, MatchEndKind, preset
+from infra.bootstrap import build_app
 from infra.pgcluster import postgres_url
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.bots import run_bots
 from services.feed import last_position
 from services.game import GameService
@@ -137,7 +139,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             settings = Settings(backend="postgres", database_url=url)
         else:
             settings = Settings(backend="sqlite", sqlite_path=Path(folder) / "bench.sqlite3")
-        settings = dataclasses.replace(settings, rate_limit_per_minute=0, operator_token=TOKEN)
+        settings = msgspec.structs.replace(
+            settings, rate_limit_per_minute=0, sweep_interval_ms=0, operator_token=TOKEN
+        )
         service = build_service(settings)
         try:
             started = time.perf_counter()
@@ -155,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{count / seconds:.0f} records/s, {mb / seconds:.1f} MB/s; "
                 f"peak {peak / 1024:.0f} KiB (tracemalloc)"
             )
-            with TestClient(create_app(settings, service)) as client:
+            with TestClient(build_app(settings, service=service)) as client:
                 plain, plain_s = http_export(client, gzip=False)
                 packed, packed_s = http_export(client, gzip=True)
                 print(

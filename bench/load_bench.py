@@ -1,4 +1,4 @@
-"""Load and scale figures (issue 6): ``make bench-load`` / ``python -m bench.load_bench``.
+"""Load and scale figures: ``make bench-load`` / ``python -m bench.load_bench``.
 
 Two parts, on a throwaway PostgreSQL cluster of its own (:func:`infra.pgcluster.
 throwaway_server`: ``fsync`` and ``synchronous_commit`` off, so the figures are an upper
@@ -46,7 +46,8 @@ import httpx
 from eventsourcing.persistence import StoredEvent
 
 from infra.pgcluster import throwaway_server
-from infra.settings import Settings, build_service, persistence_env
+from infra.settings import Settings
+from infra.store import build_service, persistence_env
 from services.game import GameService
 from tests.resilience.client import BotTable, Client
 from tests.resilience.harness import Replica, drop_schema, fresh_schema
@@ -153,7 +154,8 @@ def _service(url: str, schema: str, locking: bool) -> GameService:
     if locking:
         return build_service(settings)
     env = persistence_env(settings)
-    env.pop("APPLICATION_RECORDER_TOPIC")  # the library's function: no table lock
+    env.pop("APPLICATION_RECORDER_TOPIC")
+    env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "y"  # the library's stored function: no table lock
     return GameService(env)
 
 

@@ -1,4 +1,4 @@
-"""Resilience under faults, the long run (issue 6): ``make bench-resilience`` /
+"""Resilience under faults, the long run: ``make bench-resilience`` /
 ``python -m bench.resilience_bench``.
 
 The scenarios of ``tests/resilience`` (:mod:`tests.resilience.scenarios`), with more
@@ -18,7 +18,8 @@ last phase stops and restarts it):
    sent at once to two replicas: exactly one wins, the other gets 409 (lost at the
    store) or 412 (the winner had already committed when it loaded).
 4. **PostgreSQL restart** — the cluster stops for ``--down`` seconds during play:
-   503 ``store-unavailable`` with Retry-After meanwhile, recovery with no restart.
+   commands wait within the library's retry, 503 ``store-unavailable`` with Retry-After
+   past it; recovery with no restart.
 
 The last line is machine-readable::
 

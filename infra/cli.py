@@ -9,6 +9,8 @@ table, but for the speed line.
 creates the event store's schema once, before replicas that run with
 ``CREATE_TABLES=false`` start (:mod:`infra.migrate`; a second run is a no-op).
 ``rebuild`` replays the whole log into every read model (:mod:`infra.cli_rebuild`).
+Those two read :class:`~infra.settings.Settings` from the environment once, as the server
+does, and build their store with the composition root's :mod:`infra.store`.
 """
 
 from __future__ import annotations

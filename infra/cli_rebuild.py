@@ -1,5 +1,5 @@
-"""``shengji rebuild``: replay the whole log into every read model (issue 17;
-docs/operations.md, "Rebuilding read models").
+"""``shengji rebuild``: replay the whole log into every read model
+(docs/operations.md, "Rebuilding read models").
 
 Reads the store the environment configures (as ``shengji serve``: ``DATABASE_URL``,
 ``SQLITE_PATH`` …), resets every registered projection (:mod:`services.projections`)
@@ -16,7 +16,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from infra.settings import Settings, SettingsError, build_service
+from infra.settings import Settings, SettingsError
+from infra.store import build_service
 from infra.writerlock import StoreTakenError
 from services.projections import Progress, differences, rebuild, registered
 

@@ -1,5 +1,5 @@
-"""The live hub: wakes a process's SSE subscribers when a match changes (ARCHITECTURE
-decision 3).
+"""The live hub: wakes a process's SSE subscribers when a match changes
+(docs/decisions.md F3).
 
 A hub says *which match changed*, and the PostgreSQL hub hands over the new events it
 read for the matches this process watches (decoded by the service's mapper), so the live

@@ -1,5 +1,5 @@
 """The in-process side of the live hub: subscriptions and the hub of a single process
-(see :mod:`infra.hub` for the whole design; ARCHITECTURE decision 3).
+(see :mod:`infra.hub` for the whole design; docs/decisions.md F3).
 
 A hub says *which match changed* and, when it read them (the PostgreSQL hub), hands over
 the new events too, so a subscriber need not read them again (:meth:`Subscription.take`);

@@ -5,10 +5,10 @@ processes) and one ``shengji migrate`` (the Kubernetes Job ``k8s/migrate-job.yam
 creates the schema of the configured store (:class:`~infra.settings.Settings`):
 
 * PostgreSQL: the events table (``<schema>.shengji_events``: the events of matches,
-  rounds and idempotency records, ARCHITECTURE decision 1), its notification-id index,
-  the composite type the stored insert function takes, and that function — the one of
-  :class:`infra.pgstore.LockingInsertRecorder`, which keeps the table lock. A function
-  whose body differs from this release's is replaced.
+  rounds and idempotency records, docs/decisions.md F1), its notification-id index, the
+  composite type the insert function takes, and that function, as
+  :class:`infra.pgstore.LockingInsertRecorder` defines it (one call that keeps the table
+  lock). A function whose body differs from this release's is replaced.
 * SQLite: the events table.
 
 The objects are created by the eventsourcing library's own recorder (``create_table``),
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import os
 import sys
 import time
@@ -33,12 +32,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+import msgspec
 import psycopg
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg import sql
 
-from infra.settings import Settings, SettingsError, build_service, parse_database_url
+from infra.pgstore import LockingInsertRecorder
+from infra.settings import Settings, SettingsError, parse_database_url
+from infra.store import build_service
 from services.game import GameService
 
 ADVISORY_LOCK_KEY: Final = 0x5348_454E_474A_49  # "SHENGJI": one migration at a time
@@ -96,14 +98,13 @@ class MigrationReport:
 # -- inspection ------------------------------------------------------------------------------
 
 
-def _function_body(recorder: PostgresApplicationRecorder, conn: Any) -> str:
+def _function_body(recorder: LockingInsertRecorder, conn: Any) -> str:
     """The insert function's body as this release writes it (between ``$BODY$``s)."""
-    statement = recorder.sql_create_statements[recorder.create_insert_function_statement_index]
-    text: str = statement.as_string(conn)
+    text: str = recorder.create_locking_insert_function.as_string(conn)
     return text.split("$BODY$")[1]
 
 
-def _inspect_postgres(recorder: PostgresApplicationRecorder) -> SchemaState:
+def _inspect_postgres(recorder: LockingInsertRecorder) -> SchemaState:
     schema = recorder.datastore.schema
     table = f"table {schema}.{recorder.events_table_name}"
     index = f"index {schema}.{recorder.notification_id_index_name}"
@@ -154,7 +155,7 @@ def _inspect_sqlite(recorder: SQLiteApplicationRecorder) -> SchemaState:
 def inspect_schema(service: GameService) -> SchemaState:
     """Which schema objects ``service``'s store has (none to have on POPO)."""
     recorder = service.recorder
-    if isinstance(recorder, PostgresApplicationRecorder):
+    if isinstance(recorder, LockingInsertRecorder):
         return _inspect_postgres(recorder)
     if isinstance(recorder, SQLiteApplicationRecorder):
         return _inspect_sqlite(recorder)
@@ -191,7 +192,7 @@ def _schema_service(settings: Settings) -> Iterator[GameService]:
     one holds the advisory lock while the recorder creates the tables)."""
     if settings.backend == "postgres":
         _connect_once(settings)
-    settings = dataclasses.replace(
+    settings = msgspec.structs.replace(
         settings,
         create_tables=False,
         postgres_pool_size=max(2, settings.postgres_pool_size),

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL server for tests (ARCHITECTURE: infra).
+"""A throwaway PostgreSQL server for tests.
 
 :func:`postgres_url` yields a connection URL: ``$DATABASE_URL`` when it is set, else a
 fresh cluster of the machine's own PostgreSQL (``initdb``/``pg_ctl`` on ``PATH`` or under

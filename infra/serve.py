@@ -1,17 +1,13 @@
 """Run the HTTP service with uvicorn (``make serve``, ``python -m infra.serve``).
 
-Reads :class:`~infra.settings.Settings` from the environment once (HOST, PORT,
-DATABASE_URL → PostgreSQL, else the embedded SQLite file, LOG_LEVEL, …), sets up the JSON
-logs (:func:`infra.logging.configure_logging`) and serves ``api.app.create_app(settings)``.
-Interactive API docs are at ``/schema`` (the document itself at ``/schema/openapi.json``).
-
-Server options, read from the same environment:
-
-* ``SHUTDOWN_TIMEOUT`` — seconds a graceful shutdown (SIGTERM) waits for open requests and
-  streams before closing them [10]
-* ``SCHEMA_WAIT_TIMEOUT`` — with ``CREATE_TABLES=false``, seconds to wait for the schema
-  (``shengji migrate``, the migration Job) before listening; exit 1 when it does not
-  come [120]
+Reads :class:`~infra.settings.Settings` from the environment once (docs/configuration.md:
+HOST, PORT, DATABASE_URL → PostgreSQL, else the embedded SQLite file, LOG_LEVEL,
+SHUTDOWN_TIMEOUT, SCHEMA_WAIT_TIMEOUT, …), sets up the JSON logs
+(:func:`infra.logging.configure_logging`) and serves the app of the composition root,
+:func:`infra.bootstrap.build_app`. Interactive API docs are at ``/schema`` (the document
+itself at ``/schema/openapi.json``). With ``CREATE_TABLES=false`` the server first waits
+up to ``SCHEMA_WAIT_TIMEOUT`` seconds for the schema (``shengji migrate``, the migration
+Job) and exits 1 when it does not come.
 
 Forwarding headers (``X-Forwarded-For``, ``X-Forwarded-Proto``) are believed only from
 the proxies named in ``TRUSTED_PROXIES`` (:class:`~infra.settings.Settings`; none by
@@ -41,62 +37,28 @@ import socket
 import sys
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 import structlog
 import uvicorn
 
-from api.app import create_app
+from infra.bootstrap import build_app
 from infra.logging import configure_logging
 from infra.migrate import wait_for_schema
 from infra.settings import Settings, SettingsError
 from infra.writerlock import StoreTakenError
 
-DEFAULT_SHUTDOWN_TIMEOUT = 10
-DEFAULT_SCHEMA_WAIT_TIMEOUT = 120
 
-
-@dataclass(frozen=True, slots=True)
-class ServeOptions:
-    """uvicorn options that are not application settings."""
-
-    shutdown_timeout: int = DEFAULT_SHUTDOWN_TIMEOUT
-    schema_wait_timeout: int = DEFAULT_SCHEMA_WAIT_TIMEOUT
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> ServeOptions:
-        return cls(
-            shutdown_timeout=_seconds(environ, "SHUTDOWN_TIMEOUT", DEFAULT_SHUTDOWN_TIMEOUT),
-            schema_wait_timeout=_seconds(
-                environ, "SCHEMA_WAIT_TIMEOUT", DEFAULT_SCHEMA_WAIT_TIMEOUT
-            ),
-        )
-
-
-def _seconds(environ: Mapping[str, str], name: str, default: int) -> int:
-    text = (environ.get(name) or "").strip()
-    if not text:
-        return default
-    try:
-        seconds = int(text)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, got {text!r}") from None
-    if not 0 <= seconds <= 3600:
-        raise SettingsError(f"{name} must be 0..3600 seconds, got {seconds}")
-    return seconds
-
-
-def uvicorn_config(settings: Settings, options: ServeOptions) -> uvicorn.Config:
+def uvicorn_config(settings: Settings) -> uvicorn.Config:
     """The server configuration for ``settings`` (the app is built here)."""
     return uvicorn.Config(
-        create_app(settings),
+        build_app(settings),
         host=settings.host,
         port=settings.port,
         log_config=None,
         access_log=False,
         server_header=False,
         lifespan="on",
-        timeout_graceful_shutdown=options.shutdown_timeout,
+        timeout_graceful_shutdown=settings.shutdown_timeout,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=list(settings.trusted_proxies),
     )
@@ -132,7 +94,7 @@ class Server(uvicorn.Server):
             self._captured_signals = [s for s in self._captured_signals if s != signal.SIGTERM]
 
 
-def await_schema(settings: Settings, options: ServeOptions) -> bool:
+def await_schema(settings: Settings) -> bool:
     """With ``CREATE_TABLES=false``: wait for the migration (:mod:`infra.migrate`)."""
     if settings.create_tables or settings.backend == "popo":
         return True
@@ -146,26 +108,25 @@ def await_schema(settings: Settings, options: ServeOptions) -> bool:
             waited_s=round(time.monotonic() - started, 1),
         )
 
-    return wait_for_schema(settings, options.schema_wait_timeout, on_wait=waiting)
+    return wait_for_schema(settings, settings.schema_wait_timeout, on_wait=waiting)
 
 
 def main(environ: Mapping[str, str] | None = None) -> None:
     env = os.environ if environ is None else environ
     try:
         settings = Settings.from_env(env)
-        options = ServeOptions.from_env(env)
     except SettingsError as e:
         sys.stderr.write(f"shengji serve: {e}\n")
         raise SystemExit(2) from None
     configure_logging(settings.log_level)
     try:
-        if not await_schema(settings, options):
+        if not await_schema(settings):
             sys.stderr.write(
                 f"shengji serve: the {settings.backend} store has no schema after "
-                f"{options.schema_wait_timeout} s: run `shengji migrate` (CREATE_TABLES=false)\n"
+                f"{settings.schema_wait_timeout} s: run `shengji migrate` (CREATE_TABLES=false)\n"
             )
             raise SystemExit(1)
-        config = uvicorn_config(settings, options)
+        config = uvicorn_config(settings)
     except StoreTakenError as e:  # another server on the same SQLite file
         sys.stderr.write(f"shengji serve: {e}\n")
         raise SystemExit(1) from None

@@ -1,86 +1,485 @@
-"""Settings, read from an environment mapping, and the composition root of the service.
+"""The process's settings: every environment variable the service reads, declared once.
 
-Nothing here reads ``os.environ`` by itself: the entry point calls
-``Settings.from_env(os.environ)`` once, tests build ``Settings(...)`` directly
-(ARCHITECTURE: settings are never read at import time).
+:class:`Settings` is the one declaration. Each field is one variable: its name is the
+field's, upper-cased (``Meta(extra={"env": ...})`` names another, ``"also"`` a second name
+read when the first is unset), its type, its default, its bounds (``Meta(ge=..., le=...)``,
+``min_length``, a ``Literal`` or ``extra={"choices": ...}``) and its meaning
+(``Meta(description=...)``). From that declaration alone:
 
-Variables, with their defaults in brackets:
+* :meth:`Settings.from_env` reads an environment mapping (a value is stripped; an empty
+  value is unset);
+* ``Settings.__post_init__`` checks every value, for ``Settings(...)`` built in code as for
+  the environment's (a :class:`SettingsError` names the variable);
+* :func:`markdown_table` writes the table of docs/configuration.md
+  (``scripts/gen_configuration.py``; ``tests/unit/test_settings.py`` fails when they drift).
 
-* ``PERSISTENCE`` — ``popo`` (in memory, tests), ``sqlite`` or ``postgres``
-  [``postgres`` when ``DATABASE_URL`` is set, else ``sqlite``]
-* ``DATABASE_URL`` — ``postgresql://user:pass@host:port/db`` (user and password
-  url-encoded; ``?host=/socket/dir`` for a unix socket) [none]
-* ``SQLITE_PATH`` — the SQLite file, its folder made on use [``./var/shengji.sqlite3``];
-  ``SQLITE_LOCK_TIMEOUT`` — seconds a writer waits for the lock [5]
-* ``POSTGRES_POOL_SIZE`` / ``POSTGRES_MAX_OVERFLOW`` [5 / 10],
-  ``POSTGRES_CONNECT_TIMEOUT`` seconds [10], ``POSTGRES_SCHEMA`` [``public``]
-* ``HOST`` / ``PORT`` — where the HTTP server listens [``127.0.0.1`` / 8000]
-* ``DEAL_INTERVAL_MS`` — ms between two cards drawn, R16 [0: all at once];
-  ``DECLARE_MS`` — ms for declaring after the last card, R17 [30000];
-  ``WINDOW_MS`` — ms the overcall window stays open, R20 [0: until four passes]
-* ``CREATE_TABLES`` — create the event tables if missing [true]
-* ``LOG_LEVEL`` — ``DEBUG`` … ``CRITICAL`` [``INFO``]
-* ``RATE_LIMIT_PER_MINUTE`` — requests per client per minute [600]; 0 turns off every
-  limit on clients (this, the quotas and the stream caps: benchmarks, contract runs)
-* ``MATCH_QUOTA_PER_HOUR`` / ``TOURNAMENT_QUOTA_PER_HOUR`` / ``IMPORT_QUOTA_PER_HOUR`` —
-  matches and tournaments a client may create, records it may import, an hour
-  [60 / 10 / 60]; 0 = no quota (docs/security.md)
-* ``SSE_MAX_PER_IDENTITY`` / ``SSE_MAX_PER_ADDRESS`` — live streams open at once per
-  verified token and per client address [8 / 32]; 0 = no cap
-* ``TRUSTED_PROXIES`` — addresses or networks (CIDR) of the proxies whose
-  ``X-Forwarded-For`` names the client, comma-separated [none: forwarding headers are
-  ignored]; uvicorn's ``FORWARDED_ALLOW_IPS`` is read when it is not set
-* ``SSE_HEARTBEAT_S`` / ``SSE_LIFETIME_S`` / ``SSE_RETRY_MS`` — live streams: ping
-  interval, how long a stream lives before the client reconnects, the ``retry:`` hint
-  [15 / 600 / 1000]
-* ``SWEEP_INTERVAL_MS`` — how often the sweeper claims passed deadlines and turn
-  timeouts and runs pending bot moves (``services.sweeper``), 0 = off [1000]
-* ``OPERATOR_TOKEN`` — the operator's bearer token, at least 24 characters: it reads the
-  events feed unredacted (``/v1/events``, docs/events.md) and manages the webhook
-  subscriptions (docs/webhooks.md) [none: nobody does; the webhooks' routes answer 403
-  and the outbox does not run]; ``FEED_POLL_MS`` — how often a feed stream that
-  has reached the log's end asks the store for more [500]
-* ``TIMEOUT_BOT`` — the bot policy that moves for a seat over its time: ``random``,
-  ``heuristic`` or ``strong`` (docs/bots.md) [``heuristic``]
-
-:func:`persistence_env` turns settings into the eventsourcing library's environment
-(ARCHITECTURE decision 1: POPO in tests, SQLite embedded, PostgreSQL in production);
-:func:`build_service` wires the :class:`~services.game.GameService` (infra may import
-services; services never import infra).
+Adding a variable is one field here. Nothing reads ``os.environ`` at import time: the entry
+points (``infra.serve``, ``infra.cli``) call ``Settings.from_env(os.environ)`` once and hand
+the object to the composition root, ``infra.bootstrap`` (docs/decisions.md F17).
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Final, Literal
+from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 from urllib.parse import parse_qs, unquote, urlsplit
+
+import msgspec
+from msgspec import Meta
 
 from domain.game.round_events import Pacing
 from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
-from infra.pgstore import RECORDER_TOPIC
-from infra.writerlock import claim_writer
-from services.game import Clock, GameService, SeedSource
-from services.sources import new_seed, utc_now
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
-BACKENDS: Final[tuple[Backend, ...]] = ("popo", "sqlite", "postgres")
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 POSTGRES_SCHEMES: Final = frozenset({"postgresql", "postgres", "postgresql+psycopg"})
 DEFAULT_SQLITE_PATH: Final = Path("var/shengji.sqlite3")
-_TRUE: Final = frozenset({"1", "true", "yes", "y", "on", "t"})
-_FALSE: Final = frozenset({"0", "false", "no", "n", "off", "f"})
-_LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 OPERATOR_TOKEN_MIN: Final = 24
 """A guessable operator token would open every event and every webhook (docs/security.md)."""
-_Getter = Callable[[str], str | None]
+_TRUE: Final = frozenset({"1", "true", "yes", "y", "on", "t"})
+_FALSE: Final = frozenset({"0", "false", "no", "n", "off", "f"})
+
+_MS: Final = 3_600_000
+"""An hour in milliseconds: the upper bound of every period."""
+_MANY: Final = 1_000_000
+"""The upper bound of every per-minute or per-hour allowance."""
 
 
 class SettingsError(ValueError):
     """A setting that cannot be used; the message names the variable."""
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the process is configured with (docs/configuration.md, generated)."""
+
+    # -- the store ------------------------------------------------------------------------
+    backend: Annotated[
+        Backend,
+        Meta(
+            description="The event store: `popo` (in memory), `sqlite` (the embedded file) or "
+            "`postgres`. Unset: `postgres` when `DATABASE_URL` is set, else `sqlite`.",
+            extra={"env": "PERSISTENCE"},
+        ),
+    ] = "sqlite"
+    database_url: Annotated[
+        str | None,
+        Meta(
+            description="PostgreSQL's address, `postgresql://user:pass@host:port/db` (user and "
+            "password url-encoded; `?host=/socket/dir` for a unix socket).",
+            extra={"secret": True},
+        ),
+    ] = None
+    sqlite_path: Annotated[
+        Path,
+        Meta(
+            description="The embedded store's file (its folder is made on use). One process "
+            "writes it; a second server on the file is refused at start-up, so replicas run on "
+            "PostgreSQL."
+        ),
+    ] = DEFAULT_SQLITE_PATH
+    sqlite_lock_timeout: Annotated[
+        int, Meta(ge=0, le=3600, description="Seconds a SQLite writer waits for the lock.")
+    ] = 5
+    postgres_pool_size: Annotated[
+        int, Meta(ge=1, le=1000, description="PostgreSQL connections kept open per process.")
+    ] = 5
+    postgres_max_overflow: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=1000,
+            description="PostgreSQL connections opened beyond the pool under load; pool size + "
+            "overflow is how many store calls run at once.",
+        ),
+    ] = 10
+    postgres_connect_timeout: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=3600,
+            description="Seconds a PostgreSQL connection attempt waits (the library tries a "
+            "failed call again, each attempt waiting up to this).",
+        ),
+    ] = 10
+    postgres_schema: Annotated[
+        str, Meta(description="The PostgreSQL schema of the tables; empty: `public`.")
+    ] = ""
+    create_tables: Annotated[
+        bool,
+        Meta(
+            description="Create the store's tables if missing; `false` on replicas whose "
+            "schema `shengji migrate` creates."
+        ),
+    ] = True
+    # -- the server -----------------------------------------------------------------------
+    host: Annotated[str, Meta(description="The address the HTTP server listens on.")] = "127.0.0.1"
+    port: Annotated[int, Meta(ge=1, le=65535, description="The HTTP server's port.")] = 8000
+    shutdown_timeout: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=3600,
+            description="Seconds a graceful shutdown (SIGTERM) waits for open requests and "
+            "streams before closing them.",
+        ),
+    ] = 10
+    schema_wait_timeout: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=3600,
+            description="With `CREATE_TABLES=false`, seconds the server waits for the schema "
+            "(`shengji migrate`) before it gives up (exit 1).",
+        ),
+    ] = 120
+    trusted_proxies: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="Comma-separated addresses or CIDR networks of the proxies whose "
+            "`X-Forwarded-For` names the client; none: forwarding headers are ignored. "
+            "uvicorn's `FORWARDED_ALLOW_IPS` is read when this is unset.",
+            extra={"also": "FORWARDED_ALLOW_IPS"},
+        ),
+    ] = ()
+    log_level: Annotated[LogLevel, Meta(description="The JSON logs' level.")] = "INFO"
+    # -- the game -------------------------------------------------------------------------
+    deal_interval_ms: Annotated[
+        int,
+        Meta(ge=0, le=_MS, description="Ms between two cards of a paced deal (R16); 0: at once."),
+    ] = 0
+    declare_ms: Annotated[
+        int, Meta(ge=0, le=_MS, description="Ms for declaring after the last card (R17).")
+    ] = 30_000
+    window_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="Ms the overcall window stays open (R20); 0: until four passes.",
+        ),
+    ] = 0
+    timeout_bot: Annotated[
+        str,
+        Meta(
+            description="The bot that moves for a seat over its turn limit (docs/bots.md).",
+            extra={"choices": tuple(PLAYERS)},
+        ),
+    ] = TIMEOUT_KIND
+    # -- limits on clients (docs/security.md) ---------------------------------------------
+    rate_limit_per_minute: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MANY,
+            description="Requests a client (a verified token, else its address) may make a "
+            "minute (429 with `Retry-After`); 0 turns off every limit on clients: this, the "
+            "quotas and the stream caps.",
+        ),
+    ] = 600
+    match_quota_per_hour: Annotated[
+        int,
+        Meta(ge=0, le=_MANY, description="Matches a client may create an hour; 0: no quota."),
+    ] = 60
+    tournament_quota_per_hour: Annotated[
+        int,
+        Meta(ge=0, le=_MANY, description="Tournaments a client may create an hour; 0: no quota."),
+    ] = 10
+    import_quota_per_hour: Annotated[
+        int,
+        Meta(ge=0, le=_MANY, description="Records a client may import an hour; 0: no quota."),
+    ] = 60
+    player_quota_per_hour: Annotated[
+        int,
+        Meta(ge=0, le=_MANY, description="Players a client may create an hour; 0: no quota."),
+    ] = 30
+    sse_max_per_identity: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=100_000,
+            description="Live streams open at once per verified token (429 "
+            "`too-many-streams`); 0: no cap.",
+        ),
+    ] = 8
+    sse_max_per_address: Annotated[
+        int,
+        Meta(ge=0, le=100_000, description="Live streams open at once per address; 0: no cap."),
+    ] = 32
+    # -- live streams ---------------------------------------------------------------------
+    sse_heartbeat_s: Annotated[
+        int, Meta(ge=1, le=3600, description="Seconds between a live stream's pings.")
+    ] = 15
+    sse_lifetime_s: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=86_400,
+            description="Seconds a live stream lives before the client reconnects "
+            "(`Last-Event-ID` resumes it).",
+        ),
+    ] = 600
+    sse_retry_ms: Annotated[
+        int, Meta(ge=0, le=_MS, description="The `retry:` hint a live stream sends, in ms.")
+    ] = 1000
+    feed_poll_ms: Annotated[
+        int,
+        Meta(
+            ge=10,
+            le=60_000,
+            description="How often an events feed stream at the log's end asks the store for "
+            "more (docs/events.md).",
+        ),
+    ] = 500
+    # -- background work ------------------------------------------------------------------
+    sweep_interval_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="How often the sweeper claims passed deadlines and turn timeouts and "
+            "moves pending bots, the tournament clerk runs and the lobby gives bots to "
+            "tickets whose wait is over (docs/timers.md); 0: none of them runs.",
+        ),
+    ] = 1000
+    webhook_interval_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="How often the webhook outbox follows the log and sends what is due "
+            "(docs/webhooks.md); 0: off.",
+        ),
+    ] = 500
+    # -- the operator and sign-in ---------------------------------------------------------
+    operator_token: Annotated[
+        Annotated[str, Meta(min_length=OPERATOR_TOKEN_MIN)] | None,
+        Meta(
+            description="The operator's bearer token, at least 24 characters: it reads the "
+            "events feed unredacted (docs/events.md) and manages webhook subscriptions "
+            "(docs/webhooks.md). None: nobody is the operator (the webhooks' routes answer "
+            "403, the outbox does not run).",
+            extra={"secret": True},
+        ),
+    ] = None
+    oidc_issuer: Annotated[
+        str | None,
+        Meta(
+            description="Sign-in with the app's identity provider (docs/players.md): its "
+            "issuer. `OIDC_ISSUER`, `OIDC_AUDIENCE` and `OIDC_JWKS_URL` go together "
+            "(all three, or none: off)."
+        ),
+    ] = None
+    oidc_audience: Annotated[
+        str | None, Meta(description="The audience the provider's access tokens name.")
+    ] = None
+    oidc_jwks_url: Annotated[
+        str | None, Meta(description="Where the provider publishes its signing keys (JWKS).")
+    ] = None
+
+    def __post_init__(self) -> None:
+        for item in declared():
+            _check(item, getattr(self, item.name))
+        if self.backend == "postgres":
+            if not self.database_url:
+                raise SettingsError("PERSISTENCE=postgres needs DATABASE_URL")
+            parse_database_url(self.database_url)
+        for proxy in self.trusted_proxies:
+            _network(proxy)
+        oidc = (self.oidc_issuer, self.oidc_audience, self.oidc_jwks_url)
+        if any(oidc) and not all(oidc):
+            raise SettingsError("OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL go together")
+        try:
+            self.pacing  # noqa: B018 - Pacing validates the three durations together
+        except InvalidInputError as e:
+            raise SettingsError(str(e)) from None
+
+    def __repr__(self) -> str:
+        shown = (
+            f"{d.name}={'***' if d.secret and getattr(self, d.name) else getattr(self, d.name)!r}"
+            for d in declared()
+        )
+        return f"Settings({', '.join(shown)})"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """Read the settings from ``environ`` (``os.environ`` at the entry point)."""
+        values: dict[str, Any] = {}
+        for item in declared():
+            text = _get(environ, item.env)
+            if text is None and item.also:
+                text = _get(environ, item.also)
+            if text is not None:
+                values[item.name] = item.parse(text)
+        if "backend" not in values and values.get("database_url"):
+            values["backend"] = "postgres"
+        return cls(**values)
+
+    @property
+    def pacing(self) -> Pacing:
+        """The deal pacing every new deal records (R16, R17, R20)."""
+        return Pacing(self.deal_interval_ms, self.declare_ms, self.window_ms)
+
+    @property
+    def oidc(self) -> tuple[str, str, str] | None:
+        """The identity provider's issuer, audience and key set URL, when sign-in is on."""
+        if self.oidc_issuer and self.oidc_audience and self.oidc_jwks_url:
+            return (self.oidc_issuer, self.oidc_audience, self.oidc_jwks_url)
+        return None
+
+
+# -- the declaration, read -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One variable as :class:`Settings` declares it."""
+
+    name: str
+    """The field's name (``port``)."""
+    env: str
+    """The variable's name (``PORT``)."""
+    also: str | None
+    kind: type
+    """The value's type: ``int``, ``bool``, ``str``, ``Path`` or ``tuple`` (of ``str``)."""
+    optional: bool
+    choices: tuple[str, ...]
+    low: int | None
+    high: int | None
+    min_length: int | None
+    description: str
+    secret: bool
+    default: object
+
+    def parse(self, text: str) -> object:
+        """The value of ``text`` (a variable's stripped, non-empty value)."""
+        if self.choices:
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise SettingsError(
+                f"{self.env} must be one of {', '.join(self.choices)}, got {text!r}"
+            )
+        if self.kind is bool:
+            if text.lower() in _TRUE:
+                return True
+            if text.lower() in _FALSE:
+                return False
+            raise SettingsError(f"{self.env} must be true or false, got {text!r}")
+        if self.kind is int:
+            try:
+                return int(text)
+            except ValueError:
+                raise SettingsError(f"{self.env} must be an integer, got {text!r}") from None
+        if self.kind is Path:
+            return Path(text)
+        if self.kind is tuple:
+            return tuple(p.strip() for p in text.split(",") if p.strip())
+        return text
+
+    def shown_default(self) -> str:
+        """The default as docs/configuration.md shows it."""
+        value = self.default
+        if value is None or value == ():
+            return "none"
+        if value == "":
+            return "empty"
+        if isinstance(value, bool):
+            return str(value).lower()
+        return f"`{value}`"
+
+
+@cache
+def declared() -> tuple[Declared, ...]:
+    """Every field of :class:`Settings`, read once from its annotations."""
+    return tuple(_declare(f) for f in msgspec.structs.fields(Settings))
+
+
+def _declare(field: msgspec.structs.FieldInfo) -> Declared:
+    kind, metas = _unwrap(field.type)
+    optional = False
+    if get_origin(kind) in (Union, _UnionType) and type(None) in get_args(kind):
+        optional = True
+        (inner,) = (a for a in get_args(kind) if a is not type(None))
+        kind, more = _unwrap(inner)
+        metas += more
+    choices: tuple[str, ...] = ()
+    if get_origin(kind) is Literal:
+        choices = tuple(str(a) for a in get_args(kind))
+        kind = str
+    if get_origin(kind) is tuple:
+        kind = tuple
+    extra: dict[str, Any] = {}
+    for meta in metas:
+        extra.update(meta.extra or {})
+    choices = tuple(extra.get("choices", choices))
+    description = " ".join(m.description for m in metas if m.description)
+    return Declared(
+        name=field.name,
+        env=extra.get("env", field.name.upper()),
+        also=extra.get("also"),
+        kind=kind,
+        optional=optional,
+        choices=choices,
+        low=next((int(m.ge) for m in metas if m.ge is not None), None),
+        high=next((int(m.le) for m in metas if m.le is not None), None),
+        min_length=next((m.min_length for m in metas if m.min_length is not None), None),
+        description=description,
+        secret=bool(extra.get("secret")),
+        default=field.default,
+    )
+
+
+_UnionType = type(int | None)
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Meta]]:
+    if get_origin(annotation) is Annotated:
+        base, *metas = get_args(annotation)
+        return base, [m for m in metas if isinstance(m, Meta)]
+    return annotation, []
+
+
+def _check(item: Declared, value: object) -> None:
+    if value is None and item.optional:
+        return
+    if item.choices and value not in item.choices:
+        raise SettingsError(f"{item.env} must be one of {', '.join(item.choices)}, got {value!r}")
+    if item.kind is int and (
+        type(value) is not int
+        or (item.low is not None and value < item.low)
+        or (item.high is not None and value > item.high)
+    ):
+        raise SettingsError(f"{item.env} must be an integer {item.low}..{item.high}, got {value!r}")
+    if item.min_length is not None and (not isinstance(value, str) or len(value) < item.min_length):
+        raise SettingsError(f"{item.env} must be at least {item.min_length} characters")
+
+
+def _get(environ: Mapping[str, str], name: str) -> str | None:
+    value = environ.get(name)
+    return value.strip() if value is not None and value.strip() else None
+
+
+def markdown_table() -> str:
+    """The table of every variable (docs/configuration.md), from the declaration."""
+    lines = ["| Variable | Default | Meaning |", "|---|---|---|"]
+    for item in declared():
+        meaning = item.description
+        if item.choices and item.kind is str and "`" + item.choices[0] + "`" not in meaning:
+            meaning += " One of " + ", ".join(f"`{c}`" for c in item.choices) + "."
+        if item.low is not None and item.high is not None:
+            meaning += f" {item.low}..{item.high}."
+        name = f"`{item.env}`" + (f" (or `{item.also}`)" if item.also else "")
+        lines.append(f"| {name} | {item.shown_default()} | {meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+# -- DATABASE_URL --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +514,12 @@ def parse_database_url(url: str) -> PostgresTarget:
     if not host:
         raise SettingsError("DATABASE_URL needs a host (…@host:port/db or ?host=/socket/dir)")
     port_text = query.get("port") or (str(port_in_netloc) if port_in_netloc else "5432")
-    port = _int("DATABASE_URL port", port_text, 1, 65535)
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise SettingsError(f"DATABASE_URL port must be an integer 1..65535, got {port_text!r}")
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname:
         raise SettingsError("DATABASE_URL needs a database name (…/dbname)")
@@ -123,239 +527,6 @@ def parse_database_url(url: str) -> PostgresTarget:
     if not user:
         raise SettingsError("DATABASE_URL needs a user name (postgresql://user@host/db)")
     return PostgresTarget(dbname, host, port, user, unquote(parts.password or ""))
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything the process is configured with (see the module docstring's table)."""
-
-    backend: Backend = "sqlite"
-    database_url: str | None = None
-    sqlite_path: Path = DEFAULT_SQLITE_PATH
-    sqlite_lock_timeout: int = 5
-    postgres_pool_size: int = 5
-    postgres_max_overflow: int = 10
-    postgres_connect_timeout: int = 10
-    postgres_schema: str = ""
-    host: str = "127.0.0.1"
-    port: int = 8000
-    deal_interval_ms: int = 0
-    declare_ms: int = 30_000
-    window_ms: int = 0
-    create_tables: bool = True
-    log_level: str = "INFO"
-    rate_limit_per_minute: int = 600
-    """Requests a client may make per minute (token bucket); 0 = no limit on clients at
-    all (nor the quotas and stream caps below)."""
-    match_quota_per_hour: int = 60
-    tournament_quota_per_hour: int = 10
-    import_quota_per_hour: int = 60
-    sse_max_per_identity: int = 8
-    sse_max_per_address: int = 32
-    trusted_proxies: tuple[str, ...] = ()
-    """Proxies (addresses or CIDR networks) whose X-Forwarded-For is believed; () = none."""
-    sse_heartbeat_s: int = 15
-    sse_lifetime_s: int = 600
-    sse_retry_ms: int = 1000
-    sweep_interval_ms: int = 1000
-    """The sweeper's period (deadlines, turn timeouts, bots); 0 = no sweeper."""
-    timeout_bot: str = TIMEOUT_KIND
-    """The bot policy that moves for a timed-out seat (``domain.players.PLAYERS``)."""
-    operator_token: str | None = field(default=None, repr=False)
-    """The operator's token: the events feed unredacted (docs/events.md) and the webhook
-    subscriptions (docs/webhooks.md); None: nobody is the operator."""
-    feed_poll_ms: int = 500
-    """A feed stream at the log's end asks the store for more this often."""
-
-    def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise SettingsError(
-                f"PERSISTENCE must be one of {', '.join(BACKENDS)}, got {self.backend!r}"
-            )
-        if self.backend == "postgres":
-            if not self.database_url:
-                raise SettingsError("PERSISTENCE=postgres needs DATABASE_URL")
-            parse_database_url(self.database_url)
-        if self.log_level not in _LOG_LEVELS:
-            raise SettingsError(
-                f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}, got {self.log_level!r}"
-            )
-        _int("PORT", self.port, 1, 65535)
-        _int("SQLITE_LOCK_TIMEOUT", self.sqlite_lock_timeout, 0, 3600)
-        _int("POSTGRES_POOL_SIZE", self.postgres_pool_size, 1, 1000)
-        _int("POSTGRES_MAX_OVERFLOW", self.postgres_max_overflow, 0, 1000)
-        _int("POSTGRES_CONNECT_TIMEOUT", self.postgres_connect_timeout, 1, 3600)
-        _int("RATE_LIMIT_PER_MINUTE", self.rate_limit_per_minute, 0, 1_000_000)
-        _int("MATCH_QUOTA_PER_HOUR", self.match_quota_per_hour, 0, 1_000_000)
-        _int("TOURNAMENT_QUOTA_PER_HOUR", self.tournament_quota_per_hour, 0, 1_000_000)
-        _int("IMPORT_QUOTA_PER_HOUR", self.import_quota_per_hour, 0, 1_000_000)
-        _int("SSE_MAX_PER_IDENTITY", self.sse_max_per_identity, 0, 100_000)
-        _int("SSE_MAX_PER_ADDRESS", self.sse_max_per_address, 0, 100_000)
-        for proxy in self.trusted_proxies:
-            _network(proxy)
-        _int("SSE_HEARTBEAT_S", self.sse_heartbeat_s, 1, 3600)
-        _int("SSE_LIFETIME_S", self.sse_lifetime_s, 1, 86_400)
-        _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
-        _int("SWEEP_INTERVAL_MS", self.sweep_interval_ms, 0, 3_600_000)
-        _int("FEED_POLL_MS", self.feed_poll_ms, 10, 60_000)
-        if self.operator_token is not None and len(self.operator_token) < OPERATOR_TOKEN_MIN:
-            raise SettingsError(f"OPERATOR_TOKEN must be at least {OPERATOR_TOKEN_MIN} characters")
-        if self.timeout_bot not in PLAYERS:
-            raise SettingsError(
-                f"TIMEOUT_BOT must be one of {', '.join(PLAYERS)}, got {self.timeout_bot!r}"
-            )
-        try:
-            self.pacing  # noqa: B018 - Pacing validates the three durations
-        except InvalidInputError as e:
-            raise SettingsError(str(e)) from None
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> Settings:
-        """Read the settings from ``environ`` (``os.environ`` at the entry point)."""
-
-        def get(name: str) -> str | None:
-            value = environ.get(name)
-            return value.strip() if value is not None and value.strip() else None
-
-        database_url = get("DATABASE_URL")
-        backend = (get("PERSISTENCE") or ("postgres" if database_url else "sqlite")).lower()
-        if backend not in BACKENDS:
-            raise SettingsError(
-                f"PERSISTENCE must be one of {', '.join(BACKENDS)}, got {backend!r}"
-            )
-        defaults = cls()
-        return cls(
-            backend=backend,
-            database_url=database_url,
-            sqlite_path=Path(get("SQLITE_PATH") or defaults.sqlite_path),
-            sqlite_lock_timeout=_int_env(get, "SQLITE_LOCK_TIMEOUT", defaults.sqlite_lock_timeout),
-            postgres_pool_size=_int_env(get, "POSTGRES_POOL_SIZE", defaults.postgres_pool_size),
-            postgres_max_overflow=_int_env(
-                get, "POSTGRES_MAX_OVERFLOW", defaults.postgres_max_overflow
-            ),
-            postgres_connect_timeout=_int_env(
-                get, "POSTGRES_CONNECT_TIMEOUT", defaults.postgres_connect_timeout
-            ),
-            postgres_schema=get("POSTGRES_SCHEMA") or defaults.postgres_schema,
-            host=get("HOST") or defaults.host,
-            port=_int_env(get, "PORT", defaults.port),
-            deal_interval_ms=_int_env(get, "DEAL_INTERVAL_MS", defaults.deal_interval_ms),
-            declare_ms=_int_env(get, "DECLARE_MS", defaults.declare_ms),
-            window_ms=_int_env(get, "WINDOW_MS", defaults.window_ms),
-            create_tables=_bool_env(get, "CREATE_TABLES", defaults.create_tables),
-            log_level=(get("LOG_LEVEL") or defaults.log_level).upper(),
-            rate_limit_per_minute=_int_env(
-                get, "RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute
-            ),
-            match_quota_per_hour=_int_env(
-                get, "MATCH_QUOTA_PER_HOUR", defaults.match_quota_per_hour
-            ),
-            tournament_quota_per_hour=_int_env(
-                get, "TOURNAMENT_QUOTA_PER_HOUR", defaults.tournament_quota_per_hour
-            ),
-            import_quota_per_hour=_int_env(
-                get, "IMPORT_QUOTA_PER_HOUR", defaults.import_quota_per_hour
-            ),
-            sse_max_per_identity=_int_env(
-                get, "SSE_MAX_PER_IDENTITY", defaults.sse_max_per_identity
-            ),
-            sse_max_per_address=_int_env(get, "SSE_MAX_PER_ADDRESS", defaults.sse_max_per_address),
-            trusted_proxies=tuple(
-                p.strip()
-                for p in (get("TRUSTED_PROXIES") or get("FORWARDED_ALLOW_IPS") or "").split(",")
-                if p.strip()
-            ),
-            sse_heartbeat_s=_int_env(get, "SSE_HEARTBEAT_S", defaults.sse_heartbeat_s),
-            sse_lifetime_s=_int_env(get, "SSE_LIFETIME_S", defaults.sse_lifetime_s),
-            sse_retry_ms=_int_env(get, "SSE_RETRY_MS", defaults.sse_retry_ms),
-            sweep_interval_ms=_int_env(get, "SWEEP_INTERVAL_MS", defaults.sweep_interval_ms),
-            timeout_bot=(get("TIMEOUT_BOT") or defaults.timeout_bot).lower(),
-            operator_token=get("OPERATOR_TOKEN"),
-            feed_poll_ms=_int_env(get, "FEED_POLL_MS", defaults.feed_poll_ms),
-        )
-
-    @property
-    def pacing(self) -> Pacing:
-        """The deal pacing every new deal records (R16, R17, R20)."""
-        return Pacing(self.deal_interval_ms, self.declare_ms, self.window_ms)
-
-
-def persistence_env(settings: Settings) -> dict[str, str]:
-    """The eventsourcing library's environment for ``settings``' store.
-
-    Every key the chosen module reads is given explicitly, so a stray variable of the
-    process environment (which the library merges in) cannot redirect the store.
-    """
-    if settings.backend == "popo":
-        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-    create = "y" if settings.create_tables else "n"
-    if settings.backend == "sqlite":
-        return {
-            # The library's own recorder: WAL, synchronous=FULL (a COMMIT is on disk).
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(settings.sqlite_path),
-            "SQLITE_LOCK_TIMEOUT": str(settings.sqlite_lock_timeout),
-            "CREATE_TABLE": create,
-            # The embedded store has one writer, this process: every save refreshes the
-            # aggregate cache, so a load need not ask the file for newer events.
-            "AGGREGATE_CACHE_FASTFORWARD": "n",
-        }
-    assert settings.database_url is not None  # Settings checked it
-    target = parse_database_url(settings.database_url)
-    return {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,  # one round-trip per save, lock kept
-        "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
-        "POSTGRES_DBNAME": target.dbname,
-        "POSTGRES_HOST": target.host,
-        "POSTGRES_PORT": str(target.port),
-        "POSTGRES_USER": target.user,
-        "POSTGRES_PASSWORD": target.password,
-        "POSTGRES_POOL_SIZE": str(settings.postgres_pool_size),
-        "POSTGRES_MAX_OVERFLOW": str(settings.postgres_max_overflow),
-        "POSTGRES_CONNECT_TIMEOUT": str(settings.postgres_connect_timeout),
-        "POSTGRES_SCHEMA": settings.postgres_schema,
-        "CREATE_TABLE": create,
-    }
-
-
-def build_service(
-    settings: Settings, *, clock: Clock | None = None, seeds: SeedSource | None = None
-) -> GameService:
-    """The composition root: a :class:`GameService` on the configured store.
-
-    ``clock`` and ``seeds`` default to the wall clock and the OS's CSPRNG (R35); tests
-    pass fakes. Close the service (``service.close()``) to release its connections.
-    """
-    release = None
-    if settings.backend == "sqlite" and not str(settings.sqlite_path).startswith(":memory:"):
-        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-        release = claim_writer(str(settings.sqlite_path))  # one writing process per file
-    try:
-        service = GameService(
-            persistence_env(settings),
-            clock=clock or utc_now,
-            seeds=seeds or new_seed,
-            pacing=settings.pacing,
-        )
-    except BaseException:
-        if release is not None:
-            release()
-        raise
-    if release is not None:
-        service.on_close.append(release)
-    return service
-
-
-def _int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise SettingsError(f"{name} must be an integer, got {value!r}") from None
-    if type(value) is not int or not low <= value <= high:
-        raise SettingsError(f"{name} must be an integer {low}..{high}, got {value!r}")
-    return value
 
 
 def _network(text: str) -> None:
@@ -367,19 +538,3 @@ def _network(text: str) -> None:
         raise SettingsError(
             f"TRUSTED_PROXIES: {text!r} is not an IP address or a network (10.0.0.0/8)"
         ) from None
-
-
-def _int_env(get: _Getter, name: str, default: int) -> int:
-    text = get(name)
-    return default if text is None else _int(name, text, -(2**63), 2**63)
-
-
-def _bool_env(get: _Getter, name: str, default: bool) -> bool:
-    text = get(name)
-    if text is None:
-        return default
-    if text.lower() in _TRUE:
-        return True
-    if text.lower() in _FALSE:
-        return False
-    raise SettingsError(f"{name} must be true or false, got {text!r}")

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/gen_openapi.py          # regenerate
     .venv/bin/python scripts/gen_openapi.py --check  # exit 1 when the file has drifted
 
-The document comes from :func:`api.app.openapi_yaml` (the app on an in-memory store);
+The document comes from :func:`infra.bootstrap.openapi_yaml` (the app on an in-memory store);
 ``tests/api/test_openapi_drift.py`` fails when the checked-in file differs from it.
 """
 
@@ -18,7 +18,7 @@ TARGET = ROOT / "openapi.yaml"
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
-    from api.app import openapi_yaml  # noqa: PLC0415 - after the path is set
+    from infra.bootstrap import openapi_yaml  # noqa: PLC0415 - after the path is set
 
     text = openapi_yaml()
     if "--check" in argv:

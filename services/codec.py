@@ -1,4 +1,4 @@
-"""msgspec encoding of stored events (ARCHITECTURE decision 4).
+"""msgspec encoding of stored events (docs/decisions.md F4).
 
 A small :class:`~eventsourcing.persistence.Mapper`: an event is stored as the msgspec
 JSON of its dataclass fields (UUIDs, datetimes and tuples included) and decoded straight

@@ -1,4 +1,4 @@
-"""The whole event log as a feed (issue 17): every event of every match, round and
+"""The whole event log as a feed (docs/events.md): every event of every match, round and
 tournament in commit order, redacted to what the public may see *now* (RULES R33–R36).
 
 The feed reads the library's own notification log (``recorder.select_notifications``,
@@ -26,7 +26,7 @@ public feed; the operator reads them as ``other``.
   ``withheld`` says why. The match's own events (seats, levels, results) stay open, as
   the match summaries are.
 
-**Players** (issue 15): accounts, sessions, invites, the lobby and its tickets and webhook
+**Players**: accounts, sessions, invites, the lobby and its tickets and webhook
 subscriptions are not in the public feed at all — not even their type or time (a
 session's time says when a person played): a page passes over them. In the match's own
 stream ``SeatTaken.accountId`` is hidden from the public (it links a person's matches);

@@ -12,7 +12,7 @@ bot run made). A replay rebuilds the answer from the resource as of that version
 It is saved in the **same** ``save()`` as the command's events
 (:data:`services.game.Attach`), so either both are stored or neither is; a second save of
 the same key fails on the record's version 1 — the store's own optimistic concurrency
-(ARCHITECTURE decision 1) — so, across processes too, one request wins and the others
+(docs/decisions.md F1) — so, across processes too, one request wins and the others
 find its record.
 
 No secret is ever kept in a record: a token minted by the first request (a seat or

@@ -1,4 +1,5 @@
-"""A match followed event by event, for the live streams (issue 12: a frame per version).
+"""A match followed event by event, for the live streams (a frame per version:
+docs/decisions.md L12).
 
 A :class:`LiveTable` is a match and its current round as of one match version, owned by
 whoever follows it: it is loaded once (a copy, like every load) and then *advanced* by

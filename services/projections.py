@@ -1,4 +1,4 @@
-"""Read models rebuilt from the log (issue 17; docs/operations.md, "Rebuilding read models").
+"""Read models rebuilt from the log (docs/operations.md, "Rebuilding read models").
 
 A **projection** is a read model fed by the events of the whole log, in commit order
 (the library's notification log). :func:`rebuild` resets every registered projection and

@@ -6,7 +6,7 @@ every trick validated, the score (R17–R30); the level change and next dealer (
 are carried into the next round, and a match that ends (R32 ``match_end``) is followed
 by a new one. The figures of the run are gathered in a :class:`SimulationSummary`.
 
-Randomness is drawn here, never in the domain (ARCHITECTURE §5): a 32-byte seed per deal,
+Randomness is drawn here, never in the domain (docs/decisions.md F5): a 32-byte seed per deal,
 from ``random.Random(seed)`` when a run seed is given (so a run is reproducible) or from
 ``secrets``; the deal's seed also seeds the players' ``random.Random``.
 """

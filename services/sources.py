@@ -1,5 +1,5 @@
 """Where a service's clock, seeds and tokens come from: the only clock read and the only
-entropy of the application layer (``domain/`` has neither; ARCHITECTURE layer rules).
+entropy of the application layer (``domain/`` has neither; docs/decisions.md F5).
 The composition root passes ``utc_now`` and ``new_seed``; tests pass fakes."""
 
 from __future__ import annotations

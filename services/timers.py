@@ -1,4 +1,4 @@
-"""Claiming a turn timeout (issue 5): a bot (the heuristic, by default) moves for a seat over
+"""Claiming a turn timeout (docs/timers.md): a bot (the heuristic, by default) moves for a seat over
 its time.
 
 :func:`claim_timeout` runs through the command path every move takes

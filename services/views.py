@@ -299,7 +299,7 @@ def _deadline(round_: Round) -> str | None:
 
 
 def _turn_deadline(match: Match, round_: Round) -> str | None:
-    clock = turn_clock(match.timers, round_)  # issue 5 turn timers
+    clock = turn_clock(match.timers, round_)  # turn timers (docs/timers.md)
     return None if clock is None else clock.deadline.isoformat()
 
 

@@ -51,7 +51,8 @@ from domain.game.round_events import Pacing
 from domain.rules.errors import ShengjiError
 from infra.pgcluster import postgres_url
 from infra.settings import Backend as BackendName
-from infra.settings import Settings, build_service, persistence_env
+from infra.settings import Settings
+from infra.store import build_service, persistence_env
 from services.game import Clock, GameService, SeedSource
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

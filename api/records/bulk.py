@@ -1,9 +1,9 @@
-"""``GET /v1/records``: the records of finished matches as ND-JSON (issue 17;
-docs/records.md, "Bulk export").
+"""``GET /v1/records``: the records of finished matches as ND-JSON
+(docs/records.md, "Bulk export").
 
 The body is streamed: lines come from :func:`services.records.bulk.finished_records`, a
 generator, read about :data:`CHUNK` bytes per trip to a worker thread (the store is
-synchronous, ARCHITECTURE decision 2), so the response never holds more than a chunk
+synchronous, docs/decisions.md F2), so the response never holds more than a chunk
 whatever the number of matches. ``Accept-Encoding: gzip`` compresses it as it streams
 (``Content-Encoding: gzip``; one ``zlib`` stream, flushed per chunk). Each line is the
 exact bytes of ``GET /v1/matches/{id}/record`` for that match.

@@ -3,7 +3,7 @@
 A lobby is an aggregate per rule set (its id comes from the rule set, :func:`lobby_id`),
 holding the tickets that wait, oldest first. Every change — a ticket queued, a ticket
 that leaves, a match made — is a lobby event, so the store's optimistic concurrency on the
-lobby's version (ARCHITECTURE decision 1) lets exactly one of two racing changes through:
+lobby's version (docs/decisions.md F1) lets exactly one of two racing changes through:
 two replicas can never both seat the same ticket. The match made is saved in the same
 transaction as the lobby's ``MatchMade``, the tickets' and the accounts' events.
 

@@ -2,7 +2,7 @@
 
 Every event class carries ``class_version`` (for future upcasting, the eventsourcing
 library's ``upcast_v1_v2`` convention) and is timestamped with the ``now`` the service
-passes in: the domain never reads a clock (ARCHITECTURE decision 5).
+passes in: the domain never reads a clock (docs/decisions.md F5).
 """
 
 from __future__ import annotations

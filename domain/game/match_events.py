@@ -91,7 +91,7 @@ class MatchCreated(Aggregate.Created):
 
 
 class SeatTaken(MatchEvent):
-    """A player (or a bot) took a seat (R1). Version 2 (issue 15) names the player's
+    """A player (or a bot) took a seat (R1). Version 2 names the player's
     account; version 1 events are read with none (:meth:`upcast_v1_v2`)."""
 
     class_version: ClassVar[int] = 2
@@ -119,7 +119,7 @@ class SeatTaken(MatchEvent):
 
 class SeatTokenReissued(MatchEvent):
     """A new token for a seat — a tournament organiser re-issued the table's tokens
-    (issue 16), or a player asked for a fresh seat token (docs/players.md): the old one
+    (docs/tournaments.md), or a player asked for a fresh seat token (docs/players.md): the old one
     stops working. class_version 1. No move of the game: it takes no match version
     (``VERSIONED``), so it may come in the middle of a round."""
 

@@ -1,7 +1,7 @@
 """The ``Round`` aggregate: one deal from the first card drawn to ``RoundScored``.
 
 Commands (public methods) validate with the rules engine and trigger events; the
-events' ``apply`` only assigns state (ARCHITECTURE decision 6), so replaying the stream
+events' ``apply`` only assigns state (docs/decisions.md F6), so replaying the stream
 rebuilds exactly the live state. Time is never read: every command takes ``now`` from
 the service, and deadlines (the end of the paced deal, the overcall window) are claimed
 by the first command that arrives after them (``claim_deadlines``).

@@ -325,7 +325,7 @@ class RoundAbandoned(RoundEvent):
 
 
 class TurnTimedOut(RoundEvent):
-    """Issue 5 turn timers: ``seat`` was over its ``timer`` limit (``declare``, ``bury``,
+    """Turn timers (docs/timers.md): ``seat`` was over its ``timer`` limit (``declare``, ``bury``,
     ``play``; ``limit_ms`` from ``turn_began``); the move that follows in the same save is
     the heuristic bot's, made for that seat (``domain.game.timers``). Changes no state."""
 

@@ -1,10 +1,10 @@
-"""Turn timers (issue 5): optional per-match time limits for declaring, burying and playing.
+"""Turn timers (docs/timers.md): optional per-match time limits for declaring, burying and playing.
 
 A match may be created with :class:`Timers` (recorded in ``MatchCreated``; none by
 default). When the seat to act is over its time, anyone at the table (or the service's
 sweeper) may claim the timeout: :func:`check_timed_out` says whether it may be claimed,
 and :func:`record_timeout` records ``TurnTimedOut`` just before the move the service makes
-for that seat. Time is never read here: ``now`` is the command's (ARCHITECTURE decision 5).
+for that seat. Time is never read here: ``now`` is the command's (docs/decisions.md F5).
 
 **When a turn starts.** A seat's turn starts at the timestamp of the event that made it
 that seat's turn, which is always the round's latest event (every round event changes

@@ -1,4 +1,4 @@
-"""Bot policies (ARCHITECTURE: domain): players see only a redacted view (RULES R33)."""
+"""Bot policies (docs/decisions.md F12): players see only a redacted view (RULES R33)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ default only when its mean gain over the default, paired world by world, exceeds
 :data:`MARGIN` standard errors: with few samples the search keeps the default rather than
 follow noise, so it is never much worse than the heuristic, and better as samples grow.
 
-The budget is a count of rollouts, never a clock (domain is pure, ARCHITECTURE §12); the
+The budget is a count of rollouts, never a clock (docs/decisions.md F12); the
 caller may pass ``stop``, asked between worlds, to cut a search short (a deadline).
 """
 

@@ -3,7 +3,7 @@
 :class:`Bidding` is an immutable state machine. Each action has ``check_<action>``
 (validate; raise IllegalMoveError with a stable ``code``; change nothing), ``apply_<action>``
 (return the next state; no validation, it runs on every replay of the event) and
-``<action>`` (both), as ARCHITECTURE decision 6 asks. The phases and whose turn it is in them:
+``<action>`` (both), as docs/decisions.md F6 asks. The phases and whose turn it is in them:
 :mod:`domain.rules.bidding_phases` (docs/bidding.md draws them).
 """
 

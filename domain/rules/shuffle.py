@@ -9,7 +9,7 @@ revealed seed can recompute the deal and check it against the published commitme
 * Fisher–Yates over ``full_deck()`` (kind order, each kind twice) for i = 107 … 1,
   j uniform in [0, i] by rejection sampling on big-endian uint32 words.
 
-This module draws no randomness of its own: services draw the seed (ARCHITECTURE §5).
+This module draws no randomness of its own: services draw the seed (docs/decisions.md F5).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from domain.rules.errors import InvalidInputError
 from domain.values import Value
 
 SEED_BYTES: Final = 32
-"""A seed is 256 bits (ARCHITECTURE §5: drawn with ``secrets`` by services)."""
+"""A seed is 256 bits (docs/decisions.md F5: drawn with ``secrets`` by services)."""
 
 SEATS: Final = 4
 HAND_SIZE: Final = 25

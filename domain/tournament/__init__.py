@@ -1,3 +1,3 @@
 """Tournaments (RULES R36): pairing, standings, duplicate-deal seating and seeds, and the
 ``Tournament`` aggregate. Pure: no IO, no clock, no randomness of its own
-(ARCHITECTURE decision 5: the service draws each tournament round's secret)."""
+(docs/decisions.md F5: the service draws each tournament round's secret)."""

@@ -1,5 +1,5 @@
 """The organiser's controls of a :class:`~domain.tournament.tournament.Tournament`
-(issue 16, docs/tournaments.md): registration, check-in, the start, late entries,
+(docs/tournaments.md): registration, check-in, the start, late entries,
 withdrawals (forfeits), forbidden pairings, pairing overrides, score adjustments and the
 round deadline. A mixin of the aggregate: commands validate and trigger events; the
 events' ``apply`` (:mod:`domain.tournament.events`) only assigns.

@@ -184,7 +184,7 @@ class RoundCompleted(TournamentEvent):
         t.rounds[self.number - 1].revealed = True
 
 
-# -- organisers' controls (issue 16), class_version 1 ------------------------------------------
+# -- organisers' controls, class_version 1 ---------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ commitments (R35, R36), the tables' results and the organiser's corrections.
 
 Commands validate and trigger events; the events' ``apply`` only assigns
 (:mod:`domain.tournament.events`). The secret of a tournament round is drawn by the
-service and passed in (ARCHITECTURE decision 5); the matches of the tables are created by
+service and passed in (docs/decisions.md F5); the matches of the tables are created by
 the service from ``RoundScheduled`` (their ids are :func:`table_match_id`).
 """
 

@@ -3,7 +3,7 @@
 :class:`PlayerFeed` reads the store's notification log after a position and keeps the
 events of the player's account, tickets, matches and those matches' rounds, as frames
 whose id is the log position (so a client resumes with ``Last-Event-ID`` exactly where it
-stopped, on any replica: ARCHITECTURE decision 9):
+stopped, on any replica: docs/decisions.md F9):
 
 * ``ticket`` — a ticket of theirs opened, matched or cancelled;
 * ``match-found`` — they were seated (quick play, an invite, a claim);

@@ -2,7 +2,7 @@
 
 The eventsourcing library stores every pending event of the aggregates given to one
 ``save`` in one transaction, and refuses it all when any aggregate's version was taken
-meanwhile (its ``IntegrityError``: ARCHITECTURE decision 1). The cached copies of the
+meanwhile (its ``IntegrityError``: docs/decisions.md F1). The cached copies of the
 losers are dropped so the retry reads the store."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Portable game records (issue 5; the format: docs/records.md).
+"""Portable game records (the format: docs/records.md).
 
 * :mod:`services.records.format` — the JSON document, its canonical encoding and errors;
 * :mod:`services.records.canonical` — a decoded record rewritten in canonical form;

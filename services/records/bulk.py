@@ -1,4 +1,4 @@
-"""Bulk export of finished matches as ND-JSON (issue 17; docs/records.md, "Bulk export").
+"""Bulk export of finished matches as ND-JSON (docs/records.md, "Bulk export").
 
 :func:`finished_records` yields one line per finished match: the exact bytes of that
 match's own record (``GET /v1/matches/{id}/record``, canonical JSON, no newline inside)

@@ -1,4 +1,5 @@
-"""Export a finished match (or one scored round) as a portable record (issue 5).
+"""Export a finished match (or one scored round) as a portable record
+(docs/records.md).
 
 The record is read off the events (R34), never re-derived by the rules: each seat command
 left one event that names it (``TrumpDeclared`` → declare, ``Overcalled`` → overcall,

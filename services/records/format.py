@@ -1,4 +1,4 @@
-"""The portable game record (issue 5): its JSON document, canonical encoding and errors.
+"""The portable game record (docs/records.md): its JSON document, canonical encoding and errors.
 
 A record is everything needed to replay a finished match (or one scored round) with the
 rules engine and nothing else: the rule set (§10), the seats, every deal's seed with its

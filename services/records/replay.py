@@ -1,4 +1,5 @@
-"""Import a record: replay it through the rules engine and refuse tampering (issue 5).
+"""Import a record: replay it through the rules engine and refuse tampering
+(docs/records.md).
 
 A match record is replayed through an in-memory (POPO) :class:`~services.game.GameService`
 whose clock is the record's times and whose seeds are the record's seeds: the match is

@@ -1,4 +1,4 @@
-"""Replay a round record on a ``Round`` aggregate (issue 5).
+"""Replay a round record on a ``Round`` aggregate (docs/records.md).
 
 A round record carries its match's levels and dealer, so it replays without its match:
 the same command path as ``GameService.act`` — claim a passed deadline, deal again when

@@ -1,4 +1,4 @@
-"""A tournament's archive (issue 16): the records of all its tables as ND-JSON — one game
+"""A tournament's archive (docs/tournaments.md): the records of all its tables as ND-JSON — one game
 record (docs/records.md) per line, in round and table order, each importable on its own
 with ``POST /v1/records``. Only the tables of completed tournament rounds are in it: a
 table's record waits for its round (R36, the duplicate embargo) and for its match to end

@@ -1,4 +1,4 @@
-"""The tournament clerk (issue 16): keeps running tournaments moving without a request.
+"""The tournament clerk (docs/tournaments.md): keeps running tournaments moving without a request.
 
 Every tick it (1) collects the finished tables' results of each tournament with a round
 in play — so standings and their live stream change as tables finish — and (2) applies

@@ -1,7 +1,8 @@
-"""Finding tournaments (issue 16): ``GET /v1/tournaments`` pages through the tournaments in
-creation order, reading the store's notification log filtered by the ``TournamentCreated``
-topic (the notification id is the cursor), as :func:`services.summaries.list_matches`
-does for matches; ``status`` keeps only the tournaments in that state now."""
+"""Finding tournaments (docs/tournaments.md): ``GET /v1/tournaments`` pages through the
+tournaments in creation order, reading the store's notification log filtered by the
+``TournamentCreated`` topic (the notification id is the cursor), as
+:func:`services.summaries.list_matches` does for matches; ``status`` keeps only the
+tournaments in that state now."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A round's printable pairing sheet (issue 16): plain text for the notice board, or CSV
+"""A round's printable pairing sheet (docs/tournaments.md): plain text for the notice board, or CSV
 (RFC 4180, a header row; formula-like cells prefixed with ``'``). One line per table:
 the table number, the first team (seats 0/2 or 1/3, R36) against the second, and the
 bye or byes; nothing secret (no card, no seed before the round completes, R33, R35)."""

@@ -1,5 +1,5 @@
 """The webhook outbox: a follower of the game's event log (the eventsourcing library's
-``ProcessApplication``, ARCHITECTURE decision 10).
+``ProcessApplication``, docs/decisions.md F10).
 
 It pulls the game's notifications after its tracked position; for each, its
 :meth:`WebhookOutbox.policy` appends deliveries to the queues of the subscriptions that

@@ -13,8 +13,6 @@ from uuid import UUID, uuid4
 import httpx
 from litestar import Litestar
 
-from api.app import create_app
-from infra.settings import Settings
 from services.game import GameService
 from tests.api.leak_truth import (
     COMMANDS,
@@ -28,6 +26,7 @@ from tests.api.leak_truth import (
     Viewer,
 )
 from tests.api.sse_driver import SseStream, stream
+from tests.apps import make_app
 from tests.conftest import FakeClock
 
 
@@ -222,7 +221,7 @@ async def play_and_watch(
         clock=clock,
         seeds=lambda: deal_rng.randbytes(32),
     )
-    app = create_app(Settings(backend="popo", rate_limit_per_minute=0), service)
+    app = make_app(service)
     secrets = Secrets()
     transport = httpx.ASGITransport(app=asgi(app))
     async with (

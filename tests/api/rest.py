@@ -14,9 +14,9 @@ from eventsourcing.persistence import Recording
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.app import create_app
 from domain.game.round import Round
 from services.game import GameService
+from tests.apps import make_app
 from tests.conftest import FakeClock, FixedSeeds
 
 Json = dict[str, Any]
@@ -55,7 +55,7 @@ def new_service(seed: int = 0) -> GatedService:
 
 @contextmanager
 def client(service: GameService | None = None, **kwargs: Any) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(service=service or new_service(), **kwargs)) as c:
+    with TestClient(make_app(service or new_service(), **kwargs)) as c:
         yield c
 
 

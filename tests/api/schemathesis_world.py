@@ -24,9 +24,9 @@ from schemathesis.generation.meta import CoverageScenario
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
-from api.app import create_app
-from infra.settings import Settings
+from api.openapi import openapi_document
 from services.game import GameService
+from tests.apps import make_app
 from tests.conftest import FixedSeeds
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"))
@@ -169,8 +169,7 @@ def _problem_code(response: Response) -> str | None:
 
 def document() -> Json:
     """The app's OpenAPI document (the one ``/schema/openapi.json`` serves)."""
-    app = create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
-    doc: Json = json.loads(json.dumps(app.openapi_schema.to_schema()))
+    doc: Json = json.loads(json.dumps(openapi_document(make_app())))
     return doc
 
 
@@ -330,8 +329,7 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)},
         seeds=FixedSeeds(),
     )
-    settings = Settings(backend="sqlite", sqlite_path=path, rate_limit_per_minute=0)
-    app = create_app(settings, service, bot_steps=BOT_STEPS)
+    app = make_app(service, backend="sqlite", sqlite_path=path, bot_steps=BOT_STEPS)
     assert app.state.rate_limiter.per_minute == 0, "the run needs rate limiting off"
     SLOT.target = app
     w = World(app, service)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]
 
-from api.app import openapi_yaml
 from api.asyncapi import asyncapi_yaml
+from infra.bootstrap import openapi_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,14 +10,13 @@ from typing import Any
 
 import msgspec
 import pytest
-from litestar import Litestar
 
-from api.app import create_app
 from api.contract import REF_TEMPLATE
 from api.dto import ActionRequest, CreateMatchRequest, VerifyRequest
+from api.openapi import openapi_document
 from api.rules_oracle import SettleRequest, ShapeRequest, ThrowRequest, TrickRequest
-from services.game import GameService
 from tests.api.rest import Json, Table, auth, client
+from tests.apps import make_app
 
 SHAPE = {"level": "2", "trumpSuit": "S"}
 
@@ -164,8 +163,7 @@ def test_a_command_without_a_token_is_401_whatever_its_key() -> None:
 
 @pytest.fixture(scope="module")
 def document() -> Json:
-    app: Litestar = create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
-    doc: Json = msgspec.json.decode(msgspec.json.encode(app.openapi_schema.to_schema()))
+    doc: Json = msgspec.json.decode(msgspec.json.encode(openapi_document(make_app())))
     return doc
 
 

@@ -22,15 +22,14 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from api.app import create_app
 from api.metrics import COMMANDS, OUTCOMES, Metrics, command_of, outcome_of
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
 from api.ratelimit import RateLimiter
 from domain.game.match import Match
 from infra.logging import configure_logging
-from infra.settings import Settings
 from services.game import GameService
 from tests.api.rest import Table, auth, client, new_service
+from tests.apps import make_app
 from tests.conftest import FakeClock, FixedSeeds
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -183,8 +182,7 @@ def test_events_replayed_are_counted() -> None:
 
 
 def test_rate_limit_rejections_are_counted() -> None:
-    settings = Settings(backend="popo", rate_limit_per_minute=1)
-    app = create_app(settings, service=new_service())
+    app = make_app(new_service(), rate_limit_per_minute=1)
     with TestClient(app) as c:
         codes = [c.post("/v1/rules/settle", json={"attackerPoints": 40}).status_code for _ in "ab"]
         assert codes == [200, 429]

@@ -47,13 +47,13 @@ from hypothesis import strategies as st
 
 import services.history
 import services.views
-from api.app import create_app
 from domain.game.round import Round
 from infra.logging import configure_logging
 from services.game import GameService
 from services.sources import token_hash
 from tests.api.leak_game import asgi, play_and_watch
 from tests.api.leak_truth import CARD_IN_TEXT, GAMES, RULE_SETS, Json, LeakError, Secrets
+from tests.apps import make_app
 from tests.conftest import FakeClock
 
 
@@ -143,9 +143,7 @@ def test_a_replayed_key_hands_no_token_to_another_client() -> None:
     must be unguessable, or no replay of an issued token to an anonymous caller."""
 
     async def run() -> None:
-        app = create_app(
-            service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock())
-        )
+        app = make_app(GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock()))
 
         def client(address: str) -> httpx.AsyncClient:
             transport = httpx.ASGITransport(app=asgi(app), client=(address, 50000))

@@ -32,11 +32,10 @@ import pytest
 
 import tests.api.leak_game as lg
 import tests.api.leak_truth as lt
-from api.app import create_app
 from domain.game.round import Round
-from infra.settings import Settings
 from services.game import GameService
 from tests.api.sse_driver import SseStream, stream
+from tests.apps import make_app
 from tests.conftest import FakeClock
 
 Json = dict[str, Any]
@@ -217,7 +216,7 @@ async def play_a_table(seed: int, commands: int) -> lt.Checker:
         clock=clock,
         seeds=lambda: deal_rng.randbytes(32),
     )
-    app = create_app(Settings(backend="popo", rate_limit_per_minute=0), service)
+    app = make_app(service)
     transport = httpx.ASGITransport(app=lg.asgi(app))
     async with (
         app.lifespan(),

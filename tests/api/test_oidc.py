@@ -18,7 +18,6 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.accounts.oidc import OidcVerifier
 from tests.api.rest import auth, client
 
 ISSUER = "https://id.example/"
@@ -68,7 +67,7 @@ def provider() -> Iterator[Provider]:
 
 @pytest.fixture
 def c(provider: Provider) -> Iterator[TestClient[Litestar]]:
-    with client(oidc=OidcVerifier(ISSUER, AUDIENCE, provider.url)) as c:
+    with client(oidc_issuer=ISSUER, oidc_audience=AUDIENCE, oidc_jwks_url=provider.url) as c:
         yield c
 
 

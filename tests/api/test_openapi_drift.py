@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from api.app import openapi_yaml
+from infra.bootstrap import openapi_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 

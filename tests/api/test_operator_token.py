@@ -1,4 +1,4 @@
-"""One operator (issues 15 and 17): ``OPERATOR_TOKEN`` is one setting
+"""One operator: ``OPERATOR_TOKEN`` is one setting
 (``Settings.operator_token``), at least 24 characters, and the same token opens the
 unredacted events feed and the webhooks' routes."""
 
@@ -7,10 +7,9 @@ from __future__ import annotations
 import pytest
 from litestar.testing import TestClient
 
-from api.app import create_app
 from api.operator import Operator
-from infra.players import PlayerSettings
 from infra.settings import OPERATOR_TOKEN_MIN, Settings, SettingsError
+from tests.apps import make_app
 
 TOKEN = "operator-token-0123456789"
 
@@ -28,14 +27,9 @@ def test_the_operator_token_is_long_enough(token: str, ok: bool) -> None:
             Settings.from_env(environ)
 
 
-def test_the_players_settings_do_not_read_it_again() -> None:
-    assert not hasattr(PlayerSettings.from_env({"OPERATOR_TOKEN": "short"}), "operator_token")
-
-
 @pytest.mark.parametrize("path", ["/v1/events", "/v1/webhooks"])
 def test_one_token_opens_the_feed_and_the_webhooks(path: str) -> None:
-    settings = Settings(backend="popo", operator_token=TOKEN, rate_limit_per_minute=0)
-    with TestClient(create_app(settings)) as c:
+    with TestClient(make_app(operator_token=TOKEN)) as c:
         assert c.get(path, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
         wrong = c.get(path, headers={"Authorization": "Bearer " + "y" * len(TOKEN)})
         assert wrong.status_code in (401, 403)

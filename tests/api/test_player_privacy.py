@@ -8,16 +8,14 @@ and named in ``hidden``; the operator's feed keeps it."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.app import create_app
-from infra.settings import Settings
 from tests.api.rest import auth, new_service
+from tests.apps import make_app
 
 OPERATOR = "operator-token-0123456789abcdef"
 
@@ -42,10 +40,7 @@ READS = ["history", "events feed", "history as the seat"]
 
 @pytest.mark.parametrize("read", READS)
 def test_the_account_id_of_a_seat_is_not_public(read: str) -> None:
-    settings = dataclasses.replace(
-        Settings(backend="popo"), operator_token=OPERATOR, rate_limit_per_minute=0
-    )
-    with TestClient(create_app(settings, new_service())) as c:
+    with TestClient(make_app(new_service(), operator_token=OPERATOR)) as c:
         player = c.post("/v1/players", json={"displayName": "Mei"}).json()
         match_id = c.post("/v1/matches", json={"name": "friends"}).json()["matchId"]
         body = {"matchId": match_id, "seat": 0}

@@ -12,7 +12,6 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 import api.players.stream as player_stream
-from api.app import create_app
 from domain.rules.ruleset import STANDARD
 from services.accounts import lobby
 from services.accounts.feed import PlayerFeed
@@ -28,6 +27,7 @@ from tests.api.rest import Json, Table, auth, client, new_service
 from tests.api.sse_driver import stream
 from tests.api.test_rest_lobby import ticket
 from tests.api.test_rest_players import new_player
+from tests.apps import make_app
 
 
 def frames(text: str) -> list[tuple[int, str, str]]:
@@ -131,7 +131,7 @@ async def test_a_revoked_device_hears_nothing_more(
     reconnection is a 401), though events concerning the player keep coming."""
     monkeypatch.setattr(player_stream, "LIFETIME_S", 2.0)
     service = new_service()
-    app = create_app(service=service)
+    app = make_app(service)
     account, lost = create_player(service, "Mei", "en")
     _, tablet = open_session(service, account, "tablet")
 

@@ -15,7 +15,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 from litestar import Litestar
 
-from infra.serve import ServeOptions, uvicorn_config
+from infra.serve import uvicorn_config
 from infra.settings import Settings, SettingsError
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ def anyio_backend() -> str:
 
 async def spoofed(settings: Settings, peer: str, n: int = 6) -> Counter[int]:
     """``n`` requests from ``peer``, each claiming another address in X-Forwarded-For."""
-    config = uvicorn_config(settings, ServeOptions())
+    config = uvicorn_config(settings)
     config.load()
     app: Litestar = config.app  # type: ignore[assignment]
     transport = httpx.ASGITransport(app=config.loaded_app, client=(peer, 40000))
@@ -71,7 +71,7 @@ async def test_it_is_honoured_only_from_a_trusted_proxy() -> None:
 def test_the_setting(env: dict[str, str], expected: tuple[str, ...]) -> None:
     settings = Settings.from_env(env)
     assert settings.trusted_proxies == expected
-    config = uvicorn_config(Settings(backend="popo", trusted_proxies=expected), ServeOptions())
+    config = uvicorn_config(Settings(backend="popo", trusted_proxies=expected))
     assert config.proxy_headers is bool(expected)
 
 

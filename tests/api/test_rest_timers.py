@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from api.app import create_app
+from infra.bootstrap import build_app
 from infra.settings import Settings, SettingsError
 from tests.api.ops.small_app import is_problem
 from tests.api.rest import Json, Table, auth, client, new_service
+from tests.apps import make_app
 from tests.conftest import FakeClock
 
 TIMERS = {"declareMs": 5_000, "buryMs": 6_000, "playMs": 20_000}
@@ -163,8 +164,8 @@ def test_the_sweeper_is_on_with_the_settings() -> None:
     assert Settings.from_env(env).sweep_interval_ms == 250
     with pytest.raises(SettingsError, match="SWEEP_INTERVAL_MS"):
         Settings.from_env({**env, "SWEEP_INTERVAL_MS": "-1"})
-    assert create_app(Settings.from_env(env)).state.sweeper.interval_ms == 250
-    assert create_app(service=new_service()).state.sweeper.interval_ms == 0  # tests' apps
+    assert build_app(Settings.from_env(env)).state.sweeper.interval_ms == 250
+    assert make_app(new_service()).state.sweeper.interval_ms == 0  # tests' apps
 
 
 @pytest.mark.parametrize("kind", ["random", "strong"])
@@ -173,7 +174,7 @@ def test_the_timeout_bot_is_the_configured_kind(kind: str) -> None:
     env = {"PERSISTENCE": "popo", "TIMEOUT_BOT": kind.upper()}
     settings = Settings.from_env(env)
     assert settings.timeout_bot == kind
-    app = create_app(settings, service=new_service())
+    app = make_app(new_service(), settings=settings)
     assert app.state.timeout_kind == kind
     assert app.state.sweeper.sweeper.timeout_kind == kind
     service = new_service()

@@ -17,7 +17,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from services.sweeper import Sweeper
 from services.tournaments.clerk import Clerk

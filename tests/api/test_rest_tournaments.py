@@ -19,7 +19,8 @@ from litestar.testing import TestClient
 
 from domain.tournament.duplicate import deal_seed
 from infra.settings import Backend as BackendName
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from tests.api.rest import Json, auth, client, without_tokens
 from tests.conftest import FakeClock, FixedSeeds

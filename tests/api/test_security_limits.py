@@ -21,10 +21,10 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from api.app import create_app
 from infra.settings import Settings
 from services.game import GameService
 from tests.api.sse_driver import stream
+from tests.apps import make_app
 from tests.conftest import FakeClock
 
 PROBLEM = "application/problem+json"
@@ -38,9 +38,9 @@ def anyio_backend() -> str:
 
 
 def new_app(**limits: Any) -> Litestar:
-    settings = Settings(backend="popo", **limits)
+    settings = Settings(backend="popo", sweep_interval_ms=0, webhook_interval_ms=0, **limits)
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock())
-    return create_app(settings, service)
+    return make_app(service, settings=settings)
 
 
 @asynccontextmanager

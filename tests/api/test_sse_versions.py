@@ -16,11 +16,11 @@ from typing import Any
 import httpx
 import pytest
 
-from api.app import create_app
 from domain.game.round_events import Pacing
 from services.game import GameService
 from tests.api.rest import auth, choose
 from tests.api.sse_driver import SseStream, stream
+from tests.apps import make_app
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -35,7 +35,7 @@ def anyio_backend() -> str:
 
 @asynccontextmanager
 async def served(service: GameService) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
-    app = create_app(service=service)
+    app = make_app(service)
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         yield app, c

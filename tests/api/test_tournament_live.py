@@ -13,7 +13,8 @@ from api.runtime import Runtime
 from api.tournaments.live import standings_frames
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from services.tournaments.service import TournamentService
 from tests.conftest import FakeClock, FixedSeeds

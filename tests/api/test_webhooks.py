@@ -15,7 +15,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.players.webhooks import WebhookConfig, Webhooks
+from api.players.webhooks import Webhooks
 from services.webhooks.dispatch import SIGNATURE_HEADER, sign, verify
 from tests.api.rest import GatedService, Json, Table, auth, client, new_service
 from tests.api.test_rest_players import new_player
@@ -45,7 +45,7 @@ class Receiver:
 def world() -> Iterator[tuple[TestClient[Litestar], GatedService, Receiver, Webhooks]]:
     service = new_service()
     receiver = Receiver(failures=3)
-    with client(service, webhooks=WebhookConfig(OPERATOR, post=receiver)) as c:
+    with client(service, operator_token=OPERATOR, post=receiver) as c:
         hooks: Webhooks = c.app.state.webhooks
         hooks.dispatcher.jitter = lambda: 1.0
         yield c, service, receiver, hooks

@@ -13,11 +13,11 @@ from uuid import UUID
 import pytest
 from litestar.testing import TestClient
 
-from api.app import create_app
 from services.game import GameService
 from services.records.bulk import BulkFilter, finished_records
 from services.records.export import export_match
 from services.records.format import encode
+from tests.apps import make_app
 from tests.archive.matches import bot_match, ended_match, open_match, tournament_in_play
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
 
@@ -69,7 +69,7 @@ def test_over_http_with_and_without_gzip() -> None:
     clock = FakeClock()
     service = store(clock)
     ids = [bot_match(service) for _ in range(3)]
-    with TestClient(create_app(service=service)) as c:
+    with TestClient(make_app(service)) as c:
         plain = c.get("/v1/records", headers={"Accept-Encoding": "identity"})
         assert plain.headers["content-type"].startswith("application/x-ndjson")
         assert "content-encoding" not in plain.headers
@@ -108,7 +108,7 @@ def test_over_http_with_and_without_gzip() -> None:
     ],
 )
 def test_bad_filters_are_problems(params: Any, status: int, named: str) -> None:
-    with TestClient(create_app(service=store(FakeClock()))) as c:
+    with TestClient(make_app(store(FakeClock()))) as c:
         r = c.get("/v1/records", params=params)
     assert r.status_code in (status, 422) and r.status_code >= 400
     assert r.headers["content-type"].startswith("application/problem+json")

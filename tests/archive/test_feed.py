@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from api.app import create_app
 from services.feed import FeedItem, feed_page, last_position
 from services.game import GameService
 from services.history import match_history
 from services.idempotency import IdempotencyRecord, Outcome, record_id
+from tests.apps import make_app
 from tests.archive.matches import (
     bot_match,
     bot_tournament,
@@ -177,7 +177,7 @@ def test_the_public_feed_shows_what_a_spectators_history_shows(backend: Backend)
 @pytest.mark.parametrize("after", [str(10**15 + 1), "1757620510395135206296856200768126976"])
 def test_a_position_beyond_64_bits_is_a_422_not_a_500(after: str) -> None:
     # schemathesis found it: the store's notification ids are 64-bit integers
-    app = create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+    app = make_app()
     with TestClient(app) as c:
         r = c.get("/v1/events", params={"after": after})
     assert r.status_code == 422 and r.json()["code"] == "validation-failed"

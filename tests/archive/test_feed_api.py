@@ -4,7 +4,6 @@ two replicas of one PostgreSQL store (issue 17)."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import anyio
@@ -12,11 +11,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.app import create_app
 from infra.settings import Settings
 from services.feed import feed_page, last_position
 from services.game import GameService
 from tests.api.sse_driver import SseStream, stream
+from tests.apps import TEST_SETTINGS, make_app
 from tests.archive.matches import bot_match, open_match
 from tests.conftest import Backend
 
@@ -30,11 +29,14 @@ def anyio_backend() -> str:
 
 
 def app_on(service: GameService, settings: Settings | None = None, **kw: Any) -> Litestar:
-    base = settings or Settings(backend="popo")
-    chosen = dataclasses.replace(
-        base, rate_limit_per_minute=0, operator_token=TOKEN, feed_poll_ms=20, **kw
+    quiet = {"rate_limit_per_minute": 0, "sweep_interval_ms": 0, "webhook_interval_ms": 0}
+    return make_app(
+        service,
+        settings=settings or TEST_SETTINGS,
+        operator_token=TOKEN,
+        feed_poll_ms=20,
+        **{**quiet, **kw},
     )
-    return create_app(chosen, service)
 
 
 def popo() -> GameService:
@@ -100,8 +102,7 @@ def test_refusals_are_problems(
 
 
 def test_the_feed_is_rate_limited_as_other_reads() -> None:
-    settings = Settings(backend="popo", rate_limit_per_minute=3)
-    with TestClient(create_app(settings, popo())) as c:
+    with TestClient(make_app(popo(), rate_limit_per_minute=3)) as c:
         statuses = [c.get("/v1/events").status_code for _ in range(8)]
     assert statuses[0] == 200 and 429 in statuses
 

@@ -16,7 +16,8 @@ import pytest
 
 from infra.cli import build_parser
 from infra.cli_rebuild import run_rebuild
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from services.projections import (
     Progress,

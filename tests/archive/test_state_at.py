@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from api.app import create_app
 from services.errors import NotFoundError
 from services.game import GameService
 from services.history import match_history, version_at
+from tests.apps import make_app
 from tests.archive.matches import bot_match
 from tests.conftest import T0, Backend, FakeClock
 
@@ -53,7 +53,7 @@ def test_over_http_at_answers_as_version() -> None:
     version, moment = events[len(events) // 2]
     version = max(v for v, t in events if t <= moment)
     path = f"/v1/matches/{match_id}/state"
-    with TestClient(create_app(service=service)) as c:
+    with TestClient(make_app(service)) as c:
         by_time = c.get(path, params={"at": moment.isoformat()})
         assert by_time.status_code == 200
         assert by_time.json() == c.get(path, params={"version": version}).json()

@@ -27,8 +27,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from infra.serve import ServeOptions
-from infra.settings import Settings, SettingsError, build_service
+from infra.settings import Settings, SettingsError
+from infra.store import build_service
 
 ROOT = Path(__file__).resolve().parents[2]
 RETRY_MS = 1234
@@ -292,11 +292,11 @@ def test_without_table_creation_and_no_migration_the_server_exits_1(tmp_path: Pa
 def test_serve_options_read_the_drain_and_schema_wait_timeouts(
     environ: dict[str, str], shutdown: int, schema_wait: int
 ) -> None:
-    options = ServeOptions.from_env(environ)
-    assert (options.shutdown_timeout, options.schema_wait_timeout) == (shutdown, schema_wait)
+    settings = Settings.from_env(environ)
+    assert (settings.shutdown_timeout, settings.schema_wait_timeout) == (shutdown, schema_wait)
 
 
 @pytest.mark.parametrize("value", ["soon", "-1", "3601", "1.5"])
 def test_serve_options_refuse_a_bad_schema_wait(value: str) -> None:
     with pytest.raises(SettingsError, match="SCHEMA_WAIT_TIMEOUT"):
-        ServeOptions.from_env({"SCHEMA_WAIT_TIMEOUT": value})
+        Settings.from_env({"SCHEMA_WAIT_TIMEOUT": value})

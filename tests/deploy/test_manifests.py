@@ -3,11 +3,11 @@
 Every manifest validates, strictly (no unknown field), against the Kubernetes JSON
 schemas shipped inside the ``kubernetes-validate`` wheel (offline: no download), for the
 oldest and the newest Kubernetes version we support. The kustomization lists every file;
-names, labels and selectors agree; the probes point at real routes of the app
-(``api.app.create_app``) that answer 200, on the port the server listens on; the
-ConfigMap holds only variables the service reads (``Settings.from_env``,
-``ServeOptions.from_env``) and valid values; the migration Job runs the real ``migrate``
-command; replicas stay >= 2 and the drain fits in the grace period.
+names, labels and selectors agree; the probes point at real routes of the app (the app of
+``infra.bootstrap``) that answer 200, on the port the server listens on; the ConfigMap
+holds only variables the service reads (``Settings.from_env``) and valid values; the
+migration Job runs the real ``migrate`` command; replicas stay >= 2 and the drain fits in
+the grace period.
 """
 
 from __future__ import annotations
@@ -23,12 +23,9 @@ import yaml  # type: ignore[import-untyped]
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.app import create_app
 from infra.cli import build_parser
-from infra.players import PlayerSettings
-from infra.serve import ServeOptions
 from infra.settings import Settings, parse_database_url
-from services.game import GameService
+from tests.apps import make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -73,8 +70,7 @@ def _environment() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient[Litestar]]:
-    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with TestClient(create_app(service=service)) as c:
+    with TestClient(make_app()) as c:
         yield c
 
 
@@ -228,8 +224,8 @@ def test_the_readiness_probe_waits_longer_than_the_store_probe() -> None:
 
 def test_the_startup_probe_outlasts_the_wait_for_the_schema() -> None:
     startup = dict(_probes())["startupProbe"]
-    options = ServeOptions.from_env(_environment())
-    assert startup["periodSeconds"] * startup["failureThreshold"] > options.schema_wait_timeout
+    settings = Settings.from_env(_environment())
+    assert startup["periodSeconds"] * startup["failureThreshold"] > settings.schema_wait_timeout
 
 
 def test_the_service_targets_the_named_port() -> None:
@@ -246,7 +242,7 @@ def test_the_grace_period_covers_the_pause_and_the_drain() -> None:
     pod = _one("Deployment")["spec"]["template"]["spec"]
     pre_stop = _container(_one("Deployment"))["lifecycle"]["preStop"]["exec"]["command"]
     assert pre_stop == ["sleep", str(PRESTOP_S)]
-    shutdown = ServeOptions.from_env(_environment()).shutdown_timeout
+    shutdown = Settings.from_env(_environment()).shutdown_timeout
     assert pod["terminationGracePeriodSeconds"] >= PRESTOP_S + shutdown + DRAIN_MARGIN_S
 
 
@@ -276,10 +272,8 @@ class _Recording(Mapping[str, str]):
 
 
 def _read_settings(env: Mapping[str, str]) -> None:
-    """Every settings reader of the service (the app factory reads ``PlayerSettings``)."""
+    """The service's one settings reader."""
     Settings.from_env(env)
-    ServeOptions.from_env(env)
-    PlayerSettings.from_env(env)
 
 
 SQLITE_ONLY = frozenset({"SQLITE_PATH", "SQLITE_LOCK_TIMEOUT"})

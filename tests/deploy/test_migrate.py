@@ -4,7 +4,7 @@ On SQLite (a file in ``tmp_path``) and on a real PostgreSQL (``pg_url``, a fresh
 per test). Replicas run with ``CREATE_TABLES=false`` (eventsourcing's ``CREATE_TABLE=n``)
 and create nothing; the migration creates the events table (matches, rounds and
 idempotency records share it), and on PostgreSQL its index, the composite type and the
-stored insert function of ``infra.pgstore`` that keeps the table lock.
+insert function of ``infra.pgstore`` that keeps the table lock.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from infra.migrate import (
     migrate,
     wait_for_schema,
 )
-from infra.settings import Settings, build_service, persistence_env
+from infra.settings import Settings
+from infra.store import build_service, persistence_env
 
 PG_OBJECTS = (
     "table {s}.shengji_events",

@@ -16,7 +16,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from psycopg import sql
 
-from api.app import create_app
+from infra.bootstrap import build_app
 from infra.settings import Settings
 from services.accounts.keys import ERASED
 from services.accounts.players import personal_sealer
@@ -72,7 +72,7 @@ def reads_show_erased(c: TestClient[Litestar], match_id: str) -> None:
 @pytest.fixture
 def sqlite_client(tmp_path: Path) -> Iterator[TestClient[Litestar]]:
     settings = Settings(backend="sqlite", sqlite_path=tmp_path / "events.sqlite3")
-    with TestClient(create_app(settings)) as c:
+    with TestClient(build_app(settings)) as c:
         yield c
 
 
@@ -95,7 +95,7 @@ def test_an_erased_name_is_nowhere_in_the_postgres_tables(pg_url: str) -> None:
     schema = fresh_schema(pg_url)
     try:
         settings = Settings(backend="postgres", database_url=pg_url, postgres_schema=schema)
-        with TestClient(create_app(settings)) as c:
+        with TestClient(build_app(settings)) as c:
             key, match_id = play_then_erase(c)
             reads_show_erased(c, match_id)
         with psycopg.connect(pg_url) as db:

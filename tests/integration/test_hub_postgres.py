@@ -31,7 +31,8 @@ from psycopg import sql
 from api.sse import LiveStreams, StreamSettings
 from domain.rules.ruleset import RuleSet
 from infra.hub import MATCH_CREATED, ROUND_STARTED, PostgresHub, build_hub, match_of_created
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream

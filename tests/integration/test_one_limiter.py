@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 
-from api.app import SQLITE_POOL, create_app
-from infra.settings import Settings, build_service
+from infra.bootstrap import SQLITE_POOL
+from infra.store import build_service
 from tests.api.rest import auth
+from tests.apps import TEST_SETTINGS, make_app
 from tests.conftest import FakeClock, FixedSeeds
 
 STORE_CALLS = ("select_events", "insert_events", "max_notification_id", "select_notifications")
@@ -48,14 +50,14 @@ class Inside:
 
 
 def test_no_more_calls_inside_the_store_than_its_pool(tmp_path: Path) -> None:
-    settings = Settings(
-        backend="sqlite", sqlite_path=tmp_path / "events.sqlite3", rate_limit_per_minute=0
+    settings = msgspec.structs.replace(
+        TEST_SETTINGS, backend="sqlite", sqlite_path=tmp_path / "events.sqlite3"
     )
     service = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
     inside = Inside()
     for name in STORE_CALLS:
         setattr(service.recorder, name, inside.wrap(getattr(service.recorder, name)))
-    app = create_app(settings, service, sweep_interval_ms=0)
+    app = make_app(service, settings=settings)
 
     async def load() -> None:
         transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]  # concurrent requests on this loop

@@ -12,8 +12,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from infra.players import key_store
 from infra.settings import Settings
+from infra.store import key_store
 
 
 @pytest.mark.postgres

@@ -14,7 +14,8 @@ import pytest
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain.rules.ruleset import STANDARD
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from tests.conftest import FakeClock, FixedSeeds
 
@@ -71,8 +72,8 @@ def test_one_process_writes_an_embedded_store(tmp_path: Path) -> None:
     process share the claim, and it goes when the last of them closes."""
     path = tmp_path / "events.sqlite3"
     other = (
-        "import sys; from pathlib import Path; from infra.settings import Settings, "
-        "build_service\n"
+        "import sys; from pathlib import Path; from infra.settings import Settings; "
+        "from infra.store import build_service\n"
         "try:\n"
         f"    build_service(Settings(backend='sqlite', sqlite_path=Path({str(path)!r})))\n"
         "except Exception as e:\n"

@@ -20,7 +20,8 @@ from domain.game.match import Match
 from domain.game.round import Round, RoundPhase, round_id
 from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import MatchEnd, RuleSet
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.errors import VersionConflictError
 from services.game import GameService
 from tests.conftest import Backend, FakeClock, FixedSeeds

@@ -11,7 +11,8 @@ import pytest
 
 from domain.rules.ruleset import RuleSet
 from infra.pgcluster import PostgresUnavailableError, postgres_url
-from infra.settings import Settings, SettingsError, build_service, persistence_env
+from infra.settings import Settings, SettingsError
+from infra.store import build_service, persistence_env
 from tests.conftest import FakeClock, FixedSeeds
 from tests.integration.store_bots import new_match
 

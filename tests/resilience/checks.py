@@ -18,7 +18,8 @@ import msgspec
 import psycopg
 from psycopg import sql
 
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from services.history import match_history
 from services.history_items import HistoryItem

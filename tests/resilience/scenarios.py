@@ -6,7 +6,8 @@ bench (``bench/resilience_bench.py``): the same code, other sizes.
 2. :func:`kill_run` — replicas are killed with SIGKILL (and started again) while bot
    tables play through the API with Idempotency-Keys, retrying on another replica.
 3. :func:`outage_run` — the PostgreSQL cluster stops and starts again during play:
-   503 ``store-unavailable`` with ``Retry-After`` meanwhile, recovery with no restart.
+   commands wait for it within the library's retry, or answer 503 ``store-unavailable``
+   with ``Retry-After`` past it; ``/readyz`` 503 meanwhile; recovery with no restart.
 4. :func:`race_run` — pairs of conflicting commands at the same If-Match version.
 """
 

@@ -86,7 +86,10 @@ def test_a_postgres_restart_answers_503_then_recovers_by_itself(runner: asyncio.
             run = runner.run(outage_run(stack, cluster, tables, warm_s=2, down_s=3, after_s=4))
         finally:
             runner.run(stack.close())
-    assert run.unavailable > 0  # 503 store-unavailable with Retry-After meanwhile
+    # Shorter than the library's retry of a failed load or save (ten tries, each waiting up
+    # to POSTGRES_CONNECT_TIMEOUT): the commands wait it out, none is answered 503
+    # (docs/decisions.md D-pgstore; the 503 itself: tests/api/test_metrics.py).
+    assert run.unavailable == 0
     assert run.readyz_down == 503
     assert run.unexpected == []
     assert run.recovered_s < 30, run.recovered_s  # no restart of the replicas

@@ -16,7 +16,6 @@ from litestar.testing import TestClient
 
 import domain
 import services
-from api.app import create_app
 from services.event_schema import (
     EVENT_CLASSES,
     drift,
@@ -27,6 +26,7 @@ from services.event_schema import (
     updated_snapshot,
 )
 from services.game import GameService
+from tests.apps import make_app
 from tests.archive.matches import bot_match, bot_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,9 +145,7 @@ def test_stored_events_validate_against_their_schemas() -> None:
 
 
 def test_served_at_events_schema() -> None:
-    with TestClient(
-        create_app(service=GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
-    ) as c:
+    with TestClient(make_app()) as c:
         served = c.get("/v1/events/schema").json()
     assert served == msgspec.json.decode(msgspec.json.encode(event_schemas()))
     recorded = next(e for e in served["events"] if e["type"] == "Recorded")

@@ -10,8 +10,12 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("domain", "services", "api", "infra", "bench", "tests")
 MAX_LINES = 400
 
-ALLOWED: frozenset[str] = frozenset()
-"""Modules allowed past the limit, with the reason beside each (none today)."""
+ALLOWED: frozenset[str] = frozenset(
+    {
+        "infra/settings.py",  # one idea: the declaration of every variable the service reads
+    }
+)
+"""Modules allowed past the limit, with the reason beside each."""
 
 
 def line_counts() -> dict[str, int]:

@@ -13,6 +13,7 @@ import structlog
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from infra.bootstrap import build_app
 from infra.logging import configure_logging
 from infra.settings import Settings
 from tests.api.ops.small_app import small_app
@@ -40,7 +41,5 @@ def client() -> Iterator[TestClient[Litestar]]:
 
 @pytest.fixture
 def real_app() -> Iterator[TestClient[Litestar]]:
-    from api.app import create_app  # noqa: PLC0415 - the app under test
-
-    with TestClient(create_app(Settings(backend="popo"))) as c:
+    with TestClient(build_app(Settings(backend="popo"))) as c:
         yield c

@@ -12,7 +12,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from api.health import store_probe
-from infra.settings import Settings, build_service
+from infra.settings import Settings
+from infra.store import build_service
 from services.game import GameService
 from tests.api.ops.small_app import failing_probe, is_problem, small_app
 

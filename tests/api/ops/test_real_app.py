@@ -11,6 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from api.i18n import detail
+from infra.bootstrap import build_app
 from infra.settings import Settings
 from tests.api.ops.small_app import access_lines, is_problem
 
@@ -53,21 +54,17 @@ def test_the_app_limits_bodies(real_app: TestClient[Litestar]) -> None:
 
 
 def test_the_app_keeps_the_json_logs(logs: io.StringIO) -> None:
-    from api.app import create_app  # noqa: PLC0415 - the app under test
-
-    with TestClient(create_app(Settings(backend="popo"))) as c:  # after configure_logging
+    with TestClient(build_app(Settings(backend="popo"))) as c:  # after configure_logging
         c.get("/healthz", headers={"X-Request-ID": "app-log"})
     (line,) = access_lines(logs)
     assert (line["request_id"], line["path"], line["status"]) == ("app-log", "/healthz", 200)
 
 
 def test_the_app_rate_limits_from_the_settings() -> None:
-    from api.app import create_app  # noqa: PLC0415 - the app under test
-
     settings = Settings.from_env({"PERSISTENCE": "popo", "RATE_LIMIT_PER_MINUTE": "2"})
     assert settings.rate_limit_per_minute == 2
     assert Settings().rate_limit_per_minute == 600
-    app = create_app(settings)
+    app = build_app(settings)
     body = {"attackerPoints": 40}
     with TestClient(app) as c:
         assert [c.post("/v1/rules/settle", json=body).status_code for _ in range(2)] == [200, 200]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from litestar import Litestar
 
-from infra.serve import ServeOptions, main, uvicorn_config
+from infra.serve import main, uvicorn_config
 from infra.settings import Settings, SettingsError
 from tests.api.ops.small_app import ROOT
 
@@ -19,13 +19,13 @@ from tests.api.ops.small_app import ROOT
     [({}, 10), ({"SHUTDOWN_TIMEOUT": "30"}, 30), ({"SHUTDOWN_TIMEOUT": " 0 "}, 0)],
 )
 def test_serve_options(environ: dict[str, str], seconds: int) -> None:
-    assert ServeOptions.from_env(environ).shutdown_timeout == seconds
+    assert Settings.from_env(environ).shutdown_timeout == seconds
 
 
 @pytest.mark.parametrize("value", ["soon", "-1", "3601"])
 def test_serve_options_refuse_bad_values(value: str) -> None:
     with pytest.raises(SettingsError, match="SHUTDOWN_TIMEOUT"):
-        ServeOptions.from_env({"SHUTDOWN_TIMEOUT": value})
+        Settings.from_env({"SHUTDOWN_TIMEOUT": value})
 
 
 def test_serve_exits_2_on_bad_settings(capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,9 +37,14 @@ def test_serve_exits_2_on_bad_settings(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_serve_configures_uvicorn_from_the_settings(tmp_path: Path) -> None:
     settings = Settings.from_env(
-        {"HOST": "0.0.0.0", "PORT": "8123", "SQLITE_PATH": str(tmp_path / "s.sqlite3")}
+        {
+            "HOST": "0.0.0.0",
+            "PORT": "8123",
+            "SQLITE_PATH": str(tmp_path / "s.sqlite3"),
+            "SHUTDOWN_TIMEOUT": "7",
+        }
     )
-    config = uvicorn_config(settings, ServeOptions(shutdown_timeout=7))
+    config = uvicorn_config(settings)
     assert (config.host, config.port) == ("0.0.0.0", 8123)
     assert config.timeout_graceful_shutdown == 7
     assert config.access_log is False and config.log_config is None

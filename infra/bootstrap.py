@@ -1,0 +1,179 @@
+"""The composition root: the whole process, put together from one :class:`Settings`.
+
+:func:`build_app` is the one way an app is made — by the server (``infra.serve``), the
+benchmarks and the tests alike (docs/decisions.md D-root). From the settings it builds:
+
+* the :class:`~services.game.GameService` on the configured store
+  (:func:`infra.store.build_service`: POPO in tests, the embedded SQLite file by default,
+  PostgreSQL in production; docs/decisions.md F1), with the players' keys beside it;
+* the hub that wakes the live streams (``infra.hub``: LISTEN on PostgreSQL, in-process
+  otherwise) and the one limiter of blocking store calls, sized to the store's pool;
+* the OIDC verifier, the webhook outbox's store and its sender;
+* the limits on clients and the background workers (sweeper, tournament clerk, lobby
+  sweeper, webhook outbox);
+
+and hands them to :func:`api.app.create_app`, which reads no environment and builds no
+store. Tests pass fakes the same way: a service of their own (POPO, a fixed clock and
+seeds), a webhook sender, test settings (``tests/apps.py``). A service given to
+:func:`build_app` stays its caller's to close; one it builds closes with the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anyio
+from litestar import Litestar
+
+from api.app import AppParts, create_app
+from api.feed import Archive
+from api.openapi import openapi_yaml as document_yaml
+from api.players.lobby import LobbySweeper
+from api.players.webhooks import WebhookConfig, Webhooks
+from api.ratelimit import Quota, RateLimiter, hourly
+from api.runtime import Runtime, ViewTags
+from api.sse import LiveStreams, StreamSettings
+from api.streamcap import StreamCaps
+from api.timers import SweeperTask
+from api.tournaments.clerk import ClerkTask
+from infra.hub import build_hub
+from infra.localhub import InProcessHub
+from infra.settings import Settings
+from infra.store import build_service, key_store, outbox_env
+from services.accounts.oidc import OidcVerifier
+from services.accounts.players import personal_sealer, seal_personal_data
+from services.bots import DEFAULT_STEPS
+from services.game import GameService
+from services.webhooks.dispatch import Post, http_post
+
+SQLITE_POOL = 5
+"""The eventsourcing library's SQLite pool: 5 connections (its default; POPO: threads)."""
+
+
+def build_app(
+    settings: Settings,
+    *,
+    service: GameService | None = None,
+    post: Post = http_post,
+    bot_steps: int = DEFAULT_STEPS,
+) -> Litestar:
+    """The app of ``settings`` (the module docstring); ``service`` replaces the one the
+    settings' store would give, ``post`` sends the webhooks, ``bot_steps`` bot moves are
+    played after each command."""
+    return create_app(build_parts(settings, service=service, post=post, bot_steps=bot_steps))
+
+
+def build_parts(
+    settings: Settings,
+    *,
+    service: GameService | None = None,
+    post: Post = http_post,
+    bot_steps: int = DEFAULT_STEPS,
+) -> AppParts:
+    """Everything :func:`api.app.create_app` serves, built from ``settings``."""
+    on_shutdown: tuple[Callable[[], None], ...] = ()
+    if service is None:
+        service = build_service(settings)
+        on_shutdown = (service.close,)
+    if personal_sealer(service) is None:
+        seal_personal_data(service, key_store(settings))
+    limiter = anyio.CapacityLimiter(store_capacity(settings))
+    hub = build_hub(settings, service)
+    # One process owns the store (SQLite/POPO): every save passes through on_saved, so
+    # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
+    tags = ViewTags(enabled=isinstance(hub, InProcessHub))
+    service.on_saved.append(tags.changed)
+    runtime = Runtime(service, limiter, bot_steps, tags=tags)
+    live = LiveStreams(
+        service,
+        hub,
+        StreamSettings(
+            heartbeat_s=settings.sse_heartbeat_s,
+            lifetime_s=settings.sse_lifetime_s,
+            retry_ms=settings.sse_retry_ms,
+        ),
+        limiter=limiter,
+    )
+    archive = Archive(
+        service,
+        limiter,
+        settings.operator_token,
+        poll_s=settings.feed_poll_ms / 1000,
+        heartbeat_s=settings.sse_heartbeat_s,
+        lifetime_s=settings.sse_lifetime_s,
+        retry_ms=settings.sse_retry_ms,
+    )
+    webhooks = WebhookConfig(
+        settings.operator_token,
+        outbox_env(settings),
+        settings.webhook_interval_ms / 1000,
+        post=post,
+    )
+    limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
+    sweep_ms = settings.sweep_interval_ms
+    return AppParts(
+        runtime=runtime,
+        hub=hub,
+        live=live,
+        archive=archive,
+        webhooks=Webhooks(runtime, webhooks),
+        oidc=OidcVerifier(*settings.oidc) if settings.oidc else None,
+        rate_limiter=RateLimiter(settings.rate_limit_per_minute),
+        quotas=client_quotas(settings) if limited else (),
+        caps=StreamCaps(
+            settings.sse_max_per_identity if limited else 0,
+            settings.sse_max_per_address if limited else 0,
+        ),
+        sweeper=SweeperTask.build(runtime, sweep_ms, settings.timeout_bot),
+        clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
+        lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
+        on_shutdown=on_shutdown,
+    )
+
+
+def client_quotas(settings: Settings) -> tuple[Quota, ...]:
+    """The hourly quotas of the calls that create things (docs/security.md); a quota of 0
+    counts nothing."""
+    return (
+        hourly(
+            "matches created",
+            "MATCH_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/matches",
+            settings.match_quota_per_hour,
+        ),
+        hourly(
+            "tournaments created",
+            "TOURNAMENT_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/tournaments",
+            settings.tournament_quota_per_hour,
+        ),
+        hourly(
+            "records imported",
+            "IMPORT_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/records",
+            settings.import_quota_per_hour,
+        ),
+        hourly(
+            "players created",
+            "PLAYER_QUOTA_PER_HOUR",
+            "POST",
+            "/v1/players",
+            settings.player_quota_per_hour,
+        ),
+    )
+
+
+def store_capacity(settings: Settings) -> int:
+    """How many blocking calls may be inside the store at once: its connection pool."""
+    if settings.backend == "postgres":
+        return settings.postgres_pool_size + settings.postgres_max_overflow
+    return SQLITE_POOL
+
+
+def openapi_yaml() -> str:
+    """The service's OpenAPI document as YAML: ``openapi.yaml`` at the repository root is
+    this (``scripts/gen_openapi.py``; a test fails when they drift)."""
+    return document_yaml(build_app(Settings(backend="popo", sweep_interval_ms=0)))

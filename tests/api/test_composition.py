@@ -1,0 +1,103 @@
+"""One composition root (``infra.bootstrap``): the app is built from one settings object,
+takes its parts, builds no OpenAPI document, and closes only what the root opened.
+
+The OpenAPI document is built on first use, once per process: the first request to a
+``/schema`` page (every page serves the completed document) or ``openapi_document``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+from litestar.testing import TestClient
+
+import api.openapi
+from api.openapi import openapi_document
+from infra.bootstrap import build_app, build_parts
+from infra.settings import Settings
+from services.game import GameService
+from tests.apps import TEST_SETTINGS, make_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the completions of the document, with the process's copy forgotten."""
+    done: list[int] = []
+    complete = api.openapi.complete_document
+
+    def counted(*args: object, **kwargs: object) -> None:
+        done.append(1)
+        complete(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api.openapi, "complete_document", counted)
+    monkeypatch.setattr(api.openapi, "_documents", {})
+    return done
+
+
+def test_building_an_app_builds_no_document(builds: list[int]) -> None:
+    apps = [make_app() for _ in range(3)]
+    assert builds == []
+    with TestClient(apps[0]) as one, TestClient(apps[1]) as two:
+        assert builds == []  # nor does starting it
+        served = one.get("/schema/openapi.json")
+        assert builds == [1]
+        again = two.get("/schema/openapi.json")
+        assert one.get("/schema/openapi.yaml").status_code == 200
+        assert one.get("/schema").status_code == 200  # the interactive docs
+    assert builds == [1]  # once per process, shared by every app
+    assert served.json() == again.json() == openapi_document(apps[2])
+    assert builds == [1]
+    checked_in = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    assert served.json() == checked_in
+
+
+def test_the_app_is_built_from_the_settings() -> None:
+    settings = Settings(
+        backend="popo",
+        rate_limit_per_minute=7,
+        sweep_interval_ms=250,
+        timeout_bot="random",
+        operator_token="operator-token-0123456789",
+        oidc_issuer="https://id.example/",
+        oidc_audience="shengji",
+        oidc_jwks_url="https://id.example/jwks",
+        webhook_interval_ms=0,
+    )
+    parts = build_parts(settings)
+    assert parts.rate_limiter.per_minute == 7
+    assert [q.setting for q in parts.quotas] == [
+        "MATCH_QUOTA_PER_HOUR",
+        "TOURNAMENT_QUOTA_PER_HOUR",
+        "IMPORT_QUOTA_PER_HOUR",
+        "PLAYER_QUOTA_PER_HOUR",
+    ]
+    assert (parts.caps.per_identity, parts.caps.per_address) == (8, 32)
+    assert parts.sweeper.interval_ms == parts.clerk.interval_ms == 250
+    assert parts.lobby_sweeper.interval_s == 0.25
+    assert parts.sweeper.sweeper.timeout_kind == "random"
+    assert parts.webhooks.operator.configured and parts.webhooks.config.interval_s == 0
+    assert parts.oidc is not None
+    assert parts.on_shutdown == (parts.runtime.service.close,)  # built here, closed here
+    off = build_parts(TEST_SETTINGS)
+    assert off.rate_limiter.per_minute == 0 and off.quotas == ()
+    assert (off.caps.per_identity, off.caps.per_address) == (0, 0)
+    assert off.sweeper.interval_ms == 0 and off.oidc is None
+    assert not off.webhooks.operator.configured
+
+
+def test_a_given_service_stays_open_after_the_app() -> None:
+    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    closed: list[str] = []
+    service.on_close.append(lambda: closed.append("given"))
+    with TestClient(build_app(TEST_SETTINGS, service=service)):
+        pass
+    assert closed == []
+    parts = build_parts(TEST_SETTINGS)
+    parts.runtime.service.on_close.append(lambda: closed.append("built"))
+    for close in parts.on_shutdown:
+        close()
+    assert closed == ["built"]
