@@ -48,7 +48,7 @@ from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
 from api.streamcap import STREAM_PATH, StreamCapMiddleware, StreamCaps
-from api.timers import SweeperTask, TimeoutController
+from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
@@ -56,6 +56,7 @@ from api.tournaments.live import LiveController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
+from api.writes import provide_write
 from infra.hub import PostgresHub, build_hub
 from infra.localhub import InProcessHub
 from infra.players import PlayerSettings, key_store, outbox_env
@@ -63,7 +64,7 @@ from infra.settings import Settings, build_service
 from services.accounts.keys import MemoryKeys
 from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
-from services.bots import DEFAULT_STEPS
+from services.bot_driver import BotDriver
 from services.game import GameService
 
 MAX_BODY_BYTES = 64 * 1024
@@ -98,7 +99,7 @@ def create_app(
     settings: Settings | None = None,
     service: GameService | None = None,
     *,
-    bot_steps: int = DEFAULT_STEPS,
+    bots: BotDriver | None = None,
     sweep_interval_ms: int | None = None,
     webhooks: WebhookConfig | None = None,
     oidc: OidcVerifier | None = None,
@@ -107,7 +108,8 @@ def create_app(
 
     Given a service and no settings, the app runs with an in-process hub and no limits on
     clients (tests); ``RATE_LIMIT_PER_MINUTE=0`` turns them all off too (the rate, the
-    quotas, the stream caps: docs/security.md). ``bot_steps``: bot moves played after each command.
+    quotas, the stream caps: docs/security.md). ``bots``: the bot driver (default: one on
+    the service, from the settings; started and stopped with the app).
     ``sweep_interval_ms``: the sweeper's period (default: the settings' for an app that
     builds its service, else off; docs/timers.md).
     """
@@ -133,14 +135,21 @@ def create_app(
     # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
     service.on_saved.append(tags.changed)
-    runtime = Runtime(service, limiter, bot_steps, tags=tags)
+    if bots is None:
+        bots = BotDriver(
+            service,
+            workers=settings.bot_workers,
+            decision_cpu_s=settings.bot_decision_ms / 1000,
+            bots_only_rounds=settings.bots_only_rounds,
+        )
+    runtime = Runtime(service, limiter, bots, tags=tags)
     sweep = settings.sweep_interval_ms if owned else 0
     sweeper = SweeperTask.build(
         runtime,
         sweep if sweep_interval_ms is None else sweep_interval_ms,
         settings.timeout_bot,
     )
-    clerk = ClerkTask(runtime, sweeper.interval_ms)  # issue 16: collects, round deadlines
+    clerk = ClerkTask(runtime, sweeper.interval_ms)  # collects results, round deadlines
     live = LiveStreams(
         service,
         hub,
@@ -221,6 +230,7 @@ def create_app(
         ],
         dependencies={
             "runtime": Provide(runtime.provide, sync_to_thread=False),
+            "write": Provide(provide_write),
             "live": Provide(live.provide, sync_to_thread=False),
             "archive": Provide(archive.provide, sync_to_thread=False),
             "webhooks": Provide(hooks.provide, sync_to_thread=False),
@@ -228,6 +238,7 @@ def create_app(
         },
         lifespan=[
             live.lifespan,
+            driver_lifespan(bots),
             sweeper.lifespan,
             clerk.lifespan,
             lobby_sweeper.lifespan,
@@ -262,6 +273,7 @@ def create_app(
     app.state.live = live
     app.state.archive = archive
     app.state.sweeper = sweeper
+    app.state.bots = bots
     app.state.clerk = clerk
     app.state.timeout_kind = settings.timeout_bot
     app.state.rate_limiter = rate_limiter

@@ -19,19 +19,20 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.auth import bearer, seat_of
+from api.auth import credential
 from api.commands import parse_field
 from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, VerifyRequest, problems
-from api.etag import etag, not_modified, not_modified_response, tagged
+from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
-from api.matches import BEARER, IfNoneMatch
 from api.records.bulk import reject_repeated
 from api.runtime import Runtime, snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
 from api.strict import json_body, read_body
+from api.writes import BEARER, OPTIONAL_BEARER
 from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
+from services.access import seat_in
 from services.embargo import embargo_marker, view_embargo
 from services.errors import NotFoundError, VerificationError
 from services.game import GameService
@@ -47,7 +48,6 @@ from services.summaries import RoundSummary, round_summaries
 from services.verify import recompute_deal, verify_deal, verify_round
 from services.views import PublicView, SeatView, clock_marker, match_version, table_view
 
-OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 RoundNumber = Annotated[int, PathParameter(ge=1, le=100_000, description="Round number, from 1")]
 
 
@@ -88,9 +88,9 @@ class ReadController(Controller):
         if_none_match: IfNoneMatch = None,
     ) -> Response[SeatView]:
         service = runtime.service
-        token = bearer(request)
+        cred = credential(request)
         tags = runtime.tags
-        known, seat_known = tags.tag(match_id), tags.seat(match_id, token)
+        known, seat_known = tags.tag(match_id), tags.seat(match_id, cred)
         if known is not None and seat_known is not None and not_modified(if_none_match, known):
             bind_seat(request, seat_known)
             return not_modified_response(known)  # nothing saved since: no store read
@@ -98,9 +98,9 @@ class ReadController(Controller):
         def work() -> tuple[int, str, SeatView | None]:
             generation = tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
-            seat = seat_of(service, match, token)
-            assert token is not None
-            tags.remember_seat(match_id, token, seat)
+            seat = seat_in(service, match, cred)
+            assert cred is not None
+            tags.remember_seat(match_id, cred, seat)
             now = service.clock()
             embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
             marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
@@ -172,10 +172,10 @@ class ReadController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 100,
     ) -> HistoryPage:
         service = runtime.service
-        token = bearer(request)
+        cred = credential(request)
 
         def work() -> HistoryPage:
-            viewer = reader_of(service, service.get_match(match_id), token)
+            viewer = reader_of(service, service.get_match(match_id), cred)
             return match_history(service, match_id, viewer, after=after, limit=limit)
 
         return await runtime.call(work)
@@ -210,13 +210,13 @@ class ReadController(Controller):
         ] = None,
     ) -> StateAt:
         service = runtime.service
-        token = bearer(request)
+        cred = credential(request)
         reject_repeated(request, "version", moments=("at",))
         if (version is None) == (at is None):
             raise InvalidInputError("give either version (a match version) or at (a moment)")
 
         def work() -> StateAt:
-            viewer = reader_of(service, service.get_match(match_id), token)
+            viewer = reader_of(service, service.get_match(match_id), cred)
             wanted = version if at is None else version_at(service, match_id, at)
             assert wanted is not None
             return state_at(service, match_id, wanted, viewer)

@@ -42,6 +42,11 @@ Variables, with their defaults in brackets:
   has reached the log's end asks the store for more [500]
 * ``TIMEOUT_BOT`` — the bot policy that moves for a seat over its time: ``random``,
   ``heuristic`` or ``strong`` (docs/bots.md) [``heuristic``]
+* ``BOT_WORKERS`` — bot decisions the bot driver runs at once [2];
+  ``BOT_DECISION_MS`` — CPU ms one bot decision may take [1000];
+  ``BOTS_ONLY_ROUNDS`` — rounds a bots-only match that never ends by its rules
+  (``match_end`` ``wrap``) plays before the driver ends it, 0 = no cap [20]
+  (``services.bot_driver``, docs/bots.md)
 
 :func:`persistence_env` turns settings into the eventsourcing library's environment
 (ARCHITECTURE decision 1: POPO in tests, SQLite embedded, PostgreSQL in production);
@@ -63,6 +68,7 @@ from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
 from infra.pgstore import RECORDER_TOPIC
 from infra.writerlock import claim_writer
+from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.game import Clock, GameService, SeedSource
 from services.sources import new_seed, utc_now
 from services.timers import TIMEOUT_KIND
@@ -158,9 +164,15 @@ class Settings:
     sse_lifetime_s: int = 600
     sse_retry_ms: int = 1000
     sweep_interval_ms: int = 1000
-    """The sweeper's period (deadlines, turn timeouts, bots); 0 = no sweeper."""
+    """The sweeper's period (deadlines, turn timeouts); 0 = no sweeper."""
     timeout_bot: str = TIMEOUT_KIND
     """The bot policy that moves for a timed-out seat (``domain.players.PLAYERS``)."""
+    bot_workers: int = WORKERS
+    """Bot decisions the bot driver runs at once."""
+    bot_decision_ms: int = int(DECISION_CPU_S * 1000)
+    """CPU ms one bot decision may take."""
+    bots_only_rounds: int = BOTS_ONLY_ROUNDS
+    """Rounds a bots-only ``wrap`` match plays before the driver ends it; 0 = no cap."""
     operator_token: str | None = field(default=None, repr=False)
     """The operator's token: the events feed unredacted (docs/events.md) and the webhook
     subscriptions (docs/webhooks.md); None: nobody is the operator."""
@@ -198,6 +210,9 @@ class Settings:
         _int("SSE_RETRY_MS", self.sse_retry_ms, 0, 3_600_000)
         _int("SWEEP_INTERVAL_MS", self.sweep_interval_ms, 0, 3_600_000)
         _int("FEED_POLL_MS", self.feed_poll_ms, 10, 60_000)
+        _int("BOT_WORKERS", self.bot_workers, 1, 64)
+        _int("BOT_DECISION_MS", self.bot_decision_ms, 10, 600_000)
+        _int("BOTS_ONLY_ROUNDS", self.bots_only_rounds, 0, 1_000_000)
         if self.operator_token is not None and len(self.operator_token) < OPERATOR_TOKEN_MIN:
             raise SettingsError(f"OPERATOR_TOKEN must be at least {OPERATOR_TOKEN_MIN} characters")
         if self.timeout_bot not in PLAYERS:
@@ -270,6 +285,9 @@ class Settings:
             sse_retry_ms=_int_env(get, "SSE_RETRY_MS", defaults.sse_retry_ms),
             sweep_interval_ms=_int_env(get, "SWEEP_INTERVAL_MS", defaults.sweep_interval_ms),
             timeout_bot=(get("TIMEOUT_BOT") or defaults.timeout_bot).lower(),
+            bot_workers=_int_env(get, "BOT_WORKERS", defaults.bot_workers),
+            bot_decision_ms=_int_env(get, "BOT_DECISION_MS", defaults.bot_decision_ms),
+            bots_only_rounds=_int_env(get, "BOTS_ONLY_ROUNDS", defaults.bots_only_rounds),
             operator_token=get("OPERATOR_TOKEN"),
             feed_poll_ms=_int_env(get, "FEED_POLL_MS", defaults.feed_poll_ms),
         )

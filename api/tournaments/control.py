@@ -16,14 +16,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, Request, Response, delete, get, post
+from litestar import Controller, Request, Response, delete, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key
+from api.dto import problems
 from api.runtime import Runtime
-from api.strict import json_body, read_body
 from api.tournaments.dto import RoundParam, SeatTokenView, TableParam, scheduled_round
 from api.tournaments.dto_controls import (
     AdjustmentRequest,
@@ -33,13 +31,14 @@ from api.tournaments.dto_controls import (
     PreviewTable,
     ReissuedTokens,
 )
-from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
+from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
+from api.writes import Write, write_route
 from domain.tournament.tournament import Tournament
-from services.idempotency import Outcome
+from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import adjustments_csv
 from services.tournaments.organise import Organiser
 from services.tournaments.sheets import sheet_csv, sheet_text
-from services.tournaments.views import TournamentView, adjustment_views, tournament_view
+from services.tournaments.views import TournamentView, adjustment_views
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
 SheetFormat = Annotated[
@@ -48,65 +47,46 @@ SheetFormat = Annotated[
 ]
 
 
-def _answer(runtime: Runtime, key: Key, t: Tournament) -> Answer[TournamentView]:
-    return saved(runtime, key, Outcome(200, t.id, t.version), tournament_view(t))
-
-
-def _replay(t: Tournament, _: Outcome) -> TournamentView:
-    return tournament_view(t)
-
-
 class ControlController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/forbidden",
-        status_code=200,
         summary="Forbid a pairing (organiser; Swiss): two teams never to meet",
         description="Swiss pairing never pairs them, rematches or not, unless no pairing at "
         "all avoids it (then as a last resort). 409 swiss-only for a round robin.",
-        opt=json_body(ForbidRequest),
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404, 409),
+        body=ForbidRequest,
     )
     async def forbid(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        data = await read_body(request, ForbidRequest)
+        data = await write.body(ForbidRequest)
 
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             t = o.forbid(tournament_id, data.teams[0], data.teams[1], data.reason)
-            return _answer(runtime, key, t)
+            return view_answer(o, stamp, t)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
-    @delete(
+    @write_route(
         "/{tournament_id:uuid}/forbidden/{a:int}/{b:int}",
-        status_code=200,
         summary="Lift a forbidden pairing (organiser)",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404, 409),
+        handler=delete,
     )
     async def allow(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        write: NamedDependency[Write],
         tournament_id: FromPath[UUID],
         a: TeamParam,
         b: TeamParam,
-        idempotency_key: IdempotencyKey = None,
     ) -> Response[TournamentView]:
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
-            return _answer(runtime, key, o.allow(tournament_id, a, b))
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            return view_answer(o, stamp, o.allow(tournament_id, a, b))
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
     @get(
         "/{tournament_id:uuid}/preview",
@@ -139,62 +119,47 @@ class ControlController(Controller):
             overridden=number in t.overrides,
         )
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pairings",
-        status_code=200,
         summary="Set the next round's pairing by hand, before it starts (organiser)",
         description="Recorded as PairingsOverridden with the reason and who; scheduling the "
         "round then uses it. Every active team once, a bye only for an odd count (409 "
         "pairing-invalid); only the next round (409 round-started).",
-        opt=json_body(OverrideRequest),
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404, 409),
+        body=OverrideRequest,
     )
     async def override(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: NamedDependency[Write], tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
-        data = await read_body(request, OverrideRequest)
+        data = await write.body(OverrideRequest)
         tables = [(p.first_team, p.second_team) for p in data.tables]
 
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             t = o.override(tournament_id, number, tables, data.bye, reason=data.reason, by=data.by)
-            return _answer(runtime, key, t)
+            return view_answer(o, stamp, t)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/adjustments",
-        status_code=200,
         summary="Adjust a team's score (organiser): match points with the reason",
         description="A penalty is negative. Recorded as ScoreAdjusted; the standings' "
         "matchPoints include it (column adjustment) and the exports list it.",
-        opt=json_body(AdjustmentRequest),
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404, 409),
+        body=AdjustmentRequest,
     )
     async def adjust(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        data = await read_body(request, AdjustmentRequest)
+        data = await write.body(AdjustmentRequest)
 
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             t = o.adjust(
                 tournament_id, data.team, data.match_points, reason=data.reason, by=data.by
             )
-            return _answer(runtime, key, t)
+            return view_answer(o, stamp, t)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
     @get(
         "/{tournament_id:uuid}/adjustments",
@@ -217,27 +182,22 @@ class ControlController(Controller):
             return Response(adjustments_csv(t), media_type="text/csv")
         return Response(adjustment_views(t))
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens",
-        status_code=200,
         summary="Re-issue a table's seat tokens (organiser): the old ones stop working",
         description="New tokens for the people's seats (bots have none), answered once; "
         "the match records SeatTokenReissued. Only the round in play (409 "
         "round-not-current).",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404, 409),
     )
     async def reissue(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        write: NamedDependency[Write],
         tournament_id: FromPath[UUID],
         number: RoundParam,
         table: TableParam,
-        idempotency_key: IdempotencyKey = None,
     ) -> Response[ReissuedTokens]:
-        def act(o: Organiser, key: Key) -> Answer[ReissuedTokens]:
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, ReissuedTokens]:
             tokens = o.reissue_tokens(tournament_id, number, table - 1)
             t = o.get(tournament_id)
             match_id = str(t.table(number, table - 1).match_id)
@@ -254,12 +214,12 @@ class ControlController(Controller):
                     for s in tokens
                 ]
             )
-            return saved(runtime, key, Outcome(200, t.id, t.version), answer)
+            return saved(o, stamp, Outcome(200, t.id, t.version), answer)
 
         def replay(t: Tournament, _: Outcome) -> ReissuedTokens:
             return ReissuedTokens(seat_tokens=[], token_withheld=True)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, replay)
 
     @get(
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",

@@ -14,22 +14,18 @@ from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Response, get
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.auth import bearer, scope_of
-from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key, field_of, run
+from api.dto import problems
 from api.runtime import Runtime
-from api.strict import json_body, read_body
 from api.tournaments.dto import (
     CreateTournamentRequest,
     NewTournament,
     RoundParam,
     RoundRun,
-    RunRoundRequest,
     ScheduledRound,
     TableRunView,
     controls,
@@ -39,10 +35,11 @@ from api.tournaments.dto import (
     scheduled_round,
     team_entries,
 )
-from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
+from api.tournaments.organiser import organiser_write, saved
+from api.writes import Write, write_route
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
-from services.idempotency import Fact, Outcome
+from services.idempotency import Fact, Outcome, Stamp
 from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.tournaments.listing import TournamentList, list_tournaments
 from services.tournaments.service import TournamentService
@@ -57,39 +54,32 @@ class TournamentController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
+    @write_route(
         "/",
         status_code=201,
         summary="Create a tournament (organiser); answers the organiser token once",
         description="Teams of two (people or bots), round_robin or swiss (swissRounds), "
         "the match length (deals, or finish_at_A) and the rule set (§10).",
-        responses=problems(409, body=True),
-        response_headers=[LOCATION, REPLAYED_HEADER],
-        opt=json_body(CreateTournamentRequest),
+        statuses=(409,),
+        security=None,
+        headers=(LOCATION,),
+        body=CreateTournamentRequest,
     )
-    async def create(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[NewTournament]:
-        data = await read_body(request, CreateTournamentRequest)
-        tournaments = TournamentService(runtime.service)
+    async def create(self, write: NamedDependency[Write]) -> Response[NewTournament]:
+        data = await write.body(CreateTournamentRequest)
+        tournaments = TournamentService(write.runtime.service)
 
-        def work(key: Key) -> Answer[NewTournament]:
+        def work(_: None, stamp: Stamp) -> tuple[int, NewTournament]:
             tid = uuid4()
             token = new_token(tid, ORGANISER_ROLE)
             made: list[NewTournament] = []
 
             def attach(t: Tournament) -> list[Any]:
+                view = tournament_view(t)
                 made.append(
-                    NewTournament(
-                        tournament_id=str(t.id),
-                        organiser_token=token,
-                        tournament=tournament_view(t),
-                    )
+                    NewTournament(tournament_id=str(t.id), organiser_token=token, tournament=view)
                 )
-                return key.records(Outcome(201, t.id, t.version))
+                return stamp.records(Outcome(201, t.id, t.version))
 
             tournaments.create(
                 name=data.name,
@@ -104,9 +94,9 @@ class TournamentController(Controller):
                 attach=attach,
                 **controls(data),
             )
-            return Answer(201, made[0])
+            return 201, made[0]
 
-        def replay(outcome: Outcome) -> NewTournament:
+        def replay(_: None, outcome: Outcome) -> NewTournament:
             t = tournaments.get(outcome.subject, version=outcome.version)
             return NewTournament(
                 tournament_id=str(t.id),
@@ -115,10 +105,9 @@ class TournamentController(Controller):
                 token_withheld=True,
             )
 
-        scope = scope_of(bearer(request), request.client.host if request.client else None)
-        response = await run(runtime, request, idempotency_key, scope, work, replay)
-        response.headers["Location"] = f"/v1/tournaments/{field_of(response, 'tournamentId')}"
-        return response
+        return await write.run(
+            lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
+        )
 
     @get(
         "/",
@@ -179,7 +168,7 @@ class TournamentController(Controller):
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/rounds",
         status_code=201,
         summary="Schedule the next round (organiser)",
@@ -187,67 +176,54 @@ class TournamentController(Controller):
         "its seeds' commitment (R35, R36), creates and seats the tables (bots as their kind, "
         "people with a seat token answered here once). 409 round-in-play while a table of "
         "the current round has no result; 409 tournament-over after the last round.",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404, 409),
     )
     async def schedule(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
-        def act(tournaments: TournamentService, key: Key) -> Answer[ScheduledRound]:
+        def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, ScheduledRound]:
             done = tournaments.schedule_next(tournament_id)
             t = tournaments.get(tournament_id)
-            state = t.round_state(done.number)
-            answer = scheduled_answer(t, state, done.seat_tokens)
-            return saved(
-                runtime, key, Outcome(201, t.id, t.version, facts={"number": done.number}), answer
-            )
+            answer = scheduled_answer(t, t.round_state(done.number), done.seat_tokens)
+            outcome = Outcome(201, t.id, t.version, facts={"number": done.number})
+            return saved(tournaments, stamp, outcome, answer)
 
         def replay(t: Tournament, outcome: Outcome) -> ScheduledRound:
             state = t.round_state(int(outcome.facts.get("number") or len(t.rounds)))
             answer = scheduled_answer(t, state, ())
             return ScheduledRound(round=answer.round, seat_tokens=[], token_withheld=True)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, replay)
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
-        status_code=200,
-        summary="Run the round's bots to completion (organiser)",
-        description="Plays every table's pending bot moves (the same commands as people) "
-        "until each match is over or waits for a person or the clock, then collects the "
-        "results; a bots-only round completes in one call (four-bot tables deal unpaced).",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(RunRoundRequest | None),
+        status_code=202,
+        summary="Wake the round's bots (organiser) and collect the finished tables",
+        description="Bots move on their own, off the request path, as soon as they are to "
+        "act; this wakes the bot driver for every table of the round in play, collects the "
+        "finished tables' results and answers at once (202): each table `finished` or "
+        "`playing`. A bots-only round completes by itself; ask again (or read the round) "
+        "to see it.",
+        statuses=(401, 403, 404, 409),
     )
     async def run_bots(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: NamedDependency[Write], tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:
-        data = await read_body(request, RunRoundRequest | None)
-        steps = (data.max_steps if data else None) or runtime.bot_steps
+        driver = write.runtime.bots
 
-        def act(tournaments: TournamentService, key: Key) -> Answer[RoundRun]:
+        def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, RoundRun]:
             t = tournaments.get(tournament_id)
             t.round_state(number)
             if number != len(t.rounds):
                 raise _not_current(number, len(t.rounds))
-            done = tournaments.run_round(tournament_id, steps)
+            done = tournaments.wake_round(tournament_id, driver.wake)
             after = tournaments.get(tournament_id)
             answer = run_answer(after, done)
             tables = msgspec.json.encode(answer.tables).decode()
             facts: dict[str, Fact] = {"completed": done.completed, "tables": tables}
-            return saved(runtime, key, Outcome(200, after.id, after.version, facts=facts), answer)
+            return saved(
+                tournaments, stamp, Outcome(202, after.id, after.version, facts=facts), answer
+            )
 
         def replay(t: Tournament, outcome: Outcome) -> RoundRun:
             tables = str(outcome.facts.get("tables") or "[]")
@@ -258,7 +234,7 @@ class TournamentController(Controller):
                 round=round_view(t, t.round_state(number)),
             )
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, replay)
 
 
 def _not_current(number: int, current: int) -> IllegalMoveError:

@@ -84,11 +84,6 @@ class FinishTableRequest(_Request, frozen=True, kw_only=True):
     """Why the table is ended (recorded in the match's ``MatchFinished``)."""
 
 
-class RunRoundRequest(_Request, frozen=True, kw_only=True):
-    max_steps: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
-    """Bot moves per table at most (default 1000)."""
-
-
 class CorrectionRequest(_Request, frozen=True, kw_only=True):
     winner: Annotated[int, msgspec.Meta(ge=0, le=63)] | None
     """The winning team's number (one of the table's two), null for a draw."""
@@ -137,8 +132,7 @@ class ScheduledRound(_Response, frozen=True, kw_only=True):
 class TableRunView(_Response, frozen=True, kw_only=True):
     table: int
     match_id: str
-    steps: int
-    status: Literal["finished", "waiting", "limit"]
+    status: Literal["finished", "playing"]
 
 
 class RoundRun(_Response, frozen=True, kw_only=True):
@@ -236,9 +230,7 @@ def run_answer(t: Tournament, done: svc.RoundRun) -> RoundRun:
         number=done.number,
         completed=done.completed,
         tables=[
-            TableRunView(
-                table=r.table + 1, match_id=str(r.match_id), steps=r.steps, status=r.status
-            )
+            TableRunView(table=r.table + 1, match_id=str(r.match_id), status=r.status)
             for r in done.tables
         ],
         round=round_view(t, t.round_state(done.number)),

@@ -9,14 +9,12 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key
+from api.dto import problems
 from api.runtime import Runtime
-from api.strict import json_body, read_body
 from api.tournaments.dto import (
     CorrectionRequest,
     CsvOperation,
@@ -26,10 +24,12 @@ from api.tournaments.dto import (
     csv_doc,
     scheduled_round,
 )
-from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
+from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
+from api.writes import Write, write_route
 from domain.tournament.tournament import Tournament
-from services.idempotency import Outcome
+from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import results_csv, standings_csv
+from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService
 from services.tournaments.views import (
     ResultsExport,
@@ -39,7 +39,6 @@ from services.tournaments.views import (
     results_export,
     standings_view,
     table_view,
-    tournament_view,
 )
 
 CSV_MEDIA_TYPE = "text/csv"
@@ -65,89 +64,68 @@ class ResultController(Controller):
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/results/collect",
-        status_code=200,
         summary="Pull the finished tables' results into the tournament (organiser)",
-        responses=problems(401, 403, 404, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        statuses=(401, 403, 404),
     )
     async def collect(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        def act(tournaments: TournamentService, key: Key) -> Answer[TournamentView]:
-            t = tournaments.collect(tournament_id)
-            return saved(runtime, key, Outcome(200, t.id, t.version), tournament_view(t))
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            return view_answer(o, stamp, o.collect(tournament_id))
 
-        def replay(t: Tournament, outcome: Outcome) -> TournamentView:
-            return tournament_view(t)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
-
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/finish",
-        status_code=200,
         summary="End a table's match (organiser, R32) and collect its result",
         description="For a table that cannot go on: a deal in play is abandoned unscored and "
         "the team ahead on levels wins (R32); the result is then recorded as any other.",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(FinishTableRequest),
+        statuses=(401, 403, 404, 409),
+        body=FinishTableRequest,
     )
     async def finish_table(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        write: NamedDependency[Write],
         tournament_id: FromPath[UUID],
         number: RoundParam,
         table: TableParam,
-        idempotency_key: IdempotencyKey = None,
     ) -> Response[TableView]:
-        data = await read_body(request, FinishTableRequest)
+        data = await write.body(FinishTableRequest)
+        answer = table_answer(number, table)
 
-        def act(tournaments: TournamentService, key: Key) -> Answer[TableView]:
-            t = tournaments.finish_table(tournament_id, number, table - 1, data.reason)
-            answer = table_answer(number, table)(t, None)
-            return saved(runtime, key, Outcome(200, t.id, t.version), answer)
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:
+            t = o.finish_table(tournament_id, number, table - 1, data.reason)
+            return saved(o, stamp, Outcome(200, t.id, t.version), answer(t, None))
 
-        replay = table_answer(number, table)
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, answer)
 
-    @post(
+    @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/correction",
-        status_code=200,
         summary="Correct a table's result (organiser; recorded with who and why)",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(CorrectionRequest),
+        statuses=(401, 403, 404, 409),
+        body=CorrectionRequest,
     )
     async def correct(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        write: NamedDependency[Write],
         tournament_id: FromPath[UUID],
         number: RoundParam,
         table: TableParam,
-        idempotency_key: IdempotencyKey = None,
     ) -> Response[TableView]:
-        data = await read_body(request, CorrectionRequest)
+        data = await write.body(CorrectionRequest)
+        answer = table_answer(number, table)
 
-        def act(tournaments: TournamentService, key: Key) -> Answer[TableView]:
-            answer: list[TableView] = []
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:
+            made: list[TableView] = []
 
             def attach(t: Tournament) -> list[Any]:
                 # the key's record is saved with the correction (one save, IETF draft)
-                answer.append(table_answer(number, table)(t, None))
-                return key.records(Outcome(200, t.id, t.version))
+                made.append(answer(t, None))
+                return stamp.records(Outcome(200, t.id, t.version))
 
-            tournaments.correct(
+            o.correct(
                 tournament_id,
                 number,
                 table - 1,
@@ -158,10 +136,9 @@ class ResultController(Controller):
                 reason=data.reason,
                 attach=attach,
             )
-            return Answer(200, answer[0])
+            return 200, made[0]
 
-        replay = table_answer(number, table)
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, answer)
 
     @get(
         "/{tournament_id:uuid}/standings",

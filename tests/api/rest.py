@@ -59,6 +59,12 @@ def client(service: GameService | None = None, **kwargs: Any) -> Iterator[TestCl
         yield c
 
 
+def settle(c: TestClient[Litestar], timeout: float = 120) -> None:
+    """Wait until the app's bot driver is idle: every bot has moved as far as it can
+    without a person or the clock (bots move off the request path)."""
+    assert c.app.state.bots.idle(timeout), "the bot driver did not go idle"
+
+
 def without_tokens(first: Json, *fields: str) -> Json:
     """The first answer as an idempotent replay gives it again: the tokens it minted
     withheld (``null``, or no seat tokens) and ``tokenWithheld`` (docs/security.md)."""
