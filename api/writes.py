@@ -64,7 +64,7 @@ ANONYMOUS = "anonymous"
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 KEY_DOC = (
-    "Makes the write safe to retry (IETF draft httpapi-idempotency-key-header): the same "
+    "Makes the POST safe to retry (IETF draft httpapi-idempotency-key-header): the same "
     "key with the same body answers the first response again without acting twice (a "
     "token it minted is withheld: `tokenWithheld: true`); with another body 409 "
     "`idempotency-key-reused`; while the first is still running 409."

@@ -53,6 +53,8 @@ SaveObserver = Callable[[float, str], None]
 
 log = logging.getLogger(__name__)
 
+END_ATTEMPTS = 5
+"""Tries an organiser's end of a match makes against moves saved first (bots move on)."""
 STAND_IN_SEED = bytes(32)
 """The seed a dry run deals a void deal again from: the real seed is drawn only when a
 command acts (R35), and a dry run shows nothing it could not know (R33)."""
@@ -203,7 +205,18 @@ class GameService(Application[UUID]):
     def finish_match(
         self, match_id: UUID, reason: str = "organiser", *, attach: Attach | None = None
     ) -> CommandResult:
-        """R32: the organiser ends the match (a round in play is abandoned unscored)."""
+        """R32: the organiser ends the match (a round in play is abandoned unscored). The
+        end applies to the match as it is: a move saved first (a bot's, off the request
+        path) makes it try again, at most :data:`END_ATTEMPTS` times."""
+        for attempt in range(END_ATTEMPTS):
+            try:
+                return self._finish(match_id, reason, attach)
+            except VersionConflictError:
+                if attempt == END_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _finish(self, match_id: UUID, reason: str, attach: Attach | None) -> CommandResult:
         match = self.get_match(match_id)
         now = self.clock()
         match.finish(reason, now)

@@ -12,7 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import Table, auth, client
+from tests.api.rest import Table, auth, client, settle
 
 JSON = {"content-type": "application/json"}
 TEXT = {"content-type": "text/plain"}
@@ -31,6 +31,7 @@ def bot_match(c: TestClient[Litestar], rounds: int = 1) -> str:
             headers=auth(created["organiserToken"]),
         )
         assert r.status_code == 201, r.text
+    settle(c)  # the bots play it off the request path
     assert c.get(f"/v1/matches/{created['matchId']}").json()["finished"] is True
     match_id: str = created["matchId"]
     return match_id

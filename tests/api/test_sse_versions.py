@@ -1,5 +1,6 @@
 """A frame for every version at every viewer (issue 12): whole rounds played over the REST
-API by two people and two bots (bots move several times after one command), watched by
+API by two people and two bots (bots move several times after one command, off the
+request path), watched by
 both seats, a spectator and the organiser. Every stream gets ids 1 apart from its first
 frame to the match's last version; every frame's event is the one the history shows at
 that version and its view the state as of that version (R34), for that viewer (R33).
@@ -13,6 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -108,6 +110,7 @@ async def test_every_viewer_gets_a_frame_for_every_version() -> None:
                     moved = True
                     break
             assert moved, "nobody could move"
+            assert await anyio.to_thread.run_sync(app.state.bots.idle), "the bots did not reply"
             bot_batches += await version_of(c, match_id) - before > 1
             summary = (await c.get(url)).json()
             if summary["roundNumber"] >= 2:

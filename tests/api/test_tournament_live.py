@@ -14,9 +14,11 @@ from api.tournaments.live import standings_frames
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
 from infra.settings import Settings, build_service
+from services.bot_driver import BotDriver
 from services.game import GameService
 from services.tournaments.service import TournamentService
 from tests.conftest import FakeClock, FixedSeeds
+from tests.driving import play_round
 
 
 def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
@@ -31,10 +33,10 @@ def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
     tournaments.schedule_next(t.id)
 
     async def main() -> tuple[list[bytes], list[bytes]]:
-        runtime = Runtime(service, anyio.CapacityLimiter(2))
+        runtime = Runtime(service, anyio.CapacityLimiter(2), BotDriver(service))
         frames = standings_frames(runtime, t.id, None)
         first = await anext(frames)
-        await runtime.call(tournaments.run_round, t.id)  # plays and collects: finished
+        await runtime.call(play_round, tournaments, t.id)  # plays and collects: finished
         rest = [frame async for frame in frames]
         last = tournaments.get(t.id).version
         resumed = [frame async for frame in standings_frames(runtime, t.id, last)]
