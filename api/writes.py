@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
-import msgspec
 from litestar import MediaType, Request, Response, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
@@ -157,12 +156,6 @@ def respond(done: Replayable[T], location: Callable[[T], str] | None = None) -> 
         if location is not None and done.body is not None:
             headers["Location"] = location(done.body)
     return Response(body, status_code=done.status, headers=headers, media_type=MediaType.JSON)
-
-
-def field_of(body: Any, name: str) -> Any:
-    """A top-level field (its JSON name) of an answer, for a header such as ``Location``."""
-    found = msgspec.to_builtins(body)
-    return found.get(name) if isinstance(found, dict) else None
 
 
 def write_route(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -227,18 +226,6 @@ class GameService(Application[UUID]):
             current.abandon(reason, now)
         self._save(match, current, *self._extras(attach, match, None, current))
         return self._result(match, None, current)
-
-    def is_organiser(self, match: Match, token: str) -> bool:
-        """The token is the organiser token of ``match``."""
-        stored = match.organiser_token_hash
-        return bool(stored) and secrets.compare_digest(stored, token_hash(token))
-
-    def seat_of_token(self, match: Match, token: str) -> int | None:
-        digest = token_hash(token)
-        for seat, info in enumerate(match.seats):
-            if info is not None and secrets.compare_digest(info.token_hash, digest):
-                return seat
-        return None
 
     # -- round commands --------------------------------------------------------------------
 

@@ -37,10 +37,6 @@ def get_account(service: GameService, account_id: UUID) -> Account:
     return load(service, account_id, Account, "player")
 
 
-def is_player_token(token: str | None) -> bool:
-    return token is not None and token.startswith(PLAYER_ROLE + ".")
-
-
 def verify_player(service: GameService, token: str) -> Signed | None:
     """The account and session of a player token; None when the token is malformed,
     names no account, or matches none of its sessions (revoked, rotated, forged)."""

@@ -31,7 +31,6 @@ itself.
 from __future__ import annotations
 
 import contextlib
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -51,7 +50,7 @@ from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.loading import load
-from services.sources import SEAT_ROLE, new_token, token_hash
+from services.sources import SEAT_ROLE, new_token
 
 TableStatus = Literal["finished", "playing"]
 
@@ -123,10 +122,6 @@ class TournamentService:
     def get(self, tournament_id: UUID, version: int | None = None) -> Tournament:
         """The tournament (as of ``version``)."""
         return load(self.game, tournament_id, Tournament, "tournament", version)
-
-    def is_organiser(self, tournament: Tournament, token: str) -> bool:
-        stored = tournament.organiser_token_hash
-        return bool(stored) and secrets.compare_digest(stored, token_hash(token))
 
     # -- commands --------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from domain.rules.ruleset import STANDARD
 from domain.tournament.duplicate import deal_seed
 from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
+from services.access import Credential, seat_in
 from services.bots import Step, play_one, run_bots
 from services.errors import VersionConflictError
 from services.game import GameService
@@ -136,7 +137,7 @@ def test_people_get_seat_tokens_and_the_round_waits_for_them() -> None:
     assert sorted((s.player, s.team) for s in done.seat_tokens) == [("Ann", 0), ("Bo", 0)]
     match = service.get_match(human_table.match_id)
     for s in done.seat_tokens:
-        assert service.seat_of_token(match, s.token) == s.seat
+        assert seat_in(service, match, Credential.parse(s.token)) == s.seat
         assert match.seats[s.seat] is not None and match.seats[s.seat].kind == "human"  # type: ignore[union-attr]
     run = play_round(ts, t.id)
     statuses = {r.table: r.status for r in run.tables}
