@@ -185,11 +185,12 @@ class BotDriver:
             self._cond.notify_all()
 
     def idle(self, timeout: float = 60.0) -> bool:
-        """Wait until nothing is queued or running (false if ``timeout`` passed first):
-        every bot has moved as far as it can without a person or the clock."""
+        """Wait until no step runs and none will start — nothing queued, or paused (false
+        if ``timeout`` passed first): every bot has moved as far as it can without a
+        person or the clock."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._queue or self._running:
+            while self._running or (self._queue and not self._paused):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False

@@ -251,7 +251,7 @@ class GameService(Application[UUID]):
         action and cards instead, with ``now`` and the deadlines claimed; it records
         ``TurnTimedOut`` first (:mod:`services.timers`)."""
         match = self.get_match(match_id) if match is None else match
-        round_, now = self._ready(match, expected_version, expected_round_version)
+        round_, now, _ = self._ready(match, expected_version, expected_round_version)
         claimed = bool(round_.pending_events)
         try:
             if decide is not None:
@@ -290,8 +290,7 @@ class GameService(Application[UUID]):
         and nothing saved. A throw is judged by its shape alone (R22, R33). Answers the
         match version and the round with the command's events pending; raises what
         :meth:`act` would raise."""
-        round_, now = self._ready(match, expected_version, None, dry=True)
-        version = match.sequence(round_.version)
+        round_, now, version = self._ready(match, expected_version, None, dry=True)
         round_.collect_events()  # the deadlines' events are not the command's
         self._dispatch(round_, seat, action, cards, now, dry=True)
         return version, round_
@@ -303,10 +302,10 @@ class GameService(Application[UUID]):
         expected_round_version: int | None,
         *,
         dry: bool = False,
-    ) -> tuple[Round, datetime]:
+    ) -> tuple[Round, datetime, int]:
         """A command's preconditions on ``match`` (R32, R1, If-Match), then its round with
         a passed deadline claimed (R16, R17, R20) and a void deal dealt again (R19):
-        the round and the command's ``now``."""
+        the round, the command's ``now`` and the match version the command found."""
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         round_ = self.current_round(match)
@@ -330,7 +329,7 @@ class GameService(Application[UUID]):
             round_.claim_deadlines(now)
             if round_.phase is RoundPhase.REDEAL:
                 self._deal(match, round_, now, dry=dry)
-        return round_, now
+        return round_, now, current_version
 
     _dispatch = staticmethod(dispatch)
 
