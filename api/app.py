@@ -23,6 +23,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Tag
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.calls import provide_read, provide_write
 from api.commands import CommandController
 from api.contract import complete_document
 from api.errors import EXCEPTION_HANDLERS
@@ -56,7 +57,6 @@ from api.tournaments.live import LiveController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
-from api.writes import provide_write
 from infra.hub import PostgresHub, build_hub
 from infra.localhub import InProcessHub
 from infra.players import PlayerSettings, key_store, outbox_env
@@ -230,6 +230,7 @@ def create_app(
         ],
         dependencies={
             "runtime": Provide(runtime.provide, sync_to_thread=False),
+            "read": Provide(provide_read),
             "write": Provide(provide_write),
             "live": Provide(live.provide, sync_to_thread=False),
             "archive": Provide(archive.provide, sync_to_thread=False),

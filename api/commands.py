@@ -23,9 +23,9 @@ from litestar import Controller, Response
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
+from api.calls import CHECKED, Write, write_route
 from api.dto import Action, ActionRequest, Cards
 from api.etag import IfMatch, precondition
-from api.writes import Write, write_route
 from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import InvalidInputError
 from services.dryrun import DryRun
@@ -75,9 +75,10 @@ class CommandController(Controller):
 
     @write_route(
         "/{match_id:uuid}/actions/{action:str}",
-        summary="Act in the round as the token's seat",
+        200,
+        *CHECKED,
+        412,
         description=ACT_DOC,
-        statuses=(401, 403, 404, 409, 412),
         body=ActionRequest | None,
     )
     async def act(
@@ -88,6 +89,7 @@ class CommandController(Controller):
         if_match: IfMatch = None,
         dry_run: DryRunFlag = False,
     ) -> Response[CommandDone | DryRun]:
+        """Act in the round as the token's seat"""
         data: ActionRequest | None = await write.body(ActionRequest | None)
         command = Command(
             write.credential,

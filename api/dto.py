@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import QueryParameter
 
 from api.problems import PROBLEM_MEDIA_TYPE, Problem
 from domain.game.timers import MAX_LIMIT_MS, MIN_LIMIT_MS, Timers
@@ -228,6 +229,14 @@ class RoundVerified(_Response, frozen=True, kw_only=True):
     """``server``: drawn here and committed before the first card (R35); ``record``: the
     match is an imported record, so the seeds are the importer's — the check proves the
     record consistent, not the deal fair."""
+
+
+# -- parameters ---------------------------------------------------------------------------------
+
+After = Annotated[int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")]
+"""A list's page: after this position."""
+Limit = Annotated[int, QueryParameter(ge=1, le=100)]
+"""A list's page: at most this many items."""
 
 
 # -- OpenAPI: the problems each route may answer -----------------------------------------------

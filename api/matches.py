@@ -13,28 +13,31 @@ from collections.abc import Callable
 from typing import Annotated
 from uuid import UUID, uuid4
 
-from litestar import Controller, Response, get
+from litestar import Controller, Response
 from litestar.di import NamedDependency
 from litestar.params import FromPath, PathParameter, QueryParameter
 
+from api.calls import CHECKED, Read, Write, write_route
 from api.dto import (
     ETAG_HEADER,
     LOCATION_HEADER,
     NOT_MODIFIED,
+    After,
     BotSeated,
     BotsRun,
     ClaimSeatRequest,
     CreateMatchRequest,
     FinishedMatch,
     FinishRequest,
+    Limit,
     NewMatch,
     SeatBotRequest,
     SeatClaimed,
     problems,
 )
 from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
-from api.runtime import Runtime, snapshot
-from api.writes import Write, write_route
+from api.routes import read_route
+from api.runtime import snapshot
 from domain.game.match import Match
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import organiser_of
@@ -60,17 +63,14 @@ class MatchController(Controller):
     tags = ["matches"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/",
-        status_code=201,
-        summary="Create a match (a preset and/or §10 rule fields)",
-        description="Answers the organiser token once; it authorises seating bots, running "
-        "them and ending the match. The rules are fixed for good (RULES §10).",
-        statuses=(409,),
-        security=None,
-        headers=(LOCATION_HEADER,),
-        body=CreateMatchRequest | None,
+        "/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreateMatchRequest | None
     )
     async def create(self, write: NamedDependency[Write]) -> Response[NewMatch]:
+        """Create a match (a preset and/or §10 rule fields)
+
+        Answers the organiser token once; it authorises seating bots, running them and ending the
+        match. The rules are fixed for good (RULES §10).
+        """
         body = await write.body(CreateMatchRequest | None) or CreateMatchRequest()
         service = write.runtime.service
 
@@ -105,14 +105,12 @@ class MatchController(Controller):
             lambda: None, work, replay, location=lambda m: f"/v1/matches/{m.match_id}"
         )
 
-    @get("/", summary="List matches, oldest first (paged)", responses=problems())
+    @read_route("/")
     async def index(
         self,
-        runtime: NamedDependency[Runtime],
-        after: Annotated[
-            int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
-        ] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
+        read: NamedDependency[Read],
+        after: After = 0,
+        limit: Limit = 50,
         origin: Annotated[
             Origin | None,
             QueryParameter(
@@ -121,23 +119,24 @@ class MatchController(Controller):
             ),
         ] = None,
     ) -> MatchList:
-        return await runtime.call(
-            lambda: list_matches(runtime.service, after=after, limit=limit, origin=origin)
+        """List matches, oldest first (paged)"""
+        return await read.call(
+            lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
         )
 
-    @get(
+    @read_route(
         "/{match_id:uuid}",
-        summary="A match: rules, seats, levels, dealer, rounds and results",
         responses={304: NOT_MODIFIED, **problems(404)},
         response_headers=[ETAG_HEADER],
     )
     async def get_match(
         self,
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         match_id: FromPath[UUID],
         if_none_match: IfNoneMatch = None,
     ) -> Response[MatchSummary]:
-        match, current = await runtime.call(snapshot, runtime.service, match_id)
+        """A match: rules, seats, levels, dealer, rounds and results"""
+        match, current = await read.call(snapshot, read.service, match_id)
         summary = match_summary(match, current)
         tag = etag(summary.version)
         if not_modified(if_none_match, tag):
@@ -145,17 +144,15 @@ class MatchController(Controller):
         return tagged(summary, tag)
 
     @write_route(
-        "/{match_id:uuid}/seats/{seat:int}",
-        status_code=201,
-        summary="Claim a seat (R1); answers its token once",
-        description="When the fourth seat fills, round 1 is dealt at once (R16).",
-        statuses=(404, 409),
-        security=None,
-        body=ClaimSeatRequest,
+        "/{match_id:uuid}/seats/{seat:int}", 201, 404, 409, security=None, body=ClaimSeatRequest
     )
     async def claim_seat(
         self, write: NamedDependency[Write], match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[SeatClaimed]:
+        """Claim a seat (R1); answers its token once
+
+        When the fourth seat fills, round 1 is dealt at once (R16).
+        """
         data = await write.body(ClaimSeatRequest)
         service = write.runtime.service
 
@@ -175,20 +172,17 @@ class MatchController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @write_route(
-        "/{match_id:uuid}/seats/{seat:int}/bot",
-        status_code=201,
-        summary="Seat a bot (organiser)",
-        description="The bot plays through the same commands as a person, off the request "
-        "path: it moves as soon as it is to act, so four bots play the match on their own "
-        "(a bots-only match that never ends by its rules is ended after a number of rounds, "
-        "`BOTS_ONLY_ROUNDS`). The answer is the version of the seating itself.",
-        statuses=(401, 403, 404, 409),
-        body=SeatBotRequest,
-    )
+    @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
     async def seat_bot(
         self, write: NamedDependency[Write], match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[BotSeated]:
+        """Seat a bot (organiser)
+
+        The bot plays through the same commands as a person, off the request path: it moves as soon
+        as it is to act, so four bots play the match on their own (a bots-only match that never ends
+        by its rules is ended after a number of rounds, `BOTS_ONLY_ROUNDS`). The answer is the
+        version of the seating itself.
+        """
         data = await write.body(SeatBotRequest)
         service = write.runtime.service
 
@@ -207,19 +201,17 @@ class MatchController(Controller):
 
         return await write.run(self._organiser(write, match_id), work, replay)
 
-    @write_route(
-        "/{match_id:uuid}/bots/run",
-        status_code=202,
-        summary="Wake the match's bots now (organiser)",
-        description="Bots move on their own, off the request path, as soon as they are to "
-        "act; this asks the bot driver to look at the match now (a passed deadline is claimed "
-        "on the way, R17, R20) and answers at once: 202 with the match version and whether a "
-        "bot is to act. Their moves follow as new versions (and live frames).",
-        statuses=(401, 403, 404),
-    )
+    @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
     async def bots(
         self, write: NamedDependency[Write], match_id: FromPath[UUID]
     ) -> Response[BotsRun]:
+        """Wake the match's bots now (organiser)
+
+        Bots move on their own, off the request path, as soon as they are to act; this asks the bot
+        driver to look at the match now (a passed deadline is claimed on the way, R17, R20) and
+        answers at once: 202 with the match version and whether a bot is to act. Their moves follow
+        as new versions (and live frames).
+        """
         runtime = write.runtime
 
         def work(_: Match, stamp: Stamp) -> tuple[int, BotsRun]:
@@ -237,16 +229,14 @@ class MatchController(Controller):
 
         return await write.run(self._organiser(write, match_id), work, replay)
 
-    @write_route(
-        "/{match_id:uuid}/finish",
-        summary="End the match (organiser, R32)",
-        description="A round being played is abandoned unscored; no command is accepted after.",
-        statuses=(401, 403, 404, 409),
-        body=FinishRequest | None,
-    )
+    @write_route("/{match_id:uuid}/finish", 200, *CHECKED, body=FinishRequest | None)
     async def finish(
         self, write: NamedDependency[Write], match_id: FromPath[UUID]
     ) -> Response[FinishedMatch]:
+        """End the match (organiser, R32)
+
+        A round being played is abandoned unscored; no command is accepted after.
+        """
         data = await write.body(FinishRequest | None)
         reason = data.reason if data else "organiser"
         service = write.runtime.service

@@ -27,9 +27,9 @@ from litestar import Controller, Response
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
+from api.calls import CHECKED, Write, write_route
 from api.etag import IfMatch, precondition
 from api.runtime import Runtime
-from api.writes import Write, write_route
 from domain.game.match import Match
 from services.access import seat_or_organiser
 from services.bot_driver import BotDriver
@@ -67,15 +67,11 @@ class TimeoutController(Controller):
     path = "/v1/matches"
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/{match_id:uuid}/timeout",
-        summary="Claim the turn timeout of the seat to act (the bot moves for it)",
-        description=TIMEOUT_DOC,
-        statuses=(401, 403, 404, 409, 412),
-    )
+    @write_route("/{match_id:uuid}/timeout", 200, *CHECKED, 412, description=TIMEOUT_DOC)
     async def claim(
         self, write: NamedDependency[Write], match_id: FromPath[UUID], if_match: IfMatch = None
     ) -> Response[TimeoutClaimed]:
+        """Claim the turn timeout of the seat to act (the bot moves for it)"""
         runtime = write.runtime
         service, expected = runtime.service, precondition(if_match)
         kind = getattr(write.request.app.state, "timeout_kind", TIMEOUT_KIND)

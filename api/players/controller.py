@@ -14,11 +14,11 @@ from functools import partial
 from typing import Any
 from uuid import UUID, uuid4
 
-from litestar import Controller, Request, Response, delete, get
+from litestar import Controller, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from api.auth import credential
+from api.calls import BEARER, CHECKED, Read, Write, write_route
 from api.dto import LOCATION_HEADER, problems
 from api.players.dto import (
     ClaimRequest,
@@ -31,8 +31,7 @@ from api.players.dto import (
     SessionList,
     SessionToken,
 )
-from api.runtime import Runtime
-from api.writes import BEARER, Write, write_route
+from api.routes import read_route
 from services.access import signed_player
 from services.accounts import lobby, players, seating
 from services.accounts.my_matches import MyMatches, my_matches
@@ -44,18 +43,13 @@ class PlayerController(Controller):
     path = "/v1/players"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        status_code=201,
-        summary="Create a player (a device account); answers its player token once",
-        description="The token is long-lived: rotate it (`POST /v1/players/me/token`) or end "
-        "its session to stop it. Another device signs in with `POST /v1/players/me/sessions`.",
-        statuses=(409,),
-        security=None,
-        headers=(LOCATION_HEADER,),
-        body=CreatePlayerRequest,
-    )
+    @write_route("/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreatePlayerRequest)
     async def create(self, write: NamedDependency[Write]) -> Response[NewPlayer]:
+        """Create a player (a device account); answers its player token once
+
+        The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
+        it. Another device signs in with `POST /v1/players/me/sessions`.
+        """
         data = await write.body(CreatePlayerRequest)
         service = write.runtime.service
 
@@ -77,16 +71,10 @@ class PlayerController(Controller):
 
         return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")
 
-    @get(
-        "/me",
-        summary="The player of the token",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def me(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> Profile:
-        signed = await runtime.call(signed_player, runtime.service, credential(request))
+    @read_route("/me", 401, 403, security=BEARER)
+    async def me(self, read: NamedDependency[Read]) -> Profile:
+        """The player of the token"""
+        signed = await read.call(signed_player, read.service, read.credential)
         a = signed.account
         return Profile(
             player_id=str(a.id),
@@ -105,10 +93,8 @@ class PlayerController(Controller):
         responses=problems(401, 403),
         security=BEARER,
     )
-    async def erase(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> None:
-        service, cred = runtime.service, credential(request)
+    async def erase(self, read: NamedDependency[Read]) -> None:
+        service, cred = read.service, read.credential
 
         def work() -> None:
             account = signed_player(service, cred).account
@@ -117,18 +103,12 @@ class PlayerController(Controller):
                 account = signed_player(service, cred).account
             players.erase(service, account)
 
-        await runtime.call(work)
+        await read.call(work)
 
-    @get(
-        "/me/sessions",
-        summary="The player's sessions (devices), oldest first",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def sessions(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> SessionList:
-        signed = await runtime.call(signed_player, runtime.service, credential(request))
+    @read_route("/me/sessions", 401, 403, security=BEARER)
+    async def sessions(self, read: NamedDependency[Read]) -> SessionList:
+        """The player's sessions (devices), oldest first"""
+        signed = await read.call(signed_player, read.service, read.credential)
         return SessionList(
             items=[
                 SessionItem(
@@ -141,14 +121,9 @@ class PlayerController(Controller):
             ]
         )
 
-    @write_route(
-        "/me/sessions",
-        status_code=201,
-        summary="Open another session (a new device); answers its token once",
-        statuses=(401, 403, 409),
-        body=OpenSessionRequest | None,
-    )
+    @write_route("/me/sessions", 201, 401, 403, 409, body=OpenSessionRequest | None)
     async def open_session(self, write: NamedDependency[Write]) -> Response[SessionToken]:
+        """Open another session (a new device); answers its token once"""
         data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
         service = write.runtime.service
 
@@ -159,12 +134,9 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, session_replay)
 
-    @write_route(
-        "/me/token",
-        summary="Rotate the token of this session; the one used stops working at once",
-        statuses=(401, 403),
-    )
+    @write_route("/me/token", 200, 401, 403)
     async def rotate(self, write: NamedDependency[Write]) -> Response[SessionToken]:
+        """Rotate the token of this session; the one used stops working at once"""
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionToken]:
@@ -185,27 +157,23 @@ class PlayerController(Controller):
     )
     async def end_session(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         session_id: FromPath[UUID],
     ) -> None:
-        service, cred = runtime.service, credential(request)
+        service, cred = read.service, read.credential
 
         def work() -> None:
             players.end_session(service, signed_player(service, cred).account, session_id)
 
-        await runtime.call(work)
+        await read.call(work)
 
-    @write_route(
-        "/me/seats",
-        status_code=201,
-        summary="Claim a seat as this player (R1: one seat per match)",
-        description="The player token then acts for the seat from any device; the answer "
-        "also carries a seat token. When the fourth seat fills, round 1 is dealt (R16).",
-        statuses=(401, 403, 404, 409),
-        body=ClaimRequest,
-    )
+    @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest)
     async def claim(self, write: NamedDependency[Write]) -> Response[PlayerSeat]:
+        """Claim a seat as this player (R1: one seat per match)
+
+        The player token then acts for the seat from any device; the answer also carries a seat
+        token. When the fourth seat fills, round 1 is dealt (R16).
+        """
         data = await write.body(ClaimRequest)
         service, match_id, seat = write.runtime.service, data.match_id, data.seat
 
@@ -224,14 +192,11 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @write_route(
-        "/me/matches/{match_id:uuid}/seat-token",
-        summary="A fresh seat token for the player's seat; the old one stops working",
-        statuses=(401, 403, 404, 409),
-    )
+    @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
     async def seat_token(
         self, write: NamedDependency[Write], match_id: FromPath[UUID]
     ) -> Response[PlayerSeat]:
+        """A fresh seat token for the player's seat; the old one stops working"""
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, PlayerSeat]:
@@ -248,17 +213,11 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @get(
-        "/me/matches",
-        summary="The player's matches: current (with whose turn) and finished",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def matches(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> MyMatches:
-        service, cred = runtime.service, credential(request)
-        return await runtime.call(lambda: my_matches(service, signed_player(service, cred).account))
+    @read_route("/me/matches", 401, 403, security=BEARER)
+    async def matches(self, read: NamedDependency[Read]) -> MyMatches:
+        """The player's matches: current (with whose turn) and finished"""
+        service, cred = read.service, read.credential
+        return await read.call(lambda: my_matches(service, signed_player(service, cred).account))
 
 
 def _player(write: Write) -> Callable[[], Signed]:

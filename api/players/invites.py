@@ -13,15 +13,14 @@ from datetime import timedelta
 from typing import Annotated
 from uuid import UUID
 
-from litestar import Controller, Response, get
+from litestar import Controller, Response
 from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter
 
-from api.dto import problems
+from api.calls import CHECKED, Read, Write, write_route
 from api.players.dto import CreateInviteRequest, InviteInfo, JoinRequest, NewInvite, PlayerSeat
-from api.runtime import Runtime
-from api.writes import Write, write_route
+from api.routes import read_route
 from domain.accounts.invite import normal_code
 from services.access import Credential, player_if_any, seat_or_organiser
 from services.accounts.invites import create_invite, find_invite, free_seats, join
@@ -49,15 +48,12 @@ class InviteController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/v1/matches/{match_id:uuid}/invites",
-        status_code=201,
-        summary="An invite code to this match (organiser, or a seated player)",
-        statuses=(401, 403, 404, 409),
-        body=CreateInviteRequest | None,
+        "/v1/matches/{match_id:uuid}/invites", 201, *CHECKED, body=CreateInviteRequest | None
     )
     async def create(
         self, write: NamedDependency[Write], match_id: FromPath[UUID]
     ) -> Response[NewInvite]:
+        """An invite code to this match (organiser, or a seated player)"""
         data = await write.body(CreateInviteRequest | None) or CreateInviteRequest()
         service = write.runtime.service
 
@@ -78,15 +74,12 @@ class InviteController(Controller):
 
         return await write.run(lambda: inviter(service, match_id, write.credential), work, replay)
 
-    @get(
-        "/v1/invites/{code:str}",
-        summary="The table an invite code seats at, and its free seats",
-        responses=problems(404, 409),
-    )
-    async def show(self, runtime: NamedDependency[Runtime], code: CodeParam) -> InviteInfo:
-        service = runtime.service
+    @read_route("/v1/invites/{code:str}", 404, 409)
+    async def show(self, read: NamedDependency[Read], code: CodeParam) -> InviteInfo:
+        """The table an invite code seats at, and its free seats"""
+        service = read.service
 
-        def read() -> InviteInfo:
+        def info() -> InviteInfo:
             invite = find_invite(service, code)
             invite.check_open(service.clock())
             match = service.get_match(invite.match_id)
@@ -97,21 +90,16 @@ class InviteController(Controller):
                 free_seats=free_seats(match),
             )
 
-        return await runtime.call(read)
+        return await read.call(info)
 
-    @write_route(
-        "/v1/invites/{code:str}",
-        status_code=201,
-        summary="Take a seat with an invite code (the lowest free seat, R1)",
-        description="With a player token the player sits under their display name and acts "
-        "with the player token too; without one, under `name` (`guest` by default). Answers a "
-        "seat token once. "
-        "409 `no-free-seat` when four sit already, `invite-expired` after its time.",
-        statuses=(401, 403, 404, 409),
-        security=None,
-        body=JoinRequest | None,
-    )
+    @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
     async def join(self, write: NamedDependency[Write], code: CodeParam) -> Response[PlayerSeat]:
+        """Take a seat with an invite code (the lowest free seat, R1)
+
+        With a player token the player sits under their display name and acts with the player token
+        too; without one, under `name` (`guest` by default). Answers a seat token once. 409
+        `no-free-seat` when four sit already, `invite-expired` after its time.
+        """
         data = await write.body(JoinRequest | None) or JoinRequest()
         service = write.runtime.service
         normal_code(code)  # 422 for a code that cannot be one

@@ -12,24 +12,24 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
 import anyio
 import msgspec
-from litestar import Controller, Litestar, Request, Response, delete, get
+from litestar import Controller, Litestar, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
-from api.auth import credential
+from api.calls import BEARER, Read, Write, write_route
 from api.dto import LOCATION_HEADER, problems
 from api.players.dto import TicketRequestBody, TicketView
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.routes import read_route
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
-from api.writes import BEARER, Write, write_route
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import Credential, signed_player
@@ -80,19 +80,14 @@ class LobbyController(Controller):
     path = "/v1/lobby/tickets"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        status_code=201,
-        summary="Queue for quick play (a player); four compatible tickets make a match",
-        description="Tickets with the same preset and rules are matched first come, first "
-        "seated; partners who name each other sit opposite (R2). With `botsAfterSeconds`, "
-        "bots fill the free seats once the ticket has waited that long. 409 "
-        "`already-queued`: the player waits with another ticket.",
-        statuses=(401, 403, 409),
-        headers=(LOCATION_HEADER,),
-        body=TicketRequestBody | None,
-    )
+    @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
     async def open(self, write: NamedDependency[Write]) -> Response[TicketView]:
+        """Queue for quick play (a player); four compatible tickets make a match
+
+        Tickets with the same preset and rules are matched first come, first seated; partners who
+        name each other sit opposite (R2). With `botsAfterSeconds`, bots fill the free seats once
+        the ticket has waited that long. 409 `already-queued`: the player waits with another ticket.
+        """
         body = await write.body(TicketRequestBody | None) or TicketRequestBody()
         service, rules, wait = write.runtime.service, rules_of(body), body.bots_after_seconds
 
@@ -121,19 +116,14 @@ class LobbyController(Controller):
             location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}",
         )
 
-    @get(
-        "/{ticket_id:uuid}",
-        summary="The player's ticket: waiting, matched (the match and seat) or cancelled",
-        responses=problems(401, 403, 404),
-        security=BEARER,
-    )
+    @read_route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
     async def show(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         ticket_id: FromPath[UUID],
     ) -> TicketView:
-        ticket = await runtime.call(read_ticket, runtime.service, credential(request), ticket_id)
+        """The player's ticket: waiting, matched (the match and seat) or cancelled"""
+        ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
         return ticket_view(ticket)
 
     @delete(
@@ -146,41 +136,37 @@ class LobbyController(Controller):
     )
     async def cancel(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         ticket_id: FromPath[UUID],
     ) -> TicketView:
-        service, cred = runtime.service, credential(request)
+        service, cred = read.service, read.credential
 
         def work() -> Ticket:
             return lobby.cancel(service, signed_player(service, cred).account.id, ticket_id)
 
-        return ticket_view(await runtime.call(work))
+        return ticket_view(await read.call(work))
 
-    @get(
-        "/{ticket_id:uuid}/stream",
-        media_type=EVENT_STREAM,
-        summary="The ticket's changes (Server-Sent Events)",
-        description="`event: ticket` frames, `id` the ticket's version, `data` the ticket "
-        "(JSON): the current one at once (unless `Last-Event-ID` is it already), then each "
-        "change (`: ping` comments while it waits); the stream ends once the ticket is "
-        "matched or cancelled. A `Last-Event-ID` beyond the ticket's version is a 422 "
-        "`last-event-id-ahead` (R34).",
-        responses=problems(401, 403, 404, 422),
-        security=BEARER,
+    @read_route(
+        "/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER
     )
     async def stream(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         ticket_id: FromPath[UUID],
         last_event_id: Annotated[
             int | None,
             HeaderParameter(name="Last-Event-ID", ge=0, le=10**9, description="A version"),
         ] = None,
     ) -> Stream:
-        service, cred = runtime.service, credential(request)
-        first = await runtime.call(read_ticket, service, cred, ticket_id)  # 401/404 now
+        """The ticket's changes (Server-Sent Events)
+
+        `event: ticket` frames, `id` the ticket's version, `data` the ticket (JSON): the current one
+        at once (unless `Last-Event-ID` is it already), then each change (`: ping` comments while it
+        waits); the stream ends once the ticket is matched or cancelled. A `Last-Event-ID` beyond
+        the ticket's version is a 422 `last-event-id-ahead` (R34).
+        """
+        service, cred = read.service, read.credential
+        first = await read.call(read_ticket, service, cred, ticket_id)  # 401/404 now
         if last_event_id is not None and last_event_id > first.version:
             raise LastEventIdAheadError(last_event_id, first.version, "the ticket's version")
 
@@ -190,7 +176,7 @@ class LobbyController(Controller):
         async def poll() -> Polled:
             nonlocal seen, ticket
             if ticket is None:
-                ticket = await runtime.call(read_ticket, service, cred, ticket_id)
+                ticket = await read.call(read_ticket, service, cred, ticket_id)
             frames = []
             if ticket.version > seen:
                 seen = ticket.version

@@ -14,11 +14,11 @@ from typing import Any
 from litestar import Request, post
 from litestar.di import NamedDependency
 
+from api.calls import BEARER
 from api.dto import problems
 from api.players.dto import NewPlayer, OpenSessionRequest
 from api.runtime import Runtime
 from api.strict import json_body, read_body
-from api.writes import BEARER
 from services.access import bearer_text
 from services.accounts.oidc import OidcError, OidcVerifier, sign_in
 from services.errors import ForbiddenError, UnauthorizedError

@@ -17,12 +17,12 @@ from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.auth import stream_credential
+from api.calls import BEARER
 from api.dto import problems
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
-from api.writes import BEARER
 from services.access import signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches

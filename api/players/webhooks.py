@@ -19,16 +19,17 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import anyio
-from litestar import Controller, Litestar, Request, Response, delete, get
+from litestar import Controller, Litestar, Request, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from api.auth import credential
+from api.calls import Write, write_route
 from api.dto import problems
 from api.operator import Operator
 from api.players.dto import RegisterWebhook
+from api.routes import read_route
 from api.runtime import Runtime
-from api.writes import Write, write_route
 from services.access import Credential
 from services.errors import ForbiddenError, UnauthorizedError
 from services.idempotency import Outcome, Stamp
@@ -105,20 +106,17 @@ class WebhookController(Controller):
     path = "/v1/webhooks"
     tags = ["webhooks"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        status_code=201,
-        summary="Register a webhook subscription (operator)",
-        description="Deliveries of the kinds asked for are POSTed to `url` as JSON, signed "
-        '(`Shengji-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`; refuse '
-        "a `t` older than 300 s), at least once (deduplicate by `Shengji-Delivery`), in order "
-        "per player, retried with exponential backoff and jitter.",
-        statuses=(401, 403),
-        body=RegisterWebhook,
-    )
+    @write_route("/", 201, 401, 403, body=RegisterWebhook)
     async def register(
         self, write: NamedDependency[Write], webhooks: NamedDependency[Webhooks]
     ) -> Response[subs.SubscriptionView]:
+        """Register a webhook subscription (operator)
+
+        Deliveries of the kinds asked for are POSTed to `url` as JSON, signed (`Shengji-Signature:
+        t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`; refuse a `t` older than 300 s), at
+        least once (deduplicate by `Shengji-Delivery`), in order per player, retried with
+        exponential backoff and jitter.
+        """
         webhooks.require_operator(write.credential)
         data = await write.body(RegisterWebhook)
         service = webhooks.runtime.service
@@ -138,10 +136,11 @@ class WebhookController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @get("/", summary="The webhook subscriptions (operator)", responses=problems(401, 403))
+    @read_route("/", 401, 403)
     async def index(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
     ) -> list[subs.SubscriptionView]:
+        """The webhook subscriptions (operator)"""
         webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
@@ -161,13 +160,7 @@ class WebhookController(Controller):
         sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
         return subs.view(sub)
 
-    @get(
-        "/{subscription_id:uuid}/deliveries",
-        summary="The delivery log of a subscription, newest first (operator)",
-        description="Each delivery with its attempts (status or error), when it was "
-        "delivered, and when the next attempt is due.",
-        responses=problems(401, 403, 404),
-    )
+    @read_route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
     async def deliveries(
         self,
         request: Request[Any, Any, Any],
@@ -175,6 +168,11 @@ class WebhookController(Controller):
         subscription_id: FromPath[UUID],
         limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
     ) -> list[subs.DeliveryView]:
+        """The delivery log of a subscription, newest first (operator)
+
+        Each delivery with its attempts (status or error), when it was delivered, and when the next
+        attempt is due.
+        """
         webhooks.require_operator(credential(request))
         service = webhooks.runtime.service
         return await webhooks.runtime.call(

@@ -16,12 +16,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, Request, Response, delete, get
+from litestar import Controller, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.dto import problems
-from api.runtime import Runtime
+from api.calls import CHECKED, Read, Write, write_route
+from api.routes import read_route
 from api.tournaments.dto import RoundParam, SeatTokenView, TableParam, scheduled_round
 from api.tournaments.dto_controls import (
     AdjustmentRequest,
@@ -32,7 +32,7 @@ from api.tournaments.dto_controls import (
     ReissuedTokens,
 )
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
-from api.writes import Write, write_route
+from api.tournaments.results import json_or_csv, wants_csv
 from domain.tournament.tournament import Tournament
 from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import adjustments_csv
@@ -51,17 +51,15 @@ class ControlController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/{tournament_id:uuid}/forbidden",
-        summary="Forbid a pairing (organiser; Swiss): two teams never to meet",
-        description="Swiss pairing never pairs them, rematches or not, unless no pairing at "
-        "all avoids it (then as a last resort). 409 swiss-only for a round robin.",
-        statuses=(401, 403, 404, 409),
-        body=ForbidRequest,
-    )
+    @write_route("/{tournament_id:uuid}/forbidden", 200, *CHECKED, body=ForbidRequest)
     async def forbid(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
+        """Forbid a pairing (organiser; Swiss): two teams never to meet
+
+        Swiss pairing never pairs them, rematches or not, unless no pairing at all avoids it (then
+        as a last resort). 409 swiss-only for a round robin.
+        """
         data = await write.body(ForbidRequest)
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
@@ -70,12 +68,7 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/forbidden/{a:int}/{b:int}",
-        summary="Lift a forbidden pairing (organiser)",
-        statuses=(401, 403, 404, 409),
-        handler=delete,
-    )
+    @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
     async def allow(
         self,
         write: NamedDependency[Write],
@@ -83,24 +76,24 @@ class ControlController(Controller):
         a: TeamParam,
         b: TeamParam,
     ) -> Response[TournamentView]:
+        """Lift a forbidden pairing (organiser)"""
+
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.allow(tournament_id, a, b))
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @get(
-        "/{tournament_id:uuid}/preview",
-        summary="Preview the next round's pairing (nothing is saved)",
-        description="As scheduling would pair it now (the organiser's override if one is "
-        "set). During a round in play a Swiss preview uses the provisional standings. 409 "
-        "registration-open, tournament-over.",
-        responses=problems(404, 409),
-    )
+    @read_route("/{tournament_id:uuid}/preview", 404, 409)
     async def preview(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID]
     ) -> PairingPreview:
-        t, number, pairing, awarded = await runtime.call(
-            Organiser(runtime.service).preview, tournament_id
+        """Preview the next round's pairing (nothing is saved)
+
+        As scheduling would pair it now (the organiser's override if one is set). During a round in
+        play a Swiss preview uses the provisional standings. 409 registration-open, tournament-over.
+        """
+        t, number, pairing, awarded = await read.call(
+            Organiser(read.service).preview, tournament_id
         )
         return PairingPreview(
             number=number,
@@ -120,17 +113,17 @@ class ControlController(Controller):
         )
 
     @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/pairings",
-        summary="Set the next round's pairing by hand, before it starts (organiser)",
-        description="Recorded as PairingsOverridden with the reason and who; scheduling the "
-        "round then uses it. Every active team once, a bye only for an odd count (409 "
-        "pairing-invalid); only the next round (409 round-started).",
-        statuses=(401, 403, 404, 409),
-        body=OverrideRequest,
+        "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
     )
     async def override(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
+        """Set the next round's pairing by hand, before it starts (organiser)
+
+        Recorded as PairingsOverridden with the reason and who; scheduling the round then uses it.
+        Every active team once, a bye only for an odd count (409 pairing-invalid); only the next
+        round (409 round-started).
+        """
         data = await write.body(OverrideRequest)
         tables = [(p.first_team, p.second_team) for p in data.tables]
 
@@ -140,17 +133,15 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/adjustments",
-        summary="Adjust a team's score (organiser): match points with the reason",
-        description="A penalty is negative. Recorded as ScoreAdjusted; the standings' "
-        "matchPoints include it (column adjustment) and the exports list it.",
-        statuses=(401, 403, 404, 409),
-        body=AdjustmentRequest,
-    )
+    @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
     async def adjust(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
+        """Adjust a team's score (organiser): match points with the reason
+
+        A penalty is negative. Recorded as ScoreAdjusted; the standings' matchPoints include it
+        (column adjustment) and the exports list it.
+        """
         data = await write.body(AdjustmentRequest)
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
@@ -161,34 +152,24 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @get(
-        "/{tournament_id:uuid}/adjustments",
-        summary="The score adjustments and penalties with their reasons (JSON, or CSV)",
-        description="`?format=csv` or `Accept: text/csv` for CSV: team, name, match_points, "
-        "reason, by, after_round.",
-        responses=problems(404),
-    )
+    @read_route("/{tournament_id:uuid}/adjustments", 404)
     async def adjustments(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         tournament_id: FromPath[UUID],
         format: Annotated[
             Literal["json", "csv"] | None, QueryParameter(description="csv for text/csv")
         ] = None,
     ) -> Response[Any]:
-        t = await runtime.call(Organiser(runtime.service).get, tournament_id)
-        if format == "csv" or (format is None and "text/csv" in request.headers.get("accept", "")):
-            return Response(adjustments_csv(t), media_type="text/csv")
-        return Response(adjustment_views(t))
+        """The score adjustments and penalties with their reasons (JSON, or CSV)
+
+        `?format=csv` or `Accept: text/csv` for CSV: team, name, match_points, reason, by,
+        after_round.
+        """
+        return await json_or_csv(read, tournament_id, format, adjustment_views, adjustments_csv)
 
     @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens",
-        summary="Re-issue a table's seat tokens (organiser): the old ones stop working",
-        description="New tokens for the people's seats (bots have none), answered once; "
-        "the match records SeatTokenReissued. Only the round in play (409 "
-        "round-not-current).",
-        statuses=(401, 403, 404, 409),
+        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens", 200, *CHECKED
     )
     async def reissue(
         self,
@@ -197,6 +178,12 @@ class ControlController(Controller):
         number: RoundParam,
         table: TableParam,
     ) -> Response[ReissuedTokens]:
+        """Re-issue a table's seat tokens (organiser): the old ones stop working
+
+        New tokens for the people's seats (bots have none), answered once; the match records
+        SeatTokenReissued. Only the round in play (409 round-not-current).
+        """
+
         def act(o: Organiser, stamp: Stamp) -> tuple[int, ReissuedTokens]:
             tokens = o.reissue_tokens(tournament_id, number, table - 1)
             t = o.get(tournament_id)
@@ -221,27 +208,25 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, replay)
 
-    @get(
+    @read_route(
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
-        summary="A round's printable pairing sheet (text, or CSV)",
-        description="One line per table: table, first team and its seats v second team and "
-        "its seats (R36), then the bye(s). `?format=csv` or `Accept: text/csv` for CSV.",
-        responses=problems(404),
-        media_type="text/plain; charset=utf-8",  # the document's; the answer's below
+        404,
+        media_type="text/plain; charset=utf-8",
     )
     async def sheet(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: NamedDependency[Read],
         tournament_id: FromPath[UUID],
         number: RoundParam,
         format: SheetFormat = None,
     ) -> Response[str]:
-        t = await runtime.call(Organiser(runtime.service).get, tournament_id)
+        """A round's printable pairing sheet (text, or CSV)
+
+        One line per table: table, first team and its seats v second team and its seats (R36), then
+        the bye(s). `?format=csv` or `Accept: text/csv` for CSV.
+        """
+        t = await read.call(Organiser(read.service).get, tournament_id)
         state = scheduled_round(t, number)
-        csv = format == "csv" or (
-            format is None and "text/csv" in request.headers.get("accept", "")
-        )
-        if csv:
+        if wants_csv(read.request, format):
             return Response(sheet_csv(t, state), media_type="text/csv")
         return Response(sheet_text(t, state), media_type="text/plain")

@@ -14,13 +14,14 @@ from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 import msgspec
-from litestar import Controller, Response, get
+from litestar import Controller, Response
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.dto import problems
-from api.runtime import Runtime
+from api.calls import CHECKED, Read, Write, write_route
+from api.dto import After, Limit
+from api.routes import read_route
 from api.tournaments.dto import (
     CreateTournamentRequest,
     NewTournament,
@@ -36,7 +37,6 @@ from api.tournaments.dto import (
     team_entries,
 )
 from api.tournaments.organiser import organiser_write, saved
-from api.writes import Write, write_route
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
 from services.idempotency import Fact, Outcome, Stamp
@@ -54,18 +54,13 @@ class TournamentController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        status_code=201,
-        summary="Create a tournament (organiser); answers the organiser token once",
-        description="Teams of two (people or bots), round_robin or swiss (swissRounds), "
-        "the match length (deals, or finish_at_A) and the rule set (§10).",
-        statuses=(409,),
-        security=None,
-        headers=(LOCATION,),
-        body=CreateTournamentRequest,
-    )
+    @write_route("/", 201, 409, security=None, headers=(LOCATION,), body=CreateTournamentRequest)
     async def create(self, write: NamedDependency[Write]) -> Response[NewTournament]:
+        """Create a tournament (organiser); answers the organiser token once
+
+        Teams of two (people or bots), round_robin or swiss (swissRounds), the match length (deals,
+        or finish_at_A) and the rule set (§10).
+        """
         data = await write.body(CreateTournamentRequest)
         tournaments = TournamentService(write.runtime.service)
 
@@ -109,78 +104,67 @@ class TournamentController(Controller):
             lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
         )
 
-    @get(
-        "/",
-        summary="List tournaments, oldest first (paged; filter by status)",
-        description="Every tournament's id, name, format, status, teams and rounds; "
-        "`status` keeps those in that state now; page with `after` = the previous `next`.",
-        responses=problems(),
-    )
+    @read_route("/")
     async def index(
         self,
-        runtime: NamedDependency[Runtime],
-        after: Annotated[
-            int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
-        ] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
+        read: NamedDependency[Read],
+        after: After = 0,
+        limit: Limit = 50,
         status: Annotated[
             Literal["registration", "ready", "in_play", "finished"] | None,
             QueryParameter(description="Only the tournaments in this state now"),
         ] = None,
     ) -> TournamentList:
-        return await runtime.call(
-            lambda: list_tournaments(runtime.service, after=after, limit=limit, status=status)
+        """List tournaments, oldest first (paged; filter by status)
+
+        Every tournament's id, name, format, status, teams and rounds; `status` keeps those in that
+        state now; page with `after` = the previous `next`.
+        """
+        return await read.call(
+            lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
         )
 
-    @get(
-        "/{tournament_id:uuid}",
-        summary="A tournament: teams, settings, rounds with pairings, tables, results",
-        description="The detail: teams (with their status: registered, checked in, playing, "
-        "withdrawn), the settings (timers, deadline, tiebreaks), forbidden pairings, "
-        "adjustments, and each round's pairing, bye, tables (match, seating, result).",
-        responses=problems(404),
-    )
+    @read_route("/{tournament_id:uuid}", 404)
     async def get_tournament(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID]
     ) -> TournamentView:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        """A tournament: teams, settings, rounds with pairings, tables, results
+
+        The detail: teams (with their status: registered, checked in, playing, withdrawn), the
+        settings (timers, deadline, tiebreaks), forbidden pairings, adjustments, and each round's
+        pairing, bye, tables (match, seating, result).
+        """
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return tournament_view(t)
 
-    @get(
-        "/{tournament_id:uuid}/rounds",
-        summary="The scheduled rounds with their tables",
-        responses=problems(404),
-    )
+    @read_route("/{tournament_id:uuid}/rounds", 404)
     async def rounds(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID]
     ) -> list[RoundView]:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        """The scheduled rounds with their tables"""
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
-    @get(
-        "/{tournament_id:uuid}/rounds/{number:int}",
-        summary="One round: commitment (R35), secret once completed, tables and results",
-        responses=problems(404),
-    )
+    @read_route("/{tournament_id:uuid}/rounds/{number:int}", 404)
     async def one_round(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID], number: RoundParam
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], number: RoundParam
     ) -> RoundView:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        """One round: commitment (R35), secret once completed, tables and results"""
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds",
-        status_code=201,
-        summary="Schedule the next round (organiser)",
-        description="Collects the finished tables' results, pairs the next round, publishes "
-        "its seeds' commitment (R35, R36), creates and seats the tables (bots as their kind, "
-        "people with a seat token answered here once). 409 round-in-play while a table of "
-        "the current round has no result; 409 tournament-over after the last round.",
-        statuses=(401, 403, 404, 409),
-    )
+    @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED)
     async def schedule(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
+        """Schedule the next round (organiser)
+
+        Collects the finished tables' results, pairs the next round, publishes its seeds' commitment
+        (R35, R36), creates and seats the tables (bots as their kind, people with a seat token
+        answered here once). 409 round-in-play while a table of the current round has no result; 409
+        tournament-over after the last round.
+        """
+
         def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, ScheduledRound]:
             done = tournaments.schedule_next(tournament_id)
             t = tournaments.get(tournament_id)
@@ -195,20 +179,17 @@ class TournamentController(Controller):
 
         return await organiser_write(write, tournament_id, act, replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
-        status_code=202,
-        summary="Wake the round's bots (organiser) and collect the finished tables",
-        description="Bots move on their own, off the request path, as soon as they are to "
-        "act; this wakes the bot driver for every table of the round in play, collects the "
-        "finished tables' results and answers at once (202): each table `finished` or "
-        "`playing`. A bots-only round completes by itself; ask again (or read the round) "
-        "to see it.",
-        statuses=(401, 403, 404, 409),
-    )
+    @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
     async def run_bots(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:
+        """Wake the round's bots (organiser) and collect the finished tables
+
+        Bots move on their own, off the request path, as soon as they are to act; this wakes the bot
+        driver for every table of the round in play, collects the finished tables' results and
+        answers at once (202): each table `finished` or `playing`. A bots-only round completes by
+        itself; ask again (or read the round) to see it.
+        """
         driver = write.runtime.bots
 
         def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, RoundRun]:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from litestar import Response
 
-from api.writes import Write
+from api.calls import Write
 from domain.tournament.tournament import Tournament
 from services.access import Credential, team_or_organiser, tournament_organiser
 from services.idempotency import Outcome, Stamp

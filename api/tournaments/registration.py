@@ -20,10 +20,10 @@ from litestar import Controller, Response
 from litestar.di import NamedDependency
 from litestar.params import FromPath, PathParameter
 
+from api.calls import CHECKED, OPTIONAL_BEARER, Write, write_route
 from api.tournaments.dto import team_entry
 from api.tournaments.dto_controls import RegisteredTeam, RegisterTeamRequest, WithdrawRequest
 from api.tournaments.organiser import organiser_write, team_check, view_answer, view_replay
-from api.writes import OPTIONAL_BEARER, Write, write_route
 from domain.tournament.tournament import Tournament
 from services.access import tournament_organiser
 from services.idempotency import Outcome, Stamp
@@ -40,19 +40,21 @@ class RegistrationController(Controller):
 
     @write_route(
         "/{tournament_id:uuid}/teams",
-        status_code=201,
-        summary="Register a team (itself, or the organiser; late entries for Swiss)",
-        description="No token: the team registers itself while registration is open and "
-        "gets its team token once. The organiser token: the organiser adds the team, also "
-        "after the start in a Swiss tournament (a late entry, paired from the next round, "
-        "with 0 match points). 409 registration-closed, team-name-taken, tournament-full.",
-        statuses=(401, 403, 404, 409),
+        201,
+        *CHECKED,
         security=OPTIONAL_BEARER,
         body=RegisterTeamRequest,
     )
     async def register(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[RegisteredTeam]:
+        """Register a team (itself, or the organiser; late entries for Swiss)
+
+        No token: the team registers itself while registration is open and gets its team token once.
+        The organiser token: the organiser adds the team, also after the start in a Swiss tournament
+        (a late entry, paired from the next round, with 0 match points). 409 registration-closed,
+        team-name-taken, tournament-full.
+        """
         data = await write.body(RegisterTeamRequest)
         cred, organiser = write.credential, Organiser(write.runtime.service)
 
@@ -91,32 +93,30 @@ class RegistrationController(Controller):
 
         return await write.run(authorize, work, replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/teams/{team:int}/checkin",
-        summary="Check a team in before the start (the team's token or the organiser's)",
-        statuses=(401, 403, 404, 409),
-    )
+    @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
     async def check_in(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
+        """Check a team in before the start (the team's token or the organiser's)"""
+
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.check_in(tournament_id, team))
 
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
     @write_route(
-        "/{tournament_id:uuid}/teams/{team:int}/withdraw",
-        summary="Withdraw a team (the team's token or the organiser's), with the reason",
-        description="Before the start the team is simply out. During the event it is paired "
-        "no more from the next round; its table of the round in play, if it has no result, "
-        "is forfeited: the opponent scores a bye (2 match points, no levels, no points) and "
-        "the table's match is ended. 409 team-withdrawn, tournament-over.",
-        statuses=(401, 403, 404, 409),
-        body=WithdrawRequest,
+        "/{tournament_id:uuid}/teams/{team:int}/withdraw", 200, *CHECKED, body=WithdrawRequest
     )
     async def withdraw(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
+        """Withdraw a team (the team's token or the organiser's), with the reason
+
+        Before the start the team is simply out. During the event it is paired no more from the next
+        round; its table of the round in play, if it has no result, is forfeited: the opponent
+        scores a bye (2 match points, no levels, no points) and the table's match is ended. 409
+        team-withdrawn, tournament-over.
+        """
         data = await write.body(WithdrawRequest)
         cred = write.credential
         by = "organiser" if cred is not None and cred.role == ORGANISER_ROLE else f"team {team}"
@@ -127,17 +127,17 @@ class RegistrationController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
-    @write_route(
-        "/{tournament_id:uuid}/start",
-        summary="Close registration and start (organiser)",
-        description="The entrants are the registered teams not withdrawn (with check-in "
-        "required, those checked in; the others are marked absent). A round robin's rounds "
-        "follow from them; Swiss rounds must fit (409 too-few-teams).",
-        statuses=(401, 403, 404, 409),
-    )
+    @write_route("/{tournament_id:uuid}/start", 200, *CHECKED)
     async def start(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
+        """Close registration and start (organiser)
+
+        The entrants are the registered teams not withdrawn (with check-in required, those checked
+        in; the others are marked absent). A round robin's rounds follow from them; Swiss rounds
+        must fit (409 too-few-teams).
+        """
+
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.start(tournament_id))
 

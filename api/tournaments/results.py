@@ -9,12 +9,12 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Request, Response
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.dto import problems
-from api.runtime import Runtime
+from api.calls import CHECKED, Read, Write, write_route
+from api.routes import read_route
 from api.tournaments.dto import (
     CorrectionRequest,
     CsvOperation,
@@ -25,7 +25,6 @@ from api.tournaments.dto import (
     scheduled_round,
 )
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
-from api.writes import Write, write_route
 from domain.tournament.tournament import Tournament
 from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import results_csv, standings_csv
@@ -53,25 +52,20 @@ class ResultController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @get(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables",
-        summary="A round's tables: pairing, seating (R36), match and result",
-        responses=problems(404),
-    )
+    @read_route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404)
     async def tables(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID], number: RoundParam
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], number: RoundParam
     ) -> list[TableView]:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        """A round's tables: pairing, seating (R36), match and result"""
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
 
-    @write_route(
-        "/{tournament_id:uuid}/results/collect",
-        summary="Pull the finished tables' results into the tournament (organiser)",
-        statuses=(401, 403, 404),
-    )
+    @write_route("/{tournament_id:uuid}/results/collect", 200, 401, 403, 404)
     async def collect(
         self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
+        """Pull the finished tables' results into the tournament (organiser)"""
+
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.collect(tournament_id))
 
@@ -79,10 +73,8 @@ class ResultController(Controller):
 
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/finish",
-        summary="End a table's match (organiser, R32) and collect its result",
-        description="For a table that cannot go on: a deal in play is abandoned unscored and "
-        "the team ahead on levels wins (R32); the result is then recorded as any other.",
-        statuses=(401, 403, 404, 409),
+        200,
+        *CHECKED,
         body=FinishTableRequest,
     )
     async def finish_table(
@@ -92,6 +84,11 @@ class ResultController(Controller):
         number: RoundParam,
         table: TableParam,
     ) -> Response[TableView]:
+        """End a table's match (organiser, R32) and collect its result
+
+        For a table that cannot go on: a deal in play is abandoned unscored and the team ahead on
+        levels wins (R32); the result is then recorded as any other.
+        """
         data = await write.body(FinishTableRequest)
         answer = table_answer(number, table)
 
@@ -103,8 +100,8 @@ class ResultController(Controller):
 
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/correction",
-        summary="Correct a table's result (organiser; recorded with who and why)",
-        statuses=(401, 403, 404, 409),
+        200,
+        *CHECKED,
         body=CorrectionRequest,
     )
     async def correct(
@@ -114,6 +111,7 @@ class ResultController(Controller):
         number: RoundParam,
         table: TableParam,
     ) -> Response[TableView]:
+        """Correct a table's result (organiser; recorded with who and why)"""
         data = await write.body(CorrectionRequest)
         answer = table_answer(number, table)
 
@@ -140,44 +138,45 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, answer)
 
-    @get(
+    @read_route(
         "/{tournament_id:uuid}/standings",
-        summary="Standings with their tiebreaks (JSON, or CSV)",
         responses=csv_doc(StandingsView, "The standings"),
         operation_class=CsvOperation,
     )
     async def standings(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        format: Format = None,
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
-        if _wants_csv(request, format):
-            return Response(standings_csv(t), media_type=CSV_MEDIA_TYPE)
-        return Response(standings_view(t))
+        """Standings with their tiebreaks (JSON, or CSV)"""
+        return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
 
-    @get(
+    @read_route(
         "/{tournament_id:uuid}/results",
-        summary="Results export: rounds, tables, results, commitments, secrets (JSON or CSV)",
         responses=csv_doc(ResultsExport, "The results"),
         operation_class=CsvOperation,
     )
     async def results(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        format: Format = None,
+        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
-        if _wants_csv(request, format):
-            return Response(results_csv(t), media_type=CSV_MEDIA_TYPE)
-        return Response(results_export(t))
+        """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)"""
+        return await json_or_csv(read, tournament_id, format, results_export, results_csv)
 
 
-def _wants_csv(request: Request[Any, Any, Any], fmt: str | None) -> bool:
+async def json_or_csv(
+    read: Read,
+    tournament_id: UUID,
+    fmt: str | None,
+    as_json: Callable[[Tournament], Any],
+    as_csv: Callable[[Tournament], str],
+) -> Response[Any]:
+    """A tournament's export, as JSON or as CSV (:func:`wants_csv`)."""
+    t = await read.call(TournamentService(read.service).get, tournament_id)
+    if wants_csv(read.request, fmt):
+        return Response(as_csv(t), media_type=CSV_MEDIA_TYPE)
+    return Response(as_json(t))
+
+
+def wants_csv(request: Request[Any, Any, Any], fmt: str | None) -> bool:
+    """CSV by ``?format=csv``, or without ``format`` by ``Accept: text/csv``."""
     if fmt is not None:
         return fmt == "csv"
     return "text/csv" in request.headers.get("accept", "")

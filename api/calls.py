@@ -1,5 +1,8 @@
-"""The way in of every write: the ``write`` dependency and the ``@write_route`` decorator
-(docs/decisions.md D-pipeline).
+"""The way in of every request: the ``read`` and ``write`` dependencies and the
+``@write_route`` decorator (docs/decisions.md D-pipeline).
+
+A handler takes ``read: Read`` — the runtime and the request's credential, parsed once
+by :mod:`services.access` when first asked for — or, for a write, ``write: Write``.
 
 A POST (or an idempotent DELETE) handler takes ``write: Write`` and is a few lines: it
 reads its body (:meth:`Write.body`), then hands the service a plain call —
@@ -39,7 +42,6 @@ header.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
@@ -51,9 +53,11 @@ from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
 from api.logging import bind_seat
+from api.routes import Route, documented
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
+from services.game import GameService
 from services.idempotency import Outcome, Replayable, RequestKey, Stamp, fingerprint
 from services.pipeline import Answered, Command, run_command
 
@@ -68,6 +72,10 @@ KEY_DOC = (
     "token it minted is withheld: `tokenWithheld: true`); with another body 409 "
     "`idempotency-key-reused`; while the first is still running 409."
 )
+CHECKED = (401, 403, 404, 409)
+"""The problems of a write whose caller is checked: no or a bad credential (401), one of
+something else or the wrong role (403), no such resource (404), refused by a rule or a
+race (409)."""
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(name="Idempotency-Key", min_length=1, max_length=255, description=KEY_DOC),
@@ -82,14 +90,49 @@ def scope_of(credential: Credential | None, client: str | None = None) -> str:
     return ANONYMOUS if client is None else f"{ANONYMOUS}:{client}"
 
 
-@dataclass(frozen=True, slots=True)
-class Write:
-    """A write request as the service needs it: the credential, the key, the runtime."""
+class Read:
+    """A request as the service needs it: the runtime and the caller's credential."""
 
-    request: Request[Any, Any, Any]
-    runtime: Runtime
-    credential: Credential | None
-    key: RequestKey | None
+    def __init__(self, request: Request[Any, Any, Any], runtime: Runtime) -> None:
+        self.request = request
+        self.runtime = runtime
+        self._credential: tuple[Credential | None] | None = None
+
+    @property
+    def credential(self) -> Credential | None:
+        """The ``Authorization: Bearer`` credential (None without one; 401 for a header
+        that is not ``Bearer <token>``), read when first asked for."""
+        if self._credential is None:
+            self._credential = (read_authorization(self.request.headers.get("authorization")),)
+        return self._credential[0]
+
+    @property
+    def service(self) -> GameService:
+        return self.runtime.service
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """The blocking ``fn(*args)`` in a worker thread (:meth:`api.runtime.Runtime.call`)."""
+        return await self.runtime.call(fn, *args)
+
+
+async def provide_read(request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]) -> Read:
+    """The ``read`` dependency."""
+    return Read(request, runtime)
+
+
+class Write(Read):
+    """A write request: a :class:`Read` with its Idempotency-Key."""
+
+    def __init__(
+        self,
+        request: Request[Any, Any, Any],
+        runtime: Runtime,
+        credential: Credential | None,
+        key: RequestKey | None,
+    ) -> None:
+        super().__init__(request, runtime)
+        self._credential = (credential,)  # read before anything else (401 first)
+        self.key = key
 
     async def body(self, target: Any) -> Any:
         """The JSON body as ``target`` (:func:`api.strict.read_body`)."""
@@ -130,7 +173,7 @@ async def provide_write(
 ) -> Write:
     """The ``write`` dependency: the credential (401 for a malformed Authorization
     header) and the Idempotency-Key with the request's fingerprint."""
-    credential = read_authorization(request.headers.get("authorization"))
+    credential = read_authorization(request.headers.get("authorization"))  # 401 first
     key = None
     if idempotency_key is not None:
         path = request.url.path
@@ -160,30 +203,35 @@ def respond(done: Replayable[T], location: Callable[[T], str] | None = None) -> 
 
 def write_route(
     path: str,
-    *,
-    summary: str,
-    description: str | None = None,
     status_code: int = 200,
+    *statuses: int,
     body: Any = None,
-    statuses: Sequence[int] = (),
     security: list[dict[str, list[str]]] | None = BEARER,
     headers: Sequence[ResponseHeader] = (),
-    handler: Callable[..., Callable[[Any], HTTPRouteHandler]] = post,
+    description: str | None = None,
+    handler: Callable[..., Route] = post,
     **kwargs: Any,
-) -> Callable[[Any], HTTPRouteHandler]:
-    """A write's route decorator (``post`` by default): its problems (``statuses``, with
-    413/415 when it takes a ``body``), the ``Idempotent-Replayed`` header, the bearer
-    security (``None``: no token needed) and the request body's type for the document."""
-    extra: dict[str, Any] = {} if security is None else {"security": security}
-    if body is not None:
-        extra["opt"] = json_body(body)
-    return handler(
-        path,
-        status_code=status_code,
-        summary=summary,
-        description=description,
-        responses=problems(*statuses, body=body is not None),
-        response_headers=[*headers, REPLAYED_HEADER],
-        **extra,
-        **kwargs,
-    )
+) -> Route:
+    """A write's route (``post`` by default): its status, the problems it may answer
+    (``statuses``, with 413/415 when it takes a ``body``), the ``Idempotent-Replayed``
+    header, the bearer security (``None``: no token needed) and the request body's type
+    for the document. Its summary and description are its handler's docstring: the first
+    paragraph, then the others (``description`` given instead: that)."""
+
+    def route(fn: Callable[..., Any]) -> HTTPRouteHandler:
+        summary, rest = documented(fn)
+        extra: dict[str, Any] = {} if security is None else {"security": security}
+        if body is not None:
+            extra["opt"] = json_body(body)
+        return handler(
+            path,
+            status_code=status_code,
+            summary=summary,
+            description=description or rest,
+            responses=problems(*statuses, body=body is not None),
+            response_headers=[*headers, REPLAYED_HEADER],
+            **extra,
+            **kwargs,
+        )(fn)
+
+    return route
