@@ -53,7 +53,7 @@ from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
 from api.logging import bind_seat
-from api.routes import Route, documented
+from api.routes import RouteDecorator, documented
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
@@ -115,6 +115,10 @@ class Read:
         return await self.runtime.call(fn, *args)
 
 
+Reading = NamedDependency[Read]
+"""A handler's ``read`` parameter."""
+
+
 async def provide_read(request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]) -> Read:
     """The ``read`` dependency."""
     return Read(request, runtime)
@@ -166,6 +170,10 @@ class Write(Read):
         return respond(done.answer)
 
 
+Writing = NamedDependency[Write]
+"""A handler's ``write`` parameter."""
+
+
 async def provide_write(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
@@ -209,9 +217,9 @@ def write_route(
     security: list[dict[str, list[str]]] | None = BEARER,
     headers: Sequence[ResponseHeader] = (),
     description: str | None = None,
-    handler: Callable[..., Route] = post,
+    handler: Callable[..., RouteDecorator] = post,
     **kwargs: Any,
-) -> Route:
+) -> RouteDecorator:
     """A write's route (``post`` by default): its status, the problems it may answer
     (``statuses``, with 413/415 when it takes a ``body``), the ``Idempotent-Replayed``
     header, the bearer security (``None``: no token needed) and the request body's type

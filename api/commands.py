@@ -20,10 +20,9 @@ from typing import Annotated
 from uuid import UUID
 
 from litestar import Controller, Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.calls import CHECKED, Write, write_route
+from api.calls import CHECKED, Writing, write_route
 from api.dto import Action, ActionRequest, Cards
 from api.etag import IfMatch, precondition
 from domain.rules.cards import Card, parse_cards
@@ -83,7 +82,7 @@ class CommandController(Controller):
     )
     async def act(
         self,
-        write: NamedDependency[Write],
+        write: Writing,
         match_id: FromPath[UUID],
         action: FromPath[Action],
         if_match: IfMatch = None,

@@ -14,14 +14,11 @@ from typing import Annotated
 from uuid import UUID, uuid4
 
 from litestar import Controller, Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.calls import CHECKED, Read, Write, write_route
+from api.calls import CHECKED, Reading, Write, Writing, write_route
 from api.dto import (
-    ETAG_HEADER,
     LOCATION_HEADER,
-    NOT_MODIFIED,
     After,
     BotSeated,
     BotsRun,
@@ -33,10 +30,9 @@ from api.dto import (
     NewMatch,
     SeatBotRequest,
     SeatClaimed,
-    problems,
 )
 from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
-from api.routes import read_route
+from api.routes import route
 from api.runtime import snapshot
 from domain.game.match import Match
 from domain.rules.ruleset import STANDARD, RuleSet, preset
@@ -65,7 +61,7 @@ class MatchController(Controller):
     @write_route(
         "/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreateMatchRequest | None
     )
-    async def create(self, write: NamedDependency[Write]) -> Response[NewMatch]:
+    async def create(self, write: Writing) -> Response[NewMatch]:
         """Create a match (a preset and/or §10 rule fields)
 
         Answers the organiser token once; it authorises seating bots, running them and ending the
@@ -105,10 +101,10 @@ class MatchController(Controller):
             lambda: None, work, replay, location=lambda m: f"/v1/matches/{m.match_id}"
         )
 
-    @read_route("/")
+    @route("/")
     async def index(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         after: After = 0,
         limit: Limit = 50,
         origin: Annotated[
@@ -124,16 +120,9 @@ class MatchController(Controller):
             lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
         )
 
-    @read_route(
-        "/{match_id:uuid}",
-        responses={304: NOT_MODIFIED, **problems(404)},
-        response_headers=[ETAG_HEADER],
-    )
+    @route("/{match_id:uuid}", 404, tagged=True)
     async def get_match(
-        self,
-        read: NamedDependency[Read],
-        match_id: FromPath[UUID],
-        if_none_match: IfNoneMatch = None,
+        self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[MatchSummary]:
         """A match: rules, seats, levels, dealer, rounds and results"""
         match, current = await read.call(snapshot, read.service, match_id)
@@ -147,7 +136,7 @@ class MatchController(Controller):
         "/{match_id:uuid}/seats/{seat:int}", 201, 404, 409, security=None, body=ClaimSeatRequest
     )
     async def claim_seat(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID], seat: SeatParam
+        self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[SeatClaimed]:
         """Claim a seat (R1); answers its token once
 
@@ -174,7 +163,7 @@ class MatchController(Controller):
 
     @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
     async def seat_bot(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID], seat: SeatParam
+        self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[BotSeated]:
         """Seat a bot (organiser)
 
@@ -202,9 +191,7 @@ class MatchController(Controller):
         return await write.run(self._organiser(write, match_id), work, replay)
 
     @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
-    async def bots(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID]
-    ) -> Response[BotsRun]:
+    async def bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
         """Wake the match's bots now (organiser)
 
         Bots move on their own, off the request path, as soon as they are to act; this asks the bot
@@ -230,9 +217,7 @@ class MatchController(Controller):
         return await write.run(self._organiser(write, match_id), work, replay)
 
     @write_route("/{match_id:uuid}/finish", 200, *CHECKED, body=FinishRequest | None)
-    async def finish(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID]
-    ) -> Response[FinishedMatch]:
+    async def finish(self, write: Writing, match_id: FromPath[UUID]) -> Response[FinishedMatch]:
         """End the match (organiser, R32)
 
         A round being played is abandoned unscored; no command is accepted after.

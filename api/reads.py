@@ -15,17 +15,16 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, post
-from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.calls import BEARER, OPTIONAL_BEARER, Read
+from api.calls import BEARER, OPTIONAL_BEARER, Reading
 from api.commands import parse_field
-from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, VerifyRequest, problems
+from api.dto import DealVerified, RoundVerified, VerifyRequest, problems
 from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
 from api.records.bulk import reject_repeated
-from api.routes import read_route
+from api.routes import route
 from api.runtime import snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
 from api.strict import json_body, read_body
@@ -71,17 +70,9 @@ class ReadController(Controller):
     path = "/v1/matches"
     tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @read_route(
-        "/{match_id:uuid}/view",
-        responses={304: NOT_MODIFIED, **problems(401, 403, 404)},
-        response_headers=[ETAG_HEADER],
-        security=BEARER,
-    )
+    @route("/{match_id:uuid}/view", 401, 403, 404, tagged=True, security=BEARER)
     async def view(
-        self,
-        read: NamedDependency[Read],
-        match_id: FromPath[UUID],
-        if_none_match: IfNoneMatch = None,
+        self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[SeatView]:
         """The table as the token's seat sees it (R33)
 
@@ -116,17 +107,14 @@ class ReadController(Controller):
         bind_seat(read.request, seat)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
-    @read_route(
+    @route(
         "/{match_id:uuid}/public",
-        responses={304: NOT_MODIFIED, **spectator_problems(404)},
-        response_headers=[ETAG_HEADER],
+        responses=spectator_problems(404),
+        tagged=True,
         security=OPTIONAL_BEARER,
     )
     async def public(
-        self,
-        read: NamedDependency[Read],
-        match_id: FromPath[UUID],
-        if_none_match: IfNoneMatch = None,
+        self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[PublicView]:
         """The table as a spectator sees it (R33: no hand, no bottom before the end)
 
@@ -155,12 +143,10 @@ class ReadController(Controller):
         tag, view = await read.call(work)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
-    @read_route(
-        "/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER
-    )
+    @route("/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER)
     async def history(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         match_id: FromPath[UUID],
         after: Annotated[int, QueryParameter(ge=0, description="a match version")] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 100,
@@ -180,12 +166,10 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @read_route(
-        "/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER
-    )
+    @route("/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER)
     async def state(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         match_id: FromPath[UUID],
         version: Annotated[
             int | None, QueryParameter(ge=1, le=10**9, description="a match version")
@@ -221,22 +205,19 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @read_route("/{match_id:uuid}/rounds", 404)
-    async def rounds(self, read: NamedDependency[Read], match_id: FromPath[UUID]) -> RoundList:
+    @route("/{match_id:uuid}/rounds", 404)
+    async def rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
         """The match's rounds and results"""
         match, current = await read.call(snapshot, read.service, match_id)
         return RoundList(items=round_summaries(match, current))
 
-    @read_route(
+    @route(
         "/{match_id:uuid}/rounds/{number:int}",
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )
     async def round(
-        self,
-        read: NamedDependency[Read],
-        match_id: FromPath[UUID],
-        number: RoundNumber,
+        self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> PublicView:
         """A round as a spectator sees it now (everything once scored, R33)
 
@@ -253,9 +234,9 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @read_route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
+    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
     async def verify_round(
-        self, read: NamedDependency[Read], match_id: FromPath[UUID], number: RoundNumber
+        self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> RoundVerified:
         """Check a scored round against its commitment and events (R35)
 

@@ -11,9 +11,9 @@ from typing import Any
 from litestar import get
 from litestar.handlers import HTTPRouteHandler
 
-from api.dto import problems
+from api.dto import ETAG_HEADER, NOT_MODIFIED, problems
 
-Route = Callable[[Callable[..., Any]], HTTPRouteHandler]
+RouteDecorator = Callable[[Callable[..., Any]], HTTPRouteHandler]
 
 
 def documented(fn: Callable[..., Any]) -> tuple[str, str | None]:
@@ -26,20 +26,27 @@ def documented(fn: Callable[..., Any]) -> tuple[str, str | None]:
     return paragraphs[0], "\n\n".join(paragraphs[1:]) or None
 
 
-def read_route(
+def route(
     path: str,
     *statuses: int,
+    tagged: bool = False,
     description: str | None = None,
-    handler: Callable[..., Route] = get,
+    handler: Callable[..., RouteDecorator] = get,
     **kwargs: Any,
-) -> Route:
-    """A read's route (``get`` by default): the problems it may answer (``statuses``, or
-    ``responses`` given whole) and the decorator's other arguments; documented by its
+) -> RouteDecorator:
+    """A route (``get`` by default): the problems it may answer (``statuses``, or
+    ``responses`` given whole), ``tagged``: an ``ETag`` answered and ``If-None-Match``'s
+    304 (:mod:`api.etag`), and the decorator's other arguments; documented by its
     handler's docstring (``description`` given instead: that)."""
 
     def route(fn: Callable[..., Any]) -> HTTPRouteHandler:
         summary, rest = documented(fn)
-        kwargs.setdefault("responses", problems(*statuses))
-        return handler(path, summary=summary, description=description or rest, **kwargs)(fn)
+        responses = kwargs.pop("responses", None) or problems(*statuses)
+        if tagged:
+            responses = {304: NOT_MODIFIED, **responses}
+            kwargs["response_headers"] = [ETAG_HEADER]
+        return handler(
+            path, summary=summary, description=description or rest, responses=responses, **kwargs
+        )(fn)
 
     return route

@@ -24,10 +24,9 @@ from uuid import UUID
 import anyio
 import msgspec
 from litestar import Controller, Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from api.calls import CHECKED, Write, write_route
+from api.calls import CHECKED, Writing, write_route
 from api.etag import IfMatch, precondition
 from api.runtime import Runtime
 from domain.game.match import Match
@@ -69,7 +68,7 @@ class TimeoutController(Controller):
 
     @write_route("/{match_id:uuid}/timeout", 200, *CHECKED, 412, description=TIMEOUT_DOC)
     async def claim(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID], if_match: IfMatch = None
+        self, write: Writing, match_id: FromPath[UUID], if_match: IfMatch = None
     ) -> Response[TimeoutClaimed]:
         """Claim the turn timeout of the seat to act (the bot moves for it)"""
         runtime = write.runtime

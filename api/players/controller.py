@@ -15,11 +15,10 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from litestar import Controller, Response, delete
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from api.calls import BEARER, CHECKED, Read, Write, write_route
-from api.dto import LOCATION_HEADER, problems
+from api.calls import BEARER, CHECKED, Reading, Write, Writing, write_route
+from api.dto import LOCATION_HEADER
 from api.players.dto import (
     ClaimRequest,
     CreatePlayerRequest,
@@ -31,7 +30,7 @@ from api.players.dto import (
     SessionList,
     SessionToken,
 )
-from api.routes import read_route
+from api.routes import route
 from services.access import signed_player
 from services.accounts import lobby, players, seating
 from services.accounts.my_matches import MyMatches, my_matches
@@ -44,7 +43,7 @@ class PlayerController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreatePlayerRequest)
-    async def create(self, write: NamedDependency[Write]) -> Response[NewPlayer]:
+    async def create(self, write: Writing) -> Response[NewPlayer]:
         """Create a player (a device account); answers its player token once
 
         The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
@@ -71,8 +70,8 @@ class PlayerController(Controller):
 
         return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")
 
-    @read_route("/me", 401, 403, security=BEARER)
-    async def me(self, read: NamedDependency[Read]) -> Profile:
+    @route("/me", 401, 403, security=BEARER)
+    async def me(self, read: Reading) -> Profile:
         """The player of the token"""
         signed = await read.call(signed_player, read.service, read.credential)
         a = signed.account
@@ -83,17 +82,14 @@ class PlayerController(Controller):
             session_id=str(signed.session_id),
         )
 
-    @delete(
-        "/me",
-        status_code=204,
-        summary="Erase the player (crypto-shredding): their key is destroyed",
-        description="Every name of the player in the history now reads `erased player`: "
-        "matches, replays, state at any version, records and standings keep working. Every "
-        "session ends (the token stops working). Cannot be undone.",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def erase(self, read: NamedDependency[Read]) -> None:
+    @route("/me", 401, 403, status_code=204, security=BEARER, handler=delete)
+    async def erase(self, read: Reading) -> None:
+        """Erase the player (crypto-shredding): their key is destroyed
+
+        Every name of the player in the history now reads `erased player`: matches, replays, state
+        at any version, records and standings keep working. Every session ends (the token stops
+        working). Cannot be undone.
+        """
         service, cred = read.service, read.credential
 
         def work() -> None:
@@ -105,8 +101,8 @@ class PlayerController(Controller):
 
         await read.call(work)
 
-    @read_route("/me/sessions", 401, 403, security=BEARER)
-    async def sessions(self, read: NamedDependency[Read]) -> SessionList:
+    @route("/me/sessions", 401, 403, security=BEARER)
+    async def sessions(self, read: Reading) -> SessionList:
         """The player's sessions (devices), oldest first"""
         signed = await read.call(signed_player, read.service, read.credential)
         return SessionList(
@@ -122,7 +118,7 @@ class PlayerController(Controller):
         )
 
     @write_route("/me/sessions", 201, 401, 403, 409, body=OpenSessionRequest | None)
-    async def open_session(self, write: NamedDependency[Write]) -> Response[SessionToken]:
+    async def open_session(self, write: Writing) -> Response[SessionToken]:
         """Open another session (a new device); answers its token once"""
         data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
         service = write.runtime.service
@@ -135,7 +131,7 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, session_replay)
 
     @write_route("/me/token", 200, 401, 403)
-    async def rotate(self, write: NamedDependency[Write]) -> Response[SessionToken]:
+    async def rotate(self, write: Writing) -> Response[SessionToken]:
         """Rotate the token of this session; the one used stops working at once"""
         service = write.runtime.service
 
@@ -148,18 +144,17 @@ class PlayerController(Controller):
         # replay with it is a 401, never the new token (docs/players.md).
         return await write.run(_player(write), work, session_replay)
 
-    @delete(
+    @route(
         "/me/sessions/{session_id:uuid}",
+        401,
+        403,
+        409,
         status_code=204,
-        summary="End a session (sign a device out); its token stops working at once",
-        responses=problems(401, 403, 409),
         security=BEARER,
+        handler=delete,
     )
-    async def end_session(
-        self,
-        read: NamedDependency[Read],
-        session_id: FromPath[UUID],
-    ) -> None:
+    async def end_session(self, read: Reading, session_id: FromPath[UUID]) -> None:
+        """End a session (sign a device out); its token stops working at once"""
         service, cred = read.service, read.credential
 
         def work() -> None:
@@ -168,7 +163,7 @@ class PlayerController(Controller):
         await read.call(work)
 
     @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest)
-    async def claim(self, write: NamedDependency[Write]) -> Response[PlayerSeat]:
+    async def claim(self, write: Writing) -> Response[PlayerSeat]:
         """Claim a seat as this player (R1: one seat per match)
 
         The player token then acts for the seat from any device; the answer also carries a seat
@@ -193,9 +188,7 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, replay)
 
     @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
-    async def seat_token(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID]
-    ) -> Response[PlayerSeat]:
+    async def seat_token(self, write: Writing, match_id: FromPath[UUID]) -> Response[PlayerSeat]:
         """A fresh seat token for the player's seat; the old one stops working"""
         service = write.runtime.service
 
@@ -213,8 +206,8 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @read_route("/me/matches", 401, 403, security=BEARER)
-    async def matches(self, read: NamedDependency[Read]) -> MyMatches:
+    @route("/me/matches", 401, 403, security=BEARER)
+    async def matches(self, read: Reading) -> MyMatches:
         """The player's matches: current (with whose turn) and finished"""
         service, cred = read.service, read.credential
         return await read.call(lambda: my_matches(service, signed_player(service, cred).account))

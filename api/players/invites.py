@@ -14,13 +14,12 @@ from typing import Annotated
 from uuid import UUID
 
 from litestar import Controller, Response
-from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter
 
-from api.calls import CHECKED, Read, Write, write_route
+from api.calls import CHECKED, Reading, Writing, write_route
 from api.players.dto import CreateInviteRequest, InviteInfo, JoinRequest, NewInvite, PlayerSeat
-from api.routes import read_route
+from api.routes import route
 from domain.accounts.invite import normal_code
 from services.access import Credential, player_if_any, seat_or_organiser
 from services.accounts.invites import create_invite, find_invite, free_seats, join
@@ -50,9 +49,7 @@ class InviteController(Controller):
     @write_route(
         "/v1/matches/{match_id:uuid}/invites", 201, *CHECKED, body=CreateInviteRequest | None
     )
-    async def create(
-        self, write: NamedDependency[Write], match_id: FromPath[UUID]
-    ) -> Response[NewInvite]:
+    async def create(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
         """An invite code to this match (organiser, or a seated player)"""
         data = await write.body(CreateInviteRequest | None) or CreateInviteRequest()
         service = write.runtime.service
@@ -74,8 +71,8 @@ class InviteController(Controller):
 
         return await write.run(lambda: inviter(service, match_id, write.credential), work, replay)
 
-    @read_route("/v1/invites/{code:str}", 404, 409)
-    async def show(self, read: NamedDependency[Read], code: CodeParam) -> InviteInfo:
+    @route("/v1/invites/{code:str}", 404, 409)
+    async def show(self, read: Reading, code: CodeParam) -> InviteInfo:
         """The table an invite code seats at, and its free seats"""
         service = read.service
 
@@ -93,7 +90,7 @@ class InviteController(Controller):
         return await read.call(info)
 
     @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
-    async def join(self, write: NamedDependency[Write], code: CodeParam) -> Response[PlayerSeat]:
+    async def join(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
         """Take a seat with an invite code (the lowest free seat, R1)
 
         With a player token the player sits under their display name and acts with the player token

@@ -18,15 +18,14 @@ from uuid import UUID
 import anyio
 import msgspec
 from litestar import Controller, Litestar, Response, delete
-from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
-from api.calls import BEARER, Read, Write, write_route
-from api.dto import LOCATION_HEADER, problems
+from api.calls import BEARER, Reading, Writing, write_route
+from api.dto import LOCATION_HEADER
 from api.players.dto import TicketRequestBody, TicketView
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
-from api.routes import read_route
+from api.routes import route
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
@@ -81,7 +80,7 @@ class LobbyController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
-    async def open(self, write: NamedDependency[Write]) -> Response[TicketView]:
+    async def open(self, write: Writing) -> Response[TicketView]:
         """Queue for quick play (a player); four compatible tickets make a match
 
         Tickets with the same preset and rules are matched first come, first seated; partners who
@@ -116,29 +115,20 @@ class LobbyController(Controller):
             location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}",
         )
 
-    @read_route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
-    async def show(
-        self,
-        read: NamedDependency[Read],
-        ticket_id: FromPath[UUID],
-    ) -> TicketView:
+    @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
+    async def show(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
         """The player's ticket: waiting, matched (the match and seat) or cancelled"""
         ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
         return ticket_view(ticket)
 
-    @delete(
-        "/{ticket_id:uuid}",
-        status_code=200,
-        summary="Cancel a waiting ticket",
-        description="409 `ticket-closed` once it is matched or cancelled.",
-        responses=problems(401, 403, 404, 409),
-        security=BEARER,
+    @route(
+        "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
     )
-    async def cancel(
-        self,
-        read: NamedDependency[Read],
-        ticket_id: FromPath[UUID],
-    ) -> TicketView:
+    async def cancel(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+        """Cancel a waiting ticket
+
+        409 `ticket-closed` once it is matched or cancelled.
+        """
         service, cred = read.service, read.credential
 
         def work() -> Ticket:
@@ -146,12 +136,10 @@ class LobbyController(Controller):
 
         return ticket_view(await read.call(work))
 
-    @read_route(
-        "/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER
-    )
+    @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
     async def stream(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         ticket_id: FromPath[UUID],
         last_event_id: Annotated[
             int | None,

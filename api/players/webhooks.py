@@ -24,11 +24,10 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from api.auth import credential
-from api.calls import Write, write_route
-from api.dto import problems
+from api.calls import Writing, write_route
 from api.operator import Operator
 from api.players.dto import RegisterWebhook
-from api.routes import read_route
+from api.routes import route
 from api.runtime import Runtime
 from services.access import Credential
 from services.errors import ForbiddenError, UnauthorizedError
@@ -108,7 +107,7 @@ class WebhookController(Controller):
 
     @write_route("/", 201, 401, 403, body=RegisterWebhook)
     async def register(
-        self, write: NamedDependency[Write], webhooks: NamedDependency[Webhooks]
+        self, write: Writing, webhooks: NamedDependency[Webhooks]
     ) -> Response[subs.SubscriptionView]:
         """Register a webhook subscription (operator)
 
@@ -136,7 +135,7 @@ class WebhookController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @read_route("/", 401, 403)
+    @route("/", 401, 403)
     async def index(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
     ) -> list[subs.SubscriptionView]:
@@ -144,23 +143,19 @@ class WebhookController(Controller):
         webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
-    @delete(
-        "/{subscription_id:uuid}",
-        status_code=200,
-        summary="Stop a subscription (operator); its undelivered items are not sent",
-        responses=problems(401, 403, 404, 409),
-    )
+    @route("/{subscription_id:uuid}", 401, 403, 404, 409, status_code=200, handler=delete)
     async def remove(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],
         subscription_id: FromPath[UUID],
     ) -> subs.SubscriptionView:
+        """Stop a subscription (operator); its undelivered items are not sent"""
         webhooks.require_operator(credential(request))
         sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
         return subs.view(sub)
 
-    @read_route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
+    @route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
     async def deliveries(
         self,
         request: Request[Any, Any, Any],

@@ -13,16 +13,24 @@ with the reason given; reads are public and show no card (R33).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Response, delete
-from litestar.di import NamedDependency
-from litestar.params import FromPath, PathParameter, QueryParameter
+from litestar.params import FromPath, PathParameter
 
-from api.calls import CHECKED, Read, Write, write_route
-from api.routes import read_route
-from api.tournaments.dto import RoundParam, SeatTokenView, TableParam, scheduled_round
+from api.calls import CHECKED, Reading, Writing, write_route
+from api.routes import route
+from api.tournaments.dto import (
+    Format,
+    RoundParam,
+    SeatTokenView,
+    SheetFormat,
+    TableParam,
+    json_or_csv,
+    scheduled_round,
+    wants_csv,
+)
 from api.tournaments.dto_controls import (
     AdjustmentRequest,
     ForbidRequest,
@@ -32,7 +40,6 @@ from api.tournaments.dto_controls import (
     ReissuedTokens,
 )
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
-from api.tournaments.results import json_or_csv, wants_csv
 from domain.tournament.tournament import Tournament
 from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import adjustments_csv
@@ -41,10 +48,6 @@ from services.tournaments.sheets import sheet_csv, sheet_text
 from services.tournaments.views import TournamentView, adjustment_views
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
-SheetFormat = Annotated[
-    Literal["text", "csv"] | None,
-    QueryParameter(description="text (default) or csv (as does Accept: text/csv)"),
-]
 
 
 class ControlController(Controller):
@@ -53,7 +56,7 @@ class ControlController(Controller):
 
     @write_route("/{tournament_id:uuid}/forbidden", 200, *CHECKED, body=ForbidRequest)
     async def forbid(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Forbid a pairing (organiser; Swiss): two teams never to meet
 
@@ -70,11 +73,7 @@ class ControlController(Controller):
 
     @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
     async def allow(
-        self,
-        write: NamedDependency[Write],
-        tournament_id: FromPath[UUID],
-        a: TeamParam,
-        b: TeamParam,
+        self, write: Writing, tournament_id: FromPath[UUID], a: TeamParam, b: TeamParam
     ) -> Response[TournamentView]:
         """Lift a forbidden pairing (organiser)"""
 
@@ -83,10 +82,8 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @read_route("/{tournament_id:uuid}/preview", 404, 409)
-    async def preview(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID]
-    ) -> PairingPreview:
+    @route("/{tournament_id:uuid}/preview", 404, 409)
+    async def preview(self, read: Reading, tournament_id: FromPath[UUID]) -> PairingPreview:
         """Preview the next round's pairing (nothing is saved)
 
         As scheduling would pair it now (the organiser's override if one is set). During a round in
@@ -116,7 +113,7 @@ class ControlController(Controller):
         "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
     )
     async def override(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID], number: RoundParam
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Set the next round's pairing by hand, before it starts (organiser)
 
@@ -135,7 +132,7 @@ class ControlController(Controller):
 
     @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
     async def adjust(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Adjust a team's score (organiser): match points with the reason
 
@@ -152,14 +149,12 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @read_route("/{tournament_id:uuid}/adjustments", 404)
+    @route("/{tournament_id:uuid}/adjustments", 404)
     async def adjustments(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         tournament_id: FromPath[UUID],
-        format: Annotated[
-            Literal["json", "csv"] | None, QueryParameter(description="csv for text/csv")
-        ] = None,
+        format: Format = None,
     ) -> Response[Any]:
         """The score adjustments and penalties with their reasons (JSON, or CSV)
 
@@ -172,11 +167,7 @@ class ControlController(Controller):
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens", 200, *CHECKED
     )
     async def reissue(
-        self,
-        write: NamedDependency[Write],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        table: TableParam,
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[ReissuedTokens]:
         """Re-issue a table's seat tokens (organiser): the old ones stop working
 
@@ -208,14 +199,14 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, replay)
 
-    @read_route(
+    @route(
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
         404,
         media_type="text/plain; charset=utf-8",
     )
     async def sheet(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         tournament_id: FromPath[UUID],
         number: RoundParam,
         format: SheetFormat = None,

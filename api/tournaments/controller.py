@@ -16,12 +16,11 @@ from uuid import UUID, uuid4
 import msgspec
 from litestar import Controller, Response
 from litestar.datastructures import ResponseHeader
-from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.calls import CHECKED, Read, Write, write_route
+from api.calls import CHECKED, Reading, Writing, write_route
 from api.dto import After, Limit
-from api.routes import read_route
+from api.routes import route
 from api.tournaments.dto import (
     CreateTournamentRequest,
     NewTournament,
@@ -55,7 +54,7 @@ class TournamentController(Controller):
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 409, security=None, headers=(LOCATION,), body=CreateTournamentRequest)
-    async def create(self, write: NamedDependency[Write]) -> Response[NewTournament]:
+    async def create(self, write: Writing) -> Response[NewTournament]:
         """Create a tournament (organiser); answers the organiser token once
 
         Teams of two (people or bots), round_robin or swiss (swissRounds), the match length (deals,
@@ -104,10 +103,10 @@ class TournamentController(Controller):
             lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
         )
 
-    @read_route("/")
+    @route("/")
     async def index(
         self,
-        read: NamedDependency[Read],
+        read: Reading,
         after: After = 0,
         limit: Limit = 50,
         status: Annotated[
@@ -124,10 +123,8 @@ class TournamentController(Controller):
             lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
         )
 
-    @read_route("/{tournament_id:uuid}", 404)
-    async def get_tournament(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID]
-    ) -> TournamentView:
+    @route("/{tournament_id:uuid}", 404)
+    async def get_tournament(self, read: Reading, tournament_id: FromPath[UUID]) -> TournamentView:
         """A tournament: teams, settings, rounds with pairings, tables, results
 
         The detail: teams (with their status: registered, checked in, playing, withdrawn), the
@@ -137,17 +134,15 @@ class TournamentController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return tournament_view(t)
 
-    @read_route("/{tournament_id:uuid}/rounds", 404)
-    async def rounds(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID]
-    ) -> list[RoundView]:
+    @route("/{tournament_id:uuid}/rounds", 404)
+    async def rounds(self, read: Reading, tournament_id: FromPath[UUID]) -> list[RoundView]:
         """The scheduled rounds with their tables"""
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
-    @read_route("/{tournament_id:uuid}/rounds/{number:int}", 404)
+    @route("/{tournament_id:uuid}/rounds/{number:int}", 404)
     async def one_round(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], number: RoundParam
+        self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> RoundView:
         """One round: commitment (R35), secret once completed, tables and results"""
         t = await read.call(TournamentService(read.service).get, tournament_id)
@@ -155,7 +150,7 @@ class TournamentController(Controller):
 
     @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED)
     async def schedule(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
         """Schedule the next round (organiser)
 
@@ -181,7 +176,7 @@ class TournamentController(Controller):
 
     @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
     async def run_bots(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID], number: RoundParam
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:
         """Wake the round's bots (organiser) and collect the finished tables
 

@@ -17,10 +17,9 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath, PathParameter
 
-from api.calls import CHECKED, OPTIONAL_BEARER, Write, write_route
+from api.calls import CHECKED, OPTIONAL_BEARER, Writing, write_route
 from api.tournaments.dto import team_entry
 from api.tournaments.dto_controls import RegisteredTeam, RegisterTeamRequest, WithdrawRequest
 from api.tournaments.organiser import organiser_write, team_check, view_answer, view_replay
@@ -46,7 +45,7 @@ class RegistrationController(Controller):
         body=RegisterTeamRequest,
     )
     async def register(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[RegisteredTeam]:
         """Register a team (itself, or the organiser; late entries for Swiss)
 
@@ -95,7 +94,7 @@ class RegistrationController(Controller):
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
     async def check_in(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID], team: TeamParam
+        self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
         """Check a team in before the start (the team's token or the organiser's)"""
 
@@ -108,7 +107,7 @@ class RegistrationController(Controller):
         "/{tournament_id:uuid}/teams/{team:int}/withdraw", 200, *CHECKED, body=WithdrawRequest
     )
     async def withdraw(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID], team: TeamParam
+        self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
         """Withdraw a team (the team's token or the organiser's), with the reason
 
@@ -129,7 +128,7 @@ class RegistrationController(Controller):
 
     @write_route("/{tournament_id:uuid}/start", 200, *CHECKED)
     async def start(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Close registration and start (organiser)
 

@@ -6,22 +6,23 @@ standings and the results export (JSON or CSV). Reads are public and show no car
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Any
 from uuid import UUID
 
-from litestar import Controller, Request, Response
-from litestar.di import NamedDependency
-from litestar.params import FromPath, QueryParameter
+from litestar import Controller, Response
+from litestar.params import FromPath
 
-from api.calls import CHECKED, Read, Write, write_route
-from api.routes import read_route
+from api.calls import CHECKED, Reading, Writing, write_route
+from api.routes import route
 from api.tournaments.dto import (
     CorrectionRequest,
     CsvOperation,
     FinishTableRequest,
+    Format,
     RoundParam,
     TableParam,
     csv_doc,
+    json_or_csv,
     scheduled_round,
 )
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
@@ -40,21 +41,14 @@ from services.tournaments.views import (
     table_view,
 )
 
-CSV_MEDIA_TYPE = "text/csv"
-"""Litestar adds ``; charset=utf-8`` to a ``text/`` type itself (one charset, issue 12)."""
-Format = Annotated[
-    Literal["json", "csv"] | None,
-    QueryParameter(description="csv for text/csv (as does Accept: text/csv)"),
-]
-
 
 class ResultController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @read_route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404)
+    @route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404)
     async def tables(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], number: RoundParam
+        self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> list[TableView]:
         """A round's tables: pairing, seating (R36), match and result"""
         t = await read.call(TournamentService(read.service).get, tournament_id)
@@ -62,7 +56,7 @@ class ResultController(Controller):
 
     @write_route("/{tournament_id:uuid}/results/collect", 200, 401, 403, 404)
     async def collect(
-        self, write: NamedDependency[Write], tournament_id: FromPath[UUID]
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Pull the finished tables' results into the tournament (organiser)"""
 
@@ -78,11 +72,7 @@ class ResultController(Controller):
         body=FinishTableRequest,
     )
     async def finish_table(
-        self,
-        write: NamedDependency[Write],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        table: TableParam,
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
         """End a table's match (organiser, R32) and collect its result
 
@@ -105,11 +95,7 @@ class ResultController(Controller):
         body=CorrectionRequest,
     )
     async def correct(
-        self,
-        write: NamedDependency[Write],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        table: TableParam,
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
         """Correct a table's result (organiser; recorded with who and why)"""
         data = await write.body(CorrectionRequest)
@@ -138,48 +124,27 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, answer)
 
-    @read_route(
+    @route(
         "/{tournament_id:uuid}/standings",
         responses=csv_doc(StandingsView, "The standings"),
         operation_class=CsvOperation,
     )
     async def standings(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], format: Format = None
+        self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
         """Standings with their tiebreaks (JSON, or CSV)"""
         return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
 
-    @read_route(
+    @route(
         "/{tournament_id:uuid}/results",
         responses=csv_doc(ResultsExport, "The results"),
         operation_class=CsvOperation,
     )
     async def results(
-        self, read: NamedDependency[Read], tournament_id: FromPath[UUID], format: Format = None
+        self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
         """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)"""
         return await json_or_csv(read, tournament_id, format, results_export, results_csv)
-
-
-async def json_or_csv(
-    read: Read,
-    tournament_id: UUID,
-    fmt: str | None,
-    as_json: Callable[[Tournament], Any],
-    as_csv: Callable[[Tournament], str],
-) -> Response[Any]:
-    """A tournament's export, as JSON or as CSV (:func:`wants_csv`)."""
-    t = await read.call(TournamentService(read.service).get, tournament_id)
-    if wants_csv(read.request, fmt):
-        return Response(as_csv(t), media_type=CSV_MEDIA_TYPE)
-    return Response(as_json(t))
-
-
-def wants_csv(request: Request[Any, Any, Any], fmt: str | None) -> bool:
-    """CSV by ``?format=csv``, or without ``format`` by ``Accept: text/csv``."""
-    if fmt is not None:
-        return fmt == "csv"
-    return "text/csv" in request.headers.get("accept", "")
 
 
 def table_answer(number: int, table: int) -> Callable[[Tournament, Outcome | None], TableView]:
