@@ -1,4 +1,4 @@
-"""The OpenAPI document says exactly what the API accepts (issue 4, "Contract").
+"""The OpenAPI document says exactly what the API accepts.
 
 Litestar builds the document from the handlers, but (2.x) it drops msgspec ``Meta``
 constraints inside unions and list items (a card token's pattern, an optional field's

@@ -1,4 +1,4 @@
-"""The whole event log as a feed (issue 17; docs/events.md).
+"""The whole event log as a feed (docs/events.md, docs/decisions.md D17).
 
 * ``GET /v1/events?after=&limit=`` — a page of the log after a position
   (:func:`services.feed.feed_page`), redacted for the public (R33–R36);

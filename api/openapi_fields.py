@@ -1,5 +1,5 @@
 """The descriptions of the schema properties whose Struct field has no docstring, for the
-OpenAPI document (issue 12, :mod:`api.openapi_docs`): by ``"<Schema>.<property>"``, or by
+OpenAPI document (:mod:`api.openapi_docs`): by ``"<Schema>.<property>"``, or by
 ``"<property>"`` where the meaning is the same wherever it appears."""
 
 from __future__ import annotations

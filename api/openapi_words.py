@@ -1,4 +1,4 @@
-"""The words of the OpenAPI document that no handler or Struct carries (issue 12): the
+"""The words of the OpenAPI document that no handler or Struct carries: the
 operationIds, the descriptions of path and query parameters Litestar declares by itself,
 and of the fields whose meaning is the same wherever they appear (``matchId``,
 ``version``…). :mod:`api.openapi_docs` puts them in."""
@@ -256,7 +256,7 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
             "result-recorded",
             "result-not-recorded",
             "match-finished",
-            # the organiser's controls (issue 16, domain/tournament/controls.py)
+            # the organiser's controls (domain/tournament/controls.py)
             "registration-open",
             "registration-closed",
             "no-such-team",

@@ -46,7 +46,7 @@ class ViewTags:
         self._tags: dict[UUID, str] = {}
         self._generation: dict[UUID, int] = {}
         self._seats: dict[UUID, dict[str, int]] = {}
-        """Per match: a save forgets them with the tag (a re-issued seat token, issue 16,
+        """Per match: a save forgets them with the tag (a re-issued seat token,
         must not be answered 304 by its old token); the next read remembers them again."""
 
     def changed(self, match_ids: frozenset[UUID]) -> None:

@@ -1,4 +1,4 @@
-"""Live views over Server-Sent Events: ``GET /v1/matches/{match_id}/stream`` (issues 4, 12).
+"""Live views over Server-Sent Events: ``GET /v1/matches/{match_id}/stream``.
 
 A seat (``Authorization: Bearer <seat token>``, or ``?token=`` since a browser's
 EventSource cannot send headers; the header wins) or a spectator (no token, or the
@@ -20,7 +20,7 @@ reaches it, a spectator's as the hand sizes grow, at most every :data:`DEAL_TICK
 shutdown) the stream ends with a ``retry:`` hint and the client reconnects with its
 Last-Event-ID.
 
-Fan-out (ARCHITECTURE decision 3): a process follows each watched match once (a
+Fan-out (docs/decisions.md L12): a process follows each watched match once (a
 :class:`Feed`): one hub subscription; on a wake-up it reads only the new events and
 applies them to its own copy of the match (:class:`services.live.LiveTable`, no reload),
 and each version's frame is built and encoded once per viewer watching (a seat, or the

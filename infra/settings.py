@@ -2,7 +2,7 @@
 
 Nothing here reads ``os.environ`` by itself: the entry point calls
 ``Settings.from_env(os.environ)`` once, tests build ``Settings(...)`` directly
-(ARCHITECTURE: settings are never read at import time).
+(settings are never read at import time).
 
 Variables, with their defaults in brackets:
 
@@ -49,7 +49,7 @@ Variables, with their defaults in brackets:
   (``services.bot_driver``, docs/bots.md)
 
 :func:`persistence_env` turns settings into the eventsourcing library's environment
-(ARCHITECTURE decision 1: POPO in tests, SQLite embedded, PostgreSQL in production);
+(docs/event-sourcing.md: POPO in tests, SQLite embedded, PostgreSQL in production);
 :func:`build_service` wires the :class:`~services.game.GameService` (infra may import
 services; services never import infra).
 """

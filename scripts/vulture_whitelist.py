@@ -1,4 +1,4 @@
-# Names vulture reports as unused that are used, reviewed by hand (`make deadcode`; issue 11).
+# Names vulture reports as unused that are used, reviewed by hand (`make deadcode`).
 # Made with `vulture ... --make-whitelist`, then grouped: vulture reads this file, never runs it
 # (ruff skips it, mypy does not look here). Add a name only with the reason it is used.
 # ruff: noqa
@@ -12,14 +12,14 @@ forced_play  # api/rules_oracle.py
 aggregate_version  # services/history_items.py
 follow_count  # services/legal.py
 more_follows  # services/legal.py
-leads  # services/legal.py (LegalActions, issue 12)
+leads  # services/legal.py (LegalActions)
 throw  # services/dryrun.py (DryRun)
 tested  # services/dryrun.py (ThrowCheck)
 aggregates_at  # services/history.py: the summary as of a version (tests/property/test_view_summary.py)
-attackers_won  # services/view_types.py (WonTrick, issue 12)
-ends_at  # services/view_types.py (DealView, issue 12)
-trick_winning  # services/view_types.py (PublicView, issue 12)
-won_tricks  # services/view_types.py (PublicView, issue 12)
+attackers_won  # services/view_types.py (WonTrick)
+ends_at  # services/view_types.py (DealView)
+trick_winning  # services/view_types.py (PublicView)
+won_tricks  # services/view_types.py (PublicView)
 created_at  # services/summaries.py
 team_levels  # services/summaries.py, services/view_types.py
 seats_taken  # services/summaries.py
@@ -99,7 +99,7 @@ possible_agents  # services/training/env.py
 observation_space  # services/training/env.py
 action_space  # services/training/env.py
 
-# -- tournaments' organiser controls (issue 16): msgspec response fields ----------------------
+# -- tournaments' organiser controls: msgspec response fields ----------------------
 team_token  # api/tournaments/dto_controls.py
 first_name  # api/tournaments/dto_controls.py
 second_name  # api/tournaments/dto_controls.py
@@ -109,11 +109,11 @@ withdrawn_from_round  # services/tournaments/views.py
 flagged_tables  # services/tournaments/views.py
 _.deadlines  # services/tournaments/clerk.py: ClerkReport (read by tests)
 
-# -- live streams (issue 12) -----------------------------------------------------------------
+# -- live streams -----------------------------------------------------------------
 more  # services/history.py, summaries.py, tournaments/listing.py: page answers' field
 __call__  # api/live_feed.py: the Store protocol
 
-# -- the archive (issue 17) --
+# -- the archive --
 _.security  # api/feed.py: Litestar reads the controller's security
 unregister  # services/projections.py: tests, and a feature removing its projection
 

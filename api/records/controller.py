@@ -1,4 +1,4 @@
-"""Portable game records over REST (issue 5; the format: docs/records.md).
+"""Portable game records over REST (the format: docs/records.md).
 
 * ``GET /v1/matches/{id}/record`` — a finished match's record: canonical JSON, or the text
   notation with ``?format=text`` or ``Accept: text/plain``. 409 ``record-unavailable``

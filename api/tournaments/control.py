@@ -1,5 +1,5 @@
-"""Pairing control, adjustments, seat tokens and the pairing sheet over REST (issue 16,
-docs/tournaments.md). Every write is the organiser's (its token), recorded as an event
+"""Pairing control, adjustments, seat tokens and the pairing sheet over REST
+(docs/tournaments.md). Every write is the organiser's (its token), recorded as an event
 with the reason given; reads are public and show no card (R33).
 
 * ``POST …/forbidden`` / ``DELETE …/forbidden/{a}/{b}`` — teams never to pair (Swiss);

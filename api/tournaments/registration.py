@@ -1,4 +1,4 @@
-"""Registration over REST (issue 16, docs/tournaments.md): teams register themselves or
+"""Registration over REST (docs/tournaments.md): teams register themselves or
 are added by the organiser, check in, withdraw; the organiser starts the tournament.
 
 * ``POST …/teams`` — without a token a team registers itself while registration is open

@@ -3,7 +3,7 @@
 :class:`TrickPlay` is a small, pure state machine. ``check`` validates a seat's play and
 returns a :class:`PlayOutcome` without changing anything; ``apply`` assigns the outcome.
 An event-sourced aggregate calls ``check`` in its command and ``apply`` when the event is
-applied (ARCHITECTURE decision 6); the simulator calls both in turn.
+applied (validated in the command, assigned in the apply); the simulator calls both in turn.
 """
 
 from __future__ import annotations

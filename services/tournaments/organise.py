@@ -1,4 +1,4 @@
-"""The organiser's controls as application commands (issue 16, docs/tournaments.md):
+"""The organiser's controls as application commands (docs/tournaments.md):
 registration and team tokens, check-in, the start, late entries, withdrawals (their
 forfeited tables' matches are ended), forbidden pairings, the preview and override of a
 round's pairing, score adjustments, the round deadline, re-issued seat tokens.

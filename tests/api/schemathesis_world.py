@@ -48,7 +48,7 @@ Case = GenericCase[Any]
 # Operations whose input has meaning a JSON Schema cannot state: the rules oracle (a lead
 # must be of one suit category, every play as long as the lead, the hand must hold the
 # play, R15-R23) and deal verification (the seed must hash to the commitment, R35). The
-# contract answers such input with a 422 problem ("Malformed input → 422", issue 4), so
+# contract answers such input with a 422 problem ("Malformed input → 422"), so
 # the built-in positive_data_acceptance (schema-valid input must not be 4xx) cannot hold
 # there; it is replaced for these operations by `schema_level_acceptance` below, which
 # still fails when the API refuses schema-valid input for a reason the schema could have
@@ -68,7 +68,7 @@ SEMANTIC_PATHS = (
     # a Last-Event-ID beyond the match's version is refused (422 last-event-id-ahead, issue
     # 13): which version is current is not in the schema
     "/v1/matches/{match_id}/stream",
-    # issue 17: the log's stream refuses a Last-Event-ID beyond the log's end; the state
+    # the log's stream refuses a Last-Event-ID beyond the log's end; the state
     # takes exactly one of version and at, and at needs a time zone (RFC 3339 allows none)
     "/v1/events/stream",
     "/v1/matches/{match_id}/state",

@@ -261,7 +261,7 @@ def test_verification_and_records_answer_deal_embargoed(
         r = c.get(scene.url + path, headers={"Accept-Language": language})
         body = problem(r, "deal-embargoed")
         no_seed(r.text, scene.seeds())
-        if language == "zh-CN":  # all Chinese, the tournament round named (issue 12)
+        if language == "zh-CN":  # all Chinese, the tournament round named
             assert body["title"] == "牌局暂不公开" and body["detail"].startswith("本轮比赛")
             assert "比赛轮次：1" in body["detail"]
         else:

@@ -1,4 +1,4 @@
-"""Turn timers over REST (issue 5, docs/timers.md): the match's limits, the views'
+"""Turn timers over REST (docs/timers.md): the match's limits, the views'
 ``turnDeadline``, ``POST /v1/matches/{id}/timeout`` early and late, its auth, If-Match and
 Idempotency-Key, and the sweeper started with the app.
 """

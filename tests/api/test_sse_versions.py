@@ -1,10 +1,10 @@
-"""A frame for every version at every viewer (issue 12): whole rounds played over the REST
-API by two people and two bots (bots move several times after one command, off the
-request path), watched by
-both seats, a spectator and the organiser. Every stream gets ids 1 apart from its first
-frame to the match's last version; every frame's event is the one the history shows at
-that version and its view the state as of that version (R34), for that viewer (R33).
-And a paced deal (R16) is live: seats see their hands grow, spectators the sizes."""
+"""A frame for every version at every viewer (docs/decisions.md L12): whole rounds played over
+the REST API by two people and two bots (bots move several times after one command, off the
+request path), watched by both seats, a spectator and the organiser. Every stream gets ids 1
+apart from its first frame to the match's last version; every frame's event is the one the
+history shows at that version and its view the state as of that version (R34), for that
+viewer (R33). And a paced deal (R16) is live: seats see their hands grow, spectators the
+sizes."""
 
 from __future__ import annotations
 
@@ -204,7 +204,7 @@ async def next_deal(s: SseStream) -> Any:
 
 
 async def test_an_erased_name_leaves_the_live_streams_at_once() -> None:
-    """Crypto-shredding (issue 15) while a match is watched: a stream opened after the
+    """Crypto-shredding while a match is watched: a stream opened after the
     erasure, and a resume inside the feed's ring, show `erased player`, never the name."""
     service = GameService(
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(7)

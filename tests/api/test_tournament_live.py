@@ -1,4 +1,4 @@
-"""The standings stream (issue 16, api/tournaments/live.py): the current standings at
+"""The standings stream (api/tournaments/live.py): the current standings at
 once, a new frame when a table's result enters the tournament, and a resumed stream
 (Last-Event-ID) sends nothing it has sent before."""
 
