@@ -36,8 +36,8 @@ from eventsourcing.application import AggregateNotFoundError
 
 from domain.game.match import Match
 from domain.tournament.tournament import Tournament
-from services.accounts.players import Signed, seat_for, verify_player
-from services.errors import ForbiddenError, UnauthorizedError
+from services.accounts.players import Signed, get_account, seat_for
+from services.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from services.game import GameService
 from services.sources import ORGANISER_ROLE, PLAYER_ROLE, SEAT_ROLE, token_hash
 
@@ -185,10 +185,23 @@ def signed_player(service: GameService, cred: Credential | None) -> Signed:
         if cred.role in (SEAT_ROLE, ORGANISER_ROLE):
             raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
         raise UnauthorizedError("this is not a player token")
-    signed = verify_player(service, cred.token)
+    signed = player_of(service, cred)
     if signed is None:
         raise UnauthorizedError("the player token is not valid (unknown, rotated or revoked)")
     return signed
+
+
+def player_of(service: GameService, cred: Credential) -> Signed | None:
+    """The account and session a player credential signs in; None when it is not a player
+    token, names no account, or matches none of its sessions (revoked, rotated, forged)."""
+    if cred.role != PLAYER_ROLE or cred.owner is None:
+        return None
+    try:
+        account = get_account(service, cred.owner)
+    except NotFoundError:
+        return None
+    session = account.session_of(cred.digest, secrets.compare_digest)
+    return None if session is None else Signed(account, session)
 
 
 def player_if_any(service: GameService, cred: Credential | None) -> Signed | None:
@@ -250,7 +263,7 @@ def caller_of(service: GameService, cred: Credential) -> Caller | None:
     if cred.role is None or cred.owner is None:
         return None
     if cred.role == PLAYER_ROLE:
-        signed = verify_player(service, cred.token)
+        signed = player_of(service, cred)
         return None if signed is None else Caller(PLAYER_ROLE, cred.owner, signed.session_id)
     try:
         found: object = service.repository.get(cred.owner, deepcopy_from_cache=False)

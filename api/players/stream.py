@@ -23,10 +23,9 @@ from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, 
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
-from services.access import signed_player
+from services.access import player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
-from services.accounts.players import verify_player
 
 POLL_S = 0.5
 HEARTBEAT_S = 15.0
@@ -94,7 +93,7 @@ class PlayerStreamController(Controller):
         def pull() -> list[Frame] | None:
             """The next frames, or None once the token no longer signs in: a revoked
             device (a lost phone) or an erased player hears nothing more."""
-            if seen is None or verify_player(service, seen.token) is None:
+            if seen is None or player_of(service, seen) is None:
                 return None
             return feed.poll()
 
