@@ -30,23 +30,6 @@ from domain.rules.errors import InvalidInputError
 from services.dryrun import DryRun
 from services.pipeline import Command, CommandDone
 
-ACT_DOC = """`action`: `declare` (R17, R18), `overcall` (R20), `pass` (R17, R18, R20), `bury`
-(R21, 8 cards), `play` (R22–R25) or `redeal` (暴动, §10); `cards` in R4 notation. The seat
-is the bearer seat token's. Answers the match version the command left and the acting
-seat's view right after it, as soon as the command is saved; the bots at the table reply
-after it, off the request (their moves reach the live stream as frames).
-
-409: the rules forbid the move (the problem's `type` is the rule's own code, such as
-`illegal-follow`, and names the R-number and the cards), or another command changed the
-match first (`version-conflict`: of two conflicting commands exactly one wins).
-412: `If-Match` is not the current version. 422: input that cannot be understood.
-
-`?dryRun=true`: check the command without acting — the same checks, the same problem
-when it is refused, judged only on what the seat can know (its hand and the table, R33);
-a legal one answers `DryRun` (the cards a play would play; for a throw, R22, that it is
-tested against the other hands only when played, and the penalty if it fails). Nothing is
-saved (the match stays at its version), and an `Idempotency-Key` is not used."""
-
 DryRunFlag = Annotated[
     bool,
     QueryParameter(
@@ -73,12 +56,7 @@ class CommandController(Controller):
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/{match_id:uuid}/actions/{action:str}",
-        200,
-        *CHECKED,
-        412,
-        description=ACT_DOC,
-        body=ActionRequest | None,
+        "/{match_id:uuid}/actions/{action:str}", 200, *CHECKED, 412, body=ActionRequest | None
     )
     async def act(
         self,
@@ -88,7 +66,26 @@ class CommandController(Controller):
         if_match: IfMatch = None,
         dry_run: DryRunFlag = False,
     ) -> Response[CommandDone | DryRun]:
-        """Act in the round as the token's seat"""
+        """Act in the round as the token's seat
+
+        `action`: `declare` (R17, R18), `overcall` (R20), `pass` (R17, R18, R20), `bury`
+        (R21, 8 cards), `play` (R22–R25) or `redeal` (暴动, §10); `cards` in R4 notation. The
+        seat is the bearer seat token's. Answers the match version the command left and the
+        acting seat's view right after it, as soon as the command is saved; the bots at the
+        table reply after it, off the request (their moves reach the live stream as frames).
+
+        409: the rules forbid the move (the problem's `type` is the rule's own code, such as
+        `illegal-follow`, and names the R-number and the cards), or another command changed
+        the match first (`version-conflict`: of two conflicting commands exactly one wins).
+        412: `If-Match` is not the current version. 422: input that cannot be understood.
+
+        `?dryRun=true`: check the command without acting — the same checks, the same problem
+        when it is refused, judged only on what the seat can know (its hand and the table,
+        R33); a legal one answers `DryRun` (the cards a play would play; for a throw, R22,
+        that it is tested against the other hands only when played, and the penalty if it
+        fails). Nothing is saved (the match stays at its version), and an `Idempotency-Key`
+        is not used.
+        """
         data: ActionRequest | None = await write.body(ActionRequest | None)
         command = Command(
             write.credential,

@@ -44,6 +44,13 @@ from services.summaries import MatchList, MatchSummary, Origin, list_matches, ma
 from services.view_types import rules_view
 
 SeatParam = Annotated[int, PathParameter(ge=0, le=3, description="Seat 0..3 (R1)")]
+OriginFilter = Annotated[
+    Origin | None,
+    QueryParameter(
+        description="`played` (here) or `imported` (records stored with "
+        "`POST /v1/records?store=true`); every match without it"
+    ),
+]
 
 
 def rule_set(data: CreateMatchRequest) -> RuleSet:
@@ -103,17 +110,7 @@ class MatchController(Controller):
 
     @route("/")
     async def index(
-        self,
-        read: Reading,
-        after: After = 0,
-        limit: Limit = 50,
-        origin: Annotated[
-            Origin | None,
-            QueryParameter(
-                description="`played` (here) or `imported` (records stored with "
-                "`POST /v1/records?store=true`); every match without it"
-            ),
-        ] = None,
+        self, read: Reading, after: After = 0, limit: Limit = 50, origin: OriginFilter = None
     ) -> MatchList:
         """List matches, oldest first (paged)"""
         return await read.call(

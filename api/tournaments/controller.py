@@ -44,6 +44,10 @@ from services.tournaments.listing import TournamentList, list_tournaments
 from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
 
+StatusFilter = Annotated[
+    Literal["registration", "ready", "in_play", "finished"] | None,
+    QueryParameter(description="Only the tournaments in this state now"),
+]
 LOCATION = ResponseHeader(
     name="Location", value="/v1/tournaments/{tournamentId}", documentation_only=True
 )
@@ -105,14 +109,7 @@ class TournamentController(Controller):
 
     @route("/")
     async def index(
-        self,
-        read: Reading,
-        after: After = 0,
-        limit: Limit = 50,
-        status: Annotated[
-            Literal["registration", "ready", "in_play", "finished"] | None,
-            QueryParameter(description="Only the tournaments in this state now"),
-        ] = None,
+        self, read: Reading, after: After = 0, limit: Limit = 50, status: StatusFilter = None
     ) -> TournamentList:
         """List tournaments, oldest first (paged; filter by status)
 

@@ -41,6 +41,8 @@ from services.tournaments.views import (
     table_view,
 )
 
+TABLE_PATH = "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}"
+
 
 class ResultController(Controller):
     path = "/v1/tournaments"
@@ -65,12 +67,7 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/finish",
-        200,
-        *CHECKED,
-        body=FinishTableRequest,
-    )
+    @write_route(f"{TABLE_PATH}/finish", 200, *CHECKED, body=FinishTableRequest)
     async def finish_table(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
@@ -88,12 +85,7 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, answer)
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/correction",
-        200,
-        *CHECKED,
-        body=CorrectionRequest,
-    )
+    @write_route(f"{TABLE_PATH}/correction", 200, *CHECKED, body=CorrectionRequest)
     async def correct(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
