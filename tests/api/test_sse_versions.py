@@ -80,6 +80,7 @@ async def test_every_viewer_gets_a_frame_for_every_version() -> None:
     )
     async with served(service) as (app, c), AsyncExitStack() as stack:
         match_id, organiser, tokens = await seat_table(c, people=2)
+        assert await anyio.to_thread.run_sync(app.state.bots.idle), "the bots did not settle"
         url = f"/v1/matches/{match_id}"
         viewers: dict[str, dict[str, str]] = {
             "seat 0": auth(tokens[0]),
