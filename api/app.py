@@ -195,7 +195,7 @@ def create_app(
         if oidc is None and extra.oidc_issuer and extra.oidc_audience and extra.oidc_jwks_url:
             oidc = OidcVerifier(extra.oidc_issuer, extra.oidc_audience, extra.oidc_jwks_url)
     hooks = Webhooks(runtime, webhooks or WebhookConfig())
-    metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps)
+    metrics = Metrics(service, live, rate_limiter, hub, quotas=quotas, caps=caps, bots=bots)
 
     def close_service() -> None:
         if owned:

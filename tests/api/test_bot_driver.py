@@ -182,3 +182,7 @@ def test_a_bots_only_match_ends_by_itself(match_end: str, rounds: int) -> None:
         if match_end == "wrap":
             assert "bots only" in items[-1]["data"]["reason"]
         assert c.app.state.bots.stats.ended == (match_end == "wrap")
+        scraped = c.get("/metrics").text  # the driver's work, for operators
+        assert f"shengji_bots_only_ended_total {float(match_end == 'wrap')}" in scraped
+        assert "shengji_bot_matches_queued 0.0" in scraped
+        assert "shengji_bot_steps_total 0.0" not in scraped
