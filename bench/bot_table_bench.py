@@ -22,6 +22,7 @@ from typing import Any
 from litestar.testing import TestClient
 
 from api.app import create_app
+from bench._api_table import choose
 from services.game import GameService
 
 Json = dict[str, Any]
@@ -34,18 +35,6 @@ def _settle(client: TestClient[Any]) -> float:
     if driver is not None:
         driver.idle(timeout=600)
     return time.perf_counter() - started
-
-
-def _choice(view: Json) -> tuple[str, list[str]] | None:
-    legal = view["legal"]
-    actions = legal["actions"]
-    if "bury" in actions:
-        return "bury", legal["buryFrom"][: legal["buryCount"]]
-    if "play" in actions:
-        return "play", legal["follows"][0] if legal["follows"] else view["hand"][:1]
-    if "pass" in actions:
-        return "pass", []
-    return None
 
 
 def human_plays(plays: int) -> tuple[list[float], list[float]]:
@@ -67,7 +56,7 @@ def human_plays(plays: int) -> tuple[list[float], list[float]]:
         idle_looks = 0
         while len(answers) < plays and idle_looks < 500:
             view = c.get(f"{url}/view", headers=me).json()
-            choice = _choice(view)
+            choice = choose(view)
             if choice is None:
                 idle_looks += 1
                 _settle(c)

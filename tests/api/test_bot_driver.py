@@ -7,10 +7,8 @@ Every bot decision is recorded with the thread it ran on: none runs on a request
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from datetime import datetime
 from typing import Any
 
 import anyio
@@ -18,15 +16,12 @@ import httpx
 import pytest
 
 from api.app import create_app
-from domain.game.match import Match
-from domain.game.round import Round
-from services import bots
 from services.bot_driver import BotDriver
-from services.bots import BotMove, Stop
 from services.game import GameService
-from tests.api.rest import auth, choose, client, settle
+from tests.api.rest import auth, bots_match, choose, client, settle
 from tests.api.sse_driver import Event, stream
 from tests.conftest import FakeClock, FixedSeeds
+from tests.driving import Decisions, record_decisions
 
 DECISION_CPU_S = 0.05
 """The strong bots here search at most this much CPU a decision (the tests' time)."""
@@ -37,34 +32,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class Decisions(list[str]):
-    """The name of the thread each bot decision ran on; :attr:`first` is set by the first."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.first = threading.Event()
-
-
 @pytest.fixture
-def decisions(monkeypatch: pytest.MonkeyPatch) -> Iterator[Decisions]:
+def decisions(monkeypatch: pytest.MonkeyPatch) -> Decisions:
     """Every bot decision (``services.bots.next_move``), by the thread it ran on."""
-    made = Decisions()
-    decide = bots.next_move
-
-    def recorded(
-        match: Match,
-        round_: Round,
-        now: datetime,
-        kinds: dict[int, str] | None = None,
-        *,
-        stop: Stop | None = None,
-    ) -> BotMove | None:
-        made.append(threading.current_thread().name)
-        made.first.set()
-        return decide(match, round_, now, kinds, stop=stop)
-
-    monkeypatch.setattr(bots, "next_move", recorded)
-    yield made
+    return record_decisions(monkeypatch)
 
 
 def new_service() -> GameService:
@@ -163,15 +134,7 @@ def test_a_bots_only_match_ends_by_itself(match_end: str, rounds: int) -> None:
     match end chosen by the organiser (``rounds:3``) is played to it, past that cap."""
     service = new_service()
     with client(service, bots=BotDriver(service, bots_only_rounds=2)) as c:
-        made = c.post("/v1/matches", json={"rules": {"matchEnd": match_end}}).json()
-        url = f"/v1/matches/{made['matchId']}"
-        for seat in range(4):
-            r = c.post(
-                f"{url}/seats/{seat}/bot",
-                json={"kind": "random"},
-                headers=auth(made["organiserToken"]),
-            )
-            assert r.status_code == 201, r.text
+        url, _ = bots_match(c, "random", match_end)
         settle(c)
         summary = c.get(url).json()
         assert summary["finished"]

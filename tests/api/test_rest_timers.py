@@ -13,7 +13,7 @@ import pytest
 from api.app import create_app
 from infra.settings import Settings, SettingsError
 from tests.api.ops.small_app import is_problem
-from tests.api.rest import Json, Table, auth, client, new_service, settle
+from tests.api.rest import Json, Table, auth, bots_match, client, new_service, settle
 from tests.conftest import FakeClock
 
 TIMERS = {"declareMs": 5_000, "buryMs": 6_000, "playMs": 20_000}
@@ -133,17 +133,8 @@ def test_the_bot_driver_plays_a_bots_only_match_with_no_command() -> None:
     sweeper, plays the match off the request path and stops with the app."""
     service = new_service()
     with client(service, sweep_interval_ms=10) as c:
-        r = c.post("/v1/matches", json={"rules": {"matchEnd": "rounds:1"}})
-        created = r.json()
-        url = f"/v1/matches/{created['matchId']}"
-        for seat in range(4):
-            bot = c.post(
-                f"{url}/seats/{seat}/bot",
-                json={"kind": "heuristic"},
-                headers=auth(created["organiserToken"]),
-            )
-            assert bot.status_code == 201, bot.text
-        seated = bot.json()["version"]
+        url, last = bots_match(c, "heuristic")
+        seated = last["version"]
         settle(c)
         summary = c.get(url).json()
         assert summary["finished"] and summary["version"] > seated + 50

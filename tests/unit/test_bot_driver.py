@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Sequence
-from datetime import datetime
 from uuid import UUID
 
 import pytest
@@ -16,12 +15,12 @@ import pytest
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.rules.ruleset import STANDARD, RuleSet
-from services import bot_driver, bots
+from services import bot_driver
 from services.bot_driver import BotDriver
-from services.bots import BotMove, Step, Stop, cpu_budget, next_move, play_one
+from services.bots import Step, cpu_budget, next_move, play_one
 from services.game import GameService
 from tests.conftest import FakeClock, FixedSeeds
-from tests.driving import driving
+from tests.driving import driving, record_decisions
 
 ONE_ROUND = RuleSet.from_mapping({**STANDARD.to_mapping(), "match_end": "rounds:1"})
 
@@ -89,34 +88,13 @@ def test_tables_take_turns_a_move_each(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_at_most_workers_decisions_run_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     service = new_service()
-    lock = threading.Lock()
-    running = [0]
-    most = [0]
-    decide = bots.next_move
-
-    def counted(
-        match: Match,
-        round_: Round,
-        now: datetime,
-        kinds: dict[int, str] | None = None,
-        *,
-        stop: Stop | None = None,
-    ) -> BotMove | None:
-        with lock:
-            running[0] += 1
-            most[0] = max(most[0], running[0])
-        try:
-            return decide(match, round_, now, kinds, stop=stop)
-        finally:
-            with lock:
-                running[0] -= 1
-
-    monkeypatch.setattr(bots, "next_move", counted)
+    decisions = record_decisions(monkeypatch)
     with driving(service, workers=2) as driver:
         tables = [seat(service, ["heuristic"] * 4) for _ in range(5)]
         assert driver.idle(300)
     assert all(service.get_match(t).finished for t in tables)
-    assert 1 <= most[0] <= 2
+    assert 1 <= decisions.most <= 2
+    assert {name.rsplit("-", 1)[0] for name in decisions} == {"bot-driver"}
 
 
 def test_a_decision_stops_at_its_cpu_budget() -> None:
