@@ -23,6 +23,7 @@ from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.calls import provide_read, provide_write
 from api.commands import CommandController
 from api.errors import EXCEPTION_HANDLERS
 from api.feed import FEED_STREAM_PATH, Archive, FeedController
@@ -48,7 +49,7 @@ from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
 from api.streamcap import STREAM_PATH, StreamCapMiddleware, StreamCaps
-from api.timers import SweeperTask, TimeoutController
+from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
@@ -57,6 +58,7 @@ from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from services.accounts.oidc import OidcVerifier
+from services.bot_driver import BotDriver
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -80,6 +82,8 @@ class AppParts:
     sweeper: SweeperTask
     clerk: ClerkTask
     lobby_sweeper: LobbySweeper
+    bots: BotDriver
+    """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver)."""
     on_shutdown: tuple[Callable[[], None], ...] = ()
     """Called when the app shuts down (closing what the composition root opened)."""
 
@@ -90,7 +94,13 @@ def create_app(parts: AppParts) -> Litestar:
     service = runtime.service
     identities = Identities(token_verifier(service), limiter=runtime.limiter)
     metrics = Metrics(
-        service, parts.live, parts.rate_limiter, parts.hub, quotas=parts.quotas, caps=parts.caps
+        service,
+        parts.live,
+        parts.rate_limiter,
+        parts.hub,
+        quotas=parts.quotas,
+        caps=parts.caps,
+        bots=parts.bots,
     )
     app = Litestar(
         route_handlers=[
@@ -121,6 +131,8 @@ def create_app(parts: AppParts) -> Litestar:
         ],
         dependencies={
             "runtime": Provide(runtime.provide, sync_to_thread=False),
+            "read": Provide(provide_read),
+            "write": Provide(provide_write),
             "live": Provide(parts.live.provide, sync_to_thread=False),
             "archive": Provide(parts.archive.provide, sync_to_thread=False),
             "webhooks": Provide(parts.webhooks.provide, sync_to_thread=False),
@@ -128,6 +140,7 @@ def create_app(parts: AppParts) -> Litestar:
         },
         lifespan=[
             parts.live.lifespan,
+            driver_lifespan(parts.bots),
             parts.sweeper.lifespan,
             parts.clerk.lifespan,
             parts.lobby_sweeper.lifespan,
@@ -164,6 +177,7 @@ def create_app(parts: AppParts) -> Litestar:
     app.state.live = parts.live
     app.state.archive = parts.archive
     app.state.sweeper = parts.sweeper
+    app.state.bots = parts.bots
     app.state.clerk = parts.clerk
     app.state.timeout_kind = parts.sweeper.sweeper.timeout_kind
     app.state.rate_limiter = parts.rate_limiter

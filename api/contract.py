@@ -68,7 +68,9 @@ def constrain_operations(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
     for route in routes:
         item = (doc.paths or {}).get(route.path_format or route.path)
         for handler in getattr(route, "route_handlers", ()):
-            signature = handler.parsed_fn_signature.parameters
+            signature = dict(handler.parsed_fn_signature.parameters)
+            for provider in handler.resolve_dependencies().values():  # ``write``'s header
+                signature.update(provider.parsed_fn_signature.parameters)
             for method in handler.http_methods:
                 operation = getattr(item, method.lower(), None)
                 if isinstance(operation, Operation):

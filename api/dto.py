@@ -13,10 +13,11 @@ from typing import Annotated, Literal
 import msgspec
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import QueryParameter
 
 from api.problems import PROBLEM_MEDIA_TYPE, Problem
 from domain.game.timers import MAX_LIMIT_MS, MIN_LIMIT_MS, Timers
-from services.view_types import RulesView, SeatView
+from services.view_types import RulesView
 
 CARD_TOKEN = r"(?:10|[2-9JQKA])[SHCD]|[SB]J"
 """One card in RULES R4 notation: rank then suit (``10H``, ``AS``, ``2C``), jokers ``SJ``,
@@ -141,10 +142,6 @@ class ActionRequest(_Request, frozen=True, kw_only=True):
     (R22, R23); pass and redeal: none."""
 
 
-class RunBotsRequest(_Request, frozen=True, kw_only=True):
-    max_steps: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None
-
-
 class FinishRequest(_Request, frozen=True, kw_only=True):
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "organiser"
 
@@ -192,22 +189,12 @@ class BotSeated(_Response, frozen=True, kw_only=True):
     seat: int
     kind: str
     version: int
-    """The match version right after seating (bots may have moved since)."""
-
-
-class CommandDone(_Response, frozen=True, kw_only=True, tag_field="kind", tag="done"):
-    """The command was done (``kind`` ``done``; a dry run answers ``dryRun``)."""
-
-    version: int
-    """The match version the command left (its last event's)."""
-    view: SeatView
-    """The acting seat's view right after the command (R33)."""
+    """The match version right after seating (the bots move after it, off the request)."""
 
 
 class BotsRun(_Response, frozen=True, kw_only=True):
-    steps: int
     version: int
-    stopped: Literal["waiting", "limit", "conflict", "refused"]
+    queued: bool
 
 
 class FinishedMatch(_Response, frozen=True, kw_only=True):
@@ -242,6 +229,14 @@ class RoundVerified(_Response, frozen=True, kw_only=True):
     """``server``: drawn here and committed before the first card (R35); ``record``: the
     match is an imported record, so the seeds are the importer's — the check proves the
     record consistent, not the deal fair."""
+
+
+# -- parameters ---------------------------------------------------------------------------------
+
+After = Annotated[int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")]
+"""A list's page: after this position."""
+Limit = Annotated[int, QueryParameter(ge=1, le=100)]
+"""A list's page: at most this many items."""
 
 
 # -- OpenAPI: the problems each route may answer -----------------------------------------------

@@ -15,11 +15,26 @@ so a poller is never told 304 for a view that changed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Response
+from litestar.params import HeaderParameter
 
-from services.errors import PreconditionFailedError
+from services.pipeline import Precondition
+
+IfNoneMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-None-Match", description='"<version>" of a previous answer: 304 if current'
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        description='"<version>": act only if the match is at this version, else 412',
+    ),
+]
 
 
 def etag(version: int, marker: str = "") -> str:
@@ -39,20 +54,21 @@ def not_modified(if_none_match: str | None, tag: str) -> bool:
     return "*" in tags or tag in tags
 
 
-def expected_version(if_match: str | None) -> int | None:
-    """The match version ``If-Match`` requires (None: no condition)."""
+def precondition(if_match: str | None) -> Precondition:
+    """The match version ``If-Match`` requires (none: any), or why it is not one — the
+    412 is given after the caller is authorised (:class:`services.pipeline.Precondition`)."""
     if if_match is None or if_match.strip() == "*":
-        return None
+        return Precondition()
     text = if_match.strip()
     digits = text[1:-1]
     well_formed = len(text) >= 3 and text[0] == '"' and text[-1] == '"'
     if not well_formed or not (digits.isascii() and digits.isdigit()):
-        raise PreconditionFailedError(
-            f'If-Match must be one strong ETag "<version>" (or *), got {text[:40]!r}'
+        return Precondition(
+            malformed=f'If-Match must be one strong ETag "<version>" (or *), got {text[:40]!r}'
         )
     if len(digits) > 18:
-        raise PreconditionFailedError("If-Match: no match has that many versions")
-    return int(digits)
+        return Precondition(malformed="If-Match: no match has that many versions")
+    return Precondition(int(digits))
 
 
 def not_modified_response(tag: str) -> Response[Any]:

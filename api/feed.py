@@ -1,4 +1,4 @@
-"""The whole event log as a feed (docs/events.md).
+"""The whole event log as a feed (docs/events.md, docs/decisions.md D17).
 
 * ``GET /v1/events?after=&limit=`` — a page of the log after a position
   (:func:`services.feed.feed_page`), redacted for the public (R33–R36);
@@ -44,14 +44,16 @@ from litestar.openapi.spec import (
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from api.auth import UnauthorizedError, bearer
+from api.auth import credential
 from api.dto import problems
 from api.operator import Operator
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.records.bulk import reject_repeated
+from api.runtime import in_thread
 from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
+from services.errors import UnauthorizedError
 from services.event_schema import EventSchemas, event_schemas
 from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
 from services.game import GameService
@@ -144,10 +146,10 @@ class Archive:
 
     def is_operator(self, request: Request[Any, Any, Any]) -> bool:
         """True for the operator token; 401 for any other token (docstring)."""
-        token = bearer(request)
-        if token is None:
+        found = credential(request)
+        if found is None:
             return False
-        if self.operator.is_operator(token):
+        if self.operator.is_operator(found.token):
             return True
         raise UnauthorizedError(
             "the events feed takes the operator token only (OPERATOR_TOKEN); "
@@ -155,13 +157,13 @@ class Archive:
         )
 
     async def page(self, after: int, limit: int, operator: bool) -> FeedPage:
-        return await anyio.to_thread.run_sync(
+        return await in_thread(
+            self.limiter,
             lambda: feed_page(self.service, after=after, limit=limit, operator=operator),
-            limiter=self.limiter,
         )
 
     async def last(self) -> int:
-        return await anyio.to_thread.run_sync(last_position, self.service, limiter=self.limiter)
+        return await in_thread(self.limiter, last_position, self.service)
 
     async def frames(self, after: int, operator: bool) -> AsyncIterator[bytes]:
         """``retry:``, then one frame per item after ``after``, pings while nothing is

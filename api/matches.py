@@ -1,66 +1,56 @@
-"""Matches and seats: create, list, get; claim a seat, seat a bot, run the bots, finish.
+"""Matches and seats: create, list, get; claim a seat, seat a bot, wake the bots, finish.
 
 ``POST /v1/matches`` answers the organiser token once (stored hashed in
 ``MatchCreated``). Seats are claimed first come (R1), each answering its seat token once;
 the organiser seats bots. When the fourth seat fills, round 1 is dealt in the same save
-(R16), and after every command the bots play their pending moves (``services.bots``), a
-bounded number per request, so a table of four bots plays a match on its own.
+(R16). Bots move off the request path, as soon as they are to act (the bot driver,
+:mod:`services.bot_driver`): their moves reach clients as stream frames.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Annotated, Any, cast
+from collections.abc import Callable
+from typing import Annotated
 from uuid import UUID, uuid4
 
-from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, PathParameter, QueryParameter
+from litestar import Controller, Response
+from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.auth import bearer, require_organiser, scope_of
+from api.calls import CHECKED, Reading, Write, Writing, write_route
 from api.dto import (
-    ETAG_HEADER,
     LOCATION_HEADER,
-    NOT_MODIFIED,
-    REPLAYED_HEADER,
+    After,
     BotSeated,
     BotsRun,
     ClaimSeatRequest,
     CreateMatchRequest,
     FinishedMatch,
     FinishRequest,
+    Limit,
     NewMatch,
-    RunBotsRequest,
     SeatBotRequest,
     SeatClaimed,
-    problems,
 )
-from api.etag import etag, not_modified, not_modified_response, tagged
-from api.idempotency import KEY_DOC, Answer, Key, field_of, run
-from api.runtime import Runtime, snapshot
-from api.strict import json_body, read_body
+from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
+from api.routes import route
+from api.runtime import snapshot
+from domain.game.match import Match
 from domain.rules.ruleset import STANDARD, RuleSet, preset
-from services.bots import Stopped, run_bots
-from services.game import GameService
-from services.idempotency import Outcome
+from services.access import organiser_of
+from services.bots import bot_seats, bot_to_act
+from services.idempotency import Outcome, Stamp
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.summaries import MatchList, MatchSummary, Origin, list_matches, match_summary
 from services.view_types import rules_view
 
-log = logging.getLogger(__name__)
-
-IdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(name="Idempotency-Key", min_length=1, max_length=255, description=KEY_DOC),
-]
-IfNoneMatch = Annotated[
-    str | None,
-    HeaderParameter(
-        name="If-None-Match", description='"<version>" of a previous answer: 304 if current'
+SeatParam = Annotated[int, PathParameter(ge=0, le=3, description="Seat 0..3 (R1)")]
+OriginFilter = Annotated[
+    Origin | None,
+    QueryParameter(
+        description="`played` (here) or `imported` (records stored with "
+        "`POST /v1/records?store=true`); every match without it"
     ),
 ]
-SeatParam = Annotated[int, PathParameter(ge=0, le=3, description="Seat 0..3 (R1)")]
-BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
 def rule_set(data: CreateMatchRequest) -> RuleSet:
@@ -71,38 +61,23 @@ def rule_set(data: CreateMatchRequest) -> RuleSet:
     return RuleSet.from_mapping({**base.to_mapping(), **data.rules.fields()})
 
 
-def play_bots(service: GameService, match_id: UUID, steps: int) -> None:
-    """After a command: the bots' pending moves. Their failure never fails the command."""
-    try:
-        run_bots(service, match_id, steps)
-    except Exception:  # pragma: no cover - defensive: the command is already saved
-        log.exception("bots failed after a command on match %s", match_id)
-
-
 class MatchController(Controller):
     path = "/v1/matches"
     tags = ["matches"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/",
-        status_code=201,
-        summary="Create a match (a preset and/or §10 rule fields)",
-        description="Answers the organiser token once; it authorises seating bots, running "
-        "them and ending the match. The rules are fixed for good (RULES §10).",
-        responses=problems(409, body=True),
-        response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
-        opt=json_body(CreateMatchRequest | None),
+    @write_route(
+        "/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreateMatchRequest | None
     )
-    async def create(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[NewMatch]:
-        body = await read_body(request, CreateMatchRequest | None) or CreateMatchRequest()
-        service = runtime.service
+    async def create(self, write: Writing) -> Response[NewMatch]:
+        """Create a match (a preset and/or §10 rule fields)
 
-        def work(key: Key) -> Answer[NewMatch]:
+        Answers the organiser token once; it authorises seating bots, running them and ending the
+        match. The rules are fixed for good (RULES §10).
+        """
+        body = await write.body(CreateMatchRequest | None) or CreateMatchRequest()
+        service = write.runtime.service
+
+        def work(_: None, stamp: Stamp) -> tuple[int, NewMatch]:
             rules = rule_set(body)
             match_id = uuid4()
             token = new_token(match_id, ORGANISER_ROLE)
@@ -112,20 +87,14 @@ class MatchController(Controller):
                 preset=body.preset,
                 match_id=match_id,
                 organiser_token_hash=token_hash(token),
-                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version)),
+                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version)),
                 timers=body.timers.value() if body.timers else None,
             )
-            return Answer(
-                201,
-                NewMatch(
-                    match_id=str(match_id),
-                    version=1,
-                    organiser_token=token,
-                    rules=rules_view(rules),
-                ),
+            return 201, NewMatch(
+                match_id=str(match_id), version=1, organiser_token=token, rules=rules_view(rules)
             )
 
-        def replay(outcome: Outcome) -> NewMatch:
+        def replay(_: None, outcome: Outcome) -> NewMatch:
             match = service.get_match(outcome.subject, version=1)
             return NewMatch(
                 match_id=str(match.id),
@@ -135,222 +104,146 @@ class MatchController(Controller):
                 token_withheld=True,
             )
 
-        scope = scope_of(bearer(request), request.client.host if request.client else None)
-        response = await run(runtime, request, idempotency_key, scope, work, replay)
-        response.headers["Location"] = f"/v1/matches/{field_of(response, 'matchId')}"
-        return response
-
-    @get("/", summary="List matches, oldest first (paged)", responses=problems())
-    async def index(
-        self,
-        runtime: NamedDependency[Runtime],
-        after: Annotated[
-            int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
-        ] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
-        origin: Annotated[
-            Origin | None,
-            QueryParameter(
-                description="`played` (here) or `imported` (records stored with "
-                "`POST /v1/records?store=true`); every match without it"
-            ),
-        ] = None,
-    ) -> MatchList:
-        return await runtime.call(
-            lambda: list_matches(runtime.service, after=after, limit=limit, origin=origin)
+        return await write.run(
+            lambda: None, work, replay, location=lambda m: f"/v1/matches/{m.match_id}"
         )
 
-    @get(
-        "/{match_id:uuid}",
-        summary="A match: rules, seats, levels, dealer, rounds and results",
-        responses={304: NOT_MODIFIED, **problems(404)},
-        response_headers=[ETAG_HEADER],
-    )
+    @route("/")
+    async def index(
+        self, read: Reading, after: After = 0, limit: Limit = 50, origin: OriginFilter = None
+    ) -> MatchList:
+        """List matches, oldest first (paged)"""
+        return await read.call(
+            lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
+        )
+
+    @route("/{match_id:uuid}", 404, tagged=True)
     async def get_match(
-        self,
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        if_none_match: IfNoneMatch = None,
+        self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[MatchSummary]:
-        match, current = await runtime.call(snapshot, runtime.service, match_id)
+        """A match: rules, seats, levels, dealer, rounds and results"""
+        match, current = await read.call(snapshot, read.service, match_id)
         summary = match_summary(match, current)
         tag = etag(summary.version)
         if not_modified(if_none_match, tag):
             return not_modified_response(tag)
         return tagged(summary, tag)
 
-    @post(
-        "/{match_id:uuid}/seats/{seat:int}",
-        status_code=201,
-        summary="Claim a seat (R1); answers its token once",
-        description="When the fourth seat fills, round 1 is dealt at once (R16).",
-        responses=problems(404, 409, body=True),
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(ClaimSeatRequest),
+    @write_route(
+        "/{match_id:uuid}/seats/{seat:int}", 201, 404, 409, security=None, body=ClaimSeatRequest
     )
     async def claim_seat(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        seat: SeatParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[SeatClaimed]:
-        data = await read_body(request, ClaimSeatRequest)
-        service = runtime.service
+        """Claim a seat (R1); answers its token once
 
-        def work(key: Key) -> Answer[SeatClaimed]:
+        When the fourth seat fills, round 1 is dealt at once (R16).
+        """
+        data = await write.body(ClaimSeatRequest)
+        service = write.runtime.service
+
+        def work(_: None, stamp: Stamp) -> tuple[int, SeatClaimed]:
             token = new_token(match_id, SEAT_ROLE)
-            _, done = service.take_seat(
+            done = service.take_seat(
                 match_id,
                 seat,
                 data.name,
                 token=token,
-                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
-            )
-            play_bots(service, match_id, runtime.bot_steps)
-            return Answer(201, SeatClaimed(seat=seat, token=token, version=done.version))
+                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+            )[1]
+            return 201, SeatClaimed(seat=seat, token=token, version=done.version)
 
-        def replay(outcome: Outcome) -> SeatClaimed:
+        def replay(_: None, outcome: Outcome) -> SeatClaimed:
             return SeatClaimed(seat=seat, token=None, version=outcome.version, token_withheld=True)
 
-        scope = scope_of(bearer(request), request.client.host if request.client else None)
-        return await run(runtime, request, idempotency_key, scope, work, replay)
+        return await write.run(lambda: None, work, replay)
 
-    @post(
-        "/{match_id:uuid}/seats/{seat:int}/bot",
-        status_code=201,
-        summary="Seat a bot (organiser)",
-        description="The bot plays through the same commands as a person; it moves after "
-        "every command, so four bots play the match on their own.",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(SeatBotRequest),
-    )
+    @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
     async def seat_bot(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        seat: SeatParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[BotSeated]:
-        data = await read_body(request, SeatBotRequest)
-        service = runtime.service
-        token = bearer(request)
+        """Seat a bot (organiser)
 
-        def organiser() -> None:
-            require_organiser(service, service.get_match(match_id), token)
+        The bot plays through the same commands as a person, off the request path: it moves as soon
+        as it is to act, so four bots play the match on their own (a bots-only match that never ends
+        by its rules is ended after a number of rounds, `BOTS_ONLY_ROUNDS`). The answer is the
+        version of the seating itself.
+        """
+        data = await write.body(SeatBotRequest)
+        service = write.runtime.service
 
-        def work(key: Key) -> Answer[BotSeated]:
-            organiser()
-            name = data.name or f"{data.kind} bot {seat}"
-            _, done = service.take_seat(
+        def work(_: Match, stamp: Stamp) -> tuple[int, BotSeated]:
+            done = service.take_seat(
                 match_id,
                 seat,
-                name,
+                data.name or f"{data.kind} bot {seat}",
                 data.kind,
-                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
-            )
-            play_bots(service, match_id, runtime.bot_steps)
-            return Answer(201, BotSeated(seat=seat, kind=data.kind, version=done.version))
+                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+            )[1]
+            return 201, BotSeated(seat=seat, kind=data.kind, version=done.version)
 
-        def replay(outcome: Outcome) -> BotSeated:
+        def replay(_: Match, outcome: Outcome) -> BotSeated:
             return BotSeated(seat=seat, kind=data.kind, version=outcome.version)
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, replay, organiser
-        )
+        return await write.run(self._organiser(write, match_id), work, replay)
 
-    @post(
-        "/{match_id:uuid}/bots/run",
-        status_code=200,
-        summary="Play the bots' pending moves now (organiser)",
-        description="Bots move after every command anyway; this also claims a passed "
-        "deadline (R17, R20) and lets a table of bots go on after the per-request budget.",
-        responses=problems(401, 403, 404, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(RunBotsRequest | None),
-    )
-    async def bots(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[BotsRun]:
-        data = await read_body(request, RunBotsRequest | None)
-        service = runtime.service
-        token = bearer(request)
+    @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
+    async def bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
+        """Wake the match's bots now (organiser)
 
-        def organiser() -> None:
-            require_organiser(service, service.get_match(match_id), token)
+        Bots move on their own, off the request path, as soon as they are to act; this asks the bot
+        driver to look at the match now (a passed deadline is claimed on the way, R17, R20) and
+        answers at once: 202 with the match version and whether a bot is to act. Their moves follow
+        as new versions (and live frames).
+        """
+        runtime = write.runtime
 
-        steps = (data.max_steps if data else None) or runtime.bot_steps
+        def work(_: Match, stamp: Stamp) -> tuple[int, BotsRun]:
+            match, round_ = snapshot(runtime.service, match_id)
+            bots = bot_seats(match)
+            queued = not match.finished and round_ is not None and bot_to_act(round_, bots)
+            version = match.sequence(0 if round_ is None else round_.version)
+            runtime.bots.wake(match_id)
+            outcome = Outcome(202, match_id, version, facts={"queued": queued})
+            stamp.save_after(runtime.service, outcome)
+            return 202, BotsRun(version=version, queued=queued)
 
-        def work(key: Key) -> Answer[BotsRun]:
-            organiser()
-            done = run_bots(service, match_id, steps)
-            facts = {"steps": done.steps, "stopped": done.stopped}
-            records = key.records(Outcome(200, match_id, done.version, facts=facts))
-            if records:  # bot moves are saved one by one: the key is saved after them
-                service.save(*records)
-            return Answer(
-                200, BotsRun(steps=done.steps, version=done.version, stopped=done.stopped)
-            )
+        def replay(_: Match, outcome: Outcome) -> BotsRun:
+            return BotsRun(version=outcome.version, queued=bool(outcome.facts.get("queued")))
 
-        def replay(outcome: Outcome) -> BotsRun:
-            facts = outcome.facts
-            return BotsRun(
-                steps=int(facts.get("steps") or 0),
-                version=outcome.version,
-                stopped=cast("Stopped", facts.get("stopped") or "waiting"),
-            )
+        return await write.run(self._organiser(write, match_id), work, replay)
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, replay, organiser
-        )
+    @write_route("/{match_id:uuid}/finish", 200, *CHECKED, body=FinishRequest | None)
+    async def finish(self, write: Writing, match_id: FromPath[UUID]) -> Response[FinishedMatch]:
+        """End the match (organiser, R32)
 
-    @post(
-        "/{match_id:uuid}/finish",
-        status_code=200,
-        summary="End the match (organiser, R32)",
-        description="A round being played is abandoned unscored; no command is accepted after.",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(FinishRequest | None),
-    )
-    async def finish(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[FinishedMatch]:
-        data = await read_body(request, FinishRequest | None)
-        service = runtime.service
-        token = bearer(request)
-
-        def organiser() -> None:
-            require_organiser(service, service.get_match(match_id), token)
-
+        A round being played is abandoned unscored; no command is accepted after.
+        """
+        data = await write.body(FinishRequest | None)
         reason = data.reason if data else "organiser"
+        service = write.runtime.service
 
-        def work(key: Key) -> Answer[FinishedMatch]:
-            organiser()
+        def work(_: Match, stamp: Stamp) -> tuple[int, FinishedMatch]:
             done = service.finish_match(
                 match_id,
                 reason,
-                attach=key.attach(lambda p: Outcome(200, match_id, p.result.version)),
+                attach=stamp.attach(lambda p: Outcome(200, match_id, p.result.version)),
             )
-            return Answer(200, FinishedMatch(version=done.version))
+            return 200, FinishedMatch(version=done.version)
 
-        def replay(outcome: Outcome) -> FinishedMatch:
+        def replay(_: Match, outcome: Outcome) -> FinishedMatch:
             return FinishedMatch(version=outcome.version)
 
-        return await run(
-            runtime, request, idempotency_key, scope_of(token), work, replay, organiser
-        )
+        return await write.run(self._organiser(write, match_id), work, replay)
+
+    @staticmethod
+    def _organiser(write: Write, match_id: UUID) -> Callable[[], Match]:
+        """The organiser's check of ``match_id`` (401/403/404): the match, as loaded."""
+        service = write.runtime.service
+
+        def check() -> Match:
+            match = service.get_match(match_id)
+            organiser_of(match, write.credential)
+            return match
+
+        return check

@@ -44,6 +44,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from services.bot_driver import BotDriver, DriverStats
 from services.commands import ACTIONS
 from services.game import GameService
 
@@ -155,6 +156,32 @@ class _Caps(Protocol):
     def refusals(self) -> Mapping[str, int]: ...
 
 
+def _bot_readings(stats: DriverStats) -> Iterable[Metric]:
+    """The bot driver's work (docs/bots.md): its queue, its steps and their trouble."""
+    yield GaugeMetricFamily(
+        "shengji_bot_matches_queued", "Matches waiting for a bot step", value=stats.queued
+    )
+    yield GaugeMetricFamily(
+        "shengji_bot_steps_running", "Bot steps (decisions) running now", value=stats.running
+    )
+    yield CounterMetricFamily(
+        "shengji_bot_steps", "Bot moves and deadline claims the driver saved", value=stats.steps
+    )
+    yield CounterMetricFamily(
+        "shengji_bot_conflicts",
+        "Bot steps that lost a race with another command (looked at again)",
+        value=stats.conflicts,
+    )
+    yield CounterMetricFamily(
+        "shengji_bot_errors", "Bot steps that failed unexpectedly (logged)", value=stats.errors
+    )
+    yield CounterMetricFamily(
+        "shengji_bots_only_ended",
+        "Bots-only matches the driver ended at BOTS_ONLY_ROUNDS",
+        value=stats.ended,
+    )
+
+
 class _Readings:
     """Values read from their owners at scrape time (no hook in the hot paths)."""
 
@@ -166,6 +193,7 @@ class _Readings:
         hub: Any,
         quotas: Iterable[_Quota] = (),
         caps: _Caps | None = None,
+        bots: BotDriver | None = None,
     ) -> None:
         self.service = service
         self.live = live
@@ -173,6 +201,7 @@ class _Readings:
         self.hub = hub
         self.quotas = tuple(quotas)
         self.caps = caps
+        self.bots = bots
 
     def collect(self) -> Iterable[Metric]:
         yield GaugeMetricFamily(
@@ -206,6 +235,8 @@ class _Readings:
         for limit, count in sorted((self.caps.refusals if self.caps else {}).items()):
             refusals.add_metric([limit], count)
         yield refusals
+        if self.bots is not None:
+            yield from _bot_readings(self.bots.stats)
         connections = getattr(self.hub, "connections", None)
         if isinstance(connections, int):
             yield GaugeMetricFamily(
@@ -232,6 +263,7 @@ class Metrics:
         *,
         quotas: Iterable[_Quota] = (),
         caps: _Caps | None = None,
+        bots: BotDriver | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.commands = Counter(
@@ -242,7 +274,7 @@ class Metrics:
         )
         self.command_seconds = Histogram(
             "shengji_command_duration_seconds",
-            "Command latency, request received to response sent (bots' moves included)",
+            "Command latency, request received to response sent",
             ["command"],
             buckets=COMMAND_BUCKETS,
             registry=self.registry,
@@ -260,7 +292,7 @@ class Metrics:
             buckets=APPEND_BUCKETS,
             registry=self.registry,
         )
-        self.registry.register(_Readings(service, live, limiter, hub, quotas, caps))
+        self.registry.register(_Readings(service, live, limiter, hub, quotas, caps, bots))
         self._children: dict[tuple[Any, ...], Any] = {}
         service.save_observers.append(self.observe_save)
 

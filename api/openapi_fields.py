@@ -121,10 +121,8 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "MatchListItem.origin": "Played here, or an imported record",
     "MatchListItem.finished": "The match is over (R32)",
     # commands and answers
-    "BotsRun.steps": "Bot moves played",
-    "BotsRun.stopped": "waiting (for a person or nothing left), limit (maxSteps), conflict "
-    "(another command won) or refused",
-    "BotsRun.version": "The match version after the moves",
+    "BotsRun.version": "The match version when the bots were woken (their moves follow)",
+    "BotsRun.queued": "A bot is to act now: its moves follow as new versions and frames",
     "BotSeated.seat": "The seat the bot took",
     "SeatClaimed.seat": "The seat taken",
     "SeatClaimed.version": "The match version right after",
@@ -219,11 +217,10 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "RoundView.bye": "The team that sits out this round; null for none",
     "RoundView.tables": "The round's tables",
     "TableRunView.table": "The table's number",
-    "TableRunView.steps": "Bot moves played at the table",
-    "TableRunView.status": "finished, waiting (for a person) or limit (maxSteps)",
+    "TableRunView.status": "finished, or playing (its bots were woken; they move on their own)",
     "RoundRun.number": "The tournament round's number",
-    "RoundRun.tables": "Each table's run",
-    "RoundRun.round": "The tournament round after the run",
+    "RoundRun.tables": "Each table: finished, or playing",
+    "RoundRun.round": "The tournament round, its finished tables' results collected",
     "ScheduledRound.round": "The round scheduled",
     "SeatTokenView.table": "The table's number",
     "SeatTokenView.team": "The player's team",
@@ -256,7 +253,6 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "CreateMatchRequest.rules": "§10 fields that override the preset",
     "ClaimSeatRequest.name": "The player's display name",
     "RuleBookIndex.presets": "The named rule sets (§10 presets)",
-    "RunBotsRequest.maxSteps": "Bot moves to play at most (default: the server's)",
 }
 """``"<Schema>.<property>"`` or ``"<property>"`` → description, for fields without a
 docstring whose meaning is the same wherever they appear."""

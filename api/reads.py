@@ -14,24 +14,24 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
+from litestar import Controller, Request, Response, post
 from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.auth import bearer, seat_of
+from api.calls import BEARER, OPTIONAL_BEARER, Reading
 from api.commands import parse_field
-from api.dto import ETAG_HEADER, NOT_MODIFIED, DealVerified, RoundVerified, VerifyRequest, problems
-from api.etag import etag, not_modified, not_modified_response, tagged
+from api.dto import DealVerified, RoundVerified, VerifyRequest, problems
+from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
-from api.matches import BEARER, IfNoneMatch
 from api.records.bulk import reject_repeated
-from api.runtime import Runtime, snapshot
+from api.routes import route
+from api.runtime import snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
 from api.strict import json_body, read_body
 from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
+from services.access import seat_in
 from services.embargo import embargo_marker, view_embargo
 from services.errors import NotFoundError, VerificationError
 from services.game import GameService
@@ -47,7 +47,6 @@ from services.summaries import RoundSummary, round_summaries
 from services.verify import recompute_deal, verify_deal, verify_round
 from services.views import PublicView, SeatView, clock_marker, match_version, table_view
 
-OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 RoundNumber = Annotated[int, PathParameter(ge=1, le=100_000, description="Round number, from 1")]
 
 
@@ -71,36 +70,29 @@ class ReadController(Controller):
     path = "/v1/matches"
     tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @get(
-        "/{match_id:uuid}/view",
-        summary="The table as the token's seat sees it (R33)",
-        description="Own hand, the cards it may see, whose turn and what action is "
-        "expected, legal-action hints, the current and last trick, the points so far.",
-        responses={304: NOT_MODIFIED, **problems(401, 403, 404)},
-        response_headers=[ETAG_HEADER],
-        security=BEARER,
-    )
+    @route("/{match_id:uuid}/view", 401, 403, 404, tagged=True, security=BEARER)
     async def view(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        if_none_match: IfNoneMatch = None,
+        self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[SeatView]:
-        service = runtime.service
-        token = bearer(request)
-        tags = runtime.tags
-        known, seat_known = tags.tag(match_id), tags.seat(match_id, token)
+        """The table as the token's seat sees it (R33)
+
+        Own hand, the cards it may see, whose turn and what action is expected, legal-action hints,
+        the current and last trick, the points so far.
+        """
+        service = read.service
+        cred = read.credential
+        tags = read.runtime.tags
+        known, seat_known = tags.tag(match_id), tags.seat(match_id, cred)
         if known is not None and seat_known is not None and not_modified(if_none_match, known):
-            bind_seat(request, seat_known)
+            bind_seat(read.request, seat_known)
             return not_modified_response(known)  # nothing saved since: no store read
 
         def work() -> tuple[int, str, SeatView | None]:
             generation = tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
-            seat = seat_of(service, match, token)
-            assert token is not None
-            tags.remember_seat(match_id, token, seat)
+            seat = seat_in(service, match, cred)
+            assert cred is not None
+            tags.remember_seat(match_id, cred, seat)
             now = service.clock()
             embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
             marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
@@ -111,91 +103,73 @@ class ReadController(Controller):
                 return seat, tag, None
             return seat, tag, table_view(match, round_, seat, now, embargo=embargo)
 
-        seat, tag, view = await runtime.call(work)
-        bind_seat(request, seat)
+        seat, tag, view = await read.call(work)
+        bind_seat(read.request, seat)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
-    @get(
+    @route(
         "/{match_id:uuid}/public",
-        summary="The table as a spectator sees it (R33: no hand, no bottom before the end)",
-        description="A tournament table is closed to spectators until its tournament round "
-        "completes: 403 `table-closed` without a seat token of that table or the "
-        "organiser's token (R36).",
-        responses={304: NOT_MODIFIED, **spectator_problems(404)},
-        response_headers=[ETAG_HEADER],
+        responses=spectator_problems(404),
+        tagged=True,
         security=OPTIONAL_BEARER,
     )
     async def public(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        if_none_match: IfNoneMatch = None,
+        self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[PublicView]:
-        service = runtime.service
-        known = runtime.tags.tag(match_id)
+        """The table as a spectator sees it (R33: no hand, no bottom before the end)
+
+        A tournament table is closed to spectators until its tournament round completes: 403
+        `table-closed` without a seat token of that table or the organiser's token (R36).
+        """
+        service = read.service
+        known = read.runtime.tags.tag(match_id)
         if known is not None and not_modified(if_none_match, known):
             return not_modified_response(known)  # nothing saved since: no store read
 
         def work() -> tuple[str, PublicView | None]:
-            generation = runtime.tags.generation(match_id)
+            generation = read.runtime.tags.generation(match_id)
             match, round_ = snapshot(service, match_id)
-            shut = admit(service, match, request)  # R36: a tournament table in play is closed
+            shut = admit(service, match, read.request)  # R36: a tournament table in play is closed
             now = service.clock()
             embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
             marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
             tag = etag(match_version(match, round_), marker)
             if stable(round_, now) and shut is None:  # R36: no 304 for a closed table
-                runtime.tags.remember(match_id, generation, tag)
+                read.runtime.tags.remember(match_id, generation, tag)
             if not_modified(if_none_match, tag):
                 return tag, None
             return tag, table_view(match, round_, None, now, embargo=embargo)
 
-        tag, view = await runtime.call(work)
+        tag, view = await read.call(work)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
-    @get(
-        "/{match_id:uuid}/history",
-        summary="The match's events after a version, redacted for the viewer (R33, R34)",
-        description="Items are numbered by match version (1, 2, …, gap-free); pass `next` "
-        "as `after` for the next page: nothing is lost or repeated. A tournament table in "
-        "play: a seat token of that table or the organiser's token (403 `table-closed`, R36).",
-        responses=spectator_problems(404),
-        security=OPTIONAL_BEARER,
-    )
+    @route("/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER)
     async def history(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: Reading,
         match_id: FromPath[UUID],
         after: Annotated[int, QueryParameter(ge=0, description="a match version")] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = 100,
     ) -> HistoryPage:
-        service = runtime.service
-        token = bearer(request)
+        """The match's events after a version, redacted for the viewer (R33, R34)
+
+        Items are numbered by match version (1, 2, …, gap-free); pass `next` as `after` for the next
+        page: nothing is lost or repeated. A tournament table in play: a seat token of that table or
+        the organiser's token (403 `table-closed`, R36).
+        """
+        service = read.service
+        cred = read.credential
 
         def work() -> HistoryPage:
-            viewer = reader_of(service, service.get_match(match_id), token)
+            viewer = reader_of(service, service.get_match(match_id), cred)
             return match_history(service, match_id, viewer, after=after, limit=limit)
 
-        return await runtime.call(work)
+        return await read.call(work)
 
-    @get(
-        "/{match_id:uuid}/state",
-        summary="The table as the viewer saw it at a match version or a moment (R34)",
-        description="`?version=` or `?at=<ISO time>` (the last version at or before it; "
-        "404 before the match existed). During a round only what the viewer could see "
-        "then (R33); once that round is scored, `revealed` adds every hand and the "
-        "bottom as they were — on a tournament table only once its tournament round "
-        "completes (`embargo` says so until then, R36). A tournament table in play: a "
-        "seat token of that table or the organiser's token (403 `table-closed`, R36).",
-        responses=spectator_problems(404),
-        security=OPTIONAL_BEARER,
-    )
+    @route("/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER)
     async def state(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: Reading,
         match_id: FromPath[UUID],
         version: Annotated[
             int | None, QueryParameter(ge=1, le=10**9, description="a match version")
@@ -209,66 +183,67 @@ class ReadController(Controller):
             ),
         ] = None,
     ) -> StateAt:
-        service = runtime.service
-        token = bearer(request)
-        reject_repeated(request, "version", moments=("at",))
+        """The table as the viewer saw it at a match version or a moment (R34)
+
+        `?version=` or `?at=<ISO time>` (the last version at or before it; 404 before the match
+        existed). During a round only what the viewer could see then (R33); once that round is
+        scored, `revealed` adds every hand and the bottom as they were — on a tournament table only
+        once its tournament round completes (`embargo` says so until then, R36). A tournament table
+        in play: a seat token of that table or the organiser's token (403 `table-closed`, R36).
+        """
+        service = read.service
+        cred = read.credential
+        reject_repeated(read.request, "version", moments=("at",))
         if (version is None) == (at is None):
             raise InvalidInputError("give either version (a match version) or at (a moment)")
 
         def work() -> StateAt:
-            viewer = reader_of(service, service.get_match(match_id), token)
+            viewer = reader_of(service, service.get_match(match_id), cred)
             wanted = version if at is None else version_at(service, match_id, at)
             assert wanted is not None
             return state_at(service, match_id, wanted, viewer)
 
-        return await runtime.call(work)
+        return await read.call(work)
 
-    @get(
-        "/{match_id:uuid}/rounds", summary="The match's rounds and results", responses=problems(404)
-    )
-    async def rounds(
-        self, runtime: NamedDependency[Runtime], match_id: FromPath[UUID]
-    ) -> RoundList:
-        match, current = await runtime.call(snapshot, runtime.service, match_id)
+    @route("/{match_id:uuid}/rounds", 404)
+    async def rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
+        """The match's rounds and results"""
+        match, current = await read.call(snapshot, read.service, match_id)
         return RoundList(items=round_summaries(match, current))
 
-    @get(
+    @route(
         "/{match_id:uuid}/rounds/{number:int}",
-        summary="A round as a spectator sees it now (everything once scored, R33)",
-        description="A tournament table is closed to spectators until its tournament round "
-        "completes: 403 `table-closed` without a seat token of that table or the "
-        "organiser's token (R36).",
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )
     async def round(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        number: RoundNumber,
+        self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> PublicView:
-        service = runtime.service
+        """A round as a spectator sees it now (everything once scored, R33)
+
+        A tournament table is closed to spectators until its tournament round completes: 403
+        `table-closed` without a seat token of that table or the organiser's token (R36).
+        """
+        service = read.service
 
         def work() -> PublicView:
             match, round_ = _round(service, match_id, number)
-            admit(service, match, request)  # R36: a tournament table in play is closed
+            admit(service, match, read.request)  # R36: a tournament table in play is closed
             embargo = view_embargo(service, match, round_)  # R36
             return table_view(match, round_, None, service.clock(), embargo=embargo)
 
-        return await runtime.call(work)
+        return await read.call(work)
 
-    @get(
-        "/{match_id:uuid}/rounds/{number:int}/verify",
-        summary="Check a scored round against its commitment and events (R35)",
-        description="409 `round-not-scored` before the round is scored; 409 "
-        "`deal-embargoed` for a tournament table until its tournament round completes (R36).",
-        responses=problems(404, 409),
-    )
+    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
     async def verify_round(
-        self, runtime: NamedDependency[Runtime], match_id: FromPath[UUID], number: RoundNumber
+        self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> RoundVerified:
-        service = runtime.service
+        """Check a scored round against its commitment and events (R35)
+
+        409 `round-not-scored` before the round is scored; 409 `deal-embargoed` for a tournament
+        table until its tournament round completes (R36).
+        """
+        service = read.service
 
         def work() -> RoundVerified:
             match, round_ = _round(service, match_id, number)
@@ -284,7 +259,7 @@ class ReadController(Controller):
                 events=c.events,
             )
 
-        return await runtime.call(work)
+        return await read.call(work)
 
 
 @post(

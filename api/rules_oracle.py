@@ -17,6 +17,7 @@ import msgspec
 from litestar import Controller, Request, post
 
 from api.dto import Cards, RulesRequest, SomeCards, problems
+from api.routes import RouteDecorator, route
 from api.strict import json_body, read_body
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
@@ -113,6 +114,13 @@ def _context(req: _Contextual) -> TrumpContext:
     return trump_context(parse_rank(req.level), parse_suit(req.trump_suit))
 
 
+def _position(req: _Contextual) -> TrumpContext:
+    """The position's trump context, its rule set checked (an unknown field is refused)."""
+    ctx = _context(req)
+    _rules(req)
+    return ctx
+
+
 def _rules(req: _Base) -> RuleSet:
     return RuleSet() if req.rules is None else RuleSet.from_mapping(req.rules.fields())
 
@@ -158,22 +166,22 @@ def impossible_positions() -> Iterator[None]:
 _CITED = re.compile(r"\((R[0-9]+)")
 
 
+def oracle(path: str, body: Any) -> RouteDecorator:
+    """A question to the rules engine: ``POST /v1/rules{path}`` with a ``body``, answered
+    200, or refused for an impossible position or input (:data:`ERRORS`)."""
+    return route(path, handler=post, status_code=200, responses=ERRORS, opt=json_body(body))
+
+
 class RulesOracleController(Controller):
     path = "/v1/rules"
     tags = ["rules oracle"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/trick",
-        status_code=200,
-        responses=ERRORS,
-        summary="Who wins a trick, and its points (R24, R11, R26)",
-        opt=json_body(TrickRequest),
-    )
+    @oracle("/trick", TrickRequest)
     async def trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
+        """Who wins a trick, and its points (R24, R11, R26)"""
         data = await read_body(request, TrickRequest)
         with impossible_positions():
-            ctx = _context(data)
-            _rules(data)
+            ctx = _position(data)
             plays = [_cards(p, f"plays[{i}]") for i, p in enumerate(data.plays)]
             lead = _lead(ctx, plays[0], "plays[0]")
             for i, p in enumerate(plays[1:], start=1):
@@ -184,52 +192,34 @@ class RulesOracleController(Controller):
                     )
             return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
 
-    @post(
-        "/follow",
-        status_code=200,
-        responses=ERRORS,
-        summary="Is a follow legal, and which rule it breaks (R23)",
-        opt=json_body(FollowRequest),
-    )
+    @oracle("/follow", FollowRequest)
     async def follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
+        """Is a follow legal, and which rule it breaks (R23)"""
         data = await read_body(request, FollowRequest)
         with impossible_positions():
-            ctx = _context(data)
-            _rules(data)
+            ctx = _position(data)
             lead = _lead(ctx, _cards(data.lead, "lead"), "lead")
             hand = _cards(data.hand, "hand")
             play = _cards(data.play, "play")
             verdict = check_follow(ctx, lead, hand, play)
             return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
 
-    @post(
-        "/shape",
-        status_code=200,
-        responses=ERRORS,
-        summary="Classify cards and split a throw (R12–R15)",
-        opt=json_body(ShapeRequest),
-    )
+    @oracle("/shape", ShapeRequest)
     async def shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
+        """Classify cards and split a throw (R12–R15)"""
         data = await read_body(request, ShapeRequest)
         with impossible_positions():
-            ctx = _context(data)
-            _rules(data)
+            ctx = _position(data)
             cards = _cards(data.cards, "cards")
             shape = decompose(ctx, cards)
             return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
-    @post(
-        "/throw",
-        status_code=200,
-        responses=ERRORS,
-        summary="Is a throw valid; if not, the forced play (R22)",
-        opt=json_body(ThrowRequest),
-    )
+    @oracle("/throw", ThrowRequest)
     async def throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
+        """Is a throw valid; if not, the forced play (R22)"""
         data = await read_body(request, ThrowRequest)
         with impossible_positions():
-            ctx = _context(data)
-            _rules(data)
+            ctx = _position(data)
             shape = _lead(ctx, _cards(data.throw, "throw"), "throw")
             others = [
                 _cards(h, f"otherHands[{i}]") if h else [] for i, h in enumerate(data.other_hands)
@@ -238,28 +228,18 @@ class RulesOracleController(Controller):
             forced = None if verdict.forced is None else card_names(verdict.forced)
             return ThrowResponse(verdict.valid, forced)
 
-    @post(
-        "/bottom-multiplier",
-        status_code=200,
-        responses=ERRORS,
-        summary="The bottom multiplier of a last lead (R28)",
-        opt=json_body(BottomMultiplierRequest),
-    )
+    @oracle("/bottom-multiplier", BottomMultiplierRequest)
     async def bottom_multiplier(self, request: Request[Any, Any, Any]) -> BottomMultiplierResponse:
+        """The bottom multiplier of a last lead (R28)"""
         data = await read_body(request, BottomMultiplierRequest)
         with impossible_positions():
             ctx = _context(data)
             shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
             return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
 
-    @post(
-        "/settle",
-        status_code=200,
-        responses=ERRORS,
-        summary="Level change for the attackers' points (R30)",
-        opt=json_body(SettleRequest),
-    )
+    @oracle("/settle", SettleRequest)
     async def settle(self, request: Request[Any, Any, Any]) -> SettleResponse:
+        """Level change for the attackers' points (R30)"""
         data = await read_body(request, SettleRequest)
         with impossible_positions():
             s = settle(data.attacker_points, _rules(data))

@@ -1,11 +1,12 @@
-"""What the REST handlers share: the game service, one thread limiter, the bot budget and
-the in-flight idempotency keys (the ``runtime`` dependency, built by ``api.app``).
+"""What the REST handlers share: the game service, one thread limiter, the
+Idempotency-Keys and the bot driver (the ``runtime`` dependency, built by ``api.app``).
 
-The eventsourcing library is synchronous (docs/decisions.md F2): every blocking call
-into the service made from async code — commands, reads, the live streams' loads, the
-sweeper, the bots — runs through :meth:`Runtime.call`, ``anyio.to_thread.run_sync`` under
-the app's one :class:`anyio.CapacityLimiter`, sized to the store's connection pool, so no
-more calls are ever inside the store at once than it has connections.
+The eventsourcing library is synchronous (docs/decisions.md F2): every blocking call into
+the service made from async code — commands, reads, the live streams' loads, the sweeper —
+runs through :meth:`Runtime.call`, ``anyio.to_thread.run_sync`` under the app's one
+:class:`anyio.CapacityLimiter`, sized to the store's connection pool, so no more calls
+are ever inside the store at once than it has connections. The bots move on the driver's
+own threads, outside it (docs/decisions.md D-bot-driver).
 """
 
 from __future__ import annotations
@@ -20,31 +21,13 @@ import anyio
 
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
-from services.bots import DEFAULT_STEPS
+from services.access import Credential
+from services.bot_driver import BotDriver
 from services.game import GameService
+from services.idempotency import Keys
 from services.sources import PLAYER_ROLE
 
 T = TypeVar("T")
-
-
-class InFlight:
-    """Idempotency keys whose first request is still running in this process."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._keys: set[UUID] = set()
-
-    def claim(self, key: UUID) -> bool:
-        """Mark ``key`` running; False when it already is."""
-        with self._lock:
-            if key in self._keys:
-                return False
-            self._keys.add(key)
-            return True
-
-    def release(self, key: UUID) -> None:
-        with self._lock:
-            self._keys.discard(key)
 
 
 class ViewTags:
@@ -89,36 +72,45 @@ class ViewTags:
     def tag(self, match_id: UUID) -> str | None:
         return self._tags.get(match_id) if self.enabled else None
 
-    def remember_seat(self, match_id: UUID, token: str, seat: int) -> None:
+    def remember_seat(self, match_id: UUID, cred: Credential, seat: int) -> None:
         # A player token's seat is not remembered: its session can be revoked or rotated,
         # and its seat token replaced (docs/players.md); the match's changes drop the rest.
-        if self.enabled and not token.startswith(PLAYER_ROLE + "."):
+        if self.enabled and cred.role != PLAYER_ROLE:
             with self._lock:
                 if len(self._seats) > 100_000:
                     self._seats.clear()
-                self._seats.setdefault(match_id, {})[token] = seat
+                self._seats.setdefault(match_id, {})[cred.token] = seat
 
-    def seat(self, match_id: UUID, token: str | None) -> int | None:
-        return None if token is None else self._seats.get(match_id, {}).get(token)
+    def seat(self, match_id: UUID, cred: Credential | None) -> int | None:
+        return None if cred is None else self._seats.get(match_id, {}).get(cred.token)
 
 
 @dataclass
 class Runtime:
     service: GameService
     limiter: anyio.CapacityLimiter
-    bot_steps: int = DEFAULT_STEPS
-    """Bot moves played after each command (a four-bot table plays on by itself)."""
-    in_flight: InFlight = field(default_factory=InFlight)
+    bots: BotDriver
+    """The bot driver: the organiser's "run the bots" routes wake it."""
+    keys: Keys = field(init=False)
     tags: ViewTags = field(default_factory=lambda: ViewTags(enabled=False))
+
+    def __post_init__(self) -> None:
+        self.keys = Keys(self.service)
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the blocking ``fn(*args)`` in a worker thread under the limiter (the
         request's contextvars, its log context, go along)."""
-        return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+        return await in_thread(self.limiter, fn, *args)
 
     def provide(self) -> Runtime:
         """The ``runtime`` dependency."""
         return self
+
+
+async def in_thread(limiter: anyio.CapacityLimiter | None, fn: Callable[..., T], *args: Any) -> T:
+    """The one way async code runs a blocking call: ``fn(*args)`` in a worker thread,
+    under ``limiter`` (the store's, for a call into the store)."""
+    return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
 
 
 def snapshot(service: GameService, match_id: UUID) -> tuple[Match, Round | None]:

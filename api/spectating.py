@@ -16,11 +16,11 @@ through only for
 and refused otherwise — no token, another table's seat token, any other match's or
 tournament's token — with 403 ``table-closed`` (:class:`TableClosedError`). A token that
 claims this table or tournament but does not match stays a 401 ``unauthorized`` (as
-:mod:`api.auth`). Once the tournament round completes the table reads as any match, and
+:mod:`services.access`). Once the tournament round completes the table reads as any match, and
 the tournament's organiser token still reads as a spectator.
 
 **Cost.** A match outside tournaments pays one ``None`` check (:func:`reader_of` then is
-:func:`api.auth.viewer_of`; :func:`admit` returns at once). A tournament table asks its
+:func:`services.access.viewer_in`; :func:`admit` returns at once). A tournament table asks its
 tournament until the round completes; completion is remembered per service
 (:mod:`services.embargo`).
 
@@ -31,7 +31,6 @@ they show seats, levels and scores, never a card. Deal verification and records 
 
 from __future__ import annotations
 
-import secrets
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -39,14 +38,16 @@ from eventsourcing.application import AggregateNotFoundError
 from litestar import Request
 from litestar.openapi.datastructures import ResponseSpec
 
-from api.auth import ForbiddenError, UnauthorizedError, bearer, viewer_of
+from api.auth import credential
 from api.dto import problems
 from domain.game.match import Match
 from domain.rules.errors import ShengjiError
 from domain.tournament.tournament import Tournament
+from services.access import Credential, tournament_organiser, viewer_in
 from services.embargo import Embargo, embargo_of
+from services.errors import ForbiddenError, UnauthorizedError
 from services.game import GameService
-from services.sources import ORGANISER_ROLE, token_hash
+from services.sources import ORGANISER_ROLE
 
 __all__ = ["TableClosedError", "admit", "closed", "reader_of", "spectator_problems"]
 
@@ -77,47 +78,47 @@ def closed(service: GameService, match: Match) -> Embargo | None:
     return embargo_of(service, match)
 
 
-def _tournament_organiser(service: GameService, tournament_id: UUID, token: str) -> bool:
+def _tournament_organiser(service: GameService, tournament_id: UUID, cred: Credential) -> bool:
     """True for the organiser token of ``tournament_id``; False for a token of anything
     else; 401 for one that claims that tournament but is not its organiser's."""
-    if not token.startswith(f"{ORGANISER_ROLE}.{tournament_id.hex}."):
+    if cred.role != ORGANISER_ROLE or cred.owner != tournament_id:
         return False
     try:
         found: object = service.repository.get(tournament_id, deepcopy_from_cache=False)
     except AggregateNotFoundError:
         found = None
-    stored = found.organiser_token_hash if isinstance(found, Tournament) else ""
-    if not (stored and secrets.compare_digest(stored, token_hash(token))):
+    if not isinstance(found, Tournament):
         raise UnauthorizedError("the token is not the organiser token of this tournament")
+    tournament_organiser(found, cred)
     return True
 
 
 def _read(
-    service: GameService, match: Match, token: str | None, shut: Embargo | None
+    service: GameService, match: Match, cred: Credential | None, shut: Embargo | None
 ) -> int | None:
-    if token is None:
+    if cred is None:
         if shut is not None:
             raise TableClosedError(shut)
         return None
     try:
-        return viewer_of(service, match, token)
+        return viewer_in(service, match, cred)
     except ForbiddenError:
         if shut is not None:  # another table's seat, another match or tournament
             raise TableClosedError(shut) from None
         raise
 
 
-def reader_of(service: GameService, match: Match, token: str | None) -> int | None:
-    """Whose eyes a read of ``match`` uses (R33): :func:`api.auth.viewer_of` — a seat for
+def reader_of(service: GameService, match: Match, cred: Credential | None) -> int | None:
+    """Whose eyes a read of ``match`` uses (R33): :func:`services.access.viewer_in` — a seat for
     its seat token, a spectator (None) without a token or with an organiser's — and, for a
     tournament table in play, 403 ``table-closed`` unless the token is a seat token of this
     table or the organiser's (R36)."""
     tournament_id = match.tournament_id
     if tournament_id is None:
-        return viewer_of(service, match, token)  # R36 costs an ordinary match this check
-    if token is not None and _tournament_organiser(service, tournament_id, token):
+        return viewer_in(service, match, cred)  # R36 costs an ordinary match this check
+    if cred is not None and _tournament_organiser(service, tournament_id, cred):
         return None
-    return _read(service, match, token, closed(service, match))
+    return _read(service, match, cred, closed(service, match))
 
 
 def admit(service: GameService, match: Match, request: Request[Any, Any, Any]) -> Embargo | None:
@@ -132,9 +133,9 @@ def admit(service: GameService, match: Match, request: Request[Any, Any, Any]) -
     shut = closed(service, match)
     if shut is None:
         return None  # open as any match: the token is not looked at
-    token = bearer(request)
-    if token is None or not _tournament_organiser(service, tournament_id, token):
-        _read(service, match, token, shut)
+    cred = credential(request)
+    if cred is None or not _tournament_organiser(service, tournament_id, cred):
+        _read(service, match, cred, shut)
     return shut
 
 

@@ -42,7 +42,9 @@ from uuid import UUID
 import anyio
 
 from api.live_feed import Feed, Subscription, encode, version_frame
+from api.runtime import in_thread
 from api.spectating import reader_of
+from services.access import Credential
 from services.game import GameService
 from services.live import LiveTable
 
@@ -151,7 +153,7 @@ class LiveStreams:
 
     async def store(self, fn: Callable[..., T], *args: object) -> T:
         """The blocking ``fn(*args)`` in a worker thread under the app's one limiter."""
-        return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+        return await in_thread(self.limiter, fn, *args)
 
     # -- matches followed -----------------------------------------------------------------------
 
@@ -269,11 +271,11 @@ class LiveStreams:
             if len(steps) < RESUME_CHUNK:
                 return
 
-    async def viewer(self, feed: Feed, token: str | None) -> int | None:
+    async def viewer(self, feed: Feed, cred: Credential | None) -> int | None:
         """Whose eyes the stream uses (R33), by :func:`api.spectating.reader_of`: a seat
         for its seat token, a spectator without a token (or with the organiser's); any
         other token is refused (401, or 403 for another match's) rather than silently
         shown the public view; a tournament table in play only to its seats and the
         organiser (403 ``table-closed``, R36)."""
         service = self.service
-        return await feed.check(lambda table: reader_of(service, table.match, token))
+        return await feed.check(lambda table: reader_of(service, table.match, cred))

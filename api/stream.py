@@ -1,7 +1,7 @@
 """The live stream's route: ``GET /v1/matches/{match_id}/stream`` (Server-Sent Events).
 
 Parses and checks where the client stands (``Last-Event-ID`` / ``lastEventId``), who is
-watching (a seat token, a spectator; 401/403 otherwise, :mod:`api.auth`), and hands the
+watching (a seat token, a spectator; 401/403 otherwise, :mod:`services.access`), and hands the
 stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R33).
 """
 
@@ -25,7 +25,7 @@ from litestar.openapi.spec import (
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from api.auth import bearer
+from api.auth import stream_credential
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
@@ -195,7 +195,7 @@ class MatchStreamController(Controller):
         last = _last_event_id(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
         try:
-            viewer = await live.viewer(feed, bearer(request) or token)
+            viewer = await live.viewer(feed, stream_credential(request, token))
             if last is not None and last > feed.version:
                 # the feed may lag the store (another replica saved): ask the store
                 version = await live.store(current_version, live.service, match_id)

@@ -42,7 +42,7 @@ from infra.settings import Settings
 from infra.store import build_service, key_store, outbox_env
 from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
-from services.bots import DEFAULT_STEPS
+from services.bot_driver import BotDriver
 from services.game import GameService
 from services.webhooks.dispatch import Post, http_post
 
@@ -55,12 +55,12 @@ def build_app(
     *,
     service: GameService | None = None,
     post: Post = http_post,
-    bot_steps: int = DEFAULT_STEPS,
+    bots: BotDriver | None = None,
 ) -> Litestar:
     """The app of ``settings`` (the module docstring); ``service`` replaces the one the
-    settings' store would give, ``post`` sends the webhooks, ``bot_steps`` bot moves are
-    played after each command."""
-    return create_app(build_parts(settings, service=service, post=post, bot_steps=bot_steps))
+    settings' store would give, ``post`` sends the webhooks, ``bots`` replaces the bot
+    driver the settings would give (started and stopped with the app)."""
+    return create_app(build_parts(settings, service=service, post=post, bots=bots))
 
 
 def build_parts(
@@ -68,7 +68,7 @@ def build_parts(
     *,
     service: GameService | None = None,
     post: Post = http_post,
-    bot_steps: int = DEFAULT_STEPS,
+    bots: BotDriver | None = None,
 ) -> AppParts:
     """Everything :func:`api.app.create_app` serves, built from ``settings``."""
     on_shutdown: tuple[Callable[[], None], ...] = ()
@@ -83,7 +83,14 @@ def build_parts(
     # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
     service.on_saved.append(tags.changed)
-    runtime = Runtime(service, limiter, bot_steps, tags=tags)
+    if bots is None:
+        bots = BotDriver(
+            service,
+            workers=settings.bot_workers,
+            decision_cpu_s=settings.bot_decision_ms / 1000,
+            bots_only_rounds=settings.bots_only_rounds,
+        )
+    runtime = Runtime(service, limiter, bots, tags=tags)
     live = LiveStreams(
         service,
         hub,
@@ -127,6 +134,7 @@ def build_parts(
         sweeper=SweeperTask.build(runtime, sweep_ms, settings.timeout_bot),
         clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
         lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
+        bots=bots,
         on_shutdown=on_shutdown,
     )
 

@@ -34,6 +34,7 @@ from msgspec import Meta
 from domain.game.round_events import Pacing
 from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
+from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
@@ -171,6 +172,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"choices": tuple(PLAYERS)},
         ),
     ] = TIMEOUT_KIND
+    bot_workers: Annotated[
+        int, Meta(ge=1, le=64, description="Bot decisions the bot driver runs at once.")
+    ] = WORKERS
+    bot_decision_ms: Annotated[
+        int,
+        Meta(
+            ge=10,
+            le=600_000,
+            description="CPU ms one bot decision may take (docs/decisions.md D-bot-driver).",
+        ),
+    ] = int(DECISION_CPU_S * 1000)
+    bots_only_rounds: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=1_000_000,
+            description="Rounds a bots-only match that never ends by its rules (match end "
+            "`wrap`) plays before the bot driver ends it (docs/bots.md); 0: no cap.",
+        ),
+    ] = BOTS_ONLY_ROUNDS
     # -- limits on clients (docs/security.md) ---------------------------------------------
     rate_limit_per_minute: Annotated[
         int,

@@ -13,7 +13,8 @@ aggregate_version  # services/history_items.py
 follow_count  # services/legal.py
 more_follows  # services/legal.py
 leads  # services/legal.py (LegalActions)
-failed_throw  # services/dryrun.py (DryRun)
+throw  # services/dryrun.py (DryRun)
+tested  # services/dryrun.py (ThrowCheck)
 aggregates_at  # services/history.py: the summary as of a version (tests/property/test_view_summary.py)
 attackers_won  # services/view_types.py (WonTrick)
 ends_at  # services/view_types.py (DealView)

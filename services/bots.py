@@ -1,18 +1,24 @@
-"""Bots at a match's table: every pending bot move, played through the same command path
-as a person's (``GameService.act``), one save per move.
+"""Bots at a match's table: their moves, played through the same command path as a
+person's (``GameService.act``), one save per move.
 
 A seat whose kind is a bot policy (:data:`domain.players.PLAYERS`: ``random``,
-``heuristic``, ``strong``) is asked for its decision from a redacted view built from the aggregates
-(:mod:`domain.players.view`, R33: its own hand, the standing show, the cards played, the
-bottom only if it buried it): declare or pass during the deal (R17, R18), declare or
-pass in the late declaring turn (R18), overcall or pass in the window (R20), the
-weak-hand redeal (暴动, §10), bury (R21, 炒底 R20) and play (R22, R23). A passed deadline
-(the end of the drawing, the overcall window) is claimed first, as a command would.
+``heuristic``, ``strong``) is asked for its decision from a redacted view built from the
+aggregates (:mod:`domain.players.view`, R33: its own hand, the standing show, the cards
+played, the bottom only if it buried it): declare or pass during the deal (R17, R18),
+declare or pass in the late declaring turn (R18), overcall or pass in the window (R20),
+the weak-hand redeal (暴动, §10), bury (R21, 炒底 R20) and play (R22, R23). A passed
+deadline (the end of the drawing, the overcall window) is claimed first, as a command
+would.
+
+Who calls this: the bot driver (:mod:`services.bot_driver`), off the request path, one
+move at a time (:func:`play_one`); :func:`run_bots` plays a table on to where it waits,
+for tools and tests. No request handler moves a bot (docs/decisions.md D-bot-driver).
 
 Decisions are deterministic: a bot's ``random.Random`` is seeded from the round, its
 version and the seat, so the same state gives the same move. The ``strong`` bot searches
 with its default budget of simulated plays (about 100 ms a decision on one core, 200 ms
-at worst; docs/bots.md) and is given no deadline, so it stays deterministic too.
+at worst; docs/bots.md); the driver adds a per-decision CPU budget (``stop``) that the
+search meets only on an overloaded machine, where it answers with what it found so far.
 """
 
 from __future__ import annotations
@@ -20,14 +26,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Final, Literal
 from uuid import UUID
 
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
-from domain.players import PLAYERS, Player, make_player
+from domain.players import PLAYERS, Player, StrongPlayer, make_player
 from domain.players.view import BidView, SeatView, seat_view
 from domain.rules.cards import Card
 from domain.rules.context import trump_context
@@ -40,8 +48,11 @@ from services.legal import claimed, may_ask_redeal
 log = logging.getLogger(__name__)
 
 Stopped = Literal["waiting", "limit", "conflict", "refused"]
-DEFAULT_STEPS = 1000
-"""Bot moves one call plays at most (a round is about 110 moves)."""
+Step = Literal["moved", "claimed", "waiting", "over"]
+Stop = Callable[[], bool]
+DEFAULT_STEPS: Final = 1000
+"""The one step limit: moves (deadline claims included) :func:`run_bots` plays at most,
+and that the sweeper claims for one match in one sweep (a round is about 110 moves)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,40 +82,84 @@ def bot_seats(match: Match) -> dict[int, str]:
     }
 
 
+def cpu_budget(seconds: float) -> Stop:
+    """A decision's ``stop``: true once the calling thread has spent ``seconds`` of CPU
+    since this call (its own CPU: a busy machine does not shorten it)."""
+    deadline = time.thread_time() + seconds
+    return lambda: time.thread_time() >= deadline
+
+
+def bot_to_act(round_: Round, bots: dict[int, str]) -> bool:
+    """Whether a bot may have a move in ``round_`` now (cheap: no decision is made)."""
+    phase = round_.phase
+    if phase is RoundPhase.DEALING:
+        return any(seat not in round_.deal_passes for seat in bots)
+    return round_.to_act() in bots
+
+
+def play_one(
+    service: GameService,
+    match_id: UUID,
+    *,
+    match: Match | None = None,
+    stop: Callable[[], Stop] | None = None,
+) -> Step:
+    """One step of the match's bots: claim a passed deadline (R16, R17, R20), or make
+    the move of the bot to act (a new ``stop()`` budget for its decision), or say why
+    not: ``waiting`` (for a person, the clock, or no bot here) or ``over``. ``match``:
+    the match as the caller just loaded it."""
+    match = service.get_match(match_id) if match is None else match
+    if match.finished:
+        return "over"
+    round_ = service.current_round(match)
+    bots = bot_seats(match)
+    if round_ is None or round_.dealt is None or not bots:
+        return "waiting"
+    now = service.clock()
+    if claimed(round_, now).pending_events:
+        service.claim_deadlines(match_id)
+        return "claimed"
+    move = next_move(match, round_, now, bots, stop=None if stop is None else stop())
+    if move is None:
+        return "waiting"
+    service.act(match_id, move.seat, move.action, move.cards, match=match)
+    return "moved"
+
+
 def run_bots(service: GameService, match_id: UUID, max_steps: int = DEFAULT_STEPS) -> BotRun:
-    """Play every pending bot move of the match, at most ``max_steps``."""
+    """Play every pending bot move of the match, at most ``max_steps`` (blocking)."""
     steps = 0
-    while True:
-        match = service.get_match(match_id)
-        round_ = service.current_round(match)
-        version = match.sequence(0 if round_ is None else round_.version)
-        if steps >= max_steps:
-            return BotRun(steps, version, "limit")
-        if match.finished or round_ is None or round_.dealt is None or not bot_seats(match):
-            return BotRun(steps, version, "waiting")
-        now = service.clock()
+    stopped: Stopped = "limit"
+    while steps < max_steps:
         try:
-            if claimed(round_, now).pending_events:
-                service.claim_deadlines(match_id)
-                steps += 1
-                continue
-            move = next_move(match, round_, now)
-            if move is None:
-                return BotRun(steps, version, "waiting")
-            service.act(match_id, move.seat, move.action, move.cards)
+            step = play_one(service, match_id)
         except VersionConflictError:
-            return BotRun(steps, version, "conflict")
+            stopped = "conflict"
+            break
         except ShengjiError as e:  # pragma: no cover - bots only make legal moves
             log.warning("a bot's move was refused: %s", e.detail)
-            return BotRun(steps, version, "refused")
+            stopped = "refused"
+            break
+        if step in ("waiting", "over"):
+            stopped = "waiting"
+            break
         steps += 1
+    match = service.get_match(match_id)
+    round_ = service.current_round(match)
+    return BotRun(steps, match.sequence(0 if round_ is None else round_.version), stopped)
 
 
 def next_move(
-    match: Match, round_: Round, now: datetime, bots: dict[int, str] | None = None
+    match: Match,
+    round_: Round,
+    now: datetime,
+    bots: dict[int, str] | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> BotMove | None:
     """The move a bot of ``match`` makes now in ``round_``, None when no bot is to move.
-    ``bots`` (seat → kind) overrides the match's bot seats (a turn timeout's bot)."""
+    ``bots`` (seat → kind) overrides the match's bot seats (a turn timeout's bot);
+    ``stop`` is the decision's budget (:func:`cpu_budget`)."""
     bots = bot_seats(match) if bots is None else bots
     phase = round_.phase
     if phase is RoundPhase.DEALING:
@@ -114,14 +169,14 @@ def next_move(
         turn = round_.play.turn
         if turn not in bots:
             return None
-        cards = _player(bots[turn]).play(_play_view(round_, turn), _rng(round_, turn))
+        cards = _player(bots[turn], stop).play(_play_view(round_, turn), _rng(round_, turn))
         return BotMove(turn, "play", tuple(cards))
     if phase not in (RoundPhase.DECLARING, RoundPhase.OVERCALLING, RoundPhase.BURYING):
         return None
     seat = round_.to_act()
     if seat is None or seat not in bots:
         return None
-    player, rng = _player(bots[seat]), _rng(round_, seat)
+    player, rng = _player(bots[seat], stop), _rng(round_, seat)
     if may_ask_redeal(round_, seat) and player.request_redeal(_bid_view(round_, seat, now), rng):
         return BotMove(seat, "redeal")  # §10 暴动
     if phase is RoundPhase.BURYING:
@@ -153,8 +208,11 @@ def _dealing_move(round_: Round, bots: dict[int, str], now: datetime) -> BotMove
     return None
 
 
-def _player(kind: str) -> Player:
-    return make_player(kind)
+def _player(kind: str, stop: Stop | None = None) -> Player:
+    player = make_player(kind)
+    if stop is not None and isinstance(player, StrongPlayer):
+        player.stop = stop  # the search answers with its best so far once it is spent
+    return player
 
 
 def _rng(round_: Round, seat: int) -> random.Random:

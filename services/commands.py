@@ -46,10 +46,6 @@ class Pending:
 Attach = Callable[[Pending], Sequence[Any]]
 """Extra aggregates (an idempotency record) to save in the command's own ``save``, so
 they commit atomically with its events; built from the outcome about to be saved."""
-Authorize = Callable[[Match], tuple[int, int | None, tuple[Card, ...]]]
-"""Given the match as a command finds it: the acting seat, the expected version and the
-cards (a route's token, If-Match and body checks in their order, on the one load the
-command makes)."""
 Decide = Callable[[Match, Round, datetime], tuple[int, str, tuple[Card, ...]]]
 """Chooses a command's seat, action and cards on the round as it finds it (a turn
 timeout, :mod:`services.timers`)."""
@@ -58,9 +54,19 @@ timeout, :mod:`services.timers`)."""
 ACTIONS = ("declare", "overcall", "pass", "bury", "play", "redeal")
 
 
-def dispatch(round_: Round, seat: int, action: str, cards: tuple[Card, ...], now: datetime) -> None:
+def dispatch(
+    round_: Round,
+    seat: int,
+    action: str,
+    cards: tuple[Card, ...],
+    now: datetime,
+    *,
+    dry: bool = False,
+) -> None:
     """Run one of :data:`ACTIONS` for ``seat`` on ``round_`` (its events pending, not saved);
-    the one place an action name becomes a round command (``act``, the record replay)."""
+    the one place an action name becomes a round command (``act``, the record replay).
+    ``dry``: a dry run — a throw is judged by its shape, never against the other hands
+    (R22, R33; docs/decisions.md D-dry-run)."""
     if action == "declare":
         round_.declare(seat, cards, now)
     elif action == "overcall":
@@ -70,7 +76,7 @@ def dispatch(round_: Round, seat: int, action: str, cards: tuple[Card, ...], now
     elif action == "bury":
         round_.bury(seat, cards, now)
     elif action == "play":
-        round_.play_cards(seat, cards, now)
+        round_.play_cards(seat, cards, now, test_throw=not dry)
     elif action == "redeal":
         round_.request_redeal(seat, now)
     else:

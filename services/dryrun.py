@@ -1,45 +1,56 @@
-"""A round command checked without acting (the action route's dry run): the same checks a
-real command makes, on copies, and nothing saved (RULES R17–R25, R34).
+"""A round command checked without acting: the dry run's answer (docs/decisions.md
+D-dry-run).
 
-:func:`dry_run` answers what the command would do — the cards it would play, and for a
-throw that would fail (R22) the attempted cards, the forced component played instead and
-the penalty (§10) — or raises exactly the error the real command would raise (the same
-problem+json). A deadline that has passed is claimed on the copy, as the real command
-would claim it first (R16, R20); the store is not touched.
+The dry run is the command pipeline with ``dry=True`` (:mod:`services.pipeline`,
+:meth:`services.game.GameService.try_command`): the same preconditions, a passed deadline
+claimed and a void deal dealt again on the copies, the same command run — and nothing
+saved. It judges only what the acting seat can know: its own hand and the public table
+(R33). So a **throw** (甩牌, R22) is judged by its shape — its cards in the hand, of one
+suit category, several components — and is never tested against the other hands: that
+test happens only when the throw is played, in front of the table, at the cost of the
+penalty (§10) if it fails. The answer is the same whatever the other seats hold.
+
+:func:`judgement` reads the answer off the command's pending events: the cards a play
+would play, and for a throw what it is and what failing would cost.
 """
 
 from __future__ import annotations
 
-import copy
-from typing import cast
-from uuid import UUID
+from typing import Literal, cast
 
 import msgspec
 
-from domain.game.round_events import CardPlayed, ThrowFailed
+from domain.game.round import Round
+from domain.game.round_events import CardPlayed
 from domain.rules.cards import card_names
-from domain.rules.errors import IllegalMoveError
-from services.commands import Authorize, dispatch
-from services.errors import PreconditionFailedError
-from services.game import GameService
+from domain.rules.scoring import throw_penalty
+from domain.rules.shapes import ShapeKind, decompose
 from services.legal import Action
 
 
 class ThrowCheck(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """R22: the throw could be beaten; a real play would play ``forced`` instead."""
+    """R22: the cards form a legal throw from this hand. Whether another hand can beat one
+    of its components is tested only when it is played, in front of the table; then the
+    lowest such component is played instead and the penalty applies. A dry run never
+    tests it: the other hands are hidden (R33)."""
 
-    attempted: list[str]
-    """The throw as sent (shown to the table when played, R22)."""
-    forced: list[str]
-    """The failing component that is lowest: what would be played instead (R22)."""
+    cards: list[str]
+    """The throw as sent."""
+    components: int
+    """How many components it is made of (singles, pairs, tractors; R15): each must hold."""
     penalty: int
-    """The §10 ``throw_penalty_points`` it would cost (0 under the standard rules)."""
+    """The §10 ``throw_penalty_points`` adjustment of the attackers' total it would cost
+    if it fails (added when a defender throws, subtracted when an attacker does; 0 under
+    the standard rules)."""
+    tested: Literal["when-played"] = "when-played"
+    """When the throw is tested against the other hands: only when played (R22)."""
 
 
 class DryRun(
     msgspec.Struct, frozen=True, kw_only=True, rename="camel", tag_field="kind", tag="dryRun"
 ):
-    """The command is legal now; nothing was saved (the match stays at ``version``)."""
+    """The command is legal now as far as the acting seat can tell; nothing was saved
+    (the match stays at ``version``)."""
 
     legal: bool = True
     """Always true in a 200 answer: an illegal command answers its problem instead."""
@@ -50,47 +61,35 @@ class DryRun(
     action: Action
     """The command checked."""
     played: list[str] | None = None
-    """play: the cards that would be played (the forced component when a throw fails)."""
-    failed_throw: ThrowCheck | None = None
-    """play: set when the cards are a throw that would fail (R22)."""
+    """play: the cards that would be played (a throw's cards if it holds, R22)."""
+    throw: ThrowCheck | None = None
+    """play: set when the cards are a throw (R22): tested against the other hands only
+    when played."""
 
 
-def dry_run(service: GameService, match_id: UUID, action: str, authorize: Authorize) -> DryRun:
-    """Check ``action`` as :meth:`GameService.act` would, on copies; save nothing."""
-    match = service.get_match(match_id)
-    seat, expected_version, cards = authorize(match)
-    if match.finished:
-        raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
-    round_ = service.current_round(match)
-    if round_ is None:
-        raise IllegalMoveError(
-            "the match has no round in play yet: four seats are needed",
-            rule="R1",
-            code="no-round",
-        )
-    version = match.sequence(round_.version)
-    if expected_version is not None and expected_version != version:
-        raise PreconditionFailedError(f"the match is at version {version}, not {expected_version}")
-    r = copy.deepcopy(round_)  # the loads are copies already; this one is never saved
-    now = service.clock()
-    if r.dealt is not None:
-        r.claim_deadlines(now)
-    dispatch(r, seat, action, cards, now)
+def judgement(version: int, seat: int, action: str, round_: Round) -> DryRun:
+    """The dry run's answer from ``round_`` with the command's events pending."""
     played: list[str] | None = None
-    failed: ThrowCheck | None = None
-    for event in r.collect_events():
-        if isinstance(event, ThrowFailed):
-            failed = ThrowCheck(
-                attempted=card_names(event.attempted),
-                forced=card_names(event.forced),
-                penalty=event.penalty,
+    throw: ThrowCheck | None = None
+    for event in round_.collect_events():
+        if not isinstance(event, CardPlayed):
+            continue
+        played = card_names(event.cards)
+        play = round_.play
+        if play is None or len(play.trick) != 1:  # not a lead: a follow is no throw
+            continue
+        shape = decompose(play.ctx, event.cards)
+        if shape.kind is ShapeKind.THROW:
+            defender = event.seat % 2 != play.attackers
+            throw = ThrowCheck(
+                cards=played,
+                components=len(shape.components),
+                penalty=throw_penalty(round_.rules, len(event.cards), defender),
             )
-        elif isinstance(event, CardPlayed):
-            played = card_names(event.cards)
     return DryRun(
         version=version,
         seat=seat,
         action=cast("Action", action),
         played=played,
-        failed_throw=failed,
+        throw=throw,
     )

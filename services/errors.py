@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from domain.rules.errors import ShengjiError
 
 
@@ -26,3 +28,32 @@ class VerificationError(ShengjiError):
 
     code = "verification-failed"
     rule = "R35"
+
+
+class UnauthorizedError(ShengjiError):
+    """401: a credential is needed, or this one is not valid here (services.access)."""
+
+    code = "unauthorized"
+    status: ClassVar[int] = 401
+
+
+class ForbiddenError(ShengjiError):
+    """403: a valid-looking credential of another match, tournament or team, or of the
+    wrong role (services.access)."""
+
+    code = "forbidden"
+    status: ClassVar[int] = 403
+
+
+class IdempotencyKeyReusedError(ShengjiError):
+    """409: the Idempotency-Key names another request (method, path or body differ)."""
+
+    code = "idempotency-key-reused"
+    status: ClassVar[int] = 409
+
+
+class IdempotencyInFlightError(ShengjiError):
+    """409: the first request with this Idempotency-Key is still being handled."""
+
+    code = "idempotency-in-flight"
+    status: ClassVar[int] = 409

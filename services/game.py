@@ -1,7 +1,7 @@
 """The game application: command handlers over the Match and Round aggregates.
 
-Built on the eventsourcing library's :class:`~eventsourcing.application.Application`
-(ARCHITECTURE decision 1): the recorder (POPO, SQLite or PostgreSQL) is chosen by the
+Built on the eventsourcing library's :class:`~eventsourcing.application.Application`:
+the recorder (POPO, SQLite or PostgreSQL) is chosen by the
 ``env`` the composition root passes (``PERSISTENCE_MODULE`` …); events are msgspec-encoded
 (:mod:`services.codec`). Randomness and time come from injected callables, so tests can
 fix them: a 256-bit seed per deal from ``secrets`` (R35), ``now`` from the clock.
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -37,7 +36,7 @@ from domain.rules.cards import Card
 from domain.rules.errors import IllegalMoveError, ShengjiError
 from domain.rules.ruleset import RuleSet
 from services.codec import MsgspecMapper
-from services.commands import Attach, Authorize, CommandResult, Decide, Pending, dispatch
+from services.commands import Attach, CommandResult, Decide, Pending, dispatch
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
 from services.sources import SEAT_ROLE, new_seed, new_token, token_hash, utc_now
 from services.tournaments.seeds import table_pacing, table_seed
@@ -52,6 +51,12 @@ SaveObserver = Callable[[float, str], None]
 """Told each save's duration (seconds) and outcome: ``ok``, ``conflict`` or ``error``."""
 
 log = logging.getLogger(__name__)
+
+END_ATTEMPTS = 5
+"""Tries an organiser's end of a match makes against moves saved first (bots move on)."""
+STAND_IN_SEED = bytes(32)
+"""The seed a dry run deals a void deal again from: the real seed is drawn only when a
+command acts (R35), and a dry run shows nothing it could not know (R33)."""
 
 
 class GameService(Application[UUID]):
@@ -199,7 +204,18 @@ class GameService(Application[UUID]):
     def finish_match(
         self, match_id: UUID, reason: str = "organiser", *, attach: Attach | None = None
     ) -> CommandResult:
-        """R32: the organiser ends the match (a round in play is abandoned unscored)."""
+        """R32: the organiser ends the match (a round in play is abandoned unscored). The
+        end applies to the match as it is: a move saved first (a bot's, off the request
+        path) makes it try again, at most :data:`END_ATTEMPTS` times."""
+        for attempt in range(END_ATTEMPTS):
+            try:
+                return self._finish(match_id, reason, attach)
+            except VersionConflictError:
+                if attempt == END_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _finish(self, match_id: UUID, reason: str, attach: Attach | None) -> CommandResult:
         match = self.get_match(match_id)
         now = self.clock()
         match.finish(reason, now)
@@ -211,18 +227,6 @@ class GameService(Application[UUID]):
         self._save(match, current, *self._extras(attach, match, None, current))
         return self._result(match, None, current)
 
-    def is_organiser(self, match: Match, token: str) -> bool:
-        """The token is the organiser token of ``match``."""
-        stored = match.organiser_token_hash
-        return bool(stored) and secrets.compare_digest(stored, token_hash(token))
-
-    def seat_of_token(self, match: Match, token: str) -> int | None:
-        digest = token_hash(token)
-        for seat, info in enumerate(match.seats):
-            if info is not None and secrets.compare_digest(info.token_hash, digest):
-                return seat
-        return None
-
     # -- round commands --------------------------------------------------------------------
 
     def act(
@@ -232,22 +236,76 @@ class GameService(Application[UUID]):
         action: str,
         cards: tuple[Card, ...] = (),
         *,
-        expected_round_version: int | None = None,
+        match: Match | None = None,
         expected_version: int | None = None,
+        expected_round_version: int | None = None,
         attach: Attach | None = None,
         decide: Decide | None = None,
-        authorize: Authorize | None = None,
     ) -> CommandResult:
         """Run one round command for ``seat`` (``ACTIONS``); save its events atomically.
 
-        ``expected_version`` (the match version, If-Match) or ``expected_round_version``
-        that is not the current one → PreconditionFailedError, nothing saved. ``decide``
-        (a turn timeout) chooses seat, action and cards instead, with ``now`` and the
-        deadlines claimed; it records ``TurnTimedOut`` first (:mod:`services.timers`).
-        ``authorize`` gives the seat, the expected version and the cards from the loaded match."""
-        match = self.get_match(match_id)
-        if authorize is not None:
-            seat, expected_version, cards = authorize(match)
+        ``match``: the match as the caller loaded it (a command loads it once,
+        :mod:`services.pipeline`), else it is loaded here. ``expected_version`` (the match
+        version, If-Match) or ``expected_round_version`` that is not the current one →
+        PreconditionFailedError, nothing saved. ``decide`` (a turn timeout) chooses seat,
+        action and cards instead, with ``now`` and the deadlines claimed; it records
+        ``TurnTimedOut`` first (:mod:`services.timers`)."""
+        match = self.get_match(match_id) if match is None else match
+        round_, now, _ = self._ready(match, expected_version, expected_round_version)
+        claimed = bool(round_.pending_events)
+        try:
+            if decide is not None:
+                seat, action, cards = decide(match, round_, now)
+            self._dispatch(round_, seat, action, cards, now)
+        except ShengjiError:
+            if claimed:  # a passed deadline takes effect even when the command is refused
+                self._save(round_)
+            raise
+        to_save: list[Any] = [round_]
+        current: Round | None = round_
+        if round_.phase is RoundPhase.REDEAL:
+            self._deal(match, round_, now)
+        elif round_.phase is RoundPhase.SCORED:
+            assert round_.result is not None
+            match.record_round(round_.number, round_.result, now, round_events=round_.version)
+            to_save.append(match)
+            if not match.finished:
+                current = self._begin_round(match, now)
+                to_save.append(current)
+        self._save(*to_save, *self._extras(attach, match, round_, current))
+        return self._result(match, round_, current)
+
+    def try_command(
+        self,
+        match: Match,
+        seat: int,
+        action: str,
+        cards: tuple[Card, ...] = (),
+        *,
+        expected_version: int | None = None,
+    ) -> tuple[int, Round]:
+        """The dry run of :meth:`act` (docs/decisions.md D-dry-run): the same steps on the
+        loaded copies — a passed deadline claimed, a void deal dealt again (from a
+        stand-in seed: the real one is drawn only when a command acts), the command run —
+        and nothing saved. A throw is judged by its shape alone (R22, R33). Answers the
+        match version and the round with the command's events pending; raises what
+        :meth:`act` would raise."""
+        round_, now, version = self._ready(match, expected_version, None, dry=True)
+        round_.collect_events()  # the deadlines' events are not the command's
+        self._dispatch(round_, seat, action, cards, now, dry=True)
+        return version, round_
+
+    def _ready(
+        self,
+        match: Match,
+        expected_version: int | None,
+        expected_round_version: int | None,
+        *,
+        dry: bool = False,
+    ) -> tuple[Round, datetime, int]:
+        """A command's preconditions on ``match`` (R32, R1, If-Match), then its round with
+        a passed deadline claimed (R16, R17, R20) and a void deal dealt again (R19):
+        the round, the command's ``now`` and the match version the command found."""
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         round_ = self.current_round(match)
@@ -268,33 +326,10 @@ class GameService(Application[UUID]):
             )
         now = self.clock()
         if round_.dealt is not None:
-            # A passed deadline takes effect even when the command itself is refused:
-            # its events are saved on their own, then the refusal is raised.
             round_.claim_deadlines(now)
             if round_.phase is RoundPhase.REDEAL:
-                self._deal(match, round_, now)
-        claimed = bool(round_.pending_events)
-        try:
-            if decide is not None:
-                seat, action, cards = decide(match, round_, now)
-            self._dispatch(round_, seat, action, cards, now)
-        except ShengjiError:
-            if claimed:
-                self._save(round_)
-            raise
-        to_save: list[Any] = [round_]
-        current: Round | None = round_
-        if round_.phase is RoundPhase.REDEAL:
-            self._deal(match, round_, now)
-        elif round_.phase is RoundPhase.SCORED:
-            assert round_.result is not None
-            match.record_round(round_.number, round_.result, now, round_events=round_.version)
-            to_save.append(match)
-            if not match.finished:
-                current = self._begin_round(match, now)
-                to_save.append(current)
-        self._save(*to_save, *self._extras(attach, match, round_, current))
-        return self._result(match, round_, current)
+                self._deal(match, round_, now, dry=dry)
+        return round_, now, current_version
 
     _dispatch = staticmethod(dispatch)
 
@@ -346,13 +381,18 @@ class GameService(Application[UUID]):
         for observe in self.save_observers:
             observe(seconds, outcome)
 
-    def _deal(self, match: Match, round_: Round, now: datetime) -> None:
+    def _deal(self, match: Match, round_: Round, now: datetime, *, dry: bool = False) -> None:
         """Deal ``round_`` from a fresh seed (R35); a tournament table's deals take the
-        tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`)."""
+        tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`). ``dry``
+        (a dry run): from :data:`STAND_IN_SEED`, so no seed is drawn or shown."""
         if match.tournament_id is None:
-            round_.deal(self.seeds(), now, self.pacing)
+            round_.deal(STAND_IN_SEED if dry else self.seeds(), now, self.pacing)
             return
-        seed = table_seed(self.repository, match, round_.number, round_.deal_no + 1)
+        seed = (
+            STAND_IN_SEED
+            if dry
+            else table_seed(self.repository, match, round_.number, round_.deal_no + 1)
+        )
         round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=0)  # R36
 
     def _begin_round(self, match: Match, now: datetime) -> Round:

@@ -15,6 +15,12 @@ the same key fails on the record's version 1 — the store's own optimistic conc
 (docs/decisions.md F1) — so, across processes too, one request wins and the others
 find its record.
 
+:class:`Keys` is the one way a write uses a key (docs/decisions.md D-pipeline): after the
+caller is authorised, :meth:`Keys.once` claims the key in this process (409 while its
+first request runs), answers a recorded request again (409 when the key names another
+request), or runs the write, which saves the key's record with its events
+(:class:`Stamp`).
+
 No secret is ever kept in a record: a token minted by the first request (a seat or
 organiser token) is stored only as its hash, in the match's own events, so a replay
 cannot give it again (``docs/security.md``: a replay answers without the token and says
@@ -26,16 +32,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 
+from services.commands import Attach, Pending
+from services.errors import (
+    IdempotencyInFlightError,
+    IdempotencyKeyReusedError,
+    VersionConflictError,
+)
 from services.game import GameService
+
+T = TypeVar("T")
 
 NAMESPACE = uuid5(NAMESPACE_URL, "shengji:idempotency-key")
 
@@ -142,3 +158,118 @@ def find(service: GameService, rid: UUID) -> IdempotencyRecord | None:
     except AggregateNotFoundError:
         return None
     return found if isinstance(found, IdempotencyRecord) else None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestKey:
+    """An ``Idempotency-Key`` as a request sent it: its record's id (the caller's scope
+    and the key) and the request's fingerprint."""
+
+    rid: UUID
+    fingerprint: str
+
+    @classmethod
+    def of(cls, scope: str, key: str, request_fingerprint: str) -> RequestKey:
+        return cls(record_id(scope, key), request_fingerprint)
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What a write saves with its events for its key: nothing without a key."""
+
+    key: RequestKey | None
+    clock: Callable[[], datetime]
+
+    def records(self, outcome: Outcome) -> list[Any]:
+        """The aggregates to save in the write's own save (none without a key)."""
+        if self.key is None:
+            return []
+        return [IdempotencyRecord.record(self.key.rid, self.key.fingerprint, outcome, self.clock())]
+
+    def save_after(self, service: GameService, outcome: Outcome) -> None:
+        """The key's record in a save of its own, after a write of several saves (a retry
+        finds it and replays; the write's own saves are done)."""
+        records = self.records(outcome)
+        if records:
+            service.save(*records)
+
+    def attach(self, outcome: Callable[[Pending], Outcome]) -> Attach | None:
+        """The ``attach`` of a game command: the key's record, from the command's outcome
+        about to be saved (None without a key)."""
+        if self.key is None:
+            return None
+        return lambda pending: self.records(outcome(pending))
+
+
+@dataclass(frozen=True, slots=True)
+class Replayable(Generic[T]):
+    """A write's answer: its status and body, or a recorded answer given again
+    (``replayed``; a record of version 1 gives its stored JSON as ``legacy``)."""
+
+    status: int
+    body: T | None
+    replayed: bool = False
+    legacy: bytes | None = None
+
+
+class Keys:
+    """The Idempotency-Keys of one service: those in flight in this process, and the
+    records in the store."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self._lock = threading.Lock()
+        self._running: set[UUID] = set()
+
+    @contextmanager
+    def claimed(self, key: RequestKey) -> Iterator[None]:
+        """Hold ``key`` while its request runs here: 409 when it is already held."""
+        with self._lock:
+            if key.rid in self._running:
+                raise IdempotencyInFlightError(
+                    "a request with this Idempotency-Key is still being handled; retry later"
+                )
+            self._running.add(key.rid)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running.discard(key.rid)
+
+    def recorded(self, key: RequestKey) -> IdempotencyRecord | None:
+        """The key's record, None when the key is new; 409 when it names another request."""
+        found = find(self.service, key.rid)
+        if found is not None and found.fingerprint != key.fingerprint:
+            raise IdempotencyKeyReusedError(
+                "this Idempotency-Key was used for another request (method, path or body "
+                "differ); use a new key for a new request"
+            )
+        return found
+
+    def once(
+        self,
+        key: RequestKey | None,
+        work: Callable[[Stamp], tuple[int, T]],
+        replay: Callable[[Outcome], T],
+    ) -> Replayable[T]:
+        """Run ``work`` (a status and body; it saves ``stamp.records(...)`` with its
+        events) unless ``key`` names a recorded request, which is answered again by
+        ``replay``. Call it after the caller is authorised: nothing about the key is
+        told to a caller who may not make the request."""
+        stamp = Stamp(key, self.service.clock)
+        if key is None:
+            status, body = work(stamp)
+            return Replayable(status, body)
+        with self.claimed(key):
+            found = self.recorded(key)
+            if found is None:
+                try:
+                    status, body = work(stamp)
+                    return Replayable(status, body)
+                except VersionConflictError:
+                    found = self.recorded(key)  # another process saved this key first
+                    if found is None:
+                        raise
+            if found.legacy_body is not None:  # recorded before records kept outcomes
+                return Replayable(found.outcome.status, None, True, found.legacy_body.encode())
+            return Replayable(found.outcome.status, replay(found.outcome), replayed=True)

@@ -42,8 +42,8 @@ Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
 
 class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Every single, pair and tractor the leader may lead (R12–R14, R22), each a list of
-    cards low to high; a throw (R15) is any several of them of one suit category, checked
-    when played (R22) or by a dry run (``?dryRun=true``) without playing."""
+    cards low to high; a throw (R15) is any several of them of one suit category, tested
+    against the other hands only when played (R22; a dry run judges its shape alone)."""
 
     singles: list[list[str]] = []
     """Each kind of card held, once (R12)."""

@@ -1,11 +1,12 @@
-"""The sweeper (issue 5): moves matches forward that wait for the clock, not for a person.
+"""The sweeper: moves matches forward that wait for the clock, not for a person.
 
 Every ``interval`` it claims passed deal deadlines (the end of the drawing R16/R17, the
-overcall window R20), claims turn timeouts (:mod:`services.timers`: the timeout bot,
-``timeout_kind``, moves for a seat over its limit) and plays pending bot moves
-(:func:`services.bots.run_bots`)
-— so a bots-only match, a paced deal with bots at the table and a stalled seat progress
-without any request. Everything goes through the command path, so its moves are ordinary
+overcall window R20) and turn timeouts (:mod:`services.timers`: the timeout bot,
+``timeout_kind``, moves for a seat over its limit), and wakes the bot driver
+(:mod:`services.bot_driver`) for a table where a bot is to act — a paced deal's next card,
+a change another replica saved — so a paced deal with bots at the table and a stalled
+seat progress without any request. It moves no bot itself (docs/decisions.md
+D-bot-driver). Everything goes through the command path, so its moves are ordinary
 events.
 
 **Finding the matches.** The sweeper keeps the open matches with the time each is next
@@ -45,7 +46,7 @@ from domain.game.match_events import MatchCreated, MatchFinished
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.timers import Timers, TurnClock, turn_clock
 from domain.rules.errors import ShengjiError
-from services.bots import bot_seats, next_move, run_bots
+from services.bots import DEFAULT_STEPS, bot_seats, bot_to_act
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.legal import claimed
@@ -53,8 +54,6 @@ from services.timers import SWEEPER, TIMEOUT_KIND, claim_timeout
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STEPS: Final = 400
-"""Moves (deadline claims, timeouts, bot moves) one match gets per sweep."""
 RECHECK: Final = timedelta(seconds=60)
 RESCAN_S: Final = 30.0
 SCAN_PAGE: Final = 500
@@ -83,19 +82,24 @@ class SweepReport:
 
 
 class Sweeper:
-    """Claims deadlines and turn timeouts and runs bots for the matches that need it."""
+    """Claims deadlines and turn timeouts, and wakes the bot driver, for the matches that
+    need it."""
 
     def __init__(
         self,
         service: GameService,
         *,
+        wake: Callable[[UUID], None] | None = None,
         max_steps: int = DEFAULT_STEPS,
         recheck: timedelta = RECHECK,
         rescan_s: float = RESCAN_S,
         timeout_kind: str = TIMEOUT_KIND,
     ) -> None:
-        """``timeout_kind``: the bot policy that moves for a seat over its time."""
+        """``wake``: the bot driver's (:meth:`services.bot_driver.BotDriver.wake`), told of
+        a table where a bot is to act; ``timeout_kind``: the bot policy that moves for a
+        seat over its time; ``max_steps``: claims one match gets per sweep."""
         self.service = service
+        self.wake = wake
         self.timeout_kind = timeout_kind
         self.max_steps = max_steps
         self.recheck = recheck
@@ -260,16 +264,9 @@ class Sweeper:
                     claim_timeout(service, match_id, SWEEPER, kind=self.timeout_kind)
                     moves += 1
                     continue
-                if bot_seats(match) and next_move(match, round_, now) is not None:
-                    run = run_bots(service, match_id, self.max_steps - moves)
-                    moves += run.steps
-                    if run.stopped in ("conflict", "refused"):  # lost a race: the table moved
-                        return _Outcome(_NOW, moves, conflict=1)
-                    if run.steps == 0:
-                        # Another replica moved between our look and run_bots' own: the
-                        # table moved on (a race, as above), so look again next sweep.
-                        return _Outcome(_NOW, moves, conflict=1)
-                    continue
+                bots = bot_seats(match)
+                if bots and self.wake is not None and bot_to_act(round_, bots):
+                    self.wake(match_id)  # the driver moves it; due again as below
                 return _Outcome(self._next_due(match, round_, clock, now), moves)
         except VersionConflictError:
             return _Outcome(_NOW, moves, conflict=1)

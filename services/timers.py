@@ -28,7 +28,7 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.game.timers import check_timed_out, record_timeout
 from domain.rules.cards import Card
-from services.bots import next_move
+from services.bots import Stop, next_move
 from services.commands import CommandResult, Pending
 from services.game import GameService
 
@@ -66,16 +66,20 @@ def claim_timeout(
     match_id: UUID,
     claimed_by: str,
     *,
+    match: Match | None = None,
     expected_version: int | None = None,
     attach: TimeoutAttach | None = None,
     kind: str = TIMEOUT_KIND,
+    stop: Stop | None = None,
 ) -> TimedOut:
-    """Claim the timeout of the seat to act; the bot of ``kind`` moves for it."""
+    """Claim the timeout of the seat to act; the bot of ``kind`` moves for it (``stop``:
+    its decision's budget, :func:`services.bots.cpu_budget`). ``match``: the match as the
+    caller loaded it."""
     decided: list[TimedOut] = []
 
     def decide(match: Match, round_: Round, now: datetime) -> tuple[int, str, tuple[Card, ...]]:
         clock = check_timed_out(match.timers, round_, now)
-        move = next_move(match, round_, now, bots={clock.seat: kind})
+        move = next_move(match, round_, now, bots={clock.seat: kind}, stop=stop)
         if move is None or move.seat != clock.seat:  # pragma: no cover - a seat to act moves
             raise AssertionError(f"the bot found no move for seat {clock.seat}")
         # The move is tried on a copy first: TurnTimedOut is recorded only with a move.
@@ -92,6 +96,7 @@ def claim_timeout(
         match_id,
         -1,  # the seat, action and cards are chosen by decide()
         "timeout",
+        match=match,
         expected_version=expected_version,
         attach=None if attach is None else attached,
         decide=decide,

@@ -6,9 +6,9 @@ an in-memory store, no limits on
 clients and no background workers (tests tick the sweeper, the clerk and the outbox
 themselves). A test that wants something else says so with settings
 (``make_app(service, sweep_interval_ms=10)``, ``operator_token=…``, ``oidc_issuer=…``)
-or a fake webhook sender (``post=…``). The OpenAPI document is not built by an app: the
-first ``/schema`` request or :func:`api.openapi.openapi_document` builds it, once per
-process.
+or a fake webhook sender (``post=…``) or a bot driver of its own (``bots=…``). The OpenAPI
+document is not built by an app: the first ``/schema`` request or
+:func:`api.openapi.openapi_document` builds it, once per process.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from litestar import Litestar
 
 from infra.bootstrap import build_app
 from infra.settings import Settings
-from services.bots import DEFAULT_STEPS
+from services.bot_driver import BotDriver
 from services.game import GameService
 from services.webhooks.dispatch import Post, http_post
 
@@ -35,11 +35,11 @@ def make_app(
     *,
     settings: Settings = TEST_SETTINGS,
     post: Post = http_post,
-    bot_steps: int = DEFAULT_STEPS,
+    bots: BotDriver | None = None,
     **changes: Any,
 ) -> Litestar:
     """The app on ``service`` (by default one the settings' store gives, closed with the
     app) with ``settings`` changed by ``changes`` (``Settings`` fields)."""
     if changes:
         settings = msgspec.structs.replace(settings, **changes)
-    return build_app(settings, service=service, post=post, bot_steps=bot_steps)
+    return build_app(settings, service=service, post=post, bots=bots)

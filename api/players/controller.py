@@ -9,17 +9,16 @@ claimed, from any device (:func:`api.auth.seat_of`). 401: no token, or one that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 from uuid import UUID, uuid4
 
-from litestar import Controller, Request, Response, delete, get, post
-from litestar.di import NamedDependency
+from litestar import Controller, Response, delete
 from litestar.params import FromPath
 
-from api.auth import bearer, player_of, scope_of
-from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key, run
-from api.matches import BEARER, IdempotencyKey, play_bots
+from api.calls import BEARER, CHECKED, Reading, Write, Writing, write_route
+from api.dto import LOCATION_HEADER
 from api.players.dto import (
     ClaimRequest,
     CreatePlayerRequest,
@@ -31,42 +30,29 @@ from api.players.dto import (
     SessionList,
     SessionToken,
 )
-from api.runtime import Runtime
-from api.strict import json_body, read_body
+from api.routes import route
+from services.access import signed_player
 from services.accounts import lobby, players, seating
 from services.accounts.my_matches import MyMatches, my_matches
-from services.accounts.players import get_account
-from services.idempotency import Outcome
-
-
-def _client(request: Request[Any, Any, Any]) -> str | None:
-    return request.client.host if request.client else None
+from services.accounts.players import Signed, get_account
+from services.idempotency import Outcome, Stamp
 
 
 class PlayerController(Controller):
     path = "/v1/players"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/",
-        status_code=201,
-        summary="Create a player (a device account); answers its player token once",
-        description="The token is long-lived: rotate it (`POST /v1/players/me/token`) or end "
-        "its session to stop it. Another device signs in with `POST /v1/players/me/sessions`.",
-        responses=problems(409, body=True),
-        response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
-        opt=json_body(CreatePlayerRequest),
-    )
-    async def create(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[NewPlayer]:
-        data = await read_body(request, CreatePlayerRequest)
-        service = runtime.service
+    @write_route("/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreatePlayerRequest)
+    async def create(self, write: Writing) -> Response[NewPlayer]:
+        """Create a player (a device account); answers its player token once
 
-        def work(key: Key) -> Answer[NewPlayer]:
+        The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
+        it. Another device signs in with `POST /v1/players/me/sessions`.
+        """
+        data = await write.body(CreatePlayerRequest)
+        service = write.runtime.service
+
+        def work(_: None, stamp: Stamp) -> tuple[int, NewPlayer]:
             account_id = uuid4()
             account, token = players.create_player(
                 service,
@@ -74,30 +60,20 @@ class PlayerController(Controller):
                 data.locale,
                 data.label,
                 account_id=account_id,
-                extras=key.records(Outcome(201, account_id, 1)),
+                extras=stamp.records(Outcome(201, account_id, 1)),
             )
-            session = next(iter(account.sessions))
-            return Answer(201, _new(account.id, session, data, token))
+            return 201, _new(account.id, next(iter(account.sessions)), data, token)
 
-        def replay(outcome: Outcome) -> NewPlayer:
+        def replay(_: None, outcome: Outcome) -> NewPlayer:
             account = get_account(service, outcome.subject)
             return _new(account.id, next(iter(account.sessions)), data, None)
 
-        scope = scope_of(bearer(request), _client(request))
-        response = await run(runtime, request, idempotency_key, scope, work, replay)
-        response.headers["Location"] = "/v1/players/me"
-        return response
+        return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")
 
-    @get(
-        "/me",
-        summary="The player of the token",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def me(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> Profile:
-        signed = await runtime.call(player_of, runtime.service, bearer(request))
+    @route("/me", 401, 403, security=BEARER)
+    async def me(self, read: Reading) -> Profile:
+        """The player of the token"""
+        signed = await read.call(signed_player, read.service, read.credential)
         a = signed.account
         return Profile(
             player_id=str(a.id),
@@ -106,40 +82,29 @@ class PlayerController(Controller):
             session_id=str(signed.session_id),
         )
 
-    @delete(
-        "/me",
-        status_code=204,
-        summary="Erase the player (crypto-shredding): their key is destroyed",
-        description="Every name of the player in the history now reads `erased player`: "
-        "matches, replays, state at any version, records and standings keep working. Every "
-        "session ends (the token stops working). Cannot be undone.",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def erase(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> None:
-        service, token = runtime.service, bearer(request)
+    @route("/me", 401, 403, status_code=204, security=BEARER, handler=delete)
+    async def erase(self, read: Reading) -> None:
+        """Erase the player (crypto-shredding): their key is destroyed
+
+        Every name of the player in the history now reads `erased player`: matches, replays, state
+        at any version, records and standings keep working. Every session ends (the token stops
+        working). Cannot be undone.
+        """
+        service, cred = read.service, read.credential
 
         def work() -> None:
-            account = player_of(service, token).account
+            account = signed_player(service, cred).account
             if account.ticket is not None:  # a waiting ticket leaves its lobby first
                 lobby.cancel(service, account.id, account.ticket)
-                account = player_of(service, token).account
+                account = signed_player(service, cred).account
             players.erase(service, account)
 
-        await runtime.call(work)
+        await read.call(work)
 
-    @get(
-        "/me/sessions",
-        summary="The player's sessions (devices), oldest first",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def sessions(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> SessionList:
-        signed = await runtime.call(player_of, runtime.service, bearer(request))
+    @route("/me/sessions", 401, 403, security=BEARER)
+    async def sessions(self, read: Reading) -> SessionList:
+        """The player's sessions (devices), oldest first"""
+        signed = await read.call(signed_player, read.service, read.credential)
         return SessionList(
             items=[
                 SessionItem(
@@ -152,218 +117,123 @@ class PlayerController(Controller):
             ]
         )
 
-    @post(
-        "/me/sessions",
-        status_code=201,
-        summary="Open another session (a new device); answers its token once",
-        responses=problems(401, 403, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(OpenSessionRequest | None),
-    )
-    async def open_session(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[SessionToken]:
-        data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()
-        service, token = runtime.service, bearer(request)
+    @write_route("/me/sessions", 201, 401, 403, 409, body=OpenSessionRequest | None)
+    async def open_session(self, write: Writing) -> Response[SessionToken]:
+        """Open another session (a new device); answers its token once"""
+        data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
+        service = write.runtime.service
 
-        def work(key: Key) -> Answer[SessionToken]:
-            signed = player_of(service, token)
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionToken]:
             session_id, new = players.open_session(service, signed.account, data.label)
-            _save_key(service, key, signed.account.id, signed.account.version, session_id)
-            return Answer(201, SessionToken(session_id=str(session_id), token=new))
+            _save_key(service, stamp, signed, session_id)
+            return 201, SessionToken(session_id=str(session_id), token=new)
 
-        return await run(
-            runtime,
-            request,
-            idempotency_key,
-            scope_of(token),
-            work,
-            session_replay,
-            lambda: player_of(service, token),
-        )
+        return await write.run(_player(write), work, session_replay)
 
-    @post(
-        "/me/token",
-        status_code=200,
-        summary="Rotate the token of this session; the one used stops working at once",
-        responses=problems(401, 403, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-    )
-    async def rotate(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[SessionToken]:
-        service, token = runtime.service, bearer(request)
+    @write_route("/me/token", 200, 401, 403)
+    async def rotate(self, write: Writing) -> Response[SessionToken]:
+        """Rotate the token of this session; the one used stops working at once"""
+        service = write.runtime.service
 
-        def work(key: Key) -> Answer[SessionToken]:
-            signed = player_of(service, token)
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionToken]:
             new = players.rotate(service, signed)
-            _save_key(service, key, signed.account.id, signed.account.version, signed.session_id)
-            return Answer(200, SessionToken(session_id=str(signed.session_id), token=new))
+            _save_key(service, stamp, signed, signed.session_id)
+            return 200, SessionToken(session_id=str(signed.session_id), token=new)
 
         # The key's scope is the old token: once rotated it no longer authorises, so a
         # replay with it is a 401, never the new token (docs/players.md).
-        return await run(
-            runtime,
-            request,
-            idempotency_key,
-            scope_of(token),
-            work,
-            session_replay,
-            lambda: player_of(service, token),
-        )
+        return await write.run(_player(write), work, session_replay)
 
-    @delete(
+    @route(
         "/me/sessions/{session_id:uuid}",
+        401,
+        403,
+        409,
         status_code=204,
-        summary="End a session (sign a device out); its token stops working at once",
-        responses=problems(401, 403, 409),
         security=BEARER,
+        handler=delete,
     )
-    async def end_session(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        session_id: FromPath[UUID],
-    ) -> None:
-        service, token = runtime.service, bearer(request)
+    async def end_session(self, read: Reading, session_id: FromPath[UUID]) -> None:
+        """End a session (sign a device out); its token stops working at once"""
+        service, cred = read.service, read.credential
 
         def work() -> None:
-            signed = player_of(service, token)
-            players.end_session(service, signed.account, session_id)
+            players.end_session(service, signed_player(service, cred).account, session_id)
 
-        await runtime.call(work)
+        await read.call(work)
 
-    @post(
-        "/me/seats",
-        status_code=201,
-        summary="Claim a seat as this player (R1: one seat per match)",
-        description="The player token then acts for the seat from any device; the answer "
-        "also carries a seat token. When the fourth seat fills, round 1 is dealt (R16).",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(ClaimRequest),
-    )
-    async def claim(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[PlayerSeat]:
-        data = await read_body(request, ClaimRequest)
-        service, token = runtime.service, bearer(request)
-        match_id = data.match_id
+    @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest)
+    async def claim(self, write: Writing) -> Response[PlayerSeat]:
+        """Claim a seat as this player (R1: one seat per match)
 
-        def work(key: Key) -> Answer[PlayerSeat]:
-            signed = player_of(service, token)
-            seat_token, done = seating.claim_seat(
+        The player token then acts for the seat from any device; the answer also carries a seat
+        token. When the fourth seat fills, round 1 is dealt (R16).
+        """
+        data = await write.body(ClaimRequest)
+        service, match_id, seat = write.runtime.service, data.match_id, data.seat
+
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, PlayerSeat]:
+            token, done = seating.claim_seat(
                 service,
                 signed.account,
                 match_id,
-                data.seat,
-                attach=key.attach(lambda p: Outcome(201, match_id, p.result.version, data.seat)),
+                seat,
+                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
             )
-            play_bots(service, match_id, runtime.bot_steps)
-            return Answer(
-                201,
-                PlayerSeat(
-                    match_id=str(match_id), seat=data.seat, token=seat_token, version=done.version
-                ),
-            )
+            return 201, _seat(match_id, seat, token, done.version)
 
-        def replay(outcome: Outcome) -> PlayerSeat:
-            return PlayerSeat(
-                match_id=str(match_id),
-                seat=data.seat,
-                token=None,
-                version=outcome.version,
-                token_withheld=True,
-            )
+        def replay(_: Signed, outcome: Outcome) -> PlayerSeat:
+            return _seat(match_id, seat, None, outcome.version)
 
-        return await run(
-            runtime,
-            request,
-            idempotency_key,
-            scope_of(token),
-            work,
-            replay,
-            lambda: player_of(service, token),
-        )
+        return await write.run(_player(write), work, replay)
 
-    @post(
-        "/me/matches/{match_id:uuid}/seat-token",
-        status_code=200,
-        summary="A fresh seat token for the player's seat; the old one stops working",
-        responses=problems(401, 403, 404, 409),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-    )
-    async def seat_token(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[PlayerSeat]:
-        service, token = runtime.service, bearer(request)
+    @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
+    async def seat_token(self, write: Writing, match_id: FromPath[UUID]) -> Response[PlayerSeat]:
+        """A fresh seat token for the player's seat; the old one stops working"""
+        service = write.runtime.service
 
-        def work(key: Key) -> Answer[PlayerSeat]:
-            signed = player_of(service, token)
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, PlayerSeat]:
             seat, new, version = players.fresh_seat_token(
                 service,
                 signed.account,
                 match_id,
-                lambda seat, version: key.records(Outcome(200, match_id, version, seat)),
+                lambda seat, version: stamp.records(Outcome(200, match_id, version, seat)),
             )
-            return Answer(
-                200, PlayerSeat(match_id=str(match_id), seat=seat, token=new, version=version)
-            )
+            return 200, _seat(match_id, seat, new, version)
 
-        def replay(outcome: Outcome) -> PlayerSeat:
-            return PlayerSeat(
-                match_id=str(match_id),
-                seat=outcome.seat or 0,
-                token=None,
-                version=outcome.version,
-                token_withheld=True,
-            )
+        def replay(_: Signed, outcome: Outcome) -> PlayerSeat:
+            return _seat(match_id, outcome.seat or 0, None, outcome.version)
 
-        return await run(
-            runtime,
-            request,
-            idempotency_key,
-            scope_of(token),
-            work,
-            replay,
-            lambda: player_of(service, token),
-        )
+        return await write.run(_player(write), work, replay)
 
-    @get(
-        "/me/matches",
-        summary="The player's matches: current (with whose turn) and finished",
-        responses=problems(401, 403),
-        security=BEARER,
-    )
-    async def matches(
-        self, request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
-    ) -> MyMatches:
-        service, token = runtime.service, bearer(request)
-        return await runtime.call(lambda: my_matches(service, player_of(service, token).account))
+    @route("/me/matches", 401, 403, security=BEARER)
+    async def matches(self, read: Reading) -> MyMatches:
+        """The player's matches: current (with whose turn) and finished"""
+        service, cred = read.service, read.credential
+        return await read.call(lambda: my_matches(service, signed_player(service, cred).account))
 
 
-def _save_key(service: Any, key: Key, subject: UUID, version: int, session: UUID) -> None:
+def _player(write: Write) -> Callable[[], Signed]:
+    """The player token's check (401/403): the account and session it signs in."""
+    return partial(signed_player, write.runtime.service, write.credential)
+
+
+def _save_key(service: Any, stamp: Stamp, signed: Signed, session: UUID) -> None:
     """The key's record, after the account's save (a retry finds it and replays)."""
-    records = key.records(Outcome(200, subject, version, facts={"session": str(session)}))
-    if records:
-        service.save(*records)
+    account = signed.account
+    outcome = Outcome(200, account.id, account.version, facts={"session": str(session)})
+    stamp.save_after(service, outcome)
+
+
+def _seat(match_id: UUID, seat: int, token: str | None, version: int) -> PlayerSeat:
+    """A seat's answer; a replay's (no token) says the token is withheld."""
+    return PlayerSeat(
+        match_id=str(match_id),
+        seat=seat,
+        token=token,
+        version=version,
+        token_withheld=token is None,
+    )
 
 
 def _new(
@@ -379,7 +249,7 @@ def _new(
     )
 
 
-def session_replay(outcome: Outcome) -> SessionToken:
+def session_replay(_: Signed, outcome: Outcome) -> SessionToken:
     """A replayed session answer: the session, its token withheld (docs/security.md)."""
     sid = str(outcome.facts.get("session") or "")
     return SessionToken(session_id=sid, token=None, token_withheld=True)

@@ -12,31 +12,30 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
 import anyio
 import msgspec
-from litestar import Controller, Litestar, Request, Response, delete, get, post
-from litestar.di import NamedDependency
+from litestar import Controller, Litestar, Response, delete
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
-from api.auth import bearer, player_of, scope_of
-from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key, run
-from api.matches import BEARER, IdempotencyKey, play_bots
+from api.calls import BEARER, Reading, Writing, write_route
+from api.dto import LOCATION_HEADER
 from api.players.dto import TicketRequestBody, TicketView
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.routes import route
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
-from api.strict import json_body, read_body
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
+from services.access import Credential, signed_player
 from services.accounts import lobby
+from services.accounts.players import Signed
 from services.game import GameService
-from services.idempotency import Outcome
+from services.idempotency import Outcome, Stamp
 
 log = logging.getLogger(__name__)
 POLL_S = 0.5
@@ -67,9 +66,9 @@ def rules_of(body: TicketRequestBody) -> RuleSet:
     return RuleSet.from_mapping({**base.to_mapping(), **body.rules.fields()})
 
 
-def read_ticket(service: GameService, token: str | None, ticket_id: UUID) -> Ticket:
+def read_ticket(service: GameService, cred: Credential | None, ticket_id: UUID) -> Ticket:
     """The caller's ticket, after giving its lobby the match that is due (bots)."""
-    account = player_of(service, token).account
+    account = signed_player(service, cred).account
     ticket = lobby.owned_ticket(service, account.id, ticket_id)
     if ticket.status == "waiting" and lobby.sweep(service, ticket.lobby_id) is not None:
         ticket = lobby.owned_ticket(service, account.id, ticket_id)
@@ -80,129 +79,82 @@ class LobbyController(Controller):
     path = "/v1/lobby/tickets"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/",
-        status_code=201,
-        summary="Queue for quick play (a player); four compatible tickets make a match",
-        description="Tickets with the same preset and rules are matched first come, first "
-        "seated; partners who name each other sit opposite (R2). With `botsAfterSeconds`, "
-        "bots fill the free seats once the ticket has waited that long. 409 "
-        "`already-queued`: the player waits with another ticket.",
-        responses=problems(401, 403, 409, body=True),
-        security=BEARER,
-        response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
-        opt=json_body(TicketRequestBody | None),
-    )
-    async def open(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[TicketView]:
-        body = await read_body(request, TicketRequestBody | None) or TicketRequestBody()
-        service, token = runtime.service, bearer(request)
-        rules = rules_of(body)
-        partner = body.partner
-        wait = body.bots_after_seconds
+    @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
+    async def open(self, write: Writing) -> Response[TicketView]:
+        """Queue for quick play (a player); four compatible tickets make a match
 
-        def work(key: Key) -> Answer[TicketView]:
-            account = player_of(service, token).account
-            ticket, made = lobby.open_ticket(
+        Tickets with the same preset and rules are matched first come, first seated; partners who
+        name each other sit opposite (R2). With `botsAfterSeconds`, bots fill the free seats once
+        the ticket has waited that long. 409 `already-queued`: the player waits with another ticket.
+        """
+        body = await write.body(TicketRequestBody | None) or TicketRequestBody()
+        service, rules, wait = write.runtime.service, rules_of(body), body.bots_after_seconds
+
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, TicketView]:
+            ticket, _ = lobby.open_ticket(
                 service,
                 lobby.TicketRequest(
-                    account.id,
+                    signed.account.id,
                     rules,
                     body.preset,
-                    partner,
+                    body.partner,
                     None if wait is None else wait * 1000,
                     body.bot_kind,
                 ),
             )
-            records = key.records(Outcome(201, ticket.id, 1))
-            if records:
-                service.save(*records)
-            if made is not None:
-                play_bots(service, made, runtime.bot_steps)
-            return Answer(201, ticket_view(lobby.get_ticket(service, ticket.id)))
+            stamp.save_after(service, Outcome(201, ticket.id, 1))
+            return 201, ticket_view(lobby.get_ticket(service, ticket.id))
 
-        def replay(outcome: Outcome) -> TicketView:
+        def replay(_: Signed, outcome: Outcome) -> TicketView:
             return ticket_view(lobby.get_ticket(service, outcome.subject))
 
-        response = await run(
-            runtime,
-            request,
-            idempotency_key,
-            scope_of(token),
+        return await write.run(
+            lambda: signed_player(service, write.credential),
             work,
             replay,
-            lambda: player_of(service, token),
+            location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}",
         )
-        content = response.content
-        if isinstance(content, TicketView):
-            response.headers["Location"] = f"/v1/lobby/tickets/{content.ticket_id}"
-        return response
 
-    @get(
-        "/{ticket_id:uuid}",
-        summary="The player's ticket: waiting, matched (the match and seat) or cancelled",
-        responses=problems(401, 403, 404),
-        security=BEARER,
-    )
-    async def show(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        ticket_id: FromPath[UUID],
-    ) -> TicketView:
-        ticket = await runtime.call(read_ticket, runtime.service, bearer(request), ticket_id)
+    @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
+    async def show(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+        """The player's ticket: waiting, matched (the match and seat) or cancelled"""
+        ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
         return ticket_view(ticket)
 
-    @delete(
-        "/{ticket_id:uuid}",
-        status_code=200,
-        summary="Cancel a waiting ticket",
-        description="409 `ticket-closed` once it is matched or cancelled.",
-        responses=problems(401, 403, 404, 409),
-        security=BEARER,
+    @route(
+        "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
     )
-    async def cancel(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        ticket_id: FromPath[UUID],
-    ) -> TicketView:
-        service, token = runtime.service, bearer(request)
+    async def cancel(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+        """Cancel a waiting ticket
+
+        409 `ticket-closed` once it is matched or cancelled.
+        """
+        service, cred = read.service, read.credential
 
         def work() -> Ticket:
-            account = player_of(service, token).account
-            return lobby.cancel(service, account.id, ticket_id)
+            return lobby.cancel(service, signed_player(service, cred).account.id, ticket_id)
 
-        return ticket_view(await runtime.call(work))
+        return ticket_view(await read.call(work))
 
-    @get(
-        "/{ticket_id:uuid}/stream",
-        media_type=EVENT_STREAM,
-        summary="The ticket's changes (Server-Sent Events)",
-        description="`event: ticket` frames, `id` the ticket's version, `data` the ticket "
-        "(JSON): the current one at once (unless `Last-Event-ID` is it already), then each "
-        "change (`: ping` comments while it waits); the stream ends once the ticket is "
-        "matched or cancelled. A `Last-Event-ID` beyond the ticket's version is a 422 "
-        "`last-event-id-ahead` (R34).",
-        responses=problems(401, 403, 404, 422),
-        security=BEARER,
-    )
+    @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
     async def stream(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: Reading,
         ticket_id: FromPath[UUID],
         last_event_id: Annotated[
             int | None,
             HeaderParameter(name="Last-Event-ID", ge=0, le=10**9, description="A version"),
         ] = None,
     ) -> Stream:
-        service, token = runtime.service, bearer(request)
-        first = await runtime.call(read_ticket, service, token, ticket_id)  # 401/404 now
+        """The ticket's changes (Server-Sent Events)
+
+        `event: ticket` frames, `id` the ticket's version, `data` the ticket (JSON): the current one
+        at once (unless `Last-Event-ID` is it already), then each change (`: ping` comments while it
+        waits); the stream ends once the ticket is matched or cancelled. A `Last-Event-ID` beyond
+        the ticket's version is a 422 `last-event-id-ahead` (R34).
+        """
+        service, cred = read.service, read.credential
+        first = await read.call(read_ticket, service, cred, ticket_id)  # 401/404 now
         if last_event_id is not None and last_event_id > first.version:
             raise LastEventIdAheadError(last_event_id, first.version, "the ticket's version")
 
@@ -212,7 +164,7 @@ class LobbyController(Controller):
         async def poll() -> Polled:
             nonlocal seen, ticket
             if ticket is None:
-                ticket = await runtime.call(read_ticket, service, token, ticket_id)
+                ticket = await read.call(read_ticket, service, cred, ticket_id)
             frames = []
             if ticket.version > seen:
                 seen = ticket.version
@@ -233,7 +185,8 @@ class LobbyController(Controller):
 class LobbySweeper:
     """Every ``interval_s``: bots for the tickets whose wait has passed, in every lobby
     of the store (reading a ticket sweeps its lobby too). Replicas may sweep at once: the
-    lobby's version lets one match through (:mod:`services.accounts.lobby`)."""
+    lobby's version lets one match through (:mod:`services.accounts.lobby`). The bots
+    seated move by the bot driver, which hears the seating's save."""
 
     def __init__(self, runtime: Runtime, interval_s: float = 1.0) -> None:
         self.runtime = runtime
@@ -241,9 +194,7 @@ class LobbySweeper:
         self.lobbies = lobby.Lobbies()
 
     def sweep_all(self) -> None:
-        service = self.runtime.service
-        for made in lobby.sweep_due(service, self.lobbies):
-            play_bots(service, made, self.runtime.bot_steps)
+        lobby.sweep_due(self.runtime.service, self.lobbies)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Litestar) -> AsyncIterator[None]:

@@ -14,22 +14,22 @@ from typing import Any
 from litestar import Request, post
 from litestar.di import NamedDependency
 
-from api.auth import ForbiddenError, UnauthorizedError
+from api.calls import BEARER
 from api.dto import problems
-from api.matches import BEARER
 from api.players.dto import NewPlayer, OpenSessionRequest
 from api.runtime import Runtime
 from api.strict import json_body, read_body
+from services.access import bearer_text
 from services.accounts.oidc import OidcError, OidcVerifier, sign_in
+from services.errors import ForbiddenError, UnauthorizedError
 
 MAX_JWT = 8192
 
 
 def provider_token(header: str | None) -> str:
     """The JWT of ``Authorization: Bearer`` (longer than this service's own tokens)."""
-    scheme, _, token = (header or "").strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > MAX_JWT or " " in token:
+    token = bearer_text(header, MAX_JWT)
+    if token is None:
         raise UnauthorizedError("the identity provider's token is needed: Authorization: Bearer")
     return token
 

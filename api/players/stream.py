@@ -16,16 +16,16 @@ from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from api.auth import bearer, player_of
+from api.auth import stream_credential
+from api.calls import BEARER
 from api.dto import problems
-from api.matches import BEARER
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError
+from services.access import player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
-from services.accounts.players import verify_player
 
 POLL_S = 0.5
 HEARTBEAT_S = 15.0
@@ -69,10 +69,10 @@ class PlayerStreamController(Controller):
         ] = None,
     ) -> Stream:
         service = runtime.service
-        seen = bearer(request) or token
+        seen = stream_credential(request, token)
 
         def begin() -> tuple[PlayerFeed, Frame | None]:
-            account = player_of(service, seen).account
+            account = signed_player(service, seen).account
             end = start_position(service)
             if last_event_id is not None and last_event_id > end:
                 raise LastEventIdAheadError(last_event_id, end, "the event log's end")
@@ -93,7 +93,7 @@ class PlayerStreamController(Controller):
         def pull() -> list[Frame] | None:
             """The next frames, or None once the token no longer signs in: a revoked
             device (a lost phone) or an erased player hears nothing more."""
-            if seen is None or verify_player(service, seen) is None:
+            if seen is None or player_of(service, seen) is None:
                 return None
             return feed.poll()
 

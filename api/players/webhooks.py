@@ -19,19 +19,19 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import anyio
-from litestar import Controller, Litestar, Request, Response, delete, get, post
+from litestar import Controller, Litestar, Request, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.auth import ForbiddenError, UnauthorizedError, bearer, scope_of
-from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key, run
-from api.matches import BEARER, IdempotencyKey
+from api.auth import credential
+from api.calls import Writing, write_route
 from api.operator import Operator
 from api.players.dto import RegisterWebhook
+from api.routes import route
 from api.runtime import Runtime
-from api.strict import json_body, read_body
-from services.idempotency import Outcome
+from services.access import Credential
+from services.errors import ForbiddenError, UnauthorizedError
+from services.idempotency import Outcome, Stamp
 from services.webhooks import subscriptions as subs
 from services.webhooks.dispatch import Dispatcher, Post, http_post
 from services.webhooks.outbox import WebhookOutbox
@@ -65,12 +65,12 @@ class Webhooks:
     def provide(self) -> Webhooks:
         return self
 
-    def require_operator(self, token: str | None) -> None:
-        if token is None:
+    def require_operator(self, cred: Credential | None) -> None:
+        if cred is None:
             raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
         if not self.operator.configured:
             raise ForbiddenError("webhooks are off: the service has no OPERATOR_TOKEN")
-        if not self.operator.is_operator(token):
+        if not self.operator.is_operator(cred.token):
             raise ForbiddenError("this is not the operator token")
 
     def run_once(self) -> int:
@@ -105,75 +105,57 @@ class WebhookController(Controller):
     path = "/v1/webhooks"
     tags = ["webhooks"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/",
-        status_code=201,
-        summary="Register a webhook subscription (operator)",
-        description="Deliveries of the kinds asked for are POSTed to `url` as JSON, signed "
-        '(`Shengji-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`; refuse '
-        "a `t` older than 300 s), at least once (deduplicate by `Shengji-Delivery`), in order "
-        "per player, retried with exponential backoff and jitter.",
-        responses=problems(401, 403, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(RegisterWebhook),
-    )
+    @write_route("/", 201, 401, 403, body=RegisterWebhook)
     async def register(
-        self,
-        request: Request[Any, Any, Any],
-        webhooks: NamedDependency[Webhooks],
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, webhooks: NamedDependency[Webhooks]
     ) -> Response[subs.SubscriptionView]:
-        token = bearer(request)
-        webhooks.require_operator(token)
-        data = await read_body(request, RegisterWebhook)
+        """Register a webhook subscription (operator)
+
+        Deliveries of the kinds asked for are POSTed to `url` as JSON, signed (`Shengji-Signature:
+        t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`; refuse a `t` older than 300 s), at
+        least once (deduplicate by `Shengji-Delivery`), in order per player, retried with
+        exponential backoff and jitter.
+        """
+        webhooks.require_operator(write.credential)
+        data = await write.body(RegisterWebhook)
         service = webhooks.runtime.service
 
-        def work(key: Key) -> Answer[subs.SubscriptionView]:
+        def work(_: None, stamp: Stamp) -> tuple[int, subs.SubscriptionView]:
             sub = subs.register(
                 service,
                 data.url,
                 data.secret,
                 tuple(data.kinds),
-                extras=lambda s: key.records(Outcome(201, s.id, 1)),
+                extras=lambda s: stamp.records(Outcome(201, s.id, 1)),
             )
-            return Answer(201, subs.view(sub))
+            return 201, subs.view(sub)
 
-        def replay(outcome: Outcome) -> subs.SubscriptionView:
+        def replay(_: None, outcome: Outcome) -> subs.SubscriptionView:
             return subs.view(subs.get_subscription(service, outcome.subject))
 
-        return await run(webhooks.runtime, request, idempotency_key, scope_of(token), work, replay)
+        return await write.run(lambda: None, work, replay)
 
-    @get("/", summary="The webhook subscriptions (operator)", responses=problems(401, 403))
+    @route("/", 401, 403)
     async def index(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
     ) -> list[subs.SubscriptionView]:
-        webhooks.require_operator(bearer(request))
+        """The webhook subscriptions (operator)"""
+        webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
-    @delete(
-        "/{subscription_id:uuid}",
-        status_code=200,
-        summary="Stop a subscription (operator); its undelivered items are not sent",
-        responses=problems(401, 403, 404, 409),
-    )
+    @route("/{subscription_id:uuid}", 401, 403, 404, 409, status_code=200, handler=delete)
     async def remove(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],
         subscription_id: FromPath[UUID],
     ) -> subs.SubscriptionView:
-        webhooks.require_operator(bearer(request))
+        """Stop a subscription (operator); its undelivered items are not sent"""
+        webhooks.require_operator(credential(request))
         sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
         return subs.view(sub)
 
-    @get(
-        "/{subscription_id:uuid}/deliveries",
-        summary="The delivery log of a subscription, newest first (operator)",
-        description="Each delivery with its attempts (status or error), when it was "
-        "delivered, and when the next attempt is due.",
-        responses=problems(401, 403, 404),
-    )
+    @route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
     async def deliveries(
         self,
         request: Request[Any, Any, Any],
@@ -181,7 +163,12 @@ class WebhookController(Controller):
         subscription_id: FromPath[UUID],
         limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
     ) -> list[subs.DeliveryView]:
-        webhooks.require_operator(bearer(request))
+        """The delivery log of a subscription, newest first (operator)
+
+        Each delivery with its attempts (status or error), when it was delivered, and when the next
+        attempt is due.
+        """
+        webhooks.require_operator(credential(request))
         service = webhooks.runtime.service
         return await webhooks.runtime.call(
             subs.deliveries, service, webhooks.dispatcher, subscription_id, limit

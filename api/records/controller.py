@@ -34,9 +34,9 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, QueryParameter
 
+from api.calls import IdempotencyKey
 from api.dto import LOCATION_HEADER, problems
 from api.errors import problem_response, status_for
-from api.matches import IdempotencyKey
 from api.problems import make_problem, wants_chinese
 from api.reads import RoundNumber
 from api.runtime import Runtime

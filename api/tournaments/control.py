@@ -1,5 +1,5 @@
-"""Pairing control, adjustments, seat tokens and the pairing sheet over REST (issue 16,
-docs/tournaments.md). Every write is the organiser's (its token), recorded as an event
+"""Pairing control, adjustments, seat tokens and the pairing sheet over REST
+(docs/tournaments.md). Every write is the organiser's (its token), recorded as an event
 with the reason given; reads are public and show no card (R33).
 
 * ``POST …/forbidden`` / ``DELETE …/forbidden/{a}/{b}`` — teams never to pair (Swiss);
@@ -13,18 +13,24 @@ with the reason given; reads are public and show no card (R33).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from uuid import UUID
 
-from litestar import Controller, Request, Response, delete, get, post
-from litestar.di import NamedDependency
-from litestar.params import FromPath, PathParameter, QueryParameter
+from litestar import Controller, Response, delete
+from litestar.params import FromPath, PathParameter
 
-from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key
-from api.runtime import Runtime
-from api.strict import json_body, read_body
-from api.tournaments.dto import RoundParam, SeatTokenView, TableParam, scheduled_round
+from api.calls import CHECKED, Reading, Writing, write_route
+from api.routes import route
+from api.tournaments.dto import (
+    Format,
+    RoundParam,
+    SeatTokenView,
+    SheetFormat,
+    TableParam,
+    json_or_csv,
+    scheduled_round,
+    wants_csv,
+)
 from api.tournaments.dto_controls import (
     AdjustmentRequest,
     ForbidRequest,
@@ -33,94 +39,58 @@ from api.tournaments.dto_controls import (
     PreviewTable,
     ReissuedTokens,
 )
-from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
+from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
 from domain.tournament.tournament import Tournament
-from services.idempotency import Outcome
+from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import adjustments_csv
 from services.tournaments.organise import Organiser
 from services.tournaments.sheets import sheet_csv, sheet_text
-from services.tournaments.views import TournamentView, adjustment_views, tournament_view
+from services.tournaments.views import TournamentView, adjustment_views
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
-SheetFormat = Annotated[
-    Literal["text", "csv"] | None,
-    QueryParameter(description="text (default) or csv (as does Accept: text/csv)"),
-]
-
-
-def _answer(runtime: Runtime, key: Key, t: Tournament) -> Answer[TournamentView]:
-    return saved(runtime, key, Outcome(200, t.id, t.version), tournament_view(t))
-
-
-def _replay(t: Tournament, _: Outcome) -> TournamentView:
-    return tournament_view(t)
 
 
 class ControlController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/{tournament_id:uuid}/forbidden",
-        status_code=200,
-        summary="Forbid a pairing (organiser; Swiss): two teams never to meet",
-        description="Swiss pairing never pairs them, rematches or not, unless no pairing at "
-        "all avoids it (then as a last resort). 409 swiss-only for a round robin.",
-        opt=json_body(ForbidRequest),
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-    )
+    @write_route("/{tournament_id:uuid}/forbidden", 200, *CHECKED, body=ForbidRequest)
     async def forbid(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        data = await read_body(request, ForbidRequest)
+        """Forbid a pairing (organiser; Swiss): two teams never to meet
 
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
+        Swiss pairing never pairs them, rematches or not, unless no pairing at all avoids it (then
+        as a last resort). 409 swiss-only for a round robin.
+        """
+        data = await write.body(ForbidRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             t = o.forbid(tournament_id, data.teams[0], data.teams[1], data.reason)
-            return _answer(runtime, key, t)
+            return view_answer(o, stamp, t)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
-    @delete(
-        "/{tournament_id:uuid}/forbidden/{a:int}/{b:int}",
-        status_code=200,
-        summary="Lift a forbidden pairing (organiser)",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-    )
+    @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
     async def allow(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        a: TeamParam,
-        b: TeamParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID], a: TeamParam, b: TeamParam
     ) -> Response[TournamentView]:
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
-            return _answer(runtime, key, o.allow(tournament_id, a, b))
+        """Lift a forbidden pairing (organiser)"""
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            return view_answer(o, stamp, o.allow(tournament_id, a, b))
 
-    @get(
-        "/{tournament_id:uuid}/preview",
-        summary="Preview the next round's pairing (nothing is saved)",
-        description="As scheduling would pair it now (the organiser's override if one is "
-        "set). During a round in play a Swiss preview uses the provisional standings. 409 "
-        "registration-open, tournament-over.",
-        responses=problems(404, 409),
-    )
-    async def preview(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
-    ) -> PairingPreview:
-        t, number, pairing, awarded = await runtime.call(
-            Organiser(runtime.service).preview, tournament_id
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @route("/{tournament_id:uuid}/preview", 404, 409)
+    async def preview(self, read: Reading, tournament_id: FromPath[UUID]) -> PairingPreview:
+        """Preview the next round's pairing (nothing is saved)
+
+        As scheduling would pair it now (the organiser's override if one is set). During a round in
+        play a Swiss preview uses the provisional standings. 409 registration-open, tournament-over.
+        """
+        t, number, pairing, awarded = await read.call(
+            Organiser(read.service).preview, tournament_id
         )
         return PairingPreview(
             number=number,
@@ -139,105 +109,73 @@ class ControlController(Controller):
             overridden=number in t.overrides,
         )
 
-    @post(
-        "/{tournament_id:uuid}/rounds/{number:int}/pairings",
-        status_code=200,
-        summary="Set the next round's pairing by hand, before it starts (organiser)",
-        description="Recorded as PairingsOverridden with the reason and who; scheduling the "
-        "round then uses it. Every active team once, a bye only for an odd count (409 "
-        "pairing-invalid); only the next round (409 round-started).",
-        opt=json_body(OverrideRequest),
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
     )
     async def override(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
-        data = await read_body(request, OverrideRequest)
+        """Set the next round's pairing by hand, before it starts (organiser)
+
+        Recorded as PairingsOverridden with the reason and who; scheduling the round then uses it.
+        Every active team once, a bye only for an odd count (409 pairing-invalid); only the next
+        round (409 round-started).
+        """
+        data = await write.body(OverrideRequest)
         tables = [(p.first_team, p.second_team) for p in data.tables]
 
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             t = o.override(tournament_id, number, tables, data.bye, reason=data.reason, by=data.by)
-            return _answer(runtime, key, t)
+            return view_answer(o, stamp, t)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
-    @post(
-        "/{tournament_id:uuid}/adjustments",
-        status_code=200,
-        summary="Adjust a team's score (organiser): match points with the reason",
-        description="A penalty is negative. Recorded as ScoreAdjusted; the standings' "
-        "matchPoints include it (column adjustment) and the exports list it.",
-        opt=json_body(AdjustmentRequest),
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-    )
+    @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
     async def adjust(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        data = await read_body(request, AdjustmentRequest)
+        """Adjust a team's score (organiser): match points with the reason
 
-        def act(o: Organiser, key: Key) -> Answer[TournamentView]:
+        A penalty is negative. Recorded as ScoreAdjusted; the standings' matchPoints include it
+        (column adjustment) and the exports list it.
+        """
+        data = await write.body(AdjustmentRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             t = o.adjust(
                 tournament_id, data.team, data.match_points, reason=data.reason, by=data.by
             )
-            return _answer(runtime, key, t)
+            return view_answer(o, stamp, t)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, _replay)
+        return await organiser_write(write, tournament_id, act, view_replay)
 
-    @get(
-        "/{tournament_id:uuid}/adjustments",
-        summary="The score adjustments and penalties with their reasons (JSON, or CSV)",
-        description="`?format=csv` or `Accept: text/csv` for CSV: team, name, match_points, "
-        "reason, by, after_round.",
-        responses=problems(404),
-    )
+    @route("/{tournament_id:uuid}/adjustments", 404)
     async def adjustments(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: Reading,
         tournament_id: FromPath[UUID],
-        format: Annotated[
-            Literal["json", "csv"] | None, QueryParameter(description="csv for text/csv")
-        ] = None,
+        format: Format = None,
     ) -> Response[Any]:
-        t = await runtime.call(Organiser(runtime.service).get, tournament_id)
-        if format == "csv" or (format is None and "text/csv" in request.headers.get("accept", "")):
-            return Response(adjustments_csv(t), media_type="text/csv")
-        return Response(adjustment_views(t))
+        """The score adjustments and penalties with their reasons (JSON, or CSV)
 
-    @post(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens",
-        status_code=200,
-        summary="Re-issue a table's seat tokens (organiser): the old ones stop working",
-        description="New tokens for the people's seats (bots have none), answered once; "
-        "the match records SeatTokenReissued. Only the round in play (409 "
-        "round-not-current).",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
+        `?format=csv` or `Accept: text/csv` for CSV: team, name, match_points, reason, by,
+        after_round.
+        """
+        return await json_or_csv(read, tournament_id, format, adjustment_views, adjustments_csv)
+
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens", 200, *CHECKED
     )
     async def reissue(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        table: TableParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[ReissuedTokens]:
-        def act(o: Organiser, key: Key) -> Answer[ReissuedTokens]:
+        """Re-issue a table's seat tokens (organiser): the old ones stop working
+
+        New tokens for the people's seats (bots have none), answered once; the match records
+        SeatTokenReissued. Only the round in play (409 round-not-current).
+        """
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, ReissuedTokens]:
             tokens = o.reissue_tokens(tournament_id, number, table - 1)
             t = o.get(tournament_id)
             match_id = str(t.table(number, table - 1).match_id)
@@ -254,34 +192,32 @@ class ControlController(Controller):
                     for s in tokens
                 ]
             )
-            return saved(runtime, key, Outcome(200, t.id, t.version), answer)
+            return saved(o, stamp, Outcome(200, t.id, t.version), answer)
 
         def replay(t: Tournament, _: Outcome) -> ReissuedTokens:
             return ReissuedTokens(seat_tokens=[], token_withheld=True)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, replay)
 
-    @get(
+    @route(
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
-        summary="A round's printable pairing sheet (text, or CSV)",
-        description="One line per table: table, first team and its seats v second team and "
-        "its seats (R36), then the bye(s). `?format=csv` or `Accept: text/csv` for CSV.",
-        responses=problems(404),
-        media_type="text/plain; charset=utf-8",  # the document's; the answer's below
+        404,
+        media_type="text/plain; charset=utf-8",
     )
     async def sheet(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        read: Reading,
         tournament_id: FromPath[UUID],
         number: RoundParam,
         format: SheetFormat = None,
     ) -> Response[str]:
-        t = await runtime.call(Organiser(runtime.service).get, tournament_id)
+        """A round's printable pairing sheet (text, or CSV)
+
+        One line per table: table, first team and its seats v second team and its seats (R36), then
+        the bye(s). `?format=csv` or `Accept: text/csv` for CSV.
+        """
+        t = await read.call(Organiser(read.service).get, tournament_id)
         state = scheduled_round(t, number)
-        csv = format == "csv" or (
-            format is None and "text/csv" in request.headers.get("accept", "")
-        )
-        if csv:
+        if wants_csv(read.request, format):
             return Response(sheet_csv(t, state), media_type="text/csv")
         return Response(sheet_text(t, state), media_type="text/plain")

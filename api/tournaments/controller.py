@@ -14,22 +14,18 @@ from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Response
 from litestar.datastructures import ResponseHeader
-from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
-from api.auth import bearer, scope_of
-from api.dto import REPLAYED_HEADER, problems
-from api.idempotency import Answer, Key, field_of, run
-from api.runtime import Runtime
-from api.strict import json_body, read_body
+from api.calls import CHECKED, Reading, Writing, write_route
+from api.dto import After, Limit
+from api.routes import route
 from api.tournaments.dto import (
     CreateTournamentRequest,
     NewTournament,
     RoundParam,
     RoundRun,
-    RunRoundRequest,
     ScheduledRound,
     TableRunView,
     controls,
@@ -39,15 +35,19 @@ from api.tournaments.dto import (
     scheduled_round,
     team_entries,
 )
-from api.tournaments.organiser import BEARER, IdempotencyKey, organiser_write, saved
+from api.tournaments.organiser import organiser_write, saved
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
-from services.idempotency import Fact, Outcome
+from services.idempotency import Fact, Outcome, Stamp
 from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.tournaments.listing import TournamentList, list_tournaments
 from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
 
+StatusFilter = Annotated[
+    Literal["registration", "ready", "in_play", "finished"] | None,
+    QueryParameter(description="Only the tournaments in this state now"),
+]
 LOCATION = ResponseHeader(
     name="Location", value="/v1/tournaments/{tournamentId}", documentation_only=True
 )
@@ -57,39 +57,27 @@ class TournamentController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @post(
-        "/",
-        status_code=201,
-        summary="Create a tournament (organiser); answers the organiser token once",
-        description="Teams of two (people or bots), round_robin or swiss (swissRounds), "
-        "the match length (deals, or finish_at_A) and the rule set (§10).",
-        responses=problems(409, body=True),
-        response_headers=[LOCATION, REPLAYED_HEADER],
-        opt=json_body(CreateTournamentRequest),
-    )
-    async def create(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        idempotency_key: IdempotencyKey = None,
-    ) -> Response[NewTournament]:
-        data = await read_body(request, CreateTournamentRequest)
-        tournaments = TournamentService(runtime.service)
+    @write_route("/", 201, 409, security=None, headers=(LOCATION,), body=CreateTournamentRequest)
+    async def create(self, write: Writing) -> Response[NewTournament]:
+        """Create a tournament (organiser); answers the organiser token once
 
-        def work(key: Key) -> Answer[NewTournament]:
+        Teams of two (people or bots), round_robin or swiss (swissRounds), the match length (deals,
+        or finish_at_A) and the rule set (§10).
+        """
+        data = await write.body(CreateTournamentRequest)
+        tournaments = TournamentService(write.runtime.service)
+
+        def work(_: None, stamp: Stamp) -> tuple[int, NewTournament]:
             tid = uuid4()
             token = new_token(tid, ORGANISER_ROLE)
             made: list[NewTournament] = []
 
             def attach(t: Tournament) -> list[Any]:
+                view = tournament_view(t)
                 made.append(
-                    NewTournament(
-                        tournament_id=str(t.id),
-                        organiser_token=token,
-                        tournament=tournament_view(t),
-                    )
+                    NewTournament(tournament_id=str(t.id), organiser_token=token, tournament=view)
                 )
-                return key.records(Outcome(201, t.id, t.version))
+                return stamp.records(Outcome(201, t.id, t.version))
 
             tournaments.create(
                 name=data.name,
@@ -104,9 +92,9 @@ class TournamentController(Controller):
                 attach=attach,
                 **controls(data),
             )
-            return Answer(201, made[0])
+            return 201, made[0]
 
-        def replay(outcome: Outcome) -> NewTournament:
+        def replay(_: None, outcome: Outcome) -> NewTournament:
             t = tournaments.get(outcome.subject, version=outcome.version)
             return NewTournament(
                 tournament_id=str(t.id),
@@ -115,139 +103,100 @@ class TournamentController(Controller):
                 token_withheld=True,
             )
 
-        scope = scope_of(bearer(request), request.client.host if request.client else None)
-        response = await run(runtime, request, idempotency_key, scope, work, replay)
-        response.headers["Location"] = f"/v1/tournaments/{field_of(response, 'tournamentId')}"
-        return response
-
-    @get(
-        "/",
-        summary="List tournaments, oldest first (paged; filter by status)",
-        description="Every tournament's id, name, format, status, teams and rounds; "
-        "`status` keeps those in that state now; page with `after` = the previous `next`.",
-        responses=problems(),
-    )
-    async def index(
-        self,
-        runtime: NamedDependency[Runtime],
-        after: Annotated[
-            int, QueryParameter(ge=0, le=10**15, description="`next` of the previous page")
-        ] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
-        status: Annotated[
-            Literal["registration", "ready", "in_play", "finished"] | None,
-            QueryParameter(description="Only the tournaments in this state now"),
-        ] = None,
-    ) -> TournamentList:
-        return await runtime.call(
-            lambda: list_tournaments(runtime.service, after=after, limit=limit, status=status)
+        return await write.run(
+            lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
         )
 
-    @get(
-        "/{tournament_id:uuid}",
-        summary="A tournament: teams, settings, rounds with pairings, tables, results",
-        description="The detail: teams (with their status: registered, checked in, playing, "
-        "withdrawn), the settings (timers, deadline, tiebreaks), forbidden pairings, "
-        "adjustments, and each round's pairing, bye, tables (match, seating, result).",
-        responses=problems(404),
-    )
-    async def get_tournament(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
-    ) -> TournamentView:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+    @route("/")
+    async def index(
+        self, read: Reading, after: After = 0, limit: Limit = 50, status: StatusFilter = None
+    ) -> TournamentList:
+        """List tournaments, oldest first (paged; filter by status)
+
+        Every tournament's id, name, format, status, teams and rounds; `status` keeps those in that
+        state now; page with `after` = the previous `next`.
+        """
+        return await read.call(
+            lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
+        )
+
+    @route("/{tournament_id:uuid}", 404)
+    async def get_tournament(self, read: Reading, tournament_id: FromPath[UUID]) -> TournamentView:
+        """A tournament: teams, settings, rounds with pairings, tables, results
+
+        The detail: teams (with their status: registered, checked in, playing, withdrawn), the
+        settings (timers, deadline, tiebreaks), forbidden pairings, adjustments, and each round's
+        pairing, bye, tables (match, seating, result).
+        """
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return tournament_view(t)
 
-    @get(
-        "/{tournament_id:uuid}/rounds",
-        summary="The scheduled rounds with their tables",
-        responses=problems(404),
-    )
-    async def rounds(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
-    ) -> list[RoundView]:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+    @route("/{tournament_id:uuid}/rounds", 404)
+    async def rounds(self, read: Reading, tournament_id: FromPath[UUID]) -> list[RoundView]:
+        """The scheduled rounds with their tables"""
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
-    @get(
-        "/{tournament_id:uuid}/rounds/{number:int}",
-        summary="One round: commitment (R35), secret once completed, tables and results",
-        responses=problems(404),
-    )
+    @route("/{tournament_id:uuid}/rounds/{number:int}", 404)
     async def one_round(
-        self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID], number: RoundParam
+        self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> RoundView:
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)
+        """One round: commitment (R35), secret once completed, tables and results"""
+        t = await read.call(TournamentService(read.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
-    @post(
-        "/{tournament_id:uuid}/rounds",
-        status_code=201,
-        summary="Schedule the next round (organiser)",
-        description="Collects the finished tables' results, pairs the next round, publishes "
-        "its seeds' commitment (R35, R36), creates and seats the tables (bots as their kind, "
-        "people with a seat token answered here once). 409 round-in-play while a table of "
-        "the current round has no result; 409 tournament-over after the last round.",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-    )
+    @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED)
     async def schedule(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
-        def act(tournaments: TournamentService, key: Key) -> Answer[ScheduledRound]:
+        """Schedule the next round (organiser)
+
+        Collects the finished tables' results, pairs the next round, publishes its seeds' commitment
+        (R35, R36), creates and seats the tables (bots as their kind, people with a seat token
+        answered here once). 409 round-in-play while a table of the current round has no result; 409
+        tournament-over after the last round.
+        """
+
+        def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, ScheduledRound]:
             done = tournaments.schedule_next(tournament_id)
             t = tournaments.get(tournament_id)
-            state = t.round_state(done.number)
-            answer = scheduled_answer(t, state, done.seat_tokens)
-            return saved(
-                runtime, key, Outcome(201, t.id, t.version, facts={"number": done.number}), answer
-            )
+            answer = scheduled_answer(t, t.round_state(done.number), done.seat_tokens)
+            outcome = Outcome(201, t.id, t.version, facts={"number": done.number})
+            return saved(tournaments, stamp, outcome, answer)
 
         def replay(t: Tournament, outcome: Outcome) -> ScheduledRound:
             state = t.round_state(int(outcome.facts.get("number") or len(t.rounds)))
             answer = scheduled_answer(t, state, ())
             return ScheduledRound(round=answer.round, seat_tokens=[], token_withheld=True)
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, replay)
 
-    @post(
-        "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
-        status_code=200,
-        summary="Run the round's bots to completion (organiser)",
-        description="Plays every table's pending bot moves (the same commands as people) "
-        "until each match is over or waits for a person or the clock, then collects the "
-        "results; a bots-only round completes in one call (four-bot tables deal unpaced).",
-        responses=problems(401, 403, 404, 409, body=True),
-        security=BEARER,
-        response_headers=[REPLAYED_HEADER],
-        opt=json_body(RunRoundRequest | None),
-    )
+    @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
     async def run_bots(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        tournament_id: FromPath[UUID],
-        number: RoundParam,
-        idempotency_key: IdempotencyKey = None,
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:
-        data = await read_body(request, RunRoundRequest | None)
-        steps = (data.max_steps if data else None) or runtime.bot_steps
+        """Wake the round's bots (organiser) and collect the finished tables
 
-        def act(tournaments: TournamentService, key: Key) -> Answer[RoundRun]:
+        Bots move on their own, off the request path, as soon as they are to act; this wakes the bot
+        driver for every table of the round in play, collects the finished tables' results and
+        answers at once (202): each table `finished` or `playing`. A bots-only round completes by
+        itself; ask again (or read the round) to see it.
+        """
+        driver = write.runtime.bots
+
+        def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, RoundRun]:
             t = tournaments.get(tournament_id)
             t.round_state(number)
             if number != len(t.rounds):
                 raise _not_current(number, len(t.rounds))
-            done = tournaments.run_round(tournament_id, steps)
+            done = tournaments.wake_round(tournament_id, driver.wake)
             after = tournaments.get(tournament_id)
             answer = run_answer(after, done)
             tables = msgspec.json.encode(answer.tables).decode()
             facts: dict[str, Fact] = {"completed": done.completed, "tables": tables}
-            return saved(runtime, key, Outcome(200, after.id, after.version, facts=facts), answer)
+            return saved(
+                tournaments, stamp, Outcome(202, after.id, after.version, facts=facts), answer
+            )
 
         def replay(t: Tournament, outcome: Outcome) -> RoundRun:
             tables = str(outcome.facts.get("tables") or "[]")
@@ -258,7 +207,7 @@ class TournamentController(Controller):
                 round=round_view(t, t.round_state(number)),
             )
 
-        return await organiser_write(runtime, request, tournament_id, idempotency_key, act, replay)
+        return await organiser_write(write, tournament_id, act, replay)
 
 
 def _not_current(number: int, current: int) -> IllegalMoveError:

@@ -5,20 +5,25 @@ a table."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
+from uuid import UUID
 
 import msgspec
+from litestar import Request, Response
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
-from litestar.params import PathParameter
+from litestar.params import PathParameter, QueryParameter
 
+from api.calls import Read
 from api.dto import Name, Preset, TableRulesRequest, TimersRequest, problems
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from domain.tournament.events import RoundState, TeamEntry
 from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError
 from services.tournaments import service as svc
+from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
@@ -84,11 +89,6 @@ class FinishTableRequest(_Request, frozen=True, kw_only=True):
     """Why the table is ended (recorded in the match's ``MatchFinished``)."""
 
 
-class RunRoundRequest(_Request, frozen=True, kw_only=True):
-    max_steps: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
-    """Bot moves per table at most (default 1000)."""
-
-
 class CorrectionRequest(_Request, frozen=True, kw_only=True):
     winner: Annotated[int, msgspec.Meta(ge=0, le=63)] | None
     """The winning team's number (one of the table's two), null for a draw."""
@@ -137,8 +137,7 @@ class ScheduledRound(_Response, frozen=True, kw_only=True):
 class TableRunView(_Response, frozen=True, kw_only=True):
     table: int
     match_id: str
-    steps: int
-    status: Literal["finished", "waiting", "limit"]
+    status: Literal["finished", "playing"]
 
 
 class RoundRun(_Response, frozen=True, kw_only=True):
@@ -149,7 +148,39 @@ class RoundRun(_Response, frozen=True, kw_only=True):
     round: RoundView
 
 
-# -- OpenAPI: answers also offered as CSV ----------------------------------------------------
+# -- answers also offered as CSV ------------------------------------------------------------------
+
+CSV_MEDIA_TYPE = "text/csv"
+"""Litestar adds ``; charset=utf-8`` to a ``text/`` type itself (one charset)."""
+Format = Annotated[
+    Literal["json", "csv"] | None,
+    QueryParameter(description="csv for text/csv (as does Accept: text/csv)"),
+]
+SheetFormat = Annotated[
+    Literal["text", "csv"] | None,
+    QueryParameter(description="text (default) or csv (as does Accept: text/csv)"),
+]
+
+
+def wants_csv(request: Request[Any, Any, Any], fmt: str | None) -> bool:
+    """CSV by ``?format=csv``, or without ``format`` by ``Accept: text/csv``."""
+    if fmt is not None:
+        return fmt == "csv"
+    return "text/csv" in request.headers.get("accept", "")
+
+
+async def json_or_csv(
+    read: Read,
+    tournament_id: UUID,
+    fmt: str | None,
+    as_json: Callable[[Tournament], Any],
+    as_csv: Callable[[Tournament], str],
+) -> Response[Any]:
+    """A tournament's export, as JSON or as CSV (:func:`wants_csv`)."""
+    t = await read.call(TournamentService(read.service).get, tournament_id)
+    if wants_csv(read.request, fmt):
+        return Response(as_csv(t), media_type=CSV_MEDIA_TYPE)
+    return Response(as_json(t))
 
 
 def csv_doc(container: type[msgspec.Struct], what: str) -> dict[int, ResponseSpec]:
@@ -236,9 +267,7 @@ def run_answer(t: Tournament, done: svc.RoundRun) -> RoundRun:
         number=done.number,
         completed=done.completed,
         tables=[
-            TableRunView(
-                table=r.table + 1, match_id=str(r.match_id), steps=r.steps, status=r.status
-            )
+            TableRunView(table=r.table + 1, match_id=str(r.match_id), status=r.status)
             for r in done.tables
         ],
         round=round_view(t, t.round_state(done.number)),

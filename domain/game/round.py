@@ -282,8 +282,12 @@ class Round(GameAggregate):
         self.bidding.check_weak_hand_redeal(seat, self.dealt_hand(seat))
         self._emit(ev.Redealt, now, reason="weak_hand", seat=seat)
 
-    def play_cards(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
-        """R22–R25: lead or follow; a failed throw plays the forced component (R22)."""
+    def play_cards(
+        self, seat: int, cards: tuple[Card, ...], now: datetime, *, test_throw: bool = True
+    ) -> None:
+        """R22–R25: lead or follow; a failed throw plays the forced component (R22).
+        ``test_throw`` False (a dry run): a throw is judged by its shape alone, never
+        against the other hands (R33)."""
         self._begin_command(now)
         if self.play is None:
             raise IllegalMoveError(
@@ -291,7 +295,7 @@ class Round(GameAggregate):
                 rule="R22",
                 code="not-playing-yet" if self.result is None else "round-over",
             )
-        outcome = self.play.check(seat, cards)
+        outcome = self.play.check(seat, cards, test_throw=test_throw)
         if outcome.attempted is not None:
             defender = seat % 2 != self.attackers
             self._emit(

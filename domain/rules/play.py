@@ -79,8 +79,10 @@ class TrickPlay:
     def finished(self) -> bool:
         return not self.trick and not self.hands[self.turn]
 
-    def check(self, seat: int, cards: Sequence[Card]) -> PlayOutcome:
-        """Validate ``seat`` playing ``cards``; raise IllegalMoveError naming the rule."""
+    def check(self, seat: int, cards: Sequence[Card], *, test_throw: bool = True) -> PlayOutcome:
+        """Validate ``seat`` playing ``cards``; raise IllegalMoveError naming the rule.
+        ``test_throw`` False: a throw is judged by its shape alone, as the thrower can
+        judge it (R22: the other hands test it only when it is played, R33)."""
         if self.finished:
             raise IllegalMoveError("every card has been played", rule="R22", code="round-over")
         if seat != self.turn:
@@ -103,7 +105,7 @@ class TrickPlay:
             )
         ctx = self.ctx
         if not self.trick:
-            return self._check_lead(seat, tuple(cards))
+            return self._check_lead(seat, tuple(cards), test_throw)
         lead = self.lead_shape
         assert lead is not None
         if len(cards) != lead.size:
@@ -125,7 +127,7 @@ class TrickPlay:
         points = sum(POINTS[c] for p in plays for c in p)
         return PlayOutcome(seat, played, None, True, (self.leader + offset) % 4, points)
 
-    def _check_lead(self, seat: int, cards: tuple[Card, ...]) -> PlayOutcome:
+    def _check_lead(self, seat: int, cards: tuple[Card, ...], test_throw: bool) -> PlayOutcome:
         shape = decompose(self.ctx, cards)
         if shape.kind is ShapeKind.MIXED:
             raise IllegalMoveError(
@@ -133,7 +135,7 @@ class TrickPlay:
                 rule="R22",
                 code="mixed-lead",
             )
-        if shape.kind is ShapeKind.THROW:
+        if shape.kind is ShapeKind.THROW and test_throw:
             others = [self.hands[s] for s in range(4) if s != seat]
             verdict = check_throw(self.ctx, shape, others)
             if not verdict.valid:

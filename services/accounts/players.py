@@ -9,7 +9,6 @@ game's own :class:`~services.game.GameService`), so neither exists without the o
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,24 +34,6 @@ class Signed:
 
 def get_account(service: GameService, account_id: UUID) -> Account:
     return load(service, account_id, Account, "player")
-
-
-def is_player_token(token: str | None) -> bool:
-    return token is not None and token.startswith(PLAYER_ROLE + ".")
-
-
-def verify_player(service: GameService, token: str) -> Signed | None:
-    """The account and session of a player token; None when the token is malformed,
-    names no account, or matches none of its sessions (revoked, rotated, forged)."""
-    parts = token.split(".")
-    if len(parts) != 3 or parts[0] != PLAYER_ROLE or len(parts[1]) != 32:
-        return None
-    try:
-        account = get_account(service, UUID(hex=parts[1]))
-    except (ValueError, NotFoundError):
-        return None
-    session = account.session_of(token_hash(token), secrets.compare_digest)
-    return None if session is None else Signed(account, session)
 
 
 def create_player(

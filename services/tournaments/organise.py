@@ -9,7 +9,6 @@ Each command loads the tournament (a copy), calls the aggregate's command and sa
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,10 +58,6 @@ class Organiser(TournamentService):
             except VersionConflictError:
                 continue  # save() dropped our copy: the next read is the store's
         return once()
-
-    def is_team(self, tournament: Tournament, team: int, token: str) -> bool:
-        stored = tournament.team_tokens.get(team, "")
-        return bool(stored) and secrets.compare_digest(stored, token_hash(token))
 
     def register(
         self, tournament_id: UUID, team: TeamEntry, *, by_organiser: bool, attach: Attach = None

@@ -20,18 +20,17 @@ the next round. That keeps the match commands (the hot path) free of a second ag
 and makes collecting idempotent; the last result completes the round and reveals its
 secret in the same save (``RoundCompleted``).
 
-**Bots driver.** Bots move only when something triggers them (``services.bots``):
-:meth:`TournamentService.run_round` plays every table's pending bot moves until each
-match is over, waits for a person, or the step budget is spent, then collects. Four-bot
-tables deal unpaced (``services.tournaments.seeds.table_pacing``), so a bots-only round
-runs to the end in one call; a table waiting for the clock (the declaring time of a paced
-deal) reports ``waiting`` and is resumed by the next call.
+**Bots.** A table's bots move off the request path, by the bot driver
+(:mod:`services.bot_driver`), as soon as they are to act: seating a table wakes it.
+:meth:`TournamentService.wake_round` wakes the current round's unfinished tables and
+collects the finished ones (the organiser's "run the bots"). Four-bot tables deal unpaced
+(``services.tournaments.seeds.table_pacing``), so a bots-only round plays to its end by
+itself.
 """
 
 from __future__ import annotations
 
 import contextlib
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -48,19 +47,16 @@ from domain.tournament.duplicate import seat_teams
 from domain.tournament.events import RoundState, TableEntry, TeamEntry
 from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament
-from services.bots import DEFAULT_STEPS, run_bots
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.loading import load
-from services.sources import SEAT_ROLE, new_token, token_hash
+from services.sources import SEAT_ROLE, new_token
 
-TableStatus = Literal["finished", "waiting", "limit"]
+TableStatus = Literal["finished", "playing"]
 
 
 COLLECT_ATTEMPTS = 5
 """Reads of the tournament a collection tries before its conflict is the caller's."""
-BOT_CONFLICTS = 20
-"""Conflicts with the sweeper (which moves the same bots) a table's bots run goes past."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +80,6 @@ class Scheduled:
 class TableRun:
     table: int
     match_id: UUID
-    steps: int
     status: TableStatus
 
 
@@ -127,10 +122,6 @@ class TournamentService:
     def get(self, tournament_id: UUID, version: int | None = None) -> Tournament:
         """The tournament (as of ``version``)."""
         return load(self.game, tournament_id, Tournament, "tournament", version)
-
-    def is_organiser(self, tournament: Tournament, token: str) -> bool:
-        stored = tournament.organiser_token_hash
-        return bool(stored) and secrets.compare_digest(stored, token_hash(token))
 
     # -- commands --------------------------------------------------------------------------
 
@@ -247,10 +238,10 @@ class TournamentService:
             self.save(tournament)
         return tournament
 
-    def run_round(self, tournament_id: UUID, max_steps: int = DEFAULT_STEPS) -> RoundRun:
-        """The bots driver: play the current round's bot moves, table by table, until each
-        match is over or waits (for a person or the clock), at most ``max_steps`` moves a
-        table; then collect the results."""
+    def wake_round(self, tournament_id: UUID, wake: Callable[[UUID], None]) -> RoundRun:
+        """The organiser's "run the bots": ``wake`` (the bot driver's) each unfinished table
+        of the current round — its bots move off the request path — then collect the
+        finished tables' results."""
         tournament = self.get(tournament_id)
         state = tournament.current
         if state is None:
@@ -259,22 +250,13 @@ class TournamentService:
             )
         runs = []
         for table in state.tables:
-            steps = conflicts = 0
-            while self._table_match(table) is not None and steps < max_steps:
-                done = run_bots(self.game, table.match_id, max_steps - steps)
-                steps += done.steps
-                if done.stopped == "conflict" and conflicts < BOT_CONFLICTS:
-                    conflicts += 1  # the sweeper moved a bot of this table first: go on
-                    continue
-                if done.stopped != "limit" or done.steps == 0:
-                    break
             match = self._table_match(table)
-            status: TableStatus = "waiting"
-            if match is not None and match.finished:
-                status = "finished"
-            elif steps >= max_steps:
-                status = "limit"
-            runs.append(TableRun(table.table, table.match_id, steps, status))
+            finished = match is not None and match.finished
+            if match is not None and not finished:
+                wake(table.match_id)
+            runs.append(
+                TableRun(table.table, table.match_id, "finished" if finished else "playing")
+            )
         collected = self.collect(tournament_id)
         return RoundRun(state.number, tuple(runs), collected.round_state(state.number).revealed)
 

@@ -59,6 +59,26 @@ def client(service: GameService | None = None, **kwargs: Any) -> Iterator[TestCl
         yield c
 
 
+def settle(c: TestClient[Litestar], timeout: float = 120) -> None:
+    """Wait until the app's bot driver is idle: every bot has moved as far as it can
+    without a person or the clock (bots move off the request path)."""
+    assert c.app.state.bots.idle(timeout), "the bot driver did not go idle"
+
+
+def bots_match(c: TestClient[Litestar], kind: str, match_end: str = "rounds:1") -> tuple[str, Json]:
+    """A match of four ``kind`` bots (``matchEnd``): its URL and the last seating's answer
+    (the bots then play off the request path)."""
+    made = c.post("/v1/matches", json={"rules": {"matchEnd": match_end}}).json()
+    url = f"/v1/matches/{made['matchId']}"
+    for seat in range(4):
+        r = c.post(
+            f"{url}/seats/{seat}/bot", json={"kind": kind}, headers=auth(made["organiserToken"])
+        )
+        assert r.status_code == 201, r.text
+    seated: Json = r.json()
+    return url, seated
+
+
 def without_tokens(first: Json, *fields: str) -> Json:
     """The first answer as an idempotent replay gives it again: the tokens it minted
     withheld (``null``, or no seat tokens) and ``tokenWithheld`` (docs/security.md)."""

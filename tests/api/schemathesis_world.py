@@ -25,6 +25,7 @@ from schemathesis.python import asgi
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
 from api.openapi import openapi_document
+from services.bot_driver import BotDriver
 from services.game import GameService
 from tests.apps import make_app
 from tests.conftest import FixedSeeds
@@ -36,8 +37,10 @@ _SEED = os.environ.get("SCHEMATHESIS_SEED", "4")
 SEED: int | None = None if _SEED == "random" else int(_SEED)
 PATH_REGEX = os.environ.get("SCHEMATHESIS_PATH_REGEX")
 """Only the operations whose path matches (e.g. ``^/v1/rules/``); default: every one."""
-BOT_STEPS = 40
-"""Bot moves after each command (the default, 1000, would play a whole match per seat)."""
+BOTS_ONLY_ROUNDS = 1
+"""A bots-only match the run makes ends after its first round (the default plays 20)."""
+DECISION_CPU_S = 0.05
+"""A strong bot the run seats decides in at most this much CPU (its search is cut short)."""
 
 Json = dict[str, Any]
 Case = GenericCase[Any]
@@ -45,7 +48,7 @@ Case = GenericCase[Any]
 # Operations whose input has meaning a JSON Schema cannot state: the rules oracle (a lead
 # must be of one suit category, every play as long as the lead, the hand must hold the
 # play, R15-R23) and deal verification (the seed must hash to the commitment, R35). The
-# contract answers such input with a 422 problem ("Malformed input → 422", issue 4), so
+# contract answers such input with a 422 problem ("Malformed input → 422"), so
 # the built-in positive_data_acceptance (schema-valid input must not be 4xx) cannot hold
 # there; it is replaced for these operations by `schema_level_acceptance` below, which
 # still fails when the API refuses schema-valid input for a reason the schema could have
@@ -65,7 +68,7 @@ SEMANTIC_PATHS = (
     # a Last-Event-ID beyond the match's version is refused (422 last-event-id-ahead, issue
     # 13): which version is current is not in the schema
     "/v1/matches/{match_id}/stream",
-    # issue 17: the log's stream refuses a Last-Event-ID beyond the log's end; the state
+    # the log's stream refuses a Last-Event-ID beyond the log's end; the state
     # takes exactly one of version and at, and at needs a time zone (RFC 3339 allows none)
     "/v1/events/stream",
     "/v1/matches/{match_id}/state",
@@ -329,7 +332,10 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)},
         seeds=FixedSeeds(),
     )
-    app = make_app(service, backend="sqlite", sqlite_path=path, bot_steps=BOT_STEPS)
+    bots = BotDriver(
+        service, workers=1, decision_cpu_s=DECISION_CPU_S, bots_only_rounds=BOTS_ONLY_ROUNDS
+    )
+    app = make_app(service, backend="sqlite", sqlite_path=path, bots=bots)
     assert app.state.rate_limiter.per_minute == 0, "the run needs rate limiting off"
     SLOT.target = app
     w = World(app, service)
@@ -342,23 +348,19 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             )
             assert r.status_code == 201, r.text
             people.seats[seat] = r.json()["token"]
-        bots = _create(client, {"name": "four bots", "rules": {"matchEnd": "rounds:1"}})
-        auth = {"Authorization": f"Bearer {bots.organiser}"}
+        robots = _create(client, {"name": "four bots", "rules": {"matchEnd": "rounds:1"}})
+        auth = {"Authorization": f"Bearer {robots.organiser}"}
         for seat in range(4):
             r = client.post(
-                f"/v1/matches/{bots.match_id}/seats/{seat}/bot",
+                f"/v1/matches/{robots.match_id}/seats/{seat}/bot",
                 json={"kind": "random"},
                 headers=auth,
             )
             assert r.status_code == 201, r.text
-        for _ in range(10):
-            r = client.post(f"/v1/matches/{bots.match_id}/bots/run", json={}, headers=auth)
-            assert r.status_code == 200, r.text
-            if r.json()["stopped"] == "waiting":
-                break
-        summary = client.get(f"/v1/matches/{bots.match_id}").json()
+        assert app.state.bots.idle(120), "the bot driver did not go idle"
+        summary = client.get(f"/v1/matches/{robots.match_id}").json()
         assert summary["rounds"][0]["status"] == "scored", summary
-        w.tables = {t.match_id: t for t in (empty, people, bots)}
+        w.tables = {t.match_id: t for t in (empty, people, robots)}
     yield w
     asgi.shutdown_lifespans()
     SLOT.target = None

@@ -13,6 +13,7 @@ from litestar.testing import TestClient
 
 import api.players.stream as player_stream
 from domain.rules.ruleset import STANDARD
+from services.access import Credential, player_of
 from services.accounts import lobby
 from services.accounts.feed import PlayerFeed
 from services.accounts.players import (
@@ -21,7 +22,6 @@ from services.accounts.players import (
     erase,
     open_session,
     rotate,
-    verify_player,
 )
 from tests.api.rest import Json, Table, auth, client, new_service
 from tests.api.sse_driver import stream
@@ -136,7 +136,7 @@ async def test_a_revoked_device_hears_nothing_more(
     _, tablet = open_session(service, account, "tablet")
 
     def revoke() -> None:
-        signed = verify_player(service, lost)
+        signed = player_of(service, Credential.parse(lost))
         assert signed is not None
         if how == "session ended":
             end_session(service, signed.account, signed.session_id)
@@ -154,7 +154,7 @@ async def test_a_revoked_device_hears_nothing_more(
         await anyio.to_thread.run_sync(revoke)
         rest = await s.rest()
     assert [ev.event for ev in rest if ev.event] == [], rest
-    assert tablet and verify_player(service, lost) is None
+    assert tablet and player_of(service, Credential.parse(lost)) is None
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """A dry run of a command (``?dryRun=true``): the same answer a real command gives when it
-is refused (the same problem+json), the cards it would play when legal — a throw that
-would fail (R22) with its forced play — and nothing saved (R34: the stored version and
-history are unchanged)."""
+is refused (the same problem+json), the cards it would play when legal — a throw (R22)
+judged by its shape, tested against the other hands only when played — and nothing saved
+(R34: the stored version and history are unchanged)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_legal_leads_are_offered_as_data_and_pass_the_dry_run(table: Table) -> N
         assert r.status_code == 200, r.text
         body = r.json()
         assert body["kind"] == "dryRun"
-        assert body["legal"] is True and body["played"] == cards and body["failedThrow"] is None
+        assert body["legal"] is True and body["played"] == cards and body["throw"] is None
     assert _stored(table) == before  # nothing saved
 
 
@@ -90,8 +90,10 @@ def test_a_refused_dry_run_is_the_real_commands_problem(
     assert _stored(table) == before
 
 
-def test_a_failing_throw_is_answered_with_its_forced_play(table: Table) -> None:
-    """R22: a throw some other seat can beat plays its lowest failing component instead."""
+def test_a_throw_is_judged_by_its_shape_and_tested_only_when_played(table: Table) -> None:
+    """R22, R33: the dry run of a throw says it is a legal throw from this hand, that the
+    other hands test it only when it is played, and what failing would cost — the same
+    answer whether another seat could beat it or not; the real play then tests it."""
     seat = _leader(table)
     assert seat is not None
     hand: list[str] = table.view(seat)["hand"]
@@ -100,21 +102,24 @@ def test_a_failing_throw_is_answered_with_its_forced_play(table: Table) -> None:
         cards = [c for c in hand if c.endswith(suit) and c not in ("SJ", "BJ")]
         if len(set(cards)) >= 2:
             candidates.append([cards[0], cards[-1]])
+    assert candidates
     before = _stored(table)
-    failing = None
+    answers = []
     for cards in candidates:
         r = _dry(table, seat, "play", cards)
-        if r.status_code == 200 and r.json()["failedThrow"] is not None:
-            failing = (cards, r.json())
-            break
-    assert failing is not None, f"no failing throw among {candidates}"
+        assert r.status_code == 200, r.text
+        answers.append(r.json())
+        assert r.json()["played"] == cards
+        assert r.json()["throw"] == {
+            "cards": cards,
+            "components": 2,
+            "penalty": 0,  # the standard rules' throw_penalty_points (§10)
+            "tested": "when-played",
+        }
     assert _stored(table) == before  # the dry runs saved nothing
-    cards, answer = failing
-    assert answer["failedThrow"]["attempted"] == cards
-    forced = answer["failedThrow"]["forced"]
-    assert answer["played"] == forced and len(forced) < len(cards)
-    r = table.act(seat, "play", cards)  # the real play does what the dry run said
+    cards = candidates[0]
+    r = table.act(seat, "play", cards)  # the real play tests it against the other hands
     assert r.status_code == 200, r.text
     items = table.c.get(f"{table.url}/history?limit=1000").json()["items"]
-    failed = [i for i in items if i["type"] == "ThrowFailed"][-1]
-    assert failed["data"]["forced"] == forced
+    played = [i for i in items if i["type"] in ("CardPlayed", "ThrowFailed")][-1]
+    assert played["data"]["seat"] == seat

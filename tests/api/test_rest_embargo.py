@@ -28,7 +28,7 @@ from infra.localhub import InProcessHub
 from services.bots import run_bots
 from services.game import GameService
 from services.live import current_version
-from tests.api.rest import Json, auth, choose, client, new_service
+from tests.api.rest import Json, auth, choose, client, new_service, settle
 from tests.api.sse_driver import build_app, stream
 
 BOTS = [{"name": "h", "kind": "heuristic"}, {"name": "r", "kind": "random"}]
@@ -86,8 +86,8 @@ class Scene:
 
 
 def _play(c: TestClient[Litestar], scene: Scene) -> None:
-    """Table A to its end: bots by the service's driver, people by what their views
-    offer (R33: only what the view shows)."""
+    """Table A to its end: its bots played here (the app's driver is paused), people by
+    what their views offer (R33: only what the view shows)."""
     match_id = UUID(scene.a)
     for _ in range(1000):
         run_bots(scene.service, match_id)
@@ -111,6 +111,7 @@ def _play(c: TestClient[Litestar], scene: Scene) -> None:
 def half_played() -> Scene:
     service = new_service()
     with client(service) as c:
+        c.app.state.bots.pause()  # table B stays unplayed; table A's bots move below
         body = {"name": "cup", "teams": TEAMS, "format": "round_robin", "matchLength": 1}
         r = c.post("/v1/tournaments", json=body)
         assert r.status_code == 201, r.text
@@ -140,8 +141,12 @@ def scene() -> Scene:
 def released() -> Scene:
     s = half_played()
     with client(s.service) as c:
-        r = c.post(f"/v1/tournaments/{s.tournament}/rounds/1/bots/run", headers=auth(s.organiser))
-        assert r.status_code == 200, r.text
+        run = f"/v1/tournaments/{s.tournament}/rounds/1/bots/run"
+        r = c.post(run, headers=auth(s.organiser))  # wakes table B's bots
+        assert r.status_code == 202, r.text
+        settle(c)
+        r = c.post(run, headers=auth(s.organiser))
+        assert r.status_code == 202, r.text
         assert r.json()["completed"] is True
     return s
 
@@ -256,7 +261,7 @@ def test_verification_and_records_answer_deal_embargoed(
         r = c.get(scene.url + path, headers={"Accept-Language": language})
         body = problem(r, "deal-embargoed")
         no_seed(r.text, scene.seeds())
-        if language == "zh-CN":  # all Chinese, the tournament round named (issue 12)
+        if language == "zh-CN":  # all Chinese, the tournament round named
             assert body["title"] == "牌局暂不公开" and body["detail"].startswith("本轮比赛")
             assert "比赛轮次：1" in body["detail"]
         else:

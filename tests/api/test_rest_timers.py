@@ -1,11 +1,10 @@
-"""Turn timers over REST (issue 5, docs/timers.md): the match's limits, the views'
+"""Turn timers over REST (docs/timers.md): the match's limits, the views'
 ``turnDeadline``, ``POST /v1/matches/{id}/timeout`` early and late, its auth, If-Match and
 Idempotency-Key, and the sweeper started with the app.
 """
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 from infra.bootstrap import build_app
 from infra.settings import Settings, SettingsError
 from tests.api.ops.small_app import is_problem
-from tests.api.rest import Json, Table, auth, client, new_service
+from tests.api.rest import Json, Table, auth, bots_match, client, new_service, settle
 from tests.apps import make_app
 from tests.conftest import FakeClock
 
@@ -130,32 +129,22 @@ def test_limits_out_of_range_are_refused(timers: Json) -> None:
         assert "timers" in body["detail"]
 
 
-def test_the_sweeper_plays_a_bots_only_match_with_no_command() -> None:
-    """Bots never move after a request here (``bot_steps=0``): only the sweeper, started
-    with the app, moves them; it stops with the app."""
+def test_the_bot_driver_plays_a_bots_only_match_with_no_command() -> None:
+    """The seatings are answered at once; the bot driver, started with the app beside the
+    sweeper, plays the match off the request path and stops with the app."""
     service = new_service()
-    with client(service, bot_steps=0, sweep_interval_ms=10) as c:
-        r = c.post("/v1/matches", json={"rules": {"matchEnd": "rounds:1"}})
-        created = r.json()
-        url = f"/v1/matches/{created['matchId']}"
-        for seat in range(4):
-            bot = c.post(
-                f"{url}/seats/{seat}/bot",
-                json={"kind": "heuristic"},
-                headers=auth(created["organiserToken"]),
-            )
-            assert bot.status_code == 201, bot.text
-        seated = bot.json()["version"]
-        started = time.monotonic()
-        while not c.get(url).json()["finished"]:
-            assert time.monotonic() - started < 60, "the sweeper did not finish the match"
-            time.sleep(0.02)
+    with client(service, sweep_interval_ms=10) as c:
+        url, last = bots_match(c, "heuristic")
+        seated = last["version"]
+        settle(c)
         summary = c.get(url).json()
-        assert summary["version"] > seated + 50 and summary["rounds"][0]["status"] == "scored"
-        task = c.app.state.sweeper
+        assert summary["finished"] and summary["version"] > seated + 50
+        assert summary["rounds"][0]["status"] == "scored"
+        task, driver = c.app.state.sweeper, c.app.state.bots
         assert task.task is not None and not task.task.done()
     assert task.task is None  # stopped cleanly at shutdown
     assert task.sweeper.saved not in service.on_saved_state
+    assert driver.saved not in service.on_saved_state
 
 
 def test_the_sweeper_is_on_with_the_settings() -> None:

@@ -22,7 +22,7 @@ from infra.settings import Backend as BackendName
 from infra.settings import Settings
 from infra.store import build_service
 from services.game import GameService
-from tests.api.rest import Json, auth, client, without_tokens
+from tests.api.rest import Json, auth, client, settle, without_tokens
 from tests.conftest import FakeClock, FixedSeeds
 
 BOTS = ("heuristic", "random")
@@ -94,8 +94,9 @@ def test_a_bots_only_swiss_tournament_of_8_teams_over_3_rounds(
             bodies += [c.get(url).text, c.get(f"{url}/rounds/{number}").text]
             problem(c.post(f"{url}/rounds", headers=auth(token)), 409, "round-in-play")
 
-            r = c.post(f"{url}/rounds/{number}/bots/run", headers=auth(token), json={})
-            assert r.status_code == 200, r.text
+            settle(c)  # the bots play off the request path
+            r = c.post(f"{url}/rounds/{number}/bots/run", headers=auth(token))
+            assert r.status_code == 202, r.text
             run = r.json()
             assert run["completed"] and {t["status"] for t in run["tables"]} == {"finished"}
             secret = bytes.fromhex(run["round"]["secret"])
@@ -149,11 +150,12 @@ def test_people_seats_tokens_and_the_round_in_play() -> None:
         assert sorted((s["player"], s["team"]) for s in seats) == [("a0", 0), ("b0", 0)]
         view = c.get(f"/v1/matches/{seats[0]['matchId']}/view", headers=auth(seats[0]["token"]))
         assert view.status_code == 200 and view.json()["seat"] == seats[0]["seat"]
+        settle(c)
         run = c.post(f"/v1/tournaments/{tid}/rounds/1/bots/run", headers=auth(token)).json()
         assert not run["completed"] and run["round"]["secret"] is None
-        assert sorted(t["status"] for t in run["tables"]) == ["finished", "waiting"]
+        assert sorted(t["status"] for t in run["tables"]) == ["finished", "playing"]
         problem(c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(token)), 409, "round-in-play")
-        waiting = next(t for t in run["tables"] if t["status"] == "waiting")
+        waiting = next(t for t in run["tables"] if t["status"] == "playing")
         finish = f"/v1/tournaments/{tid}/rounds/1/tables/{waiting['table']}/finish"
         problem(c.post(finish, json={"reason": "no show"}), 401, "unauthorized")
         r = c.post(finish, json={"reason": "no show"}, headers=auth(token))
@@ -263,6 +265,7 @@ def test_reads_corrections_and_idempotent_creation() -> None:
         problem(c.post(correction, json=fix, headers=auth(token)), 409, "round-not-scheduled")
         c.post(f"{url}/rounds", headers=auth(token))
         problem(c.post(correction, json=fix, headers=auth(token)), 409, "result-not-recorded")
+        settle(c)
         c.post(f"{url}/rounds/1/bots/run", headers=auth(token))
         problem(c.post(f"{url}/rounds/2/bots/run", headers=auth(token)), 409, "round-not-scheduled")
         problem(

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -22,6 +21,7 @@ from tests.api.rest import (
     choose,
     client,
     new_service,
+    settle,
     without_tokens,
 )
 
@@ -202,6 +202,7 @@ def seat_bots(
 def test_four_bots_play_a_match_on_their_own() -> None:
     with client() as c:
         url, _, _ = seat_bots(c, rounds=2)
+        settle(c)
         summary = c.get(url).json()
         assert summary["finished"] and [r["status"] for r in summary["rounds"]] == ["scored"] * 2
         items = c.get(f"{url}/history?limit=1000").json()["items"]
@@ -209,29 +210,22 @@ def test_four_bots_play_a_match_on_their_own() -> None:
         assert c.get(f"{url}/rounds/2/verify").json()["ok"]
 
 
-def test_bots_take_a_bounded_number_of_steps_per_request() -> None:
-    with client(bot_steps=40) as c:
-        url, organiser, _ = seat_bots(c, rounds=1)
-        assert not c.get(url).json()["finished"]
-        runs = []
-        for _ in range(20):
-            r = c.post(f"{url}/bots/run", json={}, headers=auth(organiser))
-            assert r.status_code == 200
-            runs.append(r.json())
-            if r.json()["stopped"] == "waiting":
-                break
-        assert all(run["steps"] <= 40 for run in runs) and runs[-1]["stopped"] == "waiting"
-        assert c.get(url).json()["finished"]
-
-
-@pytest.mark.parametrize("max_steps", [1, 5])
-def test_the_organiser_runs_bots_step_by_step(max_steps: int) -> None:
-    with client(bot_steps=0) as c:
+def test_running_the_bots_wakes_the_driver_and_answers_at_once() -> None:
+    with client() as c:
+        c.app.state.bots.pause()  # the driver makes no step: the answer cannot wait for one
         url, organiser, _ = seat_bots(c, rounds=1)
         before = c.get(url).json()["version"]
-        r = c.post(f"{url}/bots/run", json={"maxSteps": max_steps}, headers=auth(organiser))
-        assert r.json()["steps"] == max_steps and r.json()["stopped"] == "limit"
-        assert r.json()["version"] == c.get(url).json()["version"] > before
+        key = {"Idempotency-Key": "wake", **auth(organiser)}
+        r = c.post(f"{url}/bots/run", headers=key)
+        assert r.status_code == 202, r.text
+        assert r.json() == {"version": before, "queued": True}
+        again = c.post(f"{url}/bots/run", headers=key)
+        assert again.headers["idempotent-replayed"] == "true" and again.json() == r.json()
+        c.app.state.bots.resume()
+        settle(c)
+        assert c.get(url).json()["finished"]
+        r = c.post(f"{url}/bots/run", headers=auth(organiser))
+        assert r.status_code == 202 and not r.json()["queued"]
 
 
 def test_bots_wait_for_a_person_and_play_after_each_command() -> None:
@@ -249,5 +243,6 @@ def test_bots_wait_for_a_person_and_play_after_each_command() -> None:
             action, cards = choice
             r = c.post(f"{url}/actions/{action}", json={"cards": cards}, headers=auth(person))
             assert r.status_code == 200, r.text
+            settle(c)
         summary = c.get(url).json()
         assert summary["finished"] and summary["seats"][0]["kind"] == "human"

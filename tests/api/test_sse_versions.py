@@ -1,9 +1,10 @@
-"""A frame for every version at every viewer (issue 12): whole rounds played over the REST
-API by two people and two bots (bots move several times after one command), watched by
-both seats, a spectator and the organiser. Every stream gets ids 1 apart from its first
-frame to the match's last version; every frame's event is the one the history shows at
-that version and its view the state as of that version (R34), for that viewer (R33).
-And a paced deal (R16) is live: seats see their hands grow, spectators the sizes."""
+"""A frame for every version at every viewer (docs/decisions.md L12): whole rounds played over
+the REST API by two people and two bots (bots move several times after one command, off the
+request path), watched by both seats, a spectator and the organiser. Every stream gets ids 1
+apart from its first frame to the match's last version; every frame's event is the one the
+history shows at that version and its view the state as of that version (R34), for that
+viewer (R33). And a paced deal (R16) is live: seats see their hands grow, spectators the
+sizes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -78,6 +80,7 @@ async def test_every_viewer_gets_a_frame_for_every_version() -> None:
     )
     async with served(service) as (app, c), AsyncExitStack() as stack:
         match_id, organiser, tokens = await seat_table(c, people=2)
+        assert await anyio.to_thread.run_sync(app.state.bots.idle), "the bots did not settle"
         url = f"/v1/matches/{match_id}"
         viewers: dict[str, dict[str, str]] = {
             "seat 0": auth(tokens[0]),
@@ -108,6 +111,7 @@ async def test_every_viewer_gets_a_frame_for_every_version() -> None:
                     moved = True
                     break
             assert moved, "nobody could move"
+            assert await anyio.to_thread.run_sync(app.state.bots.idle), "the bots did not reply"
             bot_batches += await version_of(c, match_id) - before > 1
             summary = (await c.get(url)).json()
             if summary["roundNumber"] >= 2:
@@ -201,7 +205,7 @@ async def next_deal(s: SseStream) -> Any:
 
 
 async def test_an_erased_name_leaves_the_live_streams_at_once() -> None:
-    """Crypto-shredding (issue 15) while a match is watched: a stream opened after the
+    """Crypto-shredding while a match is watched: a stream opened after the
     erasure, and a resume inside the feed's ring, show `erased player`, never the name."""
     service = GameService(
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(7)

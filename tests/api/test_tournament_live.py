@@ -1,4 +1,4 @@
-"""The standings stream (issue 16, api/tournaments/live.py): the current standings at
+"""The standings stream (api/tournaments/live.py): the current standings at
 once, a new frame when a table's result enters the tournament, and a resumed stream
 (Last-Event-ID) sends nothing it has sent before."""
 
@@ -15,9 +15,11 @@ from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
 from infra.settings import Settings
 from infra.store import build_service
+from services.bot_driver import BotDriver
 from services.game import GameService
 from services.tournaments.service import TournamentService
 from tests.conftest import FakeClock, FixedSeeds
+from tests.driving import play_round
 
 
 def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
@@ -32,10 +34,10 @@ def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
     tournaments.schedule_next(t.id)
 
     async def main() -> tuple[list[bytes], list[bytes]]:
-        runtime = Runtime(service, anyio.CapacityLimiter(2))
+        runtime = Runtime(service, anyio.CapacityLimiter(2), BotDriver(service))
         frames = standings_frames(runtime, t.id, None)
         first = await anext(frames)
-        await runtime.call(tournaments.run_round, t.id)  # plays and collects: finished
+        await runtime.call(play_round, tournaments, t.id)  # plays and collects: finished
         rest = [frame async for frame in frames]
         last = tournaments.get(t.id).version
         resumed = [frame async for frame in standings_frames(runtime, t.id, last)]

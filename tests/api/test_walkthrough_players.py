@@ -1,10 +1,11 @@
 """The README's players walkthrough, as a test: two players join by quick play as
 partners (opposite seats, R2), two bots fill the other seats, and the two play a whole
-round with their player tokens while the bots move after every command."""
+round with their player tokens while the bots move after every command (off the request
+path: the test waits for them)."""
 
 from __future__ import annotations
 
-from tests.api.rest import Json, auth, choose, client
+from tests.api.rest import Json, auth, choose, client, settle
 
 
 def test_two_players_quick_play_two_bots_fill_and_they_play() -> None:
@@ -34,6 +35,7 @@ def test_two_players_quick_play_two_bots_fill_and_they_play() -> None:
         ]
         tokens = {mine[0]["seat"]: mei["token"], second["seat"]: lin["token"]}
         for _ in range(400):
+            settle(c)  # the bots move off the request path
             if c.get(f"/v1/matches/{match_id}").json()["rounds"][0]["status"] == "scored":
                 break
             moved = False
@@ -49,5 +51,6 @@ def test_two_players_quick_play_two_bots_fill_and_they_play() -> None:
                     )
                     assert r.status_code == 200, r.text
                     moved = True
+                    break  # then the bots reply (settled above)
             assert moved  # the bots have moved after every command: a person is to act
         assert c.get(f"/v1/matches/{match_id}").json()["rounds"][0]["status"] == "scored"

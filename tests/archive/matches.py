@@ -11,6 +11,7 @@ from domain.tournament.events import TeamEntry
 from services.bots import run_bots
 from services.game import GameService
 from services.tournaments.service import TournamentService
+from tests.driving import play_round
 
 
 def bot_match(service: GameService, preset_name: str = "standard", rounds: int = 1) -> UUID:
@@ -52,7 +53,7 @@ def bot_tournament(service: GameService) -> UUID:
     ts = TournamentService(service)
     t = ts.create(name="cup", rules=STANDARD, teams=bot_teams(4), fmt="round_robin", match_length=1)
     ts.schedule_next(t.id)
-    assert ts.run_round(t.id).completed
+    assert play_round(ts, t.id).completed
     tournament_id: UUID = t.id
     return tournament_id
 

@@ -5,6 +5,7 @@ the tournament, the secret revealed after the round; people's seats and the paci
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -15,7 +16,8 @@ from domain.rules.ruleset import STANDARD
 from domain.tournament.duplicate import deal_seed
 from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
-from services.bots import BotRun, run_bots
+from services.access import Credential, seat_in
+from services.bots import Step, play_one, run_bots
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.tournaments.exports import results_csv, standings_csv
@@ -23,6 +25,7 @@ from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService, table_result
 from services.tournaments.views import tournament_view
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
+from tests.driving import play_round
 
 
 def bot_teams(n: int) -> list[TeamEntry]:
@@ -48,7 +51,7 @@ def test_a_bots_round_plays_the_same_seeds_at_every_table(backend: Backend) -> N
     ts = TournamentService(service)
     t = create(ts, bot_teams(4))
     assert ts.schedule_next(t.id).seat_tokens == ()  # bots need no tokens
-    run = ts.run_round(t.id)
+    run = play_round(ts, t.id)
     assert run.completed and [r.status for r in run.tables] == ["finished", "finished"]
     t = ts.get(t.id)
     state = t.rounds[0]
@@ -81,7 +84,7 @@ def test_every_deal_gives_every_table_the_same_hands_seat_for_seat() -> None:
     ts = TournamentService(service)
     t = create(ts, bot_teams(4), match_length=3)
     ts.schedule_next(t.id)
-    assert ts.run_round(t.id).completed
+    assert play_round(ts, t.id).completed
     tables = ts.get(t.id).rounds[0].tables
     deals: dict[int, list[tuple[object, ...]]] = {}
     dealers: dict[int, set[int | None]] = {}
@@ -108,7 +111,7 @@ def test_a_whole_round_robin_then_no_more_rounds() -> None:
     for number in (1, 2, 3):
         done = ts.schedule_next(t.id)
         assert done.number == number
-        assert ts.run_round(t.id).completed
+        assert play_round(ts, t.id).completed
     t = ts.get(t.id)
     assert t.finished and [r.bye for r in t.rounds] == [0, 1, 2]
     assert all(e.deals == 2 for e in t.results.values())  # rounds:2 (R32)
@@ -134,11 +137,11 @@ def test_people_get_seat_tokens_and_the_round_waits_for_them() -> None:
     assert sorted((s.player, s.team) for s in done.seat_tokens) == [("Ann", 0), ("Bo", 0)]
     match = service.get_match(human_table.match_id)
     for s in done.seat_tokens:
-        assert service.seat_of_token(match, s.token) == s.seat
+        assert seat_in(service, match, Credential.parse(s.token)) == s.seat
         assert match.seats[s.seat] is not None and match.seats[s.seat].kind == "human"  # type: ignore[union-attr]
-    run = ts.run_round(t.id)
+    run = play_round(ts, t.id)
     statuses = {r.table: r.status for r in run.tables}
-    assert statuses[human_table.table] == "waiting" and not run.completed
+    assert statuses[human_table.table] == "playing" and not run.completed
     with pytest.raises(IllegalMoveError) as info:
         ts.schedule_next(t.id)
     assert info.value.code == "round-in-play"
@@ -169,10 +172,10 @@ def test_four_bot_tables_deal_unpaced_and_people_keep_the_pacing() -> None:
         assert round_ is not None
         intervals[0 in (e.first, e.second)] = (round_.pacing.interval_ms, round_.pacing.declare_ms)
     assert intervals == {True: (100, 5000), False: (0, 5000)}
-    run = ts.run_round(t.id)
+    run = play_round(ts, t.id)
     human = {e.table for e in t.rounds[0].tables if 0 in (e.first, e.second)}
     assert {r.table: r.status for r in run.tables} == {
-        e.table: "waiting" if e.table in human else "finished" for e in t.rounds[0].tables
+        e.table: "playing" if e.table in human else "finished" for e in t.rounds[0].tables
     }
 
 
@@ -180,7 +183,7 @@ def test_a_correction_changes_the_standings() -> None:
     ts = TournamentService(popo())
     t = create(ts, bot_teams(2))
     ts.schedule_next(t.id)
-    ts.run_round(t.id)
+    play_round(ts, t.id)
     t = ts.get(t.id)
     table = t.rounds[0].tables[0]
     t = ts.correct(
@@ -209,7 +212,7 @@ def test_an_interrupted_scheduling_is_finished_by_the_next_call() -> None:
     t = create(ts, [people, *bot_teams(3)])
     t.schedule_round(bytes(range(32)), T0)  # RoundScheduled saved, then the process stopped
     ts.save(t)
-    assert [r.status for r in ts.run_round(t.id).tables] == ["waiting", "waiting"]
+    assert [r.status for r in play_round(ts, t.id).tables] == ["playing", "playing"]
     with pytest.raises(IllegalMoveError) as info:
         ts.finish_table(t.id, 1, 0, "no show")
     assert info.value.code == "table-not-seated"
@@ -239,14 +242,12 @@ def test_collecting_after_another_process_collected_first_is_no_conflict(
     assert other.collect(t.id).round_state(1).revealed  # the clerk was first
     collected = ts.collect(t.id)
     assert collected.round_state(1).revealed and len(collected.results) == 1
-    assert ts.run_round(t.id).completed  # and the bots driver after it
+    assert play_round(ts, t.id).completed  # and the organiser's bots/run after it
 
 
-def test_the_bots_driver_goes_on_past_the_sweepers_conflicts(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The sweeper moves the same bots as ``bots/run``: a move it made first is a conflict
-    for the driver, which went on to the next table and reported this one ``waiting``
+def test_the_bot_driver_goes_on_past_conflicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process (a replica's driver, a person) may move a table first: the driver's
+    step then conflicts, and it looks at the table again rather than leaving it waiting
     (found on the served product: round 1 of a bots-only round robin not completed)."""
     service = popo()
     ts = TournamentService(service)
@@ -254,14 +255,14 @@ def test_the_bots_driver_goes_on_past_the_sweepers_conflicts(
     ts.schedule_next(t.id)
     raced: list[UUID] = []
 
-    def racing(game: GameService, match_id: UUID, max_steps: int = 1000) -> BotRun:
-        if raced.count(match_id) < 3:  # the sweeper wins the first three times
+    def racing(game: GameService, match_id: UUID, **kw: Any) -> Step:
+        if raced.count(match_id) < 3:  # the other process wins the first three times
             raced.append(match_id)
-            return BotRun(0, 0, "conflict")
-        return run_bots(game, match_id, max_steps)
+            raise VersionConflictError("another command changed this match first")
+        return play_one(game, match_id, **kw)
 
-    monkeypatch.setattr("services.tournaments.service.run_bots", racing)
-    run = ts.run_round(t.id)
+    monkeypatch.setattr("services.bot_driver.play_one", racing)
+    run = play_round(ts, t.id)
     assert [r.status for r in run.tables] == ["finished", "finished"] and run.completed
     assert len(raced) == 6
 

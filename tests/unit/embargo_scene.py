@@ -33,6 +33,7 @@ from services.bots import run_bots
 from services.game import GameService
 from services.tournaments.service import TournamentService
 from tests.conftest import FakeClock, FixedSeeds
+from tests.driving import play_round
 
 VIEWERS: tuple[int | None, ...] = (None, 0, 1, 2, 3)
 _BURY_ENDS = ("Overcalled", "BottomBuried", "Dealt", "RoundScored")
@@ -70,7 +71,7 @@ class Scene:
 
     def complete(self) -> None:
         """Play table B and collect: the tournament round completes (RoundCompleted)."""
-        assert self.tournaments.run_round(self.tournament_id).completed
+        assert play_round(self.tournaments, self.tournament_id).completed
 
 
 def bot_teams(n: int) -> list[TeamEntry]:

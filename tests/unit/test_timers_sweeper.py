@@ -1,12 +1,12 @@
-"""The sweeper (issue 5, docs/timers.md): bots-only matches, paced deals and stalled seats
-progress with no request; it follows only open matches and looks only at those due; two
-sweepers on one store (two replicas) race safely.
+"""The sweeper (docs/timers.md) with the bot driver: bots-only matches, paced deals and
+stalled seats progress with no request — the sweeper claims deadlines and timeouts and
+wakes the driver, the driver moves the bots; the sweeper follows only open matches and
+looks only at those due; two drivers on one store (two replicas) race safely.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -18,11 +18,13 @@ from domain.game.round import RoundPhase
 from domain.game.round_events import Pacing, TurnTimedOut
 from domain.game.timers import Timers, turn_clock
 from domain.rules.ruleset import STANDARD, RuleSet
+from services.bot_driver import BotDriver
 from services.bots import next_move
 from services.game import GameService
 from services.sweeper import Sweeper, SweepReport
 from services.verify import verify_round
 from tests.conftest import Backend, FakeClock, FixedSeeds
+from tests.driving import driving
 
 ONE_ROUND = RuleSet.from_mapping({**STANDARD.to_mapping(), "match_end": "rounds:1"})
 BOTS = {0: "heuristic", 1: "random", 2: "heuristic", 3: "random"}
@@ -47,50 +49,72 @@ def seated(
     return match_id
 
 
-def sweep_until(sweeper: Sweeper, done: Callable[[], bool], sweeps: int = 50) -> list[SweepReport]:
+def sweep_and_drive(sweeper: Sweeper, driver: BotDriver) -> SweepReport:
+    """A sweep, then the bots it woke moved by the driver (and sweeps that look at their
+    saves), until the driver has nothing more to do: the report of the first sweep."""
+    report = sweeper.sweep()
+    while True:
+        steps = driver.stats.steps
+        assert driver.idle(60), "the bot driver did not go idle"
+        if driver.stats.steps == steps:
+            return report
+        sweeper.sweep()
+
+
+def sweep_until(
+    sweeper: Sweeper, driver: BotDriver, done: Callable[[], bool], sweeps: int = 50
+) -> list[SweepReport]:
     reports: list[SweepReport] = []
     for _ in range(sweeps):
         if done():
             return reports
-        reports.append(sweeper.sweep())
+        reports.append(sweep_and_drive(sweeper, driver))
     raise AssertionError(f"not done after {sweeps} sweeps: {reports[-3:]}")
 
 
-def test_a_bots_only_match_is_played_to_its_end_with_no_request() -> None:
+def test_a_bots_only_match_is_found_by_the_sweeper_and_played_by_the_driver() -> None:
+    """Seated before anyone listened (another replica, a restart): the sweeper's scan finds
+    the match and wakes the driver, which plays it to its end; the sweeper moves no bot."""
     clock = FakeClock()
     service = new_service(clock)
     match_id = seated(service, BOTS)
     assert service.get_match(match_id).sequence(0) < 20  # nothing moved yet
-    sweeper = Sweeper(service, max_steps=50)
-    sweeper.attach()
-    reports = sweep_until(sweeper, lambda: service.get_match(match_id).finished)
-    assert len(reports) > 1  # 50 moves a sweep: a round takes several
-    assert sum(r.moves for r in reports) > 50  # a round: passes, bury, every trick (R16-R27)
+    with driving(service) as driver:
+        sweeper = Sweeper(service, wake=driver.wake)
+        sweeper.attach()
+        first = sweeper.sweep()
+        assert first.due == 1 and first.moves == 0  # woke the driver, moved nothing
+        assert driver.idle(120)
+        assert driver.stats.steps > 50  # a round: passes, bury, every trick (R16-R27)
+        sweeper.sweep()
     assert sweeper.due_at(match_id) is None  # a finished match is not followed
     match = service.get_match(match_id)
-    assert match.results and verify_round(service, match.results[0].round_id).number == 1
+    assert match.finished and match.results
+    assert verify_round(service, match.results[0].round_id).number == 1
 
 
-def test_the_background_task_moves_a_bots_only_match_in_bounded_time() -> None:
-    """Sweeper.run as the app runs it (a worker thread per sweep), real time, no request."""
+def test_the_background_task_and_the_driver_move_a_bots_only_match() -> None:
+    """Sweeper.run as the app runs it (a worker thread per sweep) beside the started
+    driver, real time, no request."""
     clock = FakeClock()
     service = new_service(clock)
     match_id = seated(service, BOTS)
-    sweeper = Sweeper(service)
-    sweeper.attach()
 
     async def main() -> float:
         started = time.perf_counter()
-        task = asyncio.create_task(sweeper.run(0.01, asyncio.to_thread))
-        try:
-            async with asyncio.timeout(60):
-                while not service.get_match(match_id).finished:
-                    await asyncio.sleep(0.01)
-        finally:
-            sweeper.stop()
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+        with driving(service) as driver:
+            sweeper = Sweeper(service, wake=driver.wake)
+            sweeper.attach()
+            task = asyncio.create_task(sweeper.run(0.01, asyncio.to_thread))
+            try:
+                async with asyncio.timeout(60):
+                    while not service.get_match(match_id).finished:
+                        await asyncio.sleep(0.01)
+            finally:
+                sweeper.stop()
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
         return time.perf_counter() - started
 
     elapsed = asyncio.run(main())
@@ -105,56 +129,59 @@ def test_a_stalled_seat_is_timed_out_by_the_sweeper_at_its_deadline() -> None:
     match_id = seated(
         service, {1: "heuristic", 2: "heuristic", 3: "heuristic"}, Timers(5_000, 5_000, 15_000)
     )
-    sweeper = Sweeper(service)
-    sweeper.attach()
-    for _ in range(20):  # the drawing waits for seat 0's pass until its deadline (R17)
-        sweeper.sweep()
-        due = sweeper.due_at(match_id)
-        assert due is not None
-        match = service.get_match(match_id)
-        round_ = service.current_round(match)
-        assert round_ is not None
-        running = turn_clock(match.timers, round_)
-        if running is not None and round_.phase is RoundPhase.PLAYING and running.seat == 0:
-            break
-        clock.set(max(clock(), due))
-    else:
-        raise AssertionError("seat 0 never had to play")
-    assert due == running.deadline + timedelta(milliseconds=1)
-    version = round_.version
-    clock.set(running.deadline)
-    assert sweeper.sweep().due == 0  # not due yet: not even loaded
-    assert service.current_round(service.get_match(match_id)).version == version  # type: ignore[union-attr]
-    clock.set(running.deadline + timedelta(milliseconds=1))
-    report = sweeper.sweep()
-    assert report.due == 1 and report.moves >= 2  # the timeout, then the bots play on
+    with driving(service) as driver:
+        sweeper = Sweeper(service, wake=driver.wake)
+        sweeper.attach()
+        for _ in range(20):  # the drawing waits for seat 0's pass until its deadline (R17)
+            sweep_and_drive(sweeper, driver)
+            due = sweeper.due_at(match_id)
+            assert due is not None
+            match = service.get_match(match_id)
+            round_ = service.current_round(match)
+            assert round_ is not None
+            running = turn_clock(match.timers, round_)
+            if running is not None and round_.phase is RoundPhase.PLAYING and running.seat == 0:
+                break
+            clock.set(max(clock(), due))
+        else:
+            raise AssertionError("seat 0 never had to play")
+        assert due == running.deadline + timedelta(milliseconds=1)
+        version = round_.version
+        clock.set(running.deadline)
+        assert sweeper.sweep().due == 0  # not due yet: not even loaded
+        assert service.current_round(service.get_match(match_id)).version == version  # type: ignore[union-attr]
+        clock.set(running.deadline + timedelta(milliseconds=1))
+        report = sweep_and_drive(sweeper, driver)
+        assert report.due == 1 and report.moves == 1  # the timeout; the bots play on after
     events = list(service.events.get(round_.id, gt=version))
     assert isinstance(events[0], TurnTimedOut)
     assert (events[0].seat, events[0].timer, events[0].claimed_by) == (0, "play", "sweeper")
     assert getattr(events[1], "seat", None) == 0
+    assert len(events) > 2  # the bots replied
 
 
 def test_a_paced_deal_with_bots_progresses_as_time_passes() -> None:
     """R16: one card every 200 ms; bots may declare as cards arrive (R17); the sweeper
-    comes back for the next card, then claims the drawing's end."""
+    comes back for the next card and wakes the driver, then claims the drawing's end."""
     clock = FakeClock()
     service = new_service(clock, Pacing(interval_ms=200, declare_ms=2_000))
     match_id = seated(service, BOTS)
-    sweeper = Sweeper(service)
-    sweeper.attach()
-    sweeper.sweep()
-    round_ = service.current_round(service.get_match(match_id))
-    assert round_ is not None and round_.phase is RoundPhase.DEALING
-    due = sweeper.due_at(match_id)
-    assert due is not None and due - clock() <= timedelta(milliseconds=200)  # the next card
+    with driving(service) as driver:
+        sweeper = Sweeper(service, wake=driver.wake)
+        sweeper.attach()
+        sweep_and_drive(sweeper, driver)
+        round_ = service.current_round(service.get_match(match_id))
+        assert round_ is not None and round_.phase is RoundPhase.DEALING
+        due = sweeper.due_at(match_id)
+        assert due is not None and due - clock() <= timedelta(milliseconds=200)  # the next card
 
-    def advance() -> bool:
-        next_due = sweeper.due_at(match_id)
-        if next_due is not None and next_due > clock():
-            clock.set(next_due)
-        return service.get_match(match_id).finished
+        def advance() -> bool:
+            next_due = sweeper.due_at(match_id)
+            if next_due is not None and next_due > clock():
+                clock.set(next_due)
+            return service.get_match(match_id).finished
 
-    sweep_until(sweeper, advance, sweeps=400)
+        sweep_until(sweeper, driver, advance, sweeps=400)
 
 
 def test_the_start_up_scan_follows_open_matches_only(backend: Backend) -> None:
@@ -175,39 +202,29 @@ def test_the_start_up_scan_follows_open_matches_only(backend: Backend) -> None:
     assert sweeper.following == {waiting, later}
 
 
-def test_two_sweepers_on_one_store_race_safely(backend: Backend) -> None:
-    """Two sweepers work the same bots-only match at once: each move is made once (the
-    loser of a race gets a version conflict and moves on) and the round verifies.
+def test_two_drivers_on_one_store_race_safely(backend: Backend) -> None:
+    """Two bot drivers move the same bots-only match at once: each move is made once (the
+    loser of a race gets a version conflict and looks again) and the round verifies.
 
     On PostgreSQL (and the shared POPO store) they are two replicas, each with its own
     service. The embedded SQLite store has one writer, the process's one service, whose
     aggregate cache does not look for newer events in the file (``infra/settings.py``):
     a second service on the same file would keep a stale cache and is not a supported
-    deployment. There the two sweepers race as two threads of the one service, which is
-    how the API's sweeper meets the request threads."""
+    deployment. There the two drivers race as two on the one service."""
     first = backend.service()
     second = first if backend.name == "sqlite" else backend.service()
     match_id = seated(first, BOTS)
-    sweepers = [Sweeper(first, max_steps=20), Sweeper(second, max_steps=20)]
-    reports: list[SweepReport] = []
-    lock = threading.Lock()
-
-    def work(sweeper: Sweeper) -> None:
-        sweeper.scan()
-        for _ in range(400):
-            if sweeper.service.get_match(match_id).finished:
-                return
-            report = sweeper.sweep()
-            with lock:
-                reports.append(report)
-
-    threads = [threading.Thread(target=work, args=(s,)) for s in sweepers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    with driving(first) as one, driving(second) as other:
+        for _ in range(4000):  # each hears only its own saves: wake both, as sweepers would
+            if first.get_match(match_id).finished:
+                break
+            one.wake(match_id)
+            other.wake(match_id)
+            time.sleep(0.005)
+        assert one.idle(60) and other.idle(60)
+        assert not one.stats.errors and not other.stats.errors
     match = first.get_match(match_id)
-    assert match.finished and not any(r.errors for r in reports)
+    assert match.finished
     assert verify_round(first, match.results[0].round_id).number == 1
 
 

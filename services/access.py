@@ -1,0 +1,285 @@
+"""Credentials: a bearer token read once, and checked against what it claims to open.
+
+Every token the service mints is ``<role>.<owner id hex>.<secret>``
+(:func:`services.sources.new_token`) and is stored only as its sha256:
+
+* ``s`` a **seat** token of a match: that seat's commands and private view (R1, R33);
+* ``o`` the **organiser** token of a match or of a tournament: its admin actions;
+* ``t`` a **team** token of a tournament: the team's own check-in and withdrawal;
+* ``p`` a **player** token of an account: the player's routes, and every seat the player
+  claimed, from any device (docs/players.md).
+
+:func:`read_authorization` parses an ``Authorization`` header into a :class:`Credential`
+(the one parser of that header); the checks below take the credential and the aggregate
+it is used on — already loaded by the caller, so a command loads its match once — and
+answer who is calling or raise (RFC 9110 / RFC 6750):
+
+* **401** ``unauthorized`` — no credential where one is needed, a malformed one, or one
+  that is not (or no longer) valid for what it names: unknown, forged, rotated, revoked;
+* **403** ``forbidden`` — a well-formed credential of *another* match, tournament or team,
+  or of the wrong role.
+
+:func:`caller_of` resolves a credential on its own (no route) to who is calling, or None:
+the limits (rate, quotas, stream caps) count a request by it (docs/decisions.md
+D-access). A new way to revoke a credential is a check added there and in
+:func:`signed_player`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Final, Literal
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+
+from domain.game.match import Match
+from domain.tournament.tournament import Tournament
+from services.accounts.players import Signed, get_account, seat_for
+from services.errors import ForbiddenError, NotFoundError, UnauthorizedError
+from services.game import GameService
+from services.sources import ORGANISER_ROLE, PLAYER_ROLE, SEAT_ROLE, token_hash
+
+MAX_TOKEN: Final = 200
+"""No token we mint is longer; a longer one is refused unread."""
+TEAM_ROLE: Final = "t"
+Role = Literal["s", "o", "t", "p"]
+ROLES: Final = frozenset((SEAT_ROLE, ORGANISER_ROLE, TEAM_ROLE, PLAYER_ROLE))
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """A bearer token as presented: its text and, when it has our shape, its role and the
+    id of what it names (its owner). Nothing here is verified yet."""
+
+    token: str
+    role: Role | None
+    """None: not the shape of a token we mint."""
+    owner: UUID | None
+
+    @classmethod
+    def parse(cls, token: str) -> Credential:
+        parts = token.split(".")
+        if len(parts) != 3 or parts[0] not in ROLES or len(parts[1]) != 32 or not parts[2]:
+            return cls(token, None, None)
+        try:
+            owner = UUID(hex=parts[1])
+        except ValueError:
+            return cls(token, None, None)
+        role: Role = parts[0]  # type: ignore[assignment]  # one of ROLES
+        return cls(token, role, owner)
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the token: what the store keeps (and the idempotency scope)."""
+        return token_hash(self.token)
+
+    def matches(self, stored: str) -> bool:
+        """The token is the one whose hash is ``stored`` (compared in constant time)."""
+        return bool(stored) and secrets.compare_digest(stored, self.digest)
+
+
+def bearer_text(header: str | None, max_length: int = MAX_TOKEN) -> str | None:
+    """The token of an ``Authorization`` header's value: None without the header; 401 for
+    anything but ``Bearer <token>`` (one token, at most ``max_length`` characters)."""
+    if header is None:
+        return None
+    scheme, _, rest = header.strip().partition(" ")
+    token = rest.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > max_length or " " in token:
+        raise UnauthorizedError("use Authorization: Bearer <token>")
+    return token
+
+
+def read_authorization(header: str | None) -> Credential | None:
+    """The credential of an ``Authorization`` header's value (:func:`bearer_text`)."""
+    token = bearer_text(header)
+    return None if token is None else Credential.parse(token)
+
+
+def read_token(value: str | None) -> Credential | None:
+    """The credential of a ``?token=`` query value (EventSource cannot send headers)."""
+    if not value or len(value) > MAX_TOKEN:
+        return None
+    return Credential.parse(value)
+
+
+# -- matches -------------------------------------------------------------------------------------
+
+
+def _shaped(cred: Credential, owner: UUID, role: str, what: str, of: str) -> None:
+    """401 for a token not of our shape; 403 for one of another owner or role."""
+    if cred.role is None or cred.role not in (SEAT_ROLE, ORGANISER_ROLE):
+        raise UnauthorizedError(f"this is not {what} token")
+    if cred.owner != owner:
+        raise ForbiddenError(f"this token belongs to another {of}, not {owner}")
+    if cred.role != role:
+        other = "an organiser" if cred.role == ORGANISER_ROLE else "a seat"
+        raise ForbiddenError(f"{other} token cannot be used here: {what} token is needed")
+
+
+def seat_in(service: GameService, match: Match, cred: Credential | None) -> int:
+    """The seat ``cred`` acts for in ``match`` (R1): a seat token of the match, or the
+    player token of the account that claimed the seat (docs/players.md)."""
+    if cred is None:
+        raise UnauthorizedError("a seat token is needed: Authorization: Bearer <seat token>")
+    if cred.role == PLAYER_ROLE:
+        seat = seat_for(signed_player(service, cred).account, match.id)
+        if seat is None:
+            raise ForbiddenError(f"this player holds no seat in match {match.id}")
+        return seat
+    _shaped(cred, match.id, SEAT_ROLE, "a seat", "match")
+    for seat, info in enumerate(match.seats):
+        if info is not None and cred.matches(info.token_hash):
+            return seat
+    raise UnauthorizedError("the token is not a seat token of this match")
+
+
+def organiser_of(match: Match, cred: Credential | None) -> None:
+    """``cred`` must be the organiser token of ``match``."""
+    if cred is None:
+        raise UnauthorizedError(
+            "the organiser token is needed: Authorization: Bearer <organiser token>"
+        )
+    _shaped(cred, match.id, ORGANISER_ROLE, "an organiser", "match")
+    if not cred.matches(match.organiser_token_hash):
+        raise UnauthorizedError("the token is not the organiser token of this match")
+
+
+def viewer_in(service: GameService, match: Match, cred: Credential | None) -> int | None:
+    """Whose eyes a read uses (R33): a seat for its seat (or player) token, a spectator
+    (None) without a token or with the organiser's."""
+    if cred is None:
+        return None
+    if cred.role == ORGANISER_ROLE:
+        organiser_of(match, cred)
+        return None
+    return seat_in(service, match, cred)
+
+
+Claimer = Literal["organiser"] | int
+
+
+def seat_or_organiser(service: GameService, match: Match, cred: Credential | None) -> Claimer:
+    """Anyone at the table: ``"organiser"`` for the organiser token, else the seat."""
+    if cred is None:
+        raise UnauthorizedError(
+            "a seat token or the organiser token of this match is needed: "
+            "Authorization: Bearer <token>"
+        )
+    if cred.role == ORGANISER_ROLE:
+        organiser_of(match, cred)
+        return "organiser"
+    return seat_in(service, match, cred)
+
+
+# -- players -------------------------------------------------------------------------------------
+
+
+def signed_player(service: GameService, cred: Credential | None) -> Signed:
+    """The account and session a player token signs in (docs/players.md)."""
+    if cred is None:
+        raise UnauthorizedError("a player token is needed: Authorization: Bearer <player token>")
+    if cred.role != PLAYER_ROLE:
+        if cred.role in (SEAT_ROLE, ORGANISER_ROLE):
+            raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
+        raise UnauthorizedError("this is not a player token")
+    signed = player_of(service, cred)
+    if signed is None:
+        raise UnauthorizedError("the player token is not valid (unknown, rotated or revoked)")
+    return signed
+
+
+def player_of(service: GameService, cred: Credential) -> Signed | None:
+    """The account and session a player credential signs in; None when it is not a player
+    token, names no account, or matches none of its sessions (revoked, rotated, forged)."""
+    if cred.role != PLAYER_ROLE or cred.owner is None:
+        return None
+    try:
+        account = get_account(service, cred.owner)
+    except NotFoundError:
+        return None
+    session = account.session_of(cred.digest, secrets.compare_digest)
+    return None if session is None else Signed(account, session)
+
+
+def player_if_any(service: GameService, cred: Credential | None) -> Signed | None:
+    """The player of an optional credential: None without one; a credential that is not a
+    valid player token is refused (403 for a seat or organiser token)."""
+    return None if cred is None else signed_player(service, cred)
+
+
+# -- tournaments ---------------------------------------------------------------------------------
+
+
+def tournament_organiser(t: Tournament, cred: Credential | None) -> None:
+    """``cred`` must be the organiser token of tournament ``t``."""
+    if cred is None:
+        raise UnauthorizedError("the organiser token is needed: Authorization: Bearer <token>")
+    if cred.owner is None:
+        raise UnauthorizedError("this is not an organiser token")
+    if cred.owner != t.id:
+        raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
+    if cred.role != ORGANISER_ROLE:
+        raise ForbiddenError(
+            "a seat or team token cannot be used here: the organiser token is needed"
+        )
+    if not cred.matches(t.organiser_token_hash):
+        raise UnauthorizedError("the token is not the organiser token of this tournament")
+
+
+def team_or_organiser(t: Tournament, cred: Credential | None, team: int) -> str:
+    """A team's own writes (check-in, withdrawal): the organiser token (``"organiser"``),
+    or the team token that team got when it registered itself (``"team N"``)."""
+    if cred is None or cred.role != TEAM_ROLE:
+        tournament_organiser(t, cred)
+        return "organiser"
+    if cred.owner != t.id:
+        raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
+    if not any(cred.matches(h) for h in t.team_tokens.values()):
+        raise UnauthorizedError("the token is not a team token of this tournament")
+    if not cred.matches(t.team_tokens.get(team, "")):
+        raise ForbiddenError(f"this is another team's token, not team {team}'s")
+    return f"team {team}"
+
+
+# -- who is calling, without a route -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A verified credential: its role and what it names (a match, tournament or
+    account), and for a player token its session."""
+
+    role: Role
+    owner: UUID
+    session: UUID | None = None
+
+
+def caller_of(service: GameService, cred: Credential) -> Caller | None:
+    """Who ``cred`` is, verified against the store (one aggregate read, usually the
+    cache, and one sha256), or None when it opens nothing."""
+    if cred.role is None or cred.owner is None:
+        return None
+    if cred.role == PLAYER_ROLE:
+        signed = player_of(service, cred)
+        return None if signed is None else Caller(PLAYER_ROLE, cred.owner, signed.session_id)
+    try:
+        found: object = service.repository.get(cred.owner, deepcopy_from_cache=False)
+    except AggregateNotFoundError:
+        return None
+    stored: list[str] = []
+    if isinstance(found, Match):
+        if cred.role == ORGANISER_ROLE:
+            stored = [found.organiser_token_hash]
+        elif cred.role == SEAT_ROLE:
+            stored = [seat.token_hash for seat in found.seats if seat is not None]
+    elif isinstance(found, Tournament):
+        if cred.role == ORGANISER_ROLE:
+            stored = [found.organiser_token_hash]
+        elif cred.role == TEAM_ROLE:
+            stored = list(found.team_tokens.values())
+    if any(cred.matches(h) for h in stored):
+        return Caller(cred.role, cred.owner)
+    return None

@@ -1,0 +1,280 @@
+"""The bot driver: the one place bots move, off the request path (docs/decisions.md
+D-bot-driver).
+
+It listens to every save of the service (``GameService.on_saved_state``): when a save
+leaves a bot to act — a person's move, a seat filled, a bot's own move, a deadline
+claimed — the match is queued at once. A pool of ``workers`` threads (the bound on how
+many bot decisions run at once) takes queued matches in turn and makes **one** step each
+(:func:`services.bots.play_one`: a deadline claimed or one bot's move, under a
+per-decision CPU budget), then queues the match again if it may go on: so every table
+moves fairly, a move at a time, and a person's command is answered as soon as its own
+move is saved — the bots' replies reach every client as stream frames of their own.
+
+The workers are threads of their own: a bot's decision never holds a slot of the store's
+limiter (the request path's), only the store's own connection for its load and save.
+Matches that wait for the clock (a paced deal, a deadline, a turn limit) are woken by the
+sweeper (:mod:`services.sweeper`) through :meth:`BotDriver.wake`.
+
+**Bots-only matches end by themselves.** A match whose four seats are bots and whose
+rules never end it (``match_end`` ``wrap``, R32) is ended by the driver after
+``bots_only_rounds`` rounds (``MatchFinished``, as an organiser's end): such a table
+cannot play itself forever. An organiser who wants it to play on says so with a match end
+(``rounds:N``, ``finish_at_A``); the match quota counts every match created.
+
+Several replicas: each driver hears its own process's saves; two drivers on one match
+lose a race at worst (``version-conflict``), and the loser looks again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+from uuid import UUID
+
+from domain.game.match import Match
+from domain.game.round import Round
+from domain.rules.errors import ShengjiError
+from domain.rules.ruleset import MatchEndKind
+from services.bots import Stop, bot_seats, bot_to_act, cpu_budget, play_one
+from services.errors import NotFoundError, VersionConflictError
+from services.game import GameService
+
+log = logging.getLogger(__name__)
+
+WORKERS: Final = 2
+"""Bot decisions that may run at once (``BOT_WORKERS``)."""
+DECISION_CPU_S: Final = 1.0
+"""CPU seconds one decision may take (``BOT_DECISION_MS``): the strong bot's search
+(about 0.1–0.2 s) stops there with its best so far."""
+BOTS_ONLY_ROUNDS: Final = 20
+"""Rounds a bots-only ``wrap`` match plays before the driver ends it
+(``BOTS_ONLY_ROUNDS``; 0: no cap)."""
+_KNOWN: Final = 100_000
+"""Tables whose bots (or none) are remembered; past it the memory starts again."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverStats:
+    """What the driver did since it was built."""
+
+    steps: int
+    """Saves made: bot moves and deadline claims."""
+    conflicts: int
+    errors: int
+    ended: int
+    """Bots-only matches ended at the round cap."""
+    queued: int
+    running: int
+
+
+class BotDriver:
+    """Moves bots as soon as they are to act (see the module docstring)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        workers: int = WORKERS,
+        decision_cpu_s: float = DECISION_CPU_S,
+        bots_only_rounds: int = BOTS_ONLY_ROUNDS,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"the bot driver needs at least one worker, not {workers}")
+        self.service = service
+        self.workers = workers
+        self.decision_cpu_s = decision_cpu_s
+        self.bots_only_rounds = bots_only_rounds
+        self._cond = threading.Condition()
+        self._queue: deque[UUID] = deque()
+        self._queued: set[UUID] = set()
+        self._running: set[UUID] = set()
+        self._again: set[UUID] = set()
+        self._tables: dict[UUID, dict[int, str]] = {}
+        """A seated match's bots (seat → kind; empty for a table of people): seats never
+        change hands once the table is full."""
+        self._threads: list[threading.Thread] = []
+        self._stopping = False
+        self._paused = False
+        self._steps = self._conflicts = self._errors = self._ended = 0
+
+    # -- hearing saves ------------------------------------------------------------------------
+
+    def attach(self) -> None:
+        """Listen to the service's saves (``GameService.on_saved_state``)."""
+        if self.saved not in self.service.on_saved_state:
+            self.service.on_saved_state.append(self.saved)
+
+    def detach(self) -> None:
+        if self.saved in self.service.on_saved_state:
+            self.service.on_saved_state.remove(self.saved)
+
+    def saved(self, state: Sequence[Match | Round]) -> None:
+        """A save stored these matches and rounds: queue each match where a bot may now
+        be to act (a table of people, or a bot waiting for a person, is left alone)."""
+        latest: dict[UUID, Round | None] = {}
+        for aggregate in state:
+            if isinstance(aggregate, Match):
+                if aggregate.seated:
+                    self._remember(aggregate.id, bot_seats(aggregate))
+                latest.setdefault(aggregate.id, None)
+            else:
+                latest[aggregate.match_id] = aggregate
+        for match_id, round_ in latest.items():
+            bots = self._tables.get(match_id)
+            if bots is not None and not bots:
+                continue  # a table of people
+            if bots is not None and round_ is not None and not bot_to_act(round_, bots):
+                continue  # the round waits for a person
+            self.wake(match_id)
+
+    def _remember(self, match_id: UUID, bots: dict[int, str]) -> None:
+        if len(self._tables) >= _KNOWN:
+            self._tables.clear()
+        self._tables[match_id] = bots
+
+    def wake(self, match_id: UUID) -> None:
+        """Queue the match (a bot may be to act); at once if it is being moved now."""
+        with self._cond:
+            if match_id in self._running:
+                self._again.add(match_id)
+            elif match_id not in self._queued:
+                self._queued.add(match_id)
+                self._queue.append(match_id)
+                self._cond.notify()
+
+    # -- the workers ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the workers (and listen to saves)."""
+        self.attach()
+        with self._cond:
+            if self._threads:
+                return
+            self._stopping = False
+            self._threads = [
+                threading.Thread(target=self._work, name=f"bot-driver-{n}", daemon=True)
+                for n in range(self.workers)
+            ]
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop listening; the workers finish the step they are on (a decision is bounded
+        by its CPU budget) and end. Queued matches stay queued for a restart."""
+        self.detach()
+        with self._cond:
+            self._stopping = True
+            threads, self._threads = self._threads, []
+            self._cond.notify_all()
+        for thread in threads:
+            thread.join(timeout)
+
+    def pause(self) -> None:
+        """Make no new step until :meth:`resume` (saves are still heard and queued)."""
+        with self._cond:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+
+    def idle(self, timeout: float = 60.0) -> bool:
+        """Wait until no step runs and none will start — nothing queued, or paused (false
+        if ``timeout`` passed first): every bot has moved as far as it can without a
+        person or the clock."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._running or (self._queue and not self._paused):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    @property
+    def stats(self) -> DriverStats:
+        with self._cond:
+            return DriverStats(
+                self._steps,
+                self._conflicts,
+                self._errors,
+                self._ended,
+                len(self._queue),
+                len(self._running),
+            )
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopping and (self._paused or not self._queue):
+                    self._cond.wait()
+                if self._stopping:
+                    return
+                match_id = self._queue.popleft()
+                self._queued.discard(match_id)
+                self._running.add(match_id)
+            more = self.step(match_id)
+            with self._cond:
+                self._running.discard(match_id)
+                if (more or match_id in self._again) and match_id not in self._queued:
+                    self._queued.add(match_id)
+                    self._queue.append(match_id)
+                self._again.discard(match_id)
+                self._cond.notify_all()
+
+    # -- one step ---------------------------------------------------------------------------------
+
+    def step(self, match_id: UUID) -> bool:
+        """One step of the match's bots (blocking); true when it may go on at once."""
+        try:
+            match = self.service.get_match(match_id)
+            if self._end_if_capped(match):
+                return False
+            done = play_one(self.service, match_id, match=match, stop=self._budget)
+        except VersionConflictError:
+            with self._cond:
+                self._conflicts += 1
+            return True  # another command moved the table first: look again
+        except NotFoundError:
+            return False
+        except ShengjiError as e:  # a race: the state moved on under the move
+            log.info("a bot's step on match %s was refused: %s (%s)", match_id, e.detail, e.code)
+            with self._cond:
+                self._conflicts += 1
+            return False
+        except Exception:
+            log.exception("moving the bots of match %s failed", match_id)
+            with self._cond:
+                self._errors += 1
+            return False
+        if done in ("moved", "claimed"):
+            with self._cond:
+                self._steps += 1
+            return True
+        return False
+
+    def _budget(self) -> Stop:
+        return cpu_budget(self.decision_cpu_s)
+
+    def _end_if_capped(self, match: Match) -> bool:
+        """End a bots-only ``wrap`` match past ``bots_only_rounds`` rounds (R32)."""
+        cap = self.bots_only_rounds
+        if cap <= 0:
+            return False
+        if (
+            match.finished
+            or len(bot_seats(match)) < 4
+            or match.rules.match_end.kind != MatchEndKind.WRAP
+            or match.round_number <= cap
+        ):
+            return False
+        self.service.finish_match(match.id, f"bots only: ended after {cap} rounds")
+        with self._cond:
+            self._ended += 1
+        return True

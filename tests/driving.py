@@ -1,0 +1,80 @@
+"""Bots in tests: the bot driver of the product (:mod:`services.bot_driver`) run until it is
+idle — every bot has moved as far as it can without a person or the clock."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from uuid import UUID
+
+import pytest
+
+from domain.game.match import Match
+from domain.game.round import Round
+from services import bots
+from services.bot_driver import BotDriver
+from services.bots import BotMove, Stop
+from services.game import GameService
+from services.tournaments.service import RoundRun, TournamentService
+
+
+@contextmanager
+def driving(service: GameService, **kwargs: int) -> Iterator[BotDriver]:
+    """A started bot driver on ``service`` (stopped after the block)."""
+    driver = BotDriver(service, **kwargs)
+    driver.start()
+    try:
+        yield driver
+    finally:
+        driver.stop()
+
+
+def play_round(ts: TournamentService, tournament_id: UUID) -> RoundRun:
+    """The organiser's "run the bots" on the round in play, its bots played by the driver
+    until idle, then the tables' statuses with the finished tables' results collected."""
+    with driving(ts.game) as driver:
+        ts.wake_round(tournament_id, driver.wake)
+        assert driver.idle(300), "the bot driver did not go idle"
+    return ts.wake_round(tournament_id, lambda _: None)
+
+
+class Decisions(list[str]):
+    """The name of the thread each bot decision ran on; :attr:`first` is set by the first,
+    and :attr:`most` is the most that ran at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = threading.Event()
+        self.running = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+
+def record_decisions(monkeypatch: pytest.MonkeyPatch) -> Decisions:
+    """Record every bot decision (``services.bots.next_move``) from now on."""
+    made = Decisions()
+    decide = bots.next_move
+
+    def recorded(
+        match: Match,
+        round_: Round,
+        now: datetime,
+        kinds: dict[int, str] | None = None,
+        *,
+        stop: Stop | None = None,
+    ) -> BotMove | None:
+        with made.lock:
+            made.append(threading.current_thread().name)
+            made.running += 1
+            made.most = max(made.most, made.running)
+        made.first.set()
+        try:
+            return decide(match, round_, now, kinds, stop=stop)
+        finally:
+            with made.lock:
+                made.running -= 1
+
+    monkeypatch.setattr(bots, "next_move", recorded)
+    return made
