@@ -33,7 +33,6 @@ command triggers), :func:`rejects` (an error code, nothing appended), :func:`kin
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -41,6 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from uuid import uuid4
 
+import msgspec
 import psycopg
 import pytest
 from eventsourcing.domain import Aggregate
@@ -199,7 +199,7 @@ class Backend:
         """A new ``GameService`` on this backend's store (own cache and connections)."""
         settings = self.settings
         if pacing is not None:
-            settings = dataclasses.replace(
+            settings = msgspec.structs.replace(
                 settings,
                 deal_interval_ms=pacing.interval_ms,
                 declare_ms=pacing.declare_ms,
