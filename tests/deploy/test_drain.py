@@ -1,4 +1,4 @@
-"""Graceful drain of a real server process on SIGTERM (issue 6, Deployment).
+"""Graceful drain of a real server process on SIGTERM (docs/deploy.md, Deployment).
 
 ``python -m infra.serve`` runs on a free loopback port with SQLite in ``tmp_path``. A live
 stream (SSE) is open and a request is in flight (its headers sent, its body not yet) when

@@ -1,4 +1,4 @@
-"""The Kubernetes manifests in ``k8s/`` (issue 6, Deployment).
+"""The Kubernetes manifests in ``k8s/`` (docs/deploy.md, Deployment).
 
 Every manifest validates, strictly (no unknown field), against the Kubernetes JSON
 schemas shipped inside the ``kubernetes-validate`` wheel (offline: no download), for the

@@ -1,4 +1,4 @@
-"""``make bench-capacity`` at a tiny scale (issue 11): the real command — a throwaway
+"""``make bench-capacity`` at a tiny scale (docs/scaling.md): the real command — a throwaway
 durable PostgreSQL cluster, one ``python -m infra.serve``, two matches of four seat
 clients and a spectator for a few seconds with short think times — ends with its
 machine-readable line and loses no frame. Only the shape and the losses are checked,

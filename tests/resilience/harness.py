@@ -1,5 +1,5 @@
 """Real processes on loopback for the resilience tests and ``bench/resilience_bench.py``
-(issue 6: scale-out and faults).
+(docs/deploy.md: scale-out and faults).
 
 * :class:`Replica` — one ``python -m infra.serve`` process on PostgreSQL (its own port,
   the run's schema), started, killed with SIGKILL, started again;

@@ -1,4 +1,4 @@
-"""The event catalogue (issue 17): every stored event class is catalogued, its JSON Schema
+"""The event catalogue (D17): every stored event class is catalogued, its JSON Schema
 matches the checked-in snapshot of its ``class_version``, an older version in the
 snapshot has its upcaster, and what the store holds validates against the schemas."""
 
