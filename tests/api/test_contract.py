@@ -1,4 +1,4 @@
-"""The contract's fine print (docs/observability.md): request bodies decoded strictly (unknown fields,
+"""The contract's fine print: request bodies decoded strictly (unknown fields,
 wrong types, ``0`` for a bool and ``"5"`` for an int refused, naming the field; ``5.0`` is
 an int, as in JSON), card tokens in R4 notation (RULES R4) refused as ``invalid-card``
 naming the field and the token, authorisation before the Idempotency-Key lookup, and the
