@@ -13,12 +13,15 @@ The client side (a client over several replicas, bot tables) is in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -27,7 +30,11 @@ import httpx
 import psycopg
 from psycopg import sql
 
+from services.webhooks.dispatch import SIGNATURE_HEADER, verify
+
 ROOT = Path(__file__).resolve().parents[2]
+SECRET = "a-webhook-secret-of-32-characters"
+"""The webhook receivers' signing secret."""
 Json = dict[str, Any]
 
 
@@ -122,3 +129,35 @@ class Replica:
             return self.log_path.read_text(errors="replace")[-1500:]
         except OSError:
             return ""
+
+
+class Receiver:
+    """A webhook receiver on loopback: refuses (503) while ``failing``, else keeps each
+    delivery's id and body (signatures checked with :data:`SECRET`)."""
+
+    def __init__(self, failing: bool = True) -> None:
+        self.failing = failing
+        self.got: list[tuple[str, dict[str, Any]]] = []
+        self.refused = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                assert verify(SECRET, self.headers[SIGNATURE_HEADER], body, int(time.time()))
+                with receiver.lock:
+                    if receiver.failing:
+                        receiver.refused += 1
+                        self.send_response(503)
+                    else:
+                        receiver.got.append((self.headers["Shengji-Delivery"], json.loads(body)))
+                        self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
