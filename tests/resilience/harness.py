@@ -61,6 +61,8 @@ def drop_schema(url: str, schema: str) -> None:
 class Replica:
     """One app process (``python -m infra.serve``) on ``url``'s database, ``schema``."""
 
+    command: tuple[str, ...] = ("-m", "infra.serve")
+
     def __init__(self, url: str, schema: str, log_dir: Path, **env: str) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -87,7 +89,7 @@ class Replica:
     def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "infra.serve"],
+                [sys.executable, *self.command],
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,
@@ -161,3 +163,9 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+class Worker(Replica):
+    """``shengji worker``: the background work beside API processes (docs/scaling.md)."""
+
+    command = ("-m", "infra.cli", "worker")

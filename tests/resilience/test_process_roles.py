@@ -8,8 +8,6 @@ process's saves through the hub."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,10 +17,10 @@ import httpx
 import pytest
 
 from tests.resilience.harness import (
-    ROOT,
     SECRET,
     Receiver,
     Replica,
+    Worker,
     drop_schema,
     fresh_schema,
 )
@@ -38,21 +36,6 @@ SHARED = {
     "DECLARE_MS": "1000",
     "WINDOW_MS": "0",
 }
-
-
-class Worker(Replica):
-    """``shengji worker``: the console script's command, not ``infra.serve``."""
-
-    def start(self) -> None:
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "infra.cli", "worker"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        self.starts += 1
 
 
 @pytest.fixture
