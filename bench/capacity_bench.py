@@ -75,7 +75,7 @@ from bench._capacity_cpu import Sample, Usage
 from bench._capacity_crowd import Crowd
 from bench._capacity_match import BenchError, Step
 from bench._http import HttpError, build_request, connect
-from bench.api_bench import raise_nofile
+from bench.api_bench import print_profile, raise_nofile
 from bench.load_bench import pct
 from infra.pgcluster import Cluster, throwaway_server
 from tests.resilience.harness import Replica, Worker, drop_schema, fresh_schema
@@ -322,6 +322,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--replicas", type=int, default=1, help="API processes beside the one worker [1]"
     )
+    p.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="cProfile the first API process (all threads, CPU time) into this file, and "
+        "print its top functions at the end",
+    )
     args = p.parse_args(argv)
     try:
         args.ladder = sorted({int(n) for n in args.ladder.split(",") if n.strip()})
@@ -358,6 +365,8 @@ def main(argv: list[str] | None = None) -> None:
             Replica(cluster.url, schema, Path(tmp), PROCESS_ROLE="api", **common)
             for _ in range(args.replicas)
         ]
+        if args.profile is not None:
+            replicas[0].command = ("-m", "bench._profiled_serve", str(args.profile), "cpu")
         worker = Worker(cluster.url, schema, Path(tmp), PROCESS_ROLE="worker", **common)
         processes = [*replicas, worker]
         try:
@@ -373,6 +382,8 @@ def main(argv: list[str] | None = None) -> None:
             for process in processes:
                 process.stop()
             drop_schema(cluster.url, schema)
+    if args.profile is not None:
+        print_profile(args.profile, 30)
     print(line, flush=True)
 
 
