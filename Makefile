@@ -45,8 +45,15 @@ imports: $(STAMP)
 deadcode: $(STAMP)
 	$(BIN)/vulture
 
+# The tests run on PYTEST_WORKERS processes (pytest-xdist; 0 = in this process) in a random
+# order whose seed is printed at the start and the end; replay an order with
+# `make pytest PYTEST_WORKERS=0 PYTEST_ARGS=--randomly-seed=N` (docs/testing.md).
+# HYPOTHESIS_PROFILE=dev runs a fifth of the property tests' examples (default: ci).
+PYTEST_WORKERS ?= auto
+PYTEST_ARGS ?=
+
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 test: lint typecheck imports deadcode pytest
 
