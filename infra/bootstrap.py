@@ -130,6 +130,7 @@ def build_parts(
         caps=StreamCaps(
             settings.sse_max_per_identity if limited else 0,
             settings.sse_max_per_address if limited else 0,
+            settings.stream_caps if limited else None,
         ),
         sweeper=SweeperTask.build(runtime, sweep_ms, settings.timeout_bot),
         clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
@@ -147,29 +148,36 @@ def client_quotas(settings: Settings) -> tuple[Quota, ...]:
             "matches created",
             "MATCH_QUOTA_PER_HOUR",
             "POST",
-            "/v1/matches",
+            ("/v1/matches", "/v1/lobby/tickets"),  # a ticket makes a match (bots after a wait)
             settings.match_quota_per_hour,
         ),
         hourly(
             "tournaments created",
             "TOURNAMENT_QUOTA_PER_HOUR",
             "POST",
-            "/v1/tournaments",
+            ("/v1/tournaments",),
             settings.tournament_quota_per_hour,
         ),
         hourly(
             "records imported",
             "IMPORT_QUOTA_PER_HOUR",
             "POST",
-            "/v1/records",
+            ("/v1/records",),
             settings.import_quota_per_hour,
         ),
         hourly(
             "players created",
             "PLAYER_QUOTA_PER_HOUR",
             "POST",
-            "/v1/players",
+            ("/v1/players",),
             settings.player_quota_per_hour,
+        ),
+        hourly(
+            "player tokens minted",
+            "SESSION_QUOTA_PER_HOUR",
+            "POST",
+            ("/v1/players/me/token", "/v1/players/me/sessions", "/v1/players/oidc"),
+            settings.session_quota_per_hour,
         ),
     )
 

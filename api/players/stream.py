@@ -20,8 +20,9 @@ from api.auth import stream_credential
 from api.calls import BEARER
 from api.dto import problems
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.revocation import REVOKED
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM
+from api.sse import EVENT_STREAM, LiveStreams
 from api.stream import LastEventIdAheadError
 from services.access import player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
@@ -50,7 +51,9 @@ class PlayerStreamController(Controller):
         "`match-finished`; `id` is the event log position. `Last-Event-ID` (header) resumes "
         "after it; without it the first frame is a `snapshot` (`matches`, `ticket`). "
         "`: ping` keeps the connection; after its lifetime the stream ends with a `retry:` "
-        "hint. Player token in `Authorization` or `?token=` (EventSource).",
+        "hint. Player token in `Authorization` or `?token=` (EventSource); once that token is "
+        "rotated, its session ended or the player erased, the stream sends `event: revoked` "
+        "and ends.",
         responses=problems(401, 403, 422),
         security=BEARER,
     )
@@ -58,6 +61,7 @@ class PlayerStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
+        live: NamedDependency[LiveStreams],
         token: Annotated[
             str | None, QueryParameter(name="token", description="The player token")
         ] = None,
@@ -92,7 +96,8 @@ class PlayerStreamController(Controller):
 
         def pull() -> list[Frame] | None:
             """The next frames, or None once the token no longer signs in: a revoked
-            device (a lost phone) or an erased player hears nothing more."""
+            device (a lost phone) or an erased player hears nothing more (the guard
+            below usually ends the stream first, at the revocation's save)."""
             if seen is None or player_of(service, seen) is None:
                 return None
             return feed.poll()
@@ -100,7 +105,7 @@ class PlayerStreamController(Controller):
         async def poll() -> Polled:
             batch = await runtime.call(pull)
             if batch is None:  # the token was rotated, its session ended, or erased
-                return Polled(done=True)
+                return Polled([REVOKED], done=True)
             return Polled([encode(frame) for frame in batch], more=bool(batch))
 
         async def frames() -> AsyncIterator[bytes]:
@@ -110,4 +115,4 @@ class PlayerStreamController(Controller):
             async for frame in polled(poll, timing):
                 yield frame
 
-        return event_stream(frames())
+        return event_stream(live.revocations.guard(seen, frames()))

@@ -127,8 +127,9 @@ async def test_a_revoked_device_hears_nothing_more(
     monkeypatch: pytest.MonkeyPatch, how: str, anyio_backend: str
 ) -> None:
     """A lost phone signed out from another device (or a rotated token, or an erased
-    player) gets no more frames on a stream it opened before: the stream ends (its
-    reconnection is a 401), though events concerning the player keep coming."""
+    player) gets no more frames on a stream it opened before: the stream ends with
+    `event: revoked` (its reconnection is a 401), though events concerning the player keep
+    coming."""
     monkeypatch.setattr(player_stream, "LIFETIME_S", 2.0)
     service = new_service()
     app = make_app(service)
@@ -153,7 +154,7 @@ async def test_a_revoked_device_hears_nothing_more(
             assert ev is not None, "the stream ended before its snapshot"
         await anyio.to_thread.run_sync(revoke)
         rest = await s.rest()
-    assert [ev.event for ev in rest if ev.event] == [], rest
+    assert [ev.event for ev in rest if ev.event] == ["revoked"], rest
     assert tablet and player_of(service, Credential.parse(lost)) is None
 
 
