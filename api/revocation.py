@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
@@ -71,14 +71,13 @@ class Revocations:
         watch = asyncio.get_running_loop().create_task(self._watch(cred, revoked))
         gone = asyncio.ensure_future(revoked.wait())
         it = aiter(frames)
+        step: asyncio.Future[bytes] | None = None
         try:
             while True:
                 step = asyncio.ensure_future(anext(it))
                 await asyncio.wait((step, gone), return_when=asyncio.FIRST_COMPLETED)
                 if not step.done():
-                    step.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                        await step
+                    await _cancelled(step)
                     self.ended += 1
                     yield REVOKED
                     return
@@ -88,10 +87,12 @@ class Revocations:
                     return
                 yield frame
         finally:
+            # the client left or the stream ended: the inner step first (it may be
+            # running), then the watch, then the inner generator's own cleanup
+            if step is not None and not step.done():
+                await _cancelled(step)
             gone.cancel()
-            watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watch
+            await _cancelled(watch)
             aclose = getattr(it, "aclose", None)
             if aclose is not None:
                 await aclose()
@@ -112,3 +113,10 @@ class Revocations:
                 sub.take()  # the events handed over are not needed: the store decides
         finally:
             sub.close()
+
+
+async def _cancelled(task: asyncio.Future[Any]) -> None:
+    """Cancel ``task`` and wait until it has stopped (its cleanup ran)."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+        await task
