@@ -124,7 +124,11 @@ def build_parts(
         live=live,
         archive=archive,
         webhooks=Webhooks(runtime, webhooks),
-        oidc=OidcVerifier(*settings.oidc) if settings.oidc else None,
+        oidc=(
+            OidcVerifier(*settings.oidc, algorithms=settings.oidc_algorithms)
+            if settings.oidc
+            else None
+        ),
         rate_limiter=RateLimiter(settings.rate_limit_per_minute),
         quotas=client_quotas(settings) if limited else (),
         caps=StreamCaps(

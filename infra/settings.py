@@ -35,6 +35,7 @@ from api.streamcap import parse_caps
 from domain.game.round_events import Pacing
 from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
+from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.timers import TIMEOUT_KIND
 
@@ -328,6 +329,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     oidc_jwks_url: Annotated[
         str | None, Meta(description="Where the provider publishes its signing keys (JWKS).")
     ] = None
+    oidc_algorithms: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="The signing algorithms accepted from the identity provider, "
+            "comma-separated; a token is checked only with its key's own algorithm (the "
+            "JWK's `alg`, else its key type's), which must be one of these.",
+        ),
+    ] = ALGORITHMS
 
     def __post_init__(self) -> None:
         for item in declared():
@@ -345,6 +354,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         oidc = (self.oidc_issuer, self.oidc_audience, self.oidc_jwks_url)
         if any(oidc) and not all(oidc):
             raise SettingsError("OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL go together")
+        unknown = sorted(set(self.oidc_algorithms) - set(SIGNING_ALGORITHMS))
+        if unknown or not self.oidc_algorithms:
+            raise SettingsError(
+                f"OIDC_ALGORITHMS: one or more of {', '.join(SIGNING_ALGORITHMS)}"
+                + (f", not {', '.join(unknown)}" if unknown else "")
+            )
         try:
             self.pacing  # noqa: B018 - Pacing validates the three durations together
         except InvalidInputError as e:
