@@ -44,7 +44,8 @@ from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
 from services.bot_driver import BotDriver
 from services.game import GameService
-from services.webhooks.dispatch import Post, http_post
+from services.webhooks.dispatch import Post
+from services.webhooks.targets import TargetPolicy
 
 SQLITE_POOL = 5
 """The eventsourcing library's SQLite pool: 5 connections (its default; POPO: threads)."""
@@ -54,7 +55,7 @@ def build_app(
     settings: Settings,
     *,
     service: GameService | None = None,
-    post: Post = http_post,
+    post: Post | None = None,
     bots: BotDriver | None = None,
 ) -> Litestar:
     """The app of ``settings`` (the module docstring); ``service`` replaces the one the
@@ -67,7 +68,7 @@ def build_parts(
     settings: Settings,
     *,
     service: GameService | None = None,
-    post: Post = http_post,
+    post: Post | None = None,
     bots: BotDriver | None = None,
 ) -> AppParts:
     """Everything :func:`api.app.create_app` serves, built from ``settings``."""
@@ -114,6 +115,7 @@ def build_parts(
         settings.operator_token,
         outbox_env(settings),
         settings.webhook_interval_ms / 1000,
+        TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets),
         post=post,
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all

@@ -304,6 +304,21 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "(docs/webhooks.md); 0: off.",
         ),
     ] = 500
+    webhook_allow_http: Annotated[
+        bool,
+        Meta(
+            description="Webhooks may be posted over plain `http` too (default: `https` "
+            "only, docs/webhooks.md)."
+        ),
+    ] = False
+    webhook_private_targets: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="Comma-separated networks (CIDR) or host names webhooks may reach "
+            "although they are internal (loopback, private, link-local); none: public "
+            "addresses only, checked at registration and at every delivery.",
+        ),
+    ] = ()
     # -- the operator and sign-in ---------------------------------------------------------
     operator_token: Annotated[
         Annotated[str, Meta(min_length=OPERATOR_TOKEN_MIN)] | None,

@@ -143,7 +143,7 @@ def malformed(provider: Provider) -> dict[str, str]:
         headers = {} if kid is None else {"kid": kid}
         return jwt.encode(body, key, algorithm=alg, headers=headers)
 
-    unsigned = jwt.encode(body, None, algorithm="none", headers={"kid": "k1"})
+    unsigned = jwt.encode(body, "", algorithm="none", headers={"kid": "k1"})
     return {
         "ES256 against the RSA key": signed(provider.ec, "ES256", "k1"),
         "RS256 against the EC key": signed(provider.key, "RS256", "k2"),
