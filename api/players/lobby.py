@@ -191,8 +191,10 @@ class LobbyController(Controller):
 
 
 class LobbySweeper:
-    """Every ``interval_s``: bots for the tickets whose wait has passed, in every lobby
-    of the store (reading a ticket sweeps its lobby too). Replicas may sweep at once: the
+    """Every ``interval_s``: bots for the tickets whose wait has passed, in the lobbies
+    where such a ticket waits (:class:`services.accounts.lobby.Lobbies`: an idle sweep
+    costs the same however many lobbies were ever opened; reading a ticket sweeps its
+    lobby too). Replicas may sweep at once: the
     lobby's version lets one match through (:mod:`services.accounts.lobby`). The bots
     seated move by the bot driver, which hears the seating's save."""
 
