@@ -32,6 +32,11 @@ POLL_S = 0.5
 HEARTBEAT_S = 15.0
 LIFETIME_S = 300.0
 RETRY_MS = 2000
+RESUME_WINDOW = 2000
+"""A resume reads at most this many log positions; from further back (``Last-Event-ID:
+0``, a phone asleep for a day) the stream starts with the player's ``snapshot`` instead —
+what the missed frames would have told (docs/decisions.md D-fair) — so no client makes a
+stream scan the whole log."""
 
 
 def encode(frame: Frame) -> bytes:
@@ -49,7 +54,8 @@ class PlayerStreamController(Controller):
         description="Frames: `ticket` (a ticket opened, matched, cancelled), `match-found` "
         "(seated), `your-turn` (the match, seat, version and `turnDeadline`), "
         "`match-finished`; `id` is the event log position. `Last-Event-ID` (header) resumes "
-        "after it; without it the first frame is a `snapshot` (`matches`, `ticket`). "
+        "after it; without it, or from more than 2000 positions back, the first frame is a "
+        "`snapshot` (`matches`, `ticket`: the state now). "
         "`: ping` keeps the connection; after its lifetime the stream ends with a `retry:` "
         "hint. Player token in `Authorization` or `?token=` (EventSource); once that token is "
         "rotated, its session ended or the player erased, the stream sends `event: revoked` "
@@ -80,9 +86,10 @@ class PlayerStreamController(Controller):
             end = start_position(service)
             if last_event_id is not None and last_event_id > end:
                 raise LastEventIdAheadError(last_event_id, end, "the event log's end")
-            position = end if last_event_id is None else last_event_id
+            resume = last_event_id is not None and end - last_event_id <= RESUME_WINDOW
+            position = last_event_id if resume and last_event_id is not None else end
             feed = PlayerFeed(service, account.id, position)
-            if last_event_id is not None:
+            if resume:
                 return feed, None
             data = {
                 "matches": msgspec.to_builtins(my_matches(service, account)),
