@@ -302,3 +302,71 @@ def test_a_uuid_is_no_identity() -> None:
 
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock())
     assert token_verifier(service)(f"p.{uuid.uuid4().hex}.secret") is None
+
+
+# -- dry runs reveal nothing hidden -------------------------------------------------------------
+
+
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+
+def plain(cards: list[str], suit: str, level: str) -> list[str]:
+    """The cards of ``suit`` that are no trump (no joker, no level rank), low to high."""
+    found = [c for c in cards if c[-1] == suit and c not in ("SJ", "BJ") and c[:-1] != level]
+    return sorted(found, key=lambda c: RANKS.index(c[:-1]))
+
+
+def test_dry_run_throws_answer_the_same_whatever_the_hidden_hands_hold() -> None:
+    """R22, R33. The finding: `play?dryRun=true` with a throw [top, X] failed exactly when
+    another seat held a higher card of that suit (4 of 4 answers matched the hidden hands).
+    An attacker probes every suit at the lead of several deals; this test knows every
+    hand, so it knows which throws would fail when played: the dry-run answers must not
+    differ between them."""
+    from tests.api.rest import Table, client as rest_client  # noqa: PLC0415
+
+    answers: dict[bool, set[str]] = {True: set(), False: set()}
+    probes: Counter[bool] = Counter()
+    with rest_client() as c:
+        for _ in range(4):
+            t = Table.seat_four(c)
+            for _ in range(300):
+                expected = t.public()["expected"]
+                if expected and expected["action"] == "play" and not t.public()["trick"]:
+                    break
+                assert t.step()
+            seat = int(expected["seat"])
+            views = [t.view(s) for s in range(4)]
+            level, trump = views[seat]["levelRank"], views[seat]["trump"]
+            for suit in "SHCD":
+                if suit == trump:
+                    continue
+                mine = plain(views[seat]["hand"], suit, level)
+                if len({card[:-1] for card in mine}) < 2:
+                    continue
+                for low in dict.fromkeys(c for c in mine if c[:-1] != mine[-1][:-1]):
+                    throw = [mine[-1], low]
+                    others = [
+                        card
+                        for s in range(4)
+                        if s != seat
+                        for card in plain(views[s]["hand"], suit, level)
+                    ]
+                    would_fail = any(RANKS.index(o[:-1]) > RANKS.index(low[:-1]) for o in others)
+                    r = c.post(
+                        f"{t.url}/actions/play?dryRun=true",
+                        json={"cards": throw},
+                        headers={"Authorization": f"Bearer {t.tokens[seat]}"},
+                    )
+                    body = r.json()
+                    shown = {
+                        k: v for k, v in body.items() if k not in ("played", "seat", "version")
+                    }
+                    shown["throw"] = {
+                        k: v for k, v in (body.get("throw") or {}).items() if k != "cards"
+                    }
+                    answers[would_fail].add(f"{r.status_code} {sorted(shown.items())!r}")
+                    probes[would_fail] += 1
+    assert probes[True] and probes[False], probes  # both kinds probed: an oracle would show
+    both = answers[True] | answers[False]
+    assert len(both) == 1, both  # one answer, whatever the other hands hold
+    assert '"when-played"' in next(iter(both)).replace("'", '"')
