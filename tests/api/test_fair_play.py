@@ -24,8 +24,11 @@ import httpx
 import pytest
 from litestar import Litestar
 
+from api.identity import token_verifier
 from infra.settings import Settings
 from services.game import GameService
+from tests.api.rest import Table
+from tests.api.rest import client as rest_client
 from tests.api.sse_driver import SseStream, stream
 from tests.apps import make_app
 from tests.conftest import FakeClock
@@ -298,8 +301,6 @@ async def test_streams_of_other_credentials_go_on() -> None:
 
 def test_a_uuid_is_no_identity() -> None:
     """Made-up player tokens (our shape, an unknown account) verify as nothing."""
-    from api.identity import token_verifier  # noqa: PLC0415 - the unit under test
-
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock())
     assert token_verifier(service)(f"p.{uuid.uuid4().hex}.secret") is None
 
@@ -322,7 +323,6 @@ def test_dry_run_throws_answer_the_same_whatever_the_hidden_hands_hold() -> None
     An attacker probes every suit at the lead of several deals; this test knows every
     hand, so it knows which throws would fail when played: the dry-run answers must not
     differ between them."""
-    from tests.api.rest import Table, client as rest_client  # noqa: PLC0415
 
     answers: dict[bool, set[str]] = {True: set(), False: set()}
     probes: Counter[bool] = Counter()

@@ -59,7 +59,7 @@ def test_an_idle_sweep_reads_no_lobby_however_many_were_opened(
     assert lobby.sweep_due(service, lobbies) == []
     assert reads == []  # not due yet: not read again
     clock.advance(timedelta(seconds=31))
-    made = lobby.sweep_due(service, lobbies)
-    assert len(made) == 1 and lobby.get_ticket(service, ticket.id).status == "matched"
+    swept = lobby.sweep_due(service, lobbies)
+    assert len(swept) == 1 and lobby.get_ticket(service, ticket.id).status == "matched"
     lobby.sweep_due(service, lobbies)
     assert lobbies.due == {}  # empty again: forgotten
