@@ -16,6 +16,9 @@ Prints one line per figure; the timing ones as same-run ratios:
 * ``webhooks``: internal webhook URLs answered 422 (of how many);
 * ``idle_cpu``: the server's idle CPU (% of a core) before and after one player opened
   ``--lobbies`` lobbies (distinct rule sets), and their ratio (flat: ~1);
+* ``sweep``: one lobby sweep's CPU with those lobbies in the store (in this process, on
+  SQLite): reading every lobby ever opened (the sweep before) over reading the lobbies
+  where a ticket waits (the sweep now);
 * ``resume``: server CPU of ``--resumes`` player streams resuming with ``Last-Event-ID:
   0`` over that of as many fresh ones (~1: a resume from far back costs a snapshot, not a
   scan of the log), the log's size, and an ordinary GET's median latency with those
@@ -42,12 +45,20 @@ from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import httpx
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from eventsourcing.utils import get_topic
 
 from bench._api_server import CLK_TCK, HOST, ROOT, free_port
+from domain.accounts.lobby import LobbyOpened
+from domain.rules.ruleset import STANDARD, RuleSet
+from infra.settings import Settings
+from infra.store import build_service
+from services.accounts import lobby
+from services.accounts.players import create_player
 
 Json = dict[str, Any]
 OPERATOR = "operator-token-of-the-fair-play-bench"
@@ -448,6 +459,48 @@ async def lobbies_and_resumes(workdir: Path, lobbies: int, resumes: int, idle_s:
         )
 
 
+def sweep_cost(workdir: Path, lobbies: int, sweeps: int = 10) -> None:
+    """CPU of one lobby sweep with ``lobbies`` empty lobbies in the store (SQLite, this
+    process): the sweep before D-fair (every lobby ever opened read each time) against
+    the sweep now (the lobbies where a ticket waits for bots), same run, same store."""
+    service = build_service(Settings(backend="sqlite", sqlite_path=workdir / "sweep.sqlite3"))
+    try:
+        account, _ = create_player(service, "Mei", "en")
+        for n in range(1, lobbies + 1):
+            rules = RuleSet.from_mapping({**STANDARD.to_mapping(), "match_end": f"rounds:{n}"})
+            request = lobby.TicketRequest(account.id, rules, None, None, 3_600_000, "random")
+            ticket, _ = lobby.open_ticket(service, request)
+            lobby.cancel(service, account.id, ticket.id)
+        opened = service.recorder.select_notifications(
+            0, lobbies + 10, topics=[get_topic(LobbyOpened)], inclusive_of_start=False
+        )
+        every = [UUID(str(n.originator_id)) for n in opened]
+
+        def every_lobby() -> None:
+            for lid in every:
+                found = lobby.get_lobby(service, lid)
+                assert found is None or found.next_bots_at() is None
+
+        waiting = lobby.Lobbies()
+        lobby.sweep_due(service, waiting)  # the first sweep reads the log once
+        timings = {}
+        for name, sweep in (
+            ("every_lobby", every_lobby),
+            ("waiting_only", lambda: lobby.sweep_due(service, waiting)),
+        ):
+            t0 = time.process_time()
+            for _ in range(sweeps):
+                sweep()
+            timings[name] = 1000 * (time.process_time() - t0) / sweeps
+        print(
+            f"sweep lobbies={len(every)} every_lobby_ms={timings['every_lobby']:.2f} "
+            f"waiting_only_ms={timings['waiting_only']:.3f} "
+            f"ratio={timings['every_lobby'] / max(timings['waiting_only'], 1e-3):.0f}"
+        )
+    finally:
+        service.close()
+
+
 async def main(args: argparse.Namespace) -> None:
     provider = Provider()
     try:
@@ -456,6 +509,7 @@ async def main(args: argparse.Namespace) -> None:
             await rate_and_quota(workdir)
             await caps_and_revocation(workdir, provider, args.revocations)
             await lobbies_and_resumes(workdir, args.lobbies, args.resumes, args.idle_s)
+            sweep_cost(workdir, args.lobbies)
     finally:
         provider.close()
 
