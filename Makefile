@@ -4,13 +4,14 @@
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
-# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore.
+# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
+# make bench-fairplay.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-core bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-export bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -98,6 +99,13 @@ bench-export: $(STAMP)
 # function (docs/decisions.md D-pgstore); the narrow fetch against the library's.
 bench-pgstore: $(STAMP)
 	$(BIN)/python -m bench.pgstore_bench $(ARGS)
+
+# Fair play as an attacker sees it, on a served instance: rate with token rotation, quick
+# play against the match quota, the 9th stream of every kind, revocation latency, malformed
+# OIDC tokens, internal webhook URLs, idle CPU with N lobbies, player streams resuming
+# from 0 (ARGS="--lobbies 1000 --resumes 100").
+bench-fairplay: $(STAMP)
+	$(BIN)/python -m bench.fairplay_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -27,7 +27,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from api.calls import provide_read, provide_write
 from api.commands import CommandController
 from api.errors import EXCEPTION_HANDLERS
-from api.feed import FEED_STREAM_PATH, Archive, FeedController
+from api.feed import Archive, FeedController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
@@ -49,7 +49,7 @@ from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
-from api.streamcap import STREAM_PATH, StreamCapMiddleware, StreamCaps
+from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
@@ -135,6 +135,7 @@ def create_app(parts: AppParts) -> Litestar:
         quotas=parts.quotas,
         caps=parts.caps,
         bots=parts.bots,
+        revocations=parts.live.revocations,
     )
     app = Litestar(
         route_handlers=[
@@ -177,12 +178,7 @@ def create_app(parts: AppParts) -> Litestar:
                 identities=identities,
                 quotas=parts.quotas,
             ),
-            DefineMiddleware(
-                StreamCapMiddleware,
-                caps=parts.caps,
-                identities=identities,
-                paths=(STREAM_PATH, re.compile(FEED_STREAM_PATH)),
-            ),
+            DefineMiddleware(StreamCapMiddleware, caps=parts.caps, identities=identities),
             DefineMiddleware(MetricsMiddleware, metrics=metrics),
             AllowHeader,
             route_context_middleware,

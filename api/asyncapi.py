@@ -86,6 +86,7 @@ def asyncapi_document() -> dict[str, Any]:
                 "messages": {
                     "view": {"$ref": "#/components/messages/matchView"},
                     "deal": {"$ref": "#/components/messages/matchDeal"},
+                    "revoked": {"$ref": "#/components/messages/revoked"},
                 },
             },
             "standings": {
@@ -113,6 +114,7 @@ def asyncapi_document() -> dict[str, Any]:
                 "messages": [
                     {"$ref": "#/channels/match/messages/view"},
                     {"$ref": "#/channels/match/messages/deal"},
+                    {"$ref": "#/channels/match/messages/revoked"},
                 ],
             },
             **_player_operations(),
@@ -168,6 +170,16 @@ def asyncapi_document() -> dict[str, Any]:
                     },
                 },
                 **_player_messages(ticket, my_match, mine),
+                "revoked": {
+                    "name": "revoked",
+                    "title": "The stream's token was revoked",
+                    "summary": "SSE `event: revoked`, the last frame of a stream opened with a "
+                    "token that was since rotated, whose session ended, whose player was "
+                    "erased or whose seat token was re-issued; no `id`, no `retry:` after it: "
+                    "reconnecting with that token is a 401 (docs/security.md).",
+                    "contentType": "application/json",
+                    "payload": _object({"reason": {"type": "string"}}),
+                },
             },
             "schemas": components,
         },
@@ -215,8 +227,11 @@ def _player_channels() -> dict[str, Any]:
             "`id` is the event log position, so `Last-Event-ID` resumes exactly, on any "
             "replica (docs/players.md). Nothing of another player is ever sent.",
             "messages": {
-                frame: {"$ref": f"#/components/messages/{name}"}
-                for name, (frame, _, _) in _PLAYER_FRAMES.items()
+                **{
+                    frame: {"$ref": f"#/components/messages/{name}"}
+                    for name, (frame, _, _) in _PLAYER_FRAMES.items()
+                },
+                "revoked": {"$ref": "#/components/messages/revoked"},
             },
         },
         "ticket": {
@@ -226,7 +241,10 @@ def _player_channels() -> dict[str, Any]:
             "after every change, until it is matched or cancelled; `id` is the ticket's "
             "version.",
             "parameters": {"ticketId": {"description": "The ticket's id (a UUID)"}},
-            "messages": {"ticket": {"$ref": "#/components/messages/ticket"}},
+            "messages": {
+                "ticket": {"$ref": "#/components/messages/ticket"},
+                "revoked": {"$ref": "#/components/messages/revoked"},
+            },
         },
     }
 
@@ -238,15 +256,21 @@ def _player_operations() -> dict[str, Any]:
             "channel": {"$ref": "#/channels/player"},
             "summary": "Follow what concerns the player",
             "messages": [
-                {"$ref": f"#/channels/player/messages/{frame}"}
-                for frame, _, _ in _PLAYER_FRAMES.values()
+                *(
+                    {"$ref": f"#/channels/player/messages/{frame}"}
+                    for frame, _, _ in _PLAYER_FRAMES.values()
+                ),
+                {"$ref": "#/channels/player/messages/revoked"},
             ],
         },
         "watchTicket": {
             "action": "receive",
             "channel": {"$ref": "#/channels/ticket"},
             "summary": "Wait for a quick-play ticket to be matched",
-            "messages": [{"$ref": "#/channels/ticket/messages/ticket"}],
+            "messages": [
+                {"$ref": "#/channels/ticket/messages/ticket"},
+                {"$ref": "#/channels/ticket/messages/revoked"},
+            ],
         },
     }
 

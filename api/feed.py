@@ -103,7 +103,6 @@ class StreamOperation(Operation):
         self.responses = responses
 
 
-FEED_STREAM_PATH = r"^/v1/events/stream/?$"
 _ENCODER = msgspec.json.Encoder()
 OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 

@@ -42,6 +42,7 @@ from uuid import UUID
 import anyio
 
 from api.live_feed import Feed, Subscription, encode, version_frame
+from api.revocation import REVOKED, Revocations
 from api.runtime import in_thread
 from api.spectating import reader_of
 from services.access import Credential
@@ -95,6 +96,8 @@ class LiveStreams:
         self.hub = hub
         self.settings = settings or StreamSettings()
         self.limiter = limiter
+        self.revocations = Revocations(service, hub, limiter=limiter)
+        """Ends the streams (of every kind) whose player token is revoked."""
         self.streams = 0
         """Streams open right now."""
         self._feeds: dict[UUID, Feed] = {}
@@ -232,7 +235,8 @@ class LiveStreams:
                 if self._closing or feed.closed or remaining <= 0:
                     break
                 if viewer is not None and feed.keys[viewer] != key:
-                    break  # the seat's token was re-issued: reconnect with the new one
+                    yield REVOKED  # the seat's token was re-issued: reconnect with the new one
+                    return
                 try:
                     async with asyncio.timeout(min(settings.heartbeat_s, remaining)):
                         await wake.wait()

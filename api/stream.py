@@ -84,11 +84,14 @@ spectators' hand sizes), in batches of at most 250 ms; the view says when the de
 and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a frame
 for every version after it, in order, then live frames (and the deal's progress so far); a
 `Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem (no such
-frame exists). At most `SSE_MAX_PER_IDENTITY` streams per verified token and
-`SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-many-streams`
-with `Retry-After`. `: ping` comments keep the connection alive; the server ends the stream
-after its lifetime with a `retry:` hint, and the client reconnects with its Last-Event-ID.
-A tournament table is closed to spectators until its tournament round completes: 403
+frame exists). A stream lives no longer than its token: once the seat token is
+re-issued, or the player token rotated, its session ended or the player erased, the stream
+sends `event: revoked` and ends (a reconnect with that token is a 401). At most
+`SSE_STREAM_CAPS` streams per verified identity (an account, a seat: whatever token it
+presents) and `SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429
+`too-many-streams` with `Retry-After`. `: ping` comments keep the connection alive; the server
+ends the stream after its lifetime with a `retry:` hint, and the client reconnects with its
+Last-Event-ID. A tournament table is closed to spectators until its tournament round completes: 403
 `table-closed` without a seat token of that table or the organiser's token (R36)."""
 
 FRAMES_DOC = (
@@ -194,8 +197,9 @@ class MatchStreamController(Controller):
     ) -> Stream:
         last = _last_event_id(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
+        cred = stream_credential(request, token)
         try:
-            viewer = await live.viewer(feed, stream_credential(request, token))
+            viewer = await live.viewer(feed, cred)
             if last is not None and last > feed.version:
                 # the feed may lag the store (another replica saved): ask the store
                 version = await live.store(current_version, live.service, match_id)
@@ -204,7 +208,7 @@ class MatchStreamController(Controller):
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(
-            live.frames(match_id, viewer, last),
+            live.revocations.guard(cred, live.frames(match_id, viewer, last)),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

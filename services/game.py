@@ -28,6 +28,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, proje
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
+from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
@@ -81,7 +82,8 @@ class GameService(Application[UUID]):
         self.seeds = seeds
         self.pacing = pacing or Pacing(interval_ms=0, declare_ms=30_000, window_ms=0)
         self.on_saved: list[SaveListener] = []
-        """Called after every save, on the saving thread (the in-process live hub)."""
+        """Called after every save, on the saving thread (the in-process live hub), with the
+        ids of the matches and accounts it changed."""
         self.on_saved_state: list[StateListener] = []
         """Told each save's matches and rounds as saved (read only; the sweeper)."""
         self.save_observers: list[SaveObserver] = []
@@ -364,7 +366,10 @@ class GameService(Application[UUID]):
         self._observe_save(started, "ok")
         if recordings and (self.on_saved or self.on_saved_state):
             state = [o for o in objs if isinstance(o, Match | Round)]
+            # The matches changed, and the accounts: a player's streams follow their
+            # account, to end when its token is revoked (docs/decisions.md D-fair).
             touched = frozenset(o.id if isinstance(o, Match) else o.match_id for o in state)
+            touched |= {o.id for o in objs if isinstance(o, Account)}
             listeners: list[Callable[[], None]] = [
                 *(partial(listener, touched) for listener in self.on_saved),
                 *(partial(listener, state) for listener in self.on_saved_state),

@@ -38,6 +38,8 @@ class Server:
             "LOG_LEVEL": "WARNING",
             "OPERATOR_TOKEN": OPERATOR,
             "WEBHOOK_INTERVAL_MS": "100",
+            "WEBHOOK_ALLOW_HTTP": "true",  # the receiver is a local test server
+            "WEBHOOK_PRIVATE_TARGETS": "127.0.0.1",
         }
         self.proc: subprocess.Popen[bytes] | None = None
 
