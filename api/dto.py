@@ -124,6 +124,9 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
     rules: RulesRequest | None = None
     timers: TimersRequest | None = None
     """Optional turn time limits; a seat over its time may be timed out (docs/timers.md)."""
+    visibility: Literal["public", "private"] = "public"
+    """`private`: never listed; its seats are taken only with an invite code or by the
+    organiser (docs/decisions.md D-table-life)."""
 
 
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
@@ -199,6 +202,35 @@ class BotsRun(_Response, frozen=True, kw_only=True):
 
 class FinishedMatch(_Response, frozen=True, kw_only=True):
     version: int
+
+
+class ResignationView(_Response, frozen=True, kw_only=True):
+    """A seat resigned for its team (R32; docs/decisions.md D-table-life)."""
+
+    seat: int
+    finished: bool
+    """The team conceded: the match is over, the other team won."""
+    waiting_for: list[int]
+    """The partner seats whose resignation is still needed (a person's); empty once over."""
+    version: int
+
+
+class RematchView(_Response, frozen=True, kw_only=True):
+    """The rematch of a finished match: same seats and rules. Each person of the first
+    match confirms by asking for it too; it starts when all have."""
+
+    match_id: str
+    """The rematch."""
+    seat: int | None
+    """The caller's seat there (null: the organiser)."""
+    token: str | None
+    """The caller's seat token there — or, for the organiser who opened it, its organiser
+    token — shown once; null otherwise (and in an idempotent replay)."""
+    waiting_for: list[int]
+    """Seats kept for people who have not confirmed yet; empty: round 1 is dealt (R16)."""
+    version: int
+    token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again."""
 
 
 class DealVerified(_Response, frozen=True, kw_only=True):

@@ -210,6 +210,19 @@ MESSAGES: Final[dict[str, Message]] = {
         "Round already started", "该轮已经开始", "只能在下一轮开始之前设置它的对阵"
     ),
     # -- players, invites and the lobby (docs/players.md) ---------------------------------
+    "not-seated": _m("Not seated", "未入座", "你在该对局中没有座位（或已离开）"),
+    "left-match": _m("Left the match", "已离开对局", "你已离开该对局，现在由机器人代打你的座位"),
+    # -- a table's life (docs/decisions.md D-table-life) -----------------------------------
+    "not-begun": _m("Match not begun", "对局尚未开始", "对局还没开始，不能认输；可以离开牌桌"),
+    "already-resigned": _m("Already resigned", "已经认输", "该座位已经认输，正在等待搭档也认输"),
+    "match-not-finished": _m("Match not finished", "对局尚未结束", "对局结束之后才能再来一局"),
+    "rematch-exists": _m("Rematch exists", "已有再来一局", "这场对局已经开了再来一局"),
+    "rematch-confirmed": _m(
+        "Rematch confirmed already", "已确认再来一局", "你已经确认过再来一局的座位"
+    ),
+    "tournament-table": _m(
+        "Tournament table", "比赛牌桌", "比赛牌桌的下一场由比赛编排，不能再来一局"
+    ),
     "already-seated": _m("Already seated", "已经入座", "你已经坐在这场比赛的一个座位上"),
     "too-many-sessions": _m("Too many sessions", "会话过多", "会话数量已达上限，请先结束一个"),
     "no-such-session": _m("No such session", "没有该会话", "该会话不存在或已结束"),

@@ -75,6 +75,7 @@ def build_parts(
     if service is None:
         service = build_service(settings)
         on_shutdown = (service.close,)
+    service.table = settings.table  # a service given (tests) follows the settings too
     if personal_sealer(service) is None:
         seal_personal_data(service, key_store(settings))
     limiter = anyio.CapacityLimiter(store_capacity(settings))
