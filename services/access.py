@@ -192,10 +192,12 @@ def signed_player(service: GameService, cred: Credential | None) -> Signed:
     """The account and session a player token signs in (docs/players.md)."""
     if cred is None:
         raise UnauthorizedError("a player token is needed: Authorization: Bearer <player token>")
+    if cred.role is None:
+        raise UnauthorizedError("this is not a token of this service: a player token is needed")
     if cred.role != PLAYER_ROLE:
-        if cred.role in (SEAT_ROLE, ORGANISER_ROLE):
-            raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
-        raise UnauthorizedError("this is not a player token")
+        raise ForbiddenError(
+            f"{ROLE_NAMES[cred.role]} cannot be used here: a player token is needed"
+        )
     signed = _session(service, cred)
     if isinstance(signed, str):
         raise UnauthorizedError(signed)
@@ -232,6 +234,20 @@ def _session(service: GameService, cred: Credential) -> Signed | str:
     return Signed(account, session_id)
 
 
+def player_locale(service: GameService, cred: Credential) -> str | None:
+    """The stored locale of the player whose token ``cred`` is (one of its sessions'),
+    expired or not — the caller holds the token, so nothing is told to anyone else; None
+    for any other credential (docs/players.md: problems without ``Accept-Language``)."""
+    if cred.role != PLAYER_ROLE or cred.owner is None:
+        return None
+    try:
+        account = get_account(service, cred.owner)
+    except NotFoundError:
+        return None
+    found = account.session_of(cred.digest, secrets.compare_digest)
+    return None if found is None else account.locale
+
+
 def player_if_any(service: GameService, cred: Credential | None) -> Signed | None:
     """The player of an optional credential: None without one; a credential that is not a
     valid player token is refused (403 for a seat or organiser token)."""
@@ -246,7 +262,9 @@ def tournament_organiser(t: Tournament, cred: Credential | None) -> None:
     if cred is None:
         raise UnauthorizedError("the organiser token is needed: Authorization: Bearer <token>")
     if cred.owner is None:
-        raise UnauthorizedError("this is not an organiser token")
+        raise UnauthorizedError(
+            "this is not a token of this service: the organiser token is needed"
+        )
     if cred.owner != t.id:
         raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
     if cred.role != ORGANISER_ROLE:

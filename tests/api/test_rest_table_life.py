@@ -238,3 +238,28 @@ def test_a_player_edits_their_name_and_locale() -> None:
             422,
             "validation-failed",
         )
+
+
+def test_problems_follow_the_players_stored_locale_and_say_their_language() -> None:
+    with client() as c:
+        token = new_player(c, "Mei", locale="zh-CN")["token"]
+        made = c.post("/v1/matches").json()
+        finish = f"/v1/matches/{made['matchId']}/finish"
+        # no Accept-Language: the player's own locale
+        body = problem(c.post(finish, headers=auth(token)), 403, "forbidden")
+        assert body["detail"] == "此令牌无权执行该操作。玩家令牌不能用于此操作；需要组织者令牌"
+        r = c.post(finish, headers=auth(token))
+        assert r.headers["content-language"] == "zh-CN"
+        assert "Accept-Language" in r.headers["vary"]
+        # a language asked for wins over the stored one
+        r = c.post(finish, headers={**auth(token), "Accept-Language": "en"})
+        assert (r.headers["content-language"], r.json()["title"]) == ("en", "Forbidden")
+        # the kind of 401 in Chinese words
+        r = c.post(finish, headers={"Authorization": "Basic x", "Accept-Language": "zh-CN"})
+        assert r.json()["detail"] == "需要有效的令牌。`Authorization` 头应为 `Bearer <令牌>`"
+        anonymous = c.post(finish, headers={"Accept-Language": "zh-CN"}).json()["detail"]
+        assert anonymous == "需要有效的令牌。需要组织者令牌"
+        # a forged token naming the account is not told the account's locale
+        forged = "p." + token.split(".")[1] + ".forged"
+        r = c.get("/v1/players/me", headers=auth(forged))
+        assert (r.status_code, r.headers["content-language"]) == (401, "en")
