@@ -275,12 +275,15 @@ Limit = Annotated[int, QueryParameter(ge=1, le=100)]
 
 PROBLEM_DOCS: dict[int, str] = {
     400: "Malformed request (the body is not JSON, or the request cannot be parsed)",
-    401: "No token, or not a valid token of this match (seat or organiser)",
-    403: "A token of another match, or of the wrong role",
+    401: "No token, one that is not a token of this service, or one that is not (or no longer) "
+    "valid: unknown, rotated, revoked, or a player session expired",
+    403: "A token of another match, or of the wrong role (a player token where the organiser's "
+    "is needed), or a private table's seat without an invite code",
     404: "No such match, round or version",
     409: "A rule forbids it (the problem names the R-number), a version conflict with "
     "another command, or the Idempotency-Key still in flight or used for another request",
-    412: "If-Match is not the match's current version",
+    412: "If-Match is not the match's current version; the `ETag` header carries the current "
+    "one (send it as If-Match after reading the new state)",
     413: "Request body too large",
     415: "The request body is not JSON (Content-Type)",
     422: "Invalid input: a field, card token or rule set (the problem names it)",

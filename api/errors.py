@@ -16,6 +16,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 
+from api.etag import etag
 from api.i18n import field_message
 from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chinese
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
@@ -119,7 +120,10 @@ def domain_error_handler(request: Request[Any, Any, Any], exc: ShengjiError) -> 
         chinese=chinese_for(request),
         instance=request.url.path,
     )
-    return problem_response(request, problem)
+    extra = {}
+    if isinstance(exc, PreconditionFailedError) and exc.current is not None:
+        extra["ETag"] = etag(exc.current)  # the version to send as If-Match now
+    return problem_response(request, problem, extra)
 
 
 def validation_handler(

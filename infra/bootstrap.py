@@ -91,7 +91,7 @@ def build_parts(
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(service, limiter, bots, tags=tags)
+    runtime = Runtime(service, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
     live = LiveStreams(
         service,
         hub,

@@ -277,7 +277,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = 600
     sse_retry_ms: Annotated[
-        int, Meta(ge=0, le=_MS, description="The `retry:` hint a live stream sends, in ms.")
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="The `retry:` hint every stream sends (matches, players, tickets, "
+            "standings, the events feed), in ms.",
+        ),
     ] = 1000
     feed_poll_ms: Annotated[
         int,

@@ -341,14 +341,16 @@ class GameService(Application[UUID]):
                 rule="R1",
                 code="no-round",
             )
+        current_version = match.sequence(round_.version)
         if expected_round_version is not None and expected_round_version != round_.version:
             raise PreconditionFailedError(
-                f"the round is at version {round_.version}, not {expected_round_version}"
+                f"the round is at version {round_.version}, not {expected_round_version}",
+                current=current_version,
             )
-        current_version = match.sequence(round_.version)
         if expected_version is not None and expected_version != current_version:
             raise PreconditionFailedError(
-                f"the match is at version {current_version}, not {expected_version}"
+                f"the match is at version {current_version}, not {expected_version}",
+                current=current_version,
             )
         now = self.clock()
         if round_.dealt is not None:

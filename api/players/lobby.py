@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
 HEARTBEAT_S = 15.0
-RETRY_MS = 2000
 
 
 def ticket_view(service: GameService, ticket: Ticket) -> TicketView:
@@ -181,10 +180,11 @@ class LobbyController(Controller):
             done, ticket = ticket.status != "waiting", None
             return Polled(frames, done=done)
 
-        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, RETRY_MS)
+        retry_ms = read.runtime.retry_ms
+        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, retry_ms)
 
         async def frames() -> AsyncIterator[bytes]:
-            yield retry_hint(RETRY_MS)  # first: a wait for bots may last an hour
+            yield retry_hint(retry_ms)  # first: a wait for bots may last an hour
             async for frame in polled(poll, timing):
                 yield frame
 

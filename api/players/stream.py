@@ -30,7 +30,6 @@ from services.accounts.my_matches import my_matches
 POLL_S = 0.5
 HEARTBEAT_S = 15.0
 LIFETIME_S = 300.0
-RETRY_MS = 2000
 
 
 def encode(frame: Frame) -> bytes:
@@ -88,7 +87,7 @@ class PlayerStreamController(Controller):
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
 
-        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)
+        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
 
         def pull() -> list[Frame] | None:
             """The next frames, or None once the token no longer signs in: a revoked
@@ -104,7 +103,7 @@ class PlayerStreamController(Controller):
             return Polled([encode(frame) for frame in batch], more=bool(batch))
 
         async def frames() -> AsyncIterator[bytes]:
-            yield retry_hint(RETRY_MS)
+            yield retry_hint(runtime.retry_ms)
             if first is not None:
                 yield encode(first)
             async for frame in polled(poll, timing):

@@ -10,7 +10,7 @@ from datetime import timedelta
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import Json, auth, choose, client, new_service, settle
+from tests.api.rest import Json, Table, auth, choose, client, new_service, settle
 from tests.api.test_rest_players import new_player
 
 
@@ -263,3 +263,14 @@ def test_problems_follow_the_players_stored_locale_and_say_their_language() -> N
         forged = "p." + token.split(".")[1] + ".forged"
         r = c.get("/v1/players/me", headers=auth(forged))
         assert (r.status_code, r.headers["content-language"]) == (401, "en")
+
+
+def test_a_412_carries_the_current_etag() -> None:
+    with client() as c:
+        table = Table.seat_four(c)
+        version = c.get(table.url).json()["version"]
+        seat = table.public()["expected"]["seat"] or 0
+        r = table.act(seat, "pass", [], **{"If-Match": f'"{version - 1}"'})
+        problem(r, 412, "precondition-failed")
+        assert r.headers["etag"] == f'"{version}"'
+        assert table.act(seat, "pass", [], **{"If-Match": r.headers["etag"]}).status_code == 200
