@@ -13,7 +13,8 @@ from uuid import UUID
 import msgspec
 
 from domain.accounts.account import Account
-from domain.game.round import RoundPhase
+from domain.game.match import Match
+from domain.game.round import Round, RoundPhase
 from domain.game.timers import turn_clock
 from services.game import GameService
 
@@ -66,7 +67,11 @@ def my_matches(service: GameService, account: Account) -> MyMatches:
 
 def one(service: GameService, match_id: UUID, seat: int) -> MyMatch:
     match = service.get_match(match_id)
-    round_ = service.current_round(match)
+    return item(match, service.current_round(match), seat)
+
+
+def item(match: Match, round_: Round | None, seat: int) -> MyMatch:
+    """The player's ``seat`` in ``match`` with its current round ``round_``."""
     to_act: int | None = None
     deadline: str | None = None
     if round_ is not None and not match.finished and round_.phase not in _OVER:

@@ -6,10 +6,12 @@ and is played to that end by bots after its one person leaves mid-match; a team 
 from __future__ import annotations
 
 from datetime import timedelta
+from uuid import UUID
 
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from services.accounts.feed import PlayerFeed, start_position
 from tests.api.rest import Json, Table, auth, choose, client, new_service, settle
 from tests.api.test_rest_players import new_player
 
@@ -274,3 +276,40 @@ def test_a_412_carries_the_current_etag() -> None:
         problem(r, 412, "precondition-failed")
         assert r.headers["etag"] == f'"{version}"'
         assert table.act(seat, "pass", [], **{"If-Match": r.headers["etag"]}).status_code == 200
+
+
+def test_the_player_feed_tells_every_turn_with_the_version_it_began() -> None:
+    """Many moves saved between two reads of the player's feed: each turn of the player's
+    seat is one ``your-turn`` frame carrying the match version at which it began."""
+    with client() as c:
+        service = c.app.state.runtime.service
+        made = c.post("/v1/matches").json()
+        mid = made["matchId"]
+        player = new_player(c, "Mei")
+        r = c.post(
+            "/v1/players/me/seats", json={"matchId": mid, "seat": 0}, headers=auth(player["token"])
+        )
+        assert r.status_code == 201, r.text
+        feed = PlayerFeed(service, UUID(player["playerId"]), start_position(service))
+        tokens = [player["token"]]
+        for seat in (1, 2, 3):
+            tokens.append(
+                c.post(f"/v1/matches/{mid}/seats/{seat}", json={"name": f"g{seat}"}).json()["token"]
+            )
+        table = Table(c, mid, made["organiserToken"], tokens)
+        began: list[int] = []
+        before, mover = None, None
+        for _ in range(60):
+            version = c.get(table.url).json()["version"]
+            expected = table.public()["expected"]
+            acting = None if expected is None else expected["seat"]
+            if acting == 0 and (before != 0 or mover == 0):
+                began.append(version)
+            before = acting
+            mover = table.answers[-1][1] if table.answers else None
+            assert table.step()
+            mover = table.answers[-1][1]
+        frames = [f for f in feed.poll() if f.kind == "your-turn"]
+        assert [f.data["version"] for f in frames] == began
+        assert all(f.data["yourTurn"] and f.data["seat"] == 0 for f in frames)
+        assert [f.id for f in frames] == sorted({f.id for f in frames})
