@@ -335,7 +335,7 @@ def facts_zh(english: str) -> str:
     teams = [t for found in _TEAM.findall(english) for t in re.split(", | and ", found)]
     if teams:
         parts.append("队伍：" + "、".join(dict.fromkeys(teams)))
-    versions = [v for found in _VERSION.findall(english) for v in found if v]
+    versions = [f"{v}（不是 {was}）" if was else v for v, was in _VERSION.findall(english)]
     if versions:
         parts.append("版本：" + "、".join(versions))
     if quoted:

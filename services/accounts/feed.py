@@ -175,8 +175,11 @@ class _Table:
         if self.match.finished or round_ is None or round_.phase in _NO_TURN:
             return None  # over, or cards being drawn: anyone may declare (R16, R17)
         play = round_.play
-        if round_.phase is RoundPhase.PLAYING and play is not None and len(play.trick) == 4:
-            return None  # the trick is complete: its winner leads once it is won (R24)
+        playing = round_.phase is RoundPhase.PLAYING and play is not None
+        if playing and play is not None and (len(play.trick) == 4 or play.finished):
+            # the trick is complete (its winner leads once it is won, R24), or the last
+            # one is: the round is scored in the same save (R26)
+            return None
         return round_.to_act()
 
     def apply(self, event: Any) -> bool:
