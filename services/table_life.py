@@ -25,7 +25,7 @@ from typing import Any, Final
 from uuid import UUID, uuid4
 
 from domain.accounts.account import Account
-from domain.game.match import Match
+from domain.game.match import RESIGNED, Match
 from domain.game.round import RoundPhase
 from domain.rules.errors import IllegalMoveError
 from services.accounts.players import get_account
@@ -102,7 +102,7 @@ def resign(service: GameService, match_id: UUID, seat: int, records: Records) ->
         current = service.current_round(match)
         ended = match.resign(seat, now)
         if ended and current is not None and current.phase not in _OVER:
-            current.abandon("resigned", now)  # saved with MatchFinished
+            current.abandon(RESIGNED, now)  # saved with MatchFinished
         done = result(match, current)
         try:
             save_all(service, match, *([current] if ended and current else []), *records(done))
@@ -114,6 +114,16 @@ def resign(service: GameService, match_id: UUID, seat: int, records: Records) ->
 
 
 _OVER: Final = (RoundPhase.SCORED, RoundPhase.ABANDONED)
+
+
+def resign_team(service: GameService, match_id: UUID, team: int) -> None:
+    """``team`` concedes (R32): each of its people resigns (the first seat of a team of
+    bots) — a record's end replayed (``services.records.replay``)."""
+    match = service.get_match(match_id)
+    seats = match.humans(team) or [team]
+    for seat in seats:
+        if resign(service, match_id, seat, lambda _: ()).ended:
+            return
 
 
 # -- the rematch ---------------------------------------------------------------------------------

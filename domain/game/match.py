@@ -22,6 +22,8 @@ from domain.rules.scoring import advance_level, match_over
 
 SEAT_KINDS = ("human", "random", "heuristic", "strong")
 """A seat's holder: a person, or a bot policy of ``domain.players.PLAYERS``."""
+RESIGNED = "resigned"
+"""``MatchFinished.reason`` of a match a team resigned (R32)."""
 PUBLIC = "public"
 PRIVATE = "private"
 VISIBILITIES = (PUBLIC, PRIVATE)
@@ -212,7 +214,7 @@ class Match(GameAggregate):
         self._emit(ev.Resigned, now, seat=seat)
         team = seat % 2
         if all(s in self.resigned for s in self.humans(team)):
-            self._emit(ev.MatchFinished, now, reason="resigned", winner=1 - team)
+            self._emit(ev.MatchFinished, now, reason=RESIGNED, winner=1 - team)
             return True
         return False
 

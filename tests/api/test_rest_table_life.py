@@ -313,3 +313,63 @@ def test_the_player_feed_tells_every_turn_with_the_version_it_began() -> None:
         assert [f.data["version"] for f in frames] == began
         assert all(f.data["yourTurn"] and f.data["seat"] == 0 for f in frames)
         assert [f.id for f in frames] == sorted({f.id for f in frames})
+
+
+def read_everything(c: TestClient[Litestar], match_id: str) -> None:
+    """Every read of a match answers (no 5xx): summary, public view, rounds, the whole
+    history page by page, the state at every version; a finished match's record
+    re-imports (R34, R35)."""
+    url = f"/v1/matches/{match_id}"
+    summary = c.get(url).json()
+    for path in ("", "/public", "/rounds"):
+        assert c.get(url + path).status_code == 200, path
+    after, seen = 0, 0
+    while True:
+        page = c.get(f"{url}/history", params={"after": after, "limit": 100}).json()
+        seen += len(page["items"])
+        if not page["items"]:
+            break
+        after = page["items"][-1]["version"]
+    assert seen == summary["version"]
+    for version in range(1, summary["version"] + 1):
+        r = c.get(f"{url}/state", params={"version": version})
+        assert r.status_code == 200, (version, r.text)
+    if summary["finished"] and summary["roundNumber"]:
+        record = c.get(f"{url}/record")
+        assert record.status_code == 200, record.text
+        again = c.post(
+            "/v1/records", content=record.content, headers={"content-type": "application/json"}
+        )
+        assert again.status_code == 200, again.text
+
+
+def test_tables_that_lived_through_leaving_resigning_and_a_rematch_read_and_reimport() -> None:
+    with client(quick_play_rounds=1) as c:
+        # a quick-play match whose person left mid-round, played to its end by bots
+        player = new_player(c, "Mei")["token"]
+        r = c.post("/v1/lobby/tickets", json={"botsAfterSeconds": 0}, headers=auth(player))
+        ticket = c.get(r.headers["location"], headers=auth(player)).json()
+        quick = ticket["matchId"]
+        play_as(c, f"/v1/matches/{quick}", player, 5)
+        assert (
+            c.post(f"/v1/players/me/matches/{quick}/leave", headers=auth(player)).status_code == 200
+        )
+        settle(c)
+        # a private table resigned mid-round, and its rematch in play
+        made = c.post("/v1/matches", json={"visibility": "private"}).json()
+        url = f"/v1/matches/{made['matchId']}"
+        code = c.post(f"{url}/invites", headers=auth(made["organiserToken"])).json()["code"]
+        guest = c.post(f"/v1/invites/{code}", json={"name": "Lan"}).json()["token"]
+        for seat in (1, 2, 3):
+            c.post(
+                f"{url}/seats/{seat}/bot",
+                json={"kind": "random"},
+                headers=auth(made["organiserToken"]),
+            )
+        settle(c)
+        assert c.post(f"{url}/resign", headers=auth(guest)).json()["finished"]
+        rematch = c.post(f"{url}/rematch", headers=auth(guest)).json()
+        assert rematch["waitingFor"] == []  # one person: the rematch starts at once
+        settle(c)
+        for match_id in (quick, made["matchId"], rematch["matchId"]):
+            read_everything(c, match_id)
