@@ -80,13 +80,16 @@ def asyncapi_document() -> dict[str, Any]:
                 "`?token=`) or a spectator gets one frame per match version, in order, none "
                 "merged or skipped: the event that made it (redacted as at that moment, "
                 "R33) and the viewer's view as of that version (R34); during a paced deal "
-                "(R16) `deal` frames without an id. A tournament table in play is closed "
+                "(R16) `deal` frames without an id. Once the backlog (a resumed stream's "
+                "versions after `Last-Event-ID`, or a new stream's first frame) is sent, one "
+                "`caught-up` frame: what follows is live. A tournament table in play is closed "
                 "to spectators (R36).",
                 "parameters": {"matchId": {"description": "The match's id (a UUID)"}},
                 "messages": {
                     "view": {"$ref": "#/components/messages/matchView"},
                     "deal": {"$ref": "#/components/messages/matchDeal"},
                     "revoked": {"$ref": "#/components/messages/revoked"},
+                    "caughtUp": {"$ref": "#/components/messages/matchCaughtUp"},
                 },
             },
             "standings": {
@@ -115,6 +118,7 @@ def asyncapi_document() -> dict[str, Any]:
                     {"$ref": "#/channels/match/messages/view"},
                     {"$ref": "#/channels/match/messages/deal"},
                     {"$ref": "#/channels/match/messages/revoked"},
+                    {"$ref": "#/channels/match/messages/caughtUp"},
                 ],
             },
             **_player_operations(),
@@ -151,6 +155,23 @@ def asyncapi_document() -> dict[str, Any]:
                     "view as the cards arrive, at most every 250 ms (R16).",
                     "contentType": "application/json",
                     "payload": deal,
+                },
+                "matchCaughtUp": {
+                    "name": "caught-up",
+                    "title": "The backlog is sent: the stream is live",
+                    "summary": "SSE `event: caught-up`, no `id`, once per stream: every version "
+                    "up to `version` was sent (a client acting on a resumed stream waits for it).",
+                    "contentType": "application/json",
+                    "payload": {
+                        "type": "object",
+                        "properties": {
+                            "version": {
+                                "type": "integer",
+                                "description": "The last version sent; frames after it are live",
+                            }
+                        },
+                        "required": ["version"],
+                    },
                 },
                 "standings": {
                     "name": "standings",

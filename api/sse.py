@@ -51,6 +51,15 @@ from services.live import LiveTable
 
 EVENT_STREAM = "text/event-stream"
 PING = b": ping\n\n"
+
+
+def caught_up(version: int) -> bytes:
+    """``event: caught-up``: every version up to ``version`` was sent (a resumed stream's
+    backlog, or a new stream's first frame); what follows is live. No ``id``: it is no
+    version, so ``Last-Event-ID`` stays the last frame's."""
+    return b'event: caught-up\ndata: {"version":%d}\n\n' % version
+
+
 RESUME_CHUNK = 200
 """Versions replayed per worker call when a resume starts before the ring."""
 
@@ -216,6 +225,7 @@ class LiveStreams:
             if last is None:
                 last = feed.version - 1
             dealt: tuple[int, int] | None = None
+            behind = True
             while True:
                 while last < feed.version:
                     frames = feed.after(viewer, last)
@@ -227,6 +237,9 @@ class LiveStreams:
                     for version, frame in frames:
                         yield frame
                         last = version
+                if behind:  # the backlog is sent: tell the client it is live now
+                    yield caught_up(last)
+                    behind = False
                 deal = feed.deals.get(viewer)
                 if deal is not None and deal.version == last and (last, deal.drawn) != dealt:
                     yield deal.frame

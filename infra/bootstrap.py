@@ -77,6 +77,7 @@ def build_parts(
     if service is None:
         service = build_service(settings)
         on_shutdown = (service.close,)
+    service.table = settings.table  # a service given (tests) follows the settings too
     if personal_sealer(service) is None:
         seal_personal_data(service, key_store(settings))
     limiter = anyio.CapacityLimiter(store_capacity(settings))
@@ -92,7 +93,7 @@ def build_parts(
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(service, limiter, bots, tags=tags)
+    runtime = Runtime(service, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
     live = LiveStreams(
         service,
         hub,

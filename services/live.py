@@ -38,7 +38,7 @@ from eventsourcing.domain import Aggregate
 from msgspec import Meta
 
 from domain.game.match import Match
-from domain.game.match_events import RoundBegun, RoundRecorded, SeatTokenReissued
+from domain.game.match_events import RoundBegun, RoundRecorded, SeatLeft, SeatTokenReissued
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.round_events import BottomBuried, RoundScored
 from services.embargo import Embargo, view_embargo
@@ -189,8 +189,8 @@ class LiveTable:
                         return
             project_aggregate(match, (event,))
             if not getattr(event, "VERSIONED", True):  # no game move: no version, no frame
-                if isinstance(event, SeatTokenReissued):
-                    self.reissued.add(event.seat)
+                if isinstance(event, SeatTokenReissued | SeatLeft):
+                    self.reissued.add(event.seat)  # the seat's old token stops: its streams end
                 continue
             if isinstance(event, RoundBegun):
                 self.round = None
