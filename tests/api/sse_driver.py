@@ -116,6 +116,13 @@ class SseStream:
             if ev.event == "view":
                 return ev
 
+    async def close(self) -> None:
+        """The client disconnects; the app must stop sending."""
+        self._disconnect.set()
+        if self._task is not None:
+            async with asyncio.timeout(TIMEOUT):
+                await self._task
+
     async def rest(self, timeout: float = TIMEOUT) -> list[Event]:
         """Every block until the server ends the stream."""
         out: list[Event] = []
@@ -171,11 +178,11 @@ async def stream(
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
+        nonlocal inflate
         if message["type"] == "http.response.start":
             s.status = message["status"]
             s.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
             if s.headers.get("content-encoding") == "gzip":
-                nonlocal inflate
                 inflate = zlib.decompressobj(wbits=31)
             s._started.set()
         elif message["type"] == "http.response.body":
