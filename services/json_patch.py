@@ -14,7 +14,9 @@ versions changes in small ways:
   ``add``, a card dealt into the sorted hand one ``add``; else the two are compared item
   by item and the surplus added or removed;
 - anything else that differs (a number, a string, ``null`` to an object, an object to an
-  array) is one ``replace`` of the value.
+  array) is one ``replace`` of the value;
+- an object or array (not the document) with several changes inside is replaced whole
+  when that is shorter (the four hand sizes, a trick that moved on).
 
 Values are compared with ``==`` where their types agree, so a boolean never equals a number
 (``True == 1`` in Python, not in JSON); inside two arrays or objects found equal, Python's
@@ -30,6 +32,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 Json = Any
 """A JSON value as :func:`msgspec.to_builtins` makes it."""
+_encode = msgspec.json.Encoder().encode
 
 
 class PatchOperation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -74,6 +77,7 @@ def _same(a: Json, b: Json) -> bool:
 def _diff(old: Json, new: Json, path: str, ops: list[PatchOperation]) -> None:
     if _same(old, new):
         return
+    start = len(ops)
     if type(old) is dict and type(new) is dict:
         for key in old:
             if key not in new:
@@ -87,6 +91,12 @@ def _diff(old: Json, new: Json, path: str, ops: list[PatchOperation]) -> None:
         _diff_list(old, new, path, ops)
     else:
         ops.append(PatchOperation(op="replace", path=path, value=new))
+        return
+    if path and len(ops) - start > 1:  # several changes inside: one replace if shorter
+        whole = PatchOperation(op="replace", path=path, value=new)
+        if len(_encode(whole)) < len(_encode(ops[start:])):
+            del ops[start:]
+            ops.append(whole)
 
 
 def _diff_list(old: list[Json], new: list[Json], path: str, ops: list[PatchOperation]) -> None:

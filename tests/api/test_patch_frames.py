@@ -8,6 +8,7 @@ the ``jsonpatch`` library, not with the server's code."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -219,6 +220,7 @@ async def test_a_paced_deal_in_patches_sends_only_the_new_cards() -> None:
             await whole[name].next_view()
         version = clients["seat"].version
         latest: dict[str, Json] = {}
+        totals = {name: [0, 0] for name in patched}  # patch bytes, whole views' bytes
         added: list[int] = []
         for _ in range(14):  # 100 cards at 100 ms each: ~11 s of the fake clock
             clock.advance(seconds=1)
@@ -231,17 +233,25 @@ async def test_a_paced_deal_in_patches_sends_only_the_new_cards() -> None:
                     assert ev.event == "deal-patch" and ev.id is None
                     frame = ev.json()
                     assert frame["version"] == version
-                    if name == "seat":
-                        adds = [op for op in frame["patch"] if op["path"].startswith("/hand/")]
-                        added.append(len(adds))
-                        assert all(op["op"] == "add" for op in adds)
+                    before = clients[name].deal or clients[name].view
                     clients[name].take(ev)
+                    # only what changed: far less than the view it patches
+                    sent = len(json.dumps(frame["patch"]))
+                    whole_view = len(json.dumps(clients[name].deal))
+                    assert sent < whole_view / 2, frame["patch"]
+                    totals[name][0] += sent
+                    totals[name][1] += whole_view
+                    if name == "seat":
+                        new = Counter(clients[name].deal["hand"]) - Counter(before["hand"])
+                        added.append(new.total())
             if len(latest["seat"]["hand"]) == 25:
                 break
         assert len(latest["seat"]["hand"]) == 25
         assert latest["spectator"]["handSizes"] == [25, 25, 25, 25]
         assert "hand" not in clients["spectator"].deal
-        assert sum(added) == 25 and max(added) <= 3  # the new cards only
+        assert sum(added) == 25 and max(added) <= 3  # a card or so each time
+        for name, (sent, whole_views) in totals.items():
+            assert sent < whole_views / 5, name
         # a stream resumed at the deal's version: a whole deal frame first, then patches
         resumed = await stack.enter_async_context(
             stream(app, f"{path}?frames=patch", {**auth(tokens[2]), "Last-Event-ID": str(version)})

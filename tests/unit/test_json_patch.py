@@ -72,18 +72,23 @@ def test_the_patch_turns_one_document_into_the_other(seed: int) -> None:
 
 
 def test_a_views_usual_changes_are_small() -> None:
-    hand = ["3S", "7S", "QS", "4H", "JH", "2C", "KD"]
-    dealt = diff({"hand": hand}, {"hand": [*hand[:4], "9H", *hand[4:]]})
-    assert msgspec.to_builtins(dealt) == [{"op": "add", "path": "/hand/4", "value": "9H"}]
-    played = diff({"hand": hand}, {"hand": [c for c in hand if c not in ("7S", "JH")]})
+    hand = [f"{rank}{suit}" for suit in "SHCD" for rank in "2345679"]  # 28 cards, sorted
+    dealt = diff({"hand": hand}, {"hand": [*hand[:4], "8S", *hand[4:]]})
+    assert msgspec.to_builtins(dealt) == [{"op": "add", "path": "/hand/4", "value": "8S"}]
+    played = diff({"hand": hand}, {"hand": [c for c in hand if c not in ("3S", "6H")]})
     assert msgspec.to_builtins(played) == [
-        {"op": "remove", "path": "/hand/4"},
+        {"op": "remove", "path": "/hand/11"},
         {"op": "remove", "path": "/hand/1"},
     ]
     won = diff({"wonTricks": [{"n": 1}]}, {"wonTricks": [{"n": 1}, {"n": 2}]})
     assert msgspec.to_builtins(won) == [{"op": "add", "path": "/wonTricks/-", "value": {"n": 2}}]
     assert msgspec.to_builtins(diff({"trick": 1}, {"trick": None})) == [
         {"op": "replace", "path": "/trick", "value": None}
+    ]
+    # four sizes that all changed: one replace of the array is shorter than four
+    sizes = diff({"handSizes": [25, 25, 24, 24]}, {"handSizes": [24, 24, 23, 23]})
+    assert msgspec.to_builtins(sizes) == [
+        {"op": "replace", "path": "/handSizes", "value": [24, 24, 23, 23]}
     ]
     assert diff(True, 1) != []  # true is not 1 in JSON
 
