@@ -6,6 +6,7 @@ first). Without ``Accept-Encoding`` nothing changes."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,9 +16,10 @@ import anyio
 import httpx
 import pytest
 
+from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from tests.api.rest import auth
-from tests.api.sse_driver import stream
+from tests.api.sse_driver import TIMEOUT, Event, parse_block, serve, stream
 from tests.api.test_sse_versions import seat_table
 from tests.apps import make_app
 from tests.conftest import FakeClock, FixedSeeds
@@ -86,3 +88,41 @@ async def test_a_live_stream_is_gzipped_frame_by_frame() -> None:
             assert second.json() == (await plain.next_view()).json()
             assert not packed.ended
             assert len(packed.body) - sent < len(plain.body) / 4  # the window spans frames
+
+
+async def test_over_http_each_gzipped_patch_frame_arrives_at_once() -> None:
+    """Through uvicorn, as a phone would: ``Accept-Encoding: gzip`` and ``?frames=patch``;
+    a frame is readable as soon as it is sent, while the stream stays open."""
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(4)
+    )
+    app = make_app(service)
+    match_id = service.create_match(RuleSet())
+    token = service.take_seat(match_id, 0, "p0")[0]
+    async with serve(app) as base, httpx.AsyncClient(base_url=base) as client:
+        path = f"/v1/matches/{match_id}/stream?frames=patch"
+        headers = {**auth(token), "Accept-Encoding": "gzip"}
+        async with client.stream("GET", path, headers=headers, timeout=TIMEOUT) as response:
+            assert response.headers["content-encoding"] == "gzip"
+            blocks = sse_blocks(response.aiter_lines())  # httpx inflates as bytes arrive
+            async with asyncio.timeout(TIMEOUT):
+                first = await anext(b async for b in blocks if b.event == "view")
+            assert first.view()["seat"] == 0
+            await anyio.to_thread.run_sync(service.take_seat, match_id, 1, "p1")
+            async with asyncio.timeout(TIMEOUT):
+                ev = await anext(b async for b in blocks if b.event == "patch")
+            assert ev.id == (first.id or 0) + 1
+            ops = ev.json()["patch"]
+            assert {"op": "replace", "path": "/seats/1", "value": ops[-1]["value"]} in ops
+    service.close()
+
+
+async def sse_blocks(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
+    """Every SSE block of ``lines`` (frames, pings, hints)."""
+    block: list[str] = []
+    async for line in lines:
+        if line:
+            block.append(line)
+        elif block:
+            yield parse_block("\n".join(block))
+            block = []
