@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from litestar import Litestar
 from litestar.di import Provide
@@ -88,6 +89,39 @@ class AppParts:
     """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver)."""
     on_shutdown: tuple[Callable[[], None], ...] = ()
     """Called when the app shuts down (closing what the composition root opened)."""
+    http: bool = True
+    """Serve the API's routes; False: a worker process, which answers its health probes and
+    metrics only (docs/scaling.md)."""
+    background: bool = True
+    """Run the background work: the bot driver, the sweeper, the tournament clerk, the lobby
+    sweeper and the webhook outbox; False: an API process beside workers."""
+
+
+API_ROUTES: Final = (
+    MatchController,
+    CommandController,
+    ReadController,
+    MatchStreamController,
+    verify,
+    RulesOracleController,
+    RuleBookController,
+    TimeoutController,
+    TournamentController,
+    ResultController,
+    RegistrationController,
+    ControlController,
+    LiveController,
+    RecordController,
+    bulk_records,
+    FeedController,
+    PlayerController,
+    InviteController,
+    LobbyController,
+    PlayerStreamController,
+    WebhookController,
+    oidc_sign_in,
+)
+"""Every route of the API, health probes and metrics aside."""
 
 
 def create_app(parts: AppParts) -> Litestar:
@@ -106,28 +140,7 @@ def create_app(parts: AppParts) -> Litestar:
     )
     app = Litestar(
         route_handlers=[
-            MatchController,
-            CommandController,
-            ReadController,
-            MatchStreamController,
-            verify,
-            RulesOracleController,
-            RuleBookController,
-            TimeoutController,
-            TournamentController,
-            ResultController,
-            RegistrationController,
-            ControlController,
-            LiveController,
-            RecordController,
-            bulk_records,
-            FeedController,
-            PlayerController,
-            InviteController,
-            LobbyController,
-            PlayerStreamController,
-            WebhookController,
-            oidc_sign_in,
+            *(API_ROUTES if parts.http else ()),
             *health_handlers(store_probe(service), limiter=runtime.limiter),
             metrics.handler(),
         ],
@@ -142,11 +155,17 @@ def create_app(parts: AppParts) -> Litestar:
         },
         lifespan=[
             parts.live.lifespan,
-            driver_lifespan(parts.bots),
-            parts.sweeper.lifespan,
-            parts.clerk.lifespan,
-            parts.lobby_sweeper.lifespan,
-            parts.webhooks.lifespan,
+            *(
+                (
+                    driver_lifespan(parts.bots),
+                    parts.sweeper.lifespan,
+                    parts.clerk.lifespan,
+                    parts.lobby_sweeper.lifespan,
+                    parts.webhooks.lifespan,
+                )
+                if parts.background
+                else ()
+            ),
         ],
         on_shutdown=list(parts.on_shutdown),
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},

@@ -10,7 +10,8 @@ benchmarks and the tests alike (docs/decisions.md D-root). From the settings it 
   otherwise) and the one limiter of blocking store calls, sized to the store's pool;
 * the OIDC verifier, the webhook outbox's store and its sender;
 * the limits on clients and the background workers (sweeper, tournament clerk, lobby
-  sweeper, webhook outbox);
+  sweeper, webhook outbox), run by the process whose role says so (``PROCESS_ROLE``:
+  ``all`` in one process, else ``api`` processes beside ``worker`` ones; docs/scaling.md);
 
 and hands them to :func:`api.app.create_app`, which reads no environment and builds no
 store. Tests pass fakes the same way: a service of their own (POPO, a fixed clock and
@@ -118,6 +119,10 @@ def build_parts(
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
     sweep_ms = settings.sweep_interval_ms
+    sweeper = SweeperTask.build(runtime, sweep_ms, settings.timeout_bot)
+    role = settings.process_role
+    if role == "worker":  # the API processes' saves reach this one through the hub
+        hub.on_changed += [sweeper.sweeper.changed, bots.changed]
     return AppParts(
         runtime=runtime,
         hub=hub,
@@ -131,11 +136,13 @@ def build_parts(
             settings.sse_max_per_identity if limited else 0,
             settings.sse_max_per_address if limited else 0,
         ),
-        sweeper=SweeperTask.build(runtime, sweep_ms, settings.timeout_bot),
+        sweeper=sweeper,
         clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
         lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
         bots=bots,
         on_shutdown=on_shutdown,
+        http=role != "worker",
+        background=role != "api",
     )
 
 

@@ -38,6 +38,7 @@ from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
+Role = Literal["all", "api", "worker"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 POSTGRES_SCHEMES: Final = frozenset({"postgresql", "postgres", "postgresql+psycopg"})
 DEFAULT_SQLITE_PATH: Final = Path("var/shengji.sqlite3")
@@ -76,6 +77,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"secret": True},
         ),
     ] = None
+    process_role: Annotated[
+        Role,
+        Meta(
+            description="What this process runs: `all` (HTTP, streams and the background work: "
+            "the one process of the embedded store); on PostgreSQL `api` (HTTP and streams "
+            "only) or `worker` (`shengji worker`: the sweeper and timers, the bot driver, the "
+            "tournament clerk, the lobby sweeper and the webhook outbox, with health probes "
+            "and metrics only). docs/scaling.md says how many of each."
+        ),
+    ] = "all"
     sqlite_path: Annotated[
         Path,
         Meta(
@@ -310,6 +321,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             if not self.database_url:
                 raise SettingsError("PERSISTENCE=postgres needs DATABASE_URL")
             parse_database_url(self.database_url)
+        if self.process_role != "all" and self.backend != "postgres":
+            raise SettingsError(
+                f"PROCESS_ROLE={self.process_role} needs PostgreSQL: the embedded store has "
+                "one process, which runs everything (PROCESS_ROLE=all)"
+            )
         for proxy in self.trusted_proxies:
             _network(proxy)
         oidc = (self.oidc_issuer, self.oidc_audience, self.oidc_jwks_url)

@@ -1,4 +1,4 @@
-"""Live views over SSE (issue 4, ARCHITECTURE decision 3): frames for a seat and for a
+"""Live views over SSE (docs/observability.md, docs/decisions.md F3): frames for a seat and for a
 spectator with increasing ids, redacted by ``table_view`` (R33); Last-Event-ID resumes
 with nothing lost or repeated; heartbeats, lifetime and shutdown; one view per version
 for many spectators. The driver is :mod:`tests.api.sse_driver`.
@@ -279,7 +279,7 @@ async def test_clients_resuming_within_the_ring_read_nothing_again(
 
 
 async def test_a_seats_stream_ends_when_its_token_is_reissued() -> None:
-    """The old token stops working (issue 16): its open stream ends with a retry hint; the
+    """The old token stops working (T16): its open stream ends with a retry hint; the
     other seats' and the spectators' streams go on (a re-issue is no version, R34)."""
     async with table() as t:
         mine = {"Authorization": f"Bearer {t.tokens[1]}"}
