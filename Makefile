@@ -5,13 +5,13 @@
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
-# make bench-fairplay.
+# make bench-fairplay, make bench-frames.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -106,6 +106,12 @@ bench-pgstore: $(STAMP)
 # from 0 (ARGS="--lobbies 1000 --resumes 100").
 bench-fairplay: $(STAMP)
 	$(BIN)/python -m bench.fairplay_bench $(ARGS)
+
+# A live stream's bytes on the wire for one round (whole, gzip, patch frames, both) and the
+# CPU of a patch frame against a whole one; the last line is "frames seat_raw_kb=<f> ...
+# seat_patch_gzip_kb=<f> ... patch_cpu_ratio=<f> patch_gzip_cpu_ratio=<f>".
+bench-frames: $(STAMP)
+	$(BIN)/python -m bench.frames_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -8,8 +8,9 @@ composition root ``infra.bootstrap`` from one settings object (docs/decisions.md
 The app reads no environment and builds no store; tests build theirs through the same root
 (``tests/apps.py``). It wires the REST core (matches, seats, commands, views, history,
 verification), the rules oracle, the live streams (SSE), health probes, request ids and
-access logs, rate limiting, the one exception → problem+json table and the OpenAPI document
-(``/schema``, built on first use: :mod:`api.openapi`).
+access logs, rate limiting, gzip when asked (:mod:`api.compression`), the one exception →
+problem+json table and the OpenAPI document (``/schema``, built on first use:
+:mod:`api.openapi`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.calls import provide_read, provide_write
 from api.commands import CommandController
+from api.compression import COMPRESSION
 from api.errors import EXCEPTION_HANDLERS
 from api.feed import Archive, FeedController
 from api.health import health_handlers, store_probe
@@ -186,6 +188,7 @@ def create_app(parts: AppParts) -> Litestar:
         before_send=[unrouted(metrics.observe_request)],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
+        compression_config=COMPRESSION,
         openapi_config=openapi_config(),
     )
     app.state.runtime = runtime
