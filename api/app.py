@@ -26,6 +26,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from api.calls import provide_read, provide_write
 from api.commands import CommandController
 from api.errors import EXCEPTION_HANDLERS
+from api.exports import export_table
 from api.feed import FEED_STREAM_PATH, Archive, FeedController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
@@ -120,6 +121,7 @@ def create_app(parts: AppParts) -> Litestar:
             RecordController,
             bulk_records,
             FeedController,
+            export_table,
             PlayerController,
             InviteController,
             LobbyController,

@@ -35,6 +35,7 @@ OPERATION_IDS: Final[dict[str, str]] = {
     "get /v1/events/schema": "getEventSchemas",
     "get /v1/events/stream": "streamEvents",
     "get /v1/records": "exportRecords",
+    "get /v1/exports/{file}": "exportTable",
     "get /v1/tournaments": "listTournaments",
     "get /v1/tournaments/{tournament_id}/adjustments": "listAdjustments",
     "post /v1/tournaments/{tournament_id}/adjustments": "adjustScore",

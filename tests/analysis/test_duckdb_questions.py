@@ -21,16 +21,11 @@ from domain.rules.shuffle import bottom_third_card, deal, seed_from_hex, shuffle
 from services.analysis.dump import write_dump
 from services.records.bulk import BulkFilter, finished_records
 from services.records.format import GameRecord, RecordRound, decode
-from tests.analysis.population import Population, generate
+from tests.analysis.population import Population
 
 RANK_INDEX = {
     r: i for i, r in enumerate(("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
 }
-
-
-@pytest.fixture(scope="module")
-def population() -> Population:
-    return generate()
 
 
 @pytest.fixture(scope="module")
