@@ -28,6 +28,7 @@ from api.commands import CommandController
 from api.errors import EXCEPTION_HANDLERS
 from api.exports import export_table
 from api.feed import FEED_STREAM_PATH, Archive, FeedController
+from api.feed_subscriptions import SubscriptionController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
@@ -121,6 +122,7 @@ def create_app(parts: AppParts) -> Litestar:
             RecordController,
             bulk_records,
             FeedController,
+            SubscriptionController,
             export_table,
             PlayerController,
             InviteController,
