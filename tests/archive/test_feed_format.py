@@ -5,19 +5,25 @@ example; and the feed reads backwards (``order=desc``, ``before=``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 import yaml  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
+from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind
+from services.bots import run_bots
 from services.game import GameService
+from services.tournaments.service import TournamentService
 from tests.apps import make_app
-from tests.archive.matches import bot_match, bot_tournament, ended_match, open_match
+from tests.archive.matches import bot_match, bot_teams, ended_match, open_match
 from tests.conftest import FixedSeeds
+from tests.driving import play_round
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "docs" / "feed-examples.json"
@@ -76,11 +82,25 @@ def misfits(example: dict[str, Any], item: dict[str, Any]) -> list[str]:
 
 
 def population() -> list[dict[str, Any]]:
-    """What the public feed serves of a fixed population (fixed seeds: the same types
-    every run): a two-round match, a tournament, a match ended in play, one dealt."""
+    """What the public feed serves of a fixed population (fixed seeds and ids: the same
+    types every run): a two-round match, a tournament, a match ended in play, one dealt."""
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, seeds=FixedSeeds())
-    bot_match(service, "standard", rounds=2)
-    bot_tournament(service)
+    rules = dataclasses.replace(STANDARD, match_end=MatchEnd(MatchEndKind.ROUNDS, 2))
+    mid = service.create_match(rules, name="bots", preset="standard", match_id=UUID(int=1))
+    for seat in range(4):
+        service.take_seat(mid, seat, f"bot{seat}", "random")
+    run_bots(service, mid, 100_000)  # the bots' choices follow from the round's id
+    ts = TournamentService(service)
+    cup = ts.create(
+        name="cup",
+        rules=STANDARD,
+        teams=bot_teams(4),
+        fmt="round_robin",
+        match_length=1,
+        tournament_id=UUID(int=2),
+    )
+    ts.schedule_next(cup.id)
+    assert play_round(ts, cup.id).completed
     ended_match(service)
     open_match(service)
     with TestClient(make_app(service)) as client:
