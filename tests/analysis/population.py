@@ -35,6 +35,9 @@ class Population:
     """A finished table whose tournament round is not complete (R36)."""
     ended: UUID | None = None
     imported: UUID | None = None
+    player: UUID | None = None
+    """The quick-play match's person (an account)."""
+    player_token: str = ""
 
 
 def rules_of(name: str, rounds: int) -> object:
@@ -72,9 +75,10 @@ def play_out(service: GameService, mid: UUID) -> None:
     raise AssertionError("the match did not end")
 
 
-def quick_play(service: GameService) -> UUID:
-    """A player's quick-play ticket seated with bots at once (docs/players.md)."""
-    account, _ = create_player(service, "Mei", "en")
+def quick_play(service: GameService) -> tuple[UUID, UUID, str]:
+    """A player's quick-play ticket seated with bots at once (docs/players.md): the match,
+    the player and the player's token."""
+    account, token = create_player(service, "Mei", "en")
     rules = rules_of("standard", 1)
     _, made = open_ticket(
         service,
@@ -82,7 +86,7 @@ def quick_play(service: GameService) -> UUID:
     )
     assert made is not None
     play_out(service, made)
-    return made
+    return made, account.id, token
 
 
 def generate() -> Population:
@@ -96,7 +100,7 @@ def generate() -> Population:
     for preset_name in ("standard", "tuolaji", "duijia"):
         for k in kinds:
             pop.plain.append(kinds_match(service, preset_name, k, 2))
-    pop.quick_play = quick_play(service)
+    pop.quick_play, pop.player, pop.player_token = quick_play(service)
     ts = TournamentService(service)
     done = ts.create(
         name="cup", rules=STANDARD, teams=bot_teams(4), fmt="round_robin", match_length=1
