@@ -29,7 +29,9 @@ from api.calls import provide_read, provide_write
 from api.commands import CommandController
 from api.compression import COMPRESSION
 from api.errors import EXCEPTION_HANDLERS
+from api.exports import export_table
 from api.feed import Archive, FeedController
+from api.feed_subscriptions import SubscriptionController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
@@ -114,6 +116,8 @@ API_ROUTES: Final = (
     RecordController,
     bulk_records,
     FeedController,
+    SubscriptionController,
+    export_table,
     PlayerController,
     InviteController,
     LobbyController,
