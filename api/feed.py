@@ -54,8 +54,8 @@ from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
 from services.errors import UnauthorizedError
-from services.event_schema import EventSchemas, event_schemas
 from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
+from services.feed_schema import PublishedSchemas, published_schemas
 from services.game import GameService
 
 After = Annotated[
@@ -280,12 +280,15 @@ class FeedController(Controller):
 
     @get(
         "/schema",
-        summary="The JSON Schema of every event type and version",
-        description="Generated from the event classes (docs/events.md): for each type, "
-        "each `classVersion` the store may hold, with the fields a stored event of that "
-        "version has. Older versions are read through their upcasters.",
+        summary="The JSON Schema of every feed item as served, and of every stored event",
+        description="Generated from the event classes (docs/events.md). `feed`: for each "
+        "event type, the JSON Schema (2020-12) of a feed item of that type exactly as "
+        "`GET /v1/events` and `/v1/events/stream` serve it (camelCase, cards and ranks as "
+        "the API writes them, secret fields absent and named in `hidden`). `events`: the "
+        "stored format of each type, each `classVersion` the store may hold (older "
+        "versions are read through their upcasters).",
         responses=problems(),
         security=[{}],
     )
-    async def schema(self) -> EventSchemas:
-        return event_schemas()
+    async def schema(self) -> PublishedSchemas:
+        return published_schemas()

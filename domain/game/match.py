@@ -16,6 +16,7 @@ from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
 from domain.game.timers import Timers
+from domain.names import checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
@@ -66,8 +67,7 @@ class Match(GameAggregate):
     ) -> Match:
         """``tournament``: (tournament id, tournament round) of a tournament table, whose
         deals take the tournament round's seeds (R36, ``services.tournaments.seeds``)."""
-        if len(name) > 200:
-            raise InvalidInputError("a match name is at most 200 characters")
+        name = checked_title(name, "name")
         if type(start_level) is not int or not 0 <= start_level <= 12:
             raise InvalidInputError(f"start level must be a rank index 0..12, got {start_level!r}")
         return cls._create(
@@ -117,8 +117,7 @@ class Match(GameAggregate):
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
-        if not 1 <= len(player) <= 100:
-            raise InvalidInputError("a player name is 1 to 100 characters")
+        player = checked_name(player, "name", bot=kind != "human")
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
