@@ -27,7 +27,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Annotated, Any
+from uuid import UUID
 
 import anyio
 import msgspec
@@ -48,13 +50,21 @@ from api.auth import credential
 from api.dto import problems
 from api.operator import Operator
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.records.bulk import moment_parameter as _moment
 from api.records.bulk import reject_repeated
 from api.runtime import in_thread
 from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
 from services.errors import UnauthorizedError
-from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
+from services.feed import (
+    MAX_LIMIT,
+    MAX_POSITION,
+    FeedFilter,
+    FeedPage,
+    feed_page,
+    last_position,
+)
 from services.feed_schema import PublishedSchemas, published_schemas
 from services.game import GameService
 
@@ -71,6 +81,52 @@ Limit = Annotated[
     int,
     QueryParameter(ge=1, le=MAX_LIMIT, description="Items per page", examples=[Example(value=100)]),
 ]
+Types = Annotated[
+    list[Annotated[str, msgspec.Meta(max_length=2000)]] | None,
+    QueryParameter(
+        name="type",
+        description="Only events of these types (repeat it, or separate them with commas: "
+        "`CardPlayed,RoundScored`; `GET /v1/events/schema` lists them)",
+        examples=[Example(value=["CardPlayed"])],
+    ),
+]
+MatchId = Annotated[
+    UUID | None,
+    QueryParameter(name="matchId", description="Only the events of this match and its rounds"),
+]
+TournamentId = Annotated[
+    UUID | None,
+    QueryParameter(
+        name="tournamentId",
+        description="Only the events of this tournament, its tables and their rounds",
+    ),
+]
+Since = Annotated[datetime | None, _moment("since", "Only events at or after it")]
+Until = Annotated[datetime | None, _moment("until", "Only events before it")]
+FILTER_DOC = (
+    " Filters, decided on the server: `type` (one or more event types), `matchId` (a match "
+    "and its rounds), `tournamentId` (a tournament, its tables and their rounds), `since` "
+    "and `until` (the event's time, ISO 8601 with a time zone). A filtered page reads at "
+    "most 5000 events of the log: it may hold fewer items than `limit` with `more` true "
+    "(go on from `next`). Any other query parameter is a 400 `unknown-parameter`."
+)
+
+
+def feed_filter(
+    request: Request[Any, Any, Any],
+    types: list[str] | None,
+    match_id: UUID | None,
+    tournament_id: UUID | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> FeedFilter | None:
+    """The request's filter (None: everything); 422 for a bad one."""
+    reject_repeated(request, "matchId", "tournamentId", moments=("since", "until"))
+    names = None
+    if types is not None:
+        names = frozenset(t.strip() for value in types for t in value.split(",") if t.strip())
+    where = FeedFilter(names, match_id, tournament_id, since, until)
+    return None if where.everything else where
 
 
 @dataclass
@@ -156,16 +212,22 @@ class Archive:
             "without a token it answers what the public may see (R33, R36)"
         )
 
-    async def page(self, after: int, limit: int, operator: bool) -> FeedPage:
+    async def page(
+        self, after: int, limit: int, operator: bool, where: FeedFilter | None = None
+    ) -> FeedPage:
         return await in_thread(
             self.limiter,
-            lambda: feed_page(self.service, after=after, limit=limit, operator=operator),
+            lambda: feed_page(
+                self.service, after=after, limit=limit, operator=operator, where=where
+            ),
         )
 
     async def last(self) -> int:
         return await in_thread(self.limiter, last_position, self.service)
 
-    async def frames(self, after: int, operator: bool) -> AsyncIterator[bytes]:
+    async def frames(
+        self, after: int, operator: bool, where: FeedFilter | None = None
+    ) -> AsyncIterator[bytes]:
         """``retry:``, then one frame per item after ``after``, pings while nothing is
         new, and a final ``retry:`` once the stream's lifetime is over (or the server
         drains). At the log's end it asks only for the last position (one indexed query)
@@ -176,7 +238,7 @@ class Archive:
             nonlocal cursor, at_end
             if at_end and await self.last() <= cursor:
                 return Polled()
-            page = await self.page(cursor, self.batch, operator)
+            page = await self.page(cursor, self.batch, operator, where)
             cursor, at_end = page.next, not page.more
             frames = [sse_frame("event", _ENCODER.encode(i), i.position) for i in page.items]
             return Polled(frames, more=page.more)
@@ -223,7 +285,7 @@ class FeedController(Controller):
         "hidden cards of a round in play are left out (revealed once it is scored), a "
         "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
         "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
-        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
+        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34)." + FILTER_DOC,
         responses=problems(401, 422),
     )
     async def events(
@@ -232,9 +294,15 @@ class FeedController(Controller):
         archive: NamedDependency[Archive],
         after: After = 0,
         limit: Limit = 100,
+        types: Types = None,
+        match_id: MatchId = None,
+        tournament_id: TournamentId = None,
+        since: Since = None,
+        until: Until = None,
     ) -> FeedPage:
         reject_repeated(request, "after", "limit")
-        page = await archive.page(after, limit, archive.is_operator(request))
+        where = feed_filter(request, types, match_id, tournament_id, since, until)
+        page = await archive.page(after, limit, archive.is_operator(request), where)
         if not page.items and after > 0:  # the end, or a position this log never had
             top = await archive.last()
             if after > top:  # another deployment's, or a restore older than the client
@@ -245,7 +313,7 @@ class FeedController(Controller):
         "/stream",
         media_type=EVENT_STREAM,
         summary="The whole event log, live (Server-Sent Events)",
-        description=STREAM_DOC,
+        description=STREAM_DOC + FILTER_DOC,
         responses=problems(401, 422, 429),
         operation_class=StreamOperation,
     )
@@ -270,13 +338,19 @@ class FeedController(Controller):
                 description="As Last-Event-ID, for clients that cannot send headers",
             ),
         ] = None,
+        types: Types = None,
+        match_id: MatchId = None,
+        tournament_id: TournamentId = None,
+        since: Since = None,
+        until: Until = None,
     ) -> Stream:
+        where = feed_filter(request, types, match_id, tournament_id, since, until)
         operator = archive.is_operator(request)
         start = _resume_at(last_event_id, last_event_id_query, after)
         top = await archive.last()
         if start > top:
             raise LastEventIdAheadError(start, top, "the log's last position")
-        return event_stream(archive.frames(start, operator))
+        return event_stream(archive.frames(start, operator, where))
 
     @get(
         "/schema",

@@ -210,7 +210,7 @@ _ROUND_RULES = (
     "match-finished",
 )
 PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
-    400: ("bad-request",),
+    400: ("bad-request", "unknown-parameter"),
     401: ("unauthorized",),
     403: ("forbidden", "table-closed"),
     404: ("not-found",),

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from uuid import UUID
 
 import msgspec
 from litestar import Request, get
@@ -62,7 +63,8 @@ class BulkOperation(Operation):
         self.responses = responses
 
 
-def _moment(name: str, what: str) -> QueryParameter:
+def moment_parameter(name: str, what: str) -> QueryParameter:
+    """A query parameter that is a moment (RFC 3339 with a time zone)."""
     return QueryParameter(
         name=name,
         description=f"{what} (ISO 8601 with a time zone)",
@@ -120,7 +122,8 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     media_type=ND_JSON,
     summary="The records of finished matches, one per line (ND-JSON, streamed)",
     description="Every finished match (in the order they finished) whose end is in "
-    "[`finishedFrom`, `finishedTo`) and whose preset is `preset`: one line each, the same "
+    "[`finishedFrom`, `finishedTo`), whose preset is `preset` and, with `tournamentId`, "
+    "that are that tournament's tables: one line each, the same "
     "bytes as `GET /v1/matches/{id}/record`. Streamed without holding the export in "
     "memory; `Accept-Encoding: gzip` compresses it. A tournament table appears once its "
     "tournament round completes (R36). 422 for a time without a time zone, "
@@ -132,18 +135,22 @@ async def bulk_records(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
     finished_from: Annotated[
-        datetime | None, _moment("finishedFrom", "Matches that finished at or after it")
+        datetime | None, moment_parameter("finishedFrom", "Matches that finished at or after it")
     ] = None,
     finished_to: Annotated[
-        datetime | None, _moment("finishedTo", "Matches that finished before it")
+        datetime | None, moment_parameter("finishedTo", "Matches that finished before it")
     ] = None,
     preset: Annotated[
         Literal["standard", "tuolaji", "duijia"] | None,
         QueryParameter(description="Only matches of this rule-set preset (§10)"),
     ] = None,
+    tournament_id: Annotated[
+        UUID | None,
+        QueryParameter(name="tournamentId", description="Only the tables of this tournament"),
+    ] = None,
 ) -> Stream:
-    reject_repeated(request, "preset", moments=("finishedFrom", "finishedTo"))
-    where = BulkFilter(finished_from, finished_to, preset)
+    reject_repeated(request, "preset", "tournamentId", moments=("finishedFrom", "finishedTo"))
+    where = BulkFilter(finished_from, finished_to, preset, tournament_id)
     gzip = wants_gzip(request.headers.get("accept-encoding", ""))
     headers = {"Vary": "Accept-Encoding", "Cache-Control": "no-store"}
     if gzip:

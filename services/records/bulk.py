@@ -45,6 +45,8 @@ class BulkFilter:
     finished_from: datetime | None = None
     finished_to: datetime | None = None
     preset: str | None = None
+    tournament_id: UUID | None = None
+    """Only the tables of this tournament."""
 
     def __post_init__(self) -> None:
         for name, moment in (
@@ -87,6 +89,8 @@ def finished_matches(service: GameService, where: BulkFilter) -> Iterator[UUID]:
             if not isinstance(created, MatchCreated):
                 continue
             if where.preset is not None and created.preset != where.preset:
+                continue
+            if where.tournament_id is not None and created.tournament_id != where.tournament_id:
                 continue
             if embargo_for(service, created.tournament_id, created.tournament_round):
                 continue  # R36: exported once its tournament round completes
