@@ -209,9 +209,9 @@ def build(path: Path) -> Population:
         match_id, _ = m.match("erased")
         token, _ = m.player("Zyxwvut Qwertyuiop")
         body = {"matchId": match_id, "seat": 0}
-        seat = _ok(c.post("/v1/players/me/seats", json=body, headers=auth(token)))
+        taken = _ok(c.post("/v1/players/me/seats", json=body, headers=auth(token)))
         guests = [m.guest(match_id, s, f"g{s}") for s in (1, 2, 3)]
-        m.moves(match_id, [seat["token"], *guests], 8)
+        m.moves(match_id, [taken["token"], *guests], 8)
         _ok(c.delete("/v1/players/me", headers=auth(token)), 204)
         # tournaments: round robin and Swiss, two deals a table, every round by bots
         # (three teams in the round robin: a bye each round; two rounds of Swiss)

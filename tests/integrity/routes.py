@@ -90,8 +90,8 @@ def reads(c: TestClient[Litestar], pop: Population, path: str) -> Iterator[Read]
         for name in ("standard", "tuolaji", "duijia", "declare_with_joker", "nonsense"):
             yield Read(path, url(name=name), anonymous)
     elif "number" in names:  # the rule book
-        for number in ("R1", "R36", "R99"):
-            yield Read(path, url(number=number), anonymous)
+        for rule in ("R1", "R36", "R99"):
+            yield Read(path, url(number=rule), anonymous)
     elif path.startswith("/v1/players/me"):
         for token in pop.players:
             yield Read(path, path, auth(token))
