@@ -224,7 +224,7 @@ PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
     412: ("precondition-failed",),
     413: ("payload-too-large",),
     415: ("unsupported-media-type",),
-    422: ("validation-failed", "invalid-input", "invalid-card", "invalid-rule-set"),
+    422: ("validation-failed", "invalid-input", "invalid-card", "invalid-rule-set", "invalid-name"),
     429: ("rate-limited", "quota-exceeded", "too-many-streams"),
     500: ("internal-error",),
     503: ("not-ready",),
