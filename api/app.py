@@ -44,6 +44,7 @@ from api.players.lobby import LobbyController, LobbySweeper
 from api.players.oidc import Oidc, oidc_sign_in
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
+from api.query import refuse_unknown_query
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware
 from api.reads import ReadController, verify
 from api.records.bulk import bulk_records
@@ -189,6 +190,7 @@ def create_app(parts: AppParts) -> Litestar:
             AllowHeader,
             route_context_middleware,
         ],
+        before_request=refuse_unknown_query,
         before_send=[unrouted(metrics.observe_request)],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
