@@ -368,24 +368,6 @@ def feed_page(
     if exhausted:
         last = max(last, top)  # nothing more it wants up to the end (other types skipped)
     return FeedPage(items=items, next=last, more=last < top)
-    last, scanned, exhausted = after, 0, False
-    while not exhausted and len(items) < limit and scanned < MAX_SCAN:
-        want = min(MAX_LIMIT, MAX_SCAN - scanned)
-        found = service.recorder.select_notifications(
-            last, want, topics=where.topics or (), inclusive_of_start=False
-        )
-        exhausted = len(found) < want
-        for n in found:
-            last, scanned = n.id, scanned + 1
-            item = reader.item(n, where)
-            if item is not None:
-                items.append(item)
-                if len(items) == limit:
-                    exhausted = exhausted and n is found[-1]
-                    break
-    if exhausted:
-        last = max(last, top)  # nothing more it wants up to the end (other types skipped)
-    return FeedPage(items=items, next=last, more=last < top)
 
 
 def last_position(service: GameService) -> int:
