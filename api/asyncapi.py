@@ -13,10 +13,11 @@ from typing import Any
 
 import msgspec
 
+from api.live_feed import FULL_EVERY
 from api.players.dto import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
-from services.live import DealFrame, LiveFrame
+from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame
 from services.tournaments.views import StandingsView
 
 VERSION = "1.0.0"
@@ -39,9 +40,19 @@ def _last_event_id(what: str) -> dict[str, Any]:
 
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
-    (feed, frame, deal, standings, ticket, my_match, mine), components = (
+    (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine), components = (
         msgspec.json.schema_components(
-            [FeedItem, LiveFrame, DealFrame, StandingsView, TicketView, MyMatch, MyMatches],
+            [
+                FeedItem,
+                LiveFrame,
+                DealFrame,
+                PatchFrame,
+                DealPatchFrame,
+                StandingsView,
+                TicketView,
+                MyMatch,
+                MyMatches,
+            ],
             ref_template=_REF,
         )
     )
@@ -80,13 +91,24 @@ def asyncapi_document() -> dict[str, Any]:
                 "`?token=`) or a spectator gets one frame per match version, in order, none "
                 "merged or skipped: the event that made it (redacted as at that moment, "
                 "R33) and the viewer's view as of that version (R34); during a paced deal "
-                "(R16) `deal` frames without an id. A tournament table in play is closed "
-                "to spectators (R36).",
+                "(R16) `deal` frames without an id. Once the backlog (a resumed stream's "
+                "versions after `Last-Event-ID`, or a new stream's first frame) is sent, one "
+                "`caught-up` frame: what follows is live. A tournament table in play is closed "
+                "to spectators (R36). Query `frames=patch`: after a whole `view` frame (the "
+                "first on each connection, and every "
+                f"{FULL_EVERY}th version) each version comes as a `patch` frame (RFC 6902 "
+                "against the viewer's view at the version before) and the deal as "
+                "`deal-patch` frames (against the deal frame before, the first against the "
+                "version's view). `Accept-Encoding: gzip` compresses the stream, each frame "
+                "flushed as it is sent.",
                 "parameters": {"matchId": {"description": "The match's id (a UUID)"}},
                 "messages": {
                     "view": {"$ref": "#/components/messages/matchView"},
                     "deal": {"$ref": "#/components/messages/matchDeal"},
                     "revoked": {"$ref": "#/components/messages/revoked"},
+                    "caughtUp": {"$ref": "#/components/messages/matchCaughtUp"},
+                    "patch": {"$ref": "#/components/messages/matchPatch"},
+                    "dealPatch": {"$ref": "#/components/messages/matchDealPatch"},
                 },
             },
             "standings": {
@@ -115,6 +137,9 @@ def asyncapi_document() -> dict[str, Any]:
                     {"$ref": "#/channels/match/messages/view"},
                     {"$ref": "#/channels/match/messages/deal"},
                     {"$ref": "#/channels/match/messages/revoked"},
+                    {"$ref": "#/channels/match/messages/caughtUp"},
+                    {"$ref": "#/channels/match/messages/patch"},
+                    {"$ref": "#/channels/match/messages/dealPatch"},
                 ],
             },
             **_player_operations(),
@@ -151,6 +176,42 @@ def asyncapi_document() -> dict[str, Any]:
                     "view as the cards arrive, at most every 250 ms (R16).",
                     "contentType": "application/json",
                     "payload": deal,
+                },
+                "matchCaughtUp": {
+                    "name": "caught-up",
+                    "title": "The backlog is sent: the stream is live",
+                    "summary": "SSE `event: caught-up`, no `id`, once per stream: every version "
+                    "up to `version` was sent (a client acting on a resumed stream waits for it).",
+                    "contentType": "application/json",
+                    "payload": {
+                        "type": "object",
+                        "properties": {
+                            "version": {
+                                "type": "integer",
+                                "description": "The last version sent; frames after it are live",
+                            }
+                        },
+                        "required": ["version"],
+                    },
+                },
+                "matchPatch": {
+                    "name": "patch",
+                    "title": "A match version as a patch of the view before",
+                    "summary": "SSE `event: patch` (`?frames=patch`); `id` is the match "
+                    "version: its event and the RFC 6902 operations that turn the viewer's "
+                    "view at the version before into its view at this one (R34).",
+                    "contentType": "application/json",
+                    "headers": _last_event_id("a match version"),
+                    "payload": patch,
+                },
+                "matchDealPatch": {
+                    "name": "deal-patch",
+                    "title": "A paced deal's progress as a patch",
+                    "summary": "SSE `event: deal-patch` (`?frames=patch`), no `id`: the RFC "
+                    "6902 operations since the deal frame before — the new cards, the sizes "
+                    "(R16).",
+                    "contentType": "application/json",
+                    "payload": deal_patch,
                 },
                 "standings": {
                     "name": "standings",

@@ -10,7 +10,8 @@ benchmarks and the tests alike (docs/decisions.md D-root). From the settings it 
   otherwise) and the one limiter of blocking store calls, sized to the store's pool;
 * the OIDC verifier, the webhook outbox's store and its sender;
 * the limits on clients and the background workers (sweeper, tournament clerk, lobby
-  sweeper, webhook outbox);
+  sweeper, webhook outbox), run by the process whose role says so (``PROCESS_ROLE``:
+  ``all`` in one process, else ``api`` processes beside ``worker`` ones; docs/scaling.md);
 
 and hands them to :func:`api.app.create_app`, which reads no environment and builds no
 store. Tests pass fakes the same way: a service of their own (POPO, a fixed clock and
@@ -76,6 +77,7 @@ def build_parts(
     if service is None:
         service = build_service(settings)
         on_shutdown = (service.close,)
+    service.table = settings.table  # a service given (tests) follows the settings too
     if personal_sealer(service) is None:
         seal_personal_data(service, key_store(settings))
     limiter = anyio.CapacityLimiter(store_capacity(settings))
@@ -91,7 +93,7 @@ def build_parts(
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(service, limiter, bots, tags=tags)
+    runtime = Runtime(service, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
     live = LiveStreams(
         service,
         hub,
@@ -120,6 +122,10 @@ def build_parts(
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
     sweep_ms = settings.sweep_interval_ms
+    sweeper = SweeperTask.build(runtime, sweep_ms, settings.timeout_bot)
+    role = settings.process_role
+    if role == "worker":  # the API processes' saves reach this one through the hub
+        hub.on_changed += [sweeper.sweeper.changed, bots.changed]
     return AppParts(
         runtime=runtime,
         hub=hub,
@@ -138,11 +144,13 @@ def build_parts(
             settings.sse_max_per_address if limited else 0,
             settings.stream_caps if limited else None,
         ),
-        sweeper=SweeperTask.build(runtime, sweep_ms, settings.timeout_bot),
+        sweeper=sweeper,
         clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
         lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
         bots=bots,
         on_shutdown=on_shutdown,
+        http=role != "worker",
+        background=role != "api",
     )
 
 

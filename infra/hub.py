@@ -243,7 +243,7 @@ class PostgresHub(LocalHub):
         rolled-back transactions are skipped: they are never filled in)."""
         if conn.is_closed():
             return
-        if not self._subscribers:  # nobody to wake: just keep up with the store
+        if not self.listening:  # nobody to wake: just keep up with the store
             last = await conn.fetchval(self._max_sql, timeout=self._timeout)
             self._last = max(self._last, last)
             return

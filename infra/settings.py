@@ -23,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
@@ -33,13 +34,16 @@ from msgspec import Meta
 
 from api.streamcap import parse_caps
 from domain.game.round_events import Pacing
+from domain.game.timers import Timers
 from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
+from services.game import TablePolicy
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
+Role = Literal["all", "api", "worker"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 POSTGRES_SCHEMES: Final = frozenset({"postgresql", "postgres", "postgresql+psycopg"})
 DEFAULT_SQLITE_PATH: Final = Path("var/shengji.sqlite3")
@@ -78,6 +82,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"secret": True},
         ),
     ] = None
+    process_role: Annotated[
+        Role,
+        Meta(
+            description="What this process runs: `all` (HTTP, streams and the background work: "
+            "the one process of the embedded store); on PostgreSQL `api` (HTTP and streams "
+            "only) or `worker` (`shengji worker`: the sweeper and timers, the bot driver, the "
+            "tournament clerk, the lobby sweeper and the webhook outbox, with health probes "
+            "and metrics only). docs/scaling.md says how many of each."
+        ),
+    ] = "all"
     sqlite_path: Annotated[
         Path,
         Meta(
@@ -194,6 +208,34 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "`wrap`) plays before the bot driver ends it (docs/bots.md); 0: no cap.",
         ),
     ] = BOTS_ONLY_ROUNDS
+    # -- tables and players (docs/players.md) ---------------------------------------------
+    session_idle_s: Annotated[
+        int,
+        Meta(
+            ge=60,
+            le=31_536_000,
+            description="Seconds a player session may go unused (not refreshed, its token not "
+            "rotated) before it stops signing in (docs/players.md).",
+        ),
+    ] = 30 * 86_400
+    quick_play_rounds: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=100,
+            description="Quick play's match length (`rounds:N`) for a rule set that would "
+            "never end by itself (match end `wrap`); stated on the ticket.",
+        ),
+    ] = 4
+    quick_play_turn_ms: Annotated[
+        int,
+        Meta(
+            ge=1_000,
+            le=_MS,
+            description="Quick play's turn limit for declaring and playing (burying gets "
+            "twice it): a seat over its time is played by the timeout bot (docs/timers.md).",
+        ),
+    ] = 30_000
     # -- limits on clients (docs/security.md) ---------------------------------------------
     rate_limit_per_minute: Annotated[
         int,
@@ -273,7 +315,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = 600
     sse_retry_ms: Annotated[
-        int, Meta(ge=0, le=_MS, description="The `retry:` hint a live stream sends, in ms.")
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="The `retry:` hint every stream sends (matches, players, tickets, "
+            "standings, the events feed), in ms.",
+        ),
     ] = 1000
     feed_poll_ms: Annotated[
         int,
@@ -360,6 +408,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             if not self.database_url:
                 raise SettingsError("PERSISTENCE=postgres needs DATABASE_URL")
             parse_database_url(self.database_url)
+        if self.process_role != "all" and self.backend != "postgres":
+            raise SettingsError(
+                f"PROCESS_ROLE={self.process_role} needs PostgreSQL: the embedded store has "
+                "one process, which runs everything (PROCESS_ROLE=all)"
+            )
         for proxy in self.trusted_proxies:
             _network(proxy)
         try:
@@ -411,6 +464,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         """The cap of each kind of live stream per verified identity (``SSE_STREAM_CAPS``
         over ``SSE_MAX_PER_IDENTITY``)."""
         return parse_caps(self.sse_stream_caps, self.sse_max_per_identity)
+
+    @property
+    def table(self) -> TablePolicy:
+        """Sessions' idle limit, quick play's length and turn limits, the bot that takes a
+        seat left (docs/decisions.md D-table-life)."""
+        turn = self.quick_play_turn_ms
+        return TablePolicy(
+            session_idle=timedelta(seconds=self.session_idle_s),
+            quick_play_rounds=self.quick_play_rounds,
+            quick_play_timers=Timers(declare_ms=turn, bury_ms=min(2 * turn, _MS), play_ms=turn),
+            substitute=self.timeout_bot,
+        )
 
     @property
     def oidc(self) -> tuple[str, str, str] | None:

@@ -82,6 +82,7 @@ def build_service(
             clock=clock or utc_now,
             seeds=seeds or new_seed,
             pacing=settings.pacing,
+            table=settings.table,
         )
     except BaseException:
         if release is not None:

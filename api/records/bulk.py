@@ -31,6 +31,7 @@ from litestar.openapi.spec import (
 from litestar.params import QueryParameter
 from litestar.response import Stream
 
+from api.compression import OWN_ENCODING
 from api.dto import problems
 from api.runtime import Runtime
 from domain.rules.errors import InvalidInputError
@@ -127,6 +128,7 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     "`finishedFrom` after `finishedTo` or an unknown preset.",
     responses=problems(),
     operation_class=BulkOperation,
+    opt={OWN_ENCODING: True},  # gzip of its own, flushed per chunk of records
 )
 async def bulk_records(
     request: Request[Any, Any, Any],

@@ -29,7 +29,7 @@ from domain.accounts.lobby import (
 from domain.accounts.ticket import Ticket
 from domain.game.match import Match
 from domain.rules.errors import InvalidInputError
-from domain.rules.ruleset import RuleSet
+from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from services.accounts.players import get_account
 from services.accounts.seating import open_first_round
 from services.accounts.store import forget, save_all
@@ -66,10 +66,19 @@ def get_lobby(service: GameService, lid: UUID) -> Lobby | None:
     return lobby
 
 
+def quick_play_rules(service: GameService, rules: RuleSet) -> RuleSet:
+    """Quick play's rule set: a match end that never comes by itself (``wrap``, R32) is
+    the service's preset length (``rounds:N``), so every quick-play match ends."""
+    if rules.match_end.kind is not MatchEndKind.WRAP:
+        return rules
+    length = MatchEnd(MatchEndKind.ROUNDS, service.table.quick_play_rounds)
+    return RuleSet.from_mapping({**rules.to_mapping(), "match_end": str(length)})
+
+
 def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID | None]:
     """Queue a ticket (and make a match at once when it completes one); answers the
     ticket as saved and the match it made, if any."""
-    mapping = req.rules.to_mapping()
+    mapping = quick_play_rules(service, req.rules).to_mapping()
     key = rules_key(mapping, req.preset)
     lid = lobby_id(key)
     ticket_id = uuid4()
@@ -173,7 +182,14 @@ def matchmake(
         return None
     match_id = uuid4()
     rules = RuleSet.from_mapping(lobby.rules)
-    match = Match.create(rules, now, name=QUICK_PLAY, preset=lobby.preset, match_id=match_id)
+    match = Match.create(
+        rules,
+        now,
+        name=QUICK_PLAY,
+        preset=lobby.preset,
+        match_id=match_id,
+        timers=service.table.quick_play_timers,  # always: an absent person never stalls it
+    )
     for seat, ticket_id, account_id, kind in seating:
         digest = token_hash(new_token(match_id, SEAT_ROLE))  # never shown: see below
         if account_id is None or ticket_id is None:

@@ -1,4 +1,4 @@
-"""Live views over SSE (issue 4, ARCHITECTURE decision 3): frames for a seat and for a
+"""Live views over SSE (docs/observability.md, docs/decisions.md F3): frames for a seat and for a
 spectator with increasing ids, redacted by ``table_view`` (R33); Last-Event-ID resumes
 with nothing lost or repeated; heartbeats, lifetime and shutdown; one view per version
 for many spectators. The driver is :mod:`tests.api.sse_driver`.
