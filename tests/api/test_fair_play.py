@@ -137,6 +137,19 @@ async def test_quick_play_spends_the_match_quota() -> None:
         assert r.json()["code"] == "quota-exceeded"
 
 
+async def test_a_rematch_spends_the_match_quota() -> None:
+    """A rematch makes a match: without the quota, bots-only matches rematched one after
+    another would make matches without end."""
+    app = new_app(rate_limit_per_minute=600, match_quota_per_hour=2)
+    async with app.lifespan(), client(app) as c:
+        made = (await c.post("/v1/matches", json={})).json()
+        url = f"/v1/matches/{made['matchId']}/rematch"
+        first = await c.post(url, headers=bearer(made["organiserToken"]))
+        assert first.status_code == 409, first.text  # not finished: refused, but counted
+        again = await c.post(url, headers=bearer(made["organiserToken"]))
+        assert (again.status_code, again.json()["code"]) == (429, "quota-exceeded")
+
+
 # -- every kind of stream is capped ---------------------------------------------------------------
 
 
