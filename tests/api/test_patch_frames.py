@@ -160,7 +160,7 @@ async def test_patches_give_the_state_at_every_version(seed: int) -> None:
             assert kinds[0] == "view" and kinds.count("patch") > kinds.count("view")
             fulls = kinds.count("view")
             assert fulls <= 2 + (end - start) // FULL_EVERY + (i == 2)
-        assert set(clients[0].kinds) == {"view", "patch"}
+        assert set(clients[0].kinds) == {"view", "patch", "caught-up"}  # caught-up: live from here
 
 
 async def test_a_patch_stream_resumed_at_the_last_version_is_whole_again() -> None:
