@@ -73,6 +73,14 @@ MESSAGES: Final[dict[str, Message]] = {
         "`Last-Event-ID` 超出了该流当前的版本或位置，从未发送过这样的帧",
     ),
     "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
+    "unknown-parameter": _m(
+        "Unknown query parameter", "未知的查询参数", "此路由不接受该查询参数，请删除后重试"
+    ),
+    "invalid-name": _m("Name not accepted", "名称不可用", "名称含有不允许的字符或格式，或长度不符"),
+    "subscription-exists": _m("Subscription exists", "订阅已存在", "同名的事件流订阅已经存在"),
+    "lease-lost": _m(
+        "Lease lost", "租约已失效", "此消费者对订阅的租约已过期或已被他人取得，请重新认领"
+    ),
     "too-many-streams": _m(
         "Too many live streams", "实时流过多", "同时打开的实时流已达上限，请先关闭一个"
     ),
