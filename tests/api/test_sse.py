@@ -313,7 +313,7 @@ async def test_a_resumed_stream_says_caught_up_after_its_backlog(
         last = t.version()
         await t.steps(6)  # missed while away
         async with stream(t.app, url(t), {"Last-Event-ID": str(last)}) as s:
-            blocks = []
+            blocks: list[Any] = []
             while not blocks or blocks[-1].event != "caught-up":
                 ev = await s.next()
                 assert ev is not None
