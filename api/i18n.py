@@ -76,6 +76,12 @@ MESSAGES: Final[dict[str, Message]] = {
     "too-many-streams": _m(
         "Too many live streams", "实时流过多", "同时打开的实时流已达上限，请先关闭一个"
     ),
+    "webhook-target-refused": _m(
+        "Webhook target refused",
+        "不允许的 Webhook 地址",
+        "Webhook 只能发往公网的 https 地址；内部地址（回环、私有网络、链路本地）须在 "
+        "`WEBHOOK_PRIVATE_TARGETS` 中列出",
+    ),
     "internal-error": _m(
         "Internal server error", "服务器内部错误", "服务器未能处理此请求，未做任何更改"
     ),

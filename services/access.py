@@ -301,6 +301,20 @@ class Caller:
     role: Role
     owner: UUID
     session: UUID | None = None
+    seat: int | None = None
+    """For a seat token, its seat (a re-issued token keeps it)."""
+
+    @property
+    def identity(self) -> str:
+        """What the limits count the caller as, whatever token it presents: the account
+        for a player token (every session and rotation of it), the seat of a match for a
+        seat token (a re-issue keeps it), the match or tournament for an organiser or team
+        token (docs/decisions.md D-fair)."""
+        if self.role == PLAYER_ROLE:
+            return f"player:{self.owner}"
+        if self.role == SEAT_ROLE:
+            return f"seat:{self.owner}:{self.seat}"
+        return f"{'organiser' if self.role == ORGANISER_ROLE else 'team'}:{self.owner}"
 
 
 def caller_of(service: GameService, cred: Credential) -> Caller | None:
@@ -320,7 +334,9 @@ def caller_of(service: GameService, cred: Credential) -> Caller | None:
         if cred.role == ORGANISER_ROLE:
             stored = [found.organiser_token_hash]
         elif cred.role == SEAT_ROLE:
-            stored = [seat.token_hash for seat in found.seats if seat is not None]
+            for seat, info in enumerate(found.seats):
+                if info is not None and cred.matches(info.token_hash):
+                    return Caller(SEAT_ROLE, cred.owner, seat=seat)
     elif isinstance(found, Tournament):
         if cred.role == ORGANISER_ROLE:
             stored = [found.organiser_token_hash]

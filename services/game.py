@@ -29,6 +29,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, proje
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
+from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
@@ -103,8 +104,14 @@ class GameService(Application[UUID]):
         self.table = table or TablePolicy()
         """Sessions' idle limit, quick play's match length and turn limits, the bot that
         takes a seat left (``SESSION_IDLE_S``, ``QUICK_PLAY_*``, ``TIMEOUT_BOT``)."""
+        self.deal_from: int | None = None
+        """The seat the next deal of a match draws from first; None: the dealer (R16;
+        round 1 from seat 0). A record's replay sets it from the record's ``firstSeat``,
+        read with each seed as the pacing is (:mod:`services.records.steps`), so a table
+        that dealt from seat 0 (R36) re-imports as it was played."""
         self.on_saved: list[SaveListener] = []
-        """Called after every save, on the saving thread (the in-process live hub)."""
+        """Called after every save, on the saving thread (the in-process live hub), with the
+        ids of the matches and accounts it changed."""
         self.on_saved_state: list[StateListener] = []
         """Told each save's matches and rounds as saved (read only; the sweeper)."""
         self.save_observers: list[SaveObserver] = []
@@ -392,7 +399,10 @@ class GameService(Application[UUID]):
         self._observe_save(started, "ok")
         if recordings and (self.on_saved or self.on_saved_state):
             state = [o for o in objs if isinstance(o, Match | Round)]
+            # The matches changed, and the accounts: a player's streams follow their
+            # account, to end when its token is revoked (docs/decisions.md D-fair).
             touched = frozenset(o.id if isinstance(o, Match) else o.match_id for o in state)
+            touched |= {o.id for o in objs if isinstance(o, Account)}
             listeners: list[Callable[[], None]] = [
                 *(partial(listener, touched) for listener in self.on_saved),
                 *(partial(listener, state) for listener in self.on_saved_state),
@@ -414,7 +424,8 @@ class GameService(Application[UUID]):
         tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`). ``dry``
         (a dry run): from :data:`STAND_IN_SEED`, so no seed is drawn or shown."""
         if match.tournament_id is None:
-            round_.deal(STAND_IN_SEED if dry else self.seeds(), now, self.pacing)
+            seed = STAND_IN_SEED if dry else self.seeds()
+            round_.deal(seed, now, self.pacing, first_seat=self.deal_from)
             return
         seed = (
             STAND_IN_SEED

@@ -86,7 +86,7 @@ class SessionRefreshed(_Response, frozen=True, kw_only=True):
     """The session was refreshed: its idle limit counts from now."""
 
     session_id: str
-    """The session refreshed (the token's own)."""
+    """The session refreshed (the one of the token used)."""
     expires_at: str
     """When the session stops signing in unless refreshed again, ISO 8601."""
 
@@ -252,11 +252,11 @@ class TurnLimits(_Response, frozen=True, kw_only=True):
     """Turn time limits in ms (docs/timers.md); 0: none."""
 
     declare_ms: int
-    """The late declaring turn (R18) and each turn of the overcall window (R20)."""
+    """Each declaring or overcalling turn (R18, R20)."""
     bury_ms: int
-    """Burying (R21, 炒底 R20)."""
+    """Burying the bottom (R21)."""
     play_ms: int
-    """Leading or following (R22, R23)."""
+    """Each lead or follow (R22, R23)."""
 
 
 class RegisterWebhook(_Request, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ from uuid import UUID
 import anyio
 import msgspec
 from litestar import Controller, Litestar, Response, delete
+from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
@@ -25,15 +26,17 @@ from api.calls import BEARER, Reading, Writing, write_route
 from api.dto import LOCATION_HEADER
 from api.players.dto import TicketRequestBody, TicketView, TurnLimits
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.revocation import REVOKED
 from api.routes import route
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM
+from api.sse import EVENT_STREAM, LiveStreams
 from api.stream import LastEventIdAheadError
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import Credential, signed_player
 from services.accounts import lobby
 from services.accounts.players import Signed
+from services.errors import UnauthorizedError
 from services.game import GameService
 from services.idempotency import Outcome, Stamp
 
@@ -148,6 +151,7 @@ class LobbyController(Controller):
         self,
         read: Reading,
         ticket_id: FromPath[UUID],
+        live: NamedDependency[LiveStreams],
         last_event_id: Annotated[
             int | None,
             HeaderParameter(name="Last-Event-ID", ge=0, le=10**9, description="A version"),
@@ -157,8 +161,9 @@ class LobbyController(Controller):
 
         `event: ticket` frames, `id` the ticket's version, `data` the ticket (JSON): the current one
         at once (unless `Last-Event-ID` is it already), then each change (`: ping` comments while it
-        waits); the stream ends once the ticket is matched or cancelled. A `Last-Event-ID` beyond
-        the ticket's version is a 422 `last-event-id-ahead` (R34).
+        waits); the stream ends once the ticket is matched or cancelled, or with `event: revoked`
+        once the player token is rotated, its session ended or the player erased. A `Last-Event-ID`
+        beyond the ticket's version is a 422 `last-event-id-ahead` (R34).
         """
         service, cred = read.service, read.credential
         first = await read.call(read_ticket, service, cred, ticket_id)  # 401/404 now
@@ -171,7 +176,10 @@ class LobbyController(Controller):
         async def poll() -> Polled:
             nonlocal seen, ticket
             if ticket is None:
-                ticket = await read.call(read_ticket, service, cred, ticket_id)
+                try:
+                    ticket = await read.call(read_ticket, service, cred, ticket_id)
+                except UnauthorizedError:  # the token was revoked meanwhile
+                    return Polled([REVOKED], done=True)
             frames = []
             if ticket.version > seen:
                 seen = ticket.version
@@ -188,12 +196,14 @@ class LobbyController(Controller):
             async for frame in polled(poll, timing):
                 yield frame
 
-        return event_stream(frames())
+        return event_stream(live.revocations.guard(cred, frames()))
 
 
 class LobbySweeper:
-    """Every ``interval_s``: bots for the tickets whose wait has passed, in every lobby
-    of the store (reading a ticket sweeps its lobby too). Replicas may sweep at once: the
+    """Every ``interval_s``: bots for the tickets whose wait has passed, in the lobbies
+    where such a ticket waits (:class:`services.accounts.lobby.Lobbies`: an idle sweep
+    costs the same however many lobbies were ever opened; reading a ticket sweeps its
+    lobby too). Replicas may sweep at once: the
     lobby's version lets one match through (:mod:`services.accounts.lobby`). The bots
     seated move by the bot driver, which hears the seating's save."""
 

@@ -24,6 +24,7 @@ from api.calls import BEARER
 from api.dto import problems
 from api.live_feed import Feed
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.revocation import REVOKED
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM, LiveStreams
 from api.stream import LastEventIdAheadError
@@ -37,6 +38,11 @@ POLL_S = 0.5
 moves wake the stream at once."""
 HEARTBEAT_S = 15.0
 LIFETIME_S = 300.0
+RESUME_WINDOW = 2000
+"""A resume reads at most this many log positions; from further back (``Last-Event-ID:
+0``, a phone asleep for a day) the stream starts with the player's ``snapshot`` instead —
+what the missed frames would have told (docs/decisions.md D-fair) — so no client makes a
+stream scan the whole log."""
 
 
 def encode(frame: Frame) -> bytes:
@@ -56,9 +62,12 @@ class PlayerStreamController(Controller):
         "`turnDeadline`; pushed as soon as the move that gave it is saved, one per turn, "
         "none missed), "
         "`match-finished`; `id` is the event log position. `Last-Event-ID` (header) resumes "
-        "after it; without it the first frame is a `snapshot` (`matches`, `ticket`). "
+        "after it; without it, or from more than 2000 positions back, the first frame is a "
+        "`snapshot` (`matches`, `ticket`: the state now). "
         "`: ping` keeps the connection; after its lifetime the stream ends with a `retry:` "
-        "hint. Player token in `Authorization` or `?token=` (EventSource).",
+        "hint. Player token in `Authorization` or `?token=` (EventSource); once that token is "
+        "rotated, its session ended or the player erased, the stream sends `event: revoked` "
+        "and ends.",
         responses=problems(401, 403, 422),
         security=BEARER,
     )
@@ -66,6 +75,7 @@ class PlayerStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
+        live: NamedDependency[LiveStreams],
         token: Annotated[
             str | None, QueryParameter(name="token", description="The player token")
         ] = None,
@@ -84,9 +94,10 @@ class PlayerStreamController(Controller):
             end = start_position(service)
             if last_event_id is not None and last_event_id > end:
                 raise LastEventIdAheadError(last_event_id, end, "the event log's end")
-            position = end if last_event_id is None else last_event_id
+            resume = last_event_id is not None and end - last_event_id <= RESUME_WINDOW
+            position = last_event_id if resume and last_event_id is not None else end
             feed = PlayerFeed(service, account.id, position)
-            if last_event_id is not None:
+            if resume:
                 return feed, None
             data = {
                 "matches": msgspec.to_builtins(my_matches(service, account)),
@@ -95,7 +106,6 @@ class PlayerStreamController(Controller):
             return feed, Frame(id=position, kind="snapshot", data=data)
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
-        live: LiveStreams = request.app.state.live
         wake = asyncio.Event()
         followed: dict[UUID, Feed] = {}
 
@@ -122,7 +132,8 @@ class PlayerStreamController(Controller):
 
         def pull() -> list[Frame] | None:
             """The next frames, or None once the token no longer signs in: a revoked
-            device (a lost phone) or an erased player hears nothing more."""
+            device (a lost phone) or an erased player hears nothing more (the guard
+            below usually ends the stream first, at the revocation's save)."""
             if seen is None or player_of(service, seen) is None:
                 return None
             return feed.poll()
@@ -130,7 +141,7 @@ class PlayerStreamController(Controller):
         async def poll() -> Polled:
             batch = await runtime.call(pull)
             if batch is None:  # the token was rotated, its session ended, or erased
-                return Polled(done=True)
+                return Polled([REVOKED], done=True)
             await follow()
             return Polled([encode(frame) for frame in batch], more=bool(batch))
 
@@ -145,4 +156,4 @@ class PlayerStreamController(Controller):
                 for match_id in list(followed):
                     unfollow(match_id)
 
-        return event_stream(frames())
+        return event_stream(live.revocations.guard(seen, frames()))

@@ -1,4 +1,4 @@
-"""Live boards and the archive of a tournament (issue 16, docs/tournaments.md).
+"""Live boards and the archive of a tournament (T16, docs/tournaments.md).
 
 **Standings stream** — ``GET /v1/tournaments/{id}/standings/stream`` (Server-Sent Events,
 public: standings show no card)::

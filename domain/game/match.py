@@ -18,6 +18,7 @@ from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
 from domain.game.timers import Timers
+from domain.names import checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
@@ -100,8 +101,7 @@ class Match(GameAggregate):
         deals take the tournament round's seeds (R36, ``services.tournaments.seeds``);
         ``visibility``: ``public`` or ``private``; ``rematch_of`` and ``reserved``: a
         rematch's first match and who may take each seat (docs/decisions.md D-table-life)."""
-        if len(name) > 200:
-            raise InvalidInputError("a match name is at most 200 characters")
+        name = checked_title(name, "name")
         if visibility not in VISIBILITIES:
             raise InvalidInputError(f"visibility is public or private, not {visibility!r}")
         if reserved is not None and len(reserved) != 4:
@@ -170,8 +170,7 @@ class Match(GameAggregate):
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
-        if not 1 <= len(player) <= 100:
-            raise InvalidInputError("a player name is 1 to 100 characters")
+        player = checked_name(player, "name", bot=kind != "human")
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
