@@ -53,6 +53,7 @@ from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
+from api.tournaments.director import DirectorController
 from api.tournaments.live import LiveController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
@@ -116,6 +117,7 @@ def create_app(parts: AppParts) -> Litestar:
             ResultController,
             RegistrationController,
             ControlController,
+            DirectorController,
             LiveController,
             RecordController,
             bulk_records,

@@ -52,6 +52,21 @@ OPERATION_IDS: Final[dict[str, str]] = {
     "post /v1/tournaments/{tournament_id}/teams": "registerTeam",
     "post /v1/tournaments/{tournament_id}/teams/{team}/checkin": "checkInTeam",
     "post /v1/tournaments/{tournament_id}/teams/{team}/withdraw": "withdrawTeam",
+    # the director's tools (api/tournaments/director.py)
+    "patch /v1/tournaments/{tournament_id}": "changeTimeControl",
+    "post /v1/tournaments/{tournament_id}/rounds/{number}/tables/{table}/result": "enterResult",
+    "post /v1/tournaments/{tournament_id}/rounds/{number}/clock": "setRoundClock",
+    "post /v1/tournaments/{tournament_id}/rounds/{number}/tables/{table}/extension": (
+        "extendTable"
+    ),
+    "post /v1/tournaments/{tournament_id}/rounds/{number}/pause": "pauseRound",
+    "post /v1/tournaments/{tournament_id}/rounds/{number}/resume": "resumeRound",
+    "post /v1/tournaments/{tournament_id}/rounds/{number}/cancel": "cancelRound",
+    "post /v1/tournaments/{tournament_id}/byes": "requestBye",
+    "post /v1/tournaments/{tournament_id}/substitutes": "substitutePlayer",
+    "post /v1/tournaments/{tournament_id}/teams/{team}/rename": "renameTeam",
+    "post /v1/tournaments/{tournament_id}/fixed-tables": "fixTable",
+    "post /v1/tournaments/{tournament_id}/publish": "publishPairing",
     "get /healthz": "getHealth",
     "get /readyz": "getReadiness",
     "get /v1/matches": "listMatches",
@@ -269,6 +284,11 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
             "not-forbidden",
             "round-started",
             "seat-free",
+            # the director's tools (domain/tournament/director.py)
+            "round-paused",
+            "round-not-paused",
+            "team-not-active",
+            "table-taken",
         ),
         422: ("last-event-id-ahead",),
     },

@@ -31,6 +31,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import msgspec
 from eventsourcing.persistence import IntegrityError
 
+from domain.game.match import ENTERED_PREFIX, Entered
 from domain.game.match_events import RoundBegun
 from domain.game.round import RoundPhase, round_id
 from domain.rules.cards import RANKS
@@ -153,7 +154,8 @@ def _replay_match(
                 field="end",
             )
         clock.set(end.at, "the match's end", ctx)
-        service.finish_match(match_id, end.reason)
+        entered = Entered(end.winner) if end.reason.startswith(ENTERED_PREFIX) else None
+        service.finish_match(match_id, end.reason, entered=entered)
     replayed = match_record(list(service.events.get(match_id)), [])
     assert replayed.end is not None
     compare(end, replayed.end, "end", ctx, {"winner": "R32", "levels": "R30", "laps": "R32"})
