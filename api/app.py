@@ -55,6 +55,7 @@ from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
 from api.tournaments.director import DirectorController
 from api.tournaments.live import LiveController
+from api.tournaments.pages import DisplayController, PageController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
@@ -118,6 +119,8 @@ def create_app(parts: AppParts) -> Litestar:
             RegistrationController,
             ControlController,
             DirectorController,
+            DisplayController,
+            PageController,
             LiveController,
             RecordController,
             bulk_records,

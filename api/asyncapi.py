@@ -17,6 +17,7 @@ from api.players.dto import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
 from services.live import DealFrame, LiveFrame
+from services.tournaments.display import DisplayFrame
 from services.tournaments.views import StandingsView
 
 VERSION = "1.0.0"
@@ -39,9 +40,18 @@ def _last_event_id(what: str) -> dict[str, Any]:
 
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
-    (feed, frame, deal, standings, ticket, my_match, mine), components = (
+    (feed, frame, deal, standings, ticket, my_match, mine, display), components = (
         msgspec.json.schema_components(
-            [FeedItem, LiveFrame, DealFrame, StandingsView, TicketView, MyMatch, MyMatches],
+            [
+                FeedItem,
+                LiveFrame,
+                DealFrame,
+                StandingsView,
+                TicketView,
+                MyMatch,
+                MyMatches,
+                DisplayFrame,
+            ],
             ref_template=_REF,
         )
     )
@@ -97,6 +107,17 @@ def asyncapi_document() -> dict[str, Any]:
                 "parameters": {"tournamentId": {"description": "The tournament's id"}},
                 "messages": {"standings": {"$ref": "#/components/messages/standings"}},
             },
+            "display": {
+                "address": "/v1/tournaments/{tournamentId}/display/stream",
+                "title": "The live part of a tournament's display page",
+                "description": "The display page's live part rendered (standings, the "
+                "round's tables with their progress, the clock, the next pairing once "
+                "published) at once and whenever the tournament or a table of its round "
+                "changes, a correction after the event included (R36). `?lang=zh-CN` or "
+                "Accept-Language for Chinese.",
+                "parameters": {"tournamentId": {"description": "The tournament's id"}},
+                "messages": {"display": {"$ref": "#/components/messages/display"}},
+            },
             **_player_channels(),
         },
         "operations": {
@@ -121,6 +142,12 @@ def asyncapi_document() -> dict[str, Any]:
                 "channel": {"$ref": "#/channels/standings"},
                 "summary": "Watch a tournament's standings",
                 "messages": [{"$ref": "#/channels/standings/messages/standings"}],
+            },
+            "watchDisplay": {
+                "action": "receive",
+                "channel": {"$ref": "#/channels/display"},
+                "summary": "Keep a tournament's display page live",
+                "messages": [{"$ref": "#/channels/display/messages/display"}],
             },
         },
         "components": {
@@ -166,6 +193,14 @@ def asyncapi_document() -> dict[str, Any]:
                             },
                         ]
                     },
+                },
+                "display": {
+                    "name": "display",
+                    "title": "The display page's live part",
+                    "summary": "SSE `event: display`; `id` is the display's version (the "
+                    "tournament's plus its round's tables').",
+                    "contentType": "application/json",
+                    "payload": display,
                 },
                 **_player_messages(ticket, my_match, mine),
             },

@@ -36,6 +36,7 @@ class EnterResultRequest(_Request, frozen=True, kw_only=True):
     """Attackers' points taken by the first and second team (R29), if known."""
     reason: Reason
     by: By
+    """Who entered it (recorded with it)."""
 
 
 class ScheduleRequest(_Request, frozen=True, kw_only=True):
@@ -55,6 +56,7 @@ class TimeControlRequest(_Request, frozen=True, kw_only=True):
     round_deadline_s: DeadlineS | msgspec.UnsetType | None = msgspec.UNSET
     """Seconds a round may last (null: no deadline)."""
     deadline_rule: Literal["flag", "finish"] | msgspec.UnsetType = msgspec.UNSET
+    """``flag`` the tables past the deadline for the organiser, or ``finish`` them (R32)."""
     requested_bye_points: Literal[0, 1] | msgspec.UnsetType = msgspec.UNSET
     """Match points of a requested bye: 0, or 1 (half a win)."""
 
@@ -64,24 +66,33 @@ class RoundClockRequest(_Request, frozen=True, kw_only=True):
     the turn timers of its tables seated from now on."""
 
     deadline_s: DeadlineS | None
+    """Seconds from the round's scheduling (paused time added); null: no deadline."""
     timers: TimersRequest | None = None
+    """Turn limits of its tables seated from now on (docs/timers.md)."""
 
 
 class ExtensionRequest(_Request, frozen=True, kw_only=True):
     """More time for one table past the round's deadline."""
 
     seconds: Annotated[int, msgspec.Meta(ge=1, le=86_400, examples=[600])]
+    """Seconds added to this table's deadline."""
     reason: Reason
     by: By
+    """Who gave it (recorded with it)."""
 
 
 class PauseRequest(_Request, frozen=True, kw_only=True):
+    """Why the round's clock stops (recorded in ``RoundPaused``)."""
+
     reason: Reason
 
 
 class CancelRequest(_Request, frozen=True, kw_only=True):
+    """Why the round in play is cancelled, and who decided."""
+
     reason: Reason
     by: By
+    """Who decided (recorded with it)."""
 
 
 class ByeRequest(_Request, frozen=True, kw_only=True):
@@ -89,6 +100,7 @@ class ByeRequest(_Request, frozen=True, kw_only=True):
 
     team: TeamNumber
     round: Annotated[int, msgspec.Meta(ge=1, le=63)]
+    """The round (not scheduled yet) the team sits out."""
     reason: Reason
 
 
@@ -96,6 +108,7 @@ class SubstituteRequest(_Request, frozen=True, kw_only=True):
     """A player replaced for one round not scheduled yet."""
 
     round: Annotated[int, msgspec.Meta(ge=1, le=63)]
+    """The round (not scheduled yet) the substitute plays."""
     team: TeamNumber
     player: Literal[0, 1]
     """The team's first (0) or second (1) player."""
@@ -105,6 +118,8 @@ class SubstituteRequest(_Request, frozen=True, kw_only=True):
 
 
 class RenameRequest(_Request, frozen=True, kw_only=True):
+    """A team's new name (unique in the tournament), and why."""
+
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=NOT_BLANK)]
     reason: Reason
 
@@ -126,4 +141,6 @@ class Published(_Response, frozen=True, kw_only=True):
     """The pairing published, and the tournament as it now stands."""
 
     pairing: PairingPreview
+    """The pairing as published (GET …/preview shows it to anyone now)."""
     tournament: TournamentView
+    """The tournament after the publication."""

@@ -115,6 +115,7 @@ class RoundView(_View, frozen=True, kw_only=True):
     requested_byes: list[int] = []
     """Teams sitting out at their request."""
     substitutes: list[SubstituteView] = []
+    """Players replaced for this round."""
 
 
 class SettingsView(_View, frozen=True, kw_only=True):
@@ -155,9 +156,13 @@ class ForbiddenView(_View, frozen=True, kw_only=True):
 
 
 class CancelledView(_View, frozen=True, kw_only=True):
+    """A round cancelled while in play (paired again later)."""
+
     number: int
+    """The round's number."""
     reason: str
     by: str
+    """Who cancelled it."""
 
 
 class TournamentView(_View, frozen=True, kw_only=True):
