@@ -15,13 +15,18 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
-PACKAGES = ("chromium", "chromium-driver")
+PACKAGES = ("chromium", "chromium-driver", "fonts-wqy-microhei")
+"""The browser, its driver, and a font with the Chinese characters (the pages read in
+Chinese too)."""
+FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
 
 
 def _found() -> tuple[str, str] | None:
     browser = shutil.which("chromium")
     driver = shutil.which("chromedriver")
-    return None if browser is None or driver is None else (browser, driver)
+    if browser is None or driver is None or not os.path.exists(FONT):
+        return None
+    return browser, driver
 
 
 def ensure_chromium() -> tuple[str, str]:

@@ -63,7 +63,8 @@ class TableProgress(_View, frozen=True, kw_only=True):
     """The two teams' levels now (first team, second team; R5); null while the round is
     in play (R36)."""
     result: str | None
-    """The result once in: ``2-1``-style levels gained and the winner's name, or draw."""
+    """The result once in: the levels gained (``2-1``) and the winner's name, or ``=``
+    for a draw."""
     entered: bool = False
     """The result was entered by the organiser (a paper result)."""
     deadline: str | None = None
@@ -153,7 +154,7 @@ def result_text(t: Tournament, number: int, table: TableEntry) -> tuple[str | No
     entry = t.results.get((number, table.table))
     if entry is None:
         return None, False
-    who = "draw" if entry.winner is None else t.teams[entry.winner].name
+    who = "=" if entry.winner is None else t.teams[entry.winner].name
     return f"{entry.levels[0]}-{entry.levels[1]} {who}", entry.entered
 
 

@@ -53,16 +53,25 @@ def step(table: Table) -> bool:
     return False
 
 
+READ_STANDINGS = """return Array.from(document.querySelectorAll('#standings tbody tr'))
+    .map(r => [+r.dataset.rank, +r.dataset.team, +r.dataset.matchPoints]);"""
+READ_STATUS = "return document.querySelector(arguments[0]).dataset.status;"
+
+
 def rendered_standings(driver: Any) -> list[tuple[int, int, int]]:
-    rows = driver.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
-    return [
-        (
-            int(r.get_attribute("data-rank")),
-            int(r.get_attribute("data-team")),
-            int(r.get_attribute("data-match-points")),
-        )
-        for r in rows
-    ]
+    """The standings rows as rendered now (one script: the live part may be replaced
+    between two reads of an element)."""
+    return [(r[0], r[1], r[2]) for r in driver.execute_script(READ_STANDINGS)]
+
+
+def rendered_status(driver: Any, row: str) -> str:
+    status: str = driver.execute_script(READ_STATUS, row)
+    return status
+
+
+def same_standings(driver: Any, http: httpx.Client, tid: str) -> bool:
+    """The rendered rows equal the JSON standings (read after: the page may lag a frame)."""
+    return rendered_standings(driver) == json_standings(http, tid)
 
 
 def json_standings(http: httpx.Client, tid: str) -> list[tuple[int, int, int]]:
@@ -100,9 +109,9 @@ def test_the_display_page_follows_a_table_to_its_end_without_a_reload(tmp_path: 
         )
         driver.execute_script("window.__sameLoad = 'yes';")
         assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Club night")
-        assert rendered_standings(driver) == json_standings(http, tid)
+        WebDriverWait(driver, 30).until(lambda d: same_standings(d, http, tid))
         row = f"#tables tr[data-table='{human['table']}']"
-        assert driver.find_element(By.CSS_SELECTOR, row).get_attribute("data-status") == "playing"
+        assert rendered_status(driver, row) == "playing"
         assert "Standings" in driver.page_source and driver.find_element(By.ID, "clock").text
 
         table = Table(cast("Any", http), human["matchId"], "", [tokens[s] for s in range(4)])
@@ -113,15 +122,9 @@ def test_the_display_page_follows_a_table_to_its_end_without_a_reload(tmp_path: 
                 time.sleep(0.1)  # the deal or a declaring window runs on the clock
         http.post(f"/v1/tournaments/{tid}/results/collect", headers=org)
 
-        WebDriverWait(driver, 30).until(
-            lambda d: (
-                d.find_element(By.CSS_SELECTOR, row).get_attribute("data-status") == "finished"
-            )
-        )
+        WebDriverWait(driver, 30).until(lambda d: rendered_status(d, row) == "finished")
         assert driver.execute_script("return window.__sameLoad;") == "yes"  # no reload
-        WebDriverWait(driver, 30).until(
-            lambda d: rendered_standings(d) == json_standings(http, tid)
-        )
+        WebDriverWait(driver, 30).until(lambda d: same_standings(d, http, tid))
         assert any(mp > 0 for _, _, mp in rendered_standings(driver))
         if os.environ.get("DISPLAY_SCREENSHOTS"):
             driver.save_screenshot(str(ROOT / "docs" / "display-en.png"))

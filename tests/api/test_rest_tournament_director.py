@@ -6,6 +6,8 @@ warnings of an override, fixed tables and balanced seats."""
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -312,3 +314,35 @@ def test_seats_are_balanced_across_rounds_and_a_fixed_table_is_kept(
             counts[low] += 1
             enter(c, url, org, number, table["table"], [1, 0])
     assert set(counts.values()) == {1}  # two rounds: every team once at 0/2, once at 1/3
+
+
+def test_the_results_csv_holds_tables_byes_flags_and_adjustments_in_one_file(
+    c: TestClient[Litestar], store: GameService
+) -> None:
+    """R36: one file a spreadsheet can recompute the standings from."""
+    url, org = create(c, n=5, roundDeadlineS=600)
+    c.post(f"{url}/byes", json={"team": 4, "round": 1, "reason": "away"}, headers=org)
+    c.post(f"{url}/rounds", headers=org)
+    enter(c, url, org, 1, 1, [2, 1])
+    clock = store.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(timedelta(seconds=601))
+    assert Clerk(store).tick().deadlines == 1  # table 2 flagged
+    enter(c, url, org, 1, 2, [0, 1])
+    adjustment = {"team": 2, "matchPoints": -1, "reason": "late", "by": "TD"}
+    assert c.post(f"{url}/adjustments", json=adjustment, headers=org).status_code == 200
+    rows = list(csv.DictReader(io.StringIO(c.get(f"{url}/results?format=csv").text)))
+    assert [r["row"] for r in rows] == ["table", "table", "requested", "adjustment"]
+    assert [r["entered"] for r in rows[:2]] == ["True", "True"]
+    assert [r["deadline_flagged"] for r in rows[:2]] == ["False", "True"]
+    assert (rows[2]["first_team"], rows[2]["match_points"]) == ("4", "1")
+    assert (rows[3]["first_team"], rows[3]["match_points"], rows[3]["reason"]) == (
+        "2",
+        "-1",
+        "late",
+    )
+    crosstable = c.get(f"{url}/crosstable").json()
+    bye_line = next(line for line in crosstable["lines"] if line["team"] == 4)
+    assert bye_line["rounds"][0]["outcome"] == "R" and bye_line["matchPoints"] == 1
+    page = c.get(url.replace("/v1", "") + "/crosstable")
+    assert page.headers["content-type"].startswith("text/html") and "Crosstable" in page.text
