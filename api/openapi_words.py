@@ -70,6 +70,7 @@ OPERATION_IDS: Final[dict[str, str]] = {
     "get /v1/tournaments/{tournament_id}/display": "getDisplay",
     "get /v1/tournaments/{tournament_id}/display/stream": "streamDisplay",
     "get /v1/tournaments/{tournament_id}/crosstable": "getCrosstable",
+    "get /v1/tournaments/{tournament_id}/rounds/{number}/comparison": "compareDeals",
     # the director's pages (api/tournaments/pages.py)
     "get /tournaments/{tournament_id}": "displayPage",
     "get /tournaments/{tournament_id}/rounds/{number}/pairings": "pairingSheetPage",

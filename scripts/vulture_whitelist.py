@@ -136,3 +136,4 @@ next_bye  # services/tournaments/display.py
 opponent  # services/tournaments/display.py
 cancelled_rounds  # services/tournaments/views.py
 published_round  # services/tournaments/views.py
+html  # services/tournaments/display.py: DisplayFrame.html

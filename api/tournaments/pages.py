@@ -40,6 +40,7 @@ from api.tournaments.dto import RoundParam, scheduled_round
 from api.tournaments.page_words import WORDS, language
 from domain.tournament.tournament import Tournament
 from services.game import GameService
+from services.tournaments.comparison import ComparisonView, comparison_view
 from services.tournaments.display import (
     Crosstable,
     DisplayFrame,
@@ -291,6 +292,24 @@ class DisplayController(Controller):
         def build() -> DisplayView:
             t = TournamentService(read.service).get(tournament_id)
             return display_view(read.service, t)
+
+        return await read.call(build)
+
+    @route("/{tournament_id:uuid}/rounds/{number:int}/comparison", 404, 409)
+    async def comparison(
+        self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
+    ) -> ComparisonView:
+        """A completed round's deals compared across its tables (duplicate scoring)
+
+        Tables whose attackers held the same cards in the same dealing form a field (R36): each
+        table's attackers' points (R29) against the field's average and median, its matchpoints
+        (2 per table beaten, 1 per tie), and each team's matchpoints over the round
+        (docs/tournaments.md). 409 round-in-play until every table is done.
+        """
+
+        def build() -> ComparisonView:
+            t = TournamentService(read.service).get(tournament_id)
+            return comparison_view(read.service, t, number)
 
         return await read.call(build)
 

@@ -21,7 +21,7 @@ from infra.settings import Settings
 from infra.store import build_service
 from services.game import GameService
 from services.tournaments.clerk import Clerk
-from tests.api.rest import Json, auth, client
+from tests.api.rest import Json, auth, client, settle
 from tests.conftest import FakeClock, FixedSeeds
 
 PEOPLE = ("human", "human")
@@ -346,3 +346,38 @@ def test_the_results_csv_holds_tables_byes_flags_and_adjustments_in_one_file(
     assert bye_line["rounds"][0]["outcome"] == "R" and bye_line["matchPoints"] == 1
     page = c.get(url.replace("/v1", "") + "/crosstable")
     assert page.headers["content-type"].startswith("text/html") and "Crosstable" in page.text
+
+
+def test_a_completed_round_compares_each_deal_across_its_tables(
+    c: TestClient[Litestar], store: GameService
+) -> None:
+    """R29, R36: the fields hold the matches' scored deals; matchpoints share the tops."""
+    url, org = create(
+        c, n=8, teams=[team(f"B{i}", ("heuristic", "random")) for i in range(8)], matchLength=2
+    )
+    scheduled = c.post(f"{url}/rounds", headers=org).json()["round"]
+    settle(c)
+    c.post(f"{url}/results/collect", headers=org)
+    r = c.get(f"{url}/rounds/1/comparison")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    deals = []
+    for table in scheduled["tables"]:
+        for summary in c.get(f"/v1/matches/{table['matchId']}").json()["rounds"]:
+            if summary["status"] == "scored":
+                deals.append((table["table"], summary["result"]["attackersTotal"]))
+    compared = sorted((s["table"], s["points"]) for f in body["fields"] for s in f["scores"])
+    assert compared == sorted(deals) and len(deals) == 8  # four tables, two deals each
+    for f in body["fields"]:
+        points = [s["points"] for s in f["scores"]]
+        assert f["average"] == pytest.approx(sum(points) / len(points))
+        assert all(s["top"] == 2 * (len(points) - 1) for s in f["scores"])
+    got = sum(m["matchpoints"] for m in body["teams"])
+    assert got * 2 == sum(m["top"] for m in body["teams"])
+
+
+def test_a_round_in_play_is_not_compared(c: TestClient[Litestar]) -> None:
+    """R36: the tables are closed until the round completes."""
+    url, org = create(c)
+    c.post(f"{url}/rounds", headers=org)
+    problem(c.get(f"{url}/rounds/1/comparison"), 409, "round-in-play")
