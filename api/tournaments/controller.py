@@ -14,12 +14,13 @@ from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 import msgspec
-from litestar import Controller, Response, patch
+from litestar import Controller, MediaType, Response, patch
 from litestar.datastructures import ResponseHeader
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 
 from api.calls import CHECKED, Reading, Writing, write_route
-from api.dto import After, Limit
+from api.dto import After, Limit, problems
 from api.routes import route
 from api.tournaments.director import director
 from api.tournaments.dto import (
@@ -51,6 +52,12 @@ StatusFilter = Annotated[
     Literal["registration", "ready", "in_play", "finished"] | None,
     QueryParameter(description="Only the tournaments in this state now"),
 ]
+TO_PAGE = ResponseSpec(
+    data_container=None,
+    description="See Other: a browser's request (Accept prefers text/html) goes to the "
+    "display page, /tournaments/{id} (Location)",
+    generate_examples=False,
+)
 LOCATION = ResponseHeader(
     name="Location", value="/v1/tournaments/{tournamentId}", documentation_only=True
 )
@@ -123,16 +130,23 @@ class TournamentController(Controller):
             lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
         )
 
-    @route("/{tournament_id:uuid}", 404)
-    async def get_tournament(self, read: Reading, tournament_id: FromPath[UUID]) -> TournamentView:
+    @route("/{tournament_id:uuid}", responses={303: TO_PAGE, **problems(404)})
+    async def get_tournament(
+        self, read: Reading, tournament_id: FromPath[UUID]
+    ) -> Response[TournamentView]:
         """A tournament: teams, settings, rounds with pairings, tables, results
 
         The detail: teams (with their status: registered, checked in, playing, withdrawn), the
         settings (timers, deadline, tiebreaks), forbidden pairings, adjustments, and each round's
-        pairing, bye, tables (match, seating, result).
+        pairing, bye, tables (match, seating, result). A browser (`Accept` preferring text/html to
+        JSON) is sent to the display page, /tournaments/{id} (303).
         """
         t = await read.call(TournamentService(read.service).get, tournament_id)
-        return tournament_view(t)
+        accept = read.request.accept
+        if accept.best_match([MediaType.JSON, MediaType.HTML], MediaType.JSON) == MediaType.HTML:
+            page = f"/tournaments/{t.id}"
+            return Response(tournament_view(t), status_code=303, headers={"Location": page})
+        return Response(tournament_view(t))
 
     @write_route("/{tournament_id:uuid}", 200, *CHECKED, body=TimeControlRequest, handler=patch)
     async def time_control(

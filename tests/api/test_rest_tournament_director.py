@@ -381,3 +381,15 @@ def test_a_round_in_play_is_not_compared(c: TestClient[Litestar]) -> None:
     url, org = create(c)
     c.post(f"{url}/rounds", headers=org)
     problem(c.get(f"{url}/rounds/1/comparison"), 409, "round-in-play")
+
+
+def test_a_browser_asking_for_the_tournament_is_sent_to_the_display_page(
+    c: TestClient[Litestar],
+) -> None:
+    url, _ = create(c)
+    r = c.get(url, headers={"accept": "text/html,application/xhtml+xml,*/*;q=0.8"},
+              follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303 and r.headers["location"] == url.replace("/v1", "")
+    page = c.get(r.headers["location"], headers={"accept-language": "zh-CN,zh;q=0.9"})
+    assert page.headers["content-type"].startswith("text/html") and "排名" in page.text
+    assert c.get(url).json()["name"] == "club night"  # JSON stays the default
