@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -17,10 +19,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from api.tournaments import pages
 from infra.settings import Settings
 from infra.store import build_service
 from services.game import GameService
 from services.tournaments.clerk import Clerk
+from services.tournaments.organise import Organiser
 from tests.api.rest import Json, auth, client, settle
 from tests.conftest import FakeClock, FixedSeeds
 
@@ -393,3 +397,45 @@ def test_a_browser_asking_for_the_tournament_is_sent_to_the_display_page(
     page = c.get(r.headers["location"], headers={"accept-language": "zh-CN,zh;q=0.9"})
     assert page.headers["content-type"].startswith("text/html") and "排名" in page.text
     assert c.get(url).json()["name"] == "club night"  # JSON stays the default
+
+
+def display_frames(text: str) -> list[Json]:
+    """The ``display`` frames' data of an SSE body."""
+    out = []
+    for block in text.split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if lines.get("event") == "display":
+            out.append(json.loads(lines["data"]))
+    return out
+
+
+def test_a_correction_after_the_event_reaches_a_connected_display(
+    c: TestClient[Litestar], store: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R36: the display stream outlives the tournament's end: a correction made while a
+    display is connected reaches it on the same connection."""
+    monkeypatch.setattr(pages, "LIFETIME_S", 1.5)
+    monkeypatch.setattr(pages, "POLL_S", 0.05)
+    url, org = create(c, swissRounds=1)
+    c.post(f"{url}/rounds", headers=org)
+    enter(c, url, org, 1, 1, [2, 0])
+    enter(c, url, org, 1, 2, [1, 0])
+    assert c.get(url).json()["status"] == "finished"
+    tid = UUID(url.rsplit("/", 1)[1])
+
+    def correct() -> None:
+        Organiser(store).correct(
+            tid, 1, 0, winner=None, levels=(1, 1), points=(0, 0), by="TD", reason="misread"
+        )
+
+    later = threading.Timer(0.5, correct)
+    later.start()
+    try:
+        with c.stream("GET", f"{url}/display/stream") as r:
+            text = "".join(r.iter_text())
+    finally:
+        later.join()
+    first, second = display_frames(text)
+    assert "2-0" in first["html"] and second["version"] > first["version"]
+    assert "1-1 =" in second["html"] and "2-0" not in second["html"]
+    assert "retry: " in text  # it ended with its lifetime, not with the tournament
