@@ -177,6 +177,8 @@ def table_progress(
         if current is not None and current.phase is RoundPhase.PLAYING and current.play:
             trick = current.play.tricks_done + 1
             points = current.play.attacker_points
+        elif match.results:  # between deals, or over: the last deal's attackers' total
+            points = match.results[-1].attackers_total
         mine = table.first_parity
         levels = [RANKS[match.levels[mine]], RANKS[match.levels[1 - mine]]]
     text, entered = result_text(t, state.number, table)

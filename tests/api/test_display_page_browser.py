@@ -84,7 +84,7 @@ def test_the_display_page_follows_a_table_to_its_end_without_a_reload(tmp_path: 
     with (
         served(tmp_path, DECLARE_MS="500") as base,
         httpx.Client(base_url=base, timeout=30) as http,
-        chromium() as driver,
+        chromium(1600, 900) as driver,
     ):
         body = {
             "name": "Club night",
