@@ -190,6 +190,9 @@ class TournamentView(_View, frozen=True, kw_only=True):
     """Team number → its fixed table (from 1)."""
     published_round: int | None = None
     """The round whose pairing is published (GET …/preview shows it to anyone)."""
+    pairing_warnings: list[str] = []
+    """What the next round's hand-set or published pairing does that the computed one
+    avoids: teams forbidden to meet, rematches."""
 
 
 class StandingView(_View, frozen=True, kw_only=True):
@@ -386,7 +389,14 @@ def tournament_view(t: Tournament) -> TournamentView:
         cancelled_rounds=[CancelledView(number=n, reason=r, by=b) for n, r, b in t.cancelled],
         fixed_tables={str(team): table for team, table in sorted(t.fixed_tables.items())},
         published_round=next(iter(sorted(t.published)), None),
+        pairing_warnings=_next_warnings(t),
     )
+
+
+def _next_warnings(t: Tournament) -> list[str]:
+    following = len(t.rounds) + 1
+    chosen = t.overrides.get(following) or t.published.get(following)
+    return [] if chosen is None else t.pairing_warnings(chosen.tables)
 
 
 def _camel(name: str) -> str:

@@ -296,6 +296,7 @@ def test_an_override_with_a_forbidden_pairing_or_a_rematch_is_warned(
         f"{url}/rounds/2/pairings", json={"tables": tables, "reason": "x", "by": "TD"}, headers=org
     )
     assert r.status_code == 200, r.text
+    assert r.json()["pairingWarnings"] == c.get(f"{url}/preview", headers=org).json()["warnings"]
     warnings = c.get(f"{url}/preview", headers=org).json()["warnings"]
     assert any("rematch" in w for w in warnings) and any("forbidden" in w for w in warnings)
 
