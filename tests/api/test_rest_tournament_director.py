@@ -270,10 +270,17 @@ def test_the_preview_is_private_until_published_and_scheduling_uses_it(
     problem(c.get(f"{url}/preview"), 401, "unauthorized")
     private = c.get(f"{url}/preview", headers=org).json()
     assert not private["published"]
+    assert c.get(f"{url}/display").json()["nextPairing"] == []  # nothing shown before
     r = c.post(f"{url}/publish", headers=org)
     assert r.status_code == 200, r.text
     public = c.get(f"{url}/preview").json()
     assert public["published"] and public["tables"] == private["tables"]
+    display = c.get(f"{url}/display").json()  # the display page lists it once published
+    assert display["nextRound"] == 1
+    assert [p["firstName"] for p in display["nextPairing"]] == [
+        t["firstName"] for t in public["tables"]
+    ]
+    assert "Next round" in c.get(url.replace("/v1", "")).text
     scheduled = c.post(f"{url}/rounds", headers=org).json()["round"]
     assert [(t["firstTeam"], t["secondTeam"]) for t in scheduled["tables"]] == [
         (t["firstTeam"], t["secondTeam"]) for t in public["tables"]
