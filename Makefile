@@ -80,7 +80,8 @@ bench-load: $(STAMP)
 bench-capacity: $(STAMP)
 	$(BIN)/python -m bench.capacity_bench $(ARGS)
 
-# Archive: bulk export rate and peak memory, the feed from 0 to the end.
+# Archive: bulk export rate and peak memory, the feed from 0 to the end, the Parquet dump
+# (last line "parquet matches=<n> parquet_rows_per_s=<f> parquet_bytes_per_match=<f> ...").
 bench-export: $(STAMP)
 	$(BIN)/python -m bench.export_bench $(ARGS)
 
