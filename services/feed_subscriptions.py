@@ -34,7 +34,7 @@ DEFAULT_LEASE_MS: Final = 30_000
 KNOWN_TYPES: Final = frozenset(cls.__name__ for _, cls in EVENT_CLASSES)
 
 
-class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class FeedLeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A range of positions leased to a consumer."""
 
     lease: str
@@ -49,7 +49,7 @@ class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """When the lease ends (ISO 8601): then another consumer may claim the range again."""
 
 
-class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class FeedSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A feed subscription: where its consumers stand."""
 
     name: str
@@ -64,14 +64,14 @@ class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"
     """The last position handed out in a lease (claims go on after it)."""
     last_position: int
     """The log's last position when this was read (how far behind it is)."""
-    leases: list[LeaseView]
+    leases: list[FeedLeaseView]
     """The ranges leased now, in log order."""
 
 
-class Claimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class FeedClaim(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A range claimed: its lease and its items (none: the subscription is caught up)."""
 
-    lease: LeaseView | None
+    lease: FeedLeaseView | None
     """Acknowledge it once the items are processed; null when nothing is new."""
     items: list[FeedItem]
     """The range's events of the subscription's types, unredacted (the operator's)."""
@@ -79,8 +79,8 @@ class Claimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The subscription's checkpoint after this claim."""
 
 
-def _lease(x: Lease) -> LeaseView:
-    return LeaseView(
+def _lease(x: Lease) -> FeedLeaseView:
+    return FeedLeaseView(
         lease=x.lease,
         consumer=x.consumer,
         after=x.after,
@@ -89,8 +89,8 @@ def _lease(x: Lease) -> LeaseView:
     )
 
 
-def view(service: GameService, sub: FeedSubscription) -> SubscriptionView:
-    return SubscriptionView(
+def view(service: GameService, sub: FeedSubscription) -> FeedSubscriptionView:
+    return FeedSubscriptionView(
         name=sub.name,
         types=list(sub.types),
         lease_ms=sub.lease_ms,
@@ -165,7 +165,7 @@ def _items(service: GameService, sub: FeedSubscription, after: int, upto: int) -
     return items
 
 
-ClaimExtras = Callable[[FeedSubscription, LeaseView | None], list[Any]]
+ClaimExtras = Callable[[FeedSubscription, FeedLeaseView | None], list[Any]]
 
 
 def claim(
@@ -175,7 +175,7 @@ def claim(
     limit: int = 100,
     *,
     extras: ClaimExtras | None = None,
-) -> Claimed:
+) -> FeedClaim:
     """Lease the next range to ``consumer`` (an expired lease's range first) with its
     items; ``extras(sub, lease)``: what to save with it (an idempotency record)."""
     if not 1 <= limit <= MAX_LIMIT:
@@ -199,11 +199,11 @@ def _claim(
     limit: int,
     now: Any,
     extras: ClaimExtras | None,
-) -> Claimed:
-    def done(lease: Lease | None, items: list[FeedItem]) -> Claimed:
+) -> FeedClaim:
+    def done(lease: Lease | None, items: list[FeedItem]) -> FeedClaim:
         shown = None if lease is None else _lease(lease)
         save_all(service, sub, *(extras(sub, shown) if extras else ()))
-        return Claimed(lease=shown, items=items, checkpoint=sub.checkpoint)
+        return FeedClaim(lease=shown, items=items, checkpoint=sub.checkpoint)
 
     expired = sub.expired(now)
     if expired is not None:
@@ -213,7 +213,7 @@ def _claim(
     for _ in range(SKIP_PAGES):
         page = feed_page(service, after=cursor, limit=limit, operator=True)
         if page.next <= cursor:
-            return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)  # caught up
+            return FeedClaim(lease=None, items=[], checkpoint=sub.checkpoint)  # caught up
         cursor = page.next
         items = [i for i in page.items if _wanted(sub, i)]
         if items:  # the lease covers the ranges passed over too
@@ -224,12 +224,12 @@ def _claim(
     return done(None, [])
 
 
-def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> Claimed:
+def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> FeedClaim:
     """A claim answered again (its Idempotency-Key): the same lease and range, read again."""
     sub = get(service, name)
     if "lease" not in facts:
-        return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)
-    lease = LeaseView(
+        return FeedClaim(lease=None, items=[], checkpoint=sub.checkpoint)
+    lease = FeedLeaseView(
         lease=str(facts["lease"]),
         consumer=str(facts["consumer"]),
         after=int(facts["after"]),
@@ -237,7 +237,7 @@ def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> Clai
         expires=str(facts["expires"]),
     )
     items = _items(service, sub, lease.after, lease.upto)
-    return Claimed(lease=lease, items=items, checkpoint=sub.checkpoint)
+    return FeedClaim(lease=lease, items=items, checkpoint=sub.checkpoint)
 
 
 def acknowledge(
@@ -288,8 +288,8 @@ def checkpoint_of(service: GameService, name: str) -> int:
 
 
 __all__ = [
-    "Claimed",
-    "SubscriptionView",
+    "FeedClaim",
+    "FeedSubscriptionView",
     "acknowledge",
     "checkpoint_of",
     "claim",
