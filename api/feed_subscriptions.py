@@ -45,7 +45,7 @@ Name = Annotated[
 Consumer = Annotated[str, msgspec.Meta(min_length=1, max_length=100, examples=["worker-1"])]
 
 
-class CreateFeedSubscription(_Request, frozen=True, kw_only=True):
+class CreateSubscription(_Request, frozen=True, kw_only=True):
     """A named feed subscription."""
 
     name: Annotated[
@@ -111,7 +111,7 @@ class SubscriptionController(Controller):
     path = "/v1/events/subscriptions"
     tags = ["archive"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 401, 403, 409, body=CreateFeedSubscription)
+    @write_route("/", 201, 401, 403, 409, body=CreateSubscription)
     async def create(
         self, write: Writing, archive: NamedDependency[Archive]
     ) -> Response[fs.FeedSubscriptionView]:
@@ -121,7 +121,7 @@ class SubscriptionController(Controller):
         replicas; several consumers share its events by claiming ranges under leases
         (docs/events.md). 409 `subscription-exists` when the name is taken.
         """
-        data = await write.body(CreateFeedSubscription)
+        data = await write.body(CreateSubscription)
         service = archive.service
 
         def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
@@ -156,7 +156,7 @@ class SubscriptionController(Controller):
     @write_route("/{name:str}/claims", 200, 401, 403, 404, body=ClaimRange)
     async def claim(
         self, write: Writing, archive: NamedDependency[Archive], name: Name
-    ) -> Response[fs.FeedClaim]:
+    ) -> Response[fs.Claimed]:
         """Claim the next range of the log for a consumer (operator)
 
         The range's items of the subscription's types, unredacted, leased to `consumer` for
@@ -167,14 +167,14 @@ class SubscriptionController(Controller):
         data = await write.body(ClaimRange)
         service = archive.service
 
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedClaim]:
-            def extras(sub: FeedSubscription, lease: fs.FeedLeaseView | None) -> list[Any]:
+        def work(_: None, stamp: Stamp) -> tuple[int, fs.Claimed]:
+            def extras(sub: FeedSubscription, lease: fs.LeaseView | None) -> list[Any]:
                 facts = {} if lease is None else msgspec.structs.asdict(lease)
                 return _recorded(stamp, 200, **facts)(sub)  # type: ignore[no-any-return]
 
             return 200, fs.claim(service, name, data.consumer, data.limit, extras=extras)
 
-        def replay(_: None, outcome: Outcome) -> fs.FeedClaim:
+        def replay(_: None, outcome: Outcome) -> fs.Claimed:
             return fs.replay_claim(service, name, dict(outcome.facts))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)

@@ -34,7 +34,7 @@ DEFAULT_LEASE_MS: Final = 30_000
 KNOWN_TYPES: Final = frozenset(cls.__name__ for _, cls in EVENT_CLASSES)
 
 
-class FeedLeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A range of positions leased to a consumer."""
 
     lease: str
@@ -64,14 +64,14 @@ class FeedSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="ca
     """The last position handed out in a lease (claims go on after it)."""
     last_position: int
     """The log's last position when this was read (how far behind it is)."""
-    leases: list[FeedLeaseView]
+    leases: list[LeaseView]
     """The ranges leased now, in log order."""
 
 
-class FeedClaim(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class Claimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A range claimed: its lease and its items (none: the subscription is caught up)."""
 
-    lease: FeedLeaseView | None
+    lease: LeaseView | None
     """Acknowledge it once the items are processed; null when nothing is new."""
     items: list[FeedItem]
     """The range's events of the subscription's types, unredacted (the operator's)."""
@@ -79,8 +79,8 @@ class FeedClaim(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The subscription's checkpoint after this claim."""
 
 
-def _lease(x: Lease) -> FeedLeaseView:
-    return FeedLeaseView(
+def _lease(x: Lease) -> LeaseView:
+    return LeaseView(
         lease=x.lease,
         consumer=x.consumer,
         after=x.after,
@@ -165,7 +165,7 @@ def _items(service: GameService, sub: FeedSubscription, after: int, upto: int) -
     return items
 
 
-ClaimExtras = Callable[[FeedSubscription, FeedLeaseView | None], list[Any]]
+ClaimExtras = Callable[[FeedSubscription, LeaseView | None], list[Any]]
 
 
 def claim(
@@ -175,7 +175,7 @@ def claim(
     limit: int = 100,
     *,
     extras: ClaimExtras | None = None,
-) -> FeedClaim:
+) -> Claimed:
     """Lease the next range to ``consumer`` (an expired lease's range first) with its
     items; ``extras(sub, lease)``: what to save with it (an idempotency record)."""
     if not 1 <= limit <= MAX_LIMIT:
@@ -199,11 +199,11 @@ def _claim(
     limit: int,
     now: Any,
     extras: ClaimExtras | None,
-) -> FeedClaim:
-    def done(lease: Lease | None, items: list[FeedItem]) -> FeedClaim:
+) -> Claimed:
+    def done(lease: Lease | None, items: list[FeedItem]) -> Claimed:
         shown = None if lease is None else _lease(lease)
         save_all(service, sub, *(extras(sub, shown) if extras else ()))
-        return FeedClaim(lease=shown, items=items, checkpoint=sub.checkpoint)
+        return Claimed(lease=shown, items=items, checkpoint=sub.checkpoint)
 
     expired = sub.expired(now)
     if expired is not None:
@@ -213,7 +213,7 @@ def _claim(
     for _ in range(SKIP_PAGES):
         page = feed_page(service, after=cursor, limit=limit, operator=True)
         if page.next <= cursor:
-            return FeedClaim(lease=None, items=[], checkpoint=sub.checkpoint)  # caught up
+            return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)  # caught up
         cursor = page.next
         items = [i for i in page.items if _wanted(sub, i)]
         if items:  # the lease covers the ranges passed over too
@@ -224,12 +224,12 @@ def _claim(
     return done(None, [])
 
 
-def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> FeedClaim:
+def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> Claimed:
     """A claim answered again (its Idempotency-Key): the same lease and range, read again."""
     sub = get(service, name)
     if "lease" not in facts:
-        return FeedClaim(lease=None, items=[], checkpoint=sub.checkpoint)
-    lease = FeedLeaseView(
+        return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)
+    lease = LeaseView(
         lease=str(facts["lease"]),
         consumer=str(facts["consumer"]),
         after=int(facts["after"]),
@@ -237,7 +237,7 @@ def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> Feed
         expires=str(facts["expires"]),
     )
     items = _items(service, sub, lease.after, lease.upto)
-    return FeedClaim(lease=lease, items=items, checkpoint=sub.checkpoint)
+    return Claimed(lease=lease, items=items, checkpoint=sub.checkpoint)
 
 
 def acknowledge(
@@ -288,7 +288,7 @@ def checkpoint_of(service: GameService, name: str) -> int:
 
 
 __all__ = [
-    "FeedClaim",
+    "Claimed",
     "FeedSubscriptionView",
     "acknowledge",
     "checkpoint_of",
