@@ -45,7 +45,7 @@ from services.history_items import (
 
 FEED_STREAMS = frozenset(
     {"match", "round", "tournament", "idempotency", "account", "invite", "lobby", "ticket"}
-    | {"webhook"}
+    | {"webhook", "subscription"}
 )
 """The streams of the game's store: the feed's (the outbox has a store of its own)."""
 _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
