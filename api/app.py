@@ -29,7 +29,9 @@ from api.commands import CommandController
 from api.compression import COMPRESSION
 from api.edge import EdgeMiddleware
 from api.errors import EXCEPTION_HANDLERS
+from api.exports import export_table
 from api.feed import Archive, FeedController
+from api.feed_subscriptions import SubscriptionController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
 from api.logging import unrouted
@@ -42,6 +44,7 @@ from api.players.lobby import LobbyController, LobbySweeper
 from api.players.oidc import Oidc, oidc_sign_in
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
+from api.query import refuse_unknown_query
 from api.ratelimit import Quota, RateLimiter
 from api.reads import ReadController, verify
 from api.records.bulk import bulk_records
@@ -114,6 +117,8 @@ API_ROUTES: Final = (
     RecordController,
     bulk_records,
     FeedController,
+    SubscriptionController,
+    export_table,
     PlayerController,
     InviteController,
     LobbyController,
@@ -182,6 +187,7 @@ def create_app(parts: AppParts) -> Litestar:
                 caps=parts.caps,
             ),
         ],
+        before_request=refuse_unknown_query,
         before_send=[unrouted(metrics.observe_request)],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,

@@ -8,9 +8,10 @@ table, but for the speed line.
 ``verify`` recomputes a deal from its seed (R35, :mod:`infra.cli_verify`); ``migrate``
 creates the event store's schema once, before replicas that run with
 ``CREATE_TABLES=false`` start (:mod:`infra.migrate`; a second run is a no-op).
-``rebuild`` replays the whole log into every read model (:mod:`infra.cli_rebuild`).
+``rebuild`` replays the whole log into every read model (:mod:`infra.cli_rebuild`);
 ``serve`` runs the HTTP service (:mod:`infra.serve`); ``worker`` runs the same process with
-``PROCESS_ROLE=worker``: the background work beside API processes (docs/scaling.md).
+``PROCESS_ROLE=worker``: the background work beside API processes (docs/scaling.md);
+``export`` writes the finished matches as tidy tables, Parquet or CSV (:mod:`infra.cli_export`).
 Those two read :class:`~infra.settings.Settings` from the environment once, as the server
 does, and build their store with the composition root's :mod:`infra.store`.
 """
@@ -27,6 +28,7 @@ from domain.players.strong import DEFAULT_BUDGET, StrongPlayer
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
+from infra.cli_export import add_export_parser, run_export
 from infra.cli_rebuild import add_rebuild_parser, run_rebuild
 from infra.cli_verify import add_verify_parser, run_verify
 from infra.migrate import add_migrate_parser, run_migrate
@@ -96,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify_parser(commands)
     add_migrate_parser(commands)
     add_rebuild_parser(commands)
+    add_export_parser(commands)
     return parser
 
 
@@ -172,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(run_migrate(args))
     if args.command == "rebuild":
         sys.exit(run_rebuild(args))
+    if args.command == "export":
+        sys.exit(run_export(args))
     if args.command == "simulate":
         players = [
             StrongPlayer(args.strong_budget) if name == "strong" else name for name in args.players

@@ -55,6 +55,12 @@ from domain.accounts.webhooks import (
     TableOpened,
     Unsubscribed,
 )
+from domain.feed_subscription import (
+    CheckpointCommitted,
+    FeedSubscriptionCreated,
+    RangeAcknowledged,
+    RangeClaimed,
+)
 from domain.game.match_events import (
     MatchCreated,
     MatchFinished,
@@ -154,6 +160,10 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
     ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),
     ("webhook", (SubscriptionRegistered, SubscriptionRemoved)),
     (
+        "subscription",
+        (FeedSubscriptionCreated, RangeClaimed, RangeAcknowledged, CheckpointCommitted),
+    ),
+    (
         "outbox",
         (
             RegistryOpened,
@@ -185,8 +195,9 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The stored topic (``module:Class``)."""
     stream: str
     """``match``, ``round``, ``tournament``, ``idempotency``, ``account``, ``invite``,
-    ``lobby``, ``ticket``, ``webhook`` (the game's store) or ``outbox`` (the webhook
-    outbox's own store, never in the feed); docs/events.md says who may read each."""
+    ``lobby``, ``ticket``, ``webhook``, ``subscription`` (the game's store) or ``outbox``
+    (the webhook outbox's own store, never in the feed); docs/events.md says who may read
+    each."""
     class_version: int
     """The version the code writes now; older ones are upcast on reading."""
     secret: list[str]
