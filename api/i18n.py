@@ -73,6 +73,12 @@ MESSAGES: Final[dict[str, Message]] = {
         "`Last-Event-ID` 超出了该流当前的版本或位置，从未发送过这样的帧",
     ),
     "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
+    "round-paused": _m("Round paused", "本轮已暂停", "本轮的时钟已暂停，请先恢复"),
+    "round-not-paused": _m("Round not paused", "本轮未暂停", "本轮的时钟没有暂停，无需恢复"),
+    "team-not-active": _m(
+        "Team not active", "队伍不在赛中", "该队伍已退出或未报到，不能进行此操作"
+    ),
+    "table-taken": _m("Table number taken", "桌号已被占用", "该桌号已分配给另一支队伍"),
     "unknown-parameter": _m(
         "Unknown query parameter", "未知的查询参数", "此路由不接受该查询参数，请删除后重试"
     ),

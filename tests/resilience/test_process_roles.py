@@ -31,6 +31,8 @@ OPERATOR = "operator-token-0123456789abcdef"
 SHARED = {
     "OPERATOR_TOKEN": OPERATOR,
     "WEBHOOK_INTERVAL_MS": "100",
+    "WEBHOOK_ALLOW_HTTP": "true",  # the receiver is a local test server
+    "WEBHOOK_PRIVATE_TARGETS": "127.0.0.1",
     "SWEEP_INTERVAL_MS": "100",
     "DEAL_INTERVAL_MS": "10",
     "DECLARE_MS": "1000",

@@ -11,8 +11,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-OUTSIDE = re.compile(r"ARCHITECTURE|\bissues?\s+#?\d+|(?<![\w&/])#\d+\b(?![\w-])", re.IGNORECASE)
-"""An outside document, an issue number, a bare ``#N`` reference."""
+OUTSIDE = re.compile(r"ARCHITECTURE|\bissues?\s+#?\d+|(?<![\w&/])#\d+\b(?![\w;-])", re.IGNORECASE)
+"""An outside document, an issue number, a bare ``#N`` reference (not a CSS colour,
+``#111;``)."""
 
 SELF = Path(__file__).resolve().relative_to(ROOT).as_posix()
 """This file names the patterns it looks for."""
@@ -71,6 +72,7 @@ def test_the_pattern_finds_what_it_must_and_nothing_else() -> None:
         "tournaments.md#organisers-controls",
         "&#12345;",
         "a URL https://example.com/a#1",
+        "th { color: #111; border: 1px solid #999; }",
     ]
     assert all(OUTSIDE.search(text) for text in cited)
     assert not any(OUTSIDE.search(text) for text in fine)
