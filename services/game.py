@@ -221,6 +221,13 @@ class GameService(Application[UUID]):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _finish(self, match_id: UUID, reason: str, attach: Attach | None) -> CommandResult:
+        match, current = self.ending(match_id, reason)
+        self._save(match, current, *self._extras(attach, match, None, current))
+        return self._result(match, None, current)
+
+    def ending(self, match_id: UUID, reason: str) -> tuple[Match, Round | None]:
+        """R32: ``match_id`` ended (its round in play abandoned), not saved yet — the
+        caller saves both, with whatever else must change with them (a withdrawal)."""
         match = self.get_match(match_id)
         now = self.clock()
         match.finish(reason, now)
@@ -229,8 +236,7 @@ class GameService(Application[UUID]):
             # Saved with MatchFinished: a command racing on this round conflicts on its
             # version instead of landing after the match's end.
             current.abandon(reason, now)
-        self._save(match, current, *self._extras(attach, match, None, current))
-        return self._result(match, None, current)
+        return match, current
 
     # -- round commands --------------------------------------------------------------------
 
