@@ -45,6 +45,12 @@ MESSAGES: Final[dict[str, Message]] = {
     "invalid-input": _m("Invalid input", "输入无效", "输入的内容无法理解"),
     "invalid-card": _m("Invalid card notation", "牌面记法无效", "牌面须按 R4 记法书写"),
     "invalid-rule-set": _m("Invalid rule set", "规则设置无效", "规则设置（§10）无效"),
+    "invalid-name": _m(
+        "Name not allowed",
+        "名称不允许",
+        "名称含有控制字符、方向控制符或仅含不可见字符，或为系统保留名称",
+    ),
+    "unknown-parameter": _m("Unknown query parameter", "未知的查询参数", "此路径不接受该查询参数"),
     "validation-failed": _m("Request validation failed", "请求校验失败", "请求中有字段未通过校验"),
     "illegal-move": _m("Move not allowed by the rules", "规则不允许此操作", "规则不允许此操作"),
     "not-found": _m("Not found", "未找到", "所请求的资源不存在"),
