@@ -49,8 +49,12 @@ class AccountCreated(Aggregate.Created):
     """A person joined: display name, locale and the first session (token hash only)."""
 
     class_version: ClassVar[int] = 1
-    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"display_name": "originator_id"}
-    """Stored encrypted under the account's own key (crypto-shredding)."""
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {
+        "display_name": "originator_id",
+        "label": "originator_id",
+    }
+    """Stored encrypted under the account's own key (crypto-shredding): the name, and the
+    device's label (it may name the person: "Mei's phone")."""
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     display_name: str
     locale: str
@@ -72,6 +76,8 @@ class SessionOpened(AccountEvent):
     """Another device signed in: a new session with its own token."""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"label": "originator_id"}
+    """The device's label is stored encrypted under the account's key (crypto-shredding)."""
     session_id: UUID
     token_hash: str
     label: str
