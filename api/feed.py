@@ -28,7 +28,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import anyio
@@ -56,7 +56,7 @@ from api.runtime import in_thread
 from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
-from services.errors import UnauthorizedError
+from services.errors import ForbiddenError, UnauthorizedError
 from services.feed import (
     MAX_LIMIT,
     MAX_POSITION,
@@ -66,6 +66,7 @@ from services.feed import (
     last_position,
 )
 from services.feed_schema import PublishedSchemas, published_schemas
+from services.feed_subscriptions import checkpoint_of
 from services.game import GameService
 
 After = Annotated[
@@ -159,7 +160,6 @@ class StreamOperation(Operation):
         self.responses = responses
 
 
-FEED_STREAM_PATH = r"^/v1/events/stream/?$"
 _ENCODER = msgspec.json.Encoder()
 OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
@@ -213,12 +213,22 @@ class Archive:
         )
 
     async def page(
-        self, after: int, limit: int, operator: bool, where: FeedFilter | None = None
+        self,
+        after: int,
+        limit: int,
+        operator: bool,
+        where: FeedFilter | None = None,
+        before: int | None = None,
     ) -> FeedPage:
         return await in_thread(
             self.limiter,
             lambda: feed_page(
-                self.service, after=after, limit=limit, operator=operator, where=where
+                self.service,
+                after=after,
+                limit=limit,
+                operator=operator,
+                where=where,
+                before=before,
             ),
         )
 
@@ -268,7 +278,9 @@ exactly after `Last-Event-ID` (header, else `?lastEventId=`, else `?after=`): no
 lost or repeated, on whichever replica the client reconnects to. A position beyond the
 log's end is a 422 `last-event-id-ahead` problem. `: ping` comments keep the connection
 alive; the server ends the stream after its lifetime with a `retry:` hint. The
-AsyncAPI document (`asyncapi.yaml`) describes the frames."""
+AsyncAPI document (`asyncapi.yaml`) describes the frames. With the operator token,
+`?subscription=<name>` starts after that feed subscription's checkpoint (commit positions
+with `POST /v1/events/subscriptions/{name}/checkpoint`)."""
 
 
 class FeedController(Controller):
@@ -285,7 +297,9 @@ class FeedController(Controller):
         "hidden cards of a round in play are left out (revealed once it is scored), a "
         "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
         "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
-        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34)." + FILTER_DOC,
+        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34). "
+        "Backwards: `order=desc` reads the newest first (from `before`, else from the "
+        "end); pass `next` as `before` for older ones (no filter then)." + FILTER_DOC,
         responses=problems(401, 422),
     )
     async def events(
@@ -294,15 +308,38 @@ class FeedController(Controller):
         archive: NamedDependency[Archive],
         after: After = 0,
         limit: Limit = 100,
+        order: Annotated[
+            Literal["asc", "desc"],
+            QueryParameter(
+                description="`asc` (oldest first, the default) or `desc` (newest first)"
+            ),
+        ] = "asc",
+        before: Annotated[
+            int | None,
+            QueryParameter(
+                ge=1,
+                le=MAX_POSITION + 1,
+                description="With `order=desc`: the items before this position",
+                examples=[Example(value=1234)],
+            ),
+        ] = None,
         types: Types = None,
         match_id: MatchId = None,
         tournament_id: TournamentId = None,
         since: Since = None,
         until: Until = None,
     ) -> FeedPage:
-        reject_repeated(request, "after", "limit")
+        reject_repeated(request, "after", "limit", "order", "before")
         where = feed_filter(request, types, match_id, tournament_id, since, until)
-        page = await archive.page(after, limit, archive.is_operator(request), where)
+        operator = archive.is_operator(request)
+        if order == "desc" or before is not None:
+            if order != "desc" or "after" in request.query_params:
+                raise InvalidInputError(
+                    "before reads backwards: send it with order=desc and without after"
+                )
+            start = before if before is not None else await archive.last() + 1
+            return await archive.page(0, limit, operator, where, before=start)
+        page = await archive.page(after, limit, operator, where)
         if not page.items and after > 0:  # the end, or a position this log never had
             top = await archive.last()
             if after > top:  # another deployment's, or a restore older than the client
@@ -338,6 +375,14 @@ class FeedController(Controller):
                 description="As Last-Event-ID, for clients that cannot send headers",
             ),
         ] = None,
+        subscription: Annotated[
+            str | None,
+            QueryParameter(
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+                description="Resume after this feed subscription's checkpoint (operator; "
+                "Last-Event-ID, when sent, wins)",
+            ),
+        ] = None,
         types: Types = None,
         match_id: MatchId = None,
         tournament_id: TournamentId = None,
@@ -346,6 +391,10 @@ class FeedController(Controller):
     ) -> Stream:
         where = feed_filter(request, types, match_id, tournament_id, since, until)
         operator = archive.is_operator(request)
+        if subscription is not None:
+            if not operator:
+                raise ForbiddenError("a subscription's stream is the operator's (OPERATOR_TOKEN)")
+            after = await in_thread(archive.limiter, checkpoint_of, archive.service, subscription)
         start = _resume_at(last_event_id, last_event_id_query, after)
         top = await archive.last()
         if start > top:

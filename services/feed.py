@@ -114,9 +114,11 @@ class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The events of this page, in log order."""
     next: int
     """Pass as ``after`` for the next page: the last position read (items the reader may
-    not see at all are passed over, so it can be beyond the last item's)."""
+    not see at all are passed over, so it can be beyond the last item's). Reading
+    backwards (``before``): the oldest position read; pass it as ``before``."""
     more: bool
-    """True when the log held events beyond ``next`` when it was read."""
+    """True when the log held events beyond ``next`` when it was read (backwards: before
+    it)."""
 
 
 _TOPICS: dict[str, str] = {cls.__name__: get_topic(cls) for _, cls in EVENT_CLASSES}
@@ -308,19 +310,39 @@ def feed_page(
     after: int = 0,
     limit: int = 100,
     operator: bool = False,
+    before: int | None = None,
     where: FeedFilter | None = None,
 ) -> FeedPage:
     """The log's events after position ``after``, at most ``limit``, redacted for the
-    public (or, ``operator``, not at all); with ``where``, only the items it wants — read
-    from at most :data:`MAX_SCAN` events of the log, so a page of a rare filter may end
-    early (``next`` is then the last position read, and ``more`` says there is more)."""
+    public (or, ``operator``, not at all). ``before``: backwards instead — the events
+    before that position, newest first; ``next`` is then the oldest position read (pass
+    it as ``before``) and ``more`` says older ones remain. With ``where``, only the items
+    it wants — read from at most :data:`MAX_SCAN` events of the log, so a page of a rare
+    filter may end early (``next`` is then the last position read, and ``more`` says
+    there is more)."""
     if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
     if type(after) is not int or not 0 <= after <= MAX_POSITION:
         raise InvalidInputError(f"after is a position in the log, 0..{MAX_POSITION}, got {after!r}")
-    top = service.recorder.max_notification_id() or 0
     reader = _Reader(service, operator)
-    items: list[FeedItem] = []
+    if before is not None:
+        if type(before) is not int or not 1 <= before <= MAX_POSITION + 1:
+            raise InvalidInputError(
+                f"before is a position in the log, 1..{MAX_POSITION + 1}, got {before!r}"
+            )
+        if where is not None and not where.everything:
+            raise InvalidInputError("a filter reads forwards: send it without before")
+        start = max(before - limit, 1)
+        older: Sequence[Notification] = (
+            service.recorder.select_notifications(start, limit, stop=before - 1)
+            if before > 1
+            else []
+        )
+        items = [i for i in (reader.item(n) for n in reversed(older)) if i is not None]
+        first = older[0].id if older else before
+        return FeedPage(items=items, next=first, more=first > 1)
+    top = service.recorder.max_notification_id() or 0
+    items = []
     if where is None or where.everything:
         found: Sequence[Notification] = service.recorder.select_notifications(
             after, limit, inclusive_of_start=False

@@ -130,7 +130,8 @@ def erase(service: GameService, account: Account) -> None:
     matches = []
     for match_id, seat in account.seats.items():
         match = service.get_match(match_id)
-        match.reissue_token(seat, token_hash(new_token(match_id, SEAT_ROLE)), now)
-        matches.append(match)
+        if match.seats[seat] is not None:
+            match.reissue_token(seat, token_hash(new_token(match_id, SEAT_ROLE)), now)
+            matches.append(match)
     save_all(service, account, *matches)
     forget(service, account.id, *account.seats)
