@@ -264,9 +264,8 @@ class Account(GameAggregate):
 
     def edit_profile(self, display_name: str | None, locale: str | None, now: datetime) -> None:
         """A new display name and/or locale (None: unchanged); nothing new: no event."""
-        name = self.display_name if display_name is None else display_name
+        name = self.display_name if display_name is None else check_name(display_name)
         lang = self.locale if locale is None else locale
-        check_name(name)
         check_locale(lang)
         if (name, lang) != (self.display_name, self.locale):
             self._emit(ProfileEdited, now, display_name=name, locale=lang)

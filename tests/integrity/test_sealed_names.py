@@ -165,6 +165,10 @@ def test_write_routes_refuse_a_misleading_name_naming_the_field() -> None:
         ]
         body = {"name": "cup", "teams": teams, "format": "round_robin", "matchLength": 1}
         refusals.append((c.post("/v1/tournaments", json=body), "teams[0].name"))
+        token = c.post("/v1/players", json={"displayName": "Mei"}).json()["token"]
+        edit = {"displayName": "Mei\u2066"}
+        headers = {"authorization": f"Bearer {token}"}
+        refusals.append((c.patch("/v1/players/me", json=edit, headers=headers), "displayName"))
         for r, field in refusals:
             assert r.status_code == 422, r.text
             assert r.json()["code"] == "invalid-name" and r.json()["detail"].startswith(field)
