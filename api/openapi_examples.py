@@ -90,8 +90,10 @@ def example(schema: dict[str, Any], schemas: dict[str, Any], name: str = "", dep
     if "const" in schema:
         return schema["const"]
     if schema.get("enum"):
-        wanted = BY_NAME.get(name)
-        return wanted if wanted in schema["enum"] else schema["enum"][0]
+        if name in BY_NAME and BY_NAME[name] in schema["enum"]:
+            return BY_NAME[name]
+        # a null would be dropped from the document, leaving a required property out
+        return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
     for key in ("oneOf", "anyOf"):
         if key in schema:
             branches = [b for b in schema[key] if b.get("type") != "null"] or schema[key]

@@ -12,9 +12,12 @@ served item cannot drift from its schema without a test seeing it
 :func:`feed_item_schemas` answers one schema per event type the feed may carry: the
 item with ``type`` fixed to that type and ``data`` that type's fields. Secret fields
 (``SECRET_FIELDS``) may be absent from ``data`` (they are listed in ``hidden`` instead);
-every other field is required. A withheld item (a tournament table in play, R36) has an
-empty ``data``. The stored format (snake_case, integer cards) stays documented beside
-it, as ``events`` of ``GET /v1/events/schema``.
+every other field is required, but for a field a later class version added (one with a
+default, which its upcaster fills): an item stored by a consumer before it was added lacks
+it, and ``classVersion`` is any version up to the current one — the feed's changes are
+additive (docs/events.md, the feed format policy). A withheld item (a tournament table in
+play, R36) has an empty ``data``. The stored format (snake_case, integer cards) stays
+documented beside it, as ``events`` of ``GET /v1/events/schema``.
 """
 
 from __future__ import annotations
@@ -139,7 +142,7 @@ def _object(
     needed = [
         camel(f.name)
         for f in fields
-        if f.name not in _IDENTITY and f.name not in optional and required
+        if f.name not in _IDENTITY and f.name not in optional and required and f.required
     ]
     return {
         "type": "object",
@@ -224,8 +227,10 @@ def item_schema(cls: type[Any]) -> dict[str, Any]:
             "type": {"type": "string", "const": cls.__name__, "description": "The event type"},
             "classVersion": {
                 "type": "integer",
-                "const": getattr(cls, "class_version", 1),
-                "description": "The event class's version",
+                "minimum": 1,
+                "maximum": getattr(cls, "class_version", 1),
+                "description": "The event class's version (served: the current one; an item "
+                "kept from before a version was added has an earlier one)",
             },
             "time": {
                 "type": "string",
