@@ -274,7 +274,9 @@ _PLAYER_FRAMES = {
     "playerYourTurn": (
         "your-turn",
         "The player's seat is to act",
-        "one of the player's matches, with whose turn and its deadline (docs/timers.md)",
+        "the event that gave the turn; one frame per turn, none missed, pushed as soon as "
+        "the move before it is saved: the match at the `version` the turn began, with its "
+        "deadline (docs/timers.md)",
     ),
     "playerMatchFinished": ("match-finished", "A match of the player ended", "R32"),
 }

@@ -17,6 +17,7 @@ UUID_EXAMPLE = "0b5c3a6e-8d5f-4f39-9a41-2f1c6f0e7d21"
 HEX64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 BY_NAME: dict[str, Any] = {
     "matchId": UUID_EXAMPLE,
+    "replacedBy": "heuristic",
     "roundId": UUID_EXAMPLE,
     "tournamentId": UUID_EXAMPLE,
     "seed": HEX64,

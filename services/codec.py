@@ -112,7 +112,7 @@ class MsgspecMapper(Mapper[UUID]):
                 state[name] = self._personal(name, state[name], owner)
         state["originator_id"] = originator_id
         state["originator_version"] = stored_event.originator_version
-        names = {f.name for f in fields(cls)}
+        names = _field_names(stored_event.topic)
         event: DomainEventProtocol[UUID] = msgspec.convert(
             {k: v for k, v in state.items() if k in names}, cls, strict=False
         )
@@ -135,3 +135,9 @@ class MsgspecMapper(Mapper[UUID]):
                 return value
             return self.sealer.open_legacy(name, value, account)
         return value
+
+
+@cache
+def _field_names(topic: str) -> frozenset[str]:
+    """The fields of the event class of ``topic`` (read once per class, not per event)."""
+    return frozenset(f.name for f in fields(resolve_topic(topic)))

@@ -7,7 +7,9 @@ same transaction as the round's last events (R30–R32).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 from uuid import UUID
 
@@ -55,19 +57,28 @@ class Match(GameAggregate):
         visibility: str
         """``public`` or ``private`` (never listed; seats by invite or organiser)."""
         rematch_of: UUID | None
-        reserved: list[str]
+        reserved: tuple[str, ...]
         """Per seat, who may take it in a rematch (``MatchCreated.reserved``); "" anyone."""
-        accounts: dict[int, UUID]
+        accounts: Mapping[int, UUID]
         """Seats held by a player's account (not a guest's or a bot's) → the account."""
-        left: dict[int, str]
+        left: Mapping[int, str]
         """Seats whose holder left after round 1 began → the bot that plays them."""
-        resigned: set[int]
+        resigned: frozenset[int]
         """Seats that resigned (R32); the team concedes once each person of it did."""
         rematch: UUID | None
         """The rematch asked for after this match, if any."""
 
     unversioned = 0  # not annotated: the library would make it a field of MatchCreated
     """The match's events that take no match version (``MatchEvent.VERSIONED``)."""
+    # The table's life (docs/decisions.md D-table-life): class defaults, replaced (never
+    # changed in place) by the events that set them, so most matches hold none of them.
+    visibility = PUBLIC
+    rematch_of = None
+    reserved = ("", "", "", "")
+    accounts = MappingProxyType({})
+    left = MappingProxyType({})
+    resigned = frozenset()
+    rematch = None
 
     @classmethod
     def create(

@@ -128,10 +128,10 @@ def erase(service: GameService, account: Account) -> None:
     if sealer is not None:
         sealer.keys.erase(account.id)
     matches = []
-    for match_id, seat in account.seats.items():
+    for match_id, seat in account.seats.items():  # matches it did not leave: finished ones
         match = service.get_match(match_id)
         if match.seats[seat] is not None:
             match.reissue_token(seat, token_hash(new_token(match_id, SEAT_ROLE)), now)
             matches.append(match)
     save_all(service, account, *matches)
-    forget(service, account.id, *account.seats)
+    forget(service, account.id, *account.seats, *account.left)  # left ones show the name too
