@@ -1,6 +1,7 @@
 """Erasure is final for what the person held (docs/players.md): their seat tokens stop
-working with their sessions — in the finished matches they keep a seat in too — and an Idempotency-Key replayed after the erasure answers a
-problem — nothing of the person is left to answer with — never a 500."""
+working with their sessions — in the finished matches they keep a seat in too — and an
+Idempotency-Key replayed after the erasure answers a problem (nothing of the person is left
+to answer with), never a 500."""
 
 from __future__ import annotations
 
