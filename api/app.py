@@ -59,7 +59,9 @@ from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
+from api.tournaments.director import DirectorController
 from api.tournaments.live import LiveController
+from api.tournaments.pages import DisplayController, PageController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
@@ -113,6 +115,9 @@ API_ROUTES: Final = (
     ResultController,
     RegistrationController,
     ControlController,
+    DirectorController,
+    DisplayController,
+    PageController,
     LiveController,
     RecordController,
     bulk_records,

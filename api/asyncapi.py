@@ -19,6 +19,7 @@ from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
 from services.feed_schema import feed_item_components
 from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame
+from services.tournaments.display import DisplayFrame
 from services.tournaments.views import StandingsView
 
 VERSION = "1.0.0"
@@ -41,21 +42,23 @@ def _last_event_id(what: str) -> dict[str, Any]:
 
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
-    (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine), components = (
-        msgspec.json.schema_components(
-            [
-                FeedItem,
-                LiveFrame,
-                DealFrame,
-                PatchFrame,
-                DealPatchFrame,
-                StandingsView,
-                TicketView,
-                MyMatch,
-                MyMatches,
-            ],
-            ref_template=_REF,
-        )
+    (
+        (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine, display),
+        (components),
+    ) = msgspec.json.schema_components(
+        [
+            FeedItem,
+            LiveFrame,
+            DealFrame,
+            PatchFrame,
+            DealPatchFrame,
+            StandingsView,
+            TicketView,
+            MyMatch,
+            MyMatches,
+            DisplayFrame,
+        ],
+        ref_template=_REF,
     )
     components.update(feed_item_components(_REF))
     return {
@@ -122,6 +125,17 @@ def asyncapi_document() -> dict[str, Any]:
                 "parameters": {"tournamentId": {"description": "The tournament's id"}},
                 "messages": {"standings": {"$ref": "#/components/messages/standings"}},
             },
+            "display": {
+                "address": "/v1/tournaments/{tournamentId}/display/stream",
+                "title": "The live part of a tournament's display page",
+                "description": "The display page's live part rendered (standings, the "
+                "round's tables with their progress, the clock, the next pairing once "
+                "published) at once and whenever the tournament or a table of its round "
+                "changes, a correction after the event included (R36). `?lang=zh-CN` or "
+                "Accept-Language for Chinese.",
+                "parameters": {"tournamentId": {"description": "The tournament's id"}},
+                "messages": {"display": {"$ref": "#/components/messages/display"}},
+            },
             **_player_channels(),
         },
         "operations": {
@@ -150,6 +164,12 @@ def asyncapi_document() -> dict[str, Any]:
                 "channel": {"$ref": "#/channels/standings"},
                 "summary": "Watch a tournament's standings",
                 "messages": [{"$ref": "#/channels/standings/messages/standings"}],
+            },
+            "watchDisplay": {
+                "action": "receive",
+                "channel": {"$ref": "#/channels/display"},
+                "summary": "Keep a tournament's display page live",
+                "messages": [{"$ref": "#/channels/display/messages/display"}],
             },
         },
         "components": {
@@ -231,6 +251,14 @@ def asyncapi_document() -> dict[str, Any]:
                             },
                         ]
                     },
+                },
+                "display": {
+                    "name": "display",
+                    "title": "The display page's live part",
+                    "summary": "SSE `event: display`; `id` is the display's version (the "
+                    "tournament's plus its round's tables').",
+                    "contentType": "application/json",
+                    "payload": display,
                 },
                 **_player_messages(ticket, my_match, mine),
                 "revoked": {

@@ -129,6 +129,14 @@ log_section_size  # services/game.py: Application.log_section_size
 topics  # services/webhooks/outbox.py: Follower.topics
 pull_section_size  # services/webhooks/outbox.py: Follower.pull_section_size
 
+# -- the director's room (docs/tournaments.md): msgspec response fields, written to JSON --
+next_round  # services/tournaments/display.py
+next_pairing  # services/tournaments/display.py
+next_bye  # services/tournaments/display.py
+opponent  # services/tournaments/display.py
+cancelled_rounds  # services/tournaments/views.py
+published_round  # services/tournaments/views.py
+html  # services/tournaments/display.py: DisplayFrame.html
 # -- bench/fairplay_bench.py: the local JWKS server's handler, called by http.server --
 do_GET  # bench/fairplay_bench.py (Provider's handler)
 log_message  # bench/fairplay_bench.py (silences http.server's access log)

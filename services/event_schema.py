@@ -76,6 +76,7 @@ from domain.game.match_events import (
 )
 from domain.game.round_events import ROUND_EVENTS, RoundStarted
 from domain.tournament.events import (
+    DIRECTOR_EVENTS,
     ByeAwarded,
     PairingAllowed,
     PairingForbidden,
@@ -136,6 +137,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
             PairingsOverridden,
             ScoreAdjusted,
             RoundDeadlinePassed,
+            *DIRECTOR_EVENTS,
         ),
     ),
     ("idempotency", (IdempotencyRecord.Recorded,)),

@@ -30,7 +30,7 @@ from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregat
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
 from domain.accounts.account import Account
-from domain.game.match import Match
+from domain.game.match import Entered, Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
@@ -235,30 +235,39 @@ class GameService(Application[UUID]):
         return token, self._result(match, new_round, new_round)
 
     def finish_match(
-        self, match_id: UUID, reason: str = "organiser", *, attach: Attach | None = None
+        self,
+        match_id: UUID,
+        reason: str = "organiser",
+        *,
+        attach: Attach | None = None,
+        entered: Entered | None = None,
     ) -> CommandResult:
         """R32: the organiser ends the match (a round in play is abandoned unscored). The
         end applies to the match as it is: a move saved first (a bot's, off the request
         path) makes it try again, at most :data:`END_ATTEMPTS` times."""
         for attempt in range(END_ATTEMPTS):
             try:
-                return self._finish(match_id, reason, attach)
+                return self._finish(match_id, reason, attach, entered)
             except VersionConflictError:
                 if attempt == END_ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _finish(self, match_id: UUID, reason: str, attach: Attach | None) -> CommandResult:
-        match, current = self.ending(match_id, reason)
+    def _finish(
+        self, match_id: UUID, reason: str, attach: Attach | None, entered: Entered | None
+    ) -> CommandResult:
+        match, current = self.ending(match_id, reason, entered=entered)
         self._save(match, current, *self._extras(attach, match, None, current))
         return self._result(match, None, current)
 
-    def ending(self, match_id: UUID, reason: str) -> tuple[Match, Round | None]:
+    def ending(
+        self, match_id: UUID, reason: str, *, entered: Entered | None = None
+    ) -> tuple[Match, Round | None]:
         """R32: ``match_id`` ended (its round in play abandoned), not saved yet — the
         caller saves both, with whatever else must change with them (a withdrawal)."""
         match = self.get_match(match_id)
         now = self.clock()
-        match.finish(reason, now)
+        match.finish(reason, now, entered=entered)
         current = self.current_round(match)
         if current is not None and current.phase not in (RoundPhase.SCORED, RoundPhase.ABANDONED):
             # Saved with MatchFinished: a command racing on this round conflicts on its

@@ -36,11 +36,12 @@ from api.tournaments.dto_controls import (
     ForbidRequest,
     OverrideRequest,
     PairingPreview,
-    PreviewTable,
     ReissuedTokens,
 )
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
+from api.tournaments.preview import preview_answer
 from domain.tournament.tournament import Tournament
+from services.access import tournament_organiser
 from services.idempotency import Outcome, Stamp
 from services.tournaments.exports import adjustments_csv
 from services.tournaments.organise import Organiser
@@ -82,32 +83,23 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @route("/{tournament_id:uuid}/preview", 404, 409)
+    @route("/{tournament_id:uuid}/preview", 401, 403, 404, 409)
     async def preview(self, read: Reading, tournament_id: FromPath[UUID]) -> PairingPreview:
         """Preview the next round's pairing (nothing is saved)
 
-        As scheduling would pair it now (the organiser's override if one is set). During a round in
-        play a Swiss preview uses the provisional standings. 409 registration-open, tournament-over.
+        As scheduling would pair it now (the organiser's published pairing, or override, if set),
+        with warnings for forbidden pairings and rematches. The organiser's only (its token) until
+        published (POST …/publish); then anyone's. During a round in play a Swiss preview uses the
+        provisional standings. 409 registration-open, tournament-over.
         """
-        t, number, pairing, awarded = await read.call(
-            Organiser(read.service).preview, tournament_id
-        )
-        return PairingPreview(
-            number=number,
-            tables=[
-                PreviewTable(
-                    table=i + 1,
-                    first_team=a,
-                    first_name=t.teams[a].name,
-                    second_team=b,
-                    second_name=t.teams[b].name,
-                )
-                for i, (a, b) in enumerate(pairing.tables)
-            ],
-            bye=pairing.bye,
-            awarded_byes=awarded,
-            overridden=number in t.overrides,
-        )
+
+        def answer() -> PairingPreview:
+            t = Organiser(read.service).get(tournament_id)
+            if len(t.rounds) + 1 not in t.published:
+                tournament_organiser(t, read.credential)
+            return preview_answer(t)
+
+        return await read.call(answer)
 
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest

@@ -14,13 +14,15 @@ from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 import msgspec
-from litestar import Controller, Response
+from litestar import Controller, MediaType, Response, patch
 from litestar.datastructures import ResponseHeader
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 
 from api.calls import CHECKED, Reading, Writing, write_route
-from api.dto import After, Limit
+from api.dto import After, Limit, problems
 from api.routes import route
+from api.tournaments.director import director
 from api.tournaments.dto import (
     CreateTournamentRequest,
     NewTournament,
@@ -35,12 +37,14 @@ from api.tournaments.dto import (
     scheduled_round,
     team_entries,
 )
-from api.tournaments.organiser import organiser_write, saved
+from api.tournaments.dto_director import ScheduleRequest, TimeControlRequest
+from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
 from services.idempotency import Fact, Outcome, Stamp
 from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.tournaments.listing import TournamentList, list_tournaments
+from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
 
@@ -48,6 +52,12 @@ StatusFilter = Annotated[
     Literal["registration", "ready", "in_play", "finished"] | None,
     QueryParameter(description="Only the tournaments in this state now"),
 ]
+TO_PAGE = ResponseSpec(
+    data_container=None,
+    description="See Other: a browser's request (Accept prefers text/html) goes to the "
+    "display page, /tournaments/{id} (Location)",
+    generate_examples=False,
+)
 LOCATION = ResponseHeader(
     name="Location", value="/v1/tournaments/{tournamentId}", documentation_only=True
 )
@@ -120,16 +130,57 @@ class TournamentController(Controller):
             lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
         )
 
-    @route("/{tournament_id:uuid}", 404)
-    async def get_tournament(self, read: Reading, tournament_id: FromPath[UUID]) -> TournamentView:
+    @route("/{tournament_id:uuid}", responses={303: TO_PAGE, **problems(404)})
+    async def get_tournament(
+        self, read: Reading, tournament_id: FromPath[UUID]
+    ) -> Response[TournamentView]:
         """A tournament: teams, settings, rounds with pairings, tables, results
 
         The detail: teams (with their status: registered, checked in, playing, withdrawn), the
         settings (timers, deadline, tiebreaks), forbidden pairings, adjustments, and each round's
-        pairing, bye, tables (match, seating, result).
+        pairing, bye, tables (match, seating, result). A browser (`Accept` preferring text/html to
+        JSON) is sent to the display page, /tournaments/{id} (303).
         """
         t = await read.call(TournamentService(read.service).get, tournament_id)
-        return tournament_view(t)
+        accept = read.request.accept
+        if accept.best_match([MediaType.JSON, MediaType.HTML], MediaType.JSON) == MediaType.HTML:
+            page = f"/tournaments/{t.id}"
+            return Response(tournament_view(t), status_code=303, headers={"Location": page})
+        return Response(tournament_view(t))
+
+    @write_route("/{tournament_id:uuid}", 200, *CHECKED, body=TimeControlRequest, handler=patch)
+    async def time_control(
+        self, write: Writing, tournament_id: FromPath[UUID]
+    ) -> Response[TournamentView]:
+        """Change the time control of the rounds to come (organiser)
+
+        The tables' turn timers, the round deadline and its rule, and a requested bye's match
+        points (0, or 1: half a win); an absent field keeps its value. Recorded as
+        TimeControlChanged. The round in play keeps its own (POST …/rounds/{n}/clock).
+        """
+        data = await write.body(TimeControlRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            now = o.get(tournament_id)
+            timers = now.timers
+            if data.timers is not msgspec.UNSET:
+                timers = None if data.timers is None else data.timers.value().to_mapping()
+            t = director(o).change_time_control(
+                tournament_id,
+                timers=timers,
+                round_deadline_s=now.round_deadline_s
+                if data.round_deadline_s is msgspec.UNSET
+                else data.round_deadline_s,
+                deadline_rule=now.deadline_rule
+                if data.deadline_rule is msgspec.UNSET
+                else data.deadline_rule,
+                requested_bye_points=now.requested_bye_points
+                if data.requested_bye_points is msgspec.UNSET
+                else data.requested_bye_points,
+            )
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
 
     @route("/{tournament_id:uuid}/rounds", 404)
     async def rounds(self, read: Reading, tournament_id: FromPath[UUID]) -> list[RoundView]:
@@ -145,7 +196,7 @@ class TournamentController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
-    @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED)
+    @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED, body=ScheduleRequest | None)
     async def schedule(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
@@ -154,11 +205,17 @@ class TournamentController(Controller):
         Collects the finished tables' results, pairs the next round, publishes its seeds' commitment
         (R35, R36), creates and seats the tables (bots as their kind, people with a seat token
         answered here once). 409 round-in-play while a table of the current round has no result; 409
-        tournament-over after the last round.
+        tournament-over after the last round. An optional body sets the round's own time control
+        (deadlineS from now, the tables' turn timers), else the tournament's applies.
         """
+        data = await write.body(ScheduleRequest | None)
+        timing = None
+        if data is not None and (data.deadline_s is not None or data.timers is not None):
+            timers = None if data.timers is None else data.timers.value().to_mapping()
+            timing = (data.deadline_s, timers)
 
         def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, ScheduledRound]:
-            done = tournaments.schedule_next(tournament_id)
+            done = tournaments.schedule_next(tournament_id, timing)
             t = tournaments.get(tournament_id)
             answer = scheduled_answer(t, t.round_state(done.number), done.seat_tokens)
             outcome = Outcome(201, t.id, t.version, facts={"number": done.number})

@@ -136,6 +136,12 @@ class PairingPreview(_Response, frozen=True, kw_only=True):
     """Round robin: teams whose scheduled opponent withdrew (each scores a bye)."""
     overridden: bool
     """The organiser's override will be used."""
+    published: bool = False
+    """The organiser published this pairing: anyone may see it, and scheduling uses it.
+    Until then the preview is the organiser's only."""
+    warnings: list[str] = []
+    """What the pairing does that the computed one avoids: forbidden pairings, rematches
+    (an override's)."""
 
 
 class ReissuedTokens(_Response, frozen=True, kw_only=True):

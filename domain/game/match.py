@@ -8,6 +8,7 @@ same transaction as the round's last events (R30–R32).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -30,6 +31,18 @@ RESIGNED = "resigned"
 PUBLIC = "public"
 PRIVATE = "private"
 VISIBILITIES = (PUBLIC, PRIVATE)
+
+
+ENTERED_PREFIX = "result entered: "
+"""How a match's end reason starts when its result was entered, not played (R32)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entered:
+    """A result the organiser entered (a paper result): the winning team (0: seats 0/2,
+    1: seats 1/3, None: a draw)."""
+
+    winner: int | None
 
 
 class Match(GameAggregate):
@@ -310,10 +323,20 @@ class Match(GameAggregate):
         elif match_over(number, self.rules):
             self._emit(ev.MatchFinished, now, reason="rounds_played", winner=self._leader())
 
-    def finish(self, reason: str, now: datetime) -> None:
-        """The organiser ends the match (wrap rules end by the organiser's limit, R32)."""
+    def finish(self, reason: str, now: datetime, *, entered: Entered | None = None) -> None:
+        """The organiser ends the match (wrap rules end by the organiser's limit, R32).
+        ``entered``: the result was entered by the organiser (a paper result) — its winner
+        stands instead of the team ahead, and the reason says it was entered."""
         self._check_open()
-        self._emit(ev.MatchFinished, now, reason=reason, winner=self._leader())
+        if entered is None:
+            self._emit(ev.MatchFinished, now, reason=reason, winner=self._leader())
+            return
+        if not reason.startswith(ENTERED_PREFIX) or entered.winner not in (None, 0, 1):
+            raise InvalidInputError(
+                f"an entered result's reason starts {ENTERED_PREFIX!r}; its winner is 0, 1 or none",
+                rule="R32",
+            )
+        self._emit(ev.MatchFinished, now, reason=reason, winner=entered.winner)
 
     def record_import(self, digest: str, now: datetime) -> None:
         """Mark a finished match rebuilt from a record as imported (its origin), once."""

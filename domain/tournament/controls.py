@@ -87,6 +87,12 @@ class OrganiserControls:
         overrides: dict[int, ev.PairingOverride]
         adjustments: list[ev.AdjustmentEntry]
         awarded_byes: list[tuple[int, int, str]]
+        requested_bye_points: int
+        requested_byes: dict[tuple[int, int], int]
+        substitutes: dict[tuple[int, int, int], tuple[str, str, str]]
+        cancelled: list[tuple[int, str, str]]
+        published: dict[int, ev.PairingOverride]
+        fixed_tables: dict[int, int]
 
         @property
         def in_play(self) -> bool: ...
@@ -115,6 +121,12 @@ class OrganiserControls:
         self.overrides = {}
         self.adjustments = []
         self.awarded_byes = []
+        self.requested_bye_points = 1
+        self.requested_byes = {}
+        self.substitutes = {}
+        self.cancelled = []
+        self.published = {}
+        self.fixed_tables = {}
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -343,26 +355,46 @@ class OrganiserControls:
             after_round=len(self.rounds),
         )
 
-    def deadline(self) -> datetime | None:
-        """When the round in play must be over (its scheduling + ``round_deadline_s``)."""
-        current = self.current
-        if self.round_deadline_s is None or current is None or current.revealed:
-            return None
-        if current.scheduled_at is None:
-            return None
-        return current.scheduled_at + timedelta(seconds=self.round_deadline_s)
+    def round_deadline_s_of(self, state: ev.RoundState) -> int | None:
+        """The deadline of round ``state`` in seconds: its own, else the tournament's."""
+        return state.deadline_s if state.timed else self.round_deadline_s
 
-    def overdue_tables(self, now: datetime) -> list[int]:
-        """The round in play's tables without a result, not yet handled, past the deadline."""
+    def deadline(self) -> datetime | None:
+        """When the round in play must be over: its scheduling + its deadline + the time
+        it stood paused; None without a deadline, once complete, or while paused."""
+        current = self.current
+        if current is None or current.revealed or current.scheduled_at is None:
+            return None
+        seconds = self.round_deadline_s_of(current)
+        if seconds is None or current.paused_at is not None:
+            return None
+        return current.scheduled_at + timedelta(seconds=seconds + current.paused_s)
+
+    def table_deadline(self, table: int) -> datetime | None:
+        """The round in play's deadline for one table (0-based), with its extension."""
         due = self.deadline()
         current = self.current
-        if due is None or current is None or now <= due:
+        if due is None or current is None:
+            return None
+        return due + timedelta(seconds=current.extensions.get(table, 0))
+
+    def overdue_tables(self, now: datetime) -> list[int]:
+        """The round in play's tables without a result, not yet handled, past their
+        deadline (a table's extension counted; none while the round is paused)."""
+        current = self.current
+        if current is None:
             return []
-        return [
-            t.table
-            for t in current.tables
-            if (current.number, t.table) not in self.results and t.table not in current.flagged
-        ]
+        found = []
+        for t in current.tables:
+            due = self.table_deadline(t.table)
+            if (
+                due is not None
+                and now > due
+                and (current.number, t.table) not in self.results
+                and t.table not in current.flagged
+            ):
+                found.append(t.table)
+        return found
 
     def mark_deadline(self, tables: Sequence[int], now: datetime) -> None:
         """Record that the deadline passed with ``tables`` unfinished, under the rule."""

@@ -7,7 +7,7 @@ round's secret until ``RoundCompleted`` reveals it (R35, R36).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
@@ -56,6 +56,8 @@ class ResultEntry:
     reason: str | None = None
     forfeit: bool = False
     """The loser withdrew: the winner scores a bye (docs/tournaments.md)."""
+    entered: bool = False
+    """The organiser entered it (a paper result): the table did not play it here."""
 
 
 @dataclass(slots=True)
@@ -74,6 +76,15 @@ class RoundState:
     """The organiser's reason, when the pairing was set by hand."""
     flagged: tuple[int, ...] = ()
     """Tables (0-based) flagged for the organiser when the round's deadline passed."""
+    timed: bool = False
+    """The round has its own time control (``RoundTimeSet``), else the tournament's."""
+    deadline_s: int | None = None
+    timers: dict[str, int] | None = None
+    extensions: dict[int, int] = field(default_factory=dict)
+    """Seconds added to the deadline of one table (0-based)."""
+    paused_at: datetime | None = None
+    paused_s: float = 0.0
+    """Seconds the round's clock stood still (pauses resumed)."""
 
 
 class TournamentEvent(Aggregate.Event):
@@ -129,6 +140,7 @@ class RoundScheduled(TournamentEvent):
 
     def apply_to(self, t: Tournament) -> None:
         override = t.overrides.pop(self.number, None)
+        t.published.pop(self.number, None)
         t.rounds.append(
             RoundState(
                 self.number,
@@ -258,6 +270,7 @@ class TeamRegistered(TournamentEvent):
             t.joined[number] = self.from_round
         if self.token_hash:
             t.team_tokens[number] = self.token_hash
+        t.published.clear()
 
 
 class TeamCheckedIn(TournamentEvent):
@@ -296,6 +309,7 @@ class TeamWithdrew(TournamentEvent):
 
     def apply_to(self, t: Tournament) -> None:
         t.withdrawn[self.team] = self.from_round
+        t.published.clear()
 
 
 class TableForfeited(TournamentEvent):
@@ -357,6 +371,7 @@ class PairingsOverridden(TournamentEvent):
         t.overrides[self.number] = PairingOverride(
             tuple((a, b) for a, b in self.tables), self.bye, self.reason, self.by
         )
+        t.published.pop(self.number, None)
 
 
 class ScoreAdjusted(TournamentEvent):
@@ -385,3 +400,194 @@ class RoundDeadlinePassed(TournamentEvent):
     def apply_to(self, t: Tournament) -> None:
         state = t.rounds[self.number - 1]
         state.flagged = tuple(sorted({*state.flagged, *self.tables}))
+
+
+# -- the director's tools, class_version 1 (docs/tournaments.md, "The director's room") -------
+
+
+class TableResultEntered(TournamentEvent):
+    """The organiser entered a table's result directly (paper result: a table played
+    offline, or a result handed in late): levels gained per team, the winner and why. The
+    table's match is ended with the same result; nothing was played to reach it here."""
+
+    number: int
+    table: int
+    winner: int | None
+    levels: tuple[int, int]
+    points: tuple[int, int]
+    by: str
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.results[(self.number, self.table)] = ResultEntry(
+            self.winner, self.levels, self.points, 0, self.by, self.reason, entered=True
+        )
+
+
+class TimeControlChanged(TournamentEvent):
+    """The organiser changed the time control of the rounds not scheduled yet: the tables'
+    turn timers, the round deadline and its rule, the score of a requested bye."""
+
+    timers: dict[str, int] | None
+    round_deadline_s: int | None
+    deadline_rule: str
+    requested_bye_points: int
+
+    def apply_to(self, t: Tournament) -> None:
+        t.timers = None if self.timers is None else dict(self.timers)
+        t.round_deadline_s = self.round_deadline_s
+        t.deadline_rule = self.deadline_rule
+        t.requested_bye_points = self.requested_bye_points
+
+
+class RoundTimeSet(TournamentEvent):
+    """Round ``number``'s own deadline (seconds from its scheduling) and its tables' turn
+    timers, set when it was scheduled or changed while it is in play."""
+
+    number: int
+    deadline_s: int | None
+    timers: dict[str, int] | None
+
+    def apply_to(self, t: Tournament) -> None:
+        state = t.rounds[self.number - 1]
+        state.deadline_s = self.deadline_s
+        state.timed = True
+        state.timers = None if self.timers is None else dict(self.timers)
+
+
+class TableExtended(TournamentEvent):
+    """One table of the round in play was given ``seconds`` more than the round's deadline."""
+
+    number: int
+    table: int
+    seconds: int
+    by: str
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        state = t.rounds[self.number - 1]
+        state.extensions[self.table] = state.extensions.get(self.table, 0) + self.seconds
+
+
+class RoundPaused(TournamentEvent):
+    """The round in play's clock stopped (its deadline moves on while it is paused)."""
+
+    number: int
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.rounds[self.number - 1].paused_at = self.timestamp
+
+
+class RoundResumed(TournamentEvent):
+    """The round's clock runs again: the pause's length is added to its deadline."""
+
+    number: int
+    paused_s: float
+
+    def apply_to(self, t: Tournament) -> None:
+        state = t.rounds[self.number - 1]
+        state.paused_at = None
+        state.paused_s += self.paused_s
+
+
+class ByeRequested(TournamentEvent):
+    """A team asked to sit out round ``number``: it is not paired and scores
+    ``match_points`` (0, or 1: half a win)."""
+
+    number: int
+    team: int
+    match_points: int
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.requested_byes[(self.number, self.team)] = self.match_points
+        t.published.pop(self.number, None)
+
+
+class PlayerSubstituted(TournamentEvent):
+    """For round ``number``, ``player`` (0 or 1) of ``team`` is replaced by ``name``
+    (a person, or a bot ``kind``), and why."""
+
+    number: int
+    team: int
+    player: int
+    name: str
+    kind: str
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        t.substitutes[(self.number, self.team, self.player)] = (self.name, self.kind, self.reason)
+
+
+class TeamRenamed(TournamentEvent):
+    """A team's new name (its number, players and results stay)."""
+
+    team: int
+    name: str
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        old = t.teams[self.team]
+        renamed = TeamEntry(self.name, old.players, old.kinds)
+        t.teams = (*t.teams[: self.team], renamed, *t.teams[self.team + 1 :])
+
+
+class RoundCancelled(TournamentEvent):
+    """The round in play was cancelled (its tables' matches ended, their results dropped):
+    the next scheduling pairs round ``number`` again, on new tables."""
+
+    number: int
+    reason: str
+    by: str
+
+    def apply_to(self, t: Tournament) -> None:
+        state = t.rounds.pop()
+        for table in state.tables:
+            t.results.pop((self.number, table.table), None)
+        t.awarded_byes = [b for b in t.awarded_byes if b[0] != self.number]
+        t.cancelled.append((self.number, self.reason, self.by))
+
+
+class PairingPublished(TournamentEvent):
+    """The organiser published round ``number``'s pairing before scheduling it: from now
+    on anyone may see it, and scheduling the round uses it as published."""
+
+    number: int
+    tables: tuple[tuple[int, int], ...]
+    bye: int | None
+
+    def apply_to(self, t: Tournament) -> None:
+        t.published[self.number] = PairingOverride(
+            tuple((a, b) for a, b in self.tables), self.bye, "published", "organiser"
+        )
+
+
+class TableFixed(TournamentEvent):
+    """A team keeps table ``table`` (1-based; its home table, accessibility), or none."""
+
+    team: int
+    table: int | None
+    reason: str
+
+    def apply_to(self, t: Tournament) -> None:
+        if self.table is None:
+            t.fixed_tables.pop(self.team, None)
+        else:
+            t.fixed_tables[self.team] = self.table
+
+
+DIRECTOR_EVENTS: tuple[type[TournamentEvent], ...] = (
+    TableResultEntered,
+    TimeControlChanged,
+    RoundTimeSet,
+    TableExtended,
+    RoundPaused,
+    RoundResumed,
+    ByeRequested,
+    PlayerSubstituted,
+    TeamRenamed,
+    RoundCancelled,
+    PairingPublished,
+    TableFixed,
+)

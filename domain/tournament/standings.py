@@ -112,10 +112,12 @@ def standings(
     adjustments: Mapping[int, int] | None = None,
     tiebreaks: Sequence[str] = LEGACY_TIEBREAKS,
     forfeits: Iterable[int] = (),
+    requested: Iterable[tuple[int, int]] = (),
 ) -> list[Standing]:
     """Every team's standing, best first: match points, then ``tiebreaks`` in order, then
     the seeding. ``byes`` and ``forfeits`` (wins by the opponent's withdrawal) score as
-    byes; ``adjustments`` add match points."""
+    byes; ``requested`` byes (team, match points) score their configured points;
+    ``adjustments`` add match points."""
     order = check_tiebreaks(tiebreaks)
     lines = [Standing(t) for t in range(teams)]
     played: list[TableResult] = list(results)
@@ -135,6 +137,9 @@ def standings(
     for team in (*byes, *forfeits):
         lines[team].byes += 1
         lines[team].match_points += BYE_POINTS
+    for team, value in requested:
+        lines[team].byes += 1
+        lines[team].match_points += value
     for team, value in (adjustments or {}).items():
         lines[team].adjustment += value
         lines[team].match_points += value

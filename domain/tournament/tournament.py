@@ -20,6 +20,7 @@ from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from domain.tournament import events as ev
 from domain.tournament.controls import OrganiserControls, settings_event
+from domain.tournament.director import DirectorTools, check_result
 from domain.tournament.duplicate import check_secret, first_team_parity, secret_commitment
 from domain.tournament.pairing import MAX_TEAMS, Pairing, round_robin, round_robin_rounds, swiss
 from domain.tournament.standings import Standing, TableResult, standings
@@ -29,9 +30,11 @@ FORMATS = ("round_robin", "swiss")
 MAX_DEALS = 100
 
 
-def table_match_id(tournament_id: UUID, number: int, table: int) -> UUID:
-    """The match of table ``table`` (0-based) of tournament round ``number``."""
-    return uuid5(NAMESPACE_URL, f"shengji:tournament:{tournament_id}:round:{number}:table:{table}")
+def table_match_id(tournament_id: UUID, number: int, table: int, attempt: int = 0) -> UUID:
+    """The match of table ``table`` (0-based) of tournament round ``number`` (paired again
+    ``attempt`` times after cancellations)."""
+    name = f"shengji:tournament:{tournament_id}:round:{number}:table:{table}"
+    return uuid5(NAMESPACE_URL, name if attempt == 0 else f"{name}:attempt:{attempt}")
 
 
 def match_length_end(length: int | str) -> MatchEnd:
@@ -48,7 +51,7 @@ def match_length_end(length: int | str) -> MatchEnd:
     )
 
 
-class Tournament(OrganiserControls, GameAggregate):
+class Tournament(DirectorTools, OrganiserControls, GameAggregate):
     """A tournament of two-player teams (R2) under one rule set (§10)."""
 
     if TYPE_CHECKING:
@@ -157,6 +160,7 @@ class Tournament(OrganiserControls, GameAggregate):
             if (team in self.entrants or self.joined.get(team, 0) > 1)
             and self.joined.get(team, 1) <= number
             and self.withdrawn.get(team, number + 1) > number
+            and (number, team) not in self.requested_byes
         ]
 
     def round_state(self, number: int) -> ev.RoundState:
@@ -209,6 +213,7 @@ class Tournament(OrganiserControls, GameAggregate):
             adjustments=self.adjustment_totals(),
             tiebreaks=self.tiebreaks,
             forfeits=self.forfeit_wins(),
+            requested=self.requested(),
         )
         entered = [s for s in lines if s.team not in self.absent or s.adjustment]
         for rank, s in enumerate(entered, start=1):
@@ -240,9 +245,12 @@ class Tournament(OrganiserControls, GameAggregate):
             )
         number = len(self.rounds) + 1
         pairing, awarded = self._pairing(number)
+        attempt = sum(1 for n, _, _ in self.cancelled if n == number)
         tables = tuple(
-            ev.TableEntry(i, a, b, first_team_parity(i), table_match_id(self.id, number, i))
-            for i, (a, b) in enumerate(pairing.tables)
+            ev.TableEntry(
+                i, a, b, first_team_parity(i), table_match_id(self.id, number, i, attempt)
+            )
+            for i, (a, b) in enumerate(self._seated(pairing))
         )
         self._emit(
             ev.RoundScheduled,
@@ -269,7 +277,7 @@ class Tournament(OrganiserControls, GameAggregate):
                 rule="R36",
                 code="result-recorded",
             )
-        _check_result(entry, result)
+        check_result(entry, result)
         self._emit(
             ev.TableResultRecorded,
             now,
@@ -301,7 +309,7 @@ class Tournament(OrganiserControls, GameAggregate):
             )
         if not 1 <= len(by.strip()) <= 100 or not 1 <= len(reason.strip()) <= 500:
             raise InvalidInputError("by (1..100 characters) and reason (1..500) are required")
-        _check_result(entry, result)
+        check_result(entry, result)
         self._emit(
             ev.ResultCorrected,
             now,
@@ -316,6 +324,47 @@ class Tournament(OrganiserControls, GameAggregate):
 
     # -- internals -------------------------------------------------------------------------
 
+    def met(self) -> set[frozenset[int]]:
+        """The pairs of teams that have played each other (a result recorded)."""
+        return {frozenset((res.first, res.second)) for _, _, res in self.table_results()}
+
+    def seat_counts(self) -> dict[int, int]:
+        """How many times each team sat in seats 0/2 in the rounds scheduled."""
+        counts: dict[int, int] = {}
+        for r in self.rounds:
+            for t in r.tables:
+                team = t.first if t.first_parity == 0 else t.second
+                counts[team] = counts.get(team, 0) + 1
+        return counts
+
+    def _seated(self, pairing: Pairing) -> list[tuple[int, int]]:
+        """The pairing's tables in their numbered order — a team's fixed table first
+        (:meth:`fix_table`) — each turned so that the team with fewer rounds in seats 0/2
+        sits there (fair seating across rounds; the table's parity decides which of
+        ``first``/``second`` that is, :func:`first_team_parity`). An override is kept as
+        the organiser set it, but for fixed tables."""
+        tables: list[tuple[int, int] | None] = [None] * len(pairing.tables)
+        rest = []
+        for pair in pairing.tables:
+            homes = [self.fixed_tables[t] - 1 for t in pair if t in self.fixed_tables]
+            home = next((h for h in homes if h < len(tables) and tables[h] is None), None)
+            if home is None:
+                rest.append(pair)
+            else:
+                tables[home] = pair
+        free = iter(rest)
+        ordered = [pair if pair is not None else next(free) for pair in tables]
+        if len(self.rounds) + 1 in self.overrides:
+            return ordered
+        counts = self.seat_counts()
+        seated = []
+        for i, (a, b) in enumerate(ordered):
+            # the first team sits at 0/2 on even tables, the second on odd ones (R36)
+            at_02, at_13 = (a, b) if first_team_parity(i) == 0 else (b, a)
+            swap = counts.get(at_13, 0) < counts.get(at_02, 0)  # fewer rounds at 0/2 goes there
+            seated.append((b, a) if swap else (a, b))
+        return seated
+
     def _pairing(self, number: int) -> tuple[Pairing, list[int]]:
         """Round ``number``'s pairing (the organiser's override, if any) and the teams
         awarded a bye because their round-robin opponent withdrew."""
@@ -327,6 +376,10 @@ class Tournament(OrganiserControls, GameAggregate):
                 rule="R36",
                 code="too-few-teams",
             )
+        published = self.published.get(number)
+        if published is not None and override is None:
+            self.check_override(active, published.tables, published.bye)
+            return Pairing(published.tables, published.bye), []
         if override is not None:
             self.check_override(active, override.tables, override.bye)
             return Pairing(override.tables, override.bye), []
@@ -341,7 +394,7 @@ class Tournament(OrganiserControls, GameAggregate):
                     awarded.extend(team for team in (a, b) if team in active)
             bye = None if circle.bye is None else self.entrants[circle.bye]
             return Pairing(tuple(tables), bye if bye in active else None), awarded
-        met = {frozenset((res.first, res.second)) for _, _, res in self.table_results()}
+        met = self.met()
         ranking = [s.team for s in self.standings() if s.team in active]
         forbidden = set(self.forbidden)
         return swiss(ranking, met, self.byes(), first_round=number == 1, forbidden=forbidden), []
@@ -358,7 +411,7 @@ class Tournament(OrganiserControls, GameAggregate):
             )
         number = len(self.rounds) + 1
         pairing, awarded = self._pairing(number)
-        return number, pairing, awarded
+        return number, Pairing(tuple(self._seated(pairing)), pairing.bye), awarded
 
     def table(self, number: int, table: int) -> ev.TableEntry:
         """Table ``table`` (0-based) of round ``number``."""
@@ -381,13 +434,3 @@ def _as_result(table: ev.TableEntry, entry: ev.ResultEntry) -> TableResult:
     return TableResult(
         table.first, table.second, entry.winner, entry.levels, entry.points, entry.deals
     )
-
-
-def _check_result(table: ev.TableEntry, result: TableResult) -> None:
-    if (result.first, result.second) != (table.first, table.second):
-        raise InvalidInputError(f"the result is for teams {table.first} and {table.second}")
-    if result.winner not in (None, table.first, table.second):
-        raise InvalidInputError("winner: one of the table's teams, or none for a draw")
-    for name, pair in (("levels", result.levels), ("points", result.points)):
-        if len(pair) != 2 or any(type(v) is not int or not 0 <= v <= 100_000 for v in pair):
-            raise InvalidInputError(f"{name}: two integers >= 0 (first team, second team)")

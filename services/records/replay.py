@@ -31,7 +31,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import msgspec
 from eventsourcing.persistence import IntegrityError
 
-from domain.game.match import RESIGNED
+from domain.game.match import ENTERED_PREFIX, RESIGNED, Entered
 from domain.game.match_events import RoundBegun
 from domain.game.round import RoundPhase, round_id
 from domain.rules.cards import RANKS
@@ -158,7 +158,8 @@ def _replay_match(
         if end.reason == RESIGNED and end.winner is not None:
             resign_team(service, match_id, 1 - end.winner)  # R32: the loser conceded
         else:
-            service.finish_match(match_id, end.reason)
+            entered = Entered(end.winner) if end.reason.startswith(ENTERED_PREFIX) else None
+            service.finish_match(match_id, end.reason, entered=entered)
     replayed = match_record(list(service.events.get(match_id)), [])
     assert replayed.end is not None
     compare(end, replayed.end, "end", ctx, {"winner": "R32", "levels": "R30", "laps": "R32"})

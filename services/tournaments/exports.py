@@ -1,6 +1,13 @@
 """A tournament's CSV exports (RFC 4180, a header row): standings, results and
-adjustments. Text cells that a spreadsheet would read as a formula (``=``, ``+``, ``-``,
-``@`` first) are prefixed with ``'``."""
+adjustments.
+
+The results CSV is the whole record in one file: a ``table`` row per table (``entered``:
+a paper result; ``deadline_flagged``: the table was past the round's deadline, ended or
+flagged by the rule), then a row per bye (``row``: ``bye`` — the pairing's, ``awarded``
+— a round robin's opponent withdrew, ``requested`` — at the team's request), then a row
+per score adjustment (``row``: ``adjustment``, ``round``: rounds scheduled when made);
+``match_points`` is what a bye or an adjustment scored. Text cells that a spreadsheet
+would read as a formula (``=``, ``+``, ``-``, ``@`` first) are prefixed with ``'``."""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 
+from domain.tournament.standings import BYE_POINTS
 from domain.tournament.tournament import Tournament
 from services.tournaments.views import standing_views
 
@@ -22,6 +30,7 @@ RESULTS_COLUMNS = [
     "round", "table", "match_id", "first_team", "first_name", "second_team", "second_name",
     "first_team_seats", "winner", "first_levels", "second_levels", "first_points",
     "second_points", "deals", "corrected_by", "reason", "commitment", "secret", "forfeit",
+    "entered", "deadline_flagged", "row", "match_points",
 ]  # fmt: skip
 
 
@@ -71,9 +80,41 @@ def results_csv(t: Tournament) -> str:
                     state.commitment,
                     state.secret if state.revealed else None,
                     None if entry is None else entry.forfeit,
+                    None if entry is None else entry.entered,
+                    table.table in state.flagged,
+                    "table",
+                    None,
                 ]
             )
+    for state in t.rounds:
+        byes = [("bye", state.bye, BYE_POINTS)] if state.bye is not None else []
+        byes += [
+            ("awarded", team, BYE_POINTS) for n, team, _ in t.awarded_byes if n == state.number
+        ]
+        byes += sorted(
+            ("requested", team, points)
+            for (n, team), points in t.requested_byes.items()
+            if n == state.number
+        )
+        for kind, team, points in byes:
+            rows.append(_other_row(t, state.number, team, kind, points))
+    for a in t.adjustments:
+        row = _other_row(t, a.after_round, a.team, "adjustment", a.match_points)
+        row[RESULTS_COLUMNS.index("corrected_by")] = a.by
+        row[RESULTS_COLUMNS.index("reason")] = a.reason
+        rows.append(row)
     return csv_text(RESULTS_COLUMNS, rows)
+
+
+def _other_row(t: Tournament, number: int, team: int, kind: str, points: int) -> list[object]:
+    """A bye's or an adjustment's row: its round, the team, the kind and match points."""
+    row: list[object] = [None] * len(RESULTS_COLUMNS)
+    row[RESULTS_COLUMNS.index("round")] = number
+    row[RESULTS_COLUMNS.index("first_team")] = team
+    row[RESULTS_COLUMNS.index("first_name")] = t.teams[team].name
+    row[RESULTS_COLUMNS.index("row")] = kind
+    row[RESULTS_COLUMNS.index("match_points")] = points
+    return row
 
 
 ADJUSTMENTS_COLUMNS = ["team", "name", "match_points", "reason", "by", "after_round"]

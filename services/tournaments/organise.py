@@ -75,7 +75,7 @@ class Organiser(TournamentService):
         return Registered(self._run(tournament_id, act, attach), token)
 
     def _do(
-        self, tournament_id: UUID, act: Callable[[Tournament], None], attach: Attach
+        self, tournament_id: UUID, act: Callable[[Tournament], object], attach: Attach
     ) -> Tournament:
         def acted(t: Tournament) -> Tournament:
             act(t)

@@ -31,7 +31,7 @@ itself.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID, uuid4
@@ -53,6 +53,8 @@ from services.loading import load
 from services.sources import SEAT_ROLE, new_token
 
 TableStatus = Literal["finished", "playing"]
+Timing = tuple[int | None, Mapping[str, int] | None]
+"""A round's own time control: its deadline in seconds, its tables' turn timers."""
 
 
 COLLECT_ATTEMPTS = 5
@@ -159,8 +161,10 @@ class TournamentService:
         self.save(tournament, *(attach(tournament) if attach else ()))
         return tournament
 
-    def schedule_next(self, tournament_id: UUID) -> Scheduled:
-        """Collect the current round's results, then schedule and seat the next round.
+    def schedule_next(self, tournament_id: UUID, timing: Timing | None = None) -> Scheduled:
+        """Collect the current round's results, then schedule and seat the next round;
+        ``timing`` (deadline seconds, turn timers): the round's own time control, saved
+        with its scheduling.
 
         A scheduling that stopped half-way (tables or seats missing) is finished first
         and answered for the current round. IllegalMoveError ``round-in-play`` (a table
@@ -174,6 +178,8 @@ class TournamentService:
         self.collect(tournament_id)
         tournament = self.get(tournament_id)  # a copy: the saved object is the cache's
         number = tournament.schedule_round(self.game.seeds(), self.game.clock())
+        if timing is not None:
+            tournament.set_round_time(number, timing[0], timing[1], self.game.clock())
         self.save(tournament)
         _, tokens = self.materialise(tournament, tournament.round_state(number))
         return Scheduled(number, tokens)
@@ -185,6 +191,7 @@ class TournamentService:
         many seats were taken now, and the people's seat tokens among them."""
         tokens: list[SeatToken] = []
         seated = 0
+        timers = tournament.round_timers(state)
         for table in state.tables:
             try:
                 match = self.game.get_match(table.match_id)
@@ -195,14 +202,14 @@ class TournamentService:
                     preset=tournament.preset,
                     match_id=table.match_id,
                     tournament=(tournament.id, state.number),
-                    timers=Timers.from_mapping(tournament.timers) if tournament.timers else None,
+                    timers=Timers.from_mapping(timers) if timers else None,
                 )
                 match = self.game.get_match(table.match_id)
             teams = seat_teams(table.table, table.first, table.second)
             for seat in range(4):
                 if match.seats[seat] is not None:
                     continue
-                team = tournament.teams[teams[seat]]
+                team = tournament.lineup(state.number, teams[seat])
                 player, kind = team.players[seat // 2], team.kinds[seat // 2]
                 token = new_token(table.match_id, SEAT_ROLE)
                 self.game.take_seat(table.match_id, seat, player, kind, token=token)

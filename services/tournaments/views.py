@@ -9,10 +9,11 @@ their own redacted views, R33). CSV cells that a spreadsheet would read as a for
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import msgspec
 
+from domain.tournament.duplicate import seat_teams
 from domain.tournament.events import ResultEntry, RoundState, TableEntry
 from domain.tournament.standings import Standing
 from domain.tournament.tournament import Tournament
@@ -56,6 +57,8 @@ class TableResultView(_View, frozen=True, kw_only=True):
     reason: str | None
     forfeit: bool = False
     """A team withdrew: the winner scores a bye (2 match points, no levels, no points)."""
+    entered: bool = False
+    """The organiser entered it (a paper result): not played here."""
 
 
 class TableView(_View, frozen=True, kw_only=True):
@@ -67,6 +70,23 @@ class TableView(_View, frozen=True, kw_only=True):
     first_team_seats: list[int]
     """Seats 0/2 or 1/3 (duplicate seating, R36)."""
     result: TableResultView | None
+    deadline: str | None = None
+    """When this table must be over (the round's deadline plus its extension)."""
+    extension_s: int = 0
+    """Seconds this table was given past the round's deadline."""
+    players: list[str] = []
+    """Who sits at seats 0..3 (substitutes in place)."""
+
+
+class SubstituteView(_View, frozen=True, kw_only=True):
+    """A player replaced for one round."""
+
+    team: int
+    player: int
+    """The team's first (0) or second (1) player."""
+    name: str
+    kind: str
+    reason: str
 
 
 class RoundView(_View, frozen=True, kw_only=True):
@@ -88,6 +108,14 @@ class RoundView(_View, frozen=True, kw_only=True):
     """When the round must be over (its scheduling + ``roundDeadlineS``)."""
     flagged_tables: list[int] = []
     """Tables (1-based) past the deadline: finished by the rule, or flagged."""
+    paused: bool = False
+    """The round's clock is paused (its deadline waits)."""
+    deadline_s: int | None = None
+    """The round's deadline in seconds from its scheduling (its own, or the tournament's)."""
+    requested_byes: list[int] = []
+    """Teams sitting out at their request."""
+    substitutes: list[SubstituteView] = []
+    """Players replaced for this round."""
 
 
 class SettingsView(_View, frozen=True, kw_only=True):
@@ -103,6 +131,8 @@ class SettingsView(_View, frozen=True, kw_only=True):
     """The tie-breaks, in the order they apply after match points."""
     checkin_required: bool
     """Teams must check in before the start, or they are out."""
+    requested_bye_points: int = 1
+    """Match points of a requested bye: 0, or 1 (half a win)."""
 
 
 class AdjustmentView(_View, frozen=True, kw_only=True):
@@ -125,6 +155,16 @@ class ForbiddenView(_View, frozen=True, kw_only=True):
     reason: str
 
 
+class CancelledView(_View, frozen=True, kw_only=True):
+    """A round cancelled while in play (paired again later)."""
+
+    number: int
+    """The round's number."""
+    reason: str
+    by: str
+    """Who cancelled it."""
+
+
 class TournamentView(_View, frozen=True, kw_only=True):
     tournament_id: str
     name: str
@@ -144,6 +184,15 @@ class TournamentView(_View, frozen=True, kw_only=True):
     """Pairings the organiser forbade (Swiss)."""
     adjustments: list[AdjustmentView] = []
     """Score adjustments and penalties, in order."""
+    cancelled_rounds: list[CancelledView] = []
+    """Rounds cancelled while in play (each paired again later)."""
+    fixed_tables: dict[str, int] = {}
+    """Team number → its fixed table (from 1)."""
+    published_round: int | None = None
+    """The round whose pairing is published (GET …/preview shows it to anyone)."""
+    pairing_warnings: list[str] = []
+    """What the next round's hand-set or published pairing does that the computed one
+    avoids: teams forbidden to meet, rematches."""
 
 
 class StandingView(_View, frozen=True, kw_only=True):
@@ -230,11 +279,20 @@ def _result(entry: ResultEntry | None) -> TableResultView | None:
         corrected_by=entry.corrected_by,
         reason=entry.reason,
         forfeit=entry.forfeit,
+        entered=entry.entered,
     )
 
 
 def table_view(t: Tournament, number: int, table: TableEntry) -> TableView:
+    state = t.rounds[number - 1]
+    due = _deadline(t, state)
+    extension = state.extensions.get(table.table, 0)
+    teams = seat_teams(table.table, table.first, table.second)
+    players = [t.lineup(number, teams[seat]).players[seat // 2] for seat in range(4)]
     return TableView(
+        deadline=None if due is None else (due + timedelta(seconds=extension)).isoformat(),
+        extension_s=extension,
+        players=players,
         table=table.table + 1,
         match_id=str(table.match_id),
         first_team=table.first,
@@ -254,15 +312,27 @@ def round_view(t: Tournament, state: RoundState) -> RoundView:
         tables=[table_view(t, state.number, table) for table in state.tables],
         awarded_byes=[team for n, team, _ in t.awarded_byes if n == state.number],
         override=state.override,
-        deadline=_deadline(t, state),
+        deadline=None if (due := _deadline(t, state)) is None else due.isoformat(),
         flagged_tables=[table + 1 for table in state.flagged],
+        paused=state.paused_at is not None,
+        deadline_s=t.round_deadline_s_of(state),
+        requested_byes=sorted(team for n, team in t.requested_byes if n == state.number),
+        substitutes=[
+            SubstituteView(team=team, player=j, name=sub[0], kind=sub[1], reason=sub[2])
+            for (n, team, j), sub in sorted(t.substitutes.items())
+            if n == state.number
+        ],
     )
 
 
-def _deadline(t: Tournament, state: RoundState) -> str | None:
-    if t.round_deadline_s is None or state.scheduled_at is None:
+def _deadline(t: Tournament, state: RoundState) -> datetime | None:
+    """Round ``state``'s deadline: scheduling + its seconds + the time it stood paused
+    (so far, for a pause still on: the deadline as it would be if resumed now is not
+    known, so the one before the pause is shown with ``paused``)."""
+    seconds = t.round_deadline_s_of(state)
+    if seconds is None or state.scheduled_at is None:
         return None
-    return (state.scheduled_at + timedelta(seconds=t.round_deadline_s)).isoformat()
+    return state.scheduled_at + timedelta(seconds=seconds + state.paused_s)
 
 
 def adjustment_views(t: Tournament) -> list[AdjustmentView]:
@@ -310,12 +380,23 @@ def tournament_view(t: Tournament) -> TournamentView:
             deadline_rule=t.deadline_rule,
             tiebreaks=list(t.tiebreaks),
             checkin_required=t.checkin_required,
+            requested_bye_points=t.requested_bye_points,
         ),
         forbidden=[
             ForbiddenView(teams=sorted(pair), reason=reason) for pair, reason in t.forbidden.items()
         ],
         adjustments=adjustment_views(t),
+        cancelled_rounds=[CancelledView(number=n, reason=r, by=b) for n, r, b in t.cancelled],
+        fixed_tables={str(team): table for team, table in sorted(t.fixed_tables.items())},
+        published_round=next(iter(sorted(t.published)), None),
+        pairing_warnings=_next_warnings(t),
     )
+
+
+def _next_warnings(t: Tournament) -> list[str]:
+    following = len(t.rounds) + 1
+    chosen = t.overrides.get(following) or t.published.get(following)
+    return [] if chosen is None else t.pairing_warnings(chosen.tables)
 
 
 def _camel(name: str) -> str:

@@ -94,7 +94,7 @@ NOUGHT = {"team": 0, "matchPoints": 0, "reason": "r", "by": "TD"}
     ("case", "method", "path", "body", "who", "status", "code"),
     [
         ("schedule during registration", "post", "/rounds", None, "o", 409, "registration-open"),
-        ("preview during registration", "get", "/preview", None, None, 409, "registration-open"),
+        ("preview during registration", "get", "/preview", None, "o", 409, "registration-open"),
         ("start without a token", "post", "/start", None, None, 401, "unauthorized"),
         ("start with a team's token", "post", "/start", None, "t", 403, "forbidden"),
         ("start with one team", "post", "/start", None, "o", 409, "too-few-teams"),
@@ -182,10 +182,12 @@ def test_the_organiser_overrides_the_next_round_with_a_reason(c: TestClient[Lite
         c.post(f"{url}/rounds/2/pairings", json=body, headers=auth(organiser)), 409, "round-started"
     )
     problem(c.post(f"{url}/rounds/1/pairings", json=body), 401, "unauthorized")
-    assert c.get(f"{url}/preview").json()["tables"][0]["secondTeam"] == 2  # the fold: 0 v 2
+    assert (
+        c.get(f"{url}/preview", headers=auth(organiser)).json()["tables"][0]["secondTeam"] == 2
+    )  # the fold: 0 v 2
     r = c.post(f"{url}/rounds/1/pairings", json=body, headers=auth(organiser))
     assert r.status_code == 200, r.text
-    preview = c.get(f"{url}/preview").json()
+    preview = c.get(f"{url}/preview", headers=auth(organiser)).json()
     assert preview["overridden"] and preview["tables"][0]["secondTeam"] == 1
     scheduled = c.post(f"{url}/rounds", headers=auth(organiser)).json()["round"]
     assert [(t["firstTeam"], t["secondTeam"]) for t in scheduled["tables"]] == [(0, 1), (2, 3)]

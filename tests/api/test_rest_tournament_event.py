@@ -177,7 +177,7 @@ def test_an_eight_team_swiss_event_with_a_withdrawal_a_late_entry_and_an_adjustm
         # T0 and T4 are one club: never paired
         forbid = {"teams": [0, 4], "reason": "one club"}
         assert c.post(f"{url}/forbidden", json=forbid, headers=auth(organiser)).status_code == 200
-        preview = c.get(f"{url}/preview").json()
+        preview = c.get(f"{url}/preview", headers=auth(organiser)).json()
         assert preview["number"] == 1 and preview["bye"] is None
 
         met: set[frozenset[int]] = set()
@@ -187,7 +187,7 @@ def test_an_eight_team_swiss_event_with_a_withdrawal_a_late_entry_and_an_adjustm
                 assert r.status_code == 201, r.text
                 late = r.json()["team"]
                 assert late == 9 and r.json()["tournament"]["teams"][late]["fromRound"] == 2
-            preview = c.get(f"{url}/preview").json()
+            preview = c.get(f"{url}/preview", headers=auth(organiser)).json()
             r = c.post(f"{url}/rounds", headers=auth(organiser))
             assert r.status_code == 201, r.text
             scheduled = r.json()["round"]

@@ -171,6 +171,7 @@ def test_people_seats_tokens_and_the_round_in_play() -> None:
             "correctedBy": None,
             "reason": None,
             "forfeit": False,
+            "entered": False,  # ended by the organiser, not a result entered on paper
         }
         problem(
             c.post(finish, json={"reason": "again"}, headers=auth(token)), 409, "match-finished"

@@ -4,7 +4,9 @@ the tournament, the secret revealed after the round; people's seats and the paci
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 from typing import Any
 from uuid import UUID
 
@@ -123,7 +125,10 @@ def test_a_whole_round_robin_then_no_more_rounds() -> None:
     assert info.value.code == "round-not-current"
     lines = standings_csv(t).splitlines()
     assert lines[0].startswith("rank,team,name") and len(lines) == 4
-    assert len(results_csv(t).splitlines()) == 1 + 3
+    rows = list(csv.DictReader(io.StringIO(results_csv(t))))
+    assert [r["row"] for r in rows] == ["table"] * 3 + ["bye"] * 3  # one file, byes too
+    assert [r["first_team"] for r in rows[3:]] == ["0", "1", "2"]
+    assert {r["match_points"] for r in rows[3:]} == {"2"}  # a bye scores as a win
 
 
 def test_people_get_seat_tokens_and_the_round_waits_for_them() -> None:

@@ -1,0 +1,292 @@
+"""The director's tools over REST (docs/tournaments.md, "The director's room"). Every
+write is the organiser's (its token), through :func:`api.tournaments.organiser.organiser_write`,
+recorded as an event with who and why:
+
+* ``POST …/rounds/{n}/tables/{t}/result`` — a table's result entered (a paper result);
+* ``PATCH /v1/tournaments/{id}`` — the time control of the rounds to come (in
+  :mod:`api.tournaments.controller`, beside the tournament's GET);
+* ``POST …/rounds/{n}/clock`` — the round in play's own deadline and timers;
+* ``POST …/rounds/{n}/tables/{t}/extension`` — one table's extra time;
+* ``POST …/rounds/{n}/pause`` / ``…/resume`` — stop and restart the round's clock;
+* ``POST …/rounds/{n}/cancel`` — cancel the round in play (paired again later);
+* ``POST …/byes``, ``…/substitutes``, ``…/teams/{team}/rename``, ``…/fixed-tables``;
+* ``POST …/publish`` — publish the next round's pairing (the preview is private until then).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+from litestar import Controller, Response
+from litestar.params import FromPath, PathParameter
+
+from api.calls import CHECKED, Writing, write_route
+from api.tournaments.dto import RoundParam, TableParam
+from api.tournaments.dto_director import (
+    ByeRequest,
+    CancelRequest,
+    EnterResultRequest,
+    ExtensionRequest,
+    FixedTableRequest,
+    PauseRequest,
+    Published,
+    RenameRequest,
+    RoundClockRequest,
+    SubstituteRequest,
+)
+from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
+from api.tournaments.preview import preview_answer
+from domain.rules.errors import IllegalMoveError
+from domain.tournament.tournament import Tournament
+from services.idempotency import Outcome, Stamp
+from services.tournaments.director import Director
+from services.tournaments.organise import Organiser
+from services.tournaments.views import TournamentView, tournament_view
+
+TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
+
+
+def director(o: Organiser) -> Director:
+    return Director(o.game)
+
+
+class DirectorController(Controller):
+    path = "/v1/tournaments"
+    tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/result",
+        200,
+        *CHECKED,
+        body=EnterResultRequest,
+    )
+    async def enter_result(
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
+    ) -> Response[TournamentView]:
+        """Enter a table's result (organiser): a paper result, with the reason
+
+        For a table of the round in play without a result (one that played offline, or a result
+        handed in late): recorded as TableResultEntered — entered, not played — and the table's
+        match ends with the same winner, its end reason starting "result entered:" (R32). The
+        winner defaults to the team that gained more levels. 409 result-recorded (correct it
+        instead), round-not-current.
+        """
+        data = await write.body(EnterResultRequest)
+        levels = (data.levels[0], data.levels[1])
+        points = (0, 0) if data.points is None else (data.points[0], data.points[1])
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            winner = data.winner
+            if winner is None and levels[0] != levels[1]:
+                entry = o.get(tournament_id).table(number, table - 1)
+                winner = entry.first if levels[0] > levels[1] else entry.second
+            t = director(o).enter_result(
+                tournament_id,
+                number,
+                table - 1,
+                winner=winner,
+                levels=levels,
+                points=points,
+                by=data.by,
+                reason=data.reason,
+            )
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/clock", 200, *CHECKED, body=RoundClockRequest
+    )
+    async def round_clock(
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
+    ) -> Response[TournamentView]:
+        """Set the round in play's own deadline and timers (organiser)
+
+        The deadline counts from the round's scheduling (paused time added); the timers apply to
+        its tables seated from now on. Recorded as RoundTimeSet. 409 round-not-current.
+        """
+        data = await write.body(RoundClockRequest)
+        timers = None if data.timers is None else data.timers.value().to_mapping()
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            t = director(o).set_round_time(tournament_id, number, data.deadline_s, timers)
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/extension",
+        200,
+        *CHECKED,
+        body=ExtensionRequest,
+    )
+    async def extend(
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
+    ) -> Response[TournamentView]:
+        """Give one table more time past the round's deadline (organiser)
+
+        Recorded as TableExtended (seconds, who, why); the deadline rule applies to that table only
+        after its own deadline. 409 round-not-current.
+        """
+        data = await write.body(ExtensionRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            t = director(o).extend_table(
+                tournament_id, number, table - 1, data.seconds, by=data.by, reason=data.reason
+            )
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/pause", 200, *CHECKED, body=PauseRequest
+    )
+    async def pause(
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
+    ) -> Response[TournamentView]:
+        """Pause the round in play's clock (organiser)
+
+        Its deadline waits (no table is flagged or finished while paused) until it is resumed; the
+        pause's length is added to the deadline. 409 round-paused, round-not-current.
+        """
+        data = await write.body(PauseRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            _current(o.get(tournament_id), number)
+            return view_answer(o, stamp, director(o).pause(tournament_id, data.reason))
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route("/{tournament_id:uuid}/rounds/{number:int}/resume", 200, *CHECKED)
+    async def resume(
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
+    ) -> Response[TournamentView]:
+        """Resume the round's clock (organiser): its deadline moves by the pause
+
+        409 round-not-paused, round-not-current.
+        """
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            _current(o.get(tournament_id), number)
+            return view_answer(o, stamp, director(o).resume(tournament_id))
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/cancel", 200, *CHECKED, body=CancelRequest
+    )
+    async def cancel(
+        self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
+    ) -> Response[TournamentView]:
+        """Cancel the round in play (organiser): paired again by the next scheduling
+
+        Recorded as RoundCancelled (who, why); its tables' results are dropped and their matches
+        ended (R32); the next POST …/rounds pairs the same round number again, on new tables with a
+        new secret (R35). 409 round-not-current.
+        """
+        data = await write.body(CancelRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            _current(o.get(tournament_id), number)
+            t = director(o).cancel_round(tournament_id, reason=data.reason, by=data.by)
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route("/{tournament_id:uuid}/byes", 200, *CHECKED, body=ByeRequest)
+    async def request_bye(
+        self, write: Writing, tournament_id: FromPath[UUID]
+    ) -> Response[TournamentView]:
+        """Record a requested bye (organiser): a team sits out a round to come
+
+        The team is not paired in that round and scores the configured requested bye (0 match
+        points, or 1: half a win; PATCH requestedByePoints). 409 round-started, team-not-active.
+        """
+        data = await write.body(ByeRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            t = director(o).request_bye(tournament_id, data.team, data.round, data.reason)
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route("/{tournament_id:uuid}/substitutes", 200, *CHECKED, body=SubstituteRequest)
+    async def substitute(
+        self, write: Writing, tournament_id: FromPath[UUID]
+    ) -> Response[TournamentView]:
+        """Replace a player for one round to come (organiser)
+
+        Recorded as PlayerSubstituted; the round's table seats the substitute under its name (a
+        person with a seat token, or a bot of its kind). 409 round-started.
+        """
+        data = await write.body(SubstituteRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            t = director(o).substitute(
+                tournament_id, data.round, data.team, data.player, data.name, data.kind, data.reason
+            )
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route("/{tournament_id:uuid}/teams/{team:int}/rename", 200, *CHECKED, body=RenameRequest)
+    async def rename(
+        self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
+    ) -> Response[TournamentView]:
+        """Rename a team (organiser): its number, players and results stay
+
+        409 team-name-taken.
+        """
+        data = await write.body(RenameRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            t = director(o).rename(tournament_id, team, data.name, data.reason)
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route("/{tournament_id:uuid}/fixed-tables", 200, *CHECKED, body=FixedTableRequest)
+    async def fix_table(
+        self, write: Writing, tournament_id: FromPath[UUID]
+    ) -> Response[TournamentView]:
+        """Give a team a fixed table (organiser): its home table, accessibility
+
+        From the next round the team's table gets that number (when the round has that many
+        tables); null removes it. 409 table-taken.
+        """
+        data = await write.body(FixedTableRequest)
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+            t = director(o).fix_table(tournament_id, data.team, data.table, data.reason)
+            return view_answer(o, stamp, t)
+
+        return await organiser_write(write, tournament_id, act, view_replay)
+
+    @write_route("/{tournament_id:uuid}/publish", 200, *CHECKED)
+    async def publish(self, write: Writing, tournament_id: FromPath[UUID]) -> Response[Published]:
+        """Publish the next round's pairing (organiser)
+
+        From now on GET …/preview shows it to anyone (before, only to the organiser), the display
+        page lists it, and scheduling the round uses it — unless the teams to pair change first
+        (a withdrawal, a late entry, a requested bye, an override), which unpublishes it.
+        """
+
+        def act(o: Organiser, stamp: Stamp) -> tuple[int, Published]:
+            t = director(o).publish(tournament_id)
+            answer = Published(pairing=preview_answer(t), tournament=tournament_view(t))
+            return saved(o, stamp, Outcome(200, t.id, t.version), answer)
+
+        def replay(t: Tournament, _: Outcome) -> Published:
+            return Published(pairing=preview_answer(t), tournament=tournament_view(t))
+
+        return await organiser_write(write, tournament_id, act, replay)
+
+
+def _current(t: Tournament, number: int) -> None:
+    t.round_state(number)
+    current = t.current
+    if current is None or current.number != number or current.revealed:
+        raise IllegalMoveError(
+            f"round {number} is not in play", rule="R36", code="round-not-current"
+        )

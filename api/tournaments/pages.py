@@ -1,0 +1,346 @@
+"""The director's room as HTML (docs/tournaments.md, "The director's room"): pages rendered
+on the server with Jinja2 templates (``api/tournaments/templates``), no build step.
+
+* ``GET /tournaments/{id}`` — the live display page for a projector or a phone: the
+  standings with their tiebreak columns, the round's tables with their progress (deal,
+  trick, attackers' points), the next pairing once published and the clock to the
+  round's deadline. It updates itself from ``GET /v1/tournaments/{id}/display/stream``
+  (a few lines of JavaScript: each ``display`` frame carries the live part rendered);
+* ``GET /tournaments/{id}/rounds/{n}/pairings`` — the printable pairing sheet;
+* ``GET /tournaments/{id}/rounds/{n}/scoresheets`` — one printable score sheet per table;
+* ``GET /tournaments/{id}/crosstable`` — the crosstable.
+
+Print CSS makes each sheet an A4 page (the browser's print gives the PDF). Words in
+English or Chinese: ``?lang=zh-CN`` or ``Accept-Language`` (:mod:`api.tournaments.page_words`).
+Nothing secret is shown (R33): no card, the next pairing only once published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+import msgspec
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from litestar import Controller, MediaType, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from api.calls import Reading
+from api.dto import problems
+from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
+from api.routes import route
+from api.runtime import Runtime
+from api.sse import EVENT_STREAM
+from api.tournaments.dto import RoundParam, scheduled_round
+from api.tournaments.page_words import WORDS, language
+from domain.tournament.tournament import Tournament
+from services.game import GameService
+from services.tournaments.comparison import ComparisonView, comparison_view
+from services.tournaments.display import (
+    Crosstable,
+    DisplayFrame,
+    DisplayView,
+    byes_of,
+    crosstable,
+    display_view,
+    players_of,
+    result_text,
+    round_deadline,
+    score_sheet_deals,
+)
+from services.tournaments.service import TournamentService
+
+TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=select_autoescape(["html", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+POLL_S = 0.5
+LIFETIME_S = 600.0
+HEARTBEAT_S = 15.0
+RETRY_MS = 1000
+TIEBREAK_COLUMNS = {
+    "buchholz": "buchholz",
+    "head_to_head": "head_to_head",
+    "levels_gained": "levels_gained",
+    "point_differential": "point_differential",
+    "wins": "wins",
+}
+Lang = Annotated[
+    Literal["en", "zh-CN"] | None,
+    QueryParameter(description="The page's language (else Accept-Language; English)"),
+]
+AcceptLanguage = Annotated[
+    str | None, HeaderParameter(name="Accept-Language", description="en, zh-CN, …")
+]
+
+
+def _common(t: Tournament, lang: str) -> dict[str, Any]:
+    return {
+        "lang": lang,
+        "w": WORDS[lang],
+        "name": t.name,
+        "tournament_id": str(t.id),
+        "round": None if t.current is None else t.current.number,
+        "total_rounds": t.total_rounds,
+    }
+
+
+def live_html(t: Tournament, d: DisplayView, lang: str) -> str:
+    """The live part of the display page (sent again in each ``display`` frame)."""
+    return TEMPLATES.get_template("_live.html.j2").render(
+        **_common(t, lang), d=d, tiebreak_columns=[TIEBREAK_COLUMNS[n] for n in t.tiebreaks]
+    )
+
+
+def display_html(game: GameService, t: Tournament, lang: str) -> str:
+    d = display_view(game, t)
+    return TEMPLATES.get_template("display.html.j2").render(
+        **_common(t, lang),
+        d=d,
+        tiebreak_columns=[TIEBREAK_COLUMNS[n] for n in t.tiebreaks],
+        stream_url=f"/v1/tournaments/{t.id}/display/stream?lang={lang}",
+    )
+
+
+def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
+    state = t.round_state(number)
+    rows = []
+    due = round_deadline(t, state)
+    for table in state.tables:
+        players = players_of(t, number, table)
+        first = table.first_parity
+        entry = t.results.get((number, table.table))
+        text, _ = result_text(t, number, table)
+        extension = state.extensions.get(table.table, 0)
+        rows.append(
+            {
+                "table": table.table + 1,
+                "first_name": t.teams[table.first].name,
+                "second_name": t.teams[table.second].name,
+                "first_seats": f"{first}/{first + 2}",
+                "second_seats": f"{1 - first}/{3 - first}",
+                "first_players": f"{players[first]} · {players[first + 2]}",
+                "second_players": f"{players[1 - first]} · {players[3 - first]}",
+                "levels_first": "" if entry is None else entry.levels[0],
+                "levels_second": "" if entry is None else entry.levels[1],
+                "winner": "" if text is None else text.split(" ", 1)[1],
+                "deadline": None if due is None else _minute(due, extension),
+            }
+        )
+    return rows
+
+
+def _minute(at: datetime, extension_s: int = 0) -> str:
+    return (at + timedelta(seconds=extension_s)).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def sheet_html(t: Tournament, number: int, template: str, lang: str) -> str:
+    state = scheduled_round(t, number)
+    due = round_deadline(t, state)
+    return TEMPLATES.get_template(template).render(
+        **_common(t, lang),
+        number=number,
+        started_at="" if state.scheduled_at is None else _minute(state.scheduled_at),
+        deadline=None if due is None else _minute(due),
+        tables=_sheet_tables(t, number),
+        byes=[t.teams[b].name for b in byes_of(t, state)],
+        deals=range(1, score_sheet_deals(t) + 1),
+    )
+
+
+def crosstable_html(t: Tournament, x: Crosstable, lang: str) -> str:
+    ranks = {line.team: line.rank for line in x.lines}
+    return TEMPLATES.get_template("crosstable.html.j2").render(**_common(t, lang), x=x, ranks=ranks)
+
+
+async def display_frames(runtime: Runtime, tournament_id: UUID, lang: str) -> AsyncIterator[bytes]:
+    """A ``display`` frame whenever the tournament or a table of its round changes: its
+    ``data`` is ``{"version", "html"}`` — the live part rendered (:func:`live_html`)."""
+    service = TournamentService(runtime.service)
+    sent = -1
+
+    def build() -> tuple[int, bytes | None]:
+        t = service.get(tournament_id)
+        d = display_view(runtime.service, t)
+        if d.version == sent:
+            return d.version, None
+        frame = DisplayFrame(version=d.version, html=live_html(t, d, lang))
+        return d.version, msgspec.json.encode(frame)
+
+    async def poll() -> Polled:
+        nonlocal sent
+        version, data = await runtime.call(build)
+        if data is None:
+            return Polled()
+        sent = version
+        return Polled([sse_frame("display", data, version)])
+
+    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)):
+        yield frame
+
+
+class PageController(Controller):
+    path = "/tournaments"
+    tags = ["tournament pages"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @route("/{tournament_id:uuid}", 404, media_type=MediaType.HTML)
+    async def display(
+        self,
+        read: Reading,
+        tournament_id: FromPath[UUID],
+        lang: Lang = None,
+        accept_language: AcceptLanguage = None,
+    ) -> str:
+        """The live display page (HTML): standings, tables in play, clock, next pairing
+
+        For a projector or a phone; it updates itself from the display stream. English or Chinese
+        (`?lang=zh-CN` or Accept-Language).
+        """
+        chosen = language(lang, accept_language)
+
+        def build() -> str:
+            t = TournamentService(read.service).get(tournament_id)
+            return display_html(read.service, t, chosen)
+
+        return await read.call(build)
+
+    @route("/{tournament_id:uuid}/rounds/{number:int}/pairings", 404, media_type=MediaType.HTML)
+    async def pairings(
+        self,
+        read: Reading,
+        tournament_id: FromPath[UUID],
+        number: RoundParam,
+        lang: Lang = None,
+        accept_language: AcceptLanguage = None,
+    ) -> str:
+        """A round's printable pairing sheet (HTML, A4 print CSS)
+
+        Table numbers, teams with their seats (R36) and players (substitutes in place), the start
+        time and the deadline, and result boxes (filled once a result is in).
+        """
+        chosen = language(lang, accept_language)
+
+        def build() -> str:
+            t = TournamentService(read.service).get(tournament_id)
+            return sheet_html(t, number, "pairings.html.j2", chosen)
+
+        return await read.call(build)
+
+    @route("/{tournament_id:uuid}/rounds/{number:int}/scoresheets", 404, media_type=MediaType.HTML)
+    async def scoresheets(
+        self,
+        read: Reading,
+        tournament_id: FromPath[UUID],
+        number: RoundParam,
+        lang: Lang = None,
+        accept_language: AcceptLanguage = None,
+    ) -> str:
+        """A round's printable score sheets, one page per table (HTML, A4 print CSS)
+
+        Teams, seats and players, the start time and the table's deadline, one row per deal (dealer,
+        trump, attackers' points, team up, levels gained), the totals and the signatures.
+        """
+        chosen = language(lang, accept_language)
+
+        def build() -> str:
+            t = TournamentService(read.service).get(tournament_id)
+            return sheet_html(t, number, "scoresheets.html.j2", chosen)
+
+        return await read.call(build)
+
+    @route("/{tournament_id:uuid}/crosstable", 404, media_type=MediaType.HTML)
+    async def crosstable_page(
+        self,
+        read: Reading,
+        tournament_id: FromPath[UUID],
+        lang: Lang = None,
+        accept_language: AcceptLanguage = None,
+    ) -> str:
+        """The crosstable (HTML): each team's opponent, outcome and levels, round by round
+
+        W, D, L, B (a bye or a forfeit win), R (a requested bye), - (no result yet); the
+        opponent by its rank; lines in standings order. Printable.
+        """
+        chosen = language(lang, accept_language)
+
+        def build() -> str:
+            t = TournamentService(read.service).get(tournament_id)
+            return crosstable_html(t, crosstable(t), chosen)
+
+        return await read.call(build)
+
+
+class DisplayController(Controller):
+    path = "/v1/tournaments"
+    tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @route("/{tournament_id:uuid}/display", 404)
+    async def display_data(self, read: Reading, tournament_id: FromPath[UUID]) -> DisplayView:
+        """The display page's data: standings, the round's tables with progress, clock
+
+        Each table's deal, trick and attackers' points so far (public, R26/R33), its status and
+        result; the round's deadline and whether it is paused; the next pairing once published.
+        """
+
+        def build() -> DisplayView:
+            t = TournamentService(read.service).get(tournament_id)
+            return display_view(read.service, t)
+
+        return await read.call(build)
+
+    @route("/{tournament_id:uuid}/rounds/{number:int}/comparison", 404, 409)
+    async def comparison(
+        self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
+    ) -> ComparisonView:
+        """A completed round's deals compared across its tables (duplicate scoring)
+
+        Tables whose attackers held the same cards in the same dealing form a field (R36): each
+        table's attackers' points (R29) against the field's average and median, its matchpoints
+        (2 per table beaten, 1 per tie), and each team's matchpoints over the round
+        (docs/tournaments.md). 409 round-in-play until every table is done.
+        """
+
+        def build() -> ComparisonView:
+            t = TournamentService(read.service).get(tournament_id)
+            return comparison_view(read.service, t, number)
+
+        return await read.call(build)
+
+    @route("/{tournament_id:uuid}/crosstable", 404)
+    async def crosstable_data(self, read: Reading, tournament_id: FromPath[UUID]) -> Crosstable:
+        """The crosstable: each team's opponent, outcome and levels, round by round
+
+        Outcomes: W, D, L, B (a bye: the pairing's, awarded or a forfeit win), R (a requested bye),
+        - (no result yet); lines in standings order.
+        """
+        t = await read.call(TournamentService(read.service).get, tournament_id)
+        return crosstable(t)
+
+    @get(
+        "/{tournament_id:uuid}/display/stream",
+        media_type=EVENT_STREAM,
+        summary="The display page's live part (Server-Sent Events)",
+        description="`event: display` frames whose `id` is the display's version (the "
+        "tournament's plus its round's tables') and whose `data` is "
+        '`{"version", "html"}`: the live part of the display page rendered. A frame at '
+        "once, then whenever the tournament or a table of its round changes — a result, "
+        "a correction after the event, a pause. It ends after its lifetime with a "
+        "`retry:` hint (the browser reconnects).",
+        responses=problems(404),
+    )
+    async def display_stream(
+        self,
+        runtime: NamedDependency[Runtime],
+        tournament_id: FromPath[UUID],
+        lang: Lang = None,
+        accept_language: AcceptLanguage = None,
+    ) -> Stream:
+        await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
+        return event_stream(display_frames(runtime, tournament_id, language(lang, accept_language)))

@@ -1,0 +1,161 @@
+"""The per-deal comparison of a tournament round's tables (R36, docs/tournaments.md,
+"Comparing a deal across tables"): each table's scored deals read off its match, grouped
+into fields and matchpointed by :mod:`domain.tournament.comparison`.
+
+Only for a completed round: until then its tables are closed to spectators (R36), and a
+deal's points at one table would tell another table about the same cards."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.rules.errors import IllegalMoveError
+from domain.tournament.comparison import DealField, DealPlay, compare, team_matchpoints
+from domain.tournament.duplicate import seat_teams
+from domain.tournament.events import RoundState
+from domain.tournament.tournament import Tournament
+from services.errors import NotFoundError
+from services.game import GameService
+
+
+class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    pass
+
+
+class FieldScoreView(_View, frozen=True, kw_only=True):
+    """A table's play of the deal, against its field."""
+
+    table: int
+    """From 1."""
+    attackers: int
+    """The attacking team's number (the dealer's opponents, R6)."""
+    defenders: int
+    """The defending team's number."""
+    points: int
+    """The attackers' points (R29)."""
+    vs_average: float
+    """Points above the field's average (negative: below)."""
+    vs_median: float
+    """Points above the field's median (negative: below)."""
+    matchpoints: int
+    """The attackers' matchpoints: 2 per table of the field they beat, 1 per tie."""
+    top: int
+    """The most a side could score in this field: 2 × (tables − 1)."""
+
+
+class DealFieldView(_View, frozen=True, kw_only=True):
+    """The tables whose attackers held the same cards in one dealing."""
+
+    deal: int
+    """The match round (1, 2, …)."""
+    deal_no: int
+    """The dealing: 1, then 2, … after a redeal (R19)."""
+    attacking_seats: int | None
+    """Deal 1: the attackers' seats (0: 0/2, 1: 1/3); later deals: null (the same hands
+    whatever the seats)."""
+    average: float
+    """The field's average attackers' points."""
+    median: float
+    """The field's median attackers' points."""
+    scores: list[FieldScoreView]
+    """Each table of the field."""
+
+
+class TeamMatchpoints(_View, frozen=True, kw_only=True):
+    """A team's matchpoints over the round's deals."""
+
+    team: int
+    """The team's number."""
+    name: str
+    """The team's name."""
+    matchpoints: int
+    """Earned, attacking and defending."""
+    top: int
+    """The most it could have earned."""
+    percent: float | None
+    """matchpoints / top, in percent; null when every field was a single table."""
+
+
+class ComparisonView(_View, frozen=True, kw_only=True):
+    """A completed round's deals compared across its tables (duplicate scoring, R36)."""
+
+    number: int
+    """The round's number."""
+    fields: list[DealFieldView]
+    """In deal order."""
+    teams: list[TeamMatchpoints]
+    """Best first."""
+
+
+def deal_plays(game: GameService, state: RoundState) -> list[DealPlay]:
+    """Each scored deal of each table of round ``state`` (R29), read off the matches."""
+    plays = []
+    for table in state.tables:
+        try:
+            match = game.get_match(table.match_id)
+        except NotFoundError:
+            continue
+        teams = seat_teams(table.table, table.first, table.second)
+        for recorded in match.results:
+            parity = (recorded.dealer + 1) % 2  # R6: the dealer's opponents attack
+            dealt = game.get_round(recorded.round_id)
+            plays.append(
+                DealPlay(
+                    table=table.table,
+                    deal=recorded.number,
+                    deal_no=dealt.deal_no,
+                    attacking_seats=parity,
+                    attackers=teams[parity],
+                    defenders=teams[1 - parity],
+                    points=recorded.attackers_total,
+                )
+            )
+    return plays
+
+
+def _field(f: DealField) -> DealFieldView:
+    return DealFieldView(
+        deal=f.deal,
+        deal_no=f.deal_no,
+        attacking_seats=f.attacking_seats,
+        average=f.average,
+        median=f.median,
+        scores=[
+            FieldScoreView(
+                table=s.table + 1,
+                attackers=s.attackers,
+                defenders=s.defenders,
+                points=s.points,
+                vs_average=s.vs_average,
+                vs_median=s.vs_median,
+                matchpoints=s.matchpoints,
+                top=s.top,
+            )
+            for s in f.scores
+        ],
+    )
+
+
+def comparison_view(game: GameService, t: Tournament, number: int) -> ComparisonView:
+    """Round ``number``'s comparison; 409 ``round-in-play`` before it completes (R36)."""
+    state = t.round_state(number)
+    if not state.revealed:
+        raise IllegalMoveError(
+            f"round {number} is in play: its deals are compared once every table is done",
+            rule="R36",
+            code="round-in-play",
+        )
+    fields = compare(deal_plays(game, state))
+    totals = team_matchpoints(fields)
+    teams = [
+        TeamMatchpoints(
+            team=team,
+            name=t.teams[team].name,
+            matchpoints=got,
+            top=top,
+            percent=None if top == 0 else round(100 * got / top, 2),
+        )
+        for team, (got, top) in totals.items()
+    ]
+    teams.sort(key=lambda m: (-(m.percent or 0.0), m.team))
+    return ComparisonView(number=number, fields=[_field(f) for f in fields], teams=teams)

@@ -1,0 +1,335 @@
+"""What the director's room shows (docs/tournaments.md, "The director's room"): the data of
+the live display page, the printable pairing and score sheets and the crosstable.
+
+Nothing secret (R33), and nothing a table still playing could learn a deal from (R36:
+every table of a round plays the same deals, so its tables are closed to spectators
+until it completes): while the round is in play a table shows how far it has got — the
+deal (match round) and the trick — and its result once in; the attackers' points of the
+deal in play and the levels appear once the round completes. The next round's pairing
+only once published.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import msgspec
+
+from domain.game.round import RoundPhase
+from domain.rules.cards import RANKS
+from domain.rules.ruleset import MatchEndKind
+from domain.tournament.duplicate import seat_teams
+from domain.tournament.events import RoundState, TableEntry
+from domain.tournament.tournament import Tournament
+from services.errors import NotFoundError
+from services.game import GameService
+from services.tournaments.views import StandingView, standing_views, tiebreak_names
+
+SCORE_SHEET_DEALS = 12
+"""Rows of a score sheet when the match length is not a number of deals (finish_at_A)."""
+
+
+class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    pass
+
+
+class TableProgress(_View, frozen=True, kw_only=True):
+    """A table of the round: teams, players by seat, and how far it has got."""
+
+    table: int
+    """From 1."""
+    first_team: int
+    """The first team's number."""
+    first_name: str
+    """The first team's name."""
+    second_team: int
+    """The second team's number."""
+    second_name: str
+    """The second team's name."""
+    first_team_seats: list[int]
+    """Seats 0/2 or 1/3 (duplicate seating, R36)."""
+    players: list[str]
+    """Seats 0..3 (substitutes in place)."""
+    status: str
+    """``waiting`` (not seated yet), ``playing``, ``finished`` (result in), ``flagged``."""
+    deal: int
+    """The deal (match round) being played, from 1; 0 before the first."""
+    trick: int
+    """The trick being played in that deal (0 outside the play phase)."""
+    attacker_points: int | None
+    """Points the attackers have taken in that deal so far (R26); null while the round
+    is in play (R36)."""
+    levels: list[str] | None
+    """The two teams' levels now (first team, second team; R5); null while the round is
+    in play (R36)."""
+    result: str | None
+    """The result once in: the levels gained (``2-1``) and the winner's name, or ``=``
+    for a draw."""
+    entered: bool = False
+    """The result was entered by the organiser (a paper result)."""
+    deadline: str | None = None
+    """This table's deadline (the round's plus its extension)."""
+
+
+class PairingLine(_View, frozen=True, kw_only=True):
+    """A table of the published next pairing."""
+
+    table: int
+    """From 1."""
+    first_name: str
+    """The first team's name."""
+    second_name: str
+    """The second team's name."""
+
+
+class DisplayView(_View, frozen=True, kw_only=True):
+    """The live display page's data (``GET /v1/tournaments/{id}/display``)."""
+
+    tournament_id: str
+    name: str
+    version: int
+    """The tournament's version plus its current tables' (a change of any moves it)."""
+    status: str
+    """``registration``, ``ready``, ``in_play`` or ``finished``."""
+    total_rounds: int
+    round: int | None
+    """The round shown: the one in play, else the last scheduled."""
+    started_at: str | None
+    """When the round shown was scheduled."""
+    deadline: str | None
+    """The round's deadline (paused time included); null without one."""
+    paused: bool
+    """The round's clock is paused."""
+    tiebreaks: list[str]
+    """The standings' order: match points, then the tiebreaks."""
+    standings: list[StandingView]
+    """As GET …/standings."""
+    tables: list[TableProgress]
+    """The round's tables with their progress."""
+    byes: list[str]
+    """Names of the teams sitting out the round (a bye of any kind)."""
+    next_round: int | None = None
+    """The round whose pairing is published; null before."""
+    next_pairing: list[PairingLine] = []
+    """The next round's pairing once published (empty before)."""
+    next_bye: str | None = None
+    """The team sitting out the next round (published pairing)."""
+
+
+class DisplayFrame(_View, frozen=True, kw_only=True):
+    """A frame of the display stream (``event: display``)."""
+
+    version: int
+    """The display's version (as :attr:`DisplayView.version`; also the frame's ``id``)."""
+    html: str
+    """The live part of the display page, rendered (standings, tables, clock, next
+    pairing): the page puts it in place as it is."""
+
+
+def _iso(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat()
+
+
+def round_deadline(t: Tournament, state: RoundState) -> datetime | None:
+    seconds = t.round_deadline_s_of(state)
+    if seconds is None or state.scheduled_at is None:
+        return None
+    return state.scheduled_at + timedelta(seconds=seconds + state.paused_s)
+
+
+def players_of(t: Tournament, number: int, table: TableEntry) -> list[str]:
+    teams = seat_teams(table.table, table.first, table.second)
+    return [t.lineup(number, teams[seat]).players[seat // 2] for seat in range(4)]
+
+
+def byes_of(t: Tournament, state: RoundState) -> list[int]:
+    """Every team sitting out round ``state``: the pairing's bye, awarded, requested."""
+    found = [] if state.bye is None else [state.bye]
+    found += [team for n, team, _ in t.awarded_byes if n == state.number]
+    found += sorted(team for n, team in t.requested_byes if n == state.number)
+    return found
+
+
+def result_text(t: Tournament, number: int, table: TableEntry) -> tuple[str | None, bool]:
+    entry = t.results.get((number, table.table))
+    if entry is None:
+        return None, False
+    who = "=" if entry.winner is None else t.teams[entry.winner].name
+    return f"{entry.levels[0]}-{entry.levels[1]} {who}", entry.entered
+
+
+def table_progress(
+    game: GameService, t: Tournament, state: RoundState, table: TableEntry
+) -> tuple[TableProgress, int]:
+    """A table's progress, and its match's version (0 before it exists)."""
+    deal = trick = points = version = 0
+    levels: list[str] = []
+    status = "waiting"
+    try:
+        match = game.get_match(table.match_id)
+    except NotFoundError:
+        match = None
+    if match is not None:
+        current = game.current_round(match)
+        version = match.sequence(0 if current is None else current.version)
+        status = "playing"
+        deal = match.round_number
+        if current is not None and current.phase is RoundPhase.PLAYING and current.play:
+            trick = current.play.tricks_done + 1
+            points = current.play.attacker_points
+        elif match.results:  # between deals, or over: the last deal's attackers' total
+            points = match.results[-1].attackers_total
+        mine = table.first_parity
+        levels = [RANKS[match.levels[mine]], RANKS[match.levels[1 - mine]]]
+    text, entered = result_text(t, state.number, table)
+    if text is not None:
+        status = "finished"
+    elif table.table in state.flagged:
+        status = "flagged"
+    due = round_deadline(t, state)
+    extension = state.extensions.get(table.table, 0)
+    return (
+        TableProgress(
+            table=table.table + 1,
+            first_team=table.first,
+            first_name=t.teams[table.first].name,
+            second_team=table.second,
+            second_name=t.teams[table.second].name,
+            first_team_seats=[table.first_parity, table.first_parity + 2],
+            players=players_of(t, state.number, table),
+            status=status,
+            deal=deal,
+            trick=trick,
+            attacker_points=points if state.revealed else None,
+            levels=levels if state.revealed else None,
+            result=text,
+            entered=entered,
+            deadline=None if due is None else _iso(due + timedelta(seconds=extension)),
+        ),
+        version,
+    )
+
+
+def display_view(game: GameService, t: Tournament) -> DisplayView:
+    """The display page's data now (the current round's matches are read)."""
+    state = t.current
+    tables: list[TableProgress] = []
+    version = t.version
+    if state is not None:
+        for table in state.tables:
+            progress, seen = table_progress(game, t, state, table)
+            tables.append(progress)
+            version += seen
+    following = len(t.rounds) + 1
+    published = t.published.get(following)
+    return DisplayView(
+        tournament_id=str(t.id),
+        name=t.name,
+        version=version,
+        status=t.status,
+        total_rounds=t.total_rounds,
+        round=None if state is None else state.number,
+        started_at=None if state is None else _iso(state.scheduled_at),
+        deadline=None if state is None or state.revealed else _iso(round_deadline(t, state)),
+        paused=state is not None and state.paused_at is not None,
+        tiebreaks=tiebreak_names(t),
+        standings=standing_views(t),
+        tables=tables,
+        byes=[] if state is None else [t.teams[b].name for b in byes_of(t, state)],
+        next_round=following if published is not None else None,
+        next_pairing=[]
+        if published is None
+        else [
+            PairingLine(table=i + 1, first_name=t.teams[a].name, second_name=t.teams[b].name)
+            for i, (a, b) in enumerate(published.tables)
+        ],
+        next_bye=None
+        if published is None or published.bye is None
+        else t.teams[published.bye].name,
+    )
+
+
+# -- the crosstable ------------------------------------------------------------------------------
+
+
+class CrossCell(_View, frozen=True, kw_only=True):
+    """A team's round in the crosstable."""
+
+    round: int
+    """The round's number."""
+    opponent: int | None
+    """The opponent's number; null for a bye."""
+    outcome: str
+    """``W``, ``D``, ``L``, ``B`` (a bye: pairing, awarded or forfeit win), ``R`` (a
+    requested bye), ``-`` (no result yet)."""
+    levels: list[int]
+    """Levels gained by the team and by its opponent (R30)."""
+
+
+class CrossLine(_View, frozen=True, kw_only=True):
+    """A team's line of the crosstable."""
+
+    rank: int
+    """Its rank in the standings."""
+    team: int
+    name: str
+    match_points: int
+    """Its match points (as the standings)."""
+    rounds: list[CrossCell | None]
+    """One cell per scheduled round; null when the team did not take part."""
+
+
+class Crosstable(_View, frozen=True, kw_only=True):
+    """Each team's opponents and outcomes, round by round (``GET …/crosstable``)."""
+
+    tournament_id: str
+    name: str
+    rounds: int
+    """Rounds scheduled."""
+    lines: list[CrossLine]
+    """In standings order."""
+
+
+def crosstable(t: Tournament) -> Crosstable:
+    """Each team's round-by-round opponents and outcomes, in standings order."""
+    cells: dict[int, dict[int, CrossCell]] = {team: {} for team in range(len(t.teams))}
+    for state in t.rounds:
+        n = state.number
+        for table in state.tables:
+            entry = t.results.get((n, table.table))
+            for me, other, i in ((table.first, table.second, 0), (table.second, table.first, 1)):
+                if entry is None:
+                    outcome, levels = "-", [0, 0]
+                elif entry.forfeit:
+                    outcome, levels = ("B" if entry.winner == me else "L"), [0, 0]
+                else:
+                    outcome = "D" if entry.winner is None else "W" if entry.winner == me else "L"
+                    levels = [entry.levels[i], entry.levels[1 - i]]
+                cells[me][n] = CrossCell(round=n, opponent=other, outcome=outcome, levels=levels)
+        for team in byes_of(t, state):
+            kind = "R" if (n, team) in t.requested_byes else "B"
+            cells[team][n] = CrossCell(round=n, opponent=None, outcome=kind, levels=[0, 0])
+    numbers = [s.number for s in t.rounds]
+    return Crosstable(
+        tournament_id=str(t.id),
+        name=t.name,
+        rounds=len(numbers),
+        lines=[
+            CrossLine(
+                rank=s.rank,
+                team=s.team,
+                name=t.teams[s.team].name,
+                match_points=s.match_points,
+                rounds=[cells[s.team].get(n) for n in numbers],
+            )
+            for s in t.standings()
+        ],
+    )
+
+
+def score_sheet_deals(t: Tournament) -> int:
+    """Rows of a score sheet: the match length in deals, else :data:`SCORE_SHEET_DEALS`."""
+    end = t.rules.match_end
+    if end.kind is MatchEndKind.ROUNDS and end.rounds:
+        return end.rounds
+    return SCORE_SHEET_DEALS
