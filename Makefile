@@ -91,7 +91,8 @@ bench-capacity: $(STAMP)
 	$(BIN)/python -m bench.capacity_bench $(ARGS)
 	$(BIN)/python -m bench.capacity_bench --replicas 2 $(ARGS)
 
-# Archive: bulk export rate and peak memory, the feed from 0 to the end.
+# Archive: bulk export rate and peak memory, the feed from 0 to the end, the Parquet dump
+# (last line "parquet matches=<n> parquet_rows_per_s=<f> parquet_bytes_per_match=<f> ...").
 bench-export: $(STAMP)
 	$(BIN)/python -m bench.export_bench $(ARGS)
 

@@ -15,7 +15,6 @@ problem+json table and the OpenAPI document (``/schema``, built on first use:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -23,20 +22,21 @@ from typing import Final
 from litestar import Litestar
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.admission import AdmissionMiddleware
 from api.calls import provide_read, provide_write
 from api.commands import CommandController
 from api.compression import COMPRESSION
+from api.edge import EdgeMiddleware
 from api.errors import EXCEPTION_HANDLERS
 from api.exports import export_table
 from api.feed import Archive, FeedController
 from api.feed_subscriptions import SubscriptionController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
-from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
+from api.logging import unrouted
 from api.matches import MatchController
-from api.metrics import Metrics, MetricsMiddleware
+from api.metrics import Metrics
 from api.openapi import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
@@ -45,7 +45,7 @@ from api.players.oidc import Oidc, oidc_sign_in
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.query import refuse_unknown_query
-from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware
+from api.ratelimit import Quota, RateLimiter
 from api.reads import ReadController, verify
 from api.records.bulk import bulk_records
 from api.records.controller import RecordController
@@ -54,7 +54,7 @@ from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
-from api.streamcap import StreamCapMiddleware, StreamCaps
+from api.streamcap import StreamCaps
 from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
@@ -183,17 +183,14 @@ def create_app(parts: AppParts) -> Litestar:
         # Litestar's own middleware stack, outermost first; requests the router answers
         # itself (404 no route, 405) pass none of it and are logged by ``before_send``.
         middleware=[
-            RequestContextMiddleware,
+            DefineMiddleware(EdgeMiddleware, observe=metrics.observe_request),
             DefineMiddleware(
-                RateLimitMiddleware,
+                AdmissionMiddleware,
                 limiter=parts.rate_limiter,
                 identities=identities,
                 quotas=parts.quotas,
+                caps=parts.caps,
             ),
-            DefineMiddleware(StreamCapMiddleware, caps=parts.caps, identities=identities),
-            DefineMiddleware(MetricsMiddleware, metrics=metrics),
-            AllowHeader,
-            route_context_middleware,
         ],
         before_request=refuse_unknown_query,
         before_send=[unrouted(metrics.observe_request)],
@@ -214,45 +211,3 @@ def create_app(parts: AppParts) -> Litestar:
     app.state.metrics = metrics
     app.state.webhooks = parts.webhooks
     return app
-
-
-class AllowHeader:
-    """Litestar middleware: OPTIONS answers ``Allow`` with every method of the resource
-    (RFC 9110 §10.2.1).
-
-    Litestar builds a path's OPTIONS answer from the first handler registered on it, so a
-    path with GET and POST in one controller answered ``Allow: OPTIONS, POST``. The table
-    of every path's methods is read from the app's routes on the first OPTIONS request.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.routes: list[tuple[re.Pattern[str], str]] | None = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope.get("method") != "OPTIONS":
-            await self.app(scope, receive, send)
-            return
-        if self.routes is None:
-            self.routes = allow_table(Litestar.from_scope(scope))
-        path = scope.get("path", "")
-        allow = next((m for pattern, m in self.routes if pattern.match(path)), None)
-
-        async def fix(message: Message) -> None:
-            if allow is not None and message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"allow"]
-                message = {**message, "headers": [*headers, (b"allow", allow.encode())]}
-            await send(message)
-
-        await self.app(scope, receive, fix)
-
-
-def allow_table(app: Litestar) -> list[tuple[re.Pattern[str], str]]:
-    """Each route's path pattern and its methods."""
-    table = []
-    for route in app.routes:
-        methods = getattr(route, "methods", None)
-        if methods:
-            pattern = re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(route.path_format or route.path))
-            table.append((re.compile(f"^{pattern}/?$"), ", ".join(sorted(methods))))
-    return table

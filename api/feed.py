@@ -351,7 +351,7 @@ class FeedController(Controller):
         media_type=EVENT_STREAM,
         summary="The whole event log, live (Server-Sent Events)",
         description=STREAM_DOC + FILTER_DOC,
-        responses=problems(401, 422, 429),
+        responses=problems(401, 403, 404, 422, 429),
         operation_class=StreamOperation,
     )
     async def stream(

@@ -1,20 +1,17 @@
 """Request context and the access log (the JSON setup is ``infra.logging``).
 
-Three pieces:
+The pieces (the middleware that uses them is :mod:`api.edge`):
 
-* :class:`RequestContextMiddleware`, the outermost of the app's Litestar middleware. It
-  takes the client's ``X-Request-ID`` when it is 1–128 characters of ``[A-Za-z0-9._-]``,
-  else makes one (uuid4 hex), binds it as ``request_id`` in structlog's context
-  variables, echoes it on the response, and logs one access line per request: method,
+* :func:`request_id_from`: the client's ``X-Request-ID`` when it is 1–128 characters of
+  ``[A-Za-z0-9._-]``, else a new one (uuid4 hex). The edge binds it as ``request_id`` in
+  structlog's context variables with ``match_id`` (and a ``seat`` path parameter), echoes
+  it on the response, and logs one access line per request on :data:`access_log`: method,
   route template (never the raw path or the query string), status, duration_ms, and the
-  ``match_id`` / ``seat`` bound during the request.
+  ``seat`` bound during the request.
 * :func:`unrouted`, a ``before_send`` hook: a request the router answers itself (404 no
   such route, 405 no such method) passes no route middleware, so the hook gives it its
   request id, its access line and its count in the metrics.
-* :func:`route_context_middleware` is an ordinary (per-route) Litestar middleware: after
-  routing it binds ``match_id`` (and a ``seat`` path parameter) from the path parameters,
-  so every line logged while the handler runs carries them. Auth calls :func:`bind_seat`
-  when a seat token is recognised.
+* :func:`bind_seat`: auth calls it when a seat token is recognised.
 
 Secrets stay secret: bodies, headers (Authorization above all), hands, the bottom and
 cards are never logged here. An exception escaping the app (Litestar's handlers normally
@@ -24,7 +21,6 @@ turn every one into a problem) is the only thing logged with ``exc_info``.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 from uuid import uuid4
@@ -32,9 +28,7 @@ from uuid import uuid4
 import structlog
 from litestar.connection import ASGIConnection
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
-
-from api.ratelimit import send_problem
+from litestar.types import Message, Scope
 
 _REQUEST_ID_KEY: Final = b"x-request-id"
 _REQUEST_ID: Final = re.compile(r"[A-Za-z0-9._-]{1,128}")
@@ -66,90 +60,6 @@ def bind_seat(connection: ASGIConnection[Any, Any, Any, Any], seat: int) -> None
     """Record the authenticated ``seat`` for the logs (context variables and state)."""
     connection.scope["state"][SEAT_STATE_KEY] = seat
     structlog.contextvars.bind_contextvars(seat=seat)
-
-
-def route_context_middleware(app: ASGIApp) -> ASGIApp:
-    """Litestar middleware: bind ``match_id`` (and ``seat``) from the path parameters."""
-
-    async def bind_route_context(scope: Scope, receive: Receive, send: Send) -> None:
-        params: dict[str, Any] = scope.get("path_params") or {}
-        context: dict[str, Any] = {}
-        match_id = params.get("match_id")
-        if match_id is not None:
-            context["match_id"] = str(match_id)
-        seat = params.get("seat")
-        if isinstance(seat, int) and not isinstance(seat, bool):
-            context["seat"] = seat
-        if context:
-            structlog.contextvars.bind_contextvars(**context)
-        await app(scope, receive, send)
-
-    return bind_route_context
-
-
-class RequestContextMiddleware:
-    """The outermost ASGI wrapper: request id, ``X-Request-ID`` echo, the access line.
-
-    ``Litestar(middleware=[RequestContextMiddleware, …])``."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await self.app(scope, receive, send)
-            return
-        request_id = request_id_from(_header(scope, _REQUEST_ID_KEY))
-        scope.setdefault("state", {})[REQUEST_ID_STATE_KEY] = request_id
-        echoed = request_id.encode("ascii")
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(request_id=request_id)
-        status = 0
-        started = time.perf_counter()
-
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = [
-                    (k, v) for k, v in message.get("headers", ()) if k.lower() != _REQUEST_ID_KEY
-                ]
-                headers.append((_REQUEST_ID_KEY, echoed))
-                message["headers"] = headers
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_with_id)
-        except Exception:
-            access_log.error("unhandled error", exc_info=True)
-            if status:
-                raise
-            await send_problem(
-                scope,
-                send_with_id,
-                code="internal-error",
-                status=500,
-                detail="the server could not handle this request; nothing was changed",
-            )
-        finally:
-            self._log(scope, status, started)
-            structlog.contextvars.clear_contextvars()
-
-    @staticmethod
-    def _log(scope: Scope, status: int, started: float) -> None:
-        fields: dict[str, Any] = {
-            "method": scope.get("method"),
-            "path": scope.get("path_template") or None,
-            "status": status or 499,  # 499: the client left before any response
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-        }
-        seat = (scope.get("state") or {}).get(SEAT_STATE_KEY)
-        if isinstance(seat, int) and "seat" not in structlog.contextvars.get_contextvars():
-            fields["seat"] = seat
-        if status >= 500:
-            access_log.error("request", **fields)
-        else:
-            access_log.info("request", **fields)
 
 
 Observe = Callable[..., None]

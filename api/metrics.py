@@ -32,15 +32,12 @@ requests are ``unmatched``) and ``status`` the status class (``2xx`` … ``5xx``
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Protocol
 
 import msgspec
 from litestar import Response, get
-from litestar.enums import ScopeType
 from litestar.handlers import HTTPRouteHandler
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
@@ -109,6 +106,15 @@ class _Code(msgspec.Struct):
 
 
 _code_decoder = msgspec.json.Decoder(_Code)
+
+
+def conflict_code(body: bytes) -> str:
+    """The ``code`` of a 409 problem's body (``-`` when it is not one), for
+    ``shengji_commands_total{outcome}``."""
+    try:
+        return _code_decoder.decode(body).code
+    except msgspec.DecodeError:
+        return "-"
 
 
 def command_of(method: str, template: str | None, params: Mapping[str, Any]) -> str | None:
@@ -365,50 +371,3 @@ class Metrics:
             return Response(self.render(), media_type=CONTENT_TYPE)
 
         return metrics
-
-
-class MetricsMiddleware:
-    """Litestar middleware observing every routed HTTP request (status, duration, route
-    template): ``DefineMiddleware(MetricsMiddleware, metrics=…)``, inside the rate limiter
-    (a 429 is counted by the limiter itself). Requests no route took are counted by
-    ``api.logging.unrouted``."""
-
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app = app
-        self.metrics = metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = 0
-        replayed = False
-        code = ""
-
-        async def observe(message: Message) -> None:
-            nonlocal status, replayed, code
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                replayed = any(
-                    k.lower() == b"idempotent-replayed" for k, _ in message.get("headers", ())
-                )
-            elif status == 409 and not code and message["type"] == "http.response.body":
-                try:
-                    code = _code_decoder.decode(message.get("body", b"")).code
-                except msgspec.DecodeError:
-                    code = "-"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, observe)
-        finally:
-            self.metrics.observe_request(
-                scope.get("method", ""),
-                scope.get("path_template"),
-                scope.get("path_params") or {},
-                status,
-                time.perf_counter() - started,
-                code=code,
-                replayed=replayed,
-            )

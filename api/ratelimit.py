@@ -27,7 +27,6 @@ of its own, and so on). Over a quota: 429
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -36,11 +35,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import Scope, Send
 
 from api.i18n import localize, prefers_chinese
-from api.identity import Identities, address_key, bearer_of
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
 
 DEFAULT_PER_MINUTE: Final = 600
@@ -145,74 +142,8 @@ def hourly(
     return Quota(name, setting, method, paths, RateLimiter(per_hour, period_s=3600.0, **kwargs))
 
 
-class RateLimitMiddleware:
-    """Litestar middleware answering 429 before the handler runs when the client's
-    bucket (or its quota) is empty: ``DefineMiddleware(RateLimitMiddleware, limiter=…,
-    identities=…, quotas=…)``, inside the request-context middleware. Without
-    ``identities`` every request is counted under its address.
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        limiter: RateLimiter,
-        *,
-        identities: Identities | None = None,
-        quotas: Iterable[Quota] = (),
-        exclude_paths: Iterable[str] = DEFAULT_EXCLUDED,
-        exclude_patterns: Iterable[str] = DEFAULT_EXCLUDED_PATTERNS,
-    ) -> None:
-        self.app = app
-        self.limiter = limiter
-        self.identities = identities
-        self.quotas = tuple(quotas)
-        self.exclude_paths = frozenset(exclude_paths)
-        self.exclude_patterns = tuple(re.compile(p) for p in exclude_patterns)
-
-    def _excluded(self, path: str) -> bool:
-        return path in self.exclude_paths or any(p.search(path) for p in self.exclude_patterns)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != ScopeType.HTTP
-            or not self.limiter.enabled
-            or self._excluded(scope["path"])
-        ):
-            await self.app(scope, receive, send)
-            return
-        address = address_key(scope)
-        identity = None
-        if self.identities is not None:
-            identity = await self.identities.identify(bearer_of(scope))
-        wait = self.limiter.acquire(identity or address)
-        if wait is not None:
-            await _too_many(
-                scope,
-                send,
-                "rate-limited",
-                wait,
-                f"more than {self.limiter.limit} requests {self.limiter.period} from this "
-                "client (RATE_LIMIT_PER_MINUTE)",
-            )
-            return
-        quota = next((q for q in self.quotas if q.applies(scope)), None)
-        if quota is not None:
-            keys = [address] if identity is None else [address, identity]
-            waits = [w for w in (quota.limiter.acquire(k) for k in keys) if w is not None]
-            if waits:
-                await _too_many(
-                    scope,
-                    send,
-                    "quota-exceeded",
-                    max(waits),
-                    f"more than {quota.limiter.limit} {quota.name} {quota.limiter.period} "
-                    f"from this client ({quota.setting})",
-                )
-                return
-        await self.app(scope, receive, send)
-
-
-async def _too_many(scope: Scope, send: Send, code: str, wait: float, detail: str) -> None:
+async def too_many(scope: Scope, send: Send, code: str, wait: float, detail: str) -> None:
+    """A 429 problem with ``Retry-After``: the whole seconds until ``wait`` is over."""
     seconds = max(1, math.ceil(wait))
     await send_problem(
         scope,

@@ -13,7 +13,7 @@ problem+json with ``Retry-After``; the refusals are counted by which cap refused
 (``shengji_sse_open{kind}``, :mod:`api.metrics`). A stream's place is freed when its
 request ends, however it ends.
 
-:class:`StreamCapMiddleware` does it around the app, for ``GET`` on the stream routes only;
+:class:`api.admission.AdmissionMiddleware` admits them, for ``GET`` on the stream routes only;
 the counts are per process (each replica caps its own streams).
 """
 
@@ -23,12 +23,6 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Final
-
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Receive, Scope, Send
-
-from api.identity import Identities, address_key, bearer_of
-from api.ratelimit import send_problem
 
 KINDS: Final[dict[str, re.Pattern[str]]] = {
     "match": re.compile(r"^/v1/matches/[^/]+/stream/?$"),
@@ -112,45 +106,3 @@ class StreamCaps:
         self.open[key] -= 1
         if self.open[key] <= 0:
             del self.open[key]
-
-
-class StreamCapMiddleware:
-    """ASGI wrapper admitting ``GET`` requests of the stream routes under the caps (every
-    kind is counted, also when its cap is off, for the metrics)."""
-
-    def __init__(
-        self, app: ASGIApp, caps: StreamCaps, identities: Identities | None = None
-    ) -> None:
-        self.app = app
-        self.caps = caps
-        self.identities = identities
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = None
-        if scope["type"] == ScopeType.HTTP and scope.get("method") == "GET":
-            kind = kind_of(scope["path"])
-        if kind is None:
-            await self.app(scope, receive, send)
-            return
-        identity = None
-        if self.identities is not None and self.caps.enabled:
-            identity = await self.identities.identify(bearer_of(scope))
-        key = self.caps.admit(kind, identity, address_key(scope))
-        if key is None:
-            verified = identity is not None
-            which = "identity (account, seat or organiser)" if verified else "address"
-            setting = "SSE_STREAM_CAPS" if verified else "SSE_MAX_PER_ADDRESS"
-            await send_problem(
-                scope,
-                send,
-                code="too-many-streams",
-                status=429,
-                detail=f"{self.caps.cap(kind, verified)} {kind} streams are open for this "
-                f"{which} already ({setting}); close one, or retry in {RETRY_AFTER_S} s",
-                headers=[(b"retry-after", str(RETRY_AFTER_S).encode())],
-            )
-            return
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.caps.release(key)

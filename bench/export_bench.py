@@ -13,12 +13,17 @@ Then, on the store:
 * ``feed``: ``GET /v1/events`` paged from 0 to the end (public and operator), and the
   SSE stream's generator (``api.feed.Archive.frames``) followed from 0 to the last
   position — events/s;
-* ``rebuild``: every registered projection rebuilt from the log (``shengji rebuild``).
+* ``rebuild``: every registered projection rebuilt from the log (``shengji rebuild``);
+* ``parquet``: the tidy tables written as Parquet partitions (``shengji export``,
+  :func:`services.analysis.dump.write_dump`) — rows/s and bytes per match — and one table
+  streamed over HTTP (``GET /v1/exports/plays.parquet``).
 
-The last line is machine-readable::
+The last lines are machine-readable::
 
     export-bench matches=<n> records_per_s=<f> mb_per_s=<f> peak_kib=<f> http_mb_per_s=<f>
     gzip_ratio=<f> feed_events_per_s=<f> stream_events_per_s=<f> rebuild_events_per_s=<f>
+    parquet matches=<n> parquet_rows_per_s=<f> parquet_bytes_per_match=<f>
+    http_plays_rows_per_s=<f>
 
 Run ``python -m bench.export_bench [--matches 300]`` (``make bench-export``).
 """
@@ -29,6 +34,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import re
 import tempfile
 import time
 import tracemalloc
@@ -37,6 +43,7 @@ from pathlib import Path
 
 import anyio
 import msgspec
+import pyarrow.parquet as pq
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -46,6 +53,7 @@ from infra.bootstrap import build_app
 from infra.pgcluster import postgres_url
 from infra.settings import Settings
 from infra.store import build_service
+from services.analysis.dump import write_dump
 from services.bots import run_bots
 from services.feed import last_position
 from services.game import GameService
@@ -55,6 +63,7 @@ from services.records.export import export_match
 from services.records.replay import import_record
 
 TOKEN = "bench-operator-token-0000"
+FRAME_ID = re.compile(rb"^id: ([0-9]+)$", re.MULTILINE)
 
 
 def fill(service: GameService, matches: int) -> int:
@@ -117,11 +126,31 @@ async def follow_stream(service: GameService) -> tuple[int, float]:
     frames = 0
     started = time.perf_counter()
     async for chunk in archive.frames(0, operator=False):
-        if chunk.startswith(b"id: "):
+        found = FRAME_ID.search(chunk)  # ``event: event\nid: <position>\ndata: …``
+        if found:
             frames += 1
-            if int(chunk[4 : chunk.index(b"\n")]) >= last:
+            if int(found[1]) >= last:
                 break
     return frames, time.perf_counter() - started
+
+
+def parquet_dump(service: GameService, folder: Path) -> tuple[int, int, int, float]:
+    """Matches, rows and bytes of the operator's Parquet dump, and its seconds."""
+    started = time.perf_counter()
+    done = write_dump(service, folder, "parquet", "operator")
+    return done.matches, sum(done.rows.values()), done.bytes, time.perf_counter() - started
+
+
+def http_plays(client: TestClient[Litestar], folder: Path) -> tuple[int, float]:
+    """Rows of ``GET /v1/exports/plays.parquet`` (public) and its seconds."""
+    path = folder / "plays.parquet"
+    started = time.perf_counter()
+    with client.stream("GET", "/v1/exports/plays.parquet") as r, path.open("wb") as f:
+        for chunk in r.iter_bytes():
+            f.write(chunk)
+    seconds = time.perf_counter() - started
+    rows: int = pq.ParquetFile(path).metadata.num_rows
+    return rows, seconds
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -174,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     f"({public / public_s:.0f}/s); operator {full} in {full_s:.2f} s "
                     f"({full / full_s:.0f}/s)"
                 )
+                plays, plays_s = http_plays(client, Path(folder))
             frames, stream_s = asyncio.run(follow_stream(service))
             print(
                 f"feed (SSE generator, 0 to the end): {frames} frames in {stream_s:.2f} s "
@@ -182,6 +212,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             projections, done = rebuild(service)
             names = ", ".join(p.name for p in projections)
             print(f"rebuild ({names}): {done.done} events at {done.rate:.0f} events/s")
+            dumped, rows, size, dump_s = parquet_dump(service, Path(folder) / "dump")
+            print(
+                f"parquet (shengji export, operator): {dumped} matches, {rows} rows, "
+                f"{size / 1e6:.2f} MB in {dump_s:.2f} s ({rows / dump_s:.0f} rows/s, "
+                f"{size / dumped:.0f} bytes/match); HTTP plays.parquet: {plays} rows in "
+                f"{plays_s:.2f} s ({plays / plays_s:.0f} rows/s)"
+            )
             print(
                 f"export-bench matches={args.matches} records_per_s={count / seconds:.1f} "
                 f"mb_per_s={mb / seconds:.2f} peak_kib={peak / 1024:.1f} "
@@ -189,6 +226,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"feed_events_per_s={public / public_s:.1f} "
                 f"stream_events_per_s={frames / stream_s:.1f} "
                 f"rebuild_events_per_s={done.rate:.1f}"
+            )
+            print(
+                f"parquet matches={dumped} parquet_rows_per_s={rows / dump_s:.1f} "
+                f"parquet_bytes_per_match={size / dumped:.1f} "
+                f"http_plays_rows_per_s={plays / plays_s:.1f}"
             )
         finally:
             service.close()

@@ -26,6 +26,8 @@ API's ETag); ``versions`` the aggregates' own.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast, overload
@@ -95,7 +97,7 @@ def table_view(
     if round_ is not None and round_.match_id != match.id:
         raise InvalidInputError(f"round {round_.id} is not a round of match {match.id}")
     withheld = resolve(match, embargo)
-    public = _public(match, round_, now, withheld)
+    public = _public_once(match, round_, now, withheld)
     if viewer is None:
         return PublicView(**public)
     hand = _hand(round_, viewer, now)
@@ -198,6 +200,42 @@ def _hand(round_: Round | None, seat: int, now: datetime) -> tuple[Card, ...]:
 
 
 # -- public parts ---------------------------------------------------------------------------
+
+_PUBLIC_KEPT = 64
+_public_parts: OrderedDict[tuple[Any, ...], tuple[Match, Round | None, dict[str, Any]]] = (
+    OrderedDict()
+)
+_public_lock = threading.Lock()
+
+
+def _public_once(
+    match: Match, round_: Round | None, now: datetime, embargo: Embargo | None
+) -> dict[str, Any]:
+    """:func:`_public`, built once for the viewers of one state: the live feed builds the
+    frame of a version for four seats and the spectators from the same match and round
+    objects at the same instant, and the public part is the same for all of them (it
+    depends on no viewer). Kept by the objects themselves (held here, so their ids stay
+    theirs) and their versions: an aggregate changes only by an event, which moves its
+    version; a dry run's state is another object. The fields are never changed after."""
+    key = (
+        id(match),
+        match.version,
+        id(round_),
+        None if round_ is None else round_.version,
+        now,
+        embargo,
+    )
+    with _public_lock:
+        kept = _public_parts.get(key)
+        if kept is not None and kept[0] is match and kept[1] is round_:
+            _public_parts.move_to_end(key)
+            return kept[2]
+    fields = _public(match, round_, now, embargo)
+    with _public_lock:
+        _public_parts[key] = (match, round_, fields)
+        while len(_public_parts) > _PUBLIC_KEPT:
+            _public_parts.popitem(last=False)
+    return fields
 
 
 def _public(

@@ -9,7 +9,7 @@ applied (docs/decisions.md F6); the simulator calls both in turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple, Self
 
 from domain.rules.cards import NUM_KINDS, POINTS, Card, contains, format_cards
 from domain.rules.context import TrumpContext
@@ -74,6 +74,29 @@ class TrickPlay:
         self.failed_throws: list[tuple[int, tuple[Card, ...]]] = []
         self.tricks: list[tuple[int, tuple[tuple[Card, ...], ...], int]] = []
         """Every completed trick, (leader, plays in order, winner): public once played (R33)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """A copy that owns its lists and shares what never changes: cards are ints, a
+        play or a trick is a tuple of them, a shape a named tuple, the context a value
+        (domain/values.py). A loaded aggregate is deep-copied on every load; this is the
+        part of that copy that matters (docs/decisions.md D-edge)."""
+        copy = type(self).__new__(type(self))
+        memo[id(self)] = copy
+        copy.ctx = self.ctx
+        copy.hands = [h.copy() for h in self.hands]
+        copy.leader = self.leader
+        copy.turn = self.turn
+        copy.attackers = self.attackers
+        copy.trick = self.trick.copy()
+        copy.lead_shape = self.lead_shape
+        copy.tricks_done = self.tricks_done
+        copy.attacker_points = self.attacker_points
+        copy.played = self.played.copy()
+        copy.last_trick = self.last_trick
+        copy.last_lead = self.last_lead
+        copy.failed_throws = self.failed_throws.copy()
+        copy.tricks = self.tricks.copy()
+        return copy
 
     @property
     def finished(self) -> bool:

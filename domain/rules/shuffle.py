@@ -131,6 +131,8 @@ class Deal(Value):
             raise InvalidInputError(f"seat must be 0..3, got {seat}", rule="R1")
         if not 0 <= drawn <= DRAWN:
             raise InvalidInputError(f"drawn must be 0..{DRAWN}, got {drawn}", rule="R16")
+        if drawn == DRAWN:  # every card drawn: the hand in the order drawn, as dealt
+            return self.hands[seat]
         return tuple(card for s, card in self.draws[:drawn] if s == seat)
 
 

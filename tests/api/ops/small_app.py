@@ -18,12 +18,14 @@ from litestar import Litestar, Request, get, post
 from litestar.middleware import DefineMiddleware
 from litestar.params import FromPath, JSONBody
 
+from api.admission import AdmissionMiddleware
+from api.edge import EdgeMiddleware
 from api.errors import EXCEPTION_HANDLERS
 from api.health import Probe, health_handlers
 from api.identity import Identities
-from api.logging import RequestContextMiddleware, bind_seat, route_context_middleware, unrouted
+from api.logging import bind_seat, unrouted
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
-from api.ratelimit import RateLimiter, RateLimitMiddleware
+from api.ratelimit import RateLimiter
 from domain.rules.errors import IllegalMoveError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -92,11 +94,10 @@ def small_app(
         route_handlers=[view, play, stream, boom, *health_handlers(probe, timeout=timeout)],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[
-            RequestContextMiddleware,
+            EdgeMiddleware,
             DefineMiddleware(
-                RateLimitMiddleware, limiter=limiter or RateLimiter(0), identities=identities
+                AdmissionMiddleware, limiter=limiter or RateLimiter(0), identities=identities
             ),
-            route_context_middleware,
         ],
         before_send=[unrouted(lambda *_: None)],
         request_max_body_size=MAX_BODY,

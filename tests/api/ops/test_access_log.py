@@ -14,7 +14,7 @@ import structlog
 from litestar.testing import TestClient
 from litestar.types import Message, Receive, Scope, Send
 
-from api.logging import RequestContextMiddleware
+from api.edge import EdgeMiddleware
 from api.problems import PROBLEM_MEDIA_TYPE
 from infra.logging import REDACTED
 from tests.api.ops.small_app import HAND, HEX32, MATCH, SECRET_TOKEN, access_lines, lines, small_app
@@ -94,7 +94,7 @@ def test_an_exception_escaping_the_app_is_a_500_problem(logs: io.StringIO) -> No
         return {"type": "http.request", "body": b"", "more_body": False}
 
     scope = {"type": "http", "method": "GET", "path": "/x", "headers": [], "state": {}}
-    asyncio.run(RequestContextMiddleware(broken)(cast("Scope", scope), receive, send))
+    asyncio.run(EdgeMiddleware(broken)(cast("Scope", scope), receive, send))
     start, body = sent
     assert start["type"] == "http.response.start" and start["status"] == 500
     headers = dict(start["headers"])
