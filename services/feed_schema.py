@@ -43,10 +43,7 @@ from services.history_items import (
     wire_form,
 )
 
-FEED_STREAMS = frozenset(
-    {"match", "round", "tournament", "idempotency", "account", "invite", "lobby", "ticket"}
-    | {"webhook", "subscription"}
-)
+FEED_STREAMS = frozenset(stream for stream, _ in EVENT_CLASSES) - {"outbox"}
 """The streams of the game's store: the feed's (the outbox has a store of its own)."""
 _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
 SHARED: dict[str, dict[str, Any]] = {

@@ -256,6 +256,15 @@ class GameService(Application[UUID]):
     def _finish(
         self, match_id: UUID, reason: str, attach: Attach | None, entered: Entered | None
     ) -> CommandResult:
+        match, current = self.ending(match_id, reason, entered=entered)
+        self._save(match, current, *self._extras(attach, match, None, current))
+        return self._result(match, None, current)
+
+    def ending(
+        self, match_id: UUID, reason: str, *, entered: Entered | None = None
+    ) -> tuple[Match, Round | None]:
+        """R32: ``match_id`` ended (its round in play abandoned), not saved yet — the
+        caller saves both, with whatever else must change with them (a withdrawal)."""
         match = self.get_match(match_id)
         now = self.clock()
         match.finish(reason, now, entered=entered)
@@ -264,8 +273,7 @@ class GameService(Application[UUID]):
             # Saved with MatchFinished: a command racing on this round conflicts on its
             # version instead of landing after the match's end.
             current.abandon(reason, now)
-        self._save(match, current, *self._extras(attach, match, None, current))
-        return self._result(match, None, current)
+        return match, current
 
     # -- round commands --------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from api.players.dto import (
     SessionToken,
 )
 from api.routes import route
+from domain.rules.errors import IllegalMoveError
 from services import table_life
 from services.access import signed_player
 from services.accounts import lobby, players, seating
@@ -73,6 +74,10 @@ class PlayerController(Controller):
 
         def replay(_: None, outcome: Outcome) -> NewPlayer:
             account = get_account(service, outcome.subject)
+            if account.erased:  # nothing of the person is left to answer with
+                raise IllegalMoveError(
+                    "the player this Idempotency-Key created is erased", code="player-erased"
+                )
             return _new(account.id, next(iter(account.sessions)), data, None)
 
         return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")

@@ -53,8 +53,9 @@ class Oidc:
     summary="Sign in with the app's identity provider (OIDC/JWT); answers a player token",
     description="The provider's access token in `Authorization: Bearer`; verified against its "
     "JWKS (issuer, audience, expiry). The first sign-in of a subject makes its account "
-    "(display name from `name` or `preferred_username`); each sign-in opens a session.",
-    responses=problems(401, 403, body=True),
+    "(display name from `name` or `preferred_username`); each sign-in opens a session. "
+    "The subject of an erased player is refused (409 `player-erased`): erasure is final.",
+    responses=problems(401, 403, 409, body=True),
     security=BEARER,
     opt=json_body(OpenSessionRequest | None),
 )

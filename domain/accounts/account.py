@@ -57,8 +57,12 @@ class AccountCreated(Aggregate.Created):
     """A person joined: display name, locale and the first session (token hash only)."""
 
     class_version: ClassVar[int] = 1
-    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"display_name": "originator_id"}
-    """Stored encrypted under the account's own key (crypto-shredding)."""
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {
+        "display_name": "originator_id",
+        "label": "originator_id",
+    }
+    """Stored encrypted under the account's own key (crypto-shredding): the name, and the
+    device's label (it may name the person: "Mei's phone")."""
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
     display_name: str
     locale: str
@@ -81,6 +85,8 @@ class SessionOpened(AccountEvent):
     """Another device signed in: a new session with its own token."""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"label": "originator_id"}
+    """The device's label is stored encrypted under the account's key (crypto-shredding)."""
     session_id: UUID
     token_hash: str
     label: str
@@ -258,9 +264,8 @@ class Account(GameAggregate):
 
     def edit_profile(self, display_name: str | None, locale: str | None, now: datetime) -> None:
         """A new display name and/or locale (None: unchanged); nothing new: no event."""
-        name = self.display_name if display_name is None else display_name
+        name = self.display_name if display_name is None else check_name(display_name)
         lang = self.locale if locale is None else locale
-        check_name(name)
         check_locale(lang)
         if (name, lang) != (self.display_name, self.locale):
             self._emit(ProfileEdited, now, display_name=name, locale=lang)

@@ -16,6 +16,7 @@ from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 import jwt
 
 from domain.accounts.account import LOCALES, Account
+from domain.rules.errors import IllegalMoveError
 from services.accounts.players import get_account, open_session
 from services.accounts.store import save_all
 from services.errors import NotFoundError, VersionConflictError
@@ -110,6 +111,11 @@ def sign_in(
             except VersionConflictError:
                 continue  # a first sign-in from another device won: open a session
             return account, session_id, player_token
+        if account.erased:  # erasure is final: the subject never comes back as this player
+            raise IllegalMoveError(
+                "the player of this sign-in was erased and cannot come back",
+                code="player-erased",
+            )
         session_id, player_token = open_session(service, account, label)
         return account, session_id, player_token
     raise VersionConflictError("the account kept changing; try again")  # pragma: no cover

@@ -119,12 +119,19 @@ def seal_personal_data(service: GameService, keys: KeyStore) -> None:
 
 def erase(service: GameService, account: Account) -> None:
     """Forget the person: destroy their key first (their names in the history now read
-    as erased, whatever happens next), then record the erasure (every session ends) and
-    drop the cached copies that still hold the name in memory."""
+    as erased, whatever happens next), then record the erasure (every session ends) and,
+    in the same save, give each of their seats a token nobody holds (their seat tokens
+    stop working), and drop the cached copies that still hold the name in memory."""
     sealer = personal_sealer(service)
     now = service.clock()
     account.erase(now)  # refused when erased already
     if sealer is not None:
         sealer.keys.erase(account.id)
-    service.save(account)
+    matches = []
+    for match_id, seat in account.seats.items():  # matches it did not leave: finished ones
+        match = service.get_match(match_id)
+        if match.seats[seat] is not None:
+            match.reissue_token(seat, token_hash(new_token(match_id, SEAT_ROLE)), now)
+            matches.append(match)
+    save_all(service, account, *matches)
     forget(service, account.id, *account.seats, *account.left)  # left ones show the name too

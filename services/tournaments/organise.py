@@ -94,20 +94,27 @@ class Organiser(TournamentService):
         self, tournament_id: UUID, team: int, *, reason: str, by: str, attach: Attach = None
     ) -> Tournament:
         """Collect first (a table that finished keeps its result), then withdraw; the
-        matches of the forfeited tables are ended (R32) so nobody plays them on."""
+        matches of the forfeited tables are ended (R32) so nobody plays them on — in the
+        same save as the withdrawal: all of it, or (a move saved first at a table) none of
+        it and again on the state that won (docs/decisions.md D-integrity)."""
         self.collect(tournament_id)
+        ending = f"tournament: team {team} withdrew"
 
-        def act(t: Tournament) -> tuple[Tournament, list[int]]:
-            return t, list(t.withdraw(team, reason=reason, by=by, now=self.game.clock()))
+        ended: list[Any] = []
 
-        done: tuple[Tournament, list[int]] = self._run(tournament_id, act, attach)
-        tournament, forfeited = done
-        current = tournament.current
-        for table in forfeited:
-            assert current is not None
-            match = self._table_match(current.tables[table])
-            if match is not None and not match.finished:
-                self.game.finish_match(match.id, f"tournament: team {team} withdrew")
+        def act(t: Tournament) -> Tournament:
+            ended.clear()  # an attempt after a conflict starts from the state that won
+            for table in t.withdraw(team, reason=reason, by=by, now=self.game.clock()):
+                assert t.current is not None
+                match = self._table_match(t.current.tables[table])
+                if match is not None and not match.finished:
+                    ended.extend(a for a in self.game.ending(match.id, ending) if a is not None)
+            return t
+
+        def with_ended(t: Tournament) -> list[Any]:
+            return [*ended, *(attach(t) if attach else ())]
+
+        tournament: Tournament = self._run(tournament_id, act, with_ended)
         return tournament
 
     def forbid(

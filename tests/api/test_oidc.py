@@ -98,6 +98,18 @@ def test_a_provider_token_signs_in_to_one_account_per_subject(
     assert provider.fetches >= 1
 
 
+def test_an_erased_subject_never_comes_back_as_the_same_player(
+    c: TestClient[Litestar], provider: Provider
+) -> None:
+    """Erasure is final (docs/players.md): the subject's next sign-in is refused as
+    ``player-erased``; it never reopens the erased player, its seats or its name."""
+    first = c.post("/v1/players/oidc", headers=auth(provider.token("user-9")))
+    assert first.status_code == 201, first.text
+    assert c.delete("/v1/players/me", headers=auth(first.json()["token"])).status_code == 204
+    again = c.post("/v1/players/oidc", headers=auth(provider.token("user-9")))
+    assert again.status_code == 409 and again.json()["code"] == "player-erased", again.text
+
+
 @pytest.mark.parametrize(
     "claims",
     [

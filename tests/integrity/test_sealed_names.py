@@ -165,6 +165,10 @@ def test_write_routes_refuse_a_misleading_name_naming_the_field() -> None:
         ]
         body = {"name": "cup", "teams": teams, "format": "round_robin", "matchLength": 1}
         refusals.append((c.post("/v1/tournaments", json=body), "teams[0].name"))
+        token = c.post("/v1/players", json={"displayName": "Mei"}).json()["token"]
+        edit = {"displayName": "Mei\u2066"}
+        headers = {"authorization": f"Bearer {token}"}
+        refusals.append((c.patch("/v1/players/me", json=edit, headers=headers), "displayName"))
         for r, field in refusals:
             assert r.status_code == 422, r.text
             assert r.json()["code"] == "invalid-name" and r.json()["detail"].startswith(field)
@@ -172,3 +176,23 @@ def test_write_routes_refuse_a_misleading_name_naming_the_field() -> None:
         assert seated.status_code == 201
         history = c.get(f"/v1/matches/{match_id}/history")
         assert history.status_code == 200 and "enc:v1:zz:QUFBQQ==" in history.text
+
+
+def test_a_device_label_is_sealed_like_a_name() -> None:
+    from domain.accounts.account import AccountCreated, SessionOpened  # noqa: PLC0415
+
+    for cls in (AccountCreated, SessionOpened):
+        assert cls.PERSONAL_FIELDS["label"] == "originator_id"
+    m, account = mapper(), uuid4()
+    event = SessionOpened(  # type: ignore[call-arg]
+        originator_id=account,
+        originator_version=2,
+        timestamp=NOW,
+        session_id=uuid4(),
+        token_hash="h",
+        label="Mei's phone",
+    )
+    saved = m.to_stored_event(event)
+    assert b"Mei" not in saved.state and json.loads(saved.state)["label"]["sealed"] == "v1"
+    opened = m.to_domain_event(saved)
+    assert isinstance(opened, SessionOpened) and opened.label == "Mei's phone"
