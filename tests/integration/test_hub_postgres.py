@@ -37,6 +37,7 @@ from services.game import GameService
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
 from tests.conftest import FakeClock, FixedSeeds
+from tests.resilience.harness import drop_schema, fresh_schema
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
 
@@ -48,9 +49,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(pg_url: str) -> Iterator[Settings]:
-    schema = f"test_{uuid4().hex[:16]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    schema = fresh_schema(pg_url)
     try:
         yield Settings(
             backend="postgres",
@@ -60,8 +59,7 @@ def settings(pg_url: str) -> Iterator[Settings]:
             postgres_max_overflow=4,
         )
     finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+        drop_schema(pg_url, schema)
 
 
 @dataclass

@@ -9,17 +9,15 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from uuid import uuid4
 
 import httpx
-import psycopg
 import pytest
 from litestar import Litestar
-from psycopg import sql
 
 from infra.bootstrap import build_app
 from infra.settings import Settings
 from tests.api.sse_driver import SseStream, stream
+from tests.resilience.harness import drop_schema, fresh_schema
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
 
@@ -31,9 +29,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(pg_url: str) -> Iterator[Settings]:
-    schema = f"test_{uuid4().hex[:16]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    schema = fresh_schema(pg_url)
     try:
         yield Settings(
             backend="postgres",
@@ -46,13 +42,8 @@ def settings(pg_url: str) -> Iterator[Settings]:
             webhook_interval_ms=0,
         )
     finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
-            conn.execute(
-                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                    sql.Identifier(f"{schema}_webhooks")
-                )
-            )
+        drop_schema(pg_url, schema)
+        drop_schema(pg_url, f"{schema}_webhooks")  # the webhook outbox's (infra.players)
 
 
 @asynccontextmanager
