@@ -143,15 +143,11 @@ class SseStream:
             return
 
 
-@asynccontextmanager
-async def stream(
-    app: Litestar, path: str, headers: dict[str, str] | None = None
-) -> AsyncIterator[SseStream]:
-    """GET ``path`` from ``app``; on exit the client disconnects and the app must stop."""
-    s = SseStream()
-    raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+def get_scope(path: str, headers: list[tuple[bytes, bytes]], server: str) -> dict[str, Any]:
+    """The ASGI scope of ``GET path`` over HTTP/1.1 from 127.0.0.1 to ``server`` (port
+    80), with ``headers`` (the ``host`` header among them) as sent."""
     target, _, query = path.partition("?")
-    scope: dict[str, Any] = {
+    return {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1",
@@ -161,11 +157,21 @@ async def stream(
         "raw_path": target.encode(),
         "root_path": "",
         "query_string": query.encode(),
-        "headers": [(b"host", b"test"), *raw],
+        "headers": headers,
         "client": ("127.0.0.1", 1234),
-        "server": ("test", 80),
+        "server": (server, 80),
         "state": {},
     }
+
+
+@asynccontextmanager
+async def stream(
+    app: Litestar, path: str, headers: dict[str, str] | None = None
+) -> AsyncIterator[SseStream]:
+    """GET ``path`` from ``app``; on exit the client disconnects and the app must stop."""
+    s = SseStream()
+    raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    scope = get_scope(path, [(b"host", b"test"), *raw], "test")
     requested = False
     inflate: Any = None  # a zlib decompressor when the answer is gzip: blocks as they come
 
