@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
 import httpx
 import jsonpatch
 import pytest
-from litestar import Litestar
 
 from api.live_feed import FULL_EVERY
 from domain.game.round_events import Pacing
@@ -25,7 +23,7 @@ from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from tests.api.rest import auth
 from tests.api.sse_driver import Event, SseStream, step, stream
-from tests.apps import make_app
+from tests.apps import served
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -36,15 +34,6 @@ Json = Any
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def served(service: GameService) -> AsyncIterator[tuple[Litestar, httpx.AsyncClient]]:
-    app = make_app(service)
-    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
-    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-        yield app, c
-    service.close()
 
 
 def canonical(value: Json) -> str:

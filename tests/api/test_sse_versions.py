@@ -9,8 +9,7 @@ sizes."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from datetime import timedelta
 from typing import Any
 
@@ -22,7 +21,7 @@ from domain.game.round_events import Pacing
 from services.game import GameService
 from tests.api.rest import auth, choose
 from tests.api.sse_driver import SseStream, stream
-from tests.apps import make_app
+from tests.apps import served
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -33,15 +32,6 @@ Json = dict[str, Any]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def served(service: GameService) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
-    app = make_app(service)
-    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
-    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-        yield app, c
-    service.close()
 
 
 async def seat_table(c: httpx.AsyncClient, people: int) -> tuple[str, str, list[str]]:
