@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,6 +33,19 @@ TEST_SETTINGS = Settings(
     backend="popo", rate_limit_per_minute=0, sweep_interval_ms=0, webhook_interval_ms=0
 )
 """In memory, no limits on clients, no background worker."""
+
+
+def sqlite_settings(path: Path, **changes: Any) -> Settings:
+    """:data:`TEST_SETTINGS` on the SQLite file ``path`` (for a test that reopens its store),
+    changed by ``changes`` (``Settings`` fields)."""
+    return Settings(
+        backend="sqlite",
+        sqlite_path=path,
+        rate_limit_per_minute=0,
+        sweep_interval_ms=0,
+        webhook_interval_ms=0,
+        **changes,
+    )
 
 
 def make_app(
