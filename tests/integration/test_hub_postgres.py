@@ -37,7 +37,7 @@ from services.game import GameService
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
 from tests.conftest import FakeClock, FixedSeeds
-from tests.resilience.harness import drop_schema, fresh_schema
+from tests.resilience.harness import schema_settings
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
 
@@ -49,17 +49,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(pg_url: str) -> Iterator[Settings]:
-    schema = fresh_schema(pg_url)
-    try:
-        yield Settings(
-            backend="postgres",
-            database_url=pg_url,
-            postgres_schema=schema,
-            postgres_pool_size=2,
-            postgres_max_overflow=4,
-        )
-    finally:
-        drop_schema(pg_url, schema)
+    with schema_settings(pg_url) as settings:
+        yield settings
 
 
 @dataclass

@@ -17,7 +17,7 @@ from litestar import Litestar
 from infra.bootstrap import build_app
 from infra.settings import Settings
 from tests.api.sse_driver import SseStream, stream
-from tests.resilience.harness import drop_schema, fresh_schema
+from tests.resilience.harness import schema_settings
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
 
@@ -29,21 +29,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(pg_url: str) -> Iterator[Settings]:
-    schema = fresh_schema(pg_url)
-    try:
-        yield Settings(
-            backend="postgres",
-            database_url=pg_url,
-            postgres_schema=schema,
-            postgres_pool_size=2,
-            postgres_max_overflow=4,
-            rate_limit_per_minute=0,
-            sweep_interval_ms=0,
-            webhook_interval_ms=0,
-        )
-    finally:
-        drop_schema(pg_url, schema)
-        drop_schema(pg_url, f"{schema}_webhooks")  # the webhook outbox's (infra.players)
+    with schema_settings(
+        pg_url, rate_limit_per_minute=0, sweep_interval_ms=0, webhook_interval_ms=0
+    ) as settings:
+        yield settings
 
 
 @asynccontextmanager
