@@ -26,12 +26,13 @@ from litestar.di import Provide
 from api.errors import EXCEPTION_HANDLERS
 from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
+from domain.game.round_events import Pacing
 from domain.rules.cards import parse_cards
 from domain.rules.ruleset import RuleSet
 from infra.localhub import InProcessHub
 from services.game import GameService
 from services.views import SeatView, table_view
-from tests.conftest import T0
+from tests.conftest import T0, FakeClock, FixedSeeds
 
 TIMEOUT = 5.0
 """Upper bound of any single wait in these tests (they take milliseconds)."""
@@ -234,6 +235,17 @@ def new_service() -> GameService:
         {"PERSISTENCE_MODULE": "eventsourcing.popo"},
         clock=lambda: T0,
         seeds=lambda: rng.randbytes(32),
+    )
+
+
+def paced_service(clock: FakeClock) -> GameService:
+    """A POPO service whose deals hand out a card every 100 ms of ``clock`` (the paced
+    deal the streams show), with fixed seeds."""
+    return GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
+        clock=clock,
+        seeds=FixedSeeds(5),
+        pacing=Pacing(interval_ms=100, declare_ms=30_000, window_ms=0),
     )
 
 

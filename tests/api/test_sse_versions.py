@@ -17,10 +17,9 @@ import anyio
 import httpx
 import pytest
 
-from domain.game.round_events import Pacing
 from services.game import GameService
 from tests.api.rest import auth, choose
-from tests.api.sse_driver import SseStream, stream
+from tests.api.sse_driver import SseStream, paced_service, stream
 from tests.apps import served
 from tests.conftest import FakeClock, FixedSeeds
 
@@ -143,12 +142,7 @@ async def test_every_viewer_gets_a_frame_for_every_version() -> None:
 
 async def test_a_paced_deal_is_live_for_seats_and_spectators() -> None:
     clock = FakeClock()
-    service = GameService(
-        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
-        clock=clock,
-        seeds=FixedSeeds(5),
-        pacing=Pacing(interval_ms=100, declare_ms=30_000, window_ms=0),
-    )
+    service = paced_service(clock)
     async with served(service) as (app, c), AsyncExitStack() as stack:
         match_id, _, tokens = await seat_table(c, people=4)
         url = f"/v1/matches/{match_id}/stream"
