@@ -61,7 +61,7 @@ from services.game import GameService
 from services.json_patch import diff
 from services.live import LiveTable, view_json
 from services.views import table_view
-from tests.api.sse_driver import get_scope
+from tests.api.sse_driver import get_receive, get_scope
 
 INTERVAL_MS = 250
 """A card every 250 ms: four cards (one a seat) per deal tick of 250 ms."""
@@ -123,15 +123,7 @@ async def stream(app: Litestar, path: str, headers: dict[str, str], wire: Wire) 
     request_line = f"GET {path} HTTP/1.1\r\n"
     wire.head += len(request_line) + sum(len(k) + len(v) + 4 for k, v in raw) + 2
     scope = get_scope(path, raw, "bench")
-    asked = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await wire.disconnect.wait()
-        return {"type": "http.disconnect"}
+    receive = get_receive(wire.disconnect)
 
     async def send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":

@@ -10,7 +10,7 @@ import json
 import random
 import socket
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -165,6 +165,22 @@ def get_scope(path: str, headers: list[tuple[bytes, bytes]], server: str) -> dic
     }
 
 
+def get_receive(disconnect: asyncio.Event) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """The client's side of an ASGI ``GET``: its (empty) request, then, once
+    ``disconnect`` is set, ``http.disconnect``."""
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
 @asynccontextmanager
 async def stream(
     app: Litestar, path: str, headers: dict[str, str] | None = None
@@ -173,16 +189,8 @@ async def stream(
     s = SseStream()
     raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     scope = get_scope(path, [(b"host", b"test"), *raw], "test")
-    requested = False
+    receive = get_receive(s._disconnect)
     inflate: Any = None  # a zlib decompressor when the answer is gzip: blocks as they come
-
-    async def receive() -> dict[str, Any]:
-        nonlocal requested
-        if not requested:
-            requested = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await s._disconnect.wait()
-        return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
         nonlocal inflate
