@@ -59,6 +59,8 @@ from infra.settings import Settings
 from infra.store import build_service
 from services.accounts import lobby
 from services.accounts.players import create_player
+from tests.api.limits import CUP
+from tests.api.rest import auth
 
 Json = dict[str, Any]
 OPERATOR = "operator-token-of-the-fair-play-bench"
@@ -145,10 +147,6 @@ async def served(workdir: Path, **env: str) -> AsyncIterator[tuple[Served, httpx
         server.stop()
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 async def new_player(c: httpx.AsyncClient, name: str = "Mei") -> Json:
     r = await c.post("/v1/players", json={"displayName": name})
     r.raise_for_status()
@@ -169,13 +167,13 @@ async def rate_and_quota(workdir: Path) -> None:
         token = (await new_player(c))["token"]
         tokens, answered = [token], 0
         for _ in range(6):  # six new tokens of the same account, at once
-            r = await c.post("/v1/players/me/token", headers=bearer(tokens[-1]))
+            r = await c.post("/v1/players/me/token", headers=auth(tokens[-1]))
             answered += r.status_code != 429
             if r.status_code == 200:
                 tokens.append(r.json()["token"])
         for token in tokens:  # then a minute's worth with each
             for _ in range(20):
-                r = await c.get("/v1/players/me", headers=bearer(token))
+                r = await c.get("/v1/players/me", headers=auth(token))
                 answered += r.status_code != 429
         print(
             f"rate limit=20/min rotations={len(tokens) - 1} requests={6 + 20 * len(tokens)} "
@@ -187,7 +185,7 @@ async def rate_and_quota(workdir: Path) -> None:
         extra = 0
         for _ in range(12):
             r = await c.post(
-                "/v1/lobby/tickets", json={"botsAfterSeconds": 0}, headers=bearer(other["token"])
+                "/v1/lobby/tickets", json={"botsAfterSeconds": 0}, headers=auth(other["token"])
             )
             extra += r.status_code == 201
         print(f"quota match_quota=5 spent quick_play_tickets=12 extra_matches={extra}")
@@ -232,28 +230,15 @@ async def opened(c: httpx.AsyncClient, path: str, headers: dict[str, str]) -> St
     return s
 
 
-TOURNAMENT = {
-    "name": "cup",
-    "format": "round_robin",
-    "matchLength": 1,
-    "teams": [
-        {"name": f"t{i}", "players": [{"name": "a", "kind": "random"}, {"name": "b"}]}
-        for i in range(2)
-    ],
-}
-
-
 async def seated_player(c: httpx.AsyncClient, n: int = 0) -> tuple[Json, str, str]:
     """A player seated in a match, waiting with a ticket (a lobby of its own, ``n``, so no
     four tickets make a match): (player, match id, ticket id)."""
     p = await new_player(c)
     match_id = (await c.post("/v1/matches", json={})).json()["matchId"]
     claim = {"matchId": match_id, "seat": 0}
-    (
-        await c.post("/v1/players/me/seats", json=claim, headers=bearer(p["token"]))
-    ).raise_for_status()
+    (await c.post("/v1/players/me/seats", json=claim, headers=auth(p["token"]))).raise_for_status()
     body = {"rules": {"matchEnd": f"rounds:{100 + n}"}}
-    ticket = await c.post("/v1/lobby/tickets", json=body, headers=bearer(p["token"]))
+    ticket = await c.post("/v1/lobby/tickets", json=body, headers=auth(p["token"]))
     ticket.raise_for_status()
     return p, match_id, ticket.json()["ticketId"]
 
@@ -271,8 +256,8 @@ async def caps_and_revocation(workdir: Path, provider: Provider, revocations: in
     }
     async with served(workdir, **env) as (_, c):
         p, match_id, ticket_id = await seated_player(c)
-        tablet = (await c.post("/v1/players/me/sessions", headers=bearer(p["token"]))).json()
-        tournament = (await c.post("/v1/tournaments", json=TOURNAMENT)).json()["tournamentId"]
+        tablet = (await c.post("/v1/players/me/sessions", headers=auth(p["token"]))).json()
+        tournament = (await c.post("/v1/tournaments", json=CUP)).json()["tournamentId"]
         paths = {
             "match": f"/v1/matches/{match_id}/stream",
             "player": "/v1/players/me/stream",
@@ -286,7 +271,7 @@ async def caps_and_revocation(workdir: Path, provider: Provider, revocations: in
             for i in range(9):  # the player's two devices: one account
                 token = p["token"] if i < 4 else tablet["token"]
                 private = kind in ("match", "player", "ticket")
-                streams.append(await opened(c, path, bearer(token) if private else {}))
+                streams.append(await opened(c, path, auth(token) if private else {}))
             ninth[kind] = streams[-1].status
             for s in streams:
                 await s.close()
@@ -302,10 +287,10 @@ async def caps_and_revocation(workdir: Path, provider: Provider, revocations: in
                 "player": "/v1/players/me/stream",
                 "ticket": f"/v1/lobby/tickets/{ticket_id}/stream",
             }[kind]
-            s = await opened(c, path, bearer(p["token"]))
+            s = await opened(c, path, auth(p["token"]))
             await asyncio.wait_for(s.events.get(), 10)  # the stream is going
             started = time.perf_counter()
-            (await c.post("/v1/players/me/token", headers=bearer(p["token"]))).raise_for_status()
+            (await c.post("/v1/players/me/token", headers=auth(p["token"]))).raise_for_status()
             try:
                 async with asyncio.timeout(5):
                     while True:
@@ -327,7 +312,7 @@ async def caps_and_revocation(workdir: Path, provider: Provider, revocations: in
 
         answers = []
         for token in provider.malformed():
-            r = await c.post("/v1/players/oidc", headers=bearer(token))
+            r = await c.post("/v1/players/oidc", headers=auth(token))
             answers.append(r.status_code)
         print(
             f"oidc malformed={len(answers)} answered_401={answers.count(401)} "
@@ -337,7 +322,7 @@ async def caps_and_revocation(workdir: Path, provider: Provider, revocations: in
         refused = 0
         for url in INTERNAL_URLS:
             body = {"url": url, "secret": "s" * 32, "kinds": ["your-turn"]}
-            r = await c.post("/v1/webhooks", json=body, headers=bearer(OPERATOR))
+            r = await c.post("/v1/webhooks", json=body, headers=auth(OPERATOR))
             refused += r.status_code == 422
         print(f"webhooks internal_urls={len(INTERNAL_URLS)} answered_422={refused}")
 
@@ -408,7 +393,7 @@ async def get_ms(c: httpx.AsyncClient, n: int = 20) -> float:
 
 
 async def open_and_read(c: httpx.AsyncClient, token: str, last: str | None, n: int) -> list[Stream]:
-    headers = bearer(token) | ({} if last is None else {"Last-Event-ID": last})
+    headers = auth(token) | ({} if last is None else {"Last-Event-ID": last})
     streams = [Stream(c, "/v1/players/me/stream", headers) for _ in range(n)]
     for s in streams:
         await asyncio.wait_for(s.started.wait(), 60)
@@ -425,9 +410,9 @@ async def lobbies_and_resumes(workdir: Path, lobbies: int, resumes: int, idle_s:
         p = await new_player(c)
         for n in range(1, lobbies + 1):
             body = {"rules": {"matchEnd": f"rounds:{n}"}, "botsAfterSeconds": 3600}
-            r = await c.post("/v1/lobby/tickets", json=body, headers=bearer(p["token"]))
+            r = await c.post("/v1/lobby/tickets", json=body, headers=auth(p["token"]))
             r.raise_for_status()
-            await c.delete(f"/v1/lobby/tickets/{r.json()['ticketId']}", headers=bearer(p["token"]))
+            await c.delete(f"/v1/lobby/tickets/{r.json()['ticketId']}", headers=auth(p["token"]))
         await asyncio.sleep(2)  # the sweeper reads the new lobby events once
         after = await idle_cpu(server, idle_s)
         print(

@@ -61,6 +61,7 @@ from services.game import GameService
 from services.json_patch import diff
 from services.live import LiveTable, view_json
 from services.views import table_view
+from tests.api.sse_driver import get_receive, get_scope
 
 INTERVAL_MS = 250
 """A card every 250 ms: four cards (one a seat) per deal tick of 250 ms."""
@@ -118,34 +119,11 @@ class Wire:
 @asynccontextmanager
 async def stream(app: Litestar, path: str, headers: dict[str, str], wire: Wire) -> Any:
     """GET ``path`` from ``app`` with ``headers``; every chunk lands in ``wire``."""
-    target, _, query = path.partition("?")
     raw = [(b"host", b"bench"), *((k.lower().encode(), v.encode()) for k, v in headers.items())]
     request_line = f"GET {path} HTTP/1.1\r\n"
     wire.head += len(request_line) + sum(len(k) + len(v) + 4 for k, v in raw) + 2
-    scope: dict[str, Any] = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": target,
-        "raw_path": target.encode(),
-        "root_path": "",
-        "query_string": query.encode(),
-        "headers": raw,
-        "client": ("127.0.0.1", 1234),
-        "server": ("bench", 80),
-        "state": {},
-    }
-    asked = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await wire.disconnect.wait()
-        return {"type": "http.disconnect"}
+    scope = get_scope(path, raw, "bench")
+    receive = get_receive(wire.disconnect)
 
     async def send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":

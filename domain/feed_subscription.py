@@ -54,6 +54,12 @@ class Lease:
     expires: datetime
 
 
+def _join_acknowledged(s: FeedSubscription) -> None:
+    """The checkpoint moves over the acknowledged ranges that start where it stands."""
+    while s.checkpoint in s.acked:
+        s.checkpoint = s.acked.pop(s.checkpoint)
+
+
 class FeedSubscriptionCreated(Aggregate.Created):
     class_version: ClassVar[int] = 1
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
@@ -100,8 +106,7 @@ class RangeAcknowledged(Aggregate.Event):
         s: FeedSubscription = aggregate
         done = s.leases.pop(self.lease)
         s.acked[done.after] = done.upto
-        while s.checkpoint in s.acked:
-            s.checkpoint = s.acked.pop(s.checkpoint)
+        _join_acknowledged(s)
 
 
 class CheckpointCommitted(Aggregate.Event):
@@ -117,8 +122,7 @@ class CheckpointCommitted(Aggregate.Event):
         s.handed = max(s.handed, s.checkpoint)
         s.leases = {k: v for k, v in s.leases.items() if v.upto > s.checkpoint}
         s.acked = {a: u for a, u in s.acked.items() if u > s.checkpoint}
-        while s.checkpoint in s.acked:
-            s.checkpoint = s.acked.pop(s.checkpoint)
+        _join_acknowledged(s)
 
 
 class FeedSubscription(GameAggregate):

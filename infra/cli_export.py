@@ -15,16 +15,13 @@ runs beside the replicas.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from infra.settings import Settings, SettingsError
-from infra.store import build_service
-from infra.writerlock import StoreTakenError
+from infra.cli_store import open_store
 from services.analysis.dump import FORMATS, write_dump
 from services.analysis.rows import READERS
 
@@ -61,15 +58,8 @@ def run_export(
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        settings = Settings.from_env(os.environ)
-    except SettingsError as e:
-        err.write(f"shengji export: {e}\n")
-        return 2
-    try:
-        service = build_service(settings)
-    except StoreTakenError as e:
-        err.write(f"shengji export: {e}; stop the server first (docs/operations.md)\n")
+    service = open_store("export", err)
+    if service is None:
         return 2
     try:
         started = time.perf_counter()

@@ -12,13 +12,10 @@ On SQLite the server must be stopped first (one process owns the file).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, TextIO
 
-from infra.settings import Settings, SettingsError
-from infra.store import build_service
-from infra.writerlock import StoreTakenError
+from infra.cli_store import open_store
 from services.projections import Progress, differences, rebuild, registered
 
 BAR = 30
@@ -54,11 +51,6 @@ def run_rebuild(
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        settings = Settings.from_env(os.environ)
-    except SettingsError as e:
-        err.write(f"shengji rebuild: {e}\n")
-        return 2
     factories = registered()
     unknown = sorted(set(args.only or ()) - set(factories))
     if unknown:
@@ -66,10 +58,8 @@ def run_rebuild(
             f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(factories)}\n"
         )
         return 2
-    try:
-        service = build_service(settings)
-    except StoreTakenError as e:  # the server still runs on this SQLite file
-        err.write(f"shengji rebuild: {e}; stop the server first (docs/operations.md)\n")
+    service = open_store("rebuild", err)
+    if service is None:
         return 2
     try:
         chosen = [f(service) for name, f in factories.items() if not args.only or name in args.only]

@@ -14,7 +14,7 @@ is in the event store: it survives restarts and is the same on every replica.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from uuid import uuid4
 
 import msgspec
@@ -32,6 +32,7 @@ ATTEMPTS: Final = 20
 SKIP_PAGES: Final = 10
 DEFAULT_LEASE_MS: Final = 30_000
 KNOWN_TYPES: Final = frozenset(cls.__name__ for _, cls in EVENT_CLASSES)
+_T = TypeVar("_T")
 
 
 class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -104,6 +105,17 @@ def view(service: GameService, sub: FeedSubscription) -> FeedSubscriptionView:
 def get(service: GameService, name: str) -> FeedSubscription:
     sub: FeedSubscription = load(service, subscription_id(name), FeedSubscription, "subscription")
     return sub
+
+
+def _on_stored(service: GameService, name: str, step: Callable[[FeedSubscription], _T]) -> _T:
+    """``step`` (a change it saves) on subscription ``name`` as stored; when another save
+    won meanwhile, again on the new state (at most :data:`ATTEMPTS` times)."""
+    for _ in range(ATTEMPTS):
+        try:
+            return step(get(service, name))
+        except VersionConflictError:
+            continue
+    raise VersionConflictError("the subscription is busy; try again")  # pragma: no cover
 
 
 def create(
@@ -182,14 +194,9 @@ def claim(
         raise InvalidInputError(f"limit: 1..{MAX_LIMIT}, got {limit}")
     if not 1 <= len(consumer) <= 100:
         raise InvalidInputError("consumer: 1 to 100 characters naming the consumer")
-    for _ in range(ATTEMPTS):
-        sub = get(service, name)
-        now = service.clock()
-        try:
-            return _claim(service, sub, consumer, limit, now, extras)
-        except VersionConflictError:
-            continue
-    raise VersionConflictError("the subscription is busy; try again")  # pragma: no cover
+    return _on_stored(
+        service, name, lambda sub: _claim(service, sub, consumer, limit, service.clock(), extras)
+    )
 
 
 def _claim(
@@ -249,15 +256,13 @@ def acknowledge(
     extras: Callable[[FeedSubscription], list[Any]] | None = None,
 ) -> FeedSubscription:
     """``consumer`` processed its leased range (409 ``lease-lost`` when it no longer holds it)."""
-    for _ in range(ATTEMPTS):
-        sub = get(service, name)
+
+    def step(sub: FeedSubscription) -> FeedSubscription:
         sub.acknowledge(lease, consumer, service.clock())
-        try:
-            save_all(service, sub, *(extras(sub) if extras else ()))
-        except VersionConflictError:
-            continue
+        save_all(service, sub, *(extras(sub) if extras else ()))
         return sub
-    raise VersionConflictError("the subscription is busy; try again")  # pragma: no cover
+
+    return _on_stored(service, name, step)
 
 
 def commit(
@@ -271,15 +276,13 @@ def commit(
     top = last_position(service)
     if position > top:
         raise InvalidInputError(f"position: {position} is beyond the log's last position {top}")
-    for _ in range(ATTEMPTS):
-        sub = get(service, name)
+
+    def step(sub: FeedSubscription) -> FeedSubscription:
         sub.commit(position, service.clock())
-        try:
-            save_all(service, sub, *(extras(sub) if extras else ()))
-        except VersionConflictError:
-            continue
+        save_all(service, sub, *(extras(sub) if extras else ()))
         return sub
-    raise VersionConflictError("the subscription is busy; try again")  # pragma: no cover
+
+    return _on_stored(service, name, step)
 
 
 def checkpoint_of(service: GameService, name: str) -> int:

@@ -8,13 +8,18 @@ themselves). A test that wants something else says so with settings
 (``make_app(service, sweep_interval_ms=10)``, ``operator_token=…``, ``oidc_issuer=…``)
 or a fake webhook sender (``post=…``) or a bot driver of its own (``bots=…``). The OpenAPI
 document is not built by an app: the first ``/schema`` request or
-:func:`api.openapi.openapi_document` builds it, once per process.
+:func:`api.openapi.openapi_document` builds it, once per process. ``served(service)``
+starts that app (its lifespan) with a client through ASGI, for a test that also streams.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx
 import msgspec
 from litestar import Litestar
 
@@ -30,6 +35,19 @@ TEST_SETTINGS = Settings(
 """In memory, no limits on clients, no background worker."""
 
 
+def sqlite_settings(path: Path, **changes: Any) -> Settings:
+    """:data:`TEST_SETTINGS` on the SQLite file ``path`` (for a test that reopens its store),
+    changed by ``changes`` (``Settings`` fields)."""
+    return Settings(
+        backend="sqlite",
+        sqlite_path=path,
+        rate_limit_per_minute=0,
+        sweep_interval_ms=0,
+        webhook_interval_ms=0,
+        **changes,
+    )
+
+
 def make_app(
     service: GameService | None = None,
     *,
@@ -43,3 +61,13 @@ def make_app(
     if changes:
         settings = msgspec.structs.replace(settings, **changes)
     return build_app(settings, service=service, post=post, bots=bots)
+
+
+@asynccontextmanager
+async def served(service: GameService) -> AsyncIterator[tuple[Litestar, httpx.AsyncClient]]:
+    """``make_app(service)`` started, with a client through ASGI; ``service`` is closed after."""
+    app = make_app(service)
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        yield app, c
+    service.close()

@@ -34,24 +34,21 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.utils import get_topic
 
-from domain.game.match_events import MatchCreated, MatchFinished, RoundBegun
+from domain.game.match_events import MatchCreated, RoundBegun
 from domain.rules.errors import InvalidInputError
 from domain.tournament.events import RoundCompleted
 from domain.tournament.tournament import Tournament
 from services.analysis.rows import READERS, Reader, Rows, TableFacts, match_rows
 from services.analysis.schema import TABLES, arrow_schema
 from services.embargo import embargo_for
+from services.finishes import finishes
 from services.game import GameService
 
 Format = Literal["parquet", "csv"]
 FORMATS: Final[tuple[Format, ...]] = ("parquet", "csv")
-PAGE: Final = 100
-"""``MatchFinished`` notifications read per query."""
 CHUNK_MATCHES: Final = 200
 """Matches whose rows are held before they are written (a Parquet row group)."""
-_FINISHED = get_topic(MatchFinished)
 
 
 def check_choice(table: str | None, fmt: str, reader: str) -> None:
@@ -137,34 +134,23 @@ def dumped_matches(
     """The finished matches ``reader``'s dump takes, in the order they finished, with
     their day (module docstring); ``since``: only those of that day or later."""
     tournaments = _Tournaments(service)
-    cursor = 0
-    while True:
-        page = service.recorder.select_notifications(
-            cursor, PAGE, topics=[_FINISHED], inclusive_of_start=False
-        )
-        for n in page:
-            cursor = n.id
-            finished: Any = service.mapper.to_domain_event(n)
-            match_id: UUID = finished.originator_id
-            events = list(service.events.get(match_id))
-            created = events[0]
-            if not isinstance(created, MatchCreated):
-                continue
-            day = _day(finished.timestamp)
-            table = tournaments.table(created)
-            if created.tournament_id is not None and reader == "public":
-                if embargo_for(service, created.tournament_id, created.tournament_round):
-                    continue  # R36: it enters the public history when its round completes
-                if table is not None and table.completed is not None:
-                    day = max(day, _day(table.completed))
-            if since is not None and day < since:
-                continue
-            rounds = [
-                list(service.events.get(e.round_id)) for e in events if isinstance(e, RoundBegun)
-            ]
-            yield Dumped(match_id, day, events, rounds, table)
-        if len(page) < PAGE:
-            return
+    for finished in finishes(service):
+        match_id: UUID = finished.originator_id
+        events = list(service.events.get(match_id))
+        created = events[0]
+        if not isinstance(created, MatchCreated):
+            continue
+        day = _day(finished.timestamp)
+        table = tournaments.table(created)
+        if created.tournament_id is not None and reader == "public":
+            if embargo_for(service, created.tournament_id, created.tournament_round):
+                continue  # R36: it enters the public history when its round completes
+            if table is not None and table.completed is not None:
+                day = max(day, _day(table.completed))
+        if since is not None and day < since:
+            continue
+        rounds = [list(service.events.get(e.round_id)) for e in events if isinstance(e, RoundBegun)]
+        yield Dumped(match_id, day, events, rounds, table)
 
 
 def _day(moment: datetime) -> date:

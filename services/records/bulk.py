@@ -2,10 +2,10 @@
 
 :func:`finished_records` yields one line per finished match: the exact bytes of that
 match's own record (``GET /v1/matches/{id}/record``, canonical JSON, no newline inside)
-and a ``\\n``. It is a generator over the store's notification log filtered by the
-``MatchFinished`` topic, read a page at a time (:data:`PAGE` notifications), and exports
-one match per line: whatever the number of matches, only one record and one page of
-notifications are held at once.
+and a ``\\n``. It is a generator over the matches' endings
+(:func:`services.finishes.finishes`: the ``MatchFinished`` notifications, a page at a
+time), and exports one match per line: whatever the number of matches, only one record
+and one page of notifications are held at once.
 
 Order: the order the matches finished in the log (commit order). ``finished_from`` /
 ``finished_to`` filter on ``MatchFinished``'s time (for an imported record, the time the
@@ -25,19 +25,14 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.utils import get_topic
-
-from domain.game.match_events import MatchCreated, MatchFinished, SeatTaken
+from domain.game.match_events import MatchCreated, SeatTaken
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import PRESETS
 from services.embargo import embargo_for
+from services.finishes import finishes
 from services.game import GameService
 from services.records.export import export_match
 from services.records.format import encode
-
-PAGE = 100
-"""``MatchFinished`` notifications read per query."""
-_FINISHED = get_topic(MatchFinished)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,28 +72,19 @@ class BulkFilter:
 
 def finished_matches(service: GameService, where: BulkFilter) -> Iterator[UUID]:
     """The ids of the finished matches ``where`` takes, in the order they finished."""
-    cursor = 0
-    while True:
-        page = service.recorder.select_notifications(
-            cursor, PAGE, topics=[_FINISHED], inclusive_of_start=False
-        )
-        for n in page:
-            cursor = n.id
-            finished: Any = service.mapper.to_domain_event(n)
-            if not where.takes_time(finished.timestamp):
-                continue
-            match_id: UUID = finished.originator_id
-            stored = service.recorder.select_events(match_id, lte=1)
-            created: Any = service.mapper.to_domain_event(stored[0])
-            if not isinstance(created, MatchCreated) or not _takes(service, where, created):
-                continue
-            if where.tournament_id is not None and created.tournament_id != where.tournament_id:
-                continue
-            if embargo_for(service, created.tournament_id, created.tournament_round):
-                continue  # R36: exported once its tournament round completes
-            yield match_id
-        if len(page) < PAGE:
-            return
+    for finished in finishes(service):
+        if not where.takes_time(finished.timestamp):
+            continue
+        match_id: UUID = finished.originator_id
+        stored = service.recorder.select_events(match_id, lte=1)
+        created: Any = service.mapper.to_domain_event(stored[0])
+        if not isinstance(created, MatchCreated) or not _takes(service, where, created):
+            continue
+        if where.tournament_id is not None and created.tournament_id != where.tournament_id:
+            continue
+        if embargo_for(service, created.tournament_id, created.tournament_round):
+            continue  # R36: exported once its tournament round completes
+        yield match_id
 
 
 def _takes(service: GameService, where: BulkFilter, created: MatchCreated) -> bool:

@@ -10,7 +10,7 @@ import json
 import random
 import socket
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,12 +26,13 @@ from litestar.di import Provide
 from api.errors import EXCEPTION_HANDLERS
 from api.sse import LiveStreams, StreamSettings
 from api.stream import MatchStreamController
+from domain.game.round_events import Pacing
 from domain.rules.cards import parse_cards
 from domain.rules.ruleset import RuleSet
 from infra.localhub import InProcessHub
 from services.game import GameService
 from services.views import SeatView, table_view
-from tests.conftest import T0
+from tests.conftest import T0, FakeClock, FixedSeeds
 
 TIMEOUT = 5.0
 """Upper bound of any single wait in these tests (they take milliseconds)."""
@@ -143,15 +144,11 @@ class SseStream:
             return
 
 
-@asynccontextmanager
-async def stream(
-    app: Litestar, path: str, headers: dict[str, str] | None = None
-) -> AsyncIterator[SseStream]:
-    """GET ``path`` from ``app``; on exit the client disconnects and the app must stop."""
-    s = SseStream()
-    raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+def get_scope(path: str, headers: list[tuple[bytes, bytes]], server: str) -> dict[str, Any]:
+    """The ASGI scope of ``GET path`` over HTTP/1.1 from 127.0.0.1 to ``server`` (port
+    80), with ``headers`` (the ``host`` header among them) as sent."""
     target, _, query = path.partition("?")
-    scope: dict[str, Any] = {
+    return {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1",
@@ -161,21 +158,39 @@ async def stream(
         "raw_path": target.encode(),
         "root_path": "",
         "query_string": query.encode(),
-        "headers": [(b"host", b"test"), *raw],
+        "headers": headers,
         "client": ("127.0.0.1", 1234),
-        "server": ("test", 80),
+        "server": (server, 80),
         "state": {},
     }
+
+
+def get_receive(disconnect: asyncio.Event) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """The client's side of an ASGI ``GET``: its (empty) request, then, once
+    ``disconnect`` is set, ``http.disconnect``."""
     requested = False
-    inflate: Any = None  # a zlib decompressor when the answer is gzip: blocks as they come
 
     async def receive() -> dict[str, Any]:
         nonlocal requested
         if not requested:
             requested = True
             return {"type": "http.request", "body": b"", "more_body": False}
-        await s._disconnect.wait()
+        await disconnect.wait()
         return {"type": "http.disconnect"}
+
+    return receive
+
+
+@asynccontextmanager
+async def stream(
+    app: Litestar, path: str, headers: dict[str, str] | None = None
+) -> AsyncIterator[SseStream]:
+    """GET ``path`` from ``app``; on exit the client disconnects and the app must stop."""
+    s = SseStream()
+    raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    scope = get_scope(path, [(b"host", b"test"), *raw], "test")
+    receive = get_receive(s._disconnect)
+    inflate: Any = None  # a zlib decompressor when the answer is gzip: blocks as they come
 
     async def send(message: dict[str, Any]) -> None:
         nonlocal inflate
@@ -228,6 +243,17 @@ def new_service() -> GameService:
         {"PERSISTENCE_MODULE": "eventsourcing.popo"},
         clock=lambda: T0,
         seeds=lambda: rng.randbytes(32),
+    )
+
+
+def paced_service(clock: FakeClock) -> GameService:
+    """A POPO service whose deals hand out a card every 100 ms of ``clock`` (the paced
+    deal the streams show), with fixed seeds."""
+    return GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
+        clock=clock,
+        seeds=FixedSeeds(5),
+        pacing=Pacing(interval_ms=100, declare_ms=30_000, window_ms=0),
     )
 
 

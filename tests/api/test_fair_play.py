@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
@@ -28,7 +28,8 @@ from api import revocation
 from api.identity import token_verifier
 from infra.settings import Settings
 from services.game import GameService
-from tests.api.rest import Table
+from tests.api.limits import CUP, client_at, limited_app
+from tests.api.rest import Table, auth
 from tests.api.rest import client as rest_client
 from tests.api.sse_driver import SseStream, stream
 from tests.apps import make_app
@@ -45,26 +46,7 @@ def anyio_backend() -> str:
 
 
 def new_app(**limits: Any) -> Litestar:
-    settings = Settings(
-        backend="popo",
-        sweep_interval_ms=0,
-        webhook_interval_ms=0,
-        operator_token=OPERATOR,
-        **limits,
-    )
-    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock())
-    return make_app(service, settings=settings)
-
-
-@asynccontextmanager
-async def client(app: Litestar, address: str = "198.51.100.7") -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app, client=(address, 50000))  # type: ignore[arg-type]
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+    return limited_app(operator_token=OPERATOR, **limits)
 
 
 async def new_player(c: httpx.AsyncClient, name: str = "Mei") -> dict[str, Any]:
@@ -75,7 +57,7 @@ async def new_player(c: httpx.AsyncClient, name: str = "Mei") -> dict[str, Any]:
 
 
 async def rotate(c: httpx.AsyncClient, token: str) -> str:
-    r = await c.post("/v1/players/me/token", headers=bearer(token))
+    r = await c.post("/v1/players/me/token", headers=auth(token))
     assert r.status_code == 200, r.text
     new: str = r.json()["token"]
     return new
@@ -87,53 +69,51 @@ async def rotate(c: httpx.AsyncClient, token: str) -> str:
 async def test_rotating_the_token_buys_no_more_requests() -> None:
     """The finding: 120 answers a minute at RATE_LIMIT_PER_MINUTE=20 by rotating 6 times."""
     app = new_app(rate_limit_per_minute=20)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         token = (await new_player(c))["token"]  # counted under the address
         answered = 0
         for _ in range(6):
             for _ in range(8):
-                r = await c.get("/v1/players/me", headers=bearer(token))
+                r = await c.get("/v1/players/me", headers=auth(token))
                 answered += r.status_code != 429
-            r = await c.post("/v1/players/me/token", headers=bearer(token))
+            r = await c.post("/v1/players/me/token", headers=auth(token))
             if r.status_code == 200:
                 answered += 1
                 token = r.json()["token"]
         # a second session of the same player shares the bucket too
-        other = await c.post("/v1/players/me/sessions", headers=bearer(token))
+        other = await c.post("/v1/players/me/sessions", headers=auth(token))
         assert other.status_code == 429
     assert answered == 20
 
 
 async def test_minting_player_tokens_has_its_own_quota() -> None:
     app = new_app(rate_limit_per_minute=600, session_quota_per_hour=3)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         token = (await new_player(c))["token"]
         for _ in range(3):
             token = await rotate(c, token)
         for path in ("/v1/players/me/token", "/v1/players/me/sessions"):
-            r = await c.post(path, headers=bearer(token))
+            r = await c.post(path, headers=auth(token))
             assert (r.status_code, r.json()["code"]) == (429, "quota-exceeded"), r.text
             assert "SESSION_QUOTA_PER_HOUR" in r.json()["detail"]
-        assert (await c.get("/v1/players/me", headers=bearer(token))).status_code == 200
+        assert (await c.get("/v1/players/me", headers=auth(token))).status_code == 200
 
 
 async def test_quick_play_spends_the_match_quota() -> None:
     """The finding: with MATCH_QUOTA_PER_HOUR spent, tickets with `botsAfterSeconds: 0`
     made 12 more matches."""
     app = new_app(rate_limit_per_minute=600, match_quota_per_hour=3)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         token = (await new_player(c))["token"]
         assert (await c.post("/v1/matches", json={})).status_code == 201
         made = []
         for _ in range(5):
-            r = await c.post(
-                "/v1/lobby/tickets", json={"botsAfterSeconds": 0}, headers=bearer(token)
-            )
+            r = await c.post("/v1/lobby/tickets", json={"botsAfterSeconds": 0}, headers=auth(token))
             made.append(r.status_code)
             if r.status_code == 201:
                 assert r.json()["status"] == "matched"  # bots at once: a match made
         assert made == [201, 201, 429, 429, 429]
-        r = await c.post("/v1/lobby/tickets", json={}, headers=bearer(token))
+        r = await c.post("/v1/lobby/tickets", json={}, headers=auth(token))
         assert r.json()["code"] == "quota-exceeded"
 
 
@@ -141,12 +121,12 @@ async def test_a_rematch_spends_the_match_quota() -> None:
     """A rematch makes a match: without the quota, bots-only matches rematched one after
     another would make matches without end."""
     app = new_app(rate_limit_per_minute=600, match_quota_per_hour=2)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         made = (await c.post("/v1/matches", json={})).json()
         url = f"/v1/matches/{made['matchId']}/rematch"
-        first = await c.post(url, headers=bearer(made["organiserToken"]))
+        first = await c.post(url, headers=auth(made["organiserToken"]))
         assert first.status_code == 409, first.text  # not finished: refused, but counted
-        again = await c.post(url, headers=bearer(made["organiserToken"]))
+        again = await c.post(url, headers=auth(made["organiserToken"]))
         assert (again.status_code, again.json()["code"]) == (429, "quota-exceeded")
 
 
@@ -162,23 +142,14 @@ async def test_the_ninth_stream_of_every_kind_is_refused() -> None:
     """8 per identity of every kind (player, ticket, match; a second session's token buys
     none), 8 per address for the public ones (standings, the events feed)."""
     app = new_app(rate_limit_per_minute=10_000, sse_max_per_address=8)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         player = await new_player(c)
         first = player["token"]
         made = (await c.post("/v1/matches", json={})).json()
         claim = {"matchId": made["matchId"], "seat": 0}
-        assert (await c.post("/v1/players/me/seats", json=claim, headers=bearer(first))).is_success
-        ticket = await c.post("/v1/lobby/tickets", json={}, headers=bearer(first))
-        cup = {
-            "name": "cup",
-            "format": "round_robin",
-            "matchLength": 1,
-            "teams": [
-                {"name": f"t{i}", "players": [{"name": "a", "kind": "random"}, {"name": "b"}]}
-                for i in range(2)
-            ],
-        }
-        tournament = (await c.post("/v1/tournaments", json=cup)).json()["tournamentId"]
+        assert (await c.post("/v1/players/me/seats", json=claim, headers=auth(first))).is_success
+        ticket = await c.post("/v1/lobby/tickets", json={}, headers=auth(first))
+        tournament = (await c.post("/v1/tournaments", json=CUP)).json()["tournamentId"]
         kinds = {
             "player": "/v1/players/me/stream",
             "ticket": f"/v1/lobby/tickets/{ticket.json()['ticketId']}/stream",
@@ -187,14 +158,14 @@ async def test_the_ninth_stream_of_every_kind_is_refused() -> None:
             "feed": "/v1/events/stream",
         }
         found: dict[str, list[int]] = {}
-        tablet = await c.post("/v1/players/me/sessions", headers=bearer(first))
+        tablet = await c.post("/v1/players/me/sessions", headers=auth(first))
         second = tablet.json()["token"]  # another device: a new token, the same account
         async with AsyncExitStack() as stack:
             for kind, path in kinds.items():
                 statuses = []
                 for i in range(9):
                     token = first if i < 4 else second
-                    headers = bearer(token) if kind in ("player", "ticket", "match") else {}
+                    headers = auth(token) if kind in ("player", "ticket", "match") else {}
                     statuses.append(await opened(app, stack, path, headers))
                 found[kind] = statuses
             metrics = (await c.get("/metrics")).text
@@ -214,15 +185,15 @@ async def by_rotation(c: httpx.AsyncClient, p: dict[str, Any]) -> None:
 
 
 async def by_ending_the_session(c: httpx.AsyncClient, p: dict[str, Any]) -> None:
-    other = await c.post("/v1/players/me/sessions", headers=bearer(p["token"]))
+    other = await c.post("/v1/players/me/sessions", headers=auth(p["token"]))
     r = await c.delete(
-        f"/v1/players/me/sessions/{p['sessionId']}", headers=bearer(other.json()["token"])
+        f"/v1/players/me/sessions/{p['sessionId']}", headers=auth(other.json()["token"])
     )
     assert r.status_code == 204, r.text
 
 
 async def by_erasure(c: httpx.AsyncClient, p: dict[str, Any]) -> None:
-    assert (await c.delete("/v1/players/me", headers=bearer(p["token"]))).status_code == 204
+    assert (await c.delete("/v1/players/me", headers=auth(p["token"]))).status_code == 204
 
 
 async def revoked_after(s: SseStream, since: float) -> float:
@@ -244,27 +215,27 @@ async def test_a_revoked_player_token_ends_its_streams_within_a_second(
     """The finding: a match stream kept sending seat 0's hand for 158 frames after its
     token was rotated, its session ended and the player erased."""
     app = new_app(rate_limit_per_minute=0)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         p = await new_player(c)
         made = (await c.post("/v1/matches", json={})).json()
         claim = {"matchId": made["matchId"], "seat": 0}
         assert (
-            await c.post("/v1/players/me/seats", json=claim, headers=bearer(p["token"]))
+            await c.post("/v1/players/me/seats", json=claim, headers=auth(p["token"]))
         ).is_success
-        ticket = (await c.post("/v1/lobby/tickets", json={}, headers=bearer(p["token"]))).json()
+        ticket = (await c.post("/v1/lobby/tickets", json={}, headers=auth(p["token"]))).json()
         path = {
             "match": f"/v1/matches/{made['matchId']}/stream",
             "player": "/v1/players/me/stream",
             "ticket": f"/v1/lobby/tickets/{ticket['ticketId']}/stream",
         }[kind]
-        async with stream(app, path, bearer(p["token"])) as s:
+        async with stream(app, path, auth(p["token"])) as s:
             assert s.status == 200
             assert (await s.next(timeout=5)) is not None  # the stream is going
             started = time.perf_counter()
             await revoke(c, p)
             took = await revoked_after(s, started)
         assert took < 1.0
-        async with stream(app, path, bearer(p["token"])) as again:
+        async with stream(app, path, auth(p["token"])) as again:
             assert again.status == 401
 
 
@@ -278,14 +249,14 @@ async def test_a_session_that_expires_ends_its_streams(monkeypatch: pytest.Monke
     )
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock)
     app = make_app(service, settings=settings, session_idle_s=60)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         p = await new_player(c)
         made = (await c.post("/v1/matches", json={})).json()
         claim = {"matchId": made["matchId"], "seat": 0}
-        r = await c.post("/v1/players/me/seats", json=claim, headers=bearer(p["token"]))
+        r = await c.post("/v1/players/me/seats", json=claim, headers=auth(p["token"]))
         assert r.is_success
         path = f"/v1/matches/{made['matchId']}/stream"
-        async with stream(app, path, bearer(p["token"])) as s:
+        async with stream(app, path, auth(p["token"])) as s:
             while (ev := await s.next(timeout=5)) is not None and ev.event != "view":
                 pass
             await s.nothing_for(0.3)  # valid: the checks let it be
@@ -296,40 +267,40 @@ async def test_a_session_that_expires_ends_its_streams(monkeypatch: pytest.Monke
 
 async def test_a_reissued_seat_token_ends_the_old_tokens_stream() -> None:
     app = new_app(rate_limit_per_minute=0)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         p = await new_player(c)
         made = (await c.post("/v1/matches", json={})).json()
         claim = {"matchId": made["matchId"], "seat": 0}
-        seat = await c.post("/v1/players/me/seats", json=claim, headers=bearer(p["token"]))
+        seat = await c.post("/v1/players/me/seats", json=claim, headers=auth(p["token"]))
         old = seat.json()["token"]
         path = f"/v1/matches/{made['matchId']}/stream"
-        async with stream(app, path, bearer(old)) as s:
+        async with stream(app, path, auth(old)) as s:
             assert (await s.next(timeout=5)) is not None
             started = time.perf_counter()
             r = await c.post(
-                f"/v1/players/me/matches/{made['matchId']}/seat-token", headers=bearer(p["token"])
+                f"/v1/players/me/matches/{made['matchId']}/seat-token", headers=auth(p["token"])
             )
             assert r.status_code == 200, r.text
             assert await revoked_after(s, started) < 1.0
-        async with stream(app, path, bearer(old)) as again:
+        async with stream(app, path, auth(old)) as again:
             assert again.status == 401
 
 
 async def test_streams_of_other_credentials_go_on() -> None:
     """Only the revoked token's streams end: the player's other session keeps its own."""
     app = new_app(rate_limit_per_minute=0)
-    async with app.lifespan(), client(app) as c:
+    async with app.lifespan(), client_at(app) as c:
         p = await new_player(c)
-        tablet = (await c.post("/v1/players/me/sessions", headers=bearer(p["token"]))).json()
+        tablet = (await c.post("/v1/players/me/sessions", headers=auth(p["token"]))).json()
         async with (
-            stream(app, "/v1/players/me/stream", bearer(p["token"])) as phone_stream,
-            stream(app, "/v1/players/me/stream", bearer(tablet["token"])) as tablet_stream,
+            stream(app, "/v1/players/me/stream", auth(p["token"])) as phone_stream,
+            stream(app, "/v1/players/me/stream", auth(tablet["token"])) as tablet_stream,
         ):
             await phone_stream.next(timeout=5)
             await tablet_stream.next(timeout=5)
             await rotate(c, p["token"])
             await revoked_after(phone_stream, time.perf_counter())
-            await c.post("/v1/lobby/tickets", json={}, headers=bearer(tablet["token"]))
+            await c.post("/v1/lobby/tickets", json={}, headers=auth(tablet["token"]))
             events = Counter[str]()
             with anyio.move_on_after(2):
                 while (ev := await tablet_stream.next(timeout=2)) is not None:

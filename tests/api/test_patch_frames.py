@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
 import httpx
 import jsonpatch
 import pytest
-from litestar import Litestar
 
 from api.live_feed import FULL_EVERY
-from domain.game.round_events import Pacing
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from tests.api.rest import auth
-from tests.api.sse_driver import Event, SseStream, step, stream
-from tests.apps import make_app
+from tests.api.sse_driver import Event, SseStream, paced_service, step, stream
+from tests.apps import served
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -36,15 +33,6 @@ Json = Any
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def served(service: GameService) -> AsyncIterator[tuple[Litestar, httpx.AsyncClient]]:
-    app = make_app(service)
-    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
-    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-        yield app, c
-    service.close()
 
 
 def canonical(value: Json) -> str:
@@ -194,12 +182,7 @@ async def test_a_patch_stream_resumed_at_the_last_version_is_whole_again() -> No
 
 async def test_a_paced_deal_in_patches_sends_only_the_new_cards() -> None:
     clock = FakeClock()
-    service = GameService(
-        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
-        clock=clock,
-        seeds=FixedSeeds(5),
-        pacing=Pacing(interval_ms=100, declare_ms=30_000, window_ms=0),
-    )
+    service = paced_service(clock)
     async with served(service) as (app, _), AsyncExitStack() as stack:
         match_id = service.create_match(RuleSet())
         tokens = [service.take_seat(match_id, s, f"p{s}")[0] for s in range(4)]

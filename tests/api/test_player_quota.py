@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_security_limits import client, new_app, refused
+from tests.api.limits import client_at, limited_app
+from tests.api.test_security_limits import refused
 
 pytestmark = pytest.mark.anyio
 
@@ -16,11 +17,11 @@ def anyio_backend() -> str:
 
 
 async def test_creating_players_has_its_own_quota() -> None:
-    app = new_app(rate_limit_per_minute=600)
-    async with app.lifespan(), client(app) as c:
+    app = limited_app(rate_limit_per_minute=600)
+    async with app.lifespan(), client_at(app) as c:
         made = [await c.post("/v1/players", json={"displayName": f"p{i}"}) for i in range(30)]
         assert {r.status_code for r in made} == {201}
         problem = refused(await c.post("/v1/players", json={"displayName": "x"}), "quota-exceeded")
         assert "PLAYER_QUOTA_PER_HOUR" in problem["detail"] or "an hour" in problem["detail"]
-        async with client(app, "203.0.113.9") as other:  # another address: its own quota
+        async with client_at(app, "203.0.113.9") as other:  # another address: its own quota
             assert (await other.post("/v1/players", json={"displayName": "y"})).status_code == 201

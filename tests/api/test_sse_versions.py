@@ -9,8 +9,7 @@ sizes."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from datetime import timedelta
 from typing import Any
 
@@ -18,11 +17,10 @@ import anyio
 import httpx
 import pytest
 
-from domain.game.round_events import Pacing
 from services.game import GameService
 from tests.api.rest import auth, choose
-from tests.api.sse_driver import SseStream, stream
-from tests.apps import make_app
+from tests.api.sse_driver import SseStream, paced_service, stream
+from tests.apps import served
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -33,15 +31,6 @@ Json = dict[str, Any]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def served(service: GameService) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
-    app = make_app(service)
-    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
-    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-        yield app, c
-    service.close()
 
 
 async def seat_table(c: httpx.AsyncClient, people: int) -> tuple[str, str, list[str]]:
@@ -153,12 +142,7 @@ async def test_every_viewer_gets_a_frame_for_every_version() -> None:
 
 async def test_a_paced_deal_is_live_for_seats_and_spectators() -> None:
     clock = FakeClock()
-    service = GameService(
-        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
-        clock=clock,
-        seeds=FixedSeeds(5),
-        pacing=Pacing(interval_ms=100, declare_ms=30_000, window_ms=0),
-    )
+    service = paced_service(clock)
     async with served(service) as (app, c), AsyncExitStack() as stack:
         match_id, _, tokens = await seat_table(c, people=4)
         url = f"/v1/matches/{match_id}/stream"

@@ -65,15 +65,22 @@ def run_until_quiet(hooks: Webhooks, service: GatedService, rounds: int = 12) ->
         service.clock.advance(timedelta(seconds=400))  # type: ignore[attr-defined]
 
 
-def test_deliveries_are_signed_in_order_and_retried(world: Any) -> None:
-    c, service, receiver, hooks = world
-    sub = subscribe(c, ["match-found", "match-finished", "your-turn"])
-    assert "secret" not in sub
+def seated_table(c: TestClient[Litestar]) -> tuple[list[Json], Json, Table]:
+    """Four new players seated at a new match: the players, the match made, its table."""
     players = [new_player(c, f"p{i}") for i in range(4)]
     created = c.post("/v1/matches", json={}).json()
     for seat, p in enumerate(players):
         body = {"matchId": created["matchId"], "seat": seat}
-        assert c.post("/v1/players/me/seats", json=body, headers=auth(p["token"])).status_code
+        c.post("/v1/players/me/seats", json=body, headers=auth(p["token"]))
+    table = Table(c, created["matchId"], created["organiserToken"], [p["token"] for p in players])
+    return players, created, table
+
+
+def test_deliveries_are_signed_in_order_and_retried(world: Any) -> None:
+    c, service, receiver, hooks = world
+    sub = subscribe(c, ["match-found", "match-finished", "your-turn"])
+    assert "secret" not in sub
+    players, created, _ = seated_table(c)
     c.post(f"/v1/matches/{created['matchId']}/finish", headers=auth(created["organiserToken"]))
     hooks.run_once()  # three players' queues fail at their head and wait their backoff
     assert len({json.loads(b)["playerId"] for _, b in receiver.got}) == 1
@@ -138,12 +145,7 @@ def test_your_turn_goes_to_the_player_whose_seat_is_to_act(world: Any) -> None:
     c, service, receiver, hooks = world
     receiver.failures = 0
     subscribe(c, ["your-turn"])
-    players = [new_player(c, f"p{i}") for i in range(4)]
-    created = c.post("/v1/matches", json={}).json()
-    for seat, p in enumerate(players):
-        body = {"matchId": created["matchId"], "seat": seat}
-        c.post("/v1/players/me/seats", json=body, headers=auth(p["token"]))
-    table = Table(c, created["matchId"], created["organiserToken"], [p["token"] for p in players])
+    players, created, table = seated_table(c)
     for _ in range(40):
         table.step()
     run_until_quiet(hooks, service, rounds=2)
@@ -194,12 +196,7 @@ def test_the_outbox_follows_only_what_subscriptions_want(
     c, service, receiver, hooks = world
     receiver.failures = 0
     counting = CountingPolicy(hooks, monkeypatch)
-    players = [new_player(c, f"p{i}") for i in range(4)]
-    created = c.post("/v1/matches", json={}).json()
-    for seat, p in enumerate(players):
-        body = {"matchId": created["matchId"], "seat": seat}
-        c.post("/v1/players/me/seats", json=body, headers=auth(p["token"]))
-    table = Table(c, created["matchId"], created["organiserToken"], [p["token"] for p in players])
+    _, created, table = seated_table(c)
     for _ in range(20):
         table.step()
     top = service.recorder.max_notification_id()

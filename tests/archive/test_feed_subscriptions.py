@@ -13,28 +13,16 @@ import anyio
 import pytest
 from litestar.testing import TestClient
 
-from infra.settings import Settings
 from infra.store import build_service
 from services.feed import feed_page, last_position
 from services.feed_subscriptions import BOOKKEEPING
 from services.game import GameService
 from tests.api.sse_driver import stream
-from tests.apps import TEST_SETTINGS, make_app
+from tests.apps import TEST_SETTINGS, make_app, sqlite_settings
 from tests.archive.matches import bot_match
 
 TOKEN = "operator-token-0123456789"
 OPERATOR = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def sqlite_settings(path: Path) -> Settings:
-    return Settings(
-        backend="sqlite",
-        sqlite_path=path,
-        rate_limit_per_minute=0,
-        sweep_interval_ms=0,
-        webhook_interval_ms=0,
-        operator_token=TOKEN,
-    )
 
 
 def history(service: GameService) -> list[int]:
@@ -83,7 +71,7 @@ class Consumer:
 
 def test_two_consumers_share_a_subscription_across_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "events.sqlite3"
-    service = build_service(sqlite_settings(path))
+    service = build_service(sqlite_settings(path, operator_token=TOKEN))
     try:
         for _ in range(3):
             bot_match(service)
@@ -91,7 +79,7 @@ def test_two_consumers_share_a_subscription_across_a_restart(tmp_path: Path) -> 
     finally:
         service.close()
     one, two = Consumer("one"), Consumer("two")
-    with TestClient(make_app(settings=sqlite_settings(path))) as client:
+    with TestClient(make_app(settings=sqlite_settings(path, operator_token=TOKEN))) as client:
         r = client.post(
             "/v1/events/subscriptions",
             json={"name": "warehouse", "leaseMs": 1000},
@@ -107,7 +95,7 @@ def test_two_consumers_share_a_subscription_across_a_restart(tmp_path: Path) -> 
         before = client.get("/v1/events/subscriptions/warehouse", headers=OPERATOR).json()
         assert before["checkpoint"] == lost["after"] and len(before["leases"]) == 1
     time.sleep(1.1)  # the lease expires while the server is down
-    with TestClient(make_app(settings=sqlite_settings(path))) as client:
+    with TestClient(make_app(settings=sqlite_settings(path, operator_token=TOKEN))) as client:
         again = client.get("/v1/events/subscriptions/warehouse", headers=OPERATOR).json()
         assert again["checkpoint"] == before["checkpoint"], "the position survived the restart"
         got = two.claim(client)  # the expired range is handed out first

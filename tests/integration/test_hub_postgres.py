@@ -37,6 +37,7 @@ from services.game import GameService
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
 from tests.conftest import FakeClock, FixedSeeds
+from tests.resilience.harness import schema_settings
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
 
@@ -48,20 +49,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(pg_url: str) -> Iterator[Settings]:
-    schema = f"test_{uuid4().hex[:16]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    try:
-        yield Settings(
-            backend="postgres",
-            database_url=pg_url,
-            postgres_schema=schema,
-            postgres_pool_size=2,
-            postgres_max_overflow=4,
-        )
-    finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    with schema_settings(pg_url) as settings:
+        yield settings
 
 
 @dataclass

@@ -9,17 +9,15 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from uuid import uuid4
 
 import httpx
-import psycopg
 import pytest
 from litestar import Litestar
-from psycopg import sql
 
 from infra.bootstrap import build_app
 from infra.settings import Settings
 from tests.api.sse_driver import SseStream, stream
+from tests.resilience.harness import schema_settings
 
 pytestmark = [pytest.mark.postgres, pytest.mark.anyio]
 
@@ -31,28 +29,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(pg_url: str) -> Iterator[Settings]:
-    schema = f"test_{uuid4().hex[:16]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    try:
-        yield Settings(
-            backend="postgres",
-            database_url=pg_url,
-            postgres_schema=schema,
-            postgres_pool_size=2,
-            postgres_max_overflow=4,
-            rate_limit_per_minute=0,
-            sweep_interval_ms=0,
-            webhook_interval_ms=0,
-        )
-    finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
-            conn.execute(
-                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                    sql.Identifier(f"{schema}_webhooks")
-                )
-            )
+    with schema_settings(
+        pg_url, rate_limit_per_minute=0, sweep_interval_ms=0, webhook_interval_ms=0
+    ) as settings:
+        yield settings
 
 
 @asynccontextmanager

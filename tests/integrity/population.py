@@ -30,7 +30,7 @@ from litestar.testing import TestClient
 
 from infra.settings import Settings
 from tests.api.rest import choose
-from tests.apps import make_app
+from tests.apps import make_app, sqlite_settings
 
 OPERATOR = "o" * 40
 """The population's operator token (reads every field of the feed)."""
@@ -47,12 +47,8 @@ JSON = {"content-type": "application/json"}
 
 
 def settings(path: Path) -> Settings:
-    return Settings(
-        backend="sqlite",
-        sqlite_path=path,
-        rate_limit_per_minute=0,
-        sweep_interval_ms=0,
-        webhook_interval_ms=0,
+    return sqlite_settings(
+        path,
         operator_token=OPERATOR,
         sse_lifetime_s=1,
         sse_heartbeat_s=1,

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ import httpx
 import psycopg
 from psycopg import sql
 
+from infra.settings import Settings
 from services.webhooks.dispatch import SIGNATURE_HEADER, verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +59,25 @@ def fresh_schema(url: str) -> str:
 def drop_schema(url: str, schema: str) -> None:
     with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+@contextmanager
+def schema_settings(url: str, **changes: Any) -> Iterator[Settings]:
+    """Settings of a store on a new schema of ``url``'s database (a pool of 2 + 4
+    connections unless ``changes`` say otherwise); the schema and the webhook outbox's
+    beside it (``<schema>_webhooks``, :func:`infra.store.outbox_env`) are dropped after."""
+    schema = fresh_schema(url)
+    pool: dict[str, Any] = {"postgres_pool_size": 2, "postgres_max_overflow": 4}
+    try:
+        yield Settings(
+            backend="postgres",
+            database_url=url,
+            postgres_schema=schema,
+            **(pool | changes),
+        )
+    finally:
+        drop_schema(url, schema)
+        drop_schema(url, f"{schema}_webhooks")
 
 
 class Replica:
