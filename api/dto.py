@@ -1,8 +1,7 @@
 """Request and response bodies of the REST core: msgspec Structs in camelCase.
 
 Request bodies forbid unknown fields (422 ``validation-failed`` naming the field). Cards
-are RULES R4 tokens, as a list (``["5C", "5C"]``) or one space-separated string
-(``"5C 5C"``). The views themselves (:mod:`services.views`, :mod:`services.history`,
+are a JSON array of RULES R4 tokens (``["5C", "5C"]``), never one string. The views themselves (:mod:`services.views`, :mod:`services.history`,
 :mod:`services.summaries`) are the response payloads as they are.
 """
 
@@ -28,25 +27,11 @@ CardToken = Annotated[
         pattern=f"^(?:{CARD_TOKEN})$", description="A card in R4 notation (10H, AS, 2C, SJ, BJ)"
     ),
 ]
-CardString = Annotated[
-    str,
-    msgspec.Meta(
-        max_length=1000,
-        pattern=f"^ *(?:(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))*)? *$",
-        description='Cards in R4 notation separated by spaces ("5C 5C 7C")',
-    ),
-]
-Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)] | CardString
-"""Cards as a list of R4 tokens (at most the 108 of two decks, R3) or one string."""
-SomeCardString = Annotated[
-    str,
-    msgspec.Meta(
-        max_length=1000,
-        pattern=f"^ *(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))* *$",
-        description='At least one card in R4 notation, separated by spaces ("5C 5C 7C")',
-    ),
-]
-SomeCards = Annotated[list[CardToken], msgspec.Meta(min_length=1, max_length=108)] | SomeCardString
+Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)]
+"""Cards: a JSON array of R4 tokens (at most the 108 of two decks, R3), one type in the
+contract so that every generated client sends them alike (docs/decisions.md
+D-contract-native)."""
+SomeCards = Annotated[list[CardToken], msgspec.Meta(min_length=1, max_length=108)]
 """Cards where at least one is needed (a lead, a play, a throw: R12, R22)."""
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -137,7 +122,7 @@ class SeatBotRequest(_Request, frozen=True, kw_only=True):
 
 
 class ActionRequest(_Request, frozen=True, kw_only=True):
-    cards: Cards | None = None
+    cards: Cards = msgspec.field(default_factory=list)
     """declare / overcall: the show (R17, R20); bury: 8 cards (R21); play: the cards
     (R22, R23); pass and redeal: none."""
 

@@ -1,7 +1,7 @@
 """The stateless rules oracle: referees, tutorials and client hints ask the engine.
 
 ``POST /v1/rules/{trick,follow,shape,throw,bottom-multiplier,settle}``. JSON in camelCase,
-cards in RULES R4 notation (a list of tokens, or one space-separated string), ``level`` a
+cards in RULES R4 notation (a JSON array of tokens), ``level`` a
 rank "2".."A", ``trumpSuit`` "S" "H" "C" "D" or null for no-trump, optional ``rules`` with
 RULES §10 fields in camelCase. Malformed input is a 422 problem naming the field or token.
 """

@@ -151,8 +151,11 @@ def refusal(error: str, body: Any) -> Exception:
     found = _PATH.match(error)
     message, path = (found["message"], found["path"]) if found else (error, "")
     field = path.removeprefix(".") or "body"
+    value = _at(body, path)
+    if message == "Expected `array`, got `str`" and _looks_like_cards(value):
+        message += ': cards are a JSON array of card strings (["5C", "5C"]), never one string'
     if CARD_TOKEN in message:
-        token = _bad_token(_at(body, path))
+        token = _bad_token(value)
         return InvalidInputError(
             f"{field}: {InvalidCardError(token).detail}", code="invalid-card", rule="R4"
         )
@@ -171,6 +174,11 @@ def _at(body: Any, path: str) -> Any:
         else:
             return None
     return body
+
+
+def _looks_like_cards(value: Any) -> bool:
+    """``value`` is one string of R4 tokens (``"5C 5C"``), as the API once took cards."""
+    return isinstance(value, str) and all(_TOKEN.match(t) for t in value.split() or ["-"])
 
 
 def _bad_token(value: Any) -> str:

@@ -72,9 +72,11 @@ STRICT_CASES: list[tuple[str, Any, int, str | None, tuple[str, ...]]] = [
         ("cards[1]", "11H"),
     ),
     ("/v1/rules/shape", {**SHAPE, "cards": ["as"]}, 422, "invalid-card", ("cards[0]", "as")),
-    ("/v1/rules/shape", {**SHAPE, "cards": "AS 1S"}, 422, "invalid-card", ("cards", "1S")),
+    ("/v1/rules/shape", {**SHAPE, "cards": ["AS", "1S"]}, 422, "invalid-card", ("cards[1]", "1S")),
+    # cards are always an array: one string is refused, naming the field and the form
+    ("/v1/rules/shape", {**SHAPE, "cards": "AS KS"}, 422, "validation-failed", ("cards", "array")),
     ("/v1/rules/shape", {**SHAPE, "cards": ["AS", 1]}, 422, "validation-failed", ("cards",)),
-    ("/v1/rules/shape", {**SHAPE, "cards": "10H 10H SJ"}, 200, None, ()),
+    ("/v1/rules/shape", {**SHAPE, "cards": ["10H", "10H", "SJ"]}, 200, None, ()),
     (
         "/v1/rules/trick",
         {**SHAPE, "plays": [["AS"], ["XX"]]},
