@@ -1,7 +1,8 @@
 """Request and response bodies of the REST core: msgspec Structs in camelCase.
 
 Request bodies forbid unknown fields (422 ``validation-failed`` naming the field). Cards
-are a JSON array of RULES R4 tokens (``["5C", "5C"]``), never one string. The views themselves (:mod:`services.views`, :mod:`services.history`,
+are a JSON array of RULES R4 tokens (``["5C", "5C"]``), never one string. The views
+themselves (:mod:`services.views`, :mod:`services.history`,
 :mod:`services.summaries`) are the response payloads as they are.
 """
 

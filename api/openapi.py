@@ -14,6 +14,7 @@ the completed document through :class:`Completed`) or :func:`openapi_document` (
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -34,9 +35,11 @@ from litestar.openapi.spec import Components, OpenAPI, SecurityScheme, Tag
 from litestar.router import Router
 from litestar.routes import BaseRoute
 
+from api.asyncapi import asyncapi_document
 from api.contract import constrain_operations, link_operations
 from api.openapi_docs import describe_parameters, document_schemas, name_operations, problem_types
 from api.openapi_examples import add_examples
+from api.sse import EVENT_STREAM
 
 API_VERSION = "1.0.0"
 
@@ -159,8 +162,83 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
         if document is None:
             doc = app.openapi_schema
             complete_document(doc, app.routes)
-            document = _documents[key] = doc.to_schema()
+            document = doc.to_schema()
+            tag_unions(document)
+            leave_streams(document)
+            _documents[key] = document
     return document
+
+
+def tag_unions(document: dict[str, Any]) -> None:
+    """Every ``oneOf`` of schemas becomes a named schema (``CommandDoneOrDryRun``) with its
+    ``discriminator``: the property whose ``const`` tells its branches apart (a msgspec
+    tagged union's tag, such as ``kind``), so that generated clients decode each answer
+    as its own type (docs/decisions.md D-contract-native). A union with no such tag fails
+    the document's generation."""
+    schemas = document["components"]["schemas"]
+
+    def tag(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                tag(item)
+        if not isinstance(node, dict):
+            return
+        refs = [b.get("$ref", "") for b in node.get("oneOf", ())]
+        if refs and all(refs):
+            named = {ref: schemas[ref.rsplit("/", 1)[1]] for ref in refs}
+            common = set.intersection(
+                *({k for k, v in s["properties"].items() if "const" in v} for s in named.values())
+            )
+            if not common:
+                raise RuntimeError(f"OpenAPI: a oneOf of {refs} has no tag to tell them apart")
+            name = min(common)
+            mapping = {s["properties"][name]["const"]: ref for ref, s in named.items()}
+            names = [ref.rsplit("/", 1)[1] for ref in refs]
+            union = "Or".join(names)
+            schemas[union] = {
+                "description": f"{' or '.join(names)}, told apart by `{name}`",
+                "oneOf": node.pop("oneOf"),
+                "discriminator": {"propertyName": name, "mapping": mapping},
+            }
+            node["$ref"] = f"#/components/schemas/{union}"
+        for value in list(node.values()):
+            tag(value)
+
+    tag(document)
+    document["components"]["schemas"] = dict(sorted(schemas.items()))
+
+
+def leave_streams(document: dict[str, Any]) -> None:
+    """The Server-Sent Event streams are left to an SSE client: each answers
+    ``text/event-stream`` as text, is marked ``x-internal`` (client generators skip it)
+    and ``x-server-sent-events`` names its channel in ``asyncapi.yaml``, where its frames'
+    schemas are (docs/clients.md)."""
+    channels = {
+        re.sub(r"\{[^}]*\}", "{}", channel["address"]): name
+        for name, channel in asyncapi_document()["channels"].items()
+    }
+    for path, item in document["paths"].items():
+        for operation in item.values():
+            ok = operation.get("responses", {}).get("200", {})
+            media = ok.get("content", {}).get(EVENT_STREAM)
+            if media is None:
+                continue
+            channel = channels[re.sub(r"\{[^}]*\}", "{}", path)]
+            ok["content"] = {
+                EVENT_STREAM: {
+                    "schema": {
+                        "type": "string",
+                        "description": "Server-Sent Events; the frames are the messages of "
+                        f"asyncapi.yaml's channel `{channel}`",
+                    },
+                    **({"example": media["example"]} if "example" in media else {}),
+                }
+            }
+            operation["x-internal"] = True
+            operation["x-server-sent-events"] = {
+                "asyncapi": "asyncapi.yaml",
+                "channel": f"#/channels/{channel}",
+            }
 
 
 def openapi_yaml(app: Litestar) -> str:

@@ -7,21 +7,11 @@ stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R3
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
-from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import (
-    OpenAPIMediaType,
-    OpenAPIResponse,
-    OpenAPIType,
-    Operation,
-    Reference,
-    Schema,
-)
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
@@ -29,7 +19,7 @@ from api.auth import stream_credential
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
-from services.live import DealFrame, LiveFrame, current_version
+from services.live import current_version
 
 
 class LastEventIdAheadError(InvalidInputError):
@@ -73,76 +63,24 @@ def _last_event_id(header: str | None, query: str | None) -> int | None:
 STREAM_DOC = """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
 or a spectator (no token, or the organiser's) receives **one `event: view` frame per match
 version**, in order, none merged and none skipped — also when bots move several times after
-one command: its `id` is the version and its `data` a `LiveFrame` — the `event` that made
-the version (a history item, redacted for the viewer as at that moment: R33; an event the
-viewer sees nothing of still has its frame, with its `type` and `hidden` fields) and the
-viewer's `view` right after it (the state as of that version, R34: what
-`GET /v1/matches/{id}/state?version=` shows). The first frame is the current version's.
-While a paced deal is under way (R16), `event: deal` frames without an `id` carry a
-`DealFrame`: the viewer's view as cards arrive (a seat's hand when a card reaches it,
-spectators' hand sizes), in batches of at most 250 ms; the view says when the deal started
-and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a frame
-for every version after it, in order, then live frames (and the deal's progress so far); a
-`Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem (no such
-frame exists). At most `SSE_MAX_PER_IDENTITY` streams per verified token and
+one command: its `id` is the version and its `data` a `SeatFrame` (a seat's stream) or a
+`PublicFrame` (a spectator's; asyncapi.yaml, channel `match`) — the `event` that made the
+version (a history item, redacted for the viewer as at that moment: R33; an event the viewer
+sees nothing of still has its frame, with its `type` and `hidden` fields) and the viewer's
+`view` right after it (the state as of that version, R34: what `GET
+/v1/matches/{id}/state?version=` shows). The first frame is the current version's. While a
+paced deal is under way (R16), `event: deal` frames without an `id` carry a `SeatDealFrame`
+or `PublicDealFrame`: the viewer's view as cards arrive (a seat's hand when a card reaches
+it, spectators' hand sizes), in batches of at most 250 ms; the view says when the deal
+started and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a
+frame for every version after it, in order, then live frames (and the deal's progress so
+far); a `Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem
+(no such frame exists). At most `SSE_MAX_PER_IDENTITY` streams per verified token and
 `SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-many-streams`
 with `Retry-After`. `: ping` comments keep the connection alive; the server ends the stream
-after its lifetime with a `retry:` hint, and the client reconnects with its Last-Event-ID.
-A tournament table is closed to spectators until its tournament round completes: 403
-`table-closed` without a seat token of that table or the organiser's token (R36)."""
-
-FRAMES_DOC = (
-    "Server-Sent Events: `event: view` frames (`id:` the match version, `data:` a LiveFrame) "
-    "and, during a paced deal, `event: deal` frames (no `id`, `data:` a DealFrame); "
-    "`: ping` comments and `retry:` hints between them"
-)
-
-
-def _frame_schema(name: str, frame: str, with_id: bool) -> Schema:
-    properties: dict[str, Schema | Reference] = {
-        "event": Schema(type=OpenAPIType.STRING, const=name),
-        "data": Schema(
-            type=OpenAPIType.STRING,
-            description=f"A {frame} as JSON",
-            content_media_type="application/json",
-            content_schema=Reference(ref=f"#/components/schemas/{frame}"),
-        ),
-    }
-    if with_id:
-        properties["id"] = Schema(
-            type=OpenAPIType.STRING, pattern="^[0-9]+$", description="The match version"
-        )
-    return Schema(
-        type=OpenAPIType.OBJECT,
-        required=["event", "data", *(["id"] if with_id else [])],
-        properties=properties,
-    )
-
-
-@dataclass
-class StreamOperation(Operation):
-    """The stream's 200 in the OpenAPI document as the SSE frames it sends: each an object
-    of the frame's fields (`event`, `id`, `data`), its `data` the JSON of a LiveFrame or a
-    DealFrame (the components the ResponseSpec registers); pings and `retry:` hints carry
-    no data."""
-
-    def __post_init__(self) -> None:
-        responses = dict(self.responses or {})
-        ok = responses.get("200")
-        if isinstance(ok, OpenAPIResponse):
-            ok.content = {
-                EVENT_STREAM: OpenAPIMediaType(
-                    schema=Schema(
-                        one_of=[
-                            _frame_schema("view", "LiveFrame", with_id=True),
-                            _frame_schema("deal", "DealFrame", with_id=False),
-                        ]
-                    ),
-                    example="retry: 1000\n\nevent: view\nid: 7\ndata: "
-                    '{"version":7,"event":{…},"view":{…}}\n\n',
-                )
-            }
-        self.responses = responses
+after its lifetime with a `retry:` hint, and the client reconnects with its Last-Event-ID. A
+tournament table is closed to spectators until its tournament round completes: 403 `table-
+closed` without a seat token of that table or the organiser's token (R36)."""
 
 
 class MatchStreamController(Controller):
@@ -154,16 +92,7 @@ class MatchStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
-        operation_class=StreamOperation,
-        responses={
-            200: ResponseSpec(
-                data_container=LiveFrame | DealFrame,  # type: ignore[arg-type]
-                media_type=EVENT_STREAM,
-                description=FRAMES_DOC,
-                generate_examples=False,
-            ),
-            **spectator_problems(404, 422, 429),
-        },
+        responses=spectator_problems(404, 422, 429),
     )
     async def stream(
         self,

@@ -130,6 +130,7 @@ class LiveController(Controller):
         response_headers=[
             ResponseHeader(
                 name="Tournament-Pending-Tables",
+                value="3/0,3/2",
                 description="round/table of the tables not in the archive yet",
                 documentation_only=True,
             )
