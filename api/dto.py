@@ -104,6 +104,8 @@ class TimersRequest(_Request, frozen=True, kw_only=True):
 
 
 class CreateMatchRequest(_Request, frozen=True, kw_only=True):
+    """A new match: its name, rule preset, §10 fields and turn timers."""
+
     name: Annotated[str, msgspec.Meta(max_length=200)] = ""
     preset: Preset | None = None
     """A named rule set (§10); ``rules`` fields override it."""
@@ -113,22 +115,30 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
 
 
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
+    """The name of the person taking a seat."""
+
     name: Name
 
 
 class SeatBotRequest(_Request, frozen=True, kw_only=True):
+    """The bot to seat: its policy and display name."""
+
     kind: BotKind
     name: Name | None = None
     """The bot's display name (default: its kind and seat)."""
 
 
 class ActionRequest(_Request, frozen=True, kw_only=True):
+    """The body of a round command: the cards it shows, buries or plays."""
+
     cards: Cards = msgspec.field(default_factory=list)
     """declare / overcall: the show (R17, R20); bury: 8 cards (R21); play: the cards
     (R22, R23); pass and redeal: none."""
 
 
 class FinishRequest(_Request, frozen=True, kw_only=True):
+    """Why the organiser ends the match."""
+
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "organiser"
 
 
@@ -151,6 +161,8 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class NewMatch(_Response, frozen=True, kw_only=True):
+    """The match created, with the organiser token (shown once)."""
+
     match_id: str
     version: int
     organiser_token: str | None
@@ -162,6 +174,8 @@ class NewMatch(_Response, frozen=True, kw_only=True):
 
 
 class SeatClaimed(_Response, frozen=True, kw_only=True):
+    """The seat taken, with its token (shown once)."""
+
     seat: int
     token: str | None
     """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view;
@@ -172,6 +186,8 @@ class SeatClaimed(_Response, frozen=True, kw_only=True):
 
 
 class BotSeated(_Response, frozen=True, kw_only=True):
+    """A bot took the seat."""
+
     seat: int
     kind: str
     version: int
@@ -179,11 +195,15 @@ class BotSeated(_Response, frozen=True, kw_only=True):
 
 
 class BotsRun(_Response, frozen=True, kw_only=True):
+    """The bots were woken: the match version now and whether a bot is to act."""
+
     version: int
     queued: bool
 
 
 class FinishedMatch(_Response, frozen=True, kw_only=True):
+    """The match is over (R32)."""
+
     version: int
 
 
@@ -204,6 +224,8 @@ class DealVerified(_Response, frozen=True, kw_only=True):
 
 
 class RoundVerified(_Response, frozen=True, kw_only=True):
+    """A scored round checked against its commitment and events (R35)."""
+
     ok: bool
     round_id: str
     number: int

@@ -225,6 +225,7 @@ class FeedController(Controller):
         "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
         "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
         responses=problems(401, 422),
+        operation_id="listEvents",
     )
     async def events(
         self,
@@ -248,6 +249,7 @@ class FeedController(Controller):
         description=STREAM_DOC,
         responses=problems(401, 422, 429),
         operation_class=StreamOperation,
+        operation_id="streamEvents",
     )
     async def stream(
         self,
@@ -286,6 +288,7 @@ class FeedController(Controller):
         "version has. Older versions are read through their upcasters.",
         responses=problems(),
         security=[{}],
+        operation_id="getEventSchemas",
     )
     async def schema(self) -> EventSchemas:
         return event_schemas()

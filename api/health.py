@@ -34,6 +34,8 @@ log = structlog.get_logger("api.health")
 
 
 class HealthStatus(msgspec.Struct):
+    """A probe's answer."""
+
     status: str
 
 
@@ -58,7 +60,13 @@ def health_handlers(
     ``limiter``, the app's one store limiter (a probe is a store read like any other)."""
     limiters: list[anyio.CapacityLimiter] = [] if limiter is None else [limiter]
 
-    @get("/healthz", summary="Liveness", tags=["health"])
+    @get(
+        "/healthz",
+        summary="Liveness",
+        tags=["health"],
+        operation_id="getHealth",
+        description="Liveness: the process answers. Kubernetes restarts it when this fails.",
+    )
     async def healthz() -> HealthStatus:
         return HealthStatus("ok")
 
@@ -74,6 +82,9 @@ def health_handlers(
                 generate_examples=False,
             )
         },
+        operation_id="getReadiness",
+        description="Readiness: the store is reachable and its schema is in place; 503 "
+        "`not-ready` otherwise (the pod is taken out of its Service).",
     )
     async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
         if not limiters:

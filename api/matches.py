@@ -66,7 +66,13 @@ class MatchController(Controller):
     tags = ["matches"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreateMatchRequest | None
+        "/",
+        201,
+        409,
+        security=None,
+        headers=(LOCATION_HEADER,),
+        body=CreateMatchRequest | None,
+        operation_id="createMatch",
     )
     async def create(self, write: Writing) -> Response[NewMatch]:
         """Create a match (a preset and/or §10 rule fields)
@@ -108,20 +114,29 @@ class MatchController(Controller):
             lambda: None, work, replay, location=lambda m: f"/v1/matches/{m.match_id}"
         )
 
-    @route("/")
+    @route("/", operation_id="listMatches")
     async def index(
         self, read: Reading, after: After = 0, limit: Limit = 50, origin: OriginFilter = None
     ) -> MatchList:
-        """List matches, oldest first (paged)"""
+        """List matches, oldest first (paged)
+
+        The matches, oldest first, a page at a time: `after` is the `next` of the
+        page before; `origin` keeps the played or the imported ones only.
+        """
         return await read.call(
             lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
         )
 
-    @route("/{match_id:uuid}", 404, tagged=True)
+    @route("/{match_id:uuid}", 404, tagged=True, operation_id="getMatch")
     async def get_match(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[MatchSummary]:
-        """A match: rules, seats, levels, dealer, rounds and results"""
+        """A match: rules, seats, levels, dealer, rounds and results
+
+        A match as anyone may see it: rules (§10), seats, the teams' levels (R5),
+        the next dealer (R31), its rounds with their results, and the winner once
+        finished (R32). Nothing secret (R33). ETag: the match version.
+        """
         match, current = await read.call(snapshot, read.service, match_id)
         summary = match_summary(match, current)
         tag = etag(summary.version)
@@ -130,7 +145,13 @@ class MatchController(Controller):
         return tagged(summary, tag)
 
     @write_route(
-        "/{match_id:uuid}/seats/{seat:int}", 201, 404, 409, security=None, body=ClaimSeatRequest
+        "/{match_id:uuid}/seats/{seat:int}",
+        201,
+        404,
+        409,
+        security=None,
+        body=ClaimSeatRequest,
+        operation_id="claimSeat",
     )
     async def claim_seat(
         self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
@@ -158,7 +179,13 @@ class MatchController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
+    @write_route(
+        "/{match_id:uuid}/seats/{seat:int}/bot",
+        201,
+        *CHECKED,
+        body=SeatBotRequest,
+        operation_id="seatBot",
+    )
     async def seat_bot(
         self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[BotSeated]:
@@ -187,7 +214,7 @@ class MatchController(Controller):
 
         return await write.run(self._organiser(write, match_id), work, replay)
 
-    @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
+    @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404, operation_id="runBots")
     async def bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
         """Wake the match's bots now (organiser)
 
@@ -213,7 +240,13 @@ class MatchController(Controller):
 
         return await write.run(self._organiser(write, match_id), work, replay)
 
-    @write_route("/{match_id:uuid}/finish", 200, *CHECKED, body=FinishRequest | None)
+    @write_route(
+        "/{match_id:uuid}/finish",
+        200,
+        *CHECKED,
+        body=FinishRequest | None,
+        operation_id="finishMatch",
+    )
     async def finish(self, write: Writing, match_id: FromPath[UUID]) -> Response[FinishedMatch]:
         """End the match (organiser, R32)
 

@@ -56,6 +56,8 @@ def stable(round_: Round | None, now: datetime) -> bool:
 
 
 class RoundList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A match's rounds, in order."""
+
     items: list[RoundSummary]
 
 
@@ -70,7 +72,15 @@ class ReadController(Controller):
     path = "/v1/matches"
     tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @route("/{match_id:uuid}/view", 401, 403, 404, tagged=True, security=BEARER)
+    @route(
+        "/{match_id:uuid}/view",
+        401,
+        403,
+        404,
+        tagged=True,
+        security=BEARER,
+        operation_id="getSeatView",
+    )
     async def view(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[SeatView]:
@@ -112,6 +122,7 @@ class ReadController(Controller):
         responses=spectator_problems(404),
         tagged=True,
         security=OPTIONAL_BEARER,
+        operation_id="getPublicView",
     )
     async def public(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
@@ -143,7 +154,12 @@ class ReadController(Controller):
         tag, view = await read.call(work)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
-    @route("/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER)
+    @route(
+        "/{match_id:uuid}/history",
+        responses=spectator_problems(404),
+        security=OPTIONAL_BEARER,
+        operation_id="getHistory",
+    )
     async def history(
         self,
         read: Reading,
@@ -166,7 +182,12 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @route("/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER)
+    @route(
+        "/{match_id:uuid}/state",
+        responses=spectator_problems(404),
+        security=OPTIONAL_BEARER,
+        operation_id="getStateAt",
+    )
     async def state(
         self,
         read: Reading,
@@ -205,9 +226,13 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @route("/{match_id:uuid}/rounds", 404)
+    @route("/{match_id:uuid}/rounds", 404, operation_id="listRounds")
     async def rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
-        """The match's rounds and results"""
+        """The match's rounds and results
+
+        The match's rounds in order: playing, scored (with the recorded result,
+        R29-R32) or abandoned.
+        """
         match, current = await read.call(snapshot, read.service, match_id)
         return RoundList(items=round_summaries(match, current))
 
@@ -215,6 +240,7 @@ class ReadController(Controller):
         "/{match_id:uuid}/rounds/{number:int}",
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
+        operation_id="getRound",
     )
     async def round(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
@@ -234,7 +260,7 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
+    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409, operation_id="verifyRound")
     async def verify_round(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> RoundVerified:
@@ -272,6 +298,7 @@ class ReadController(Controller):
     "or the first card) — the deal recomputed from the seed either way.",
     responses=problems(body=True),
     opt=json_body(VerifyRequest),
+    operation_id="verifyDeal",
 )
 async def verify(request: Request[Any, Any, Any]) -> DealVerified:
     data = await read_body(request, VerifyRequest)

@@ -44,58 +44,82 @@ class _Contextual(_Base, kw_only=True):
 
 
 class TrickRequest(_Contextual, kw_only=True):
+    """A trick's plays to judge (R24)."""
+
     plays: Annotated[list[SomeCards], msgspec.Meta(min_length=2, max_length=4)]
 
 
 class TrickResponse(msgspec.Struct, rename="camel"):
+    """Who won the trick (R24) and its points (R26)."""
+
     winner: int
     points: int
 
 
 class FollowRequest(_Contextual, kw_only=True):
+    """A lead, a hand and a follow to judge (R23)."""
+
     lead: SomeCards
     hand: SomeCards
     play: SomeCards
 
 
 class FollowResponse(msgspec.Struct, rename="camel"):
+    """Whether the follow is legal (R23), and if not which rule and why."""
+
     legal: bool
     rule: str | None
     detail: str | None
 
 
 class ShapeRequest(_Contextual, kw_only=True):
+    """Cards to classify (R12-R15)."""
+
     cards: SomeCards
 
 
 class ShapeResponse(msgspec.Struct, rename="camel"):
+    """What the cards are as a combination (R12-R15) and their components."""
+
     kind: Literal["single", "pair", "tractor", "throw", "mixed"]
     components: list[list[str]]
 
 
 class ThrowRequest(_Contextual, kw_only=True):
+    """A throw and the other three hands, to judge it (R22)."""
+
     throw: SomeCards
     other_hands: Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)]
 
 
 class ThrowResponse(msgspec.Struct, rename="camel"):
+    """Whether the throw stands (R22), and if not what is played instead."""
+
     valid: bool
     forced_play: list[str] | None
 
 
 class BottomMultiplierRequest(_Contextual, kw_only=True):
+    """The last trick's lead, to find the bottom multiplier (R28)."""
+
     last_lead: SomeCards
 
 
 class BottomMultiplierResponse(msgspec.Struct, rename="camel"):
+    """The bottom multiplier of a last lead (R28)."""
+
     multiplier: int
 
 
 class SettleRequest(_Base, kw_only=True):
+    """The attackers' total, to settle a round (R30)."""
+
     attacker_points: Annotated[int, msgspec.Meta(ge=0, le=100_000)]
 
 
 class SettleResponse(msgspec.Struct, rename="camel"):
+    """The level change an attackers' total brings (R30)."""
+
     outcome: Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"]
     levels: int
 
@@ -166,19 +190,29 @@ def impossible_positions() -> Iterator[None]:
 _CITED = re.compile(r"\((R[0-9]+)")
 
 
-def oracle(path: str, body: Any) -> RouteDecorator:
+def oracle(path: str, body: Any, operation_id: str) -> RouteDecorator:
     """A question to the rules engine: ``POST /v1/rules{path}`` with a ``body``, answered
     200, or refused for an impossible position or input (:data:`ERRORS`)."""
-    return route(path, handler=post, status_code=200, responses=ERRORS, opt=json_body(body))
+    return route(
+        path,
+        handler=post,
+        status_code=200,
+        responses=ERRORS,
+        opt=json_body(body),
+        operation_id=operation_id,
+    )
 
 
 class RulesOracleController(Controller):
     path = "/v1/rules"
     tags = ["rules oracle"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @oracle("/trick", TrickRequest)
+    @oracle("/trick", TrickRequest, operation_id="judgeTrick")
     async def trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
-        """Who wins a trick, and its points (R24, R11, R26)"""
+        """Who wins a trick, and its points (R24, R11, R26)
+
+        The winning play of a trick (R24, ties R11) and its points (R26). Stateless.
+        """
         data = await read_body(request, TrickRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -192,9 +226,13 @@ class RulesOracleController(Controller):
                     )
             return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
 
-    @oracle("/follow", FollowRequest)
+    @oracle("/follow", FollowRequest, operation_id="checkFollow")
     async def follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
-        """Is a follow legal, and which rule it breaks (R23)"""
+        """Is a follow legal, and which rule it breaks (R23)
+
+        Whether a follow is legal for a lead and a hand (R23), and if not the rule
+        it breaks and why. Stateless.
+        """
         data = await read_body(request, FollowRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -204,9 +242,13 @@ class RulesOracleController(Controller):
             verdict = check_follow(ctx, lead, hand, play)
             return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
 
-    @oracle("/shape", ShapeRequest)
+    @oracle("/shape", ShapeRequest, operation_id="checkShape")
     async def shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
-        """Classify cards and split a throw (R12–R15)"""
+        """Classify cards and split a throw (R12–R15)
+
+        What cards are as a lead (single, pair, tractor, throw or mixed, R12-R15)
+        and their components, largest first. Stateless.
+        """
         data = await read_body(request, ShapeRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -214,9 +256,13 @@ class RulesOracleController(Controller):
             shape = decompose(ctx, cards)
             return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
-    @oracle("/throw", ThrowRequest)
+    @oracle("/throw", ThrowRequest, operation_id="checkThrow")
     async def throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
-        """Is a throw valid; if not, the forced play (R22)"""
+        """Is a throw valid; if not, the forced play (R22)
+
+        Whether a throw stands against the other three hands (R22), and if not the
+        component played instead. Stateless.
+        """
         data = await read_body(request, ThrowRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -228,18 +274,26 @@ class RulesOracleController(Controller):
             forced = None if verdict.forced is None else card_names(verdict.forced)
             return ThrowResponse(verdict.valid, forced)
 
-    @oracle("/bottom-multiplier", BottomMultiplierRequest)
+    @oracle("/bottom-multiplier", BottomMultiplierRequest, operation_id="checkBottomMultiplier")
     async def bottom_multiplier(self, request: Request[Any, Any, Any]) -> BottomMultiplierResponse:
-        """The bottom multiplier of a last lead (R28)"""
+        """The bottom multiplier of a last lead (R28)
+
+        The bottom multiplier (R28) of a last trick's lead under the rules given:
+        single x2, pair x4, a tractor by `bottom_multiplier`, a throw by its largest
+        component. Stateless.
+        """
         data = await read_body(request, BottomMultiplierRequest)
         with impossible_positions():
             ctx = _context(data)
             shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
             return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
 
-    @oracle("/settle", SettleRequest)
+    @oracle("/settle", SettleRequest, operation_id="settleRound")
     async def settle(self, request: Request[Any, Any, Any]) -> SettleResponse:
-        """Level change for the attackers' points (R30)"""
+        """Level change for the attackers' points (R30)
+
+        The level change an attackers' total brings (R30, §10 level_cap). Stateless.
+        """
         data = await read_body(request, SettleRequest)
         with impossible_positions():
             s = settle(data.attacker_points, _rules(data))

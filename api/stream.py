@@ -93,6 +93,7 @@ class MatchStreamController(Controller):
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
         responses=spectator_problems(404, 422, 429),
+        operation_id="streamMatch",
     )
     async def stream(
         self,

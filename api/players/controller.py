@@ -42,7 +42,15 @@ class PlayerController(Controller):
     path = "/v1/players"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreatePlayerRequest)
+    @write_route(
+        "/",
+        201,
+        409,
+        security=None,
+        headers=(LOCATION_HEADER,),
+        body=CreatePlayerRequest,
+        operation_id="createPlayer",
+    )
     async def create(self, write: Writing) -> Response[NewPlayer]:
         """Create a player (a device account); answers its player token once
 
@@ -70,9 +78,12 @@ class PlayerController(Controller):
 
         return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")
 
-    @route("/me", 401, 403, security=BEARER)
+    @route("/me", 401, 403, security=BEARER, operation_id="getMe")
     async def me(self, read: Reading) -> Profile:
-        """The player of the token"""
+        """The player of the token
+
+        The player of the token: display name, locale, sign-in kind.
+        """
         signed = await read.call(signed_player, read.service, read.credential)
         a = signed.account
         return Profile(
@@ -82,7 +93,15 @@ class PlayerController(Controller):
             session_id=str(signed.session_id),
         )
 
-    @route("/me", 401, 403, status_code=204, security=BEARER, handler=delete)
+    @route(
+        "/me",
+        401,
+        403,
+        status_code=204,
+        security=BEARER,
+        handler=delete,
+        operation_id="erasePlayer",
+    )
     async def erase(self, read: Reading) -> None:
         """Erase the player (crypto-shredding): their key is destroyed
 
@@ -101,9 +120,12 @@ class PlayerController(Controller):
 
         await read.call(work)
 
-    @route("/me/sessions", 401, 403, security=BEARER)
+    @route("/me/sessions", 401, 403, security=BEARER, operation_id="listSessions")
     async def sessions(self, read: Reading) -> SessionList:
-        """The player's sessions (devices), oldest first"""
+        """The player's sessions (devices), oldest first
+
+        The player's sessions (devices), oldest first; tokens are never shown again.
+        """
         signed = await read.call(signed_player, read.service, read.credential)
         return SessionList(
             items=[
@@ -117,9 +139,21 @@ class PlayerController(Controller):
             ]
         )
 
-    @write_route("/me/sessions", 201, 401, 403, 409, body=OpenSessionRequest | None)
+    @write_route(
+        "/me/sessions",
+        201,
+        401,
+        403,
+        409,
+        body=OpenSessionRequest | None,
+        operation_id="openSession",
+    )
     async def open_session(self, write: Writing) -> Response[SessionToken]:
-        """Open another session (a new device); answers its token once"""
+        """Open another session (a new device); answers its token once
+
+        Open another session (a new device) with the player's token; answers the new
+        session's token once.
+        """
         data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
         service = write.runtime.service
 
@@ -130,9 +164,13 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, session_replay)
 
-    @write_route("/me/token", 200, 401, 403)
+    @write_route("/me/token", 200, 401, 403, operation_id="rotateToken")
     async def rotate(self, write: Writing) -> Response[SessionToken]:
-        """Rotate the token of this session; the one used stops working at once"""
+        """Rotate the token of this session; the one used stops working at once
+
+        Rotate this session's token: the answer carries the new one once, and the
+        token used stops working at once.
+        """
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionToken]:
@@ -152,9 +190,13 @@ class PlayerController(Controller):
         status_code=204,
         security=BEARER,
         handler=delete,
+        operation_id="endSession",
     )
     async def end_session(self, read: Reading, session_id: FromPath[UUID]) -> None:
-        """End a session (sign a device out); its token stops working at once"""
+        """End a session (sign a device out); its token stops working at once
+
+        End a session (sign a device out): its token stops working at once.
+        """
         service, cred = read.service, read.credential
 
         def work() -> None:
@@ -162,7 +204,7 @@ class PlayerController(Controller):
 
         await read.call(work)
 
-    @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest)
+    @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest, operation_id="claimSeatAsPlayer")
     async def claim(self, write: Writing) -> Response[PlayerSeat]:
         """Claim a seat as this player (R1: one seat per match)
 
@@ -187,9 +229,15 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
+    @write_route(
+        "/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED, operation_id="renewSeatToken"
+    )
     async def seat_token(self, write: Writing, match_id: FromPath[UUID]) -> Response[PlayerSeat]:
-        """A fresh seat token for the player's seat; the old one stops working"""
+        """A fresh seat token for the player's seat; the old one stops working
+
+        A fresh seat token for the player's seat in the match; the old one stops
+        working at once (its open streams end). Takes no match version.
+        """
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, PlayerSeat]:
@@ -206,9 +254,13 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @route("/me/matches", 401, 403, security=BEARER)
+    @route("/me/matches", 401, 403, security=BEARER, operation_id="listMyMatches")
     async def matches(self, read: Reading) -> MyMatches:
-        """The player's matches: current (with whose turn) and finished"""
+        """The player's matches: current (with whose turn) and finished
+
+        The player's matches: current ones with whose turn it is and its deadline,
+        then finished ones.
+        """
         service, cred = read.service, read.credential
         return await read.call(lambda: my_matches(service, signed_player(service, cred).account))
 

@@ -47,10 +47,18 @@ class InviteController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/v1/matches/{match_id:uuid}/invites", 201, *CHECKED, body=CreateInviteRequest | None
+        "/v1/matches/{match_id:uuid}/invites",
+        201,
+        *CHECKED,
+        body=CreateInviteRequest | None,
+        operation_id="createInvite",
     )
     async def create(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
-        """An invite code to this match (organiser, or a seated player)"""
+        """An invite code to this match (organiser, or a seated player)
+
+        A short invite code to this match (organiser token, or a seated player's):
+        `POST /v1/invites/{code}` takes the lowest free seat (R1).
+        """
         data = await write.body(CreateInviteRequest | None) or CreateInviteRequest()
         service = write.runtime.service
 
@@ -71,9 +79,13 @@ class InviteController(Controller):
 
         return await write.run(lambda: inviter(service, match_id, write.credential), work, replay)
 
-    @route("/v1/invites/{code:str}", 404, 409)
+    @route("/v1/invites/{code:str}", 404, 409, operation_id="getInvite")
     async def show(self, read: Reading, code: CodeParam) -> InviteInfo:
-        """The table an invite code seats at, and its free seats"""
+        """The table an invite code seats at, and its free seats
+
+        The table an invite code seats at and its free seats; the code is the
+        invitation, so no token is needed.
+        """
         service = read.service
 
         def info() -> InviteInfo:
@@ -89,7 +101,14 @@ class InviteController(Controller):
 
         return await read.call(info)
 
-    @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
+    @write_route(
+        "/v1/invites/{code:str}",
+        201,
+        *CHECKED,
+        security=None,
+        body=JoinRequest | None,
+        operation_id="joinByInvite",
+    )
     async def join(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
         """Take a seat with an invite code (the lowest free seat, R1)
 

@@ -79,7 +79,16 @@ class LobbyController(Controller):
     path = "/v1/lobby/tickets"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
+    @write_route(
+        "/",
+        201,
+        401,
+        403,
+        409,
+        headers=(LOCATION_HEADER,),
+        body=TicketRequestBody | None,
+        operation_id="queueForMatch",
+    )
     async def open(self, write: Writing) -> Response[TicketView]:
         """Queue for quick play (a player); four compatible tickets make a match
 
@@ -115,14 +124,26 @@ class LobbyController(Controller):
             location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}",
         )
 
-    @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
+    @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER, operation_id="getTicket")
     async def show(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
-        """The player's ticket: waiting, matched (the match and seat) or cancelled"""
+        """The player's ticket: waiting, matched (the match and seat) or cancelled
+
+        The player's lobby ticket: waiting, matched (with the match and seat) or
+        cancelled (player token).
+        """
         ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
         return ticket_view(ticket)
 
     @route(
-        "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
+        "/{ticket_id:uuid}",
+        401,
+        403,
+        404,
+        409,
+        status_code=200,
+        security=BEARER,
+        handler=delete,
+        operation_id="cancelTicket",
     )
     async def cancel(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
         """Cancel a waiting ticket
@@ -136,7 +157,16 @@ class LobbyController(Controller):
 
         return ticket_view(await read.call(work))
 
-    @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
+    @route(
+        "/{ticket_id:uuid}/stream",
+        401,
+        403,
+        404,
+        422,
+        media_type=EVENT_STREAM,
+        security=BEARER,
+        operation_id="streamTicket",
+    )
     async def stream(
         self,
         read: Reading,

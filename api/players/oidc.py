@@ -55,6 +55,7 @@ class Oidc:
     responses=problems(401, 403, body=True),
     security=BEARER,
     opt=json_body(OpenSessionRequest | None),
+    operation_id="signInWithOidc",
 )
 async def oidc_sign_in(
     request: Request[Any, Any, Any], runtime: NamedDependency[Runtime], oidc: NamedDependency[Oidc]

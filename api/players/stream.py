@@ -53,6 +53,7 @@ class PlayerStreamController(Controller):
         "hint. Player token in `Authorization` or `?token=` (EventSource).",
         responses=problems(401, 403, 422),
         security=BEARER,
+        operation_id="streamPlayer",
     )
     async def stream(
         self,

@@ -105,7 +105,7 @@ class WebhookController(Controller):
     path = "/v1/webhooks"
     tags = ["webhooks"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 401, 403, body=RegisterWebhook)
+    @write_route("/", 201, 401, 403, body=RegisterWebhook, operation_id="registerWebhook")
     async def register(
         self, write: Writing, webhooks: NamedDependency[Webhooks]
     ) -> Response[subs.SubscriptionView]:
@@ -135,27 +135,43 @@ class WebhookController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @route("/", 401, 403)
+    @route("/", 401, 403, operation_id="listWebhooks")
     async def index(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
     ) -> list[subs.SubscriptionView]:
-        """The webhook subscriptions (operator)"""
+        """The webhook subscriptions (operator)
+
+        The webhook subscriptions (operator token).
+        """
         webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
-    @route("/{subscription_id:uuid}", 401, 403, 404, 409, status_code=200, handler=delete)
+    @route(
+        "/{subscription_id:uuid}",
+        401,
+        403,
+        404,
+        409,
+        status_code=200,
+        handler=delete,
+        operation_id="deleteWebhook",
+    )
     async def remove(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],
         subscription_id: FromPath[UUID],
     ) -> subs.SubscriptionView:
-        """Stop a subscription (operator); its undelivered items are not sent"""
+        """Stop a subscription (operator); its undelivered items are not sent
+
+        Stop a webhook subscription (operator token); its undelivered items are not
+        sent.
+        """
         webhooks.require_operator(credential(request))
         sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
         return subs.view(sub)
 
-    @route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
+    @route("/{subscription_id:uuid}/deliveries", 401, 403, 404, operation_id="listDeliveries")
     async def deliveries(
         self,
         request: Request[Any, Any, Any],

@@ -204,6 +204,7 @@ class RecordController(Controller):
         responses=problems(404, 409),
         media_type=JSON,
         operation_class=RecordOperation,
+        operation_id="getMatchRecord",
     )
     async def match_record(
         self,
@@ -224,6 +225,7 @@ class RecordController(Controller):
         responses=problems(404, 409),
         media_type=JSON,
         operation_class=RecordOperation,
+        operation_id="getRoundRecord",
     )
     async def round_record(
         self,
@@ -249,6 +251,7 @@ class RecordController(Controller):
         response_headers=[LOCATION_HEADER],
         request_max_body_size=MAX_RECORD_BYTES,
         operation_class=ImportOperation,
+        operation_id="importRecord",
     )
     async def import_(
         self,

@@ -54,7 +54,13 @@ class ControlController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/{tournament_id:uuid}/forbidden", 200, *CHECKED, body=ForbidRequest)
+    @write_route(
+        "/{tournament_id:uuid}/forbidden",
+        200,
+        *CHECKED,
+        body=ForbidRequest,
+        operation_id="forbidPairing",
+    )
     async def forbid(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
@@ -71,18 +77,28 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
+    @write_route(
+        "/{tournament_id:uuid}/forbidden/{a:int}/{b:int}",
+        200,
+        *CHECKED,
+        handler=delete,
+        operation_id="allowPairing",
+    )
     async def allow(
         self, write: Writing, tournament_id: FromPath[UUID], a: TeamParam, b: TeamParam
     ) -> Response[TournamentView]:
-        """Lift a forbidden pairing (organiser)"""
+        """Lift a forbidden pairing (organiser)
+
+        Lift a forbidden pairing of two teams (organiser token); the next rounds may
+        pair them again.
+        """
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.allow(tournament_id, a, b))
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @route("/{tournament_id:uuid}/preview", 404, 409)
+    @route("/{tournament_id:uuid}/preview", 404, 409, operation_id="previewPairings")
     async def preview(self, read: Reading, tournament_id: FromPath[UUID]) -> PairingPreview:
         """Preview the next round's pairing (nothing is saved)
 
@@ -110,7 +126,11 @@ class ControlController(Controller):
         )
 
     @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
+        "/{tournament_id:uuid}/rounds/{number:int}/pairings",
+        200,
+        *CHECKED,
+        body=OverrideRequest,
+        operation_id="overridePairings",
     )
     async def override(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
@@ -130,7 +150,13 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
+    @write_route(
+        "/{tournament_id:uuid}/adjustments",
+        200,
+        *CHECKED,
+        body=AdjustmentRequest,
+        operation_id="adjustScore",
+    )
     async def adjust(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
@@ -149,7 +175,7 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @route("/{tournament_id:uuid}/adjustments", 404)
+    @route("/{tournament_id:uuid}/adjustments", 404, operation_id="listAdjustments")
     async def adjustments(
         self,
         read: Reading,
@@ -164,7 +190,10 @@ class ControlController(Controller):
         return await json_or_csv(read, tournament_id, format, adjustment_views, adjustments_csv)
 
     @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens", 200, *CHECKED
+        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens",
+        200,
+        *CHECKED,
+        operation_id="reissueTableTokens",
     )
     async def reissue(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
@@ -203,6 +232,7 @@ class ControlController(Controller):
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
         404,
         media_type="text/plain; charset=utf-8",
+        operation_id="getPairingSheet",
     )
     async def sheet(
         self,

@@ -57,7 +57,15 @@ class TournamentController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 409, security=None, headers=(LOCATION,), body=CreateTournamentRequest)
+    @write_route(
+        "/",
+        201,
+        409,
+        security=None,
+        headers=(LOCATION,),
+        body=CreateTournamentRequest,
+        operation_id="createTournament",
+    )
     async def create(self, write: Writing) -> Response[NewTournament]:
         """Create a tournament (organiser); answers the organiser token once
 
@@ -107,7 +115,7 @@ class TournamentController(Controller):
             lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
         )
 
-    @route("/")
+    @route("/", operation_id="listTournaments")
     async def index(
         self, read: Reading, after: After = 0, limit: Limit = 50, status: StatusFilter = None
     ) -> TournamentList:
@@ -120,32 +128,40 @@ class TournamentController(Controller):
             lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
         )
 
-    @route("/{tournament_id:uuid}", 404)
+    @route("/{tournament_id:uuid}", 404, operation_id="getTournament")
     async def get_tournament(self, read: Reading, tournament_id: FromPath[UUID]) -> TournamentView:
         """A tournament: teams, settings, rounds with pairings, tables, results
 
         The detail: teams (with their status: registered, checked in, playing, withdrawn), the
         settings (timers, deadline, tiebreaks), forbidden pairings, adjustments, and each round's
-        pairing, bye, tables (match, seating, result).
-        """
+        pairing, bye, tables (match, seating, result)."""
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return tournament_view(t)
 
-    @route("/{tournament_id:uuid}/rounds", 404)
+    @route("/{tournament_id:uuid}/rounds", 404, operation_id="listTournamentRounds")
     async def rounds(self, read: Reading, tournament_id: FromPath[UUID]) -> list[RoundView]:
-        """The scheduled rounds with their tables"""
+        """The scheduled rounds with their tables
+
+        The scheduled tournament rounds, each with its tables and results.
+        """
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
-    @route("/{tournament_id:uuid}/rounds/{number:int}", 404)
+    @route("/{tournament_id:uuid}/rounds/{number:int}", 404, operation_id="getTournamentRound")
     async def one_round(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> RoundView:
-        """One round: commitment (R35), secret once completed, tables and results"""
+        """One round: commitment (R35), secret once completed, tables and results
+
+        One tournament round: its commitment (R35), its secret once completed (R36),
+        its tables and their results.
+        """
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
-    @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED)
+    @write_route(
+        "/{tournament_id:uuid}/rounds", 201, *CHECKED, operation_id="scheduleTournamentRound"
+    )
     async def schedule(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
@@ -171,7 +187,12 @@ class TournamentController(Controller):
 
         return await organiser_write(write, tournament_id, act, replay)
 
-    @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
+    @write_route(
+        "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
+        202,
+        *CHECKED,
+        operation_id="runTournamentBots",
+    )
     async def run_bots(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:

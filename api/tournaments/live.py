@@ -89,6 +89,7 @@ class LiveController(Controller):
         "sent again; an id beyond the tournament's version is a 422. The stream ends after "
         "a finished tournament's frame, or after its lifetime with a `retry:` hint.",
         responses=problems(404, 422),
+        operation_id="streamStandings",
     )
     async def stream(
         self,
@@ -135,6 +136,7 @@ class LiveController(Controller):
                 documentation_only=True,
             )
         ],
+        operation_id="getTournamentArchive",
     )
     async def archive(
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]

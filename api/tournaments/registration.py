@@ -43,6 +43,7 @@ class RegistrationController(Controller):
         *CHECKED,
         security=OPTIONAL_BEARER,
         body=RegisterTeamRequest,
+        operation_id="registerTeam",
     )
     async def register(
         self, write: Writing, tournament_id: FromPath[UUID]
@@ -92,11 +93,17 @@ class RegistrationController(Controller):
 
         return await write.run(authorize, work, replay)
 
-    @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
+    @write_route(
+        "/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED, operation_id="checkInTeam"
+    )
     async def check_in(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
-        """Check a team in before the start (the team's token or the organiser's)"""
+        """Check a team in before the start (the team's token or the organiser's)
+
+        A registered team confirms it is present, before the start (its team token
+        or the organiser's); with check-in required, teams that did not are out.
+        """
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.check_in(tournament_id, team))
@@ -104,7 +111,11 @@ class RegistrationController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
     @write_route(
-        "/{tournament_id:uuid}/teams/{team:int}/withdraw", 200, *CHECKED, body=WithdrawRequest
+        "/{tournament_id:uuid}/teams/{team:int}/withdraw",
+        200,
+        *CHECKED,
+        body=WithdrawRequest,
+        operation_id="withdrawTeam",
     )
     async def withdraw(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
@@ -126,7 +137,7 @@ class RegistrationController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
-    @write_route("/{tournament_id:uuid}/start", 200, *CHECKED)
+    @write_route("/{tournament_id:uuid}/start", 200, *CHECKED, operation_id="startTournament")
     async def start(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:

@@ -48,26 +48,38 @@ class ResultController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404)
+    @route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404, operation_id="listTables")
     async def tables(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> list[TableView]:
-        """A round's tables: pairing, seating (R36), match and result"""
+        """A round's tables: pairing, seating (R36), match and result
+
+        A tournament round's tables: the pairing, the duplicate seating (R36), the
+        match and the result.
+        """
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
 
-    @write_route("/{tournament_id:uuid}/results/collect", 200, 401, 403, 404)
+    @write_route(
+        "/{tournament_id:uuid}/results/collect", 200, 401, 403, 404, operation_id="collectResults"
+    )
     async def collect(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        """Pull the finished tables' results into the tournament (organiser)"""
+        """Pull the finished tables' results into the tournament (organiser)
+
+        Organiser: pull the results of the finished tables into the tournament (each
+        once), so the standings count them.
+        """
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.collect(tournament_id))
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(f"{TABLE_PATH}/finish", 200, *CHECKED, body=FinishTableRequest)
+    @write_route(
+        f"{TABLE_PATH}/finish", 200, *CHECKED, body=FinishTableRequest, operation_id="finishTable"
+    )
     async def finish_table(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
@@ -85,11 +97,20 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, answer)
 
-    @write_route(f"{TABLE_PATH}/correction", 200, *CHECKED, body=CorrectionRequest)
+    @write_route(
+        f"{TABLE_PATH}/correction",
+        200,
+        *CHECKED,
+        body=CorrectionRequest,
+        operation_id="correctTableResult",
+    )
     async def correct(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
-        """Correct a table's result (organiser; recorded with who and why)"""
+        """Correct a table's result (organiser; recorded with who and why)
+
+        Organiser: replace a table's result; recorded with who and why.
+        """
         data = await write.body(CorrectionRequest)
         answer = table_answer(number, table)
 
@@ -120,22 +141,33 @@ class ResultController(Controller):
         "/{tournament_id:uuid}/standings",
         responses=csv_doc(StandingsView, "The standings"),
         operation_class=CsvOperation,
+        operation_id="getStandings",
     )
     async def standings(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
-        """Standings with their tiebreaks (JSON, or CSV)"""
+        """Standings with their tiebreaks (JSON, or CSV)
+
+        The standings, best first, with the tie-breaks used; JSON, or CSV with
+        `?format=csv` or `Accept: text/csv`.
+        """
         return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
 
     @route(
         "/{tournament_id:uuid}/results",
         responses=csv_doc(ResultsExport, "The results"),
         operation_class=CsvOperation,
+        operation_id="getTournamentResults",
     )
     async def results(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
-        """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)"""
+        """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)
+
+        Everything needed to check and rank the tournament: rounds, tables, results,
+        commitments and (once revealed) secrets (R36); JSON, or CSV with
+        `?format=csv` or `Accept: text/csv`.
+        """
         return await json_or_csv(read, tournament_id, format, results_export, results_csv)
 
 

@@ -24,12 +24,16 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class PlayerView(_View, frozen=True, kw_only=True):
+    """A player of a team."""
+
     name: str
     kind: str
     """``human``, or the bot policy (``random``, ``heuristic``, ``strong``)."""
 
 
 class TeamView(_View, frozen=True, kw_only=True):
+    """A team of a tournament."""
+
     team: int
     """The team's number: its place in the registration (the seeding), from 0."""
     name: str
@@ -44,6 +48,8 @@ class TeamView(_View, frozen=True, kw_only=True):
 
 
 class TableResultView(_View, frozen=True, kw_only=True):
+    """A tournament table's result, from its first team's side."""
+
     winner: int | None
     """The winning team's number; null for a draw."""
     levels: list[int]
@@ -59,6 +65,8 @@ class TableResultView(_View, frozen=True, kw_only=True):
 
 
 class TableView(_View, frozen=True, kw_only=True):
+    """A tournament table: its match, its teams, its result."""
+
     table: int
     """1-based."""
     match_id: str
@@ -70,6 +78,8 @@ class TableView(_View, frozen=True, kw_only=True):
 
 
 class RoundView(_View, frozen=True, kw_only=True):
+    """A tournament round: its tables, its secret's commitment (R35, R36)."""
+
     number: int
     status: str
     """``in_play`` (a table has no result yet) or ``completed``."""
@@ -126,6 +136,8 @@ class ForbiddenView(_View, frozen=True, kw_only=True):
 
 
 class TournamentView(_View, frozen=True, kw_only=True):
+    """A tournament as anyone may see it."""
+
     tournament_id: str
     name: str
     preset: str | None
@@ -147,6 +159,8 @@ class TournamentView(_View, frozen=True, kw_only=True):
 
 
 class StandingView(_View, frozen=True, kw_only=True):
+    """A team's line in the standings."""
+
     rank: int
     team: int
     name: str
@@ -170,6 +184,8 @@ class StandingView(_View, frozen=True, kw_only=True):
 
 
 class StandingsView(_View, frozen=True, kw_only=True):
+    """The tournament's standings, with the tie-breaks used."""
+
     tournament_id: str
     rounds_completed: int
     tiebreaks: list[str]
