@@ -36,12 +36,12 @@ from api.openapi import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper
-from api.players.oidc import Oidc, oidc_sign_in
+from api.players.oidc import Oidc, sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware
-from api.reads import ReadController, verify
-from api.records.bulk import bulk_records
+from api.reads import ReadController, verify_deal
+from api.records.bulk import export_records
 from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
@@ -108,7 +108,7 @@ def create_app(parts: AppParts) -> Litestar:
             CommandController,
             ReadController,
             MatchStreamController,
-            verify,
+            verify_deal,
             RulesOracleController,
             RuleBookController,
             TimeoutController,
@@ -118,14 +118,14 @@ def create_app(parts: AppParts) -> Litestar:
             ControlController,
             LiveController,
             RecordController,
-            bulk_records,
+            export_records,
             FeedController,
             PlayerController,
             InviteController,
             LobbyController,
             PlayerStreamController,
             WebhookController,
-            oidc_sign_in,
+            sign_in_with_oidc,
             *health_handlers(store_probe(service), limiter=runtime.limiter),
             metrics.handler(),
         ],

@@ -56,12 +56,7 @@ class CommandController(Controller):
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/{match_id:uuid}/actions/{action:str}",
-        200,
-        *CHECKED,
-        412,
-        body=ActionRequest | None,
-        operation_id="act",
+        "/{match_id:uuid}/actions/{action:str}", 200, *CHECKED, 412, body=ActionRequest | None
     )
     async def act(
         self,

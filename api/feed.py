@@ -35,11 +35,6 @@ from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 from litestar.openapi.spec import (
     Example,
-    OpenAPIMediaType,
-    OpenAPIResponse,
-    OpenAPIType,
-    Operation,
-    Schema,
 )
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -71,36 +66,6 @@ Limit = Annotated[
     int,
     QueryParameter(ge=1, le=MAX_LIMIT, description="Items per page", examples=[Example(value=100)]),
 ]
-
-
-@dataclass
-class StreamOperation(Operation):
-    """The stream's 200 in the OpenAPI document: SSE frames (``asyncapi.yaml``)."""
-
-    def __post_init__(self) -> None:
-        responses = dict(self.responses or {})
-        responses["200"] = OpenAPIResponse(
-            description="Server-Sent Events: `event: event` frames, `id` the position, "
-            "`data` a feed item (asyncapi.yaml, channel `events`)",
-            content={
-                EVENT_STREAM: OpenAPIMediaType(
-                    schema=Schema(
-                        type=OpenAPIType.OBJECT,
-                        description="One SSE frame (pings and `retry:` have no data)",
-                        properties={
-                            "event": Schema(type=OpenAPIType.STRING, const="event"),
-                            "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
-                            "data": Schema(
-                                type=OpenAPIType.STRING,
-                                description="A feed item as JSON (FeedPage.items)",
-                            ),
-                        },
-                    ),
-                    example='retry: 1000\n\nevent: event\nid: 1\ndata: {"position":1,…}\n\n',
-                )
-            },
-        )
-        self.responses = responses
 
 
 FEED_STREAM_PATH = r"^/v1/events/stream/?$"
@@ -225,9 +190,8 @@ class FeedController(Controller):
         "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
         "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
         responses=problems(401, 422),
-        operation_id="listEvents",
     )
-    async def events(
+    async def list_events(
         self,
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
@@ -248,10 +212,8 @@ class FeedController(Controller):
         summary="The whole event log, live (Server-Sent Events)",
         description=STREAM_DOC,
         responses=problems(401, 422, 429),
-        operation_class=StreamOperation,
-        operation_id="streamEvents",
     )
-    async def stream(
+    async def stream_events(
         self,
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
@@ -288,7 +250,6 @@ class FeedController(Controller):
         "version has. Older versions are read through their upcasters.",
         responses=problems(),
         security=[{}],
-        operation_id="getEventSchemas",
     )
-    async def schema(self) -> EventSchemas:
+    async def get_event_schemas(self) -> EventSchemas:
         return event_schemas()

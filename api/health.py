@@ -64,10 +64,9 @@ def health_handlers(
         "/healthz",
         summary="Liveness",
         tags=["health"],
-        operation_id="getHealth",
         description="Liveness: the process answers. Kubernetes restarts it when this fails.",
     )
-    async def healthz() -> HealthStatus:
+    async def get_health() -> HealthStatus:
         return HealthStatus("ok")
 
     @get(
@@ -82,11 +81,10 @@ def health_handlers(
                 generate_examples=False,
             )
         },
-        operation_id="getReadiness",
         description="Readiness: the store is reachable and its schema is in place; 503 "
         "`not-ready` otherwise (the pod is taken out of its Service).",
     )
-    async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def get_readiness(request: Request[Any, Any, Any]) -> Response[Any]:
         if not limiters:
             limiters.append(anyio.CapacityLimiter(1))
         try:
@@ -98,7 +96,7 @@ def health_handlers(
             return _not_ready(request, reason, timeout, retry_after)
         return Response(HealthStatus("ready"))
 
-    return [healthz, readyz]
+    return [get_health, get_readiness]
 
 
 def _not_ready(

@@ -66,15 +66,9 @@ class MatchController(Controller):
     tags = ["matches"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/",
-        201,
-        409,
-        security=None,
-        headers=(LOCATION_HEADER,),
-        body=CreateMatchRequest | None,
-        operation_id="createMatch",
+        "/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreateMatchRequest | None
     )
-    async def create(self, write: Writing) -> Response[NewMatch]:
+    async def create_match(self, write: Writing) -> Response[NewMatch]:
         """Create a match (a preset and/or §10 rule fields)
 
         Answers the organiser token once; it authorises seating bots, running them and ending the
@@ -114,8 +108,8 @@ class MatchController(Controller):
             lambda: None, work, replay, location=lambda m: f"/v1/matches/{m.match_id}"
         )
 
-    @route("/", operation_id="listMatches")
-    async def index(
+    @route("/")
+    async def list_matches(
         self, read: Reading, after: After = 0, limit: Limit = 50, origin: OriginFilter = None
     ) -> MatchList:
         """List matches, oldest first (paged)
@@ -127,7 +121,7 @@ class MatchController(Controller):
             lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
         )
 
-    @route("/{match_id:uuid}", 404, tagged=True, operation_id="getMatch")
+    @route("/{match_id:uuid}", 404, tagged=True)
     async def get_match(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[MatchSummary]:
@@ -145,13 +139,7 @@ class MatchController(Controller):
         return tagged(summary, tag)
 
     @write_route(
-        "/{match_id:uuid}/seats/{seat:int}",
-        201,
-        404,
-        409,
-        security=None,
-        body=ClaimSeatRequest,
-        operation_id="claimSeat",
+        "/{match_id:uuid}/seats/{seat:int}", 201, 404, 409, security=None, body=ClaimSeatRequest
     )
     async def claim_seat(
         self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
@@ -179,13 +167,7 @@ class MatchController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @write_route(
-        "/{match_id:uuid}/seats/{seat:int}/bot",
-        201,
-        *CHECKED,
-        body=SeatBotRequest,
-        operation_id="seatBot",
-    )
+    @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
     async def seat_bot(
         self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[BotSeated]:
@@ -214,8 +196,8 @@ class MatchController(Controller):
 
         return await write.run(self._organiser(write, match_id), work, replay)
 
-    @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404, operation_id="runBots")
-    async def bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
+    @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
+    async def run_bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
         """Wake the match's bots now (organiser)
 
         Bots move on their own, off the request path, as soon as they are to act; this asks the bot
@@ -240,14 +222,10 @@ class MatchController(Controller):
 
         return await write.run(self._organiser(write, match_id), work, replay)
 
-    @write_route(
-        "/{match_id:uuid}/finish",
-        200,
-        *CHECKED,
-        body=FinishRequest | None,
-        operation_id="finishMatch",
-    )
-    async def finish(self, write: Writing, match_id: FromPath[UUID]) -> Response[FinishedMatch]:
+    @write_route("/{match_id:uuid}/finish", 200, *CHECKED, body=FinishRequest | None)
+    async def finish_match(
+        self, write: Writing, match_id: FromPath[UUID]
+    ) -> Response[FinishedMatch]:
         """End the match (organiser, R32)
 
         A round being played is abandoned unscored; no command is accepted after.

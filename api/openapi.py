@@ -1,9 +1,13 @@
 """The OpenAPI document: what it says besides the routes, how it is completed, and when.
 
-Litestar generates the document from the route handlers; :func:`complete_document` then
-states what Litestar leaves out (:mod:`api.contract`: request bodies as msgspec's schemas,
-parameter constraints, problem answers, links; :mod:`api.openapi_docs`: operation ids,
-descriptions and problem types; :mod:`api.openapi_examples`: examples).
+Litestar generates the document from the route handlers (each operation's id is its
+handler's name, :func:`operation_id`; its summary and description the handler's
+docstring); :func:`complete_document` then states what Litestar leaves out
+(:mod:`api.contract`: request bodies as msgspec's schemas, parameter constraints, problem
+answers, links; :mod:`api.openapi_docs`: field descriptions and problem types;
+:mod:`api.openapi_examples`: examples), and the last steps make every union a tagged,
+named schema (:func:`tag_unions`) and leave the streams to an SSE client
+(:func:`leave_streams`) — docs/decisions.md D-contract-native.
 
 The document is the same for every app of the process (the routes are), so it is built
 once per process, on first use: the first request to ``/schema`` (every page there serves
@@ -21,6 +25,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 from litestar import Litestar, Request
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import (
     JsonRenderPlugin,
@@ -37,7 +42,12 @@ from litestar.routes import BaseRoute
 
 from api.asyncapi import asyncapi_document
 from api.contract import constrain_operations, link_operations
-from api.openapi_docs import describe_parameters, document_schemas, name_operations, problem_types
+from api.openapi_docs import (
+    describe_operations,
+    describe_parameters,
+    document_schemas,
+    problem_types,
+)
 from api.openapi_examples import add_examples
 from api.sse import EVENT_STREAM
 
@@ -101,7 +111,16 @@ def openapi_config() -> OpenAPIConfig:
             ),
         ],
         render_plugins=[Completed(page) for page in pages()],
+        operation_id_creator=operation_id,
     )
+
+
+def operation_id(handler: HTTPRouteHandler, method: Any, path: Any) -> str:
+    """An operation's id: its handler's name in camelCase (``claim_seat`` → ``claimSeat``),
+    stable for clients: a handler is named for its operation (docs/decisions.md
+    D-contract-native)."""
+    first, *rest = handler.handler_name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
 
 
 def pages() -> list[OpenAPIRenderPlugin]:
@@ -137,7 +156,7 @@ class Completed(OpenAPIRenderPlugin):
 def complete_document(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
     """Complete Litestar's document of ``routes`` in place (the module docstring)."""
     constrain_operations(doc, routes)
-    name_operations(doc)
+    describe_operations(doc)
     describe_parameters(doc)
     document_schemas(doc)
     problem_types(doc)
@@ -220,10 +239,13 @@ def leave_streams(document: dict[str, Any]) -> None:
     for path, item in document["paths"].items():
         for operation in item.values():
             ok = operation.get("responses", {}).get("200", {})
-            media = ok.get("content", {}).get(EVENT_STREAM)
-            if media is None:
+            if EVENT_STREAM not in ok.get("content", {}):
                 continue
             channel = channels[re.sub(r"\{[^}]*\}", "{}", path)]
+            ok["description"] = (
+                "Server-Sent Events: the frames are the messages of asyncapi.yaml's "
+                f"channel `{channel}`; `: ping` comments and a `retry:` hint between them"
+            )
             ok["content"] = {
                 EVENT_STREAM: {
                     "schema": {
@@ -231,7 +253,6 @@ def leave_streams(document: dict[str, Any]) -> None:
                         "description": "Server-Sent Events; the frames are the messages of "
                         f"asyncapi.yaml's channel `{channel}`",
                     },
-                    **({"example": media["example"]} if "example" in media else {}),
                 }
             }
             operation["x-internal"] = True

@@ -1,8 +1,7 @@
-"""The OpenAPI document as a mobile developer generates a client from it:
-operationIds a person would write, a description on every schema and property (the
-Structs' own docstrings: the class's, and the one under each field), readable unique
-schema names, and every 4xx answer listing the problem ``type``s it can carry, each
-with an example.
+"""The OpenAPI document as a mobile developer generates a client from it: a description
+on every operation, schema and property (the Structs' own docstrings: the class's, and
+the one under each field), readable unique schema names, and every 4xx answer listing
+the problem ``type``s it can carry, each with an example.
 
 :func:`document_schemas` runs after :func:`api.contract.constrain_operations` built
 the request schemas: every component schema is rendered to plain JSON Schema, given its
@@ -53,13 +52,11 @@ def operations(doc: OpenAPI) -> list[tuple[str, str, Operation]]:
     return found
 
 
-def name_operations(doc: OpenAPI) -> None:
-    """Every operation has the ``operationId`` its route declares and a description (a
-    new route without them fails the document's generation, so it cannot ship
-    machine-made)."""
+def describe_operations(doc: OpenAPI) -> None:
+    """Every operation has a description (its handler's docstring; a new route without one
+    fails the document's generation, so it cannot ship undocumented) and its handler's
+    name as its ``operationId`` (:func:`api.openapi.operation_id`)."""
     for method, path, operation in operations(doc):
-        if not operation.operation_id or operation.operation_id[0].isupper():
-            raise RuntimeError(f"OpenAPI: name the operation {method} {path} (operation_id=)")
         if not operation.description:
             raise RuntimeError(f"OpenAPI: describe the operation {method} {path} (its handler)")
 

@@ -149,6 +149,5 @@ TEXT_EXAMPLES: Final[dict[str, str]] = {
     ),
     "text/csv": "rank,team,name,played,wins,draws,losses,byes,match_points,...\r\n"
     "1,0,Team A,1,1,0,0,0,2,...\r\n",
-    "text/event-stream": 'id: 12\nevent: view\ndata: {"kind":"public","version":12,…}\n\n',
 }
 """Examples of the answers that are not JSON, by media type."""

@@ -44,7 +44,8 @@ from services.history import (
     version_at,
 )
 from services.summaries import RoundSummary, round_summaries
-from services.verify import recompute_deal, verify_deal, verify_round
+from services.verify import recompute_deal, verify_round
+from services.verify import verify_deal as check_deal
 from services.views import PublicView, SeatView, clock_marker, match_version, table_view
 
 RoundNumber = Annotated[int, PathParameter(ge=1, le=100_000, description="Round number, from 1")]
@@ -72,16 +73,8 @@ class ReadController(Controller):
     path = "/v1/matches"
     tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @route(
-        "/{match_id:uuid}/view",
-        401,
-        403,
-        404,
-        tagged=True,
-        security=BEARER,
-        operation_id="getSeatView",
-    )
-    async def view(
+    @route("/{match_id:uuid}/view", 401, 403, 404, tagged=True, security=BEARER)
+    async def get_seat_view(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[SeatView]:
         """The table as the token's seat sees it (R33)
@@ -122,9 +115,8 @@ class ReadController(Controller):
         responses=spectator_problems(404),
         tagged=True,
         security=OPTIONAL_BEARER,
-        operation_id="getPublicView",
     )
-    async def public(
+    async def get_public_view(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[PublicView]:
         """The table as a spectator sees it (R33: no hand, no bottom before the end)
@@ -154,13 +146,8 @@ class ReadController(Controller):
         tag, view = await read.call(work)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
-    @route(
-        "/{match_id:uuid}/history",
-        responses=spectator_problems(404),
-        security=OPTIONAL_BEARER,
-        operation_id="getHistory",
-    )
-    async def history(
+    @route("/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER)
+    async def get_history(
         self,
         read: Reading,
         match_id: FromPath[UUID],
@@ -182,13 +169,8 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @route(
-        "/{match_id:uuid}/state",
-        responses=spectator_problems(404),
-        security=OPTIONAL_BEARER,
-        operation_id="getStateAt",
-    )
-    async def state(
+    @route("/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER)
+    async def get_state_at(
         self,
         read: Reading,
         match_id: FromPath[UUID],
@@ -226,8 +208,8 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @route("/{match_id:uuid}/rounds", 404, operation_id="listRounds")
-    async def rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
+    @route("/{match_id:uuid}/rounds", 404)
+    async def list_rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
         """The match's rounds and results
 
         The match's rounds in order: playing, scored (with the recorded result,
@@ -240,9 +222,8 @@ class ReadController(Controller):
         "/{match_id:uuid}/rounds/{number:int}",
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
-        operation_id="getRound",
     )
-    async def round(
+    async def get_round(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> PublicView:
         """A round as a spectator sees it now (everything once scored, R33)
@@ -260,7 +241,7 @@ class ReadController(Controller):
 
         return await read.call(work)
 
-    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409, operation_id="verifyRound")
+    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
     async def verify_round(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> RoundVerified:
@@ -298,9 +279,8 @@ class ReadController(Controller):
     "or the first card) — the deal recomputed from the seed either way.",
     responses=problems(body=True),
     opt=json_body(VerifyRequest),
-    operation_id="verifyDeal",
 )
-async def verify(request: Request[Any, Any, Any]) -> DealVerified:
+async def verify_deal(request: Request[Any, Any, Any]) -> DealVerified:
     data = await read_body(request, VerifyRequest)
     hands = None
     if data.hands is not None:
@@ -308,7 +288,7 @@ async def verify(request: Request[Any, Any, Any]) -> DealVerified:
     bottom = None if data.bottom is None else list(parse_field(data.bottom, "bottom"))
     mismatch = None
     try:
-        check = verify_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
+        check = check_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
     except VerificationError as e:  # R35: a failed check is the answer, not a refusal
         mismatch = e.detail
         check = recompute_deal(data.seed, data.commitment, data.first_seat)

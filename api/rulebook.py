@@ -250,9 +250,8 @@ class RuleBookController(Controller):
         responses={304: NOT_MODIFIED, **problems()},
         response_description=ANSWERED,
         response_headers=HEADERS,
-        operation_id="getRuleBook",
     )
-    async def index(
+    async def get_rule_book(
         self, accept_language: AcceptLanguage = None, if_none_match: IfNoneMatch = None
     ) -> Response[RuleBookIndex]:
         language = _language(accept_language)
@@ -268,9 +267,8 @@ class RuleBookController(Controller):
         responses={**RESPONSES, 405: ORACLE_NAME},
         response_description=ANSWERED,
         response_headers=HEADERS,
-        operation_id="getRule",
     )
-    async def rule(
+    async def get_rule(
         self,
         number: RuleNumber,
         accept_language: AcceptLanguage = None,
@@ -290,9 +288,8 @@ class RuleBookController(Controller):
         responses=RESPONSES,
         response_description=ANSWERED,
         response_headers=HEADERS,
-        operation_id="getVariant",
     )
-    async def variant(
+    async def get_variant(
         self,
         name: VariantName,
         accept_language: AcceptLanguage = None,
@@ -308,9 +305,8 @@ class RuleBookController(Controller):
         responses=RESPONSES,
         response_description=ANSWERED,
         response_headers=HEADERS,
-        operation_id="getPreset",
     )
-    async def preset(
+    async def get_preset(
         self,
         name: PresetName,
         accept_language: AcceptLanguage = None,

@@ -190,25 +190,18 @@ def impossible_positions() -> Iterator[None]:
 _CITED = re.compile(r"\((R[0-9]+)")
 
 
-def oracle(path: str, body: Any, operation_id: str) -> RouteDecorator:
+def oracle(path: str, body: Any) -> RouteDecorator:
     """A question to the rules engine: ``POST /v1/rules{path}`` with a ``body``, answered
     200, or refused for an impossible position or input (:data:`ERRORS`)."""
-    return route(
-        path,
-        handler=post,
-        status_code=200,
-        responses=ERRORS,
-        opt=json_body(body),
-        operation_id=operation_id,
-    )
+    return route(path, handler=post, status_code=200, responses=ERRORS, opt=json_body(body))
 
 
 class RulesOracleController(Controller):
     path = "/v1/rules"
     tags = ["rules oracle"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @oracle("/trick", TrickRequest, operation_id="judgeTrick")
-    async def trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
+    @oracle("/trick", TrickRequest)
+    async def judge_trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
         """Who wins a trick, and its points (R24, R11, R26)
 
         The winning play of a trick (R24, ties R11) and its points (R26). Stateless.
@@ -226,8 +219,8 @@ class RulesOracleController(Controller):
                     )
             return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
 
-    @oracle("/follow", FollowRequest, operation_id="checkFollow")
-    async def follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
+    @oracle("/follow", FollowRequest)
+    async def check_follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
         """Is a follow legal, and which rule it breaks (R23)
 
         Whether a follow is legal for a lead and a hand (R23), and if not the rule
@@ -242,8 +235,8 @@ class RulesOracleController(Controller):
             verdict = check_follow(ctx, lead, hand, play)
             return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
 
-    @oracle("/shape", ShapeRequest, operation_id="checkShape")
-    async def shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
+    @oracle("/shape", ShapeRequest)
+    async def check_shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
         """Classify cards and split a throw (R12–R15)
 
         What cards are as a lead (single, pair, tractor, throw or mixed, R12-R15)
@@ -256,8 +249,8 @@ class RulesOracleController(Controller):
             shape = decompose(ctx, cards)
             return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
-    @oracle("/throw", ThrowRequest, operation_id="checkThrow")
-    async def throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
+    @oracle("/throw", ThrowRequest)
+    async def check_throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
         """Is a throw valid; if not, the forced play (R22)
 
         Whether a throw stands against the other three hands (R22), and if not the
@@ -274,8 +267,10 @@ class RulesOracleController(Controller):
             forced = None if verdict.forced is None else card_names(verdict.forced)
             return ThrowResponse(verdict.valid, forced)
 
-    @oracle("/bottom-multiplier", BottomMultiplierRequest, operation_id="checkBottomMultiplier")
-    async def bottom_multiplier(self, request: Request[Any, Any, Any]) -> BottomMultiplierResponse:
+    @oracle("/bottom-multiplier", BottomMultiplierRequest)
+    async def check_bottom_multiplier(
+        self, request: Request[Any, Any, Any]
+    ) -> BottomMultiplierResponse:
         """The bottom multiplier of a last lead (R28)
 
         The bottom multiplier (R28) of a last trick's lead under the rules given:
@@ -288,8 +283,8 @@ class RulesOracleController(Controller):
             shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
             return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
 
-    @oracle("/settle", SettleRequest, operation_id="settleRound")
-    async def settle(self, request: Request[Any, Any, Any]) -> SettleResponse:
+    @oracle("/settle", SettleRequest)
+    async def settle_round(self, request: Request[Any, Any, Any]) -> SettleResponse:
         """Level change for the attackers' points (R30)
 
         The level change an attackers' total brings (R30, §10 level_cap). Stateless.

@@ -93,9 +93,8 @@ class MatchStreamController(Controller):
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
         responses=spectator_problems(404, 422, 429),
-        operation_id="streamMatch",
     )
-    async def stream(
+    async def stream_match(
         self,
         request: Request[Any, Any, Any],
         match_id: FromPath[UUID],

@@ -68,15 +68,8 @@ class TimeoutController(Controller):
     path = "/v1/matches"
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/{match_id:uuid}/timeout",
-        200,
-        *CHECKED,
-        412,
-        description=TIMEOUT_DOC,
-        operation_id="claimTimeout",
-    )
-    async def claim(
+    @write_route("/{match_id:uuid}/timeout", 200, *CHECKED, 412, description=TIMEOUT_DOC)
+    async def claim_timeout(
         self, write: Writing, match_id: FromPath[UUID], if_match: IfMatch = None
     ) -> Response[TimeoutClaimed]:
         """Claim the turn timeout of the seat to act (the bot moves for it)"""

@@ -42,16 +42,8 @@ class PlayerController(Controller):
     path = "/v1/players"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        201,
-        409,
-        security=None,
-        headers=(LOCATION_HEADER,),
-        body=CreatePlayerRequest,
-        operation_id="createPlayer",
-    )
-    async def create(self, write: Writing) -> Response[NewPlayer]:
+    @write_route("/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreatePlayerRequest)
+    async def create_player(self, write: Writing) -> Response[NewPlayer]:
         """Create a player (a device account); answers its player token once
 
         The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
@@ -78,8 +70,8 @@ class PlayerController(Controller):
 
         return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")
 
-    @route("/me", 401, 403, security=BEARER, operation_id="getMe")
-    async def me(self, read: Reading) -> Profile:
+    @route("/me", 401, 403, security=BEARER)
+    async def get_me(self, read: Reading) -> Profile:
         """The player of the token
 
         The player of the token: display name, locale, sign-in kind.
@@ -93,16 +85,8 @@ class PlayerController(Controller):
             session_id=str(signed.session_id),
         )
 
-    @route(
-        "/me",
-        401,
-        403,
-        status_code=204,
-        security=BEARER,
-        handler=delete,
-        operation_id="erasePlayer",
-    )
-    async def erase(self, read: Reading) -> None:
+    @route("/me", 401, 403, status_code=204, security=BEARER, handler=delete)
+    async def erase_player(self, read: Reading) -> None:
         """Erase the player (crypto-shredding): their key is destroyed
 
         Every name of the player in the history now reads `erased player`: matches, replays, state
@@ -120,8 +104,8 @@ class PlayerController(Controller):
 
         await read.call(work)
 
-    @route("/me/sessions", 401, 403, security=BEARER, operation_id="listSessions")
-    async def sessions(self, read: Reading) -> SessionList:
+    @route("/me/sessions", 401, 403, security=BEARER)
+    async def list_sessions(self, read: Reading) -> SessionList:
         """The player's sessions (devices), oldest first
 
         The player's sessions (devices), oldest first; tokens are never shown again.
@@ -139,15 +123,7 @@ class PlayerController(Controller):
             ]
         )
 
-    @write_route(
-        "/me/sessions",
-        201,
-        401,
-        403,
-        409,
-        body=OpenSessionRequest | None,
-        operation_id="openSession",
-    )
+    @write_route("/me/sessions", 201, 401, 403, 409, body=OpenSessionRequest | None)
     async def open_session(self, write: Writing) -> Response[SessionToken]:
         """Open another session (a new device); answers its token once
 
@@ -164,8 +140,8 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, session_replay)
 
-    @write_route("/me/token", 200, 401, 403, operation_id="rotateToken")
-    async def rotate(self, write: Writing) -> Response[SessionToken]:
+    @write_route("/me/token", 200, 401, 403)
+    async def rotate_token(self, write: Writing) -> Response[SessionToken]:
         """Rotate the token of this session; the one used stops working at once
 
         Rotate this session's token: the answer carries the new one once, and the
@@ -190,7 +166,6 @@ class PlayerController(Controller):
         status_code=204,
         security=BEARER,
         handler=delete,
-        operation_id="endSession",
     )
     async def end_session(self, read: Reading, session_id: FromPath[UUID]) -> None:
         """End a session (sign a device out); its token stops working at once
@@ -204,8 +179,8 @@ class PlayerController(Controller):
 
         await read.call(work)
 
-    @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest, operation_id="claimSeatAsPlayer")
-    async def claim(self, write: Writing) -> Response[PlayerSeat]:
+    @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest)
+    async def claim_seat_as_player(self, write: Writing) -> Response[PlayerSeat]:
         """Claim a seat as this player (R1: one seat per match)
 
         The player token then acts for the seat from any device; the answer also carries a seat
@@ -229,10 +204,10 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @write_route(
-        "/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED, operation_id="renewSeatToken"
-    )
-    async def seat_token(self, write: Writing, match_id: FromPath[UUID]) -> Response[PlayerSeat]:
+    @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
+    async def renew_seat_token(
+        self, write: Writing, match_id: FromPath[UUID]
+    ) -> Response[PlayerSeat]:
         """A fresh seat token for the player's seat; the old one stops working
 
         A fresh seat token for the player's seat in the match; the old one stops
@@ -254,8 +229,8 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
-    @route("/me/matches", 401, 403, security=BEARER, operation_id="listMyMatches")
-    async def matches(self, read: Reading) -> MyMatches:
+    @route("/me/matches", 401, 403, security=BEARER)
+    async def list_my_matches(self, read: Reading) -> MyMatches:
         """The player's matches: current (with whose turn) and finished
 
         The player's matches: current ones with whose turn it is and its deadline,

@@ -47,13 +47,9 @@ class InviteController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route(
-        "/v1/matches/{match_id:uuid}/invites",
-        201,
-        *CHECKED,
-        body=CreateInviteRequest | None,
-        operation_id="createInvite",
+        "/v1/matches/{match_id:uuid}/invites", 201, *CHECKED, body=CreateInviteRequest | None
     )
-    async def create(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
+    async def create_invite(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
         """An invite code to this match (organiser, or a seated player)
 
         A short invite code to this match (organiser token, or a seated player's):
@@ -79,8 +75,8 @@ class InviteController(Controller):
 
         return await write.run(lambda: inviter(service, match_id, write.credential), work, replay)
 
-    @route("/v1/invites/{code:str}", 404, 409, operation_id="getInvite")
-    async def show(self, read: Reading, code: CodeParam) -> InviteInfo:
+    @route("/v1/invites/{code:str}", 404, 409)
+    async def get_invite(self, read: Reading, code: CodeParam) -> InviteInfo:
         """The table an invite code seats at, and its free seats
 
         The table an invite code seats at and its free seats; the code is the
@@ -101,15 +97,8 @@ class InviteController(Controller):
 
         return await read.call(info)
 
-    @write_route(
-        "/v1/invites/{code:str}",
-        201,
-        *CHECKED,
-        security=None,
-        body=JoinRequest | None,
-        operation_id="joinByInvite",
-    )
-    async def join(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
+    @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
+    async def join_by_invite(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
         """Take a seat with an invite code (the lowest free seat, R1)
 
         With a player token the player sits under their display name and acts with the player token

@@ -79,17 +79,8 @@ class LobbyController(Controller):
     path = "/v1/lobby/tickets"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        201,
-        401,
-        403,
-        409,
-        headers=(LOCATION_HEADER,),
-        body=TicketRequestBody | None,
-        operation_id="queueForMatch",
-    )
-    async def open(self, write: Writing) -> Response[TicketView]:
+    @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
+    async def queue_for_match(self, write: Writing) -> Response[TicketView]:
         """Queue for quick play (a player); four compatible tickets make a match
 
         Tickets with the same preset and rules are matched first come, first seated; partners who
@@ -124,8 +115,8 @@ class LobbyController(Controller):
             location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}",
         )
 
-    @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER, operation_id="getTicket")
-    async def show(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+    @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
+    async def get_ticket(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
         """The player's ticket: waiting, matched (the match and seat) or cancelled
 
         The player's lobby ticket: waiting, matched (with the match and seat) or
@@ -135,17 +126,9 @@ class LobbyController(Controller):
         return ticket_view(ticket)
 
     @route(
-        "/{ticket_id:uuid}",
-        401,
-        403,
-        404,
-        409,
-        status_code=200,
-        security=BEARER,
-        handler=delete,
-        operation_id="cancelTicket",
+        "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
     )
-    async def cancel(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+    async def cancel_ticket(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
         """Cancel a waiting ticket
 
         409 `ticket-closed` once it is matched or cancelled.
@@ -157,17 +140,8 @@ class LobbyController(Controller):
 
         return ticket_view(await read.call(work))
 
-    @route(
-        "/{ticket_id:uuid}/stream",
-        401,
-        403,
-        404,
-        422,
-        media_type=EVENT_STREAM,
-        security=BEARER,
-        operation_id="streamTicket",
-    )
-    async def stream(
+    @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
+    async def stream_ticket(
         self,
         read: Reading,
         ticket_id: FromPath[UUID],

@@ -55,9 +55,8 @@ class Oidc:
     responses=problems(401, 403, body=True),
     security=BEARER,
     opt=json_body(OpenSessionRequest | None),
-    operation_id="signInWithOidc",
 )
-async def oidc_sign_in(
+async def sign_in_with_oidc(
     request: Request[Any, Any, Any], runtime: NamedDependency[Runtime], oidc: NamedDependency[Oidc]
 ) -> NewPlayer:
     data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()

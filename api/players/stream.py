@@ -53,9 +53,8 @@ class PlayerStreamController(Controller):
         "hint. Player token in `Authorization` or `?token=` (EventSource).",
         responses=problems(401, 403, 422),
         security=BEARER,
-        operation_id="streamPlayer",
     )
-    async def stream(
+    async def stream_player(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],

@@ -105,8 +105,8 @@ class WebhookController(Controller):
     path = "/v1/webhooks"
     tags = ["webhooks"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 401, 403, body=RegisterWebhook, operation_id="registerWebhook")
-    async def register(
+    @write_route("/", 201, 401, 403, body=RegisterWebhook)
+    async def register_webhook(
         self, write: Writing, webhooks: NamedDependency[Webhooks]
     ) -> Response[subs.SubscriptionView]:
         """Register a webhook subscription (operator)
@@ -135,8 +135,8 @@ class WebhookController(Controller):
 
         return await write.run(lambda: None, work, replay)
 
-    @route("/", 401, 403, operation_id="listWebhooks")
-    async def index(
+    @route("/", 401, 403)
+    async def list_webhooks(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
     ) -> list[subs.SubscriptionView]:
         """The webhook subscriptions (operator)
@@ -146,17 +146,8 @@ class WebhookController(Controller):
         webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
-    @route(
-        "/{subscription_id:uuid}",
-        401,
-        403,
-        404,
-        409,
-        status_code=200,
-        handler=delete,
-        operation_id="deleteWebhook",
-    )
-    async def remove(
+    @route("/{subscription_id:uuid}", 401, 403, 404, 409, status_code=200, handler=delete)
+    async def delete_webhook(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],
@@ -171,8 +162,8 @@ class WebhookController(Controller):
         sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
         return subs.view(sub)
 
-    @route("/{subscription_id:uuid}/deliveries", 401, 403, 404, operation_id="listDeliveries")
-    async def deliveries(
+    @route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
+    async def list_deliveries(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],

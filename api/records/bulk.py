@@ -127,9 +127,8 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     "`finishedFrom` after `finishedTo` or an unknown preset.",
     responses=problems(),
     operation_class=BulkOperation,
-    operation_id="exportRecords",
 )
-async def bulk_records(
+async def export_records(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
     finished_from: Annotated[

@@ -204,9 +204,8 @@ class RecordController(Controller):
         responses=problems(404, 409),
         media_type=JSON,
         operation_class=RecordOperation,
-        operation_id="getMatchRecord",
     )
-    async def match_record(
+    async def get_match_record(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
@@ -225,9 +224,8 @@ class RecordController(Controller):
         responses=problems(404, 409),
         media_type=JSON,
         operation_class=RecordOperation,
-        operation_id="getRoundRecord",
     )
-    async def round_record(
+    async def get_round_record(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
@@ -251,9 +249,8 @@ class RecordController(Controller):
         response_headers=[LOCATION_HEADER],
         request_max_body_size=MAX_RECORD_BYTES,
         operation_class=ImportOperation,
-        operation_id="importRecord",
     )
-    async def import_(
+    async def import_record(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],

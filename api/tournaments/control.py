@@ -54,14 +54,8 @@ class ControlController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/{tournament_id:uuid}/forbidden",
-        200,
-        *CHECKED,
-        body=ForbidRequest,
-        operation_id="forbidPairing",
-    )
-    async def forbid(
+    @write_route("/{tournament_id:uuid}/forbidden", 200, *CHECKED, body=ForbidRequest)
+    async def forbid_pairing(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Forbid a pairing (organiser; Swiss): two teams never to meet
@@ -77,14 +71,8 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/forbidden/{a:int}/{b:int}",
-        200,
-        *CHECKED,
-        handler=delete,
-        operation_id="allowPairing",
-    )
-    async def allow(
+    @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
+    async def allow_pairing(
         self, write: Writing, tournament_id: FromPath[UUID], a: TeamParam, b: TeamParam
     ) -> Response[TournamentView]:
         """Lift a forbidden pairing (organiser)
@@ -98,8 +86,10 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @route("/{tournament_id:uuid}/preview", 404, 409, operation_id="previewPairings")
-    async def preview(self, read: Reading, tournament_id: FromPath[UUID]) -> PairingPreview:
+    @route("/{tournament_id:uuid}/preview", 404, 409)
+    async def preview_pairings(
+        self, read: Reading, tournament_id: FromPath[UUID]
+    ) -> PairingPreview:
         """Preview the next round's pairing (nothing is saved)
 
         As scheduling would pair it now (the organiser's override if one is set). During a round in
@@ -126,13 +116,9 @@ class ControlController(Controller):
         )
 
     @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/pairings",
-        200,
-        *CHECKED,
-        body=OverrideRequest,
-        operation_id="overridePairings",
+        "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
     )
-    async def override(
+    async def override_pairings(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Set the next round's pairing by hand, before it starts (organiser)
@@ -150,14 +136,8 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/adjustments",
-        200,
-        *CHECKED,
-        body=AdjustmentRequest,
-        operation_id="adjustScore",
-    )
-    async def adjust(
+    @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
+    async def adjust_score(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Adjust a team's score (organiser): match points with the reason
@@ -175,8 +155,8 @@ class ControlController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @route("/{tournament_id:uuid}/adjustments", 404, operation_id="listAdjustments")
-    async def adjustments(
+    @route("/{tournament_id:uuid}/adjustments", 404)
+    async def list_adjustments(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],
@@ -190,12 +170,9 @@ class ControlController(Controller):
         return await json_or_csv(read, tournament_id, format, adjustment_views, adjustments_csv)
 
     @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens",
-        200,
-        *CHECKED,
-        operation_id="reissueTableTokens",
+        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens", 200, *CHECKED
     )
-    async def reissue(
+    async def reissue_table_tokens(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[ReissuedTokens]:
         """Re-issue a table's seat tokens (organiser): the old ones stop working
@@ -232,9 +209,8 @@ class ControlController(Controller):
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
         404,
         media_type="text/plain; charset=utf-8",
-        operation_id="getPairingSheet",
     )
-    async def sheet(
+    async def get_pairing_sheet(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],

@@ -57,16 +57,8 @@ class TournamentController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        201,
-        409,
-        security=None,
-        headers=(LOCATION,),
-        body=CreateTournamentRequest,
-        operation_id="createTournament",
-    )
-    async def create(self, write: Writing) -> Response[NewTournament]:
+    @write_route("/", 201, 409, security=None, headers=(LOCATION,), body=CreateTournamentRequest)
+    async def create_tournament(self, write: Writing) -> Response[NewTournament]:
         """Create a tournament (organiser); answers the organiser token once
 
         Teams of two (people or bots), round_robin or swiss (swissRounds), the match length (deals,
@@ -115,8 +107,8 @@ class TournamentController(Controller):
             lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
         )
 
-    @route("/", operation_id="listTournaments")
-    async def index(
+    @route("/")
+    async def list_tournaments(
         self, read: Reading, after: After = 0, limit: Limit = 50, status: StatusFilter = None
     ) -> TournamentList:
         """List tournaments, oldest first (paged; filter by status)
@@ -128,7 +120,7 @@ class TournamentController(Controller):
             lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
         )
 
-    @route("/{tournament_id:uuid}", 404, operation_id="getTournament")
+    @route("/{tournament_id:uuid}", 404)
     async def get_tournament(self, read: Reading, tournament_id: FromPath[UUID]) -> TournamentView:
         """A tournament: teams, settings, rounds with pairings, tables, results
 
@@ -138,8 +130,10 @@ class TournamentController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return tournament_view(t)
 
-    @route("/{tournament_id:uuid}/rounds", 404, operation_id="listTournamentRounds")
-    async def rounds(self, read: Reading, tournament_id: FromPath[UUID]) -> list[RoundView]:
+    @route("/{tournament_id:uuid}/rounds", 404)
+    async def list_tournament_rounds(
+        self, read: Reading, tournament_id: FromPath[UUID]
+    ) -> list[RoundView]:
         """The scheduled rounds with their tables
 
         The scheduled tournament rounds, each with its tables and results.
@@ -147,8 +141,8 @@ class TournamentController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
-    @route("/{tournament_id:uuid}/rounds/{number:int}", 404, operation_id="getTournamentRound")
-    async def one_round(
+    @route("/{tournament_id:uuid}/rounds/{number:int}", 404)
+    async def get_tournament_round(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> RoundView:
         """One round: commitment (R35), secret once completed, tables and results
@@ -159,10 +153,8 @@ class TournamentController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds", 201, *CHECKED, operation_id="scheduleTournamentRound"
-    )
-    async def schedule(
+    @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED)
+    async def schedule_tournament_round(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
         """Schedule the next round (organiser)
@@ -187,13 +179,8 @@ class TournamentController(Controller):
 
         return await organiser_write(write, tournament_id, act, replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/bots/run",
-        202,
-        *CHECKED,
-        operation_id="runTournamentBots",
-    )
-    async def run_bots(
+    @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
+    async def run_tournament_bots(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:
         """Wake the round's bots (organiser) and collect the finished tables

@@ -89,9 +89,8 @@ class LiveController(Controller):
         "sent again; an id beyond the tournament's version is a 422. The stream ends after "
         "a finished tournament's frame, or after its lifetime with a `retry:` hint.",
         responses=problems(404, 422),
-        operation_id="streamStandings",
     )
-    async def stream(
+    async def stream_standings(
         self,
         runtime: NamedDependency[Runtime],
         tournament_id: FromPath[UUID],
@@ -136,9 +135,8 @@ class LiveController(Controller):
                 documentation_only=True,
             )
         ],
-        operation_id="getTournamentArchive",
     )
-    async def archive(
+    async def get_tournament_archive(
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
     ) -> Response[bytes]:
         def build() -> tuple[bytes, list[str]]:

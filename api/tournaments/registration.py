@@ -43,9 +43,8 @@ class RegistrationController(Controller):
         *CHECKED,
         security=OPTIONAL_BEARER,
         body=RegisterTeamRequest,
-        operation_id="registerTeam",
     )
-    async def register(
+    async def register_team(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[RegisteredTeam]:
         """Register a team (itself, or the organiser; late entries for Swiss)
@@ -93,10 +92,8 @@ class RegistrationController(Controller):
 
         return await write.run(authorize, work, replay)
 
-    @write_route(
-        "/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED, operation_id="checkInTeam"
-    )
-    async def check_in(
+    @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
+    async def check_in_team(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
         """Check a team in before the start (the team's token or the organiser's)
@@ -111,13 +108,9 @@ class RegistrationController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
     @write_route(
-        "/{tournament_id:uuid}/teams/{team:int}/withdraw",
-        200,
-        *CHECKED,
-        body=WithdrawRequest,
-        operation_id="withdrawTeam",
+        "/{tournament_id:uuid}/teams/{team:int}/withdraw", 200, *CHECKED, body=WithdrawRequest
     )
-    async def withdraw(
+    async def withdraw_team(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
         """Withdraw a team (the team's token or the organiser's), with the reason
@@ -137,8 +130,8 @@ class RegistrationController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
-    @write_route("/{tournament_id:uuid}/start", 200, *CHECKED, operation_id="startTournament")
-    async def start(
+    @write_route("/{tournament_id:uuid}/start", 200, *CHECKED)
+    async def start_tournament(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Close registration and start (organiser)

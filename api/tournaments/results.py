@@ -48,8 +48,8 @@ class ResultController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404, operation_id="listTables")
-    async def tables(
+    @route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404)
+    async def list_tables(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> list[TableView]:
         """A round's tables: pairing, seating (R36), match and result
@@ -60,10 +60,8 @@ class ResultController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
 
-    @write_route(
-        "/{tournament_id:uuid}/results/collect", 200, 401, 403, 404, operation_id="collectResults"
-    )
-    async def collect(
+    @write_route("/{tournament_id:uuid}/results/collect", 200, 401, 403, 404)
+    async def collect_results(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Pull the finished tables' results into the tournament (organiser)
@@ -77,9 +75,7 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, view_replay)
 
-    @write_route(
-        f"{TABLE_PATH}/finish", 200, *CHECKED, body=FinishTableRequest, operation_id="finishTable"
-    )
+    @write_route(f"{TABLE_PATH}/finish", 200, *CHECKED, body=FinishTableRequest)
     async def finish_table(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
@@ -97,14 +93,8 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, answer)
 
-    @write_route(
-        f"{TABLE_PATH}/correction",
-        200,
-        *CHECKED,
-        body=CorrectionRequest,
-        operation_id="correctTableResult",
-    )
-    async def correct(
+    @write_route(f"{TABLE_PATH}/correction", 200, *CHECKED, body=CorrectionRequest)
+    async def correct_table_result(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
         """Correct a table's result (organiser; recorded with who and why)
@@ -141,9 +131,8 @@ class ResultController(Controller):
         "/{tournament_id:uuid}/standings",
         responses=csv_doc(StandingsView, "The standings"),
         operation_class=CsvOperation,
-        operation_id="getStandings",
     )
-    async def standings(
+    async def get_standings(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
         """Standings with their tiebreaks (JSON, or CSV)
@@ -157,9 +146,8 @@ class ResultController(Controller):
         "/{tournament_id:uuid}/results",
         responses=csv_doc(ResultsExport, "The results"),
         operation_class=CsvOperation,
-        operation_id="getTournamentResults",
     )
-    async def results(
+    async def get_tournament_results(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
         """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)
