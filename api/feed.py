@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
@@ -36,7 +36,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import (
     Example,
 )
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from api.auth import credential
@@ -46,11 +46,12 @@ from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, 
 from api.records.bulk import reject_repeated
 from api.runtime import in_thread
 from api.sse import EVENT_STREAM
-from api.stream import VERSION_PATTERN, LastEventIdAheadError
+from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from domain.rules.errors import InvalidInputError
-from services.errors import UnauthorizedError
+from services.errors import ForbiddenError, UnauthorizedError
 from services.event_schema import EventSchemas, event_schemas
 from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
+from services.feed_subscriptions import checkpoint_of
 from services.game import GameService
 
 After = Annotated[
@@ -68,7 +69,6 @@ Limit = Annotated[
 ]
 
 
-FEED_STREAM_PATH = r"^/v1/events/stream/?$"
 _ENCODER = msgspec.json.Encoder()
 OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
@@ -121,10 +121,14 @@ class Archive:
             "without a token it answers what the public may see (R33, R36)"
         )
 
-    async def page(self, after: int, limit: int, operator: bool) -> FeedPage:
+    async def page(
+        self, after: int, limit: int, operator: bool, before: int | None = None
+    ) -> FeedPage:
         return await in_thread(
             self.limiter,
-            lambda: feed_page(self.service, after=after, limit=limit, operator=operator),
+            lambda: feed_page(
+                self.service, after=after, limit=limit, operator=operator, before=before
+            ),
         )
 
     async def last(self) -> int:
@@ -171,7 +175,9 @@ exactly after `Last-Event-ID` (header, else `?lastEventId=`, else `?after=`): no
 lost or repeated, on whichever replica the client reconnects to. A position beyond the
 log's end is a 422 `last-event-id-ahead` problem. `: ping` comments keep the connection
 alive; the server ends the stream after its lifetime with a `retry:` hint. The
-AsyncAPI document (`asyncapi.yaml`) describes the frames."""
+AsyncAPI document (`asyncapi.yaml`) describes the frames. With the operator token,
+`?subscription=<name>` starts after that feed subscription's checkpoint (commit positions
+with `POST /v1/events/subscriptions/{name}/checkpoint`)."""
 
 
 class FeedController(Controller):
@@ -188,7 +194,9 @@ class FeedController(Controller):
         "hidden cards of a round in play are left out (revealed once it is scored), a "
         "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
         "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
-        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
+        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34). "
+        "Backwards: `order=desc` reads the newest first (from `before`, else from the "
+        "end); pass `next` as `before` for older ones.",
         responses=problems(401, 422),
     )
     async def list_events(
@@ -197,9 +205,32 @@ class FeedController(Controller):
         archive: NamedDependency[Archive],
         after: After = 0,
         limit: Limit = 100,
+        order: Annotated[
+            Literal["asc", "desc"],
+            QueryParameter(
+                description="`asc` (oldest first, the default) or `desc` (newest first)"
+            ),
+        ] = "asc",
+        before: Annotated[
+            int | None,
+            QueryParameter(
+                ge=1,
+                le=MAX_POSITION + 1,
+                description="With `order=desc`: the items before this position",
+                examples=[Example(value=1234)],
+            ),
+        ] = None,
     ) -> FeedPage:
-        reject_repeated(request, "after", "limit")
-        page = await archive.page(after, limit, archive.is_operator(request))
+        reject_repeated(request, "after", "limit", "order", "before")
+        operator = archive.is_operator(request)
+        if order == "desc" or before is not None:
+            if order != "desc" or "after" in request.query_params:
+                raise InvalidInputError(
+                    "before reads backwards: send it with order=desc and without after"
+                )
+            start = before if before is not None else await archive.last() + 1
+            return await archive.page(0, limit, operator, before=start)
+        page = await archive.page(after, limit, operator)
         if not page.items and after > 0:  # the end, or a position this log never had
             top = await archive.last()
             if after > top:  # another deployment's, or a restore older than the client
@@ -218,24 +249,22 @@ class FeedController(Controller):
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
         after: After = 0,
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                pattern=VERSION_PATTERN,
-                description="The id of the last frame received (a position in the log)",
-            ),
-        ] = None,
-        last_event_id_query: Annotated[
+        last_event_id: ResumeHeader = None,
+        last_event_id_query: ResumeQuery = None,
+        subscription: Annotated[
             str | None,
             QueryParameter(
-                name="lastEventId",
-                pattern=VERSION_PATTERN,
-                description="As Last-Event-ID, for clients that cannot send headers",
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+                description="Resume after this feed subscription's checkpoint (operator; "
+                "Last-Event-ID, when sent, wins)",
             ),
         ] = None,
     ) -> Stream:
         operator = archive.is_operator(request)
+        if subscription is not None:
+            if not operator:
+                raise ForbiddenError("a subscription's stream is the operator's (OPERATOR_TOKEN)")
+            after = await in_thread(archive.limiter, checkpoint_of, archive.service, subscription)
         start = _resume_at(last_event_id, last_event_id_query, after)
         top = await archive.last()
         if start > top:

@@ -7,7 +7,7 @@ stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R3
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from litestar import Controller, Request, get
@@ -16,6 +16,7 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.auth import stream_credential
+from api.live_feed import FULL_EVERY
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
@@ -43,6 +44,25 @@ class LastEventIdAheadError(InvalidInputError):
 
 VERSION_PATTERN = "^[0-9]{1,18}$"
 """A frame id: a match version in ASCII digits (``Last-Event-ID``, ``lastEventId``)."""
+ResumeHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        pattern=VERSION_PATTERN,
+        description="The id of the last frame received (the stream's `id`s: a match version, "
+        "a position in the log, a tournament version): the stream resumes right after it",
+    ),
+]
+"""A resumable stream's ``Last-Event-ID`` header."""
+ResumeQuery = Annotated[
+    str | None,
+    QueryParameter(
+        name="lastEventId",
+        pattern=VERSION_PATTERN,
+        description="As Last-Event-ID, for clients that cannot send headers (the header wins)",
+    ),
+]
+"""``Last-Event-ID`` as a query parameter (an ``EventSource`` sends no headers)."""
 
 
 def _last_event_id(header: str | None, query: str | None) -> int | None:
@@ -60,8 +80,9 @@ def _last_event_id(header: str | None, query: str | None) -> int | None:
     return None if chosen is None else int(chosen)
 
 
-STREAM_DOC = """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
-or a spectator (no token, or the organiser's) receives **one `event: view` frame per match
+STREAM_DOC = (
+    """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins) or a
+spectator (no token, or the organiser's) receives **one `event: view` frame per match
 version**, in order, none merged and none skipped — also when bots move several times after
 one command: its `id` is the version and its `data` a `SeatFrame` (a seat's stream) or a
 `PublicFrame` (a spectator's; asyncapi.yaml, channel `match`) — the `event` that made the
@@ -75,12 +96,30 @@ it, spectators' hand sizes), in batches of at most 250 ms; the view says when th
 started and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a
 frame for every version after it, in order, then live frames (and the deal's progress so
 far); a `Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem
-(no such frame exists). At most `SSE_MAX_PER_IDENTITY` streams per verified token and
-`SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-many-streams`
-with `Retry-After`. `: ping` comments keep the connection alive; the server ends the stream
-after its lifetime with a `retry:` hint, and the client reconnects with its Last-Event-ID. A
-tournament table is closed to spectators until its tournament round completes: 403 `table-
-closed` without a seat token of that table or the organiser's token (R36)."""
+(no such frame exists). A stream lives no longer than its token: once the seat token is re-
+issued, or the player token rotated, its session ended or the player erased, the stream
+sends `event: revoked` and ends (a reconnect with that token is a 401). At most
+`SSE_STREAM_CAPS` streams per verified identity (an account, a seat: whatever token it
+presents) and `SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-
+many-streams` with `Retry-After`. `: ping` comments keep the connection alive; the server
+ends the stream after its lifetime with a `retry:` hint, and the client reconnects with its
+Last-Event-ID. A tournament table is closed to spectators until its tournament round
+completes: 403 `table-closed` without a seat token of that table or the organiser's token
+(R36).
+
+"""
+    + f"""`?frames=patch` asks for patch frames: the first version frame on each connection (and so
+after every resume) is a whole `view` frame; then each version comes as `event: patch`
+(`id:` the version, `data:` a `PatchFrame`: the event, and an RFC 6902 JSON Patch that turns
+the viewer's view at the version before into its view at this one), except every {FULL_EVERY}th
+version, sent whole as a `view` frame again. During a paced deal, `event: deal-patch`
+frames (`data:` a `DealPatchFrame`) carry only what changed since the deal frame before
+(a seat's new card, the sizes), the first against the version's view; a connection that
+starts at the deal's version gets one whole `deal` frame first. A version frame after deal
+frames patches the version's view, not the deal's. Applying every patch in order gives
+exactly what `state?version=` shows the viewer at each version. `Accept-Encoding: gzip`
+compresses the stream (each frame flushed as it is sent)."""
+)
 
 
 class MatchStreamController(Controller):
@@ -103,28 +142,24 @@ class MatchStreamController(Controller):
             str | None,
             QueryParameter(name="token", description="A seat token (EventSource sends no headers)"),
         ] = None,
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                pattern=VERSION_PATTERN,
-                description="The id of the last frame received (a match version)",
-            ),
-        ] = None,
-        last_event_id_query: Annotated[
-            str | None,
+        last_event_id: ResumeHeader = None,
+        last_event_id_query: ResumeQuery = None,
+        frames: Annotated[
+            Literal["full", "patch"],
             QueryParameter(
-                name="lastEventId",
-                pattern=VERSION_PATTERN,
-                description="As Last-Event-ID, for clients that cannot send headers (the "
-                "header wins): a match version",
+                name="frames",
+                description="`full`: every version as a whole `view` frame; `patch`: a whole "
+                f"`view` frame first (on each connection, and every {FULL_EVERY}th version), the "
+                "versions between as RFC 6902 `patch` frames, a paced deal as `deal-patch` "
+                "frames. Any other value is refused.",
             ),
-        ] = None,
+        ] = "full",
     ) -> Stream:
         last = _last_event_id(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
+        cred = stream_credential(request, token)
         try:
-            viewer = await live.viewer(feed, stream_credential(request, token))
+            viewer = await live.viewer(feed, cred)
             if last is not None and last > feed.version:
                 # the feed may lag the store (another replica saved): ask the store
                 version = await live.store(current_version, live.service, match_id)
@@ -133,7 +168,9 @@ class MatchStreamController(Controller):
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(
-            live.frames(match_id, viewer, last),
+            live.revocations.guard(
+                cred, live.frames(match_id, viewer, last, patches=frames == "patch")
+            ),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

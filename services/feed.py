@@ -112,9 +112,11 @@ class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The events of this page, in log order."""
     next: int
     """Pass as ``after`` for the next page: the last position read (items the reader may
-    not see at all are passed over, so it can be beyond the last item's)."""
+    not see at all are passed over, so it can be beyond the last item's). Reading
+    backwards (``before``): the oldest position read; pass it as ``before``."""
     more: bool
-    """True when the log held events beyond ``next`` when it was read."""
+    """True when the log held events beyond ``next`` when it was read (backwards: before
+    it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,19 +222,40 @@ _IDENTITY_FIELDS = frozenset(
 
 
 def feed_page(
-    service: GameService, *, after: int = 0, limit: int = 100, operator: bool = False
+    service: GameService,
+    *,
+    after: int = 0,
+    limit: int = 100,
+    operator: bool = False,
+    before: int | None = None,
 ) -> FeedPage:
     """The log's events after position ``after``, at most ``limit``, redacted for the
-    public (or, ``operator``, not at all)."""
+    public (or, ``operator``, not at all). ``before``: backwards instead — the events
+    before that position, newest first; ``next`` is then the oldest position read (pass
+    it as ``before``) and ``more`` says older ones remain."""
     if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
     if type(after) is not int or not 0 <= after <= MAX_POSITION:
         raise InvalidInputError(f"after is a position in the log, 0..{MAX_POSITION}, got {after!r}")
+    reader = _Reader(service, operator)
+    if before is not None:
+        if type(before) is not int or not 1 <= before <= MAX_POSITION + 1:
+            raise InvalidInputError(
+                f"before is a position in the log, 1..{MAX_POSITION + 1}, got {before!r}"
+            )
+        start = max(before - limit, 1)
+        older: Sequence[Notification] = (
+            service.recorder.select_notifications(start, limit, stop=before - 1)
+            if before > 1
+            else []
+        )
+        items = [i for i in (reader.item(n) for n in reversed(older)) if i is not None]
+        first = older[0].id if older else before
+        return FeedPage(items=items, next=first, more=first > 1)
     top = service.recorder.max_notification_id() or 0
     found: Sequence[Notification] = service.recorder.select_notifications(
         after, limit, inclusive_of_start=False
     )
-    reader = _Reader(service, operator)
     items = [i for i in (reader.item(n) for n in found) if i is not None]
     last = found[-1].id if found else after
     return FeedPage(items=items, next=last, more=last < top)

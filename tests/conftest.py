@@ -25,6 +25,11 @@ Fixtures
 ``service``
     ``backend.service()``: the test's first ``GameService`` on its backend.
 
+Hypothesis profiles (``HYPOTHESIS_PROFILE``, default ``ci``): ``ci`` runs every property
+test's full example count — what ``make test`` runs; ``dev`` a fifth of it, for a quick local
+loop. Neither has a deadline (a busy machine is no failure). A test states its count as
+``@settings(max_examples=examples(300))``: :func:`examples` scales it by the profile.
+
 Helpers importable from here: :data:`T0`, :class:`FakeClock`, :class:`FixedSeeds`,
 :func:`seed_bytes`, :class:`Backend`, and the aggregate tests' given/when/then —
 :func:`given` (replay an aggregate's history into a fresh one), :func:`when` (the events a
@@ -33,7 +38,7 @@ command triggers), :func:`rejects` (an error code, nothing appended), :func:`kin
 
 from __future__ import annotations
 
-import dataclasses
+import os
 import random
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -41,10 +46,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 from uuid import uuid4
 
+import msgspec
 import psycopg
 import pytest
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import ApplicationRecorder
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from psycopg import sql
 
 from domain.game.round_events import Pacing
@@ -54,6 +62,27 @@ from infra.settings import Backend as BackendName
 from infra.settings import Settings
 from infra.store import build_service, persistence_env
 from services.game import Clock, GameService, SeedSource
+
+PROFILE_SCALE = {"ci": 1.0, "dev": 0.2}
+"""The share of every test's example count each Hypothesis profile runs."""
+for _name in PROFILE_SCALE:
+    hypothesis_settings.register_profile(
+        _name,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        print_blob=True,
+    )
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci").strip() or "ci"
+if PROFILE not in PROFILE_SCALE:
+    raise pytest.UsageError(f"HYPOTHESIS_PROFILE is one of {sorted(PROFILE_SCALE)}, not {PROFILE}")
+hypothesis_settings.load_profile(PROFILE)
+
+
+def examples(ci: int) -> int:
+    """A property test's example count under the loaded profile: ``ci`` in the ``ci``
+    profile, a fifth of it (at least 1) in ``dev``."""
+    return max(1, round(ci * PROFILE_SCALE[PROFILE]))
+
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """Where every :class:`FakeClock` starts."""
@@ -199,7 +228,7 @@ class Backend:
         """A new ``GameService`` on this backend's store (own cache and connections)."""
         settings = self.settings
         if pacing is not None:
-            settings = dataclasses.replace(
+            settings = msgspec.structs.replace(
                 settings,
                 deal_interval_ms=pacing.interval_ms,
                 declare_ms=pacing.declare_ms,

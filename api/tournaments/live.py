@@ -1,4 +1,4 @@
-"""Live boards and the archive of a tournament (issue 16, docs/tournaments.md).
+"""Live boards and the archive of a tournament (T16, docs/tournaments.md).
 
 **Standings stream** — ``GET /v1/tournaments/{id}/standings/stream`` (Server-Sent Events,
 public: standings show no card)::
@@ -25,21 +25,21 @@ own with ``POST /v1/records``; the tables of a round in play are named in the
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Any
 from uuid import UUID
 
 import msgspec
 from litestar import Controller, Response, get
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.params import FromPath
 from litestar.response import Stream
 
 from api.dto import problems
 from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
-from api.stream import VERSION_PATTERN, LastEventIdAheadError
+from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from services.tournaments.archive import archive_lines, pending_tables
 from services.tournaments.service import TournamentService
 from services.tournaments.views import standings_view
@@ -48,7 +48,6 @@ NDJSON = "application/x-ndjson"
 POLL_S = 0.25
 LIFETIME_S = 600.0
 HEARTBEAT_S = 15.0
-RETRY_MS = 1000
 
 
 async def standings_frames(
@@ -69,7 +68,7 @@ async def standings_frames(
             sent = t.version
         return Polled(frames, done=t.finished)
 
-    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)):
+    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)):
         yield frame
 
 
@@ -94,22 +93,8 @@ class LiveController(Controller):
         self,
         runtime: NamedDependency[Runtime],
         tournament_id: FromPath[UUID],
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                pattern=VERSION_PATTERN,
-                description="The id of the last frame received (a tournament version)",
-            ),
-        ] = None,
-        last_event_id_query: Annotated[
-            str | None,
-            QueryParameter(
-                name="lastEventId",
-                pattern=VERSION_PATTERN,
-                description="As Last-Event-ID (the header wins)",
-            ),
-        ] = None,
+        last_event_id: ResumeHeader = None,
+        last_event_id_query: ResumeQuery = None,
     ) -> Stream:
         chosen = last_event_id if last_event_id is not None else last_event_id_query
         last = None if chosen is None else int(chosen)

@@ -1,4 +1,4 @@
-"""RULES R33 over HTTP: no response ever holds a card its viewer may not see (issue 4,
+"""RULES R33 over HTTP: no response ever holds a card its viewer may not see (docs/observability.md,
 "Writes you can trust").
 
 Random games are played through the API only — each move one a seat's view offers,
@@ -54,7 +54,7 @@ from services.sources import token_hash
 from tests.api.leak_game import asgi, play_and_watch
 from tests.api.leak_truth import CARD_IN_TEXT, GAMES, RULE_SETS, Json, LeakError, Secrets
 from tests.apps import make_app
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, examples
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def assert_clean_logs(text: str, secrets: Secrets) -> None:
 
 
 @settings(
-    max_examples=GAMES,
+    max_examples=examples(GAMES),
     deadline=None,
     database=None,
     derandomize=True,

@@ -1,4 +1,4 @@
-"""The OpenAPI contract under schemathesis (issue 4, "Contract, logs, health").
+"""The OpenAPI contract under schemathesis (docs/observability.md, "Contract, logs, health").
 
 Every operation of the in-process app, on the embedded SQLite store, with every check
 schemathesis has (``not_a_server_error``, status code / content type / headers / schema
@@ -52,6 +52,7 @@ from tests.api.schemathesis_world import (
     schema,
     schema_level_acceptance,
 )
+from tests.conftest import examples
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,9 @@ def test_every_builtin_check_is_on() -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=examples(MAX_EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck)
+)
 def test_every_operation(case: Case, world: World) -> None:
     world.aim(case)
     response = case.call_and_validate(
@@ -142,7 +145,7 @@ def test_state_machine(world: World) -> None:
 
     Workflow.run(
         settings=settings(
-            max_examples=STATEFUL_EXAMPLES,
+            max_examples=examples(STATEFUL_EXAMPLES),
             stateful_step_count=STATEFUL_STEPS,
             deadline=None,
             suppress_health_check=list(HealthCheck),

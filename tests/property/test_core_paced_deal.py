@@ -18,7 +18,7 @@ from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from domain.rules.shuffle import shuffle_deck
 from services.errors import VersionConflictError
-from tests.conftest import T0
+from tests.conftest import T0, examples
 from tests.property.core_checks import stored_topics
 from tests.property.core_table import POPO, FakeClock, TableService, first_draws
 
@@ -38,7 +38,7 @@ SEEDS = st.binary(min_size=32, max_size=32)
 INTERVALS = st.integers(1, 400)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=SEEDS, interval=INTERVALS, data=st.data())
 def test_cards_arrive_one_per_interval_and_only_drawn_cards_declare(
     seed: bytes, interval: int, data: st.DataObject
@@ -65,7 +65,7 @@ def test_cards_arrive_one_per_interval_and_only_drawn_cards_declare(
     assert stored_topics(svc, r.id) == ["RoundStarted", "Dealt", "TrumpDeclared"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=SEEDS, interval=INTERVALS, interleaved=st.booleans(), data=st.data())
 def test_two_eligible_declarers_exactly_one_declaration_stands(
     seed: bytes, interval: int, interleaved: bool, data: st.DataObject

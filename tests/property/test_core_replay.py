@@ -23,6 +23,7 @@ from domain.rules.ruleset import (
     NoDeclaration,
     RuleSet,
 )
+from tests.conftest import examples
 from tests.property.core_checks import check_cards, check_replays, check_scores, count
 from tests.property.core_table import POPO, FakeClock, Table, TableService, seeds_from
 
@@ -62,7 +63,7 @@ def play_and_check(
     return svc, table.match_id
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), rules=RULES, pacing=PACINGS, rounds=st.integers(2, 4))
 def test_random_matches_replay_to_the_live_state(
     seed: int, rules: RuleSet, pacing: Pacing, rounds: int

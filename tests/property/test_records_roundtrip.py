@@ -1,4 +1,4 @@
-"""Round trip of portable game records over random bot matches (issue 5, Hypothesis).
+"""Round trip of portable game records over random bot matches (docs/records.md, Hypothesis).
 
 Bounded: a handful of matches of one or two rounds, each played by random and heuristic
 bots through ``GameService`` on POPO — with or without a paced deal, overcall window and
@@ -21,6 +21,7 @@ from services.records.export import export_match, export_round
 from services.records.format import RecordTamperedError, decode, encode
 from services.records.replay import import_record
 from services.records.text import read_text, write_text
+from tests.conftest import examples
 from tests.unit.test_records_play import POPO, play_match, roundtrip, rules_of
 
 KINDS = st.sampled_from(["random", "heuristic"])
@@ -49,7 +50,7 @@ def matches(draw: st.DrawFn) -> dict[str, object]:
 
 
 @settings(
-    max_examples=6,
+    max_examples=examples(6),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

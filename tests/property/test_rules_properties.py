@@ -27,6 +27,7 @@ from domain.rules.play import TrickPlay
 from domain.rules.shapes import ShapeKind, decompose
 from domain.rules.throws import check_throw
 from domain.rules.trick import trick_winner
+from tests.conftest import examples
 from tests.property.rules_reference import (
     TRUMPS,
     _pair_positions,
@@ -121,7 +122,7 @@ def play_random_round(level: int, trump: int | None, rng: random.Random) -> Roun
     return RoundStats(game.tricks_done, len(game.failed_throws))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(level=levels, trump=trumps, rng=rngs)
 def test_random_rounds_conserve_cards_and_points(
     level: int, trump: int | None, rng: random.Random
@@ -167,7 +168,7 @@ def _longest_pair_run(ctx: TrumpContext, cards: Sequence[Card]) -> int:
     return best
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(one_category())
 def test_decompose_returns_exactly_its_input(sample: tuple[TrumpContext, list[Card]]) -> None:
     """R15: the components partition the cards; each is a single, pair or tractor (R12–R14)."""
@@ -200,7 +201,7 @@ def test_decompose_returns_exactly_its_input(sample: tuple[TrumpContext, list[Ca
     assert shape.kind is expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(level=levels, trump=trumps, rng=rngs, size=st.integers(min_value=1, max_value=12))
 def test_decompose_mixed_iff_several_categories(
     level: int, trump: int | None, rng: random.Random, size: int
@@ -237,7 +238,7 @@ def test_order_matches_rules_exhaustively(level: int) -> None:
             assert ctx.adjacent(a, b) is next_up
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     level=levels,
     trump=trumps,

@@ -20,6 +20,7 @@ from domain.rules.follow import check_follow, legal_plays, random_follow
 from domain.rules.shapes import Shape, ShapeKind, decompose
 from domain.rules.throws import check_throw
 from domain.rules.trick import trick_winner
+from tests.conftest import examples
 from tests.property.rules_reference import (
     _decisive,
     _packs,
@@ -88,7 +89,7 @@ def lead_and_hand(draw: st.DrawFn) -> tuple[TrumpContext, list[Card], list[Card]
     return ctx, lead, hand + _draw_cards(draw, outside, n_out)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(lead_and_hand(), rngs)
 def test_follow_generators_agree_with_validator(
     sample: tuple[TrumpContext, list[Card], list[Card]], rng: random.Random
@@ -186,7 +187,7 @@ def throw_and_hands(draw: st.DrawFn) -> tuple[TrumpContext, list[Card], list[lis
     return ctx, throw, hands
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(throw_and_hands())
 def test_check_throw_matches_r22(
     sample: tuple[TrumpContext, list[Card], list[list[Card]]],
@@ -231,7 +232,7 @@ def random_trick(draw: st.DrawFn) -> tuple[TrumpContext, list[list[Card]]]:
     return ctx, plays
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(random_trick())
 def test_trick_winner_covers_lead_and_matches_r24(
     sample: tuple[TrumpContext, list[list[Card]]],

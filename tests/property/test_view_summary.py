@@ -19,6 +19,7 @@ from services.game import GameService
 from services.history import aggregates_at
 from services.summaries import match_summary
 from services.views import table_view
+from tests.conftest import examples
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 RULES = st.builds(
@@ -45,7 +46,7 @@ def _played(run_seed: int, rules: RuleSet) -> tuple[GameService, UUID]:
 
 
 @settings(
-    max_examples=6,
+    max_examples=examples(6),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.generate],  # a failure names its seed; no slow shrinking

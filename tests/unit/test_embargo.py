@@ -99,8 +99,7 @@ def test_a_caller_that_does_not_ask_gets_the_embargo(scene: Scene, viewer: int |
 # -- the state as of every version, and the history (R34) -------------------------------------
 
 
-def _round_of(scene: Scene, number: int | None) -> Round | None:
-    rounds = scene.rounds()
+def _round_of(rounds: list[Round], number: int | None) -> Round | None:
     return None if number is None or number > len(rounds) else rounds[number - 1]
 
 
@@ -110,7 +109,8 @@ def test_state_at_every_version_withholds_what_the_round_hid(
 ) -> None:
     """R34 + R36: the table as of every version of table A: never a ``revealed``; scored
     rounds say why; nothing beyond what the viewer saw then or later in play."""
-    service, seeds = scene.service, scene.seeds()
+    service, seeds, rounds = scene.service, scene.seeds(), scene.rounds()
+    budgets = {r.id: budget(service, r.id, viewer) for r in rounds}  # table A is finished
     page = match_history(service, scene.a, None, after=0, limit=1000)
     versions = [i.version for i in page.items]
     assert versions == list(range(1, len(versions) + 1)) and not page.more
@@ -120,9 +120,9 @@ def test_state_at_every_version_withholds_what_the_round_hid(
         assert at.revealed is None, version
         assert leaked_seeds(at, seeds) == [], version
         # a round's state once it has events (at RoundBegun the view names the round only)
-        round_ = _round_of(scene, at.view.round_number if at.view.round_id else None)
+        round_ = _round_of(rounds, at.view.round_number if at.view.round_id else None)
         if round_ is not None:
-            assert over_budget(as_json(at), budget(service, round_.id, viewer)) == [], version
+            assert over_budget(as_json(at), budgets[round_.id]) == [], version
         # every round of table A is scored by now: its states say why nothing is revealed
         assert (at.embargo is not None) == (round_ is not None), version
         if at.view.phase == "scored":
@@ -139,7 +139,7 @@ def test_history_pages_keep_the_during_play_redaction(scene: Scene, viewer: int 
     (or the 炒底 taker), RoundScored without seed, bottomCards, bottomPoints; the page
     says why; paging loses and repeats nothing (R34)."""
     service, seeds = scene.service, scene.seeds()
-    rounds = {r.number: r for r in scene.rounds()}
+    budgets = {r.number: budget(service, r.id, viewer) for r in scene.rounds()}
     after, items = 0, []
     while True:
         page = match_history(service, scene.a, viewer, after=after, limit=37)
@@ -167,6 +167,5 @@ def test_history_pages_keep_the_during_play_redaction(scene: Scene, viewer: int 
                 takers.add(nxt.data["seat"])
             assert ("cards" in item.data) == (viewer in takers), item
         if item.round is not None:
-            allowed = budget(service, rounds[item.round].id, viewer)
-            assert over_budget(as_json(item), allowed) == [], item
+            assert over_budget(as_json(item), budgets[item.round]) == [], item
     assert buried >= 2

@@ -29,6 +29,7 @@ from domain.rules.shows import Show, Strength
 from domain.rules.shuffle import deal, shuffle_deck
 from services.bots import run_bots
 from tests.api.rest import new_service
+from tests.conftest import examples
 
 SMALL = 400
 """Simulated plays per decision in these tests: a few rollouts (about 5 at the first
@@ -113,7 +114,7 @@ def _swap_hidden(tp: TrickPlay, me: int, rng: random.Random) -> TrickPlay:
     return other
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(seed=st.integers(0, 10_000), plays=st.integers(0, 60))
 def test_decision_ignores_other_hands(seed: int, plays: int) -> None:
     """R33: whatever the hidden hands of the other seats, the same view and the same rng
@@ -128,7 +129,7 @@ def test_decision_ignores_other_hands(seed: int, plays: int) -> None:
     assert strong.play(view, random.Random(seed)) == strong.play(twin, random.Random(seed))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 10_000), plays=st.integers(1, 80))
 def test_sampled_worlds_agree_with_public_info(seed: int, plays: int) -> None:
     """Sampled worlds keep this seat's hand, give every other seat its hand size, hold only
