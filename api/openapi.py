@@ -227,9 +227,29 @@ def tag_unions(document: dict[str, Any]) -> None:
     document["components"]["schemas"] = dict(sorted(schemas.items()))
 
 
+def _sse_event(channel: str) -> dict[str, Any]:
+    """One Server-Sent Event as the HTML standard parses it (the schema of each event of
+    the stream, as OpenAPI 3.1 writes it), its ``data`` a message of ``channel``."""
+    return {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "event": {"type": "string", "description": "The message's name"},
+            "id": {"type": "string", "description": "Its id, for Last-Event-ID"},
+            "retry": {"type": "integer", "minimum": 0},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "description": f"A message of asyncapi.yaml's channel `{channel}`, as JSON",
+            },
+        },
+    }
+
+
 def leave_streams(document: dict[str, Any]) -> None:
     """The Server-Sent Event streams are left to an SSE client: each answers
-    ``text/event-stream`` as text, is marked ``x-internal`` (client generators skip it)
+    ``text/event-stream`` events (:func:`_sse_event`), is marked ``x-internal`` (client
+    generators skip it)
     and ``x-server-sent-events`` names its channel in ``asyncapi.yaml``, where its frames'
     schemas are (docs/clients.md)."""
     channels = {
@@ -246,15 +266,7 @@ def leave_streams(document: dict[str, Any]) -> None:
                 "Server-Sent Events: the frames are the messages of asyncapi.yaml's "
                 f"channel `{channel}`; `: ping` comments and a `retry:` hint between them"
             )
-            ok["content"] = {
-                EVENT_STREAM: {
-                    "schema": {
-                        "type": "string",
-                        "description": "Server-Sent Events; the frames are the messages of "
-                        f"asyncapi.yaml's channel `{channel}`",
-                    },
-                }
-            }
+            ok["content"] = {EVENT_STREAM: {"schema": _sse_event(channel)}}
             operation["x-internal"] = True
             operation["x-server-sent-events"] = {
                 "asyncapi": "asyncapi.yaml",

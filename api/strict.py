@@ -9,7 +9,8 @@ Refusals are 422 problems naming the field (``rules.levelCap: Expected `int`, go
 `str```), from the path msgspec writes into its error (`` - at `$.rules.levelCap` ``); a
 card token that is not R4 notation is ``invalid-card`` naming the field and the token. A
 body that is not JSON is a 400 in msgspec's words; no body is ``None`` (the handler's
-default) when the type admits it, else a 400.
+default) when the type admits it, else a 400; a JSON ``null`` body is a 422 (a body is
+an object or left out: one type, as the document says).
 
 The route declares its type with ``opt=json_body(T)`` so the OpenAPI document shows it
 (:mod:`api.contract`).
@@ -94,6 +95,11 @@ def decode_body(raw: bytes, target: Any) -> Any:
         if optional(target):
             return None
         raise ClientException("a JSON request body is required")
+    if raw.strip() == b"null" and optional(target):  # one type: an object, or no body
+        raise ValidationException(
+            detail="body: a JSON object, or no body at all (not null)",
+            extra=[{"key": "body", "message": "not null", "source": "body"}],
+        )
     try:
         return _decoder(target).decode(raw)
     except msgspec.ValidationError as e:
