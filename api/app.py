@@ -44,6 +44,7 @@ from api.players.lobby import LobbyController, LobbySweeper
 from api.players.oidc import Oidc, sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
+from api.query import refuse_unknown_query
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware
 from api.reads import ReadController, verify_deal
 from api.records.bulk import export_records
@@ -189,6 +190,7 @@ def create_app(parts: AppParts) -> Litestar:
             AllowHeader,
             route_context_middleware,
         ],
+        before_request=refuse_unknown_query,
         before_send=[unrouted(metrics.observe_request)],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,

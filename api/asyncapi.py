@@ -17,6 +17,7 @@ from api.live_feed import FULL_EVERY
 from api.players.dto import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
+from services.feed_schema import feed_item_components
 from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame
 from services.tournaments.views import StandingsView
 
@@ -56,6 +57,7 @@ def asyncapi_document() -> dict[str, Any]:
             ref_template=_REF,
         )
     )
+    components.update(feed_item_components(_REF))
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -262,7 +264,9 @@ _PLAYER_FRAMES = {
     "playerYourTurn": (
         "your-turn",
         "The player's seat is to act",
-        "one of the player's matches, with whose turn and its deadline (docs/timers.md)",
+        "the event that gave the turn; one frame per turn, none missed, pushed as soon as "
+        "the move before it is saved: the match at the `version` the turn began, with its "
+        "deadline (docs/timers.md)",
     ),
     "playerMatchFinished": ("match-finished", "A match of the player ended", "R32"),
 }

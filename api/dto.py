@@ -282,7 +282,8 @@ Limit = Annotated[int, QueryParameter(ge=1, le=100)]
 # -- OpenAPI: the problems each route may answer -----------------------------------------------
 
 PROBLEM_DOCS: dict[int, str] = {
-    400: "Malformed request (the body is not JSON, or the request cannot be parsed)",
+    400: "Malformed request (the body is not JSON, or the request cannot be parsed), or a "
+    "query parameter the route does not take (`unknown-parameter`, named in `detail`)",
     401: "No token, one that is not a token of this service, or one that is not (or no longer) "
     "valid: unknown, rotated, revoked, or a player session expired",
     403: "A token of another match, or of the wrong role (a player token where the organiser's "

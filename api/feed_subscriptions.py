@@ -114,7 +114,7 @@ class SubscriptionController(Controller):
     @write_route("/", 201, 401, 403, 409, body=CreateSubscription)
     async def create_feed_subscription(
         self, write: Writing, archive: NamedDependency[Archive]
-    ) -> Response[fs.SubscriptionView]:
+    ) -> Response[fs.FeedSubscriptionView]:
         """Create a named feed subscription (operator)
 
         The server keeps its consumers' position (its checkpoint) across restarts and
@@ -124,7 +124,7 @@ class SubscriptionController(Controller):
         data = await write.body(CreateSubscription)
         service = archive.service
 
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.SubscriptionView]:
+        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
             sub = fs.create(
                 service,
                 data.name,
@@ -135,7 +135,7 @@ class SubscriptionController(Controller):
             )
             return 201, fs.view(service, sub)
 
-        def replay(_: None, outcome: Outcome) -> fs.SubscriptionView:
+        def replay(_: None, outcome: Outcome) -> fs.FeedSubscriptionView:
             return fs.view(service, fs.get(service, data.name))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
@@ -143,7 +143,7 @@ class SubscriptionController(Controller):
     @route("/{name:str}", 401, 403, 404)
     async def get_feed_subscription(
         self, request: Request[Any, Any, Any], archive: NamedDependency[Archive], name: Name
-    ) -> fs.SubscriptionView:
+    ) -> fs.FeedSubscriptionView:
         """A feed subscription: its checkpoint, its leases, the log's last position (operator)
 
         `lastPosition - checkpoint` is how far its consumers are behind; `leases` are the
@@ -182,7 +182,7 @@ class SubscriptionController(Controller):
     @write_route("/{name:str}/acks", 200, 401, 403, 404, 409, body=AckRange)
     async def acknowledge_feed_range(
         self, write: Writing, archive: NamedDependency[Archive], name: Name
-    ) -> Response[fs.SubscriptionView]:
+    ) -> Response[fs.FeedSubscriptionView]:
         """Acknowledge a claimed range: its items are processed (operator)
 
         The checkpoint moves on over every range acknowledged without a gap. 409
@@ -192,13 +192,13 @@ class SubscriptionController(Controller):
         data = await write.body(AckRange)
         service = archive.service
 
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.SubscriptionView]:
+        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
             sub = fs.acknowledge(
                 service, name, data.lease, data.consumer, extras=_recorded(stamp, 200)
             )
             return 200, fs.view(service, sub)
 
-        def replay(_: None, outcome: Outcome) -> fs.SubscriptionView:
+        def replay(_: None, outcome: Outcome) -> fs.FeedSubscriptionView:
             return fs.view(service, fs.get(service, name))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
@@ -206,7 +206,7 @@ class SubscriptionController(Controller):
     @write_route("/{name:str}/checkpoint", 200, 401, 403, 404, body=CommitPosition)
     async def commit_feed_position(
         self, write: Writing, archive: NamedDependency[Archive], name: Name
-    ) -> Response[fs.SubscriptionView]:
+    ) -> Response[fs.FeedSubscriptionView]:
         """Commit a position: everything up to it is processed (operator)
 
         For one consumer following `GET /v1/events/stream?subscription=<name>`: commit the
@@ -216,11 +216,11 @@ class SubscriptionController(Controller):
         data = await write.body(CommitPosition)
         service = archive.service
 
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.SubscriptionView]:
+        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
             sub = fs.commit(service, name, data.position, extras=_recorded(stamp, 200))
             return 200, fs.view(service, sub)
 
-        def replay(_: None, outcome: Outcome) -> fs.SubscriptionView:
+        def replay(_: None, outcome: Outcome) -> fs.FeedSubscriptionView:
             return fs.view(service, fs.get(service, name))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)

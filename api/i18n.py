@@ -73,8 +73,22 @@ MESSAGES: Final[dict[str, Message]] = {
         "`Last-Event-ID` 超出了该流当前的版本或位置，从未发送过这样的帧",
     ),
     "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
+    "unknown-parameter": _m(
+        "Unknown query parameter", "未知的查询参数", "此路由不接受该查询参数，请删除后重试"
+    ),
+    "invalid-name": _m("Name not accepted", "名称不可用", "名称含有不允许的字符或格式，或长度不符"),
+    "subscription-exists": _m("Subscription exists", "订阅已存在", "同名的事件流订阅已经存在"),
+    "lease-lost": _m(
+        "Lease lost", "租约已失效", "此消费者对订阅的租约已过期或已被他人取得，请重新认领"
+    ),
     "too-many-streams": _m(
         "Too many live streams", "实时流过多", "同时打开的实时流已达上限，请先关闭一个"
+    ),
+    "webhook-target-refused": _m(
+        "Webhook target refused",
+        "不允许的 Webhook 地址",
+        "Webhook 只能发往公网的 https 地址；内部地址（回环、私有网络、链路本地）须在 "
+        "`WEBHOOK_PRIVATE_TARGETS` 中列出",
     ),
     "internal-error": _m(
         "Internal server error", "服务器内部错误", "服务器未能处理此请求，未做任何更改"
@@ -314,6 +328,24 @@ _VERSION = re.compile(r"\bversions? (\d+(?:\.\.\d+)?)(?:, not (\d+))?")
 _FIELD = re.compile(r"^([A-Za-z][\w.\[\]-]*): ")
 
 
+_SEAT_FACTS: Final = tuple(
+    (re.compile(pattern), zh)
+    for pattern, zh in (
+        (
+            r"it is seat (\d)'s turn to (\w+)[^,]*, not seat (\d)'s",
+            "轮到座位 {0}（{1}），不是座位 {2}",
+        ),
+        (r"seat (\d) is to bury, not seat (\d)", "由座位 {0} 扣底，不是座位 {1}"),
+        (r"seats \[(\d(?:, \d)*)\] are free", "空座位：{0}"),
+        (r"\bseat (\d) is taken", "座位 {0} 已有人"),
+        (r"in seat (\d)'s hand", "座位 {0} 的手牌里没有这些牌"),
+    )
+)
+"""What an English detail says about seats, in Chinese words (whose turn, not whose;
+which are free or taken) — not just the seat numbers it names."""
+_ACTIONS_ZH: Final = {"play": "出牌", "declare": "亮主或过", "overcall": "反主或过", "bury": "扣底"}
+
+
 def facts_zh(english: str) -> str:
     """The facts an English detail names, with Chinese labels: its field (``rules.levelCap:
     …``), the cards in R4 notation, the seats, the versions and the quoted input."""
@@ -326,8 +358,14 @@ def facts_zh(english: str) -> str:
     cards = _CARDS.findall(bare)
     if cards:
         parts.append("牌：" + " ".join(cards))
+    said = [
+        zh.format(*(_ACTIONS_ZH.get(g, g.replace(", ", "、")) for g in m.groups()))
+        for pattern, zh in _SEAT_FACTS
+        if (m := pattern.search(english))
+    ]
+    parts.extend(said)
     seats = [s for found in _SEAT.findall(english) for s in found.split(", ")]
-    if seats:
+    if seats and not said:
         parts.append("座位：" + "、".join(dict.fromkeys(seats)))
     rounds = _TOURNAMENT_ROUND.findall(english)
     if rounds:

@@ -18,6 +18,7 @@ the completed document through :class:`Completed`) or :func:`openapi_document` (
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Sequence
@@ -41,8 +42,9 @@ from litestar.router import Router
 from litestar.routes import BaseRoute
 
 from api.asyncapi import asyncapi_document
-from api.contract import constrain_operations, link_operations
+from api.contract import JsonSchema, constrain_operations, link_operations
 from api.openapi_docs import (
+    describe_feed_data,
     describe_operations,
     describe_parameters,
     document_schemas,
@@ -50,6 +52,7 @@ from api.openapi_docs import (
 )
 from api.openapi_examples import add_examples
 from api.sse import EVENT_STREAM
+from services.feed_schema import feed_classes, feed_item_components
 
 API_VERSION = "1.0.0"
 
@@ -160,8 +163,20 @@ def complete_document(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
     describe_parameters(doc)
     document_schemas(doc)
     problem_types(doc)
+    type_feed_items(doc)
     add_examples(doc)
     link_operations(doc)
+
+
+def type_feed_items(doc: OpenAPI) -> None:
+    """A feed item is one schema per event type, told apart by ``type`` (the served
+    schemas of :mod:`services.feed_schema`), not an object of anything."""
+    schemas = doc.components.schemas or {}
+    parts = feed_item_components("#/components/schemas/{name}")
+    describe_feed_data(parts, {f"FeedData{c.__name__}": c for c in feed_classes()})
+    for name, schema in parts.items():
+        schemas[name] = JsonSchema(raw=schema)
+    doc.components.schemas = schemas
 
 
 _documents: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
@@ -189,7 +204,8 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
 
 
 def tag_unions(document: dict[str, Any]) -> None:
-    """Every ``oneOf`` of schemas becomes a named schema (``CommandDoneOrDryRun``) with its
+    """Every ``oneOf`` of schemas becomes a named schema (``CommandDoneOrDryRun``, or for
+    many branches their common prefix: ``FeedItemAny``) with its
     ``discriminator``: the property whose ``const`` tells its branches apart (a msgspec
     tagged union's tag, such as ``kind``), so that generated clients decode each answer
     as its own type (docs/decisions.md D-contract-native). A union with no such tag fails
@@ -213,9 +229,12 @@ def tag_unions(document: dict[str, Any]) -> None:
             name = min(common)
             mapping = {s["properties"][name]["const"]: ref for ref, s in named.items()}
             names = [ref.rsplit("/", 1)[1] for ref in refs]
-            union = "Or".join(names)
+            # two or three: ``CommandDoneOrDryRun``; more: their common prefix, ``FeedItemAny``
+            prefix = os.path.commonprefix(names)  # noqa: RUF071 - names, not paths
+            union = "Or".join(names) if len(names) <= 3 or not prefix else prefix + "Any"
             schemas[union] = {
-                "description": f"{' or '.join(names)}, told apart by `{name}`",
+                "description": f"{' or '.join(names[:3])}{', …' if len(names) > 3 else ''}, "
+                f"told apart by `{name}`",
                 "oneOf": node.pop("oneOf"),
                 "discriminator": {"propertyName": name, "mapping": mapping},
             }

@@ -17,6 +17,7 @@ UUID_EXAMPLE = "0b5c3a6e-8d5f-4f39-9a41-2f1c6f0e7d21"
 HEX64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 BY_NAME: dict[str, Any] = {
     "matchId": UUID_EXAMPLE,
+    "replacedBy": "heuristic",
     "roundId": UUID_EXAMPLE,
     "tournamentId": UUID_EXAMPLE,
     "seed": HEX64,
@@ -90,8 +91,10 @@ def example(schema: dict[str, Any], schemas: dict[str, Any], name: str = "", dep
     if "const" in schema:
         return schema["const"]
     if schema.get("enum"):
-        wanted = BY_NAME.get(name)
-        return wanted if wanted in schema["enum"] else schema["enum"][0]
+        if name in BY_NAME and BY_NAME[name] in schema["enum"]:
+            return BY_NAME[name]
+        # a null would be dropped from the document, leaving a required property out
+        return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
     for key in ("oneOf", "anyOf"):
         if key in schema:
             branches = [b for b in schema[key] if b.get("type") != "null"] or schema[key]

@@ -58,7 +58,7 @@ _ROUND_RULES = (
     "match-finished",
 )
 PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
-    400: ("bad-request",),
+    400: ("bad-request", "unknown-parameter"),
     401: ("unauthorized",),
     403: ("forbidden", "table-closed"),
     404: ("not-found",),
@@ -72,7 +72,7 @@ PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
     412: ("precondition-failed",),
     413: ("payload-too-large",),
     415: ("unsupported-media-type",),
-    422: ("validation-failed", "invalid-input", "invalid-card", "invalid-rule-set"),
+    422: ("validation-failed", "invalid-input", "invalid-card", "invalid-rule-set", "invalid-name"),
     429: ("rate-limited", "quota-exceeded", "too-many-streams"),
     500: ("internal-error",),
     503: ("not-ready",),

@@ -12,8 +12,8 @@ Health probes and the SSE stream are not counted (the stream has its cap,
 ``exclude_patterns``). Buckets live in memory, per process, at most ``max_clients`` of
 them (the least recently seen are forgotten first).
 
-**Quotas** (:class:`Quota`): creating matches (quick-play tickets too: each can make a
-match), creating tournaments, importing records, creating players and minting player
+**Quotas** (:class:`Quota`): creating matches (quick-play tickets and rematches too: each
+can make a match), creating tournaments, importing records, creating players and minting player
 tokens (rotating one, opening a session) have hourly buckets of their own. A quota is
 charged to the client's *address* always, and to its verified identity too when it has
 one: a token is what those calls hand out, so a token must not buy more of them (an
@@ -121,16 +121,22 @@ class Quota:
     """The setting that sizes it (``MATCH_QUOTA_PER_HOUR``)."""
     method: str
     paths: tuple[str, ...]
-    """Every route that spends it (``POST /v1/matches`` and a quick-play ticket, which
-    makes a match, spend the same allowance)."""
+    """Every route that spends it (``POST /v1/matches``, a quick-play ticket and a rematch,
+    which each make a match, spend the same allowance); ``*`` stands for one segment (an
+    id): ``/v1/matches/*/rematch``."""
     limiter: RateLimiter
 
     def applies(self, scope: Scope) -> bool:
-        return (
-            self.limiter.enabled
-            and scope.get("method") == self.method
-            and scope["path"].rstrip("/") in self.paths
-        )
+        if not self.limiter.enabled or scope.get("method") != self.method:
+            return False
+        parts = scope["path"].rstrip("/").split("/")
+        return any(_same(parts, path.split("/")) for path in self.paths)
+
+
+def _same(parts: list[str], pattern: list[str]) -> bool:
+    return len(parts) == len(pattern) and all(
+        want in ("*", got) for got, want in zip(parts, pattern, strict=True)
+    )
 
 
 def hourly(

@@ -5,8 +5,9 @@ stream opened with a *player* token (a match's, the player's own, a lobby ticket
 guarded (:meth:`Revocations.guard`): it follows the token's account through the live hub —
 the same hub that wakes the match streams, :mod:`infra.hub`: a save in this process, or
 the PostgreSQL notification of another replica's — and on every change of the account
-checks the token again (:func:`services.access.caller_of`). Once the token no longer
-signs in — rotated, its session ended, the player erased — the stream sends
+checks the token again (:func:`services.access.caller_of`), and at least every
+:data:`RECHECK_S` seconds. Once the token no longer signs in — rotated, its session ended
+or expired, the player erased — the stream sends
 ``event: revoked`` (:data:`REVOKED`) and ends, within the hub's wake-up (milliseconds; on
 PostgreSQL one notification round trip); the client's reconnect with it gets 401. A seat
 token re-issued ends the match streams opened with the old one the same way
@@ -36,6 +37,10 @@ REVOKED: Final = (
     b'the player erased or the seat token re-issued): reconnect with a valid token"}\n\n'
 )
 """The last frame of a stream whose credential was revoked (no ``retry:`` after it)."""
+RECHECK_S: Final = 5.0
+"""A guarded stream checks its token at least this often even when its account does not
+change: a session that expires (idle too long, docs/players.md) ends its streams within
+this, and a notification the hub missed is covered."""
 
 
 class Revocations:
@@ -108,8 +113,12 @@ class Revocations:
                 if not await in_thread(self.limiter, self.valid, cred):
                     revoked.set()
                     return
-                if not await sub.wait():
-                    return  # the hub stopped (shutdown): the stream ends with the app
+                try:
+                    async with asyncio.timeout(RECHECK_S):
+                        if not await sub.wait():
+                            return  # the hub stopped (shutdown): the stream ends with the app
+                except TimeoutError:
+                    continue  # a session expires with time, not an event: check again
                 sub.take()  # the events handed over are not needed: the store decides
         finally:
             sub.close()

@@ -162,7 +162,8 @@ def client_quotas(settings: Settings) -> tuple[Quota, ...]:
             "matches created",
             "MATCH_QUOTA_PER_HOUR",
             "POST",
-            ("/v1/matches", "/v1/lobby/tickets"),  # a ticket makes a match (bots after a wait)
+            # a ticket makes a match (bots after a wait), and so does a rematch
+            ("/v1/matches", "/v1/lobby/tickets", "/v1/matches/*/rematch"),
             settings.match_quota_per_hour,
         ),
         hourly(

@@ -252,8 +252,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         Meta(
             ge=0,
             le=_MANY,
-            description="Matches a client may create an hour, quick-play tickets included "
-            "(each can make a match); 0: no quota.",
+            description="Matches a client may create an hour, quick-play tickets and "
+            "rematches included (each can make a match); 0: no quota.",
         ),
     ] = 60
     tournament_quota_per_hour: Annotated[

@@ -136,3 +136,7 @@ log_message  # bench/fairplay_bench.py (silences http.server's access log)
 # -- the columnar dumps (services/analysis) ------------------------------------------------------
 tell  # services/analysis/dump.py (_Sink): pyarrow's writers call a sink's tell()
 schema_markdown  # services/analysis/schema.py: docs/analysis.md's schema (tests/analysis checks it)
+
+# -- table life: msgspec response fields (api/players/dto.py) ----------------------------------
+session_expires_at  # api/players/dto.py (Me / SessionRefreshed)
+turn_limits  # api/players/dto.py (TicketView)

@@ -49,7 +49,7 @@ class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """When the lease ends (ISO 8601): then another consumer may claim the range again."""
 
 
-class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class FeedSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A feed subscription: where its consumers stand."""
 
     name: str
@@ -89,8 +89,8 @@ def _lease(x: Lease) -> LeaseView:
     )
 
 
-def view(service: GameService, sub: FeedSubscription) -> SubscriptionView:
-    return SubscriptionView(
+def view(service: GameService, sub: FeedSubscription) -> FeedSubscriptionView:
+    return FeedSubscriptionView(
         name=sub.name,
         types=list(sub.types),
         lease_ms=sub.lease_ms,
@@ -289,7 +289,7 @@ def checkpoint_of(service: GameService, name: str) -> int:
 
 __all__ = [
     "Claimed",
-    "SubscriptionView",
+    "FeedSubscriptionView",
     "acknowledge",
     "checkpoint_of",
     "claim",

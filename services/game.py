@@ -104,6 +104,11 @@ class GameService(Application[UUID]):
         self.table = table or TablePolicy()
         """Sessions' idle limit, quick play's match length and turn limits, the bot that
         takes a seat left (``SESSION_IDLE_S``, ``QUICK_PLAY_*``, ``TIMEOUT_BOT``)."""
+        self.deal_from: int | None = None
+        """The seat the next deal of a match draws from first; None: the dealer (R16;
+        round 1 from seat 0). A record's replay sets it from the record's ``firstSeat``,
+        read with each seed as the pacing is (:mod:`services.records.steps`), so a table
+        that dealt from seat 0 (R36) re-imports as it was played."""
         self.on_saved: list[SaveListener] = []
         """Called after every save, on the saving thread (the in-process live hub), with the
         ids of the matches and accounts it changed."""
@@ -419,7 +424,8 @@ class GameService(Application[UUID]):
         tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`). ``dry``
         (a dry run): from :data:`STAND_IN_SEED`, so no seed is drawn or shown."""
         if match.tournament_id is None:
-            round_.deal(STAND_IN_SEED if dry else self.seeds(), now, self.pacing)
+            seed = STAND_IN_SEED if dry else self.seeds()
+            round_.deal(seed, now, self.pacing, first_seat=self.deal_from)
             return
         seed = (
             STAND_IN_SEED

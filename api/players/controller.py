@@ -137,8 +137,9 @@ class PlayerController(Controller):
         """Erase the player (crypto-shredding): their key is destroyed
 
         Every name of the player in the history now reads `erased player`: matches, replays, state
-        at any version, records and standings keep working. Every session ends (the token stops
-        working). Cannot be undone.
+        at any version, records and standings keep working. The player first leaves every match
+        still being played (the timeout bot takes the seat, so no table waits for them). Every
+        session ends (the token stops working). Cannot be undone.
         """
         service, cred = read.service, read.credential
 
@@ -146,8 +147,12 @@ class PlayerController(Controller):
             account = signed_player(service, cred).account
             if account.ticket is not None:  # a waiting ticket leaves its lobby first
                 lobby.cancel(service, account.id, account.ticket)
-                account = signed_player(service, cred).account
-            players.erase(service, account)
+            for match_id in list(account.seats):  # no table waits for an erased player
+                if not service.get_match(match_id).finished:
+                    table_life.leave(
+                        service, account.id, match_id, service.table.substitute, lambda _: ()
+                    )
+            players.erase(service, signed_player(service, cred).account)
 
         await read.call(work)
 

@@ -86,6 +86,7 @@ class SessionRefreshed(_Response, frozen=True, kw_only=True):
     """The session was refreshed: its idle limit counts from now."""
 
     session_id: str
+    """The session refreshed (the one of the token used)."""
     expires_at: str
     """When the session stops signing in unless refreshed again, ISO 8601."""
 
@@ -251,8 +252,11 @@ class TurnLimits(_Response, frozen=True, kw_only=True):
     """Turn time limits in ms (docs/timers.md); 0: none."""
 
     declare_ms: int
+    """Each declaring or overcalling turn (R18, R20)."""
     bury_ms: int
+    """Burying the bottom (R21)."""
     play_ms: int
+    """Each lead or follow (R22, R23)."""
 
 
 class RegisterWebhook(_Request, frozen=True, kw_only=True):

@@ -114,7 +114,7 @@ class WebhookController(Controller):
     @write_route("/", 201, 401, 403, body=RegisterWebhook)
     async def register_webhook(
         self, write: Writing, webhooks: NamedDependency[Webhooks]
-    ) -> Response[subs.SubscriptionView]:
+    ) -> Response[subs.WebhookSubscriptionView]:
         """Register a webhook subscription (operator)
 
         Deliveries of the kinds asked for are POSTed to `url` as JSON, signed (`Shengji-Signature:
@@ -131,7 +131,7 @@ class WebhookController(Controller):
         # 422 for an internal target (resolving a name may wait on DNS: off the loop)
         await webhooks.runtime.call(webhooks.config.policy.check, data.url, False)
 
-        def work(_: None, stamp: Stamp) -> tuple[int, subs.SubscriptionView]:
+        def work(_: None, stamp: Stamp) -> tuple[int, subs.WebhookSubscriptionView]:
             sub = subs.register(
                 service,
                 data.url,
@@ -141,7 +141,7 @@ class WebhookController(Controller):
             )
             return 201, subs.view(sub)
 
-        def replay(_: None, outcome: Outcome) -> subs.SubscriptionView:
+        def replay(_: None, outcome: Outcome) -> subs.WebhookSubscriptionView:
             return subs.view(subs.get_subscription(service, outcome.subject))
 
         return await write.run(lambda: None, work, replay)
@@ -149,7 +149,7 @@ class WebhookController(Controller):
     @route("/", 401, 403)
     async def list_webhooks(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
-    ) -> list[subs.SubscriptionView]:
+    ) -> list[subs.WebhookSubscriptionView]:
         """The webhook subscriptions (operator)
 
         The webhook subscriptions (operator token).
@@ -163,7 +163,7 @@ class WebhookController(Controller):
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],
         subscription_id: FromPath[UUID],
-    ) -> subs.SubscriptionView:
+    ) -> subs.WebhookSubscriptionView:
         """Stop a subscription (operator); its undelivered items are not sent
 
         Stop a webhook subscription (operator token); its undelivered items are not

@@ -67,7 +67,8 @@ class BulkOperation(Operation):
         self.responses = responses
 
 
-def _moment(name: str, what: str) -> QueryParameter:
+def moment_parameter(name: str, what: str) -> QueryParameter:
+    """A query parameter that is a moment (RFC 3339 with a time zone)."""
     return QueryParameter(
         name=name,
         description=f"{what} (ISO 8601 with a time zone)",
@@ -132,7 +133,8 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     media_type=ND_JSON,
     summary="The records of finished matches, one per line (ND-JSON, streamed)",
     description="Every finished match (in the order they finished) whose end is in "
-    "[`finishedFrom`, `finishedTo`) and whose preset is `preset`: one line each, the same "
+    "[`finishedFrom`, `finishedTo`), whose preset is `preset` and, with `tournamentId`, "
+    "that are that tournament's tables: one line each, the same "
     "bytes as `GET /v1/matches/{id}/record`. Streamed without holding the export in "
     "memory; `Accept-Encoding: gzip` compresses it. A tournament table appears once its "
     "tournament round completes (R36). `tournamentId` keeps one tournament's tables; "
@@ -148,10 +150,10 @@ async def export_records(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
     finished_from: Annotated[
-        datetime | None, _moment("finishedFrom", "Matches that finished at or after it")
+        datetime | None, moment_parameter("finishedFrom", "Matches that finished at or after it")
     ] = None,
     finished_to: Annotated[
-        datetime | None, _moment("finishedTo", "Matches that finished before it")
+        datetime | None, moment_parameter("finishedTo", "Matches that finished before it")
     ] = None,
     preset: Annotated[
         Literal["standard", "tuolaji", "duijia"] | None,

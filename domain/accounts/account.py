@@ -16,6 +16,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 
 from domain.game.base import GameAggregate
+from domain.names import checked_name
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 
 MAX_SESSIONS = 20
@@ -212,7 +213,7 @@ class Account(GameAggregate):
         label: str,
         now: datetime,
     ) -> Account:
-        check_name(display_name)
+        display_name = check_name(display_name)
         check_locale(locale)
         check_label(label)
         return cls._create(
@@ -323,9 +324,9 @@ class Account(GameAggregate):
             raise IllegalMoveError(f"no session {session_id}", code="no-such-session")
 
 
-def check_name(name: str) -> None:
-    if not 1 <= len(name.strip()) <= 100 or len(name) > 100:
-        raise InvalidInputError("a display name is 1 to 100 characters, not only spaces")
+def check_name(name: str) -> str:
+    """The display name as stored (the name policy, :mod:`domain.names`)."""
+    return checked_name(name, "displayName")
 
 
 def check_locale(locale: str) -> None:

@@ -7,7 +7,9 @@ same transaction as the round's last events (R30–R32).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 from uuid import UUID
 
@@ -16,6 +18,7 @@ from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
 from domain.game.timers import Timers
+from domain.names import checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
@@ -54,19 +57,28 @@ class Match(GameAggregate):
         visibility: str
         """``public`` or ``private`` (never listed; seats by invite or organiser)."""
         rematch_of: UUID | None
-        reserved: list[str]
+        reserved: tuple[str, ...]
         """Per seat, who may take it in a rematch (``MatchCreated.reserved``); "" anyone."""
-        accounts: dict[int, UUID]
+        accounts: Mapping[int, UUID]
         """Seats held by a player's account (not a guest's or a bot's) → the account."""
-        left: dict[int, str]
+        left: Mapping[int, str]
         """Seats whose holder left after round 1 began → the bot that plays them."""
-        resigned: set[int]
+        resigned: frozenset[int]
         """Seats that resigned (R32); the team concedes once each person of it did."""
         rematch: UUID | None
         """The rematch asked for after this match, if any."""
 
     unversioned = 0  # not annotated: the library would make it a field of MatchCreated
     """The match's events that take no match version (``MatchEvent.VERSIONED``)."""
+    # The table's life (docs/decisions.md D-table-life): class defaults, replaced (never
+    # changed in place) by the events that set them, so most matches hold none of them.
+    visibility = PUBLIC
+    rematch_of = None
+    reserved = ("", "", "", "")
+    accounts = MappingProxyType({})
+    left = MappingProxyType({})
+    resigned = frozenset()
+    rematch = None
 
     @classmethod
     def create(
@@ -89,8 +101,7 @@ class Match(GameAggregate):
         deals take the tournament round's seeds (R36, ``services.tournaments.seeds``);
         ``visibility``: ``public`` or ``private``; ``rematch_of`` and ``reserved``: a
         rematch's first match and who may take each seat (docs/decisions.md D-table-life)."""
-        if len(name) > 200:
-            raise InvalidInputError("a match name is at most 200 characters")
+        name = checked_title(name, "name")
         if visibility not in VISIBILITIES:
             raise InvalidInputError(f"visibility is public or private, not {visibility!r}")
         if reserved is not None and len(reserved) != 4:
@@ -159,8 +170,7 @@ class Match(GameAggregate):
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
-        if not 1 <= len(player) <= 100:
-            raise InvalidInputError("a player name is 1 to 100 characters")
+        player = checked_name(player, "name", bot=kind != "human")
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")

@@ -90,13 +90,14 @@ class MatchCreated(Aggregate.Created):
 
     def apply(self, aggregate: Any) -> None:
         m: Match = aggregate
-        m.visibility = self.visibility
-        m.rematch_of = self.rematch_of
-        m.reserved = list(self.reserved) if self.reserved else ["", "", "", ""]
-        m.accounts = {}
-        m.left = {}
-        m.resigned = set()
-        m.rematch = None
+        # A public table that is no rematch keeps the class's defaults (``Match``): no
+        # memory per match for what most matches never use.
+        if self.visibility != m.visibility:
+            m.visibility = self.visibility
+        if self.rematch_of is not None:
+            m.rematch_of = self.rematch_of
+        if self.reserved:
+            m.reserved = tuple(self.reserved)
         m.name = self.name
         m.preset = self.preset
         m.rules = RuleSet.from_mapping(self.rules)
@@ -142,7 +143,7 @@ class SeatTaken(MatchEvent):
     def apply_to(self, match: Match) -> None:
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
         if self.account_id is not None:
-            match.accounts[self.seat] = self.account_id
+            match.accounts = {**match.accounts, self.seat: self.account_id}
 
 
 class SeatTokenReissued(MatchEvent):
@@ -249,12 +250,12 @@ class SeatLeft(MatchEvent):
     def apply_to(self, match: Match) -> None:
         info = match.seats[self.seat]
         assert info is not None
-        match.accounts.pop(self.seat, None)
+        match.accounts = {s: a for s, a in match.accounts.items() if s != self.seat}
         if self.replaced_by is None:
             match.seats[self.seat] = None
         else:
             match.seats[self.seat] = SeatInfo(info.name, self.replaced_by, "")
-            match.left[self.seat] = self.replaced_by
+            match.left = {**match.left, self.seat: self.replaced_by}
         match.unversioned += 1
 
 
@@ -268,7 +269,7 @@ class Resigned(MatchEvent):
     seat: int
 
     def apply_to(self, match: Match) -> None:
-        match.resigned.add(self.seat)
+        match.resigned = match.resigned | {self.seat}
         match.unversioned += 1
 
 

@@ -127,4 +127,4 @@ def erase(service: GameService, account: Account) -> None:
     if sealer is not None:
         sealer.keys.erase(account.id)
     service.save(account)
-    forget(service, account.id, *account.seats)
+    forget(service, account.id, *account.seats, *account.left)  # left ones show the name too

@@ -48,7 +48,9 @@ class BulkFilter:
     finished_to: datetime | None = None
     preset: str | None = None
     tournament_id: UUID | None = None
+    """Only the tables of this tournament."""
     account_id: UUID | None = None
+    """Only the matches this player's account sat in."""
 
     def __post_init__(self) -> None:
         for name, moment in (
@@ -89,6 +91,8 @@ def finished_matches(service: GameService, where: BulkFilter) -> Iterator[UUID]:
             stored = service.recorder.select_events(match_id, lte=1)
             created: Any = service.mapper.to_domain_event(stored[0])
             if not isinstance(created, MatchCreated) or not _takes(service, where, created):
+                continue
+            if where.tournament_id is not None and created.tournament_id != where.tournament_id:
                 continue
             if embargo_for(service, created.tournament_id, created.tournament_round):
                 continue  # R36: exported once its tournament round completes

@@ -50,7 +50,7 @@ class DeliveryView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Every attempt, in order."""
 
 
-class SubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class WebhookSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A webhook subscription (its secret is never shown)."""
 
     subscription_id: str
@@ -88,13 +88,13 @@ def remove(service: GameService, sub_id: UUID) -> Subscription:
     return sub
 
 
-def view(sub: Subscription) -> SubscriptionView:
-    return SubscriptionView(
+def view(sub: Subscription) -> WebhookSubscriptionView:
+    return WebhookSubscriptionView(
         subscription_id=str(sub.id), url=sub.url, kinds=list(sub.kinds), active=sub.active
     )
 
 
-def subscriptions(service: GameService) -> list[SubscriptionView]:
+def subscriptions(service: GameService) -> list[WebhookSubscriptionView]:
     found = service.recorder.select_notifications(
         0, 1000, topics=[get_topic(SubscriptionRegistered)], inclusive_of_start=False
     )

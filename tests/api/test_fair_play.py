@@ -24,6 +24,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
+from api import revocation
 from api.identity import token_verifier
 from infra.settings import Settings
 from services.game import GameService
@@ -134,6 +135,19 @@ async def test_quick_play_spends_the_match_quota() -> None:
         assert made == [201, 201, 429, 429, 429]
         r = await c.post("/v1/lobby/tickets", json={}, headers=bearer(token))
         assert r.json()["code"] == "quota-exceeded"
+
+
+async def test_a_rematch_spends_the_match_quota() -> None:
+    """A rematch makes a match: without the quota, bots-only matches rematched one after
+    another would make matches without end."""
+    app = new_app(rate_limit_per_minute=600, match_quota_per_hour=2)
+    async with app.lifespan(), client(app) as c:
+        made = (await c.post("/v1/matches", json={})).json()
+        url = f"/v1/matches/{made['matchId']}/rematch"
+        first = await c.post(url, headers=bearer(made["organiserToken"]))
+        assert first.status_code == 409, first.text  # not finished: refused, but counted
+        again = await c.post(url, headers=bearer(made["organiserToken"]))
+        assert (again.status_code, again.json()["code"]) == (429, "quota-exceeded")
 
 
 # -- every kind of stream is capped ---------------------------------------------------------------
@@ -252,6 +266,32 @@ async def test_a_revoked_player_token_ends_its_streams_within_a_second(
         assert took < 1.0
         async with stream(app, path, bearer(p["token"])) as again:
             assert again.status == 401
+
+
+async def test_a_session_that_expires_ends_its_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session idle longer than SESSION_IDLE_S stops signing in with no event saved: its
+    streams are checked again at least every RECHECK_S and end the same way."""
+    monkeypatch.setattr(revocation, "RECHECK_S", 0.1)
+    clock = FakeClock()
+    settings = Settings(
+        backend="popo", sweep_interval_ms=0, webhook_interval_ms=0, rate_limit_per_minute=0
+    )
+    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock)
+    app = make_app(service, settings=settings, session_idle_s=60)
+    async with app.lifespan(), client(app) as c:
+        p = await new_player(c)
+        made = (await c.post("/v1/matches", json={})).json()
+        claim = {"matchId": made["matchId"], "seat": 0}
+        r = await c.post("/v1/players/me/seats", json=claim, headers=bearer(p["token"]))
+        assert r.is_success
+        path = f"/v1/matches/{made['matchId']}/stream"
+        async with stream(app, path, bearer(p["token"])) as s:
+            while (ev := await s.next(timeout=5)) is not None and ev.event != "view":
+                pass
+            await s.nothing_for(0.3)  # valid: the checks let it be
+            assert not s.ended
+            clock.advance(seconds=61)
+            assert await revoked_after(s, time.perf_counter()) < 1.0
 
 
 async def test_a_reissued_seat_token_ends_the_old_tokens_stream() -> None:

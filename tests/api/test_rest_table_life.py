@@ -373,3 +373,28 @@ def test_tables_that_lived_through_leaving_resigning_and_a_rematch_read_and_reim
         settle(c)
         for match_id in (quick, made["matchId"], rematch["matchId"]):
             read_everything(c, match_id)
+
+
+def test_an_erased_player_leaves_the_tables_still_being_played() -> None:
+    with client() as c:
+        player = new_player(c, "Mei")["token"]
+        made = c.post("/v1/matches", json={"rules": {"matchEnd": "rounds:1"}}).json()
+        url = f"/v1/matches/{made['matchId']}"
+        r = c.post(
+            "/v1/players/me/seats",
+            json={"matchId": made["matchId"], "seat": 0},
+            headers=auth(player),
+        )
+        assert r.status_code == 201, r.text
+        for seat in (1, 2, 3):
+            c.post(
+                f"{url}/seats/{seat}/bot",
+                json={"kind": "random"},
+                headers=auth(made["organiserToken"]),
+            )
+        assert c.delete("/v1/players/me", headers=auth(player)).status_code == 204
+        settle(c)
+        summary = c.get(url).json()
+        assert summary["finished"], "the table waited for an erased player"
+        assert (summary["seats"][0]["kind"], summary["seats"][0]["left"]) == ("heuristic", True)
+        assert summary["seats"][0]["name"] == "erased player"

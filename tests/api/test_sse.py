@@ -301,3 +301,31 @@ async def test_a_seats_stream_ends_when_its_token_is_reissued() -> None:
             async with stream(t.app, url(t), mine) as again:
                 await again.rest()
                 assert again.status == 401
+
+
+@pytest.mark.parametrize("ring", [64, 2])
+async def test_a_resumed_stream_says_caught_up_after_its_backlog(
+    ring: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One ``caught-up`` frame (no id, so Last-Event-ID is unchanged) right after the last
+    backlog version, within the ring or replayed from the store; then live frames only."""
+    monkeypatch.setattr(api.live_feed, "RING", ring)
+    async with table() as t:
+        last = t.version()
+        await t.steps(6)  # missed while away
+        async with stream(t.app, url(t), {"Last-Event-ID": str(last)}) as s:
+            blocks: list[Any] = []
+            while not blocks or blocks[-1].event != "caught-up":
+                ev = await s.next()
+                assert ev is not None
+                if ev.event in ("view", "caught-up"):
+                    blocks.append(ev)
+            *backlog, caught = blocks
+            assert [b.id for b in backlog] == list(range(last + 1, t.version() + 1))
+            assert (caught.id, caught.json()) == (None, {"version": t.version()})
+            await t.steps(1)
+            nxt = await s.next()
+            while nxt is not None and nxt.event != "view":
+                assert nxt.event != "caught-up"
+                nxt = await s.next()
+            assert nxt is not None and nxt.id == t.version()
