@@ -41,13 +41,13 @@ from api.openapi import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper
-from api.players.oidc import Oidc, oidc_sign_in
+from api.players.oidc import Oidc, sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.query import refuse_unknown_query
 from api.ratelimit import Quota, RateLimiter
-from api.reads import ReadController, verify
-from api.records.bulk import bulk_records
+from api.reads import ReadController, verify_deal
+from api.records.bulk import export_records
 from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
@@ -107,7 +107,7 @@ API_ROUTES: Final = (
     CommandController,
     ReadController,
     MatchStreamController,
-    verify,
+    verify_deal,
     RulesOracleController,
     RuleBookController,
     TimeoutController,
@@ -120,7 +120,7 @@ API_ROUTES: Final = (
     PageController,
     LiveController,
     RecordController,
-    bulk_records,
+    export_records,
     FeedController,
     SubscriptionController,
     export_table,
@@ -129,7 +129,7 @@ API_ROUTES: Final = (
     LobbyController,
     PlayerStreamController,
     WebhookController,
-    oidc_sign_in,
+    sign_in_with_oidc,
 )
 """Every route of the API, health probes and metrics aside."""
 

@@ -139,38 +139,23 @@ def asyncapi_document() -> dict[str, Any]:
             **_player_channels(),
         },
         "operations": {
-            "followEvents": {
-                "action": "receive",
-                "channel": {"$ref": "#/channels/events"},
-                "summary": "Follow the whole log from a position",
-                "messages": [{"$ref": "#/channels/events/messages/event"}],
-            },
-            "watchMatch": {
-                "action": "receive",
-                "channel": {"$ref": "#/channels/match"},
-                "summary": "Watch a match as a seat or a spectator",
-                "messages": [
-                    {"$ref": "#/channels/match/messages/view"},
-                    {"$ref": "#/channels/match/messages/deal"},
-                    {"$ref": "#/channels/match/messages/revoked"},
-                    {"$ref": "#/channels/match/messages/caughtUp"},
-                    {"$ref": "#/channels/match/messages/patch"},
-                    {"$ref": "#/channels/match/messages/dealPatch"},
-                ],
-            },
-            **_player_operations(),
-            "watchStandings": {
-                "action": "receive",
-                "channel": {"$ref": "#/channels/standings"},
-                "summary": "Watch a tournament's standings",
-                "messages": [{"$ref": "#/channels/standings/messages/standings"}],
-            },
-            "watchDisplay": {
-                "action": "receive",
-                "channel": {"$ref": "#/channels/display"},
-                "summary": "Keep a tournament's display page live",
-                "messages": [{"$ref": "#/channels/display/messages/display"}],
-            },
+            "followEvents": _receive("events", "Follow the whole log from a position", "event"),
+            "watchMatch": _receive(
+                "match",
+                "Watch a match as a seat or a spectator",
+                *("view", "deal", "revoked", "caughtUp", "patch", "dealPatch"),
+            ),
+            "followPlayer": _receive(
+                "player",
+                "Follow what concerns the player",
+                *(frame for frame, _, _ in _PLAYER_FRAMES.values()),
+                "revoked",
+            ),
+            "watchTicket": _receive(
+                "ticket", "Wait for a quick-play ticket to be matched", "ticket", "revoked"
+            ),
+            "watchStandings": _receive("standings", "Watch a tournament's standings", "standings"),
+            "watchDisplay": _receive("display", "Keep a tournament's display page live", "display"),
         },
         "components": {
             "messages": {
@@ -342,29 +327,13 @@ def _player_channels() -> dict[str, Any]:
     }
 
 
-def _player_operations() -> dict[str, Any]:
+def _receive(channel: str, summary: str, *messages: str) -> dict[str, Any]:
+    """The operation of receiving ``channel``'s ``messages``."""
     return {
-        "followPlayer": {
-            "action": "receive",
-            "channel": {"$ref": "#/channels/player"},
-            "summary": "Follow what concerns the player",
-            "messages": [
-                *(
-                    {"$ref": f"#/channels/player/messages/{frame}"}
-                    for frame, _, _ in _PLAYER_FRAMES.values()
-                ),
-                {"$ref": "#/channels/player/messages/revoked"},
-            ],
-        },
-        "watchTicket": {
-            "action": "receive",
-            "channel": {"$ref": "#/channels/ticket"},
-            "summary": "Wait for a quick-play ticket to be matched",
-            "messages": [
-                {"$ref": "#/channels/ticket/messages/ticket"},
-                {"$ref": "#/channels/ticket/messages/revoked"},
-            ],
-        },
+        "action": "receive",
+        "channel": {"$ref": f"#/channels/{channel}"},
+        "summary": summary,
+        "messages": [{"$ref": f"#/channels/{channel}/messages/{m}"} for m in messages],
     }
 
 

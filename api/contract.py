@@ -22,7 +22,6 @@ from litestar.openapi.spec import (
     OpenAPI,
     OpenAPIMediaType,
     OpenAPIResponse,
-    OpenAPIType,
     Operation,
     Parameter,
     Reference,
@@ -81,9 +80,8 @@ def constrain_operations(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
             if not found:
                 continue
             bodies |= set(found)
-            schema: Schema | Reference = Reference(ref=REF_TEMPLATE.format(name=found[0].__name__))
-            if optional(target):  # no body, or JSON null, is the handler's default
-                schema = Schema(one_of=[schema, Schema(type=OpenAPIType.NULL)])
+            # an optional body is one that may be left out (not a nullable one: one type)
+            schema = Reference(ref=REF_TEMPLATE.format(name=found[0].__name__))
             for method in handler.http_methods:
                 operation = getattr(item, method.lower(), None)
                 if isinstance(operation, Operation):

@@ -1,8 +1,8 @@
 """Request and response bodies of the REST core: msgspec Structs in camelCase.
 
 Request bodies forbid unknown fields (422 ``validation-failed`` naming the field). Cards
-are RULES R4 tokens, as a list (``["5C", "5C"]``) or one space-separated string
-(``"5C 5C"``). The views themselves (:mod:`services.views`, :mod:`services.history`,
+are a JSON array of RULES R4 tokens (``["5C", "5C"]``), never one string. The views
+themselves (:mod:`services.views`, :mod:`services.history`,
 :mod:`services.summaries`) are the response payloads as they are.
 """
 
@@ -28,25 +28,11 @@ CardToken = Annotated[
         pattern=f"^(?:{CARD_TOKEN})$", description="A card in R4 notation (10H, AS, 2C, SJ, BJ)"
     ),
 ]
-CardString = Annotated[
-    str,
-    msgspec.Meta(
-        max_length=1000,
-        pattern=f"^ *(?:(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))*)? *$",
-        description='Cards in R4 notation separated by spaces ("5C 5C 7C")',
-    ),
-]
-Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)] | CardString
-"""Cards as a list of R4 tokens (at most the 108 of two decks, R3) or one string."""
-SomeCardString = Annotated[
-    str,
-    msgspec.Meta(
-        max_length=1000,
-        pattern=f"^ *(?:{CARD_TOKEN})(?: +(?:{CARD_TOKEN}))* *$",
-        description='At least one card in R4 notation, separated by spaces ("5C 5C 7C")',
-    ),
-]
-SomeCards = Annotated[list[CardToken], msgspec.Meta(min_length=1, max_length=108)] | SomeCardString
+Cards = Annotated[list[CardToken], msgspec.Meta(max_length=108)]
+"""Cards: a JSON array of R4 tokens (at most the 108 of two decks, R3), one type in the
+contract so that every generated client sends them alike (docs/decisions.md
+D-contract-native)."""
+SomeCards = Annotated[list[CardToken], msgspec.Meta(min_length=1, max_length=108)]
 """Cards where at least one is needed (a lead, a play, a throw: R12, R22)."""
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -118,6 +104,8 @@ class TimersRequest(_Request, frozen=True, kw_only=True):
 
 
 class CreateMatchRequest(_Request, frozen=True, kw_only=True):
+    """A new match: its name, rule preset, §10 fields and turn timers."""
+
     name: Annotated[str, msgspec.Meta(max_length=200)] = ""
     preset: Preset | None = None
     """A named rule set (§10); ``rules`` fields override it."""
@@ -130,22 +118,30 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
 
 
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
+    """The name of the person taking a seat."""
+
     name: Name
 
 
 class SeatBotRequest(_Request, frozen=True, kw_only=True):
+    """The bot to seat: its policy and display name."""
+
     kind: BotKind
     name: Name | None = None
     """The bot's display name (default: its kind and seat)."""
 
 
 class ActionRequest(_Request, frozen=True, kw_only=True):
-    cards: Cards | None = None
+    """The body of a round command: the cards it shows, buries or plays."""
+
+    cards: Cards = msgspec.field(default_factory=list)
     """declare / overcall: the show (R17, R20); bury: 8 cards (R21); play: the cards
     (R22, R23); pass and redeal: none."""
 
 
 class FinishRequest(_Request, frozen=True, kw_only=True):
+    """Why the organiser ends the match."""
+
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "organiser"
 
 
@@ -168,6 +164,8 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class NewMatch(_Response, frozen=True, kw_only=True):
+    """The match created, with the organiser token (shown once)."""
+
     match_id: str
     version: int
     organiser_token: str | None
@@ -179,6 +177,8 @@ class NewMatch(_Response, frozen=True, kw_only=True):
 
 
 class SeatClaimed(_Response, frozen=True, kw_only=True):
+    """The seat taken, with its token (shown once)."""
+
     seat: int
     token: str | None
     """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view;
@@ -189,6 +189,8 @@ class SeatClaimed(_Response, frozen=True, kw_only=True):
 
 
 class BotSeated(_Response, frozen=True, kw_only=True):
+    """A bot took the seat."""
+
     seat: int
     kind: str
     version: int
@@ -196,11 +198,15 @@ class BotSeated(_Response, frozen=True, kw_only=True):
 
 
 class BotsRun(_Response, frozen=True, kw_only=True):
+    """The bots were woken: the match version now and whether a bot is to act."""
+
     version: int
     queued: bool
 
 
 class FinishedMatch(_Response, frozen=True, kw_only=True):
+    """The match is over (R32)."""
+
     version: int
 
 
@@ -250,6 +256,8 @@ class DealVerified(_Response, frozen=True, kw_only=True):
 
 
 class RoundVerified(_Response, frozen=True, kw_only=True):
+    """A scored round checked against its commitment and events (R35)."""
+
     ok: bool
     round_id: str
     number: int

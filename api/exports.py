@@ -75,7 +75,7 @@ async def _body(archive: Archive, chunks: Iterator[bytes]) -> AsyncIterator[byte
 
 
 @get(
-    "/v1/exports/{file:str}",
+    "/v1/exports/{table_file:str}",
     tags=["archive"],
     summary="One tidy table of the finished matches: Parquet or CSV (streamed)",
     description="`matches`, `rounds`, `declarations`, `tricks`, `plays`, `results` or "
@@ -92,19 +92,19 @@ async def _body(archive: Archive, chunks: Iterator[bytes]) -> AsyncIterator[byte
 async def export_table(
     request: Request[Any, Any, Any],
     archive: NamedDependency[Archive],
-    file: Annotated[
+    table_file: Annotated[
         ExportFile,
         PathParameter(description="The table and the format: `plays.parquet`, `rounds.csv`, …"),
     ],
 ) -> Stream:
     reader = "operator" if archive.is_operator(request) else "public"
-    table, fmt = file.rsplit(".", 1)
+    table, fmt = table_file.rsplit(".", 1)
     chunks = table_chunks(archive.service, table, fmt, reader)  # type: ignore[arg-type]
     return Stream(
         _body(archive, chunks),
         media_type=PARQUET if fmt == "parquet" else CSV,
         headers={
-            "Content-Disposition": f'attachment; filename="{file}"',
+            "Content-Disposition": f'attachment; filename="{table_file}"',
             "Cache-Control": "no-store",
         },
     )

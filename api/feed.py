@@ -37,13 +37,8 @@ from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 from litestar.openapi.spec import (
     Example,
-    OpenAPIMediaType,
-    OpenAPIResponse,
-    OpenAPIType,
-    Operation,
-    Schema,
 )
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from api.auth import credential
@@ -54,7 +49,7 @@ from api.records.bulk import moment_parameter as _moment
 from api.records.bulk import reject_repeated
 from api.runtime import in_thread
 from api.sse import EVENT_STREAM
-from api.stream import VERSION_PATTERN, LastEventIdAheadError
+from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from domain.rules.errors import InvalidInputError
 from services.errors import ForbiddenError, UnauthorizedError
 from services.feed import (
@@ -128,36 +123,6 @@ def feed_filter(
         names = frozenset(t.strip() for value in types for t in value.split(",") if t.strip())
     where = FeedFilter(names, match_id, tournament_id, since, until)
     return None if where.everything else where
-
-
-@dataclass
-class StreamOperation(Operation):
-    """The stream's 200 in the OpenAPI document: SSE frames (``asyncapi.yaml``)."""
-
-    def __post_init__(self) -> None:
-        responses = dict(self.responses or {})
-        responses["200"] = OpenAPIResponse(
-            description="Server-Sent Events: `event: event` frames, `id` the position, "
-            "`data` a feed item (asyncapi.yaml, channel `events`)",
-            content={
-                EVENT_STREAM: OpenAPIMediaType(
-                    schema=Schema(
-                        type=OpenAPIType.OBJECT,
-                        description="One SSE frame (pings and `retry:` have no data)",
-                        properties={
-                            "event": Schema(type=OpenAPIType.STRING, const="event"),
-                            "id": Schema(type=OpenAPIType.STRING, pattern="^[0-9]+$"),
-                            "data": Schema(
-                                type=OpenAPIType.STRING,
-                                description="A feed item as JSON (FeedPage.items)",
-                            ),
-                        },
-                    ),
-                    example='retry: 1000\n\nevent: event\nid: 1\ndata: {"position":1,…}\n\n',
-                )
-            },
-        )
-        self.responses = responses
 
 
 _ENCODER = msgspec.json.Encoder()
@@ -302,7 +267,7 @@ class FeedController(Controller):
         "end); pass `next` as `before` for older ones (no filter then)." + FILTER_DOC,
         responses=problems(401, 422),
     )
-    async def events(
+    async def list_events(
         self,
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
@@ -352,29 +317,14 @@ class FeedController(Controller):
         summary="The whole event log, live (Server-Sent Events)",
         description=STREAM_DOC + FILTER_DOC,
         responses=problems(401, 403, 404, 422, 429),
-        operation_class=StreamOperation,
     )
-    async def stream(
+    async def stream_events(
         self,
         request: Request[Any, Any, Any],
         archive: NamedDependency[Archive],
         after: After = 0,
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                pattern=VERSION_PATTERN,
-                description="The id of the last frame received (a position in the log)",
-            ),
-        ] = None,
-        last_event_id_query: Annotated[
-            str | None,
-            QueryParameter(
-                name="lastEventId",
-                pattern=VERSION_PATTERN,
-                description="As Last-Event-ID, for clients that cannot send headers",
-            ),
-        ] = None,
+        last_event_id: ResumeHeader = None,
+        last_event_id_query: ResumeQuery = None,
         subscription: Annotated[
             str | None,
             QueryParameter(
@@ -413,5 +363,5 @@ class FeedController(Controller):
         responses=problems(),
         security=[{}],
     )
-    async def schema(self) -> PublishedSchemas:
+    async def get_event_schemas(self) -> PublishedSchemas:
         return published_schemas()

@@ -112,7 +112,7 @@ class SubscriptionController(Controller):
     tags = ["archive"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 401, 403, 409, body=CreateSubscription)
-    async def create(
+    async def create_feed_subscription(
         self, write: Writing, archive: NamedDependency[Archive]
     ) -> Response[fs.FeedSubscriptionView]:
         """Create a named feed subscription (operator)
@@ -141,7 +141,7 @@ class SubscriptionController(Controller):
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
 
     @route("/{name:str}", 401, 403, 404)
-    async def show(
+    async def get_feed_subscription(
         self, request: Request[Any, Any, Any], archive: NamedDependency[Archive], name: Name
     ) -> fs.FeedSubscriptionView:
         """A feed subscription: its checkpoint, its leases, the log's last position (operator)
@@ -154,7 +154,7 @@ class SubscriptionController(Controller):
         return await in_thread(archive.limiter, lambda: fs.view(service, fs.get(service, name)))
 
     @write_route("/{name:str}/claims", 200, 401, 403, 404, body=ClaimRange)
-    async def claim(
+    async def claim_feed_range(
         self, write: Writing, archive: NamedDependency[Archive], name: Name
     ) -> Response[fs.Claimed]:
         """Claim the next range of the log for a consumer (operator)
@@ -180,7 +180,7 @@ class SubscriptionController(Controller):
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
 
     @write_route("/{name:str}/acks", 200, 401, 403, 404, 409, body=AckRange)
-    async def acknowledge(
+    async def acknowledge_feed_range(
         self, write: Writing, archive: NamedDependency[Archive], name: Name
     ) -> Response[fs.FeedSubscriptionView]:
         """Acknowledge a claimed range: its items are processed (operator)
@@ -204,7 +204,7 @@ class SubscriptionController(Controller):
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
 
     @write_route("/{name:str}/checkpoint", 200, 401, 403, 404, body=CommitPosition)
-    async def commit(
+    async def commit_feed_position(
         self, write: Writing, archive: NamedDependency[Archive], name: Name
     ) -> Response[fs.FeedSubscriptionView]:
         """Commit a position: everything up to it is processed (operator)

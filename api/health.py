@@ -34,6 +34,8 @@ log = structlog.get_logger("api.health")
 
 
 class HealthStatus(msgspec.Struct):
+    """A probe's answer."""
+
     status: str
 
 
@@ -58,8 +60,13 @@ def health_handlers(
     ``limiter``, the app's one store limiter (a probe is a store read like any other)."""
     limiters: list[anyio.CapacityLimiter] = [] if limiter is None else [limiter]
 
-    @get("/healthz", summary="Liveness", tags=["health"])
-    async def healthz() -> HealthStatus:
+    @get(
+        "/healthz",
+        summary="Liveness",
+        tags=["health"],
+        description="Liveness: the process answers. Kubernetes restarts it when this fails.",
+    )
+    async def get_health() -> HealthStatus:
         return HealthStatus("ok")
 
     @get(
@@ -74,8 +81,10 @@ def health_handlers(
                 generate_examples=False,
             )
         },
+        description="Readiness: the store is reachable and its schema is in place; 503 "
+        "`not-ready` otherwise (the pod is taken out of its Service).",
     )
-    async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def get_readiness(request: Request[Any, Any, Any]) -> Response[Any]:
         if not limiters:
             limiters.append(anyio.CapacityLimiter(1))
         try:
@@ -87,7 +96,7 @@ def health_handlers(
             return _not_ready(request, reason, timeout, retry_after)
         return Response(HealthStatus("ready"))
 
-    return [healthz, readyz]
+    return [get_health, get_readiness]
 
 
 def _not_ready(

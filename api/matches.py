@@ -72,7 +72,7 @@ class MatchController(Controller):
     @write_route(
         "/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreateMatchRequest | None
     )
-    async def create(self, write: Writing) -> Response[NewMatch]:
+    async def create_match(self, write: Writing) -> Response[NewMatch]:
         """Create a match (a preset and/or §10 rule fields)
 
         Answers the organiser token once; it authorises seating bots, running them and ending the
@@ -114,10 +114,14 @@ class MatchController(Controller):
         )
 
     @route("/")
-    async def index(
+    async def list_matches(
         self, read: Reading, after: After = 0, limit: Limit = 50, origin: OriginFilter = None
     ) -> MatchList:
-        """List matches, oldest first (paged)"""
+        """List matches, oldest first (paged)
+
+        The matches, oldest first, a page at a time: `after` is the `next` of the
+        page before; `origin` keeps the played or the imported ones only.
+        """
         return await read.call(
             lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
         )
@@ -126,7 +130,12 @@ class MatchController(Controller):
     async def get_match(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[MatchSummary]:
-        """A match: rules, seats, levels, dealer, rounds and results"""
+        """A match: rules, seats, levels, dealer, rounds and results
+
+        A match as anyone may see it: rules (§10), seats, the teams' levels (R5),
+        the next dealer (R31), its rounds with their results, and the winner once
+        finished (R32). Nothing secret (R33). ETag: the match version.
+        """
         match, current = await read.call(snapshot, read.service, match_id)
         summary = match_summary(match, current)
         tag = etag(summary.version)
@@ -208,7 +217,7 @@ class MatchController(Controller):
         return await write.run(self._organiser(write, match_id), work, replay)
 
     @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
-    async def bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
+    async def run_bots(self, write: Writing, match_id: FromPath[UUID]) -> Response[BotsRun]:
         """Wake the match's bots now (organiser)
 
         Bots move on their own, off the request path, as soon as they are to act; this asks the bot
@@ -234,7 +243,9 @@ class MatchController(Controller):
         return await write.run(self._organiser(write, match_id), work, replay)
 
     @write_route("/{match_id:uuid}/finish", 200, *CHECKED, body=FinishRequest | None)
-    async def finish(self, write: Writing, match_id: FromPath[UUID]) -> Response[FinishedMatch]:
+    async def finish_match(
+        self, write: Writing, match_id: FromPath[UUID]
+    ) -> Response[FinishedMatch]:
         """End the match (organiser, R32)
 
         A round being played is abandoned unscored; no command is accepted after.
@@ -257,7 +268,9 @@ class MatchController(Controller):
         return await write.run(self._organiser(write, match_id), work, replay)
 
     @write_route("/{match_id:uuid}/resign", 200, *CHECKED)
-    async def resign(self, write: Writing, match_id: FromPath[UUID]) -> Response[ResignationView]:
+    async def resign_match(
+        self, write: Writing, match_id: FromPath[UUID]
+    ) -> Response[ResignationView]:
         """Resign the match for your team (a seat or player token, R32)
 
         The team concedes once each of its seats held by a person has resigned — a bot partner

@@ -1,9 +1,13 @@
 """The OpenAPI document: what it says besides the routes, how it is completed, and when.
 
-Litestar generates the document from the route handlers; :func:`complete_document` then
-states what Litestar leaves out (:mod:`api.contract`: request bodies as msgspec's schemas,
-parameter constraints, problem answers, links; :mod:`api.openapi_docs`: operation ids,
-descriptions and problem types; :mod:`api.openapi_examples`: examples).
+Litestar generates the document from the route handlers (each operation's id is its
+handler's name, :func:`operation_id`; its summary and description the handler's
+docstring); :func:`complete_document` then states what Litestar leaves out
+(:mod:`api.contract`: request bodies as msgspec's schemas, parameter constraints, problem
+answers, links; :mod:`api.openapi_docs`: field descriptions and problem types;
+:mod:`api.openapi_examples`: examples), and the last steps make every union a tagged,
+named schema (:func:`tag_unions`) and leave the streams to an SSE client
+(:func:`leave_streams`) — docs/decisions.md D-contract-native.
 
 The document is the same for every app of the process (the routes are), so it is built
 once per process, on first use: the first request to ``/schema`` (every page there serves
@@ -14,12 +18,15 @@ the completed document through :class:`Completed`) or :func:`openapi_document` (
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 from litestar import Litestar, Request
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import (
     JsonRenderPlugin,
@@ -34,15 +41,17 @@ from litestar.openapi.spec import Components, OpenAPI, SecurityScheme, Tag
 from litestar.router import Router
 from litestar.routes import BaseRoute
 
+from api.asyncapi import asyncapi_document
 from api.contract import JsonSchema, constrain_operations, link_operations
 from api.openapi_docs import (
     describe_feed_data,
+    describe_operations,
     describe_parameters,
     document_schemas,
-    name_operations,
     problem_types,
 )
 from api.openapi_examples import add_examples
+from api.sse import EVENT_STREAM
 from services.feed_schema import feed_classes, feed_item_components
 
 API_VERSION = "1.0.0"
@@ -105,7 +114,16 @@ def openapi_config() -> OpenAPIConfig:
             ),
         ],
         render_plugins=[Completed(page) for page in pages()],
+        operation_id_creator=operation_id,
     )
+
+
+def operation_id(handler: HTTPRouteHandler, method: Any, path: Any) -> str:
+    """An operation's id: its handler's name in camelCase (``claim_seat`` → ``claimSeat``),
+    stable for clients: a handler is named for its operation (docs/decisions.md
+    D-contract-native)."""
+    first, *rest = handler.handler_name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
 
 
 def pages() -> list[OpenAPIRenderPlugin]:
@@ -141,7 +159,7 @@ class Completed(OpenAPIRenderPlugin):
 def complete_document(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
     """Complete Litestar's document of ``routes`` in place (the module docstring)."""
     constrain_operations(doc, routes)
-    name_operations(doc)
+    describe_operations(doc)
     describe_parameters(doc)
     document_schemas(doc)
     problem_types(doc)
@@ -178,8 +196,101 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
         if document is None:
             doc = app.openapi_schema
             complete_document(doc, app.routes)
-            document = _documents[key] = doc.to_schema()
+            document = doc.to_schema()
+            tag_unions(document)
+            leave_streams(document)
+            _documents[key] = document
     return document
+
+
+def tag_unions(document: dict[str, Any]) -> None:
+    """Every ``oneOf`` of schemas becomes a named schema (``CommandDoneOrDryRun``, or for
+    many branches their common prefix: ``FeedItemAny``) with its
+    ``discriminator``: the property whose ``const`` tells its branches apart (a msgspec
+    tagged union's tag, such as ``kind``), so that generated clients decode each answer
+    as its own type (docs/decisions.md D-contract-native). A union with no such tag fails
+    the document's generation."""
+    schemas = document["components"]["schemas"]
+
+    def tag(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                tag(item)
+        if not isinstance(node, dict):
+            return
+        refs = [b.get("$ref", "") for b in node.get("oneOf", ())]
+        if refs and all(refs):
+            named = {ref: schemas[ref.rsplit("/", 1)[1]] for ref in refs}
+            common = set.intersection(
+                *({k for k, v in s["properties"].items() if "const" in v} for s in named.values())
+            )
+            if not common:
+                raise RuntimeError(f"OpenAPI: a oneOf of {refs} has no tag to tell them apart")
+            name = min(common)
+            mapping = {s["properties"][name]["const"]: ref for ref, s in named.items()}
+            names = [ref.rsplit("/", 1)[1] for ref in refs]
+            # two or three: ``CommandDoneOrDryRun``; more: their common prefix, ``FeedItemAny``
+            prefix = os.path.commonprefix(names)  # noqa: RUF071 - names, not paths
+            union = "Or".join(names) if len(names) <= 3 or not prefix else prefix + "Any"
+            schemas[union] = {
+                "description": f"{' or '.join(names[:3])}{', …' if len(names) > 3 else ''}, "
+                f"told apart by `{name}`",
+                "oneOf": node.pop("oneOf"),
+                "discriminator": {"propertyName": name, "mapping": mapping},
+            }
+            node["$ref"] = f"#/components/schemas/{union}"
+        for value in list(node.values()):
+            tag(value)
+
+    tag(document)
+    document["components"]["schemas"] = dict(sorted(schemas.items()))
+
+
+def _sse_event(channel: str) -> dict[str, Any]:
+    """One Server-Sent Event as the HTML standard parses it (the schema of each event of
+    the stream, as OpenAPI 3.1 writes it), its ``data`` a message of ``channel``."""
+    return {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "event": {"type": "string", "description": "The message's name"},
+            "id": {"type": "string", "description": "Its id, for Last-Event-ID"},
+            "retry": {"type": "integer", "minimum": 0},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "description": f"A message of asyncapi.yaml's channel `{channel}`, as JSON",
+            },
+        },
+    }
+
+
+def leave_streams(document: dict[str, Any]) -> None:
+    """The Server-Sent Event streams are left to an SSE client: each answers
+    ``text/event-stream`` events (:func:`_sse_event`), is marked ``x-internal`` (client
+    generators skip it)
+    and ``x-server-sent-events`` names its channel in ``asyncapi.yaml``, where its frames'
+    schemas are (docs/clients.md)."""
+    channels = {
+        re.sub(r"\{[^}]*\}", "{}", channel["address"]): name
+        for name, channel in asyncapi_document()["channels"].items()
+    }
+    for path, item in document["paths"].items():
+        for operation in item.values():
+            ok = operation.get("responses", {}).get("200", {})
+            if EVENT_STREAM not in ok.get("content", {}):
+                continue
+            channel = channels[re.sub(r"\{[^}]*\}", "{}", path)]
+            ok["description"] = (
+                "Server-Sent Events: the frames are the messages of asyncapi.yaml's "
+                f"channel `{channel}`; `: ping` comments and a `retry:` hint between them"
+            )
+            ok["content"] = {EVENT_STREAM: {"schema": _sse_event(channel)}}
+            operation["x-internal"] = True
+            operation["x-server-sent-events"] = {
+                "asyncapi": "asyncapi.yaml",
+                "channel": f"#/channels/{channel}",
+            }
 
 
 def openapi_yaml(app: Litestar) -> str:

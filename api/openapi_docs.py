@@ -1,8 +1,7 @@
-"""The OpenAPI document as a mobile developer generates a client from it:
-operationIds a person would write, a description on every schema and property (the
-Structs' own docstrings: the class's, and the one under each field), readable unique
-schema names, and every 4xx answer listing the problem ``type``s it can carry, each
-with an example.
+"""The OpenAPI document as a mobile developer generates a client from it: a description
+on every operation, schema and property (the Structs' own docstrings: the class's, and
+the one under each field), readable unique schema names, and every 4xx answer listing
+the problem ``type``s it can carry, each with an example.
 
 :func:`document_schemas` runs after :func:`api.contract.constrain_operations` built
 the request schemas: every component schema is rendered to plain JSON Schema, given its
@@ -34,11 +33,8 @@ from api.contract import JsonSchema
 from api.i18n import MESSAGES
 from api.openapi_fields import FIELD_DOCS
 from api.openapi_words import (
-    OPERATION_DOCS,
-    OPERATION_IDS,
     PARAMETER_DOCS,
     PROBLEM_CODES,
-    SCHEMA_DOCS,
     TAG_PROBLEM_CODES,
 )
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
@@ -56,18 +52,13 @@ def operations(doc: OpenAPI) -> list[tuple[str, str, Operation]]:
     return found
 
 
-def name_operations(doc: OpenAPI) -> None:
-    """Every operation's ``operationId`` from :data:`OPERATION_IDS` (a new route without
-    one fails the document's generation, so it cannot ship machine-made)."""
+def describe_operations(doc: OpenAPI) -> None:
+    """Every operation has a description (its handler's docstring; a new route without one
+    fails the document's generation, so it cannot ship undocumented) and its handler's
+    name as its ``operationId`` (:func:`api.openapi.operation_id`)."""
     for method, path, operation in operations(doc):
-        key = f"{method} {path}"
-        if key not in OPERATION_IDS:
-            raise RuntimeError(f"OpenAPI: name the operation {key} in api.openapi_words")
-        operation.operation_id = OPERATION_IDS[key]
         if not operation.description:
-            operation.description = OPERATION_DOCS.get(operation.operation_id)
-            if operation.description is None:
-                raise RuntimeError(f"OpenAPI: describe the operation {key} (its handler)")
+            raise RuntimeError(f"OpenAPI: describe the operation {method} {path} (its handler)")
 
 
 def describe_parameters(doc: OpenAPI) -> None:
@@ -90,7 +81,7 @@ def document_schemas(doc: OpenAPI) -> None:
         docs = _field_docs(cls) if cls is not None else {}
         if not raw.get("description"):
             own = cls.__doc__ if cls is not None and "__doc__" in vars(cls) else None
-            text = _clean(own) if own else SCHEMA_DOCS.get(name)
+            text = _clean(own) if own else None
             if text:
                 raw["description"] = text
         for prop, sub in (raw.get("properties") or {}).items():

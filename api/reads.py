@@ -44,7 +44,8 @@ from services.history import (
     version_at,
 )
 from services.summaries import RoundSummary, round_summaries
-from services.verify import recompute_deal, verify_deal, verify_round
+from services.verify import recompute_deal, verify_round
+from services.verify import verify_deal as check_deal
 from services.views import PublicView, SeatView, clock_marker, match_version, table_view
 
 RoundNumber = Annotated[int, PathParameter(ge=1, le=100_000, description="Round number, from 1")]
@@ -56,6 +57,8 @@ def stable(round_: Round | None, now: datetime) -> bool:
 
 
 class RoundList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A match's rounds, in order."""
+
     items: list[RoundSummary]
 
 
@@ -71,7 +74,7 @@ class ReadController(Controller):
     tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @route("/{match_id:uuid}/view", 401, 403, 404, tagged=True, security=BEARER)
-    async def view(
+    async def get_seat_view(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[SeatView]:
         """The table as the token's seat sees it (R33)
@@ -113,7 +116,7 @@ class ReadController(Controller):
         tagged=True,
         security=OPTIONAL_BEARER,
     )
-    async def public(
+    async def get_public_view(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[PublicView]:
         """The table as a spectator sees it (R33: no hand, no bottom before the end)
@@ -144,7 +147,7 @@ class ReadController(Controller):
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
     @route("/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER)
-    async def history(
+    async def get_history(
         self,
         read: Reading,
         match_id: FromPath[UUID],
@@ -167,7 +170,7 @@ class ReadController(Controller):
         return await read.call(work)
 
     @route("/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER)
-    async def state(
+    async def get_state_at(
         self,
         read: Reading,
         match_id: FromPath[UUID],
@@ -206,8 +209,12 @@ class ReadController(Controller):
         return await read.call(work)
 
     @route("/{match_id:uuid}/rounds", 404)
-    async def rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
-        """The match's rounds and results"""
+    async def list_rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
+        """The match's rounds and results
+
+        The match's rounds in order: playing, scored (with the recorded result,
+        R29-R32) or abandoned.
+        """
         match, current = await read.call(snapshot, read.service, match_id)
         return RoundList(items=round_summaries(match, current))
 
@@ -216,7 +223,7 @@ class ReadController(Controller):
         responses=spectator_problems(404),
         security=OPTIONAL_BEARER,
     )
-    async def round(
+    async def get_round(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> PublicView:
         """A round as a spectator sees it now (everything once scored, R33)
@@ -273,7 +280,7 @@ class ReadController(Controller):
     responses=problems(body=True),
     opt=json_body(VerifyRequest),
 )
-async def verify(request: Request[Any, Any, Any]) -> DealVerified:
+async def verify_deal(request: Request[Any, Any, Any]) -> DealVerified:
     data = await read_body(request, VerifyRequest)
     hands = None
     if data.hands is not None:
@@ -281,7 +288,7 @@ async def verify(request: Request[Any, Any, Any]) -> DealVerified:
     bottom = None if data.bottom is None else list(parse_field(data.bottom, "bottom"))
     mismatch = None
     try:
-        check = verify_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
+        check = check_deal(data.seed, data.commitment, data.first_seat, hands, bottom)
     except VerificationError as e:  # R35: a failed check is the answer, not a refusal
         mismatch = e.detail
         check = recompute_deal(data.seed, data.commitment, data.first_seat)

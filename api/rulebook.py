@@ -97,18 +97,24 @@ Markdown = Annotated[
 
 
 class RuleRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A rule of the rule book and where its text is."""
+
     number: Number
     title: Title
     url: Url
 
 
 class VariantRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A §10 variant and where its text is."""
+
     name: VariantKey
     title: Annotated[str, _field("The title", "Reinforcing and switching your own declaration")]
     url: Annotated[str, _field("Its text", "/v1/rules/variants/self_overcall")]
 
 
 class PresetRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A named rule set (§10) and where its text is."""
+
     name: PresetKey
     title: Annotated[str, _field("The title", "拖拉机 (seed 001)")]
     url: Annotated[str, _field("Its text", "/v1/rules/presets/tuolaji")]
@@ -117,6 +123,8 @@ class PresetRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class RuleBookIndex(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The rule book's contents: rules, variants and presets."""
+
     language: LanguageTag
     rules: list[RuleRef]
     """R1 … R36, in order."""
@@ -126,6 +134,8 @@ class RuleBookIndex(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class RuleText(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A rule's text (Markdown) in the language asked for."""
+
     number: Number
     title: Title
     language: LanguageTag
@@ -133,6 +143,8 @@ class RuleText(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class SectionText(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A variant's or a preset's text (Markdown) in the language asked for."""
+
     name: Annotated[str, _field("The variant's or preset's name", "declare_with_joker")]
     title: Annotated[str, _field("The title", "Declaring with a joker", "带王报主")]
     language: LanguageTag
@@ -239,7 +251,7 @@ class RuleBookController(Controller):
         response_description=ANSWERED,
         response_headers=HEADERS,
     )
-    async def index(
+    async def get_rule_book(
         self, accept_language: AcceptLanguage = None, if_none_match: IfNoneMatch = None
     ) -> Response[RuleBookIndex]:
         language = _language(accept_language)
@@ -256,7 +268,7 @@ class RuleBookController(Controller):
         response_description=ANSWERED,
         response_headers=HEADERS,
     )
-    async def rule(
+    async def get_rule(
         self,
         number: RuleNumber,
         accept_language: AcceptLanguage = None,
@@ -277,7 +289,7 @@ class RuleBookController(Controller):
         response_description=ANSWERED,
         response_headers=HEADERS,
     )
-    async def variant(
+    async def get_variant(
         self,
         name: VariantName,
         accept_language: AcceptLanguage = None,
@@ -294,7 +306,7 @@ class RuleBookController(Controller):
         response_description=ANSWERED,
         response_headers=HEADERS,
     )
-    async def preset(
+    async def get_preset(
         self,
         name: PresetName,
         accept_language: AcceptLanguage = None,

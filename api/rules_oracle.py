@@ -1,7 +1,7 @@
 """The stateless rules oracle: referees, tutorials and client hints ask the engine.
 
 ``POST /v1/rules/{trick,follow,shape,throw,bottom-multiplier,settle}``. JSON in camelCase,
-cards in RULES R4 notation (a list of tokens, or one space-separated string), ``level`` a
+cards in RULES R4 notation (a JSON array of tokens), ``level`` a
 rank "2".."A", ``trumpSuit`` "S" "H" "C" "D" or null for no-trump, optional ``rules`` with
 RULES §10 fields in camelCase. Malformed input is a 422 problem naming the field or token.
 """
@@ -44,58 +44,82 @@ class _Contextual(_Base, kw_only=True):
 
 
 class TrickRequest(_Contextual, kw_only=True):
+    """A trick's plays to judge (R24)."""
+
     plays: Annotated[list[SomeCards], msgspec.Meta(min_length=2, max_length=4)]
 
 
 class TrickResponse(msgspec.Struct, rename="camel"):
+    """Who won the trick (R24) and its points (R26)."""
+
     winner: int
     points: int
 
 
 class FollowRequest(_Contextual, kw_only=True):
+    """A lead, a hand and a follow to judge (R23)."""
+
     lead: SomeCards
     hand: SomeCards
     play: SomeCards
 
 
 class FollowResponse(msgspec.Struct, rename="camel"):
+    """Whether the follow is legal (R23), and if not which rule and why."""
+
     legal: bool
     rule: str | None
     detail: str | None
 
 
 class ShapeRequest(_Contextual, kw_only=True):
+    """Cards to classify (R12-R15)."""
+
     cards: SomeCards
 
 
 class ShapeResponse(msgspec.Struct, rename="camel"):
+    """What the cards are as a combination (R12-R15) and their components."""
+
     kind: Literal["single", "pair", "tractor", "throw", "mixed"]
     components: list[list[str]]
 
 
 class ThrowRequest(_Contextual, kw_only=True):
+    """A throw and the other three hands, to judge it (R22)."""
+
     throw: SomeCards
     other_hands: Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)]
 
 
 class ThrowResponse(msgspec.Struct, rename="camel"):
+    """Whether the throw stands (R22), and if not what is played instead."""
+
     valid: bool
     forced_play: list[str] | None
 
 
 class BottomMultiplierRequest(_Contextual, kw_only=True):
+    """The last trick's lead, to find the bottom multiplier (R28)."""
+
     last_lead: SomeCards
 
 
 class BottomMultiplierResponse(msgspec.Struct, rename="camel"):
+    """The bottom multiplier of a last lead (R28)."""
+
     multiplier: int
 
 
 class SettleRequest(_Base, kw_only=True):
+    """The attackers' total, to settle a round (R30)."""
+
     attacker_points: Annotated[int, msgspec.Meta(ge=0, le=100_000)]
 
 
 class SettleResponse(msgspec.Struct, rename="camel"):
+    """The level change an attackers' total brings (R30)."""
+
     outcome: Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"]
     levels: int
 
@@ -177,8 +201,11 @@ class RulesOracleController(Controller):
     tags = ["rules oracle"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @oracle("/trick", TrickRequest)
-    async def trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
-        """Who wins a trick, and its points (R24, R11, R26)"""
+    async def judge_trick(self, request: Request[Any, Any, Any]) -> TrickResponse:
+        """Who wins a trick, and its points (R24, R11, R26)
+
+        The winning play of a trick (R24, ties R11) and its points (R26). Stateless.
+        """
         data = await read_body(request, TrickRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -193,8 +220,12 @@ class RulesOracleController(Controller):
             return TrickResponse(trick_winner(ctx, plays, lead), trick_points(plays))
 
     @oracle("/follow", FollowRequest)
-    async def follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
-        """Is a follow legal, and which rule it breaks (R23)"""
+    async def check_follow(self, request: Request[Any, Any, Any]) -> FollowResponse:
+        """Is a follow legal, and which rule it breaks (R23)
+
+        Whether a follow is legal for a lead and a hand (R23), and if not the rule
+        it breaks and why. Stateless.
+        """
         data = await read_body(request, FollowRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -205,8 +236,12 @@ class RulesOracleController(Controller):
             return FollowResponse(verdict.legal, verdict.rule, verdict.detail)
 
     @oracle("/shape", ShapeRequest)
-    async def shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
-        """Classify cards and split a throw (R12–R15)"""
+    async def check_shape(self, request: Request[Any, Any, Any]) -> ShapeResponse:
+        """Classify cards and split a throw (R12–R15)
+
+        What cards are as a lead (single, pair, tractor, throw or mixed, R12-R15)
+        and their components, largest first. Stateless.
+        """
         data = await read_body(request, ShapeRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -215,8 +250,12 @@ class RulesOracleController(Controller):
             return ShapeResponse(shape.kind.value, _components(ctx, cards, shape))
 
     @oracle("/throw", ThrowRequest)
-    async def throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
-        """Is a throw valid; if not, the forced play (R22)"""
+    async def check_throw(self, request: Request[Any, Any, Any]) -> ThrowResponse:
+        """Is a throw valid; if not, the forced play (R22)
+
+        Whether a throw stands against the other three hands (R22), and if not the
+        component played instead. Stateless.
+        """
         data = await read_body(request, ThrowRequest)
         with impossible_positions():
             ctx = _position(data)
@@ -229,8 +268,15 @@ class RulesOracleController(Controller):
             return ThrowResponse(verdict.valid, forced)
 
     @oracle("/bottom-multiplier", BottomMultiplierRequest)
-    async def bottom_multiplier(self, request: Request[Any, Any, Any]) -> BottomMultiplierResponse:
-        """The bottom multiplier of a last lead (R28)"""
+    async def check_bottom_multiplier(
+        self, request: Request[Any, Any, Any]
+    ) -> BottomMultiplierResponse:
+        """The bottom multiplier of a last lead (R28)
+
+        The bottom multiplier (R28) of a last trick's lead under the rules given:
+        single x2, pair x4, a tractor by `bottom_multiplier`, a throw by its largest
+        component. Stateless.
+        """
         data = await read_body(request, BottomMultiplierRequest)
         with impossible_positions():
             ctx = _context(data)
@@ -238,8 +284,11 @@ class RulesOracleController(Controller):
             return BottomMultiplierResponse(bottom_multiplier(shape, _rules(data)))
 
     @oracle("/settle", SettleRequest)
-    async def settle(self, request: Request[Any, Any, Any]) -> SettleResponse:
-        """Level change for the attackers' points (R30)"""
+    async def settle_round(self, request: Request[Any, Any, Any]) -> SettleResponse:
+        """Level change for the attackers' points (R30)
+
+        The level change an attackers' total brings (R30, §10 level_cap). Stateless.
+        """
         data = await read_body(request, SettleRequest)
         with impossible_positions():
             s = settle(data.attacker_points, _rules(data))

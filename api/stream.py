@@ -7,21 +7,11 @@ stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R3
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
-from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import (
-    OpenAPIMediaType,
-    OpenAPIResponse,
-    OpenAPIType,
-    Operation,
-    Reference,
-    Schema,
-)
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
@@ -30,7 +20,7 @@ from api.live_feed import FULL_EVERY
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
-from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame, current_version
+from services.live import current_version
 
 
 class LastEventIdAheadError(InvalidInputError):
@@ -54,6 +44,25 @@ class LastEventIdAheadError(InvalidInputError):
 
 VERSION_PATTERN = "^[0-9]{1,18}$"
 """A frame id: a match version in ASCII digits (``Last-Event-ID``, ``lastEventId``)."""
+ResumeHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        pattern=VERSION_PATTERN,
+        description="The id of the last frame received (the stream's `id`s: a match version, "
+        "a position in the log, a tournament version): the stream resumes right after it",
+    ),
+]
+"""A resumable stream's ``Last-Event-ID`` header."""
+ResumeQuery = Annotated[
+    str | None,
+    QueryParameter(
+        name="lastEventId",
+        pattern=VERSION_PATTERN,
+        description="As Last-Event-ID, for clients that cannot send headers (the header wins)",
+    ),
+]
+"""``Last-Event-ID`` as a query parameter (an ``EventSource`` sends no headers)."""
 
 
 def _last_event_id(header: str | None, query: str | None) -> int | None:
@@ -72,29 +81,31 @@ def _last_event_id(header: str | None, query: str | None) -> int | None:
 
 
 STREAM_DOC = (
-    """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
-or a spectator (no token, or the organiser's) receives **one `event: view` frame per match
+    """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins) or a
+spectator (no token, or the organiser's) receives **one `event: view` frame per match
 version**, in order, none merged and none skipped — also when bots move several times after
-one command: its `id` is the version and its `data` a `LiveFrame` — the `event` that made
-the version (a history item, redacted for the viewer as at that moment: R33; an event the
-viewer sees nothing of still has its frame, with its `type` and `hidden` fields) and the
-viewer's `view` right after it (the state as of that version, R34: what
-`GET /v1/matches/{id}/state?version=` shows). The first frame is the current version's.
-While a paced deal is under way (R16), `event: deal` frames without an `id` carry a
-`DealFrame`: the viewer's view as cards arrive (a seat's hand when a card reaches it,
-spectators' hand sizes), in batches of at most 250 ms; the view says when the deal started
-and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a frame
-for every version after it, in order, then live frames (and the deal's progress so far); a
-`Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem (no such
-frame exists). A stream lives no longer than its token: once the seat token is
-re-issued, or the player token rotated, its session ended or the player erased, the stream
+one command: its `id` is the version and its `data` a `SeatFrame` (a seat's stream) or a
+`PublicFrame` (a spectator's; asyncapi.yaml, channel `match`) — the `event` that made the
+version (a history item, redacted for the viewer as at that moment: R33; an event the viewer
+sees nothing of still has its frame, with its `type` and `hidden` fields) and the viewer's
+`view` right after it (the state as of that version, R34: what `GET
+/v1/matches/{id}/state?version=` shows). The first frame is the current version's. While a
+paced deal is under way (R16), `event: deal` frames without an `id` carry a `SeatDealFrame`
+or `PublicDealFrame`: the viewer's view as cards arrive (a seat's hand when a card reaches
+it, spectators' hand sizes), in batches of at most 250 ms; the view says when the deal
+started and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a
+frame for every version after it, in order, then live frames (and the deal's progress so
+far); a `Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem
+(no such frame exists). A stream lives no longer than its token: once the seat token is re-
+issued, or the player token rotated, its session ended or the player erased, the stream
 sends `event: revoked` and ends (a reconnect with that token is a 401). At most
 `SSE_STREAM_CAPS` streams per verified identity (an account, a seat: whatever token it
-presents) and `SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429
-`too-many-streams` with `Retry-After`. `: ping` comments keep the connection alive; the server
+presents) and `SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-
+many-streams` with `Retry-After`. `: ping` comments keep the connection alive; the server
 ends the stream after its lifetime with a `retry:` hint, and the client reconnects with its
-Last-Event-ID. A tournament table is closed to spectators until its tournament round completes: 403
-`table-closed` without a seat token of that table or the organiser's token (R36).
+Last-Event-ID. A tournament table is closed to spectators until its tournament round
+completes: 403 `table-closed` without a seat token of that table or the organiser's token
+(R36).
 
 """
     + f"""`?frames=patch` asks for patch frames: the first version frame on each connection (and so
@@ -110,63 +121,6 @@ exactly what `state?version=` shows the viewer at each version. `Accept-Encoding
 compresses the stream (each frame flushed as it is sent)."""
 )
 
-FRAMES_DOC = (
-    "Server-Sent Events: `event: view` frames (`id:` the match version, `data:` a LiveFrame) "
-    "and, during a paced deal, `event: deal` frames (no `id`, `data:` a DealFrame); with "
-    "`?frames=patch` also `event: patch` frames (`id:` the version, `data:` a PatchFrame) "
-    "and `event: deal-patch` frames (no `id`, `data:` a DealPatchFrame); `: ping` comments "
-    "and `retry:` hints between them"
-)
-
-
-def _frame_schema(name: str, frame: str, with_id: bool) -> Schema:
-    properties: dict[str, Schema | Reference] = {
-        "event": Schema(type=OpenAPIType.STRING, const=name),
-        "data": Schema(
-            type=OpenAPIType.STRING,
-            description=f"A {frame} as JSON",
-            content_media_type="application/json",
-            content_schema=Reference(ref=f"#/components/schemas/{frame}"),
-        ),
-    }
-    if with_id:
-        properties["id"] = Schema(
-            type=OpenAPIType.STRING, pattern="^[0-9]+$", description="The match version"
-        )
-    return Schema(
-        type=OpenAPIType.OBJECT,
-        required=["event", "data", *(["id"] if with_id else [])],
-        properties=properties,
-    )
-
-
-@dataclass
-class StreamOperation(Operation):
-    """The stream's 200 in the OpenAPI document as the SSE frames it sends: each an object
-    of the frame's fields (`event`, `id`, `data`), its `data` the JSON of a LiveFrame or a
-    DealFrame (the components the ResponseSpec registers); pings and `retry:` hints carry
-    no data."""
-
-    def __post_init__(self) -> None:
-        responses = dict(self.responses or {})
-        ok = responses.get("200")
-        if isinstance(ok, OpenAPIResponse):
-            ok.content = {
-                EVENT_STREAM: OpenAPIMediaType(
-                    schema=Schema(
-                        one_of=[
-                            _frame_schema("view", "LiveFrame", with_id=True),
-                            _frame_schema("deal", "DealFrame", with_id=False),
-                            _frame_schema("patch", "PatchFrame", with_id=True),
-                            _frame_schema("deal-patch", "DealPatchFrame", with_id=False),
-                        ]
-                    ),
-                    example="retry: 1000\n\nevent: view\nid: 7\ndata: "
-                    '{"version":7,"event":{…},"view":{…}}\n\n',
-                )
-            }
-        self.responses = responses
-
 
 class MatchStreamController(Controller):
     path = "/v1/matches"
@@ -177,21 +131,9 @@ class MatchStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
-        operation_class=StreamOperation,
-        responses={
-            200: ResponseSpec(
-                data_container=LiveFrame  # type: ignore[arg-type]
-                | DealFrame
-                | PatchFrame
-                | DealPatchFrame,
-                media_type=EVENT_STREAM,
-                description=FRAMES_DOC,
-                generate_examples=False,
-            ),
-            **spectator_problems(404, 422, 429),
-        },
+        responses=spectator_problems(404, 422, 429),
     )
-    async def stream(
+    async def stream_match(
         self,
         request: Request[Any, Any, Any],
         match_id: FromPath[UUID],
@@ -200,23 +142,8 @@ class MatchStreamController(Controller):
             str | None,
             QueryParameter(name="token", description="A seat token (EventSource sends no headers)"),
         ] = None,
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                pattern=VERSION_PATTERN,
-                description="The id of the last frame received (a match version)",
-            ),
-        ] = None,
-        last_event_id_query: Annotated[
-            str | None,
-            QueryParameter(
-                name="lastEventId",
-                pattern=VERSION_PATTERN,
-                description="As Last-Event-ID, for clients that cannot send headers (the "
-                "header wins): a match version",
-            ),
-        ] = None,
+        last_event_id: ResumeHeader = None,
+        last_event_id_query: ResumeQuery = None,
         frames: Annotated[
             Literal["full", "patch"],
             QueryParameter(

@@ -9,7 +9,8 @@ Refusals are 422 problems naming the field (``rules.levelCap: Expected `int`, go
 `str```), from the path msgspec writes into its error (`` - at `$.rules.levelCap` ``); a
 card token that is not R4 notation is ``invalid-card`` naming the field and the token. A
 body that is not JSON is a 400 in msgspec's words; no body is ``None`` (the handler's
-default) when the type admits it, else a 400.
+default) when the type admits it, else a 400; a JSON ``null`` body is a 422 (a body is
+an object or left out: one type, as the document says).
 
 The route declares its type with ``opt=json_body(T)`` so the OpenAPI document shows it
 (:mod:`api.contract`).
@@ -94,6 +95,11 @@ def decode_body(raw: bytes, target: Any) -> Any:
         if optional(target):
             return None
         raise ClientException("a JSON request body is required")
+    if raw.strip() == b"null" and optional(target):  # one type: an object, or no body
+        raise ValidationException(
+            detail="body: a JSON object, or no body at all (not null)",
+            extra=[{"key": "body", "message": "not null", "source": "body"}],
+        )
     try:
         return _decoder(target).decode(raw)
     except msgspec.ValidationError as e:
@@ -151,8 +157,11 @@ def refusal(error: str, body: Any) -> Exception:
     found = _PATH.match(error)
     message, path = (found["message"], found["path"]) if found else (error, "")
     field = path.removeprefix(".") or "body"
+    value = _at(body, path)
+    if message == "Expected `array`, got `str`" and _looks_like_cards(value):
+        message += ': cards are a JSON array of card strings (["5C", "5C"]), never one string'
     if CARD_TOKEN in message:
-        token = _bad_token(_at(body, path))
+        token = _bad_token(value)
         return InvalidInputError(
             f"{field}: {InvalidCardError(token).detail}", code="invalid-card", rule="R4"
         )
@@ -171,6 +180,11 @@ def _at(body: Any, path: str) -> Any:
         else:
             return None
     return body
+
+
+def _looks_like_cards(value: Any) -> bool:
+    """``value`` is one string of R4 tokens (``"5C 5C"``), as the API once took cards."""
+    return isinstance(value, str) and all(_TOKEN.match(t) for t in value.split() or ["-"])
 
 
 def _bad_token(value: Any) -> str:

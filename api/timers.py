@@ -52,6 +52,8 @@ race. 412: `If-Match` is not the current version."""
 
 
 class TimeoutClaimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A seat that ran out of time: what the timeout bot did for it."""
+
     version: int
     """The match version right after the bot's move for the seat."""
     seat: int
@@ -67,7 +69,7 @@ class TimeoutController(Controller):
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/{match_id:uuid}/timeout", 200, *CHECKED, 412, description=TIMEOUT_DOC)
-    async def claim(
+    async def claim_timeout(
         self, write: Writing, match_id: FromPath[UUID], if_match: IfMatch = None
     ) -> Response[TimeoutClaimed]:
         """Claim the turn timeout of the seat to act (the bot moves for it)"""

@@ -69,6 +69,8 @@ three passes come before an overcall; four close the window)."""
 
 
 class HistoryPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A page of a match's events, redacted for the viewer (R33, R34)."""
+
     items: list[HistoryItem]
     next: int
     """Pass as ``after`` for the next page: the last item's version (or ``after``)."""

@@ -54,43 +54,61 @@ _CARDS = frozenset({"cards"})
 _EMBARGOED = ("seed", "bottom_cards", "bottom_points")
 
 
-class LiveFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """What a live stream sends for one match version (``event: view``, ``id:`` the
-    version): the event that made the version and the viewer's view right after it."""
-
-    version: Annotated[
-        int, Meta(description="The match version this frame is for (also the SSE `id`).")
-    ]
-    event: Annotated[
-        HistoryItem,
-        Meta(
-            description="The event that made this version, redacted for the viewer as at "
-            "that moment (R33): fields the viewer may not see are left out and named in "
-            "`hidden`."
-        ),
-    ]
-    view: Annotated[
-        SeatView | PublicView,
-        Meta(
-            description="The viewer's table right after the event: the state as of this "
-            "version (R34); a seat's view for a seat token, else the public view."
-        ),
-    ]
+_VERSION_DOC = "The match version this frame is for (also the SSE `id`)."
+_EVENT_DOC = (
+    "The event that made this version, redacted for the viewer as at that moment (R33): "
+    "fields the viewer may not see are left out and named in `hidden`."
+)
+_VIEW_DOC = "The viewer's table right after the event: the state as of this version (R34)."
+_DEAL_VERSION_DOC = "The match version the deal belongs to (Last-Event-ID stays at it)."
+_DRAWN_DOC = "Cards drawn so far, all seats together (R16)."
 
 
-class DealFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """A paced deal's progress (``event: deal``, no ``id``: it is not a version): the
-    viewer's view as cards are drawn (R16) — a seat's hand grows, everyone's sizes."""
+class _Frame(msgspec.Struct, frozen=True, kw_only=True, rename="camel", tag_field="kind"):
+    """A live stream's frame; ``kind`` says whose (``seat``: a seat token's stream,
+    ``public``: a spectator's), so that each decodes as its own type."""
 
-    version: Annotated[
-        int,
-        Meta(description="The match version the deal belongs to (Last-Event-ID stays at it)."),
-    ]
-    drawn: Annotated[int, Meta(description="Cards drawn so far, all seats together (R16).")]
-    view: Annotated[
-        SeatView | PublicView,
-        Meta(description="The viewer's table now, with the cards drawn so far."),
-    ]
+
+class SeatFrame(_Frame, frozen=True, kw_only=True, tag="seat"):
+    """What a seat's live stream sends for one match version (``event: view``, ``id:`` the
+    version): the event that made the version and the seat's view right after it."""
+
+    version: Annotated[int, Meta(description=_VERSION_DOC)]
+    event: Annotated[HistoryItem, Meta(description=_EVENT_DOC)]
+    view: Annotated[SeatView, Meta(description=_VIEW_DOC)]
+
+
+class PublicFrame(_Frame, frozen=True, kw_only=True, tag="public"):
+    """What a spectator's live stream sends for one match version (``event: view``,
+    ``id:`` the version): the event that made the version and the public view after it."""
+
+    version: Annotated[int, Meta(description=_VERSION_DOC)]
+    event: Annotated[HistoryItem, Meta(description=_EVENT_DOC)]
+    view: Annotated[PublicView, Meta(description=_VIEW_DOC)]
+
+
+class SeatDealFrame(_Frame, frozen=True, kw_only=True, tag="seat"):
+    """A paced deal's progress on a seat's stream (``event: deal``, no ``id``: it is not a
+    version): the seat's view as cards are drawn (R16) — its hand grows."""
+
+    version: Annotated[int, Meta(description=_DEAL_VERSION_DOC)]
+    drawn: Annotated[int, Meta(description=_DRAWN_DOC)]
+    view: Annotated[SeatView, Meta(description="The seat's table now, with its cards so far.")]
+
+
+class PublicDealFrame(_Frame, frozen=True, kw_only=True, tag="public"):
+    """A paced deal's progress on a spectator's stream (``event: deal``, no ``id``): the
+    public view as cards are drawn (R16) — every seat's hand size."""
+
+    version: Annotated[int, Meta(description=_DEAL_VERSION_DOC)]
+    drawn: Annotated[int, Meta(description=_DRAWN_DOC)]
+    view: Annotated[PublicView, Meta(description="The table now, hand sizes so far.")]
+
+
+LiveFrame = SeatFrame | PublicFrame
+"""One match version's frame (``event: view``)."""
+DealFrame = SeatDealFrame | PublicDealFrame
+"""A paced deal's progress frame (``event: deal``)."""
 
 
 class PatchFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -317,7 +335,9 @@ class LiveTable:
         withheld = _EMBARGOED if self.embargo and isinstance(event, RoundScored) else ()
         item = history_item(step.version, step.number, event, visible, withheld)
         view = table_view(self.match, self.round, viewer, event.timestamp, embargo=self.embargo)
-        return LiveFrame(version=step.version, event=item, view=view)
+        if isinstance(view, SeatView):
+            return SeatFrame(version=step.version, event=item, view=view)
+        return PublicFrame(version=step.version, event=item, view=view)
 
     def dealing(self, at: datetime) -> int | None:
         """Cards drawn by ``at`` while a paced deal is still under way (R16), else None."""
@@ -334,7 +354,9 @@ class LiveTable:
 
     def deal_frame(self, viewer: int | None, at: datetime, drawn: int) -> DealFrame:
         view = table_view(self.match, self.round, viewer, at, embargo=self.embargo)
-        return DealFrame(version=self.version, drawn=drawn, view=view)
+        if isinstance(view, SeatView):
+            return SeatDealFrame(version=self.version, drawn=drawn, view=view)
+        return PublicDealFrame(version=self.version, drawn=drawn, view=view)
 
 
 def _round_version(round_: Round | None) -> int:

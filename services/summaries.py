@@ -83,6 +83,8 @@ class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A match in a list."""
+
     match_id: str
     name: str
     preset: str | None
@@ -94,6 +96,8 @@ class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A page of matches, oldest first."""
+
     items: list[MatchListItem]
     next: int
     """Pass as ``after`` for the next page (a position in the store's log)."""

@@ -51,7 +51,7 @@ class PlayerController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 409, security=None, headers=(LOCATION_HEADER,), body=CreatePlayerRequest)
-    async def create(self, write: Writing) -> Response[NewPlayer]:
+    async def create_player(self, write: Writing) -> Response[NewPlayer]:
         """Create a player (a device account); answers its player token once
 
         The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
@@ -83,13 +83,16 @@ class PlayerController(Controller):
         return await write.run(lambda: None, work, replay, location=lambda _: "/v1/players/me")
 
     @route("/me", 401, 403, security=BEARER)
-    async def me(self, read: Reading) -> Profile:
-        """The player of the token"""
+    async def get_me(self, read: Reading) -> Profile:
+        """The player of the token
+
+        The player of the token: display name, locale, sign-in kind.
+        """
         signed = await read.call(signed_player, read.service, read.credential)
         return _profile(read.service, signed)
 
     @write_route("/me", 200, 401, 403, 409, body=EditProfileRequest, handler=patch)
-    async def edit(self, write: Writing) -> Response[Profile]:
+    async def edit_me(self, write: Writing) -> Response[Profile]:
         """Edit the player's display name and/or language
 
         The name is shown at tables from now on (seats already taken keep theirs); the language
@@ -111,7 +114,7 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, replay)
 
     @write_route("/me/sessions/current/refresh", 200, 401, 403)
-    async def refresh(self, write: Writing) -> Response[SessionRefreshed]:
+    async def refresh_session(self, write: Writing) -> Response[SessionRefreshed]:
         """Refresh this session: its idle limit counts from now
 
         A session not refreshed (nor its token rotated) for `SESSION_IDLE_S` stops signing in
@@ -135,7 +138,7 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, lambda signed, _: answer(signed))
 
     @route("/me", 401, 403, status_code=204, security=BEARER, handler=delete)
-    async def erase(self, read: Reading) -> None:
+    async def erase_player(self, read: Reading) -> None:
         """Erase the player (crypto-shredding): their key is destroyed
 
         Every name of the player in the history now reads `erased player`: matches, replays, state
@@ -159,8 +162,11 @@ class PlayerController(Controller):
         await read.call(work)
 
     @route("/me/sessions", 401, 403, security=BEARER)
-    async def sessions(self, read: Reading) -> SessionList:
-        """The player's sessions (devices), oldest first"""
+    async def list_sessions(self, read: Reading) -> SessionList:
+        """The player's sessions (devices), oldest first
+
+        The player's sessions (devices), oldest first; tokens are never shown again.
+        """
         signed = await read.call(signed_player, read.service, read.credential)
         return SessionList(
             items=[
@@ -177,7 +183,11 @@ class PlayerController(Controller):
 
     @write_route("/me/sessions", 201, 401, 403, 409, body=OpenSessionRequest | None)
     async def open_session(self, write: Writing) -> Response[SessionToken]:
-        """Open another session (a new device); answers its token once"""
+        """Open another session (a new device); answers its token once
+
+        Open another session (a new device) with the player's token; answers the new
+        session's token once.
+        """
         data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
         service = write.runtime.service
 
@@ -189,8 +199,12 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, session_replay)
 
     @write_route("/me/token", 200, 401, 403)
-    async def rotate(self, write: Writing) -> Response[SessionToken]:
-        """Rotate the token of this session; the one used stops working at once"""
+    async def rotate_token(self, write: Writing) -> Response[SessionToken]:
+        """Rotate the token of this session; the one used stops working at once
+
+        Rotate this session's token: the answer carries the new one once, and the
+        token used stops working at once.
+        """
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionToken]:
@@ -212,7 +226,10 @@ class PlayerController(Controller):
         handler=delete,
     )
     async def end_session(self, read: Reading, session_id: FromPath[UUID]) -> None:
-        """End a session (sign a device out); its token stops working at once"""
+        """End a session (sign a device out); its token stops working at once
+
+        End a session (sign a device out): its token stops working at once.
+        """
         service, cred = read.service, read.credential
 
         def work() -> None:
@@ -221,7 +238,7 @@ class PlayerController(Controller):
         await read.call(work)
 
     @write_route("/me/seats", 201, *CHECKED, body=ClaimRequest)
-    async def claim(self, write: Writing) -> Response[PlayerSeat]:
+    async def claim_seat_as_player(self, write: Writing) -> Response[PlayerSeat]:
         """Claim a seat as this player (R1: one seat per match)
 
         The player token then acts for the seat from any device; the answer also carries a seat
@@ -246,8 +263,14 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, replay)
 
     @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
-    async def seat_token(self, write: Writing, match_id: FromPath[UUID]) -> Response[PlayerSeat]:
-        """A fresh seat token for the player's seat; the old one stops working"""
+    async def renew_seat_token(
+        self, write: Writing, match_id: FromPath[UUID]
+    ) -> Response[PlayerSeat]:
+        """A fresh seat token for the player's seat; the old one stops working
+
+        A fresh seat token for the player's seat in the match; the old one stops
+        working at once (its open streams end). Takes no match version.
+        """
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, PlayerSeat]:
@@ -265,7 +288,7 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, replay)
 
     @write_route("/me/matches/{match_id:uuid}/leave", 200, *CHECKED)
-    async def leave(self, write: Writing, match_id: FromPath[UUID]) -> Response[LeftSeat]:
+    async def leave_match(self, write: Writing, match_id: FromPath[UUID]) -> Response[LeftSeat]:
         """Leave the table: a bot plays your seat to the match's end
 
         The table goes on: the timeout bot (`TIMEOUT_BOT`) takes the seat at once (before round 1
@@ -304,8 +327,12 @@ class PlayerController(Controller):
         return await write.run(_player(write), work, replay)
 
     @route("/me/matches", 401, 403, security=BEARER)
-    async def matches(self, read: Reading) -> MyMatches:
-        """The player's matches: current (with whose turn) and finished"""
+    async def list_my_matches(self, read: Reading) -> MyMatches:
+        """The player's matches: current (with whose turn) and finished
+
+        The player's matches: current ones with whose turn it is and its deadline,
+        then finished ones.
+        """
         service, cred = read.service, read.credential
         return await read.call(lambda: my_matches(service, signed_player(service, cred).account))
 

@@ -51,7 +51,7 @@ class InviteController(Controller):
     @write_route(
         "/v1/matches/{match_id:uuid}/invites", 201, *CHECKED, body=CreateInviteRequest | None
     )
-    async def create(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
+    async def create_invite(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
         """An invite code to this match (organiser, or a seated player)
 
         The table becomes private with its first code: no longer listed, its free seats taken only
@@ -78,8 +78,12 @@ class InviteController(Controller):
         return await write.run(lambda: inviter(service, match_id, write.credential), work, replay)
 
     @route("/v1/invites/{code:str}", 404, 409)
-    async def show(self, read: Reading, code: CodeParam) -> InviteInfo:
-        """The table an invite code seats at, and its free seats"""
+    async def get_invite(self, read: Reading, code: CodeParam) -> InviteInfo:
+        """The table an invite code seats at, and its free seats
+
+        The table an invite code seats at and its free seats; the code is the
+        invitation, so no token is needed.
+        """
         service = read.service
 
         def info() -> InviteInfo:
@@ -96,7 +100,7 @@ class InviteController(Controller):
         return await read.call(info)
 
     @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
-    async def join(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
+    async def join_by_invite(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
         """Take a seat with an invite code (`seat`, or the lowest free seat, R1)
 
         With a player token the player sits under their display name and acts with the player token

@@ -89,7 +89,7 @@ class LobbyController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
-    async def open(self, write: Writing) -> Response[TicketView]:
+    async def queue_for_match(self, write: Writing) -> Response[TicketView]:
         """Queue for quick play (a player); four compatible tickets make a match
 
         Tickets with the same preset and rules are matched first come, first seated; partners who
@@ -125,15 +125,19 @@ class LobbyController(Controller):
         )
 
     @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
-    async def show(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
-        """The player's ticket: waiting, matched (the match and seat) or cancelled"""
+    async def get_ticket(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+        """The player's ticket: waiting, matched (the match and seat) or cancelled
+
+        The player's lobby ticket: waiting, matched (with the match and seat) or
+        cancelled (player token).
+        """
         ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
         return await read.call(ticket_view, read.service, ticket)
 
     @route(
         "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
     )
-    async def cancel(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+    async def cancel_ticket(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
         """Cancel a waiting ticket
 
         409 `ticket-closed` once it is matched or cancelled.
@@ -147,7 +151,7 @@ class LobbyController(Controller):
         return await read.call(work)
 
     @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
-    async def stream(
+    async def stream_ticket(
         self,
         read: Reading,
         ticket_id: FromPath[UUID],

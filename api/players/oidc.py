@@ -59,7 +59,7 @@ class Oidc:
     security=BEARER,
     opt=json_body(OpenSessionRequest | None),
 )
-async def oidc_sign_in(
+async def sign_in_with_oidc(
     request: Request[Any, Any, Any], runtime: NamedDependency[Runtime], oidc: NamedDependency[Oidc]
 ) -> NewPlayer:
     data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()

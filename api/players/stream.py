@@ -71,7 +71,7 @@ class PlayerStreamController(Controller):
         responses=problems(401, 403, 422),
         security=BEARER,
     )
-    async def stream(
+    async def stream_player(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],

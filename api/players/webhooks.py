@@ -112,7 +112,7 @@ class WebhookController(Controller):
     tags = ["webhooks"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 401, 403, body=RegisterWebhook)
-    async def register(
+    async def register_webhook(
         self, write: Writing, webhooks: NamedDependency[Webhooks]
     ) -> Response[subs.WebhookSubscriptionView]:
         """Register a webhook subscription (operator)
@@ -147,27 +147,34 @@ class WebhookController(Controller):
         return await write.run(lambda: None, work, replay)
 
     @route("/", 401, 403)
-    async def index(
+    async def list_webhooks(
         self, request: Request[Any, Any, Any], webhooks: NamedDependency[Webhooks]
     ) -> list[subs.WebhookSubscriptionView]:
-        """The webhook subscriptions (operator)"""
+        """The webhook subscriptions (operator)
+
+        The webhook subscriptions (operator token).
+        """
         webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
     @route("/{subscription_id:uuid}", 401, 403, 404, 409, status_code=200, handler=delete)
-    async def remove(
+    async def delete_webhook(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],
         subscription_id: FromPath[UUID],
     ) -> subs.WebhookSubscriptionView:
-        """Stop a subscription (operator); its undelivered items are not sent"""
+        """Stop a subscription (operator); its undelivered items are not sent
+
+        Stop a webhook subscription (operator token); its undelivered items are not
+        sent.
+        """
         webhooks.require_operator(credential(request))
         sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
         return subs.view(sub)
 
     @route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
-    async def deliveries(
+    async def list_deliveries(
         self,
         request: Request[Any, Any, Any],
         webhooks: NamedDependency[Webhooks],

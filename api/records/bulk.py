@@ -146,7 +146,7 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     operation_class=BulkOperation,
     opt={OWN_ENCODING: True},  # gzip of its own, flushed per chunk of records
 )
-async def bulk_records(
+async def export_records(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
     finished_from: Annotated[

@@ -205,7 +205,7 @@ class RecordController(Controller):
         media_type=JSON,
         operation_class=RecordOperation,
     )
-    async def match_record(
+    async def get_match_record(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
@@ -225,7 +225,7 @@ class RecordController(Controller):
         media_type=JSON,
         operation_class=RecordOperation,
     )
-    async def round_record(
+    async def get_round_record(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
@@ -250,7 +250,7 @@ class RecordController(Controller):
         request_max_body_size=MAX_RECORD_BYTES,
         operation_class=ImportOperation,
     )
-    async def import_(
+    async def import_record(
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],

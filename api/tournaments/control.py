@@ -56,7 +56,7 @@ class ControlController(Controller):
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/{tournament_id:uuid}/forbidden", 200, *CHECKED, body=ForbidRequest)
-    async def forbid(
+    async def forbid_pairing(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Forbid a pairing (organiser; Swiss): two teams never to meet
@@ -73,10 +73,14 @@ class ControlController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
-    async def allow(
+    async def allow_pairing(
         self, write: Writing, tournament_id: FromPath[UUID], a: TeamParam, b: TeamParam
     ) -> Response[TournamentView]:
-        """Lift a forbidden pairing (organiser)"""
+        """Lift a forbidden pairing (organiser)
+
+        Lift a forbidden pairing of two teams (organiser token); the next rounds may
+        pair them again.
+        """
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.allow(tournament_id, a, b))
@@ -84,7 +88,9 @@ class ControlController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @route("/{tournament_id:uuid}/preview", 401, 403, 404, 409)
-    async def preview(self, read: Reading, tournament_id: FromPath[UUID]) -> PairingPreview:
+    async def preview_pairings(
+        self, read: Reading, tournament_id: FromPath[UUID]
+    ) -> PairingPreview:
         """Preview the next round's pairing (nothing is saved)
 
         As scheduling would pair it now (the organiser's published pairing, or override, if set),
@@ -104,7 +110,7 @@ class ControlController(Controller):
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
     )
-    async def override(
+    async def override_pairings(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Set the next round's pairing by hand, before it starts (organiser)
@@ -123,7 +129,7 @@ class ControlController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
-    async def adjust(
+    async def adjust_score(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Adjust a team's score (organiser): match points with the reason
@@ -142,7 +148,7 @@ class ControlController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @route("/{tournament_id:uuid}/adjustments", 404)
-    async def adjustments(
+    async def list_adjustments(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],
@@ -158,7 +164,7 @@ class ControlController(Controller):
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/tokens", 200, *CHECKED
     )
-    async def reissue(
+    async def reissue_table_tokens(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[ReissuedTokens]:
         """Re-issue a table's seat tokens (organiser): the old ones stop working
@@ -196,7 +202,7 @@ class ControlController(Controller):
         404,
         media_type="text/plain; charset=utf-8",
     )
-    async def sheet(
+    async def get_pairing_sheet(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],

@@ -68,7 +68,7 @@ class TournamentController(Controller):
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 409, security=None, headers=(LOCATION,), body=CreateTournamentRequest)
-    async def create(self, write: Writing) -> Response[NewTournament]:
+    async def create_tournament(self, write: Writing) -> Response[NewTournament]:
         """Create a tournament (organiser); answers the organiser token once
 
         Teams of two (people or bots), round_robin or swiss (swissRounds), the match length (deals,
@@ -118,7 +118,7 @@ class TournamentController(Controller):
         )
 
     @route("/")
-    async def index(
+    async def list_tournaments(
         self, read: Reading, after: After = 0, limit: Limit = 50, status: StatusFilter = None
     ) -> TournamentList:
         """List tournaments, oldest first (paged; filter by status)
@@ -149,7 +149,7 @@ class TournamentController(Controller):
         return Response(tournament_view(t))
 
     @write_route("/{tournament_id:uuid}", 200, *CHECKED, body=TimeControlRequest, handler=patch)
-    async def time_control(
+    async def change_time_control(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Change the time control of the rounds to come (organiser)
@@ -183,21 +183,30 @@ class TournamentController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @route("/{tournament_id:uuid}/rounds", 404)
-    async def rounds(self, read: Reading, tournament_id: FromPath[UUID]) -> list[RoundView]:
-        """The scheduled rounds with their tables"""
+    async def list_tournament_rounds(
+        self, read: Reading, tournament_id: FromPath[UUID]
+    ) -> list[RoundView]:
+        """The scheduled rounds with their tables
+
+        The scheduled tournament rounds, each with its tables and results.
+        """
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
     @route("/{tournament_id:uuid}/rounds/{number:int}", 404)
-    async def one_round(
+    async def get_tournament_round(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> RoundView:
-        """One round: commitment (R35), secret once completed, tables and results"""
+        """One round: commitment (R35), secret once completed, tables and results
+
+        One tournament round: its commitment (R35), its secret once completed (R36),
+        its tables and their results.
+        """
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
     @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED, body=ScheduleRequest | None)
-    async def schedule(
+    async def schedule_tournament_round(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[ScheduledRound]:
         """Schedule the next round (organiser)
@@ -229,7 +238,7 @@ class TournamentController(Controller):
         return await organiser_write(write, tournament_id, act, replay)
 
     @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
-    async def run_bots(
+    async def run_tournament_bots(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[RoundRun]:
         """Wake the round's bots (organiser) and collect the finished tables

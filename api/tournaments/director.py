@@ -98,7 +98,7 @@ class DirectorController(Controller):
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/clock", 200, *CHECKED, body=RoundClockRequest
     )
-    async def round_clock(
+    async def set_round_clock(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Set the round in play's own deadline and timers (organiser)
@@ -121,7 +121,7 @@ class DirectorController(Controller):
         *CHECKED,
         body=ExtensionRequest,
     )
-    async def extend(
+    async def extend_table(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TournamentView]:
         """Give one table more time past the round's deadline (organiser)
@@ -142,7 +142,7 @@ class DirectorController(Controller):
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pause", 200, *CHECKED, body=PauseRequest
     )
-    async def pause(
+    async def pause_round(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Pause the round in play's clock (organiser)
@@ -159,7 +159,7 @@ class DirectorController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @write_route("/{tournament_id:uuid}/rounds/{number:int}/resume", 200, *CHECKED)
-    async def resume(
+    async def resume_round(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Resume the round's clock (organiser): its deadline moves by the pause
@@ -176,7 +176,7 @@ class DirectorController(Controller):
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/cancel", 200, *CHECKED, body=CancelRequest
     )
-    async def cancel(
+    async def cancel_round(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
         """Cancel the round in play (organiser): paired again by the next scheduling
@@ -212,7 +212,7 @@ class DirectorController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @write_route("/{tournament_id:uuid}/substitutes", 200, *CHECKED, body=SubstituteRequest)
-    async def substitute(
+    async def substitute_player(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Replace a player for one round to come (organiser)
@@ -231,7 +231,7 @@ class DirectorController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/rename", 200, *CHECKED, body=RenameRequest)
-    async def rename(
+    async def rename_team(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
         """Rename a team (organiser): its number, players and results stay
@@ -264,7 +264,9 @@ class DirectorController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay)
 
     @write_route("/{tournament_id:uuid}/publish", 200, *CHECKED)
-    async def publish(self, write: Writing, tournament_id: FromPath[UUID]) -> Response[Published]:
+    async def publish_pairing(
+        self, write: Writing, tournament_id: FromPath[UUID]
+    ) -> Response[Published]:
         """Publish the next round's pairing (organiser)
 
         From now on GET …/preview shows it to anyone (before, only to the organiser), the display

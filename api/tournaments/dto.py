@@ -39,18 +39,24 @@ class _Request(
 
 
 class PlayerRequest(_Request, frozen=True, kw_only=True):
+    """A player of a team: a person or a bot."""
+
     name: Name
     kind: Literal["human", "random", "heuristic", "strong"] = "human"
     """``human`` (gets a seat token when a round is scheduled) or a bot policy."""
 
 
 class TeamRequest(_Request, frozen=True, kw_only=True):
+    """A team of a tournament: a name and two players."""
+
     name: Name
     players: Annotated[list[PlayerRequest], msgspec.Meta(min_length=2, max_length=2)]
     """Two partners (R2: they sit opposite)."""
 
 
 class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
+    """A new tournament: teams, format, match length, rules."""
+
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     preset: Preset | None = None
     rules: TableRulesRequest | None = None
@@ -86,11 +92,15 @@ class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
 
 
 class FinishTableRequest(_Request, frozen=True, kw_only=True):
+    """Why the organiser ends a tournament table."""
+
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
     """Why the table is ended (recorded in the match's ``MatchFinished``)."""
 
 
 class CorrectionRequest(_Request, frozen=True, kw_only=True):
+    """The organiser's correction of a table's result, with its reason."""
+
     winner: Annotated[int, msgspec.Meta(ge=0, le=63)] | None
     """The winning team's number (one of the table's two), null for a draw."""
     levels: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]
@@ -107,6 +117,8 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class NewTournament(_Response, frozen=True, kw_only=True):
+    """The tournament created, with the organiser token (shown once)."""
+
     tournament_id: str
     organiser_token: str | None
     """Shown once: schedules rounds, runs bots, corrects results. Stored only hashed; null
@@ -117,6 +129,8 @@ class NewTournament(_Response, frozen=True, kw_only=True):
 
 
 class SeatTokenView(_Response, frozen=True, kw_only=True):
+    """A person's seat at a tournament table and its token (shown once)."""
+
     table: int
     match_id: str
     seat: int
@@ -127,6 +141,8 @@ class SeatTokenView(_Response, frozen=True, kw_only=True):
 
 
 class ScheduledRound(_Response, frozen=True, kw_only=True):
+    """A tournament round scheduled, with the people's seat tokens (shown once)."""
+
     round: RoundView
     seat_tokens: list[SeatTokenView]
     """Tokens of the people's seats (bots need none), for the organiser to hand out; empty
@@ -136,12 +152,16 @@ class ScheduledRound(_Response, frozen=True, kw_only=True):
 
 
 class TableRunView(_Response, frozen=True, kw_only=True):
+    """One tournament table: finished, or playing."""
+
     table: int
     match_id: str
     status: Literal["finished", "playing"]
 
 
 class RoundRun(_Response, frozen=True, kw_only=True):
+    """A tournament round's bots woken: each table finished or playing."""
+
     number: int
     completed: bool
     """Every table has its result (the round's secret is revealed)."""

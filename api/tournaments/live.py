@@ -25,21 +25,21 @@ own with ``POST /v1/records``; the tables of a round in play are named in the
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Any
 from uuid import UUID
 
 import msgspec
 from litestar import Controller, Response, get
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.params import FromPath
 from litestar.response import Stream
 
 from api.dto import problems
 from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
 from api.sse import EVENT_STREAM
-from api.stream import VERSION_PATTERN, LastEventIdAheadError
+from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from services.tournaments.archive import archive_lines, pending_tables
 from services.tournaments.service import TournamentService
 from services.tournaments.views import standings_view
@@ -89,26 +89,12 @@ class LiveController(Controller):
         "a finished tournament's frame, or after its lifetime with a `retry:` hint.",
         responses=problems(404, 422),
     )
-    async def stream(
+    async def stream_standings(
         self,
         runtime: NamedDependency[Runtime],
         tournament_id: FromPath[UUID],
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                pattern=VERSION_PATTERN,
-                description="The id of the last frame received (a tournament version)",
-            ),
-        ] = None,
-        last_event_id_query: Annotated[
-            str | None,
-            QueryParameter(
-                name="lastEventId",
-                pattern=VERSION_PATTERN,
-                description="As Last-Event-ID (the header wins)",
-            ),
-        ] = None,
+        last_event_id: ResumeHeader = None,
+        last_event_id_query: ResumeQuery = None,
     ) -> Stream:
         chosen = last_event_id if last_event_id is not None else last_event_id_query
         last = None if chosen is None else int(chosen)
@@ -129,12 +115,13 @@ class LiveController(Controller):
         response_headers=[
             ResponseHeader(
                 name="Tournament-Pending-Tables",
+                value="3/0,3/2",
                 description="round/table of the tables not in the archive yet",
                 documentation_only=True,
             )
         ],
     )
-    async def archive(
+    async def get_tournament_archive(
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
     ) -> Response[bytes]:
         def build() -> tuple[bytes, list[str]]:

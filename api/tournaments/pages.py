@@ -191,7 +191,7 @@ class PageController(Controller):
     tags = ["tournament pages"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @route("/{tournament_id:uuid}", 404, media_type=MediaType.HTML)
-    async def display(
+    async def display_page(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],
@@ -212,7 +212,7 @@ class PageController(Controller):
         return await read.call(build)
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/pairings", 404, media_type=MediaType.HTML)
-    async def pairings(
+    async def pairing_sheet_page(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],
@@ -234,7 +234,7 @@ class PageController(Controller):
         return await read.call(build)
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/scoresheets", 404, media_type=MediaType.HTML)
-    async def scoresheets(
+    async def score_sheets_page(
         self,
         read: Reading,
         tournament_id: FromPath[UUID],
@@ -282,7 +282,7 @@ class DisplayController(Controller):
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @route("/{tournament_id:uuid}/display", 404)
-    async def display_data(self, read: Reading, tournament_id: FromPath[UUID]) -> DisplayView:
+    async def get_display(self, read: Reading, tournament_id: FromPath[UUID]) -> DisplayView:
         """The display page's data: standings, the round's tables with progress, clock
 
         Each table's deal, trick and attackers' points so far (public, R26/R33), its status and
@@ -296,7 +296,7 @@ class DisplayController(Controller):
         return await read.call(build)
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/comparison", 404, 409)
-    async def comparison(
+    async def compare_deals(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> ComparisonView:
         """A completed round's deals compared across its tables (duplicate scoring)
@@ -314,7 +314,7 @@ class DisplayController(Controller):
         return await read.call(build)
 
     @route("/{tournament_id:uuid}/crosstable", 404)
-    async def crosstable_data(self, read: Reading, tournament_id: FromPath[UUID]) -> Crosstable:
+    async def get_crosstable(self, read: Reading, tournament_id: FromPath[UUID]) -> Crosstable:
         """The crosstable: each team's opponent, outcome and levels, round by round
 
         Outcomes: W, D, L, B (a bye: the pairing's, awarded or a forfeit win), R (a requested bye),
@@ -335,7 +335,7 @@ class DisplayController(Controller):
         "`retry:` hint (the browser reconnects).",
         responses=problems(404),
     )
-    async def display_stream(
+    async def stream_display(
         self,
         runtime: NamedDependency[Runtime],
         tournament_id: FromPath[UUID],

@@ -44,7 +44,7 @@ class RegistrationController(Controller):
         security=OPTIONAL_BEARER,
         body=RegisterTeamRequest,
     )
-    async def register(
+    async def register_team(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[RegisteredTeam]:
         """Register a team (itself, or the organiser; late entries for Swiss)
@@ -93,10 +93,14 @@ class RegistrationController(Controller):
         return await write.run(authorize, work, replay)
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
-    async def check_in(
+    async def check_in_team(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
-        """Check a team in before the start (the team's token or the organiser's)"""
+        """Check a team in before the start (the team's token or the organiser's)
+
+        A registered team confirms it is present, before the start (its team token
+        or the organiser's); with check-in required, teams that did not are out.
+        """
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.check_in(tournament_id, team))
@@ -106,7 +110,7 @@ class RegistrationController(Controller):
     @write_route(
         "/{tournament_id:uuid}/teams/{team:int}/withdraw", 200, *CHECKED, body=WithdrawRequest
     )
-    async def withdraw(
+    async def withdraw_team(
         self, write: Writing, tournament_id: FromPath[UUID], team: TeamParam
     ) -> Response[TournamentView]:
         """Withdraw a team (the team's token or the organiser's), with the reason
@@ -127,7 +131,7 @@ class RegistrationController(Controller):
         return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
 
     @write_route("/{tournament_id:uuid}/start", 200, *CHECKED)
-    async def start(
+    async def start_tournament(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
         """Close registration and start (organiser)

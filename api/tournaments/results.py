@@ -49,18 +49,26 @@ class ResultController(Controller):
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/tables", 404)
-    async def tables(
+    async def list_tables(
         self, read: Reading, tournament_id: FromPath[UUID], number: RoundParam
     ) -> list[TableView]:
-        """A round's tables: pairing, seating (R36), match and result"""
+        """A round's tables: pairing, seating (R36), match and result
+
+        A tournament round's tables: the pairing, the duplicate seating (R36), the
+        match and the result.
+        """
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
 
     @write_route("/{tournament_id:uuid}/results/collect", 200, 401, 403, 404)
-    async def collect(
+    async def collect_results(
         self, write: Writing, tournament_id: FromPath[UUID]
     ) -> Response[TournamentView]:
-        """Pull the finished tables' results into the tournament (organiser)"""
+        """Pull the finished tables' results into the tournament (organiser)
+
+        Organiser: pull the results of the finished tables into the tournament (each
+        once), so the standings count them.
+        """
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             return view_answer(o, stamp, o.collect(tournament_id))
@@ -86,10 +94,13 @@ class ResultController(Controller):
         return await organiser_write(write, tournament_id, act, answer)
 
     @write_route(f"{TABLE_PATH}/correction", 200, *CHECKED, body=CorrectionRequest)
-    async def correct(
+    async def correct_table_result(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TableView]:
-        """Correct a table's result (organiser; recorded with who and why)"""
+        """Correct a table's result (organiser; recorded with who and why)
+
+        Organiser: replace a table's result; recorded with who and why.
+        """
         data = await write.body(CorrectionRequest)
         answer = table_answer(number, table)
 
@@ -121,10 +132,14 @@ class ResultController(Controller):
         responses=csv_doc(StandingsView, "The standings"),
         operation_class=CsvOperation,
     )
-    async def standings(
+    async def get_standings(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
-        """Standings with their tiebreaks (JSON, or CSV)"""
+        """Standings with their tiebreaks (JSON, or CSV)
+
+        The standings, best first, with the tie-breaks used; JSON, or CSV with
+        `?format=csv` or `Accept: text/csv`.
+        """
         return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
 
     @route(
@@ -132,10 +147,15 @@ class ResultController(Controller):
         responses=csv_doc(ResultsExport, "The results"),
         operation_class=CsvOperation,
     )
-    async def results(
+    async def get_tournament_results(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
-        """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)"""
+        """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)
+
+        Everything needed to check and rank the tournament: rounds, tables, results,
+        commitments and (once revealed) secrets (R36); JSON, or CSV with
+        `?format=csv` or `Accept: text/csv`.
+        """
         return await json_or_csv(read, tournament_id, format, results_export, results_csv)
 
 

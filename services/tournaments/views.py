@@ -25,12 +25,16 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class PlayerView(_View, frozen=True, kw_only=True):
+    """A player of a team."""
+
     name: str
     kind: str
     """``human``, or the bot policy (``random``, ``heuristic``, ``strong``)."""
 
 
 class TeamView(_View, frozen=True, kw_only=True):
+    """A team of a tournament."""
+
     team: int
     """The team's number: its place in the registration (the seeding), from 0."""
     name: str
@@ -45,6 +49,8 @@ class TeamView(_View, frozen=True, kw_only=True):
 
 
 class TableResultView(_View, frozen=True, kw_only=True):
+    """A tournament table's result, from its first team's side."""
+
     winner: int | None
     """The winning team's number; null for a draw."""
     levels: list[int]
@@ -62,6 +68,8 @@ class TableResultView(_View, frozen=True, kw_only=True):
 
 
 class TableView(_View, frozen=True, kw_only=True):
+    """A tournament table: its match, its teams, its result."""
+
     table: int
     """1-based."""
     match_id: str
@@ -90,6 +98,8 @@ class SubstituteView(_View, frozen=True, kw_only=True):
 
 
 class RoundView(_View, frozen=True, kw_only=True):
+    """A tournament round: its tables, its secret's commitment (R35, R36)."""
+
     number: int
     status: str
     """``in_play`` (a table has no result yet) or ``completed``."""
@@ -166,6 +176,8 @@ class CancelledView(_View, frozen=True, kw_only=True):
 
 
 class TournamentView(_View, frozen=True, kw_only=True):
+    """A tournament as anyone may see it."""
+
     tournament_id: str
     name: str
     preset: str | None
@@ -196,6 +208,8 @@ class TournamentView(_View, frozen=True, kw_only=True):
 
 
 class StandingView(_View, frozen=True, kw_only=True):
+    """A team's line in the standings."""
+
     rank: int
     team: int
     name: str
@@ -219,6 +233,8 @@ class StandingView(_View, frozen=True, kw_only=True):
 
 
 class StandingsView(_View, frozen=True, kw_only=True):
+    """The tournament's standings, with the tie-breaks used."""
+
     tournament_id: str
     rounds_completed: int
     tiebreaks: list[str]

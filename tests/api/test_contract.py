@@ -72,9 +72,11 @@ STRICT_CASES: list[tuple[str, Any, int, str | None, tuple[str, ...]]] = [
         ("cards[1]", "11H"),
     ),
     ("/v1/rules/shape", {**SHAPE, "cards": ["as"]}, 422, "invalid-card", ("cards[0]", "as")),
-    ("/v1/rules/shape", {**SHAPE, "cards": "AS 1S"}, 422, "invalid-card", ("cards", "1S")),
+    ("/v1/rules/shape", {**SHAPE, "cards": ["AS", "1S"]}, 422, "invalid-card", ("cards[1]", "1S")),
+    # cards are always an array: one string is refused, naming the field and the form
+    ("/v1/rules/shape", {**SHAPE, "cards": "AS KS"}, 422, "validation-failed", ("cards", "array")),
     ("/v1/rules/shape", {**SHAPE, "cards": ["AS", 1]}, 422, "validation-failed", ("cards",)),
-    ("/v1/rules/shape", {**SHAPE, "cards": "10H 10H SJ"}, 200, None, ()),
+    ("/v1/rules/shape", {**SHAPE, "cards": ["10H", "10H", "SJ"]}, 200, None, ()),
     (
         "/v1/rules/trick",
         {**SHAPE, "plays": [["AS"], ["XX"]]},
@@ -202,9 +204,11 @@ def _param(document: Json, path: str, name: str) -> Json:
 
 def test_the_constraints_inside_unions_and_lists_are_documented(document: Json) -> None:
     schemas = document["components"]["schemas"]
-    token = schemas["ActionRequest"]["properties"]["cards"]["anyOf"][0]["items"]
-    assert token["pattern"] == "^(?:(?:10|[2-9JQKA])[SHCD]|[SB]J)$"  # R4
-    assert schemas["ActionRequest"]["properties"]["cards"]["anyOf"][1]["maxLength"] == 1000
+    cards = schemas["ActionRequest"]["properties"]["cards"]
+    assert cards["type"] == "array" and cards["maxItems"] == 108  # R3: two decks
+    assert cards["items"]["pattern"] == "^(?:(?:10|[2-9JQKA])[SHCD]|[SB]J)$"  # R4
+    lead = schemas["FollowRequest"]["properties"]["lead"]
+    assert lead["type"] == "array" and lead["minItems"] == 1  # R12: a lead has a card
     assert schemas["RulesRequest"]["properties"]["throwPenaltyPoints"]["minimum"] == 0
     assert schemas["RulesRequest"]["additionalProperties"] is False
     rules = schemas["TrickRequest"]["properties"]["rules"]["anyOf"][0]

@@ -132,11 +132,11 @@ def test_text_answers_say_one_charset(c: TestClient[Litestar], path: str, media_
 
 # path, body, rule: well-formed cards the rules say cannot occur are the rules' answer
 IMPOSSIBLE = [
-    ("/v1/rules/shape", {"cards": "5C 5C 5C"}, "R3"),  # two copies of each card
-    ("/v1/rules/trick", {"plays": ["AS KC", "2C 3C"]}, "R15"),  # R15/R22: one category
-    ("/v1/rules/trick", {"plays": ["AS", "2C 3C"]}, "R23"),  # as many as the lead
-    ("/v1/rules/follow", {"lead": "AS", "hand": "3C", "play": "2C"}, None),  # not held
-    ("/v1/rules/bottom-multiplier", {"lastLead": "5C 5C 5C"}, "R3"),
+    ("/v1/rules/shape", {"cards": ["5C", "5C", "5C"]}, "R3"),  # two copies of each card
+    ("/v1/rules/trick", {"plays": [["AS", "KC"], ["2C", "3C"]]}, "R15"),  # R15/R22: one category
+    ("/v1/rules/trick", {"plays": [["AS"], ["2C", "3C"]]}, "R23"),  # as many as the lead
+    ("/v1/rules/follow", {"lead": ["AS"], "hand": ["3C"], "play": ["2C"]}, None),  # not held
+    ("/v1/rules/bottom-multiplier", {"lastLead": ["5C", "5C", "5C"]}, "R3"),
 ]
 
 

@@ -159,7 +159,7 @@ def _play_round_one(me: Any, anyone: Any, match_id: UUID) -> dict[str, int]:
             match_id,
             m.ActAction(action),
             client=me,
-            body=m.ActionRequest(cards=cards) if cards is not None else None,
+            body=m.ActionRequest(cards=cards or []),
         )
         if isinstance(done, m.Problem) and done.code == "version-conflict":
             continue  # a bot (off the request path) moved first: look again, as a client does

@@ -164,7 +164,7 @@ BAD_REQUESTS: list[tuple[str, str, Any, int, str]] = [
     ("post", "/v1/matches/{m}/seats/1", {"name": "x"}, 409, "seat-taken"),
     ("post", "/v1/matches/{m}/actions/shout", {}, 422, "validation-failed"),
     ("post", "/v1/matches/{m}/actions/play", {"cards": ["11H"]}, 422, "invalid-card"),
-    ("post", "/v1/matches/{m}/actions/play", {"cards": "AS", "x": 1}, 422, "validation-failed"),
+    ("post", "/v1/matches/{m}/actions/play", {"cards": ["AS"], "x": 1}, 422, "validation-failed"),
     ("post", "/v1/matches/{m}/actions/play", {"cards": 5}, 422, "validation-failed"),
     ("post", "/v1/matches/{m}/actions/play", [["AS"]], 422, "validation-failed"),
     ("post", "/v1/matches/{m}/actions/play", "AS", 422, "validation-failed"),
@@ -220,19 +220,27 @@ def test_a_command_reads_its_body_as_every_route_does(played: Table, body: bytes
     assert played.public()["version"] == before
 
 
-@pytest.mark.parametrize("body", [b"", b"null", b"  ", b"{}"])
+@pytest.mark.parametrize("body", [b"", b"  ", b"{}"])
 def test_a_command_without_cards_is_a_pass_or_a_rule_refusal(played: Table, body: bytes) -> None:
-    """No body, ``null`` or ``{}`` is a command without cards (as ``"cards": null``): the
-    rules answer it (a 409 naming the rule), never a 4xx about the body."""
+    """No body or ``{}`` is a command without cards (as ``"cards": []``): the rules answer
+    it (a 409 naming the rule), never a 4xx about the body."""
     url = f"/v1/matches/{played.match_id}/actions/play"
     r = played.c.post(url, content=body, headers=auth(played.tokens[0]))
     assert r.status_code == 409, r.text
     assert r.json()["rule"]
 
 
+def test_a_null_body_is_refused_naming_the_body(played: Table) -> None:
+    """A body is an object or left out (one type in the contract): JSON ``null`` is a 422."""
+    url = f"/v1/matches/{played.match_id}/actions/play"
+    r = played.c.post(url, content=b"null", headers=auth(played.tokens[0]))
+    assert r.status_code == 422 and r.json()["code"] == "validation-failed", r.text
+    assert "not null" in r.json()["detail"]
+
+
 def test_a_command_body_over_the_limit_is_a_413(played: Table) -> None:
     url = f"/v1/matches/{played.match_id}/actions/play"
-    body = b'{"cards": "' + b" " * (MAX_BODY_BYTES + 1) + b'"}'
+    body = b'{"cards": [' + b" " * (MAX_BODY_BYTES + 1) + b"]}"
     r = played.c.post(url, content=body, headers=auth(played.tokens[0]))
     assert r.status_code == 413
 

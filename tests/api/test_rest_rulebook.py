@@ -167,7 +167,13 @@ def test_variants_and_presets_have_text(
 def test_the_rules_oracle_still_answers_beside_the_book(c: TestClient[Litestar]) -> None:
     r = c.post(
         "/v1/rules/follow",
-        json={"level": "2", "trumpSuit": "H", "lead": "9D 9D", "hand": "3D 3D KD", "play": "KD 3D"},
+        json={
+            "level": "2",
+            "trumpSuit": "H",
+            "lead": ["9D", "9D"],
+            "hand": ["3D", "3D", "KD"],
+            "play": ["KD", "3D"],
+        },
     )
     assert r.status_code == 200 and r.json()["rule"] == "R23"
     assert c.get("/v1/rules/follow").status_code == 405

@@ -86,13 +86,13 @@ def reads(c: TestClient[Litestar], pop: Population, path: str) -> Iterator[Read]
             yield Read(path, url(code=code), anonymous)
     elif "subscription_id" in names:
         yield Read(path, url(subscription_id=NOBODY), auth(OPERATOR))
-    elif "file" in names:  # the analysts' dumps: every table in both formats, and nonsense
+    elif "table_file" in names:  # the analysts' dumps: every table in both formats, and nonsense
         for table in ("matches", "rounds", "declarations", "tricks", "plays", "results"):
             for fmt in ("parquet", "csv"):
                 for headers in (anonymous, auth(OPERATOR)):
-                    yield Read(path, url(file=f"{table}.{fmt}"), headers)
-        yield Read(path, url(file="tournament_tables.parquet"), anonymous)
-        yield Read(path, url(file="nonsense.xlsx"), anonymous)
+                    yield Read(path, url(table_file=f"{table}.{fmt}"), headers)
+        yield Read(path, url(table_file="tournament_tables.parquet"), anonymous)
+        yield Read(path, url(table_file="nonsense.xlsx"), anonymous)
     elif "name" in names:
         for name in ("standard", "tuolaji", "duijia", "declare_with_joker", "nonsense"):
             yield Read(path, url(name=name), anonymous)

@@ -40,7 +40,7 @@ MAX_BODY = 1024
 
 
 class PlayBody(msgspec.Struct):
-    cards: str
+    cards: list[str]
 
 
 class FakeClock:
@@ -79,7 +79,7 @@ def small_app(
     @post("/v1/matches/{match_id:uuid}/play")
     async def play(match_id: FromPath[UUID], data: JSONBody[PlayBody]) -> None:
         raise IllegalMoveError(
-            f"{data.cards}: R23: must follow clubs", rule="R23", code="illegal-follow"
+            f"{' '.join(data.cards)}: R23: must follow clubs", rule="R23", code="illegal-follow"
         )
 
     @get("/v1/matches/{match_id:uuid}/stream")

@@ -56,7 +56,7 @@ def test_logs_hold_no_cards_bodies_or_tokens(logs: io.StringIO) -> None:
     auth = {"Authorization": f"Bearer {SECRET_TOKEN}"}
     with TestClient(small_app()) as c:
         c.get(f"/v1/matches/{MATCH}/seats/0/view", headers=auth)
-        c.post(f"/v1/matches/{MATCH}/play", json={"cards": HAND}, headers=auth)
+        c.post(f"/v1/matches/{MATCH}/play", json={"cards": HAND.split()}, headers=auth)
         c.post(f"/v1/matches/{MATCH}/play", content=b"{" + HAND.encode(), headers=auth)
         c.get(f"/v1/matches/{MATCH}/seats/0/view?token={SECRET_TOKEN}")
     text = logs.getvalue()
@@ -69,7 +69,7 @@ def test_logs_hold_no_cards_bodies_or_tokens(logs: io.StringIO) -> None:
 
 def test_only_5xx_are_logged_with_exc_info(logs: io.StringIO) -> None:
     with TestClient(small_app()) as c:
-        c.post(f"/v1/matches/{MATCH}/play", json={"cards": "5C"})
+        c.post(f"/v1/matches/{MATCH}/play", json={"cards": ["5C"]})
         c.get("/nowhere")
         c.get("/boom")
     records = lines(logs)

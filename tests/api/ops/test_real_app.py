@@ -45,7 +45,7 @@ def test_the_app_answers_in_chinese(real_app: TestClient[Litestar]) -> None:
 def test_the_app_limits_bodies(real_app: TestClient[Litestar]) -> None:
     r = real_app.post(
         "/v1/rules/shape",
-        content=b'{"cards": "' + b"5C " * 100_000 + b'"}',
+        content=b'{"cards": [' + b'"5C", ' * 100_000 + b'"5C"]}',
         headers={"Accept-Language": "zh", "Content-Type": "application/json"},
     )
     body = is_problem(r, "payload-too-large", 413)

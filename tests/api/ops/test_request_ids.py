@@ -52,7 +52,7 @@ def test_request_id_from(raw: bytes | None, kept: bool) -> None:
     ],
 )
 def test_the_request_id_is_echoed_on_errors_too(method: str, path: str, status: int) -> None:
-    body = b'{"cards": "5C"}' if status != 413 else b"x" * (MAX_BODY + 1)
+    body = b'{"cards": ["5C"]}' if status != 413 else b"x" * (MAX_BODY + 1)
     with TestClient(small_app()) as c:
         r = c.request(method, path, content=body, headers={"X-Request-ID": "trace-1"})
     assert r.status_code == status
