@@ -4,13 +4,14 @@
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture, pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
-# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore.
+# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
+# make bench-fairplay, make bench-frames.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-core bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -81,11 +82,14 @@ bench-bots: $(STAMP)
 bench-load: $(STAMP)
 	$(BIN)/python -m bench.load_bench $(ARGS)
 
-# Matches in play on one server process on a durable throwaway PostgreSQL (seat clients
-# with think times, live streams); the last line is "capacity matches=<n> cmd_p99_ms=<f>
-# push_p99_ms=<f> server_cpu_ms_per_cmd=<f> hello_cpu_ms=<f> lost=<n>".
+# Matches in play on one API process beside a worker process on a durable throwaway
+# PostgreSQL (seat clients with think times, live streams), then on two API processes and
+# one worker (--replicas 2); the last lines are "capacity matches=<n> cmd_p99_ms=<f>
+# push_p99_ms=<f> server_cpu_ms_per_cmd=<f> worker_cpu_ms_per_cmd=<f> pg_cpu_ms_per_cmd=<f>
+# hello_cpu_ms=<f> cmd_cost_x=<f> lost=<n>" and "capacity-replicas ..." alike.
 bench-capacity: $(STAMP)
 	$(BIN)/python -m bench.capacity_bench $(ARGS)
+	$(BIN)/python -m bench.capacity_bench --replicas 2 $(ARGS)
 
 # Archive: bulk export rate and peak memory, the feed from 0 to the end.
 bench-export: $(STAMP)
@@ -95,6 +99,19 @@ bench-export: $(STAMP)
 # function (docs/decisions.md D-pgstore); the narrow fetch against the library's.
 bench-pgstore: $(STAMP)
 	$(BIN)/python -m bench.pgstore_bench $(ARGS)
+
+# Fair play as an attacker sees it, on a served instance: rate with token rotation, quick
+# play against the match quota, the 9th stream of every kind, revocation latency, malformed
+# OIDC tokens, internal webhook URLs, idle CPU with N lobbies, player streams resuming
+# from 0 (ARGS="--lobbies 1000 --resumes 100").
+bench-fairplay: $(STAMP)
+	$(BIN)/python -m bench.fairplay_bench $(ARGS)
+
+# A live stream's bytes on the wire for one round (whole, gzip, patch frames, both) and the
+# CPU of a patch frame against a whole one; the last line is "frames seat_raw_kb=<f> ...
+# seat_patch_gzip_kb=<f> ... patch_cpu_ratio=<f> patch_gzip_cpu_ratio=<f>".
+bench-frames: $(STAMP)
+	$(BIN)/python -m bench.frames_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -8,8 +8,9 @@ composition root ``infra.bootstrap`` from one settings object (docs/decisions.md
 The app reads no environment and builds no store; tests build theirs through the same root
 (``tests/apps.py``). It wires the REST core (matches, seats, commands, views, history,
 verification), the rules oracle, the live streams (SSE), health probes, request ids and
-access logs, rate limiting, the one exception → problem+json table and the OpenAPI document
-(``/schema``, built on first use: :mod:`api.openapi`).
+access logs, rate limiting, gzip when asked (:mod:`api.compression`), the one exception →
+problem+json table and the OpenAPI document (``/schema``, built on first use:
+:mod:`api.openapi`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from litestar import Litestar
 from litestar.di import Provide
@@ -25,8 +27,11 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.calls import provide_read, provide_write
 from api.commands import CommandController
+from api.compression import COMPRESSION
 from api.errors import EXCEPTION_HANDLERS
-from api.feed import FEED_STREAM_PATH, Archive, FeedController
+from api.exports import export_table
+from api.feed import Archive, FeedController
+from api.feed_subscriptions import SubscriptionController
 from api.health import health_handlers, store_probe
 from api.identity import Identities, token_verifier
 from api.logging import RequestContextMiddleware, route_context_middleware, unrouted
@@ -39,6 +44,7 @@ from api.players.lobby import LobbyController, LobbySweeper
 from api.players.oidc import Oidc, oidc_sign_in
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
+from api.query import refuse_unknown_query
 from api.ratelimit import Quota, RateLimiter, RateLimitMiddleware
 from api.reads import ReadController, verify
 from api.records.bulk import bulk_records
@@ -48,7 +54,7 @@ from api.rules_oracle import RulesOracleController
 from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
-from api.streamcap import STREAM_PATH, StreamCapMiddleware, StreamCaps
+from api.streamcap import StreamCapMiddleware, StreamCaps
 from api.timers import SweeperTask, TimeoutController, driver_lifespan
 from api.tournaments.clerk import ClerkTask
 from api.tournaments.control import ControlController
@@ -86,6 +92,41 @@ class AppParts:
     """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver)."""
     on_shutdown: tuple[Callable[[], None], ...] = ()
     """Called when the app shuts down (closing what the composition root opened)."""
+    http: bool = True
+    """Serve the API's routes; False: a worker process, which answers its health probes and
+    metrics only (docs/scaling.md)."""
+    background: bool = True
+    """Run the background work: the bot driver, the sweeper, the tournament clerk, the lobby
+    sweeper and the webhook outbox; False: an API process beside workers."""
+
+
+API_ROUTES: Final = (
+    MatchController,
+    CommandController,
+    ReadController,
+    MatchStreamController,
+    verify,
+    RulesOracleController,
+    RuleBookController,
+    TimeoutController,
+    TournamentController,
+    ResultController,
+    RegistrationController,
+    ControlController,
+    LiveController,
+    RecordController,
+    bulk_records,
+    FeedController,
+    SubscriptionController,
+    export_table,
+    PlayerController,
+    InviteController,
+    LobbyController,
+    PlayerStreamController,
+    WebhookController,
+    oidc_sign_in,
+)
+"""Every route of the API, health probes and metrics aside."""
 
 
 def create_app(parts: AppParts) -> Litestar:
@@ -101,31 +142,11 @@ def create_app(parts: AppParts) -> Litestar:
         quotas=parts.quotas,
         caps=parts.caps,
         bots=parts.bots,
+        revocations=parts.live.revocations,
     )
     app = Litestar(
         route_handlers=[
-            MatchController,
-            CommandController,
-            ReadController,
-            MatchStreamController,
-            verify,
-            RulesOracleController,
-            RuleBookController,
-            TimeoutController,
-            TournamentController,
-            ResultController,
-            RegistrationController,
-            ControlController,
-            LiveController,
-            RecordController,
-            bulk_records,
-            FeedController,
-            PlayerController,
-            InviteController,
-            LobbyController,
-            PlayerStreamController,
-            WebhookController,
-            oidc_sign_in,
+            *(API_ROUTES if parts.http else ()),
             *health_handlers(store_probe(service), limiter=runtime.limiter),
             metrics.handler(),
         ],
@@ -140,11 +161,17 @@ def create_app(parts: AppParts) -> Litestar:
         },
         lifespan=[
             parts.live.lifespan,
-            driver_lifespan(parts.bots),
-            parts.sweeper.lifespan,
-            parts.clerk.lifespan,
-            parts.lobby_sweeper.lifespan,
-            parts.webhooks.lifespan,
+            *(
+                (
+                    driver_lifespan(parts.bots),
+                    parts.sweeper.lifespan,
+                    parts.clerk.lifespan,
+                    parts.lobby_sweeper.lifespan,
+                    parts.webhooks.lifespan,
+                )
+                if parts.background
+                else ()
+            ),
         ],
         on_shutdown=list(parts.on_shutdown),
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
@@ -158,19 +185,16 @@ def create_app(parts: AppParts) -> Litestar:
                 identities=identities,
                 quotas=parts.quotas,
             ),
-            DefineMiddleware(
-                StreamCapMiddleware,
-                caps=parts.caps,
-                identities=identities,
-                paths=(STREAM_PATH, re.compile(FEED_STREAM_PATH)),
-            ),
+            DefineMiddleware(StreamCapMiddleware, caps=parts.caps, identities=identities),
             DefineMiddleware(MetricsMiddleware, metrics=metrics),
             AllowHeader,
             route_context_middleware,
         ],
+        before_request=refuse_unknown_query,
         before_send=[unrouted(metrics.observe_request)],
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
+        compression_config=COMPRESSION,
         openapi_config=openapi_config(),
     )
     app.state.runtime = runtime

@@ -13,10 +13,12 @@ from typing import Any
 
 import msgspec
 
+from api.live_feed import FULL_EVERY
 from api.players.dto import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
-from services.live import DealFrame, LiveFrame
+from services.feed_schema import feed_item_components
+from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame
 from services.tournaments.views import StandingsView
 
 VERSION = "1.0.0"
@@ -39,12 +41,23 @@ def _last_event_id(what: str) -> dict[str, Any]:
 
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
-    (feed, frame, deal, standings, ticket, my_match, mine), components = (
+    (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine), components = (
         msgspec.json.schema_components(
-            [FeedItem, LiveFrame, DealFrame, StandingsView, TicketView, MyMatch, MyMatches],
+            [
+                FeedItem,
+                LiveFrame,
+                DealFrame,
+                PatchFrame,
+                DealPatchFrame,
+                StandingsView,
+                TicketView,
+                MyMatch,
+                MyMatches,
+            ],
             ref_template=_REF,
         )
     )
+    components.update(feed_item_components(_REF))
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -80,12 +93,24 @@ def asyncapi_document() -> dict[str, Any]:
                 "`?token=`) or a spectator gets one frame per match version, in order, none "
                 "merged or skipped: the event that made it (redacted as at that moment, "
                 "R33) and the viewer's view as of that version (R34); during a paced deal "
-                "(R16) `deal` frames without an id. A tournament table in play is closed "
-                "to spectators (R36).",
+                "(R16) `deal` frames without an id. Once the backlog (a resumed stream's "
+                "versions after `Last-Event-ID`, or a new stream's first frame) is sent, one "
+                "`caught-up` frame: what follows is live. A tournament table in play is closed "
+                "to spectators (R36). Query `frames=patch`: after a whole `view` frame (the "
+                "first on each connection, and every "
+                f"{FULL_EVERY}th version) each version comes as a `patch` frame (RFC 6902 "
+                "against the viewer's view at the version before) and the deal as "
+                "`deal-patch` frames (against the deal frame before, the first against the "
+                "version's view). `Accept-Encoding: gzip` compresses the stream, each frame "
+                "flushed as it is sent.",
                 "parameters": {"matchId": {"description": "The match's id (a UUID)"}},
                 "messages": {
                     "view": {"$ref": "#/components/messages/matchView"},
                     "deal": {"$ref": "#/components/messages/matchDeal"},
+                    "revoked": {"$ref": "#/components/messages/revoked"},
+                    "caughtUp": {"$ref": "#/components/messages/matchCaughtUp"},
+                    "patch": {"$ref": "#/components/messages/matchPatch"},
+                    "dealPatch": {"$ref": "#/components/messages/matchDealPatch"},
                 },
             },
             "standings": {
@@ -113,6 +138,10 @@ def asyncapi_document() -> dict[str, Any]:
                 "messages": [
                     {"$ref": "#/channels/match/messages/view"},
                     {"$ref": "#/channels/match/messages/deal"},
+                    {"$ref": "#/channels/match/messages/revoked"},
+                    {"$ref": "#/channels/match/messages/caughtUp"},
+                    {"$ref": "#/channels/match/messages/patch"},
+                    {"$ref": "#/channels/match/messages/dealPatch"},
                 ],
             },
             **_player_operations(),
@@ -150,6 +179,42 @@ def asyncapi_document() -> dict[str, Any]:
                     "contentType": "application/json",
                     "payload": deal,
                 },
+                "matchCaughtUp": {
+                    "name": "caught-up",
+                    "title": "The backlog is sent: the stream is live",
+                    "summary": "SSE `event: caught-up`, no `id`, once per stream: every version "
+                    "up to `version` was sent (a client acting on a resumed stream waits for it).",
+                    "contentType": "application/json",
+                    "payload": {
+                        "type": "object",
+                        "properties": {
+                            "version": {
+                                "type": "integer",
+                                "description": "The last version sent; frames after it are live",
+                            }
+                        },
+                        "required": ["version"],
+                    },
+                },
+                "matchPatch": {
+                    "name": "patch",
+                    "title": "A match version as a patch of the view before",
+                    "summary": "SSE `event: patch` (`?frames=patch`); `id` is the match "
+                    "version: its event and the RFC 6902 operations that turn the viewer's "
+                    "view at the version before into its view at this one (R34).",
+                    "contentType": "application/json",
+                    "headers": _last_event_id("a match version"),
+                    "payload": patch,
+                },
+                "matchDealPatch": {
+                    "name": "deal-patch",
+                    "title": "A paced deal's progress as a patch",
+                    "summary": "SSE `event: deal-patch` (`?frames=patch`), no `id`: the RFC "
+                    "6902 operations since the deal frame before — the new cards, the sizes "
+                    "(R16).",
+                    "contentType": "application/json",
+                    "payload": deal_patch,
+                },
                 "standings": {
                     "name": "standings",
                     "title": "The standings at a tournament version",
@@ -168,6 +233,16 @@ def asyncapi_document() -> dict[str, Any]:
                     },
                 },
                 **_player_messages(ticket, my_match, mine),
+                "revoked": {
+                    "name": "revoked",
+                    "title": "The stream's token was revoked",
+                    "summary": "SSE `event: revoked`, the last frame of a stream opened with a "
+                    "token that was since rotated, whose session ended, whose player was "
+                    "erased or whose seat token was re-issued; no `id`, no `retry:` after it: "
+                    "reconnecting with that token is a 401 (docs/security.md).",
+                    "contentType": "application/json",
+                    "payload": _object({"reason": {"type": "string"}}),
+                },
             },
             "schemas": components,
         },
@@ -215,8 +290,11 @@ def _player_channels() -> dict[str, Any]:
             "`id` is the event log position, so `Last-Event-ID` resumes exactly, on any "
             "replica (docs/players.md). Nothing of another player is ever sent.",
             "messages": {
-                frame: {"$ref": f"#/components/messages/{name}"}
-                for name, (frame, _, _) in _PLAYER_FRAMES.items()
+                **{
+                    frame: {"$ref": f"#/components/messages/{name}"}
+                    for name, (frame, _, _) in _PLAYER_FRAMES.items()
+                },
+                "revoked": {"$ref": "#/components/messages/revoked"},
             },
         },
         "ticket": {
@@ -226,7 +304,10 @@ def _player_channels() -> dict[str, Any]:
             "after every change, until it is matched or cancelled; `id` is the ticket's "
             "version.",
             "parameters": {"ticketId": {"description": "The ticket's id (a UUID)"}},
-            "messages": {"ticket": {"$ref": "#/components/messages/ticket"}},
+            "messages": {
+                "ticket": {"$ref": "#/components/messages/ticket"},
+                "revoked": {"$ref": "#/components/messages/revoked"},
+            },
         },
     }
 
@@ -238,15 +319,21 @@ def _player_operations() -> dict[str, Any]:
             "channel": {"$ref": "#/channels/player"},
             "summary": "Follow what concerns the player",
             "messages": [
-                {"$ref": f"#/channels/player/messages/{frame}"}
-                for frame, _, _ in _PLAYER_FRAMES.values()
+                *(
+                    {"$ref": f"#/channels/player/messages/{frame}"}
+                    for frame, _, _ in _PLAYER_FRAMES.values()
+                ),
+                {"$ref": "#/channels/player/messages/revoked"},
             ],
         },
         "watchTicket": {
             "action": "receive",
             "channel": {"$ref": "#/channels/ticket"},
             "summary": "Wait for a quick-play ticket to be matched",
-            "messages": [{"$ref": "#/channels/ticket/messages/ticket"}],
+            "messages": [
+                {"$ref": "#/channels/ticket/messages/ticket"},
+                {"$ref": "#/channels/ticket/messages/revoked"},
+            ],
         },
     }
 

@@ -124,6 +124,9 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
     rules: RulesRequest | None = None
     timers: TimersRequest | None = None
     """Optional turn time limits; a seat over its time may be timed out (docs/timers.md)."""
+    visibility: Literal["public", "private"] = "public"
+    """`private`: never listed; its seats are taken only with an invite code or by the
+    organiser (docs/decisions.md D-table-life)."""
 
 
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
@@ -201,6 +204,35 @@ class FinishedMatch(_Response, frozen=True, kw_only=True):
     version: int
 
 
+class ResignationView(_Response, frozen=True, kw_only=True):
+    """A seat resigned for its team (R32; docs/decisions.md D-table-life)."""
+
+    seat: int
+    finished: bool
+    """The team conceded: the match is over, the other team won."""
+    waiting_for: list[int]
+    """The partner seats whose resignation is still needed (a person's); empty once over."""
+    version: int
+
+
+class RematchView(_Response, frozen=True, kw_only=True):
+    """The rematch of a finished match: same seats and rules. Each person of the first
+    match confirms by asking for it too; it starts when all have."""
+
+    match_id: str
+    """The rematch."""
+    seat: int | None
+    """The caller's seat there (null: the organiser)."""
+    token: str | None
+    """The caller's seat token there — or, for the organiser who opened it, its organiser
+    token — shown once; null otherwise (and in an idempotent replay)."""
+    waiting_for: list[int]
+    """Seats kept for people who have not confirmed yet; empty: round 1 is dealt (R16)."""
+    version: int
+    token_withheld: bool = False
+    """An idempotent replay: the token minted by the first request is not shown again."""
+
+
 class DealVerified(_Response, frozen=True, kw_only=True):
     """The outcome of checking a seed against its commitment (R35), with the deal the
     seed gives (R16)."""
@@ -242,13 +274,17 @@ Limit = Annotated[int, QueryParameter(ge=1, le=100)]
 # -- OpenAPI: the problems each route may answer -----------------------------------------------
 
 PROBLEM_DOCS: dict[int, str] = {
-    400: "Malformed request (the body is not JSON, or the request cannot be parsed)",
-    401: "No token, or not a valid token of this match (seat or organiser)",
-    403: "A token of another match, or of the wrong role",
+    400: "Malformed request (the body is not JSON, or the request cannot be parsed), or a "
+    "query parameter the route does not take (`unknown-parameter`, named in `detail`)",
+    401: "No token, one that is not a token of this service, or one that is not (or no longer) "
+    "valid: unknown, rotated, revoked, or a player session expired",
+    403: "A token of another match, or of the wrong role (a player token where the organiser's "
+    "is needed), or a private table's seat without an invite code",
     404: "No such match, round or version",
     409: "A rule forbids it (the problem names the R-number), a version conflict with "
     "another command, or the Idempotency-Key still in flight or used for another request",
-    412: "If-Match is not the match's current version",
+    412: "If-Match is not the match's current version; the `ETag` header carries the current "
+    "one (send it as If-Match after reading the new state)",
     413: "Request body too large",
     415: "The request body is not JSON (Content-Type)",
     422: "Invalid input: a field, card token or rule set (the problem names it)",

@@ -16,9 +16,11 @@ from litestar.exceptions import (
     ValidationException,
 )
 
+from api.etag import etag
 from api.i18n import field_message
 from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chinese
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
+from services.access import player_locale, read_authorization
 from services.errors import (
     NotFoundError,
     PreconditionFailedError,
@@ -51,7 +53,14 @@ _CODE_BY_STATUS = {
 def problem_response(
     request: Request[Any, Any, Any], problem: Problem, extra: dict[str, str] | None = None
 ) -> Response[bytes]:
-    headers = dict(extra or {})
+    """The problem+json answer: its language said (``Content-Language``) and what chose it
+    (``Vary``: ``Accept-Language``, and ``Authorization``, whose player's locale is used
+    when the request names no language)."""
+    headers = {
+        "Content-Language": "zh-CN" if chinese_for(request) else "en",
+        "Vary": "Accept-Language, Authorization",
+        **(extra or {}),
+    }
     if problem.status == 429:
         headers["Retry-After"] = "1"
     if problem.status == 401:
@@ -64,8 +73,32 @@ def problem_response(
     )
 
 
-def _chinese(request: Request[Any, Any, Any]) -> bool:
-    return wants_chinese(request.headers.get("accept-language"))
+def chinese_for(request: Request[Any, Any, Any]) -> bool:
+    """Problems in Chinese: as ``Accept-Language`` asks; without it, as the locale of the
+    player whose token the request carries (``PATCH /v1/players/me``); else English.
+    Worked out once per request (an error's path only: one account read, usually cached)."""
+    known = request.state.get("chinese")
+    if isinstance(known, bool):
+        return known
+    asked = request.headers.get("accept-language")
+    chinese = wants_chinese(asked) if asked else _stored_chinese(request)
+    request.state["chinese"] = chinese
+    return chinese
+
+
+def _stored_chinese(request: Request[Any, Any, Any]) -> bool:
+    try:
+        cred = read_authorization(request.headers.get("authorization"))
+    except ShengjiError:
+        return False
+    runtime = getattr(request.app.state, "runtime", None)
+    if cred is None or runtime is None:
+        return False
+    try:
+        return player_locale(runtime.service, cred) == "zh-CN"
+    except Exception:  # the store is unreachable: answer in English rather than fail
+        log.warning("the player's locale could not be read", exc_info=True)
+        return False
 
 
 def status_for(exc: ShengjiError) -> int:
@@ -84,10 +117,13 @@ def domain_error_handler(request: Request[Any, Any, Any], exc: ShengjiError) -> 
         exc.detail,
         status=status_for(exc),
         rule=exc.rule,
-        chinese=_chinese(request),
+        chinese=chinese_for(request),
         instance=request.url.path,
     )
-    return problem_response(request, problem)
+    extra = {}
+    if isinstance(exc, PreconditionFailedError) and exc.current is not None:
+        extra["ETag"] = etag(exc.current)  # the version to send as If-Match now
+    return problem_response(request, problem, extra)
 
 
 def validation_handler(
@@ -101,7 +137,7 @@ def validation_handler(
         detail = "; ".join(
             f"{e.get('key', 'body')}: {e.get('message', '')}".strip() for e in errors
         )
-    chinese = _chinese(request)
+    chinese = chinese_for(request)
     facts = None
     if chinese and errors:  # every message in Chinese too (api/i18n.py)
         errors = [
@@ -151,7 +187,7 @@ def http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> R
     if code == "not-found":
         text = _bad_id(request.url.path) or text
     problem = make_problem(
-        code, text, status=status, chinese=_chinese(request), instance=request.url.path
+        code, text, status=status, chinese=chinese_for(request), instance=request.url.path
     )
     extra = {}
     allow = (exc.headers or {}).get("allow") or (exc.headers or {}).get("Allow")
@@ -198,7 +234,7 @@ def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> R
     problem = make_problem(
         "internal-error",
         "the server could not handle this request; nothing was changed",
-        chinese=_chinese(request),
+        chinese=chinese_for(request),
         instance=request.url.path,
     )
     return problem_response(request, problem)

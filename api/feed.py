@@ -27,7 +27,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID
 
 import anyio
 import msgspec
@@ -48,14 +50,23 @@ from api.auth import credential
 from api.dto import problems
 from api.operator import Operator
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.records.bulk import moment_parameter as _moment
 from api.records.bulk import reject_repeated
 from api.runtime import in_thread
 from api.sse import EVENT_STREAM
 from api.stream import VERSION_PATTERN, LastEventIdAheadError
 from domain.rules.errors import InvalidInputError
-from services.errors import UnauthorizedError
-from services.event_schema import EventSchemas, event_schemas
-from services.feed import MAX_LIMIT, MAX_POSITION, FeedPage, feed_page, last_position
+from services.errors import ForbiddenError, UnauthorizedError
+from services.feed import (
+    MAX_LIMIT,
+    MAX_POSITION,
+    FeedFilter,
+    FeedPage,
+    feed_page,
+    last_position,
+)
+from services.feed_schema import PublishedSchemas, published_schemas
+from services.feed_subscriptions import checkpoint_of
 from services.game import GameService
 
 After = Annotated[
@@ -71,6 +82,52 @@ Limit = Annotated[
     int,
     QueryParameter(ge=1, le=MAX_LIMIT, description="Items per page", examples=[Example(value=100)]),
 ]
+Types = Annotated[
+    list[Annotated[str, msgspec.Meta(max_length=2000)]] | None,
+    QueryParameter(
+        name="type",
+        description="Only events of these types (repeat it, or separate them with commas: "
+        "`CardPlayed,RoundScored`; `GET /v1/events/schema` lists them)",
+        examples=[Example(value=["CardPlayed"])],
+    ),
+]
+MatchId = Annotated[
+    UUID | None,
+    QueryParameter(name="matchId", description="Only the events of this match and its rounds"),
+]
+TournamentId = Annotated[
+    UUID | None,
+    QueryParameter(
+        name="tournamentId",
+        description="Only the events of this tournament, its tables and their rounds",
+    ),
+]
+Since = Annotated[datetime | None, _moment("since", "Only events at or after it")]
+Until = Annotated[datetime | None, _moment("until", "Only events before it")]
+FILTER_DOC = (
+    " Filters, decided on the server: `type` (one or more event types), `matchId` (a match "
+    "and its rounds), `tournamentId` (a tournament, its tables and their rounds), `since` "
+    "and `until` (the event's time, ISO 8601 with a time zone). A filtered page reads at "
+    "most 5000 events of the log: it may hold fewer items than `limit` with `more` true "
+    "(go on from `next`). Any other query parameter is a 400 `unknown-parameter`."
+)
+
+
+def feed_filter(
+    request: Request[Any, Any, Any],
+    types: list[str] | None,
+    match_id: UUID | None,
+    tournament_id: UUID | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> FeedFilter | None:
+    """The request's filter (None: everything); 422 for a bad one."""
+    reject_repeated(request, "matchId", "tournamentId", moments=("since", "until"))
+    names = None
+    if types is not None:
+        names = frozenset(t.strip() for value in types for t in value.split(",") if t.strip())
+    where = FeedFilter(names, match_id, tournament_id, since, until)
+    return None if where.everything else where
 
 
 @dataclass
@@ -103,7 +160,6 @@ class StreamOperation(Operation):
         self.responses = responses
 
 
-FEED_STREAM_PATH = r"^/v1/events/stream/?$"
 _ENCODER = msgspec.json.Encoder()
 OPERATOR: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
@@ -156,16 +212,32 @@ class Archive:
             "without a token it answers what the public may see (R33, R36)"
         )
 
-    async def page(self, after: int, limit: int, operator: bool) -> FeedPage:
+    async def page(
+        self,
+        after: int,
+        limit: int,
+        operator: bool,
+        where: FeedFilter | None = None,
+        before: int | None = None,
+    ) -> FeedPage:
         return await in_thread(
             self.limiter,
-            lambda: feed_page(self.service, after=after, limit=limit, operator=operator),
+            lambda: feed_page(
+                self.service,
+                after=after,
+                limit=limit,
+                operator=operator,
+                where=where,
+                before=before,
+            ),
         )
 
     async def last(self) -> int:
         return await in_thread(self.limiter, last_position, self.service)
 
-    async def frames(self, after: int, operator: bool) -> AsyncIterator[bytes]:
+    async def frames(
+        self, after: int, operator: bool, where: FeedFilter | None = None
+    ) -> AsyncIterator[bytes]:
         """``retry:``, then one frame per item after ``after``, pings while nothing is
         new, and a final ``retry:`` once the stream's lifetime is over (or the server
         drains). At the log's end it asks only for the last position (one indexed query)
@@ -176,7 +248,7 @@ class Archive:
             nonlocal cursor, at_end
             if at_end and await self.last() <= cursor:
                 return Polled()
-            page = await self.page(cursor, self.batch, operator)
+            page = await self.page(cursor, self.batch, operator, where)
             cursor, at_end = page.next, not page.more
             frames = [sse_frame("event", _ENCODER.encode(i), i.position) for i in page.items]
             return Polled(frames, more=page.more)
@@ -206,7 +278,9 @@ exactly after `Last-Event-ID` (header, else `?lastEventId=`, else `?after=`): no
 lost or repeated, on whichever replica the client reconnects to. A position beyond the
 log's end is a 422 `last-event-id-ahead` problem. `: ping` comments keep the connection
 alive; the server ends the stream after its lifetime with a `retry:` hint. The
-AsyncAPI document (`asyncapi.yaml`) describes the frames."""
+AsyncAPI document (`asyncapi.yaml`) describes the frames. With the operator token,
+`?subscription=<name>` starts after that feed subscription's checkpoint (commit positions
+with `POST /v1/events/subscriptions/{name}/checkpoint`)."""
 
 
 class FeedController(Controller):
@@ -223,7 +297,9 @@ class FeedController(Controller):
         "hidden cards of a round in play are left out (revealed once it is scored), a "
         "tournament table in play is `withheld` (R36). Pass `next` as `after`. The "
         "operator token (`OPERATOR_TOKEN`) reads everything; any other token is a 401. "
-        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34).",
+        "An `after` beyond the log's end is a 422 `last-event-id-ahead` (R34). "
+        "Backwards: `order=desc` reads the newest first (from `before`, else from the "
+        "end); pass `next` as `before` for older ones (no filter then)." + FILTER_DOC,
         responses=problems(401, 422),
     )
     async def events(
@@ -232,9 +308,38 @@ class FeedController(Controller):
         archive: NamedDependency[Archive],
         after: After = 0,
         limit: Limit = 100,
+        order: Annotated[
+            Literal["asc", "desc"],
+            QueryParameter(
+                description="`asc` (oldest first, the default) or `desc` (newest first)"
+            ),
+        ] = "asc",
+        before: Annotated[
+            int | None,
+            QueryParameter(
+                ge=1,
+                le=MAX_POSITION + 1,
+                description="With `order=desc`: the items before this position",
+                examples=[Example(value=1234)],
+            ),
+        ] = None,
+        types: Types = None,
+        match_id: MatchId = None,
+        tournament_id: TournamentId = None,
+        since: Since = None,
+        until: Until = None,
     ) -> FeedPage:
-        reject_repeated(request, "after", "limit")
-        page = await archive.page(after, limit, archive.is_operator(request))
+        reject_repeated(request, "after", "limit", "order", "before")
+        where = feed_filter(request, types, match_id, tournament_id, since, until)
+        operator = archive.is_operator(request)
+        if order == "desc" or before is not None:
+            if order != "desc" or "after" in request.query_params:
+                raise InvalidInputError(
+                    "before reads backwards: send it with order=desc and without after"
+                )
+            start = before if before is not None else await archive.last() + 1
+            return await archive.page(0, limit, operator, where, before=start)
+        page = await archive.page(after, limit, operator, where)
         if not page.items and after > 0:  # the end, or a position this log never had
             top = await archive.last()
             if after > top:  # another deployment's, or a restore older than the client
@@ -245,7 +350,7 @@ class FeedController(Controller):
         "/stream",
         media_type=EVENT_STREAM,
         summary="The whole event log, live (Server-Sent Events)",
-        description=STREAM_DOC,
+        description=STREAM_DOC + FILTER_DOC,
         responses=problems(401, 422, 429),
         operation_class=StreamOperation,
     )
@@ -270,22 +375,43 @@ class FeedController(Controller):
                 description="As Last-Event-ID, for clients that cannot send headers",
             ),
         ] = None,
+        subscription: Annotated[
+            str | None,
+            QueryParameter(
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+                description="Resume after this feed subscription's checkpoint (operator; "
+                "Last-Event-ID, when sent, wins)",
+            ),
+        ] = None,
+        types: Types = None,
+        match_id: MatchId = None,
+        tournament_id: TournamentId = None,
+        since: Since = None,
+        until: Until = None,
     ) -> Stream:
+        where = feed_filter(request, types, match_id, tournament_id, since, until)
         operator = archive.is_operator(request)
+        if subscription is not None:
+            if not operator:
+                raise ForbiddenError("a subscription's stream is the operator's (OPERATOR_TOKEN)")
+            after = await in_thread(archive.limiter, checkpoint_of, archive.service, subscription)
         start = _resume_at(last_event_id, last_event_id_query, after)
         top = await archive.last()
         if start > top:
             raise LastEventIdAheadError(start, top, "the log's last position")
-        return event_stream(archive.frames(start, operator))
+        return event_stream(archive.frames(start, operator, where))
 
     @get(
         "/schema",
-        summary="The JSON Schema of every event type and version",
-        description="Generated from the event classes (docs/events.md): for each type, "
-        "each `classVersion` the store may hold, with the fields a stored event of that "
-        "version has. Older versions are read through their upcasters.",
+        summary="The JSON Schema of every feed item as served, and of every stored event",
+        description="Generated from the event classes (docs/events.md). `feed`: for each "
+        "event type, the JSON Schema (2020-12) of a feed item of that type exactly as "
+        "`GET /v1/events` and `/v1/events/stream` serve it (camelCase, cards and ranks as "
+        "the API writes them, secret fields absent and named in `hidden`). `events`: the "
+        "stored format of each type, each `classVersion` the store may hold (older "
+        "versions are read through their upcasters).",
         responses=problems(),
         security=[{}],
     )
-    async def schema(self) -> EventSchemas:
-        return event_schemas()
+    async def schema(self) -> PublishedSchemas:
+        return published_schemas()

@@ -76,6 +76,12 @@ MESSAGES: Final[dict[str, Message]] = {
     "too-many-streams": _m(
         "Too many live streams", "实时流过多", "同时打开的实时流已达上限，请先关闭一个"
     ),
+    "webhook-target-refused": _m(
+        "Webhook target refused",
+        "不允许的 Webhook 地址",
+        "Webhook 只能发往公网的 https 地址；内部地址（回环、私有网络、链路本地）须在 "
+        "`WEBHOOK_PRIVATE_TARGETS` 中列出",
+    ),
     "internal-error": _m(
         "Internal server error", "服务器内部错误", "服务器未能处理此请求，未做任何更改"
     ),
@@ -210,6 +216,19 @@ MESSAGES: Final[dict[str, Message]] = {
         "Round already started", "该轮已经开始", "只能在下一轮开始之前设置它的对阵"
     ),
     # -- players, invites and the lobby (docs/players.md) ---------------------------------
+    "not-seated": _m("Not seated", "未入座", "你在该对局中没有座位（或已离开）"),
+    "left-match": _m("Left the match", "已离开对局", "你已离开该对局，现在由机器人代打你的座位"),
+    # -- a table's life (docs/decisions.md D-table-life) -----------------------------------
+    "not-begun": _m("Match not begun", "对局尚未开始", "对局还没开始，不能认输；可以离开牌桌"),
+    "already-resigned": _m("Already resigned", "已经认输", "该座位已经认输，正在等待搭档也认输"),
+    "match-not-finished": _m("Match not finished", "对局尚未结束", "对局结束之后才能再来一局"),
+    "rematch-exists": _m("Rematch exists", "已有再来一局", "这场对局已经开了再来一局"),
+    "rematch-confirmed": _m(
+        "Rematch confirmed already", "已确认再来一局", "你已经确认过再来一局的座位"
+    ),
+    "tournament-table": _m(
+        "Tournament table", "比赛牌桌", "比赛牌桌的下一场由比赛编排，不能再来一局"
+    ),
     "already-seated": _m("Already seated", "已经入座", "你已经坐在这场比赛的一个座位上"),
     "too-many-sessions": _m("Too many sessions", "会话过多", "会话数量已达上限，请先结束一个"),
     "no-such-session": _m("No such session", "没有该会话", "该会话不存在或已结束"),
@@ -322,7 +341,7 @@ def facts_zh(english: str) -> str:
     teams = [t for found in _TEAM.findall(english) for t in re.split(", | and ", found)]
     if teams:
         parts.append("队伍：" + "、".join(dict.fromkeys(teams)))
-    versions = [v for found in _VERSION.findall(english) for v in found if v]
+    versions = [f"{v}（不是 {was}）" if was else v for v, was in _VERSION.findall(english)]
     if versions:
         parts.append("版本：" + "、".join(versions))
     if quoted:
@@ -368,6 +387,69 @@ def field_message(english: str, *, chinese: bool) -> str:
     return f"该字段的值无效。{facts}" if facts else "该字段的值无效"
 
 
+_ROLES_ZH: Final = (
+    ("an organiser token", "组织者令牌"),
+    ("the organiser token", "组织者令牌"),
+    ("organiser token", "组织者令牌"),
+    ("a seat token", "座位令牌"),
+    ("seat token", "座位令牌"),
+    ("a player token", "玩家令牌"),
+    ("player token", "玩家令牌"),
+    ("a team token", "队伍令牌"),
+    ("team token", "队伍令牌"),
+    ("a seat or organiser token", "座位令牌或组织者令牌"),
+)
+_NEEDED = re.compile(
+    r"(?:^|: )((?:an?|the) [a-z ]+? token(?: or (?:an?|the) [a-z ]+? token)?)"
+    r"(?: of this \w+)? is needed"
+)
+_WRONG_ROLE = re.compile(r"^(an? [a-z ]+? token) cannot be used here")
+_ACCESS_KINDS: Final = (
+    (
+        re.compile(r"session expired at (\S+): unused for more than (\d+) s"),
+        "玩家会话已过期（{0}；闲置超过 {1} 秒），请重新登录",
+    ),
+    (re.compile(r"not valid \(unknown, rotated or revoked\)"), "令牌无效：未知、已轮换或已撤销"),
+    (re.compile(r"^use Authorization: Bearer"), "`Authorization` 头应为 `Bearer <令牌>`"),
+    (re.compile(r"^this is not a token of this service"), "这不是本服务签发的令牌"),
+    (
+        re.compile(r"is not (?:a|the) (?:seat|organiser|team) token of this (match|tournament)"),
+        "令牌与此{0}不符",
+    ),
+    (re.compile(r"belongs to (?:another|something else)"), "该令牌属于别的对局或比赛"),
+    (re.compile(r"holds no seat in match"), "该玩家在这场对局中没有座位"),
+    (re.compile(r"is a private table"), "这是私人牌桌：只能凭邀请码（或由组织者）入座"),
+    (re.compile(r"of this rematch is kept for"), "再来一局的这个座位为原对局中坐这里的人保留"),
+)
+_THINGS_ZH: Final = {"match": "对局", "tournament": "比赛"}
+
+
+def access_facts_zh(english: str) -> str:
+    """The kind of a 401 or 403 in Chinese words: which credential is missing or of the
+    wrong role, or why the one sent opens nothing — then the facts (seats, versions)."""
+    parts: list[str] = []
+    for pattern, zh in _ACCESS_KINDS:
+        m = pattern.search(english)
+        if m is not None:
+            parts.append(zh.format(*(_THINGS_ZH.get(g, g) for g in m.groups())))
+    wrong = _WRONG_ROLE.search(english)
+    needed = _NEEDED.search(english)
+    if wrong is not None:
+        parts.append(f"{_role_zh(wrong.group(1))}不能用于此操作")
+    if needed is not None:
+        roles = "或".join(_role_zh(r) for r in needed.group(1).split(" or "))
+        parts.append(f"需要{roles}")
+    facts = facts_zh(english)
+    return "；".join([*parts, *([facts] if facts else [])])
+
+
+def _role_zh(english: str) -> str:
+    for en, zh in _ROLES_ZH:
+        if english == en:
+            return zh
+    return english
+
+
 def localize(
     code: str,
     english_detail: str,
@@ -377,6 +459,9 @@ def localize(
     facts: str | None = None,
 ) -> tuple[str, str]:
     """``(title, detail)`` of a problem in the chosen language (``facts``: the Chinese
-    detail's facts when the caller has them in Chinese already)."""
+    detail's facts when the caller has them in Chinese already; a 401's or 403's kind is
+    put in Chinese words, :func:`access_facts_zh`)."""
+    if chinese and facts is None and code in ("unauthorized", "forbidden"):
+        facts = access_facts_zh(english_detail)
     text = detail(code, english_detail, chinese=chinese, rule=rule, facts=facts)
     return title(code, chinese=chinese), text

@@ -2,7 +2,15 @@
 :class:`services.live.LiveTable`, advanced by the new events on each hub signal, and each
 watching viewer's frames — one per version, built and encoded once, kept in a short ring
 and shared by every subscriber with that viewer (R33: seats apart, spectators together) —
-plus a paced deal's progress frames (R16)."""
+plus a paced deal's progress frames (R16).
+
+For the viewers some stream asked patch frames for (``?frames=patch``, docs/decisions.md
+D-light-frames) a second ring holds each version as a :class:`~services.live.PatchFrame`
+against the viewer's view at the version before — built once per version and viewer, like
+the full frames — except every :data:`FULL_EVERY`-th version, which is the full frame (a
+client that missed something is whole again at the latest after that many), and the
+deal's progress as a chain of :class:`~services.live.DealPatchFrame`, each against the one
+before."""
 
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ import contextlib
 import logging
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
@@ -19,7 +27,8 @@ import msgspec
 
 from domain.game.round import DRAWS
 from services.game import GameService
-from services.live import LiveTable, load_live
+from services.json_patch import Json
+from services.live import LiveTable, deal_patch_frame, load_live, patch_frame, view_json
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +36,9 @@ RING = 64
 """Versions of frames a feed keeps per viewer (a reconnect within them costs no read)."""
 DEAL_TICK_S = 0.25
 """The most often a paced deal's progress is sent (cards come in batches of at most this)."""
+FULL_EVERY = 32
+"""In patch frames (``?frames=patch``), every version divisible by this is sent as a full
+``view`` frame (a round has about 120 versions: three or four full frames a round)."""
 
 T = TypeVar("T")
 encode = msgspec.json.Encoder().encode
@@ -56,11 +68,27 @@ def version_frame(version: int, data: bytes) -> bytes:
     return b"event: view\nid: %d\ndata: %s\n\n" % (version, data)
 
 
+def patch_block(version: int, data: bytes) -> bytes:
+    return b"event: patch\nid: %d\ndata: %s\n\n" % (version, data)
+
+
+def full_due(version: int) -> bool:
+    """A patch stream sends this version whole (every :data:`FULL_EVERY`-th)."""
+    return version % FULL_EVERY == 0
+
+
 @dataclass(frozen=True, slots=True)
 class _Deal:
     version: int
     drawn: int
     frame: bytes
+    """The ``deal`` frame now (the whole view)."""
+    view: Json | None = None
+    """The view of :attr:`frame` as JSON values, where a chain of patches ends; None: no
+    patch stream watches this viewer (no chain)."""
+    patches: list[bytes] = field(default_factory=list)
+    """The ``deal-patch`` frames of this version so far, each against the one before (the
+    first against the version's view); only ever appended to within a version."""
 
 
 class Feed:
@@ -80,6 +108,13 @@ class Feed:
         self.version = 0
         self.viewers: Counter[int | None] = Counter()
         self.rings: dict[int | None, deque[tuple[int, bytes]]] = {}
+        self.patchers: Counter[int | None] = Counter()
+        """Per viewer, its streams that asked for patch frames."""
+        self.patch_rings: dict[int | None, deque[tuple[int, bytes]]] = {}
+        """Per viewer with patch streams: what they are sent for each version (a patch, or
+        a full frame when due or when there was no view to patch)."""
+        self.bases: dict[int | None, Json] = {}
+        """Per viewer with patch streams: its view at :attr:`version`, as JSON values."""
         self.deals: dict[int | None, _Deal] = {}
         self.keys: Counter[int] = Counter()
         """Per seat, how often its token was re-issued while followed: a stream of that
@@ -119,20 +154,38 @@ class Feed:
         table = self.table
         assert table is not None
         viewers = list(self.viewers)
+        bases = {v: self.bases.get(v) for v in self.patchers}
 
-        def advance() -> list[tuple[int, dict[int | None, bytes]]]:
+        def advance() -> list[tuple[int, dict[int | None, bytes], dict[int | None, bytes]]]:
             out = []
             for step in table.advance(known):
-                frames = {v: encode(table.frame(step, v)) for v in viewers}
-                out.append((step.version, frames))
+                frames: dict[int | None, bytes] = {}
+                patches: dict[int | None, bytes] = {}
+                for v in viewers:
+                    frame = table.frame(step, v)
+                    block = frames[v] = version_frame(step.version, encode(frame))
+                    if v in bases:
+                        base = bases[v]
+                        if base is None or full_due(step.version):
+                            patches[v], bases[v] = block, view_json(frame.view)
+                        else:
+                            patch, bases[v] = patch_frame(frame, base)
+                            patches[v] = patch_block(step.version, encode(patch))
+                out.append((step.version, frames, patches))
             if table.match.tournament_id is not None:
                 table.refresh_embargo()  # R36: released with no new version
             return out
 
-        for version, frames in await self.store(advance):
-            for viewer, data in frames.items():
-                self._ring(viewer).append((version, version_frame(version, data)))
+        for version, frames, patches in await self.store(advance):
+            for viewer, block in frames.items():
+                self._ring(viewer).append((version, block))
+            for viewer, block in patches.items():
+                if viewer in self.patchers:
+                    self._ring(viewer, self.patch_rings).append((version, block))
             self.version = version
+        for viewer, base in bases.items():
+            if viewer in self.patchers:
+                self.bases[viewer] = base
         self.keys.update(table.reissued)
         table.reissued.clear()
         self.wake()
@@ -149,13 +202,18 @@ class Feed:
             self.table = table
             self.version = table.version
             self.rings = {}
+            self.patch_rings = {}
+            self.bases = {}
             self.deals = {}
         self.wake()
 
-    def _ring(self, viewer: int | None) -> deque[tuple[int, bytes]]:
-        ring = self.rings.get(viewer)
+    def _ring(
+        self, viewer: int | None, rings: dict[int | None, deque[tuple[int, bytes]]] | None = None
+    ) -> deque[tuple[int, bytes]]:
+        rings = self.rings if rings is None else rings
+        ring = rings.get(viewer)
         if ring is None:
-            ring = self.rings[viewer] = deque(maxlen=RING)
+            ring = rings[viewer] = deque(maxlen=RING)
         return ring
 
     def wake(self) -> None:
@@ -164,29 +222,48 @@ class Feed:
 
     # -- viewers -------------------------------------------------------------------------------
 
-    async def join(self, viewer: int | None) -> None:
-        """Start building ``viewer``'s frames, the current version's first."""
+    async def join(self, viewer: int | None, *, patches: bool = False) -> None:
+        """Start building ``viewer``'s frames (and its patch frames too, for a stream that
+        asked for them), the current version's first."""
         async with self.lock:
             self.viewers[viewer] += 1
+            if patches:
+                self.patchers[viewer] += 1
             ring = self._ring(viewer)
-            if ring and ring[-1][0] == self.version:
+            fresh = bool(ring) and ring[-1][0] == self.version
+            if fresh and (not patches or viewer in self.bases):
                 return
             table = self.table
             assert table is not None
-            data = encode(table.frame(table.last, viewer))
-            ring.clear()
-            ring.append((self.version, version_frame(self.version, data)))
+            frame = table.frame(table.last, viewer)
+            if not fresh:
+                ring.clear()
+                ring.append((self.version, version_frame(self.version, encode(frame))))
+            if patches and viewer not in self.bases:
+                self.bases[viewer] = view_json(frame.view)
+                patch_ring = self._ring(viewer, self.patch_rings)
+                patch_ring.clear()
+                patch_ring.append(ring[-1])  # the version's full frame: patches follow it
 
-    def leave(self, viewer: int | None) -> None:
+    def leave(self, viewer: int | None, *, patches: bool = False) -> None:
+        if patches:
+            self.patchers[viewer] -= 1
+            if self.patchers[viewer] <= 0:
+                del self.patchers[viewer]
+                self.patch_rings.pop(viewer, None)
+                self.bases.pop(viewer, None)
         self.viewers[viewer] -= 1
         if self.viewers[viewer] <= 0:
             del self.viewers[viewer]
             self.rings.pop(viewer, None)
             self.deals.pop(viewer, None)
 
-    def after(self, viewer: int | None, last: int) -> list[tuple[int, bytes]] | None:
-        """The frames after version ``last`` in the ring, or None when it starts later."""
-        ring = self.rings.get(viewer)
+    def after(
+        self, viewer: int | None, last: int, *, patches: bool = False
+    ) -> list[tuple[int, bytes]] | None:
+        """The frames after version ``last`` in the ring (the patch ring with ``patches``),
+        or None when it starts later."""
+        ring = (self.patch_rings if patches else self.rings).get(viewer)
         if not ring or ring[0][0] > last + 1:
             return None
         return [(v, frame) for v, frame in ring if v > last]
@@ -224,9 +301,21 @@ class Feed:
                     hand = getattr(frame.view, "hand", None)
                     seen = n if hand is None else len(hand)  # a seat's frame: when its hand grows
                     old = self.deals.get(viewer)
-                    if old is None or old.version != version or old.drawn != seen:
-                        data = b"event: deal\ndata: %s\n\n" % encode(frame)
+                    if old is not None and old.version != version:
+                        old = None  # an earlier version's deal
+                    base = self.bases.get(viewer)  # a patch stream watches: chain the patches
+                    unchained = base is not None and (old is None or old.view is None)
+                    if old is not None and old.drawn == seen and not unchained:
+                        continue
+                    data = b"event: deal\ndata: %s\n\n" % encode(frame)
+                    if base is None:
                         self.deals[viewer] = _Deal(version, seen, data)
+                        continue
+                    chain = None if old is None or old.view is None else old
+                    patch, view = deal_patch_frame(frame, base if chain is None else chain.view)
+                    block = b"event: deal-patch\ndata: %s\n\n" % encode(patch)
+                    earlier = [] if chain is None else chain.patches
+                    self.deals[viewer] = _Deal(version, seen, data, view, [*earlier, block])
                 self.wake()
                 if drawn is None:
                     return

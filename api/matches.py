@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 from litestar import Controller, Response
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.calls import CHECKED, Reading, Write, Writing, write_route
+from api.calls import CHECKED, OPTIONAL_BEARER, Reading, Write, Writing, write_route
 from api.dto import (
     LOCATION_HEADER,
     After,
@@ -28,6 +28,8 @@ from api.dto import (
     FinishRequest,
     Limit,
     NewMatch,
+    RematchView,
+    ResignationView,
     SeatBotRequest,
     SeatClaimed,
 )
@@ -36,7 +38,9 @@ from api.routes import route
 from api.runtime import snapshot
 from domain.game.match import Match
 from domain.rules.ruleset import STANDARD, RuleSet, preset
-from services.access import organiser_of
+from services import table_life
+from services.access import organiser_of, seat_in, seat_or_organiser
+from services.accounts.seating import check_admitted
 from services.bots import bot_seats, bot_to_act
 from services.idempotency import Outcome, Stamp
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
@@ -89,6 +93,7 @@ class MatchController(Controller):
                 organiser_token_hash=token_hash(token),
                 attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version)),
                 timers=body.timers.value() if body.timers else None,
+                visibility=body.visibility,
             )
             return 201, NewMatch(
                 match_id=str(match_id), version=1, organiser_token=token, rules=rules_view(rules)
@@ -130,17 +135,32 @@ class MatchController(Controller):
         return tagged(summary, tag)
 
     @write_route(
-        "/{match_id:uuid}/seats/{seat:int}", 201, 404, 409, security=None, body=ClaimSeatRequest
+        "/{match_id:uuid}/seats/{seat:int}",
+        201,
+        *CHECKED,
+        security=OPTIONAL_BEARER,
+        body=ClaimSeatRequest,
     )
     async def claim_seat(
         self, write: Writing, match_id: FromPath[UUID], seat: SeatParam
     ) -> Response[SeatClaimed]:
         """Claim a seat (R1); answers its token once
 
-        When the fourth seat fills, round 1 is dealt at once (R16).
+        When the fourth seat fills, round 1 is dealt at once (R16). A private table's seats are
+        taken with an invite code, or here with its organiser token (403 otherwise).
         """
         data = await write.body(ClaimSeatRequest)
         service = write.runtime.service
+
+        def admit() -> None:
+            """A private table's seats: the organiser's token only (invites seat others);
+            a rematch's seats are kept for their people (403)."""
+            match = service.get_match(match_id)
+            cred = write.credential
+            organiser = cred is not None and cred.role == ORGANISER_ROLE
+            if organiser:
+                organiser_of(match, cred)
+            check_admitted(match, seat, organiser=organiser)
 
         def work(_: None, stamp: Stamp) -> tuple[int, SeatClaimed]:
             token = new_token(match_id, SEAT_ROLE)
@@ -156,7 +176,7 @@ class MatchController(Controller):
         def replay(_: None, outcome: Outcome) -> SeatClaimed:
             return SeatClaimed(seat=seat, token=None, version=outcome.version, token_withheld=True)
 
-        return await write.run(lambda: None, work, replay)
+        return await write.run(admit, work, replay)
 
     @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
     async def seat_bot(
@@ -235,6 +255,102 @@ class MatchController(Controller):
             return FinishedMatch(version=outcome.version)
 
         return await write.run(self._organiser(write, match_id), work, replay)
+
+    @write_route("/{match_id:uuid}/resign", 200, *CHECKED)
+    async def resign(self, write: Writing, match_id: FromPath[UUID]) -> Response[ResignationView]:
+        """Resign the match for your team (a seat or player token, R32)
+
+        The team concedes once each of its seats held by a person has resigned — a bot partner
+        concedes with them: the match ends (`MatchFinished`, reason `resigned`), the round in play
+        is abandoned unscored and the other team wins. Until the partner resigns too, the match
+        goes on (`waitingFor`). 409 `already-resigned`, `match-finished`.
+        """
+        service = write.runtime.service
+
+        def who() -> int:
+            return seat_in(service, service.get_match(match_id), write.credential)
+
+        def work(seat: int, stamp: Stamp) -> tuple[int, ResignationView]:
+            done = table_life.resign(
+                service,
+                match_id,
+                seat,
+                lambda r: stamp.records(
+                    Outcome(200, match_id, r.version, seat, facts={"seat": seat})
+                ),
+            )
+            view = ResignationView(
+                seat=seat,
+                finished=done.ended,
+                waiting_for=done.waiting_for,
+                version=done.result.version,
+            )
+            return 200, view
+
+        def replay(seat: int, outcome: Outcome) -> ResignationView:
+            match = service.get_match(match_id)
+            waiting = [s for s in match.humans(seat % 2) if s not in match.resigned]
+            finished = match.finished and seat not in waiting
+            return ResignationView(
+                seat=seat,
+                finished=finished,
+                waiting_for=[] if finished else waiting,
+                version=outcome.version,
+            )
+
+        return await write.run(who, work, replay)
+
+    @write_route("/{match_id:uuid}/rematch", 201, *CHECKED)
+    async def rematch(self, write: Writing, match_id: FromPath[UUID]) -> Response[RematchView]:
+        """Ask for a rematch of a finished match, or confirm your seat in it
+
+        The first to ask opens it: a new match with the same rules, turn limits, visibility and
+        seats — bots seated at once, each person's seat kept for them (403 for anyone else). Each
+        person of the finished match confirms by asking too (their seat taken there: `SeatTaken`);
+        when the last one has, round 1 is dealt (R16). Answers the rematch, the caller's seat token
+        there (once), and the seats still waiting. The organiser who opens it gets its organiser
+        token. 409 `match-not-finished`, `rematch-confirmed`, `tournament-table`.
+        """
+        service = write.runtime.service
+
+        def who() -> table_life.Caller:
+            match = service.get_match(match_id)
+            who = seat_or_organiser(service, match, write.credential)
+            if who == "organiser":
+                return table_life.Caller(None)
+            cred = write.credential
+            assert cred is not None
+            account = match.accounts.get(who)
+            digest = "" if account is not None else cred.digest
+            return table_life.Caller(who, account, digest)
+
+        def work(caller: table_life.Caller, stamp: Stamp) -> tuple[int, RematchView]:
+            done = table_life.rematch(
+                service,
+                match_id,
+                caller,
+                lambda r: stamp.records(Outcome(201, r.match_id, r.version, caller.seat)),
+            )
+            return 201, RematchView(
+                match_id=str(done.match_id),
+                seat=done.seat,
+                token=done.token,
+                waiting_for=done.waiting_for,
+                version=done.result.version,
+            )
+
+        def replay(caller: table_life.Caller, outcome: Outcome) -> RematchView:
+            match = service.get_match(outcome.subject)
+            return RematchView(
+                match_id=str(match.id),
+                seat=caller.seat,
+                token=None,
+                waiting_for=table_life.waiting_for(match),
+                version=outcome.version,
+                token_withheld=True,
+            )
+
+        return await write.run(who, work, replay, location=lambda r: f"/v1/matches/{r.match_id}")
 
     @staticmethod
     def _organiser(write: Write, match_id: UUID) -> Callable[[], Match]:

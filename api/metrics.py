@@ -151,9 +151,15 @@ class _Quota(Protocol):
     def limiter(self) -> _Limiter: ...
 
 
+class _Revocations(Protocol):
+    ended: int
+
+
 class _Caps(Protocol):
     @property
     def refusals(self) -> Mapping[str, int]: ...
+
+    def open_by_kind(self) -> Mapping[str, int]: ...
 
 
 def _bot_readings(stats: DriverStats) -> Iterable[Metric]:
@@ -194,6 +200,7 @@ class _Readings:
         quotas: Iterable[_Quota] = (),
         caps: _Caps | None = None,
         bots: BotDriver | None = None,
+        revocations: _Revocations | None = None,
     ) -> None:
         self.service = service
         self.live = live
@@ -202,6 +209,7 @@ class _Readings:
         self.quotas = tuple(quotas)
         self.caps = caps
         self.bots = bots
+        self.revocations = revocations
 
     def collect(self) -> Iterable[Metric]:
         yield GaugeMetricFamily(
@@ -235,6 +243,22 @@ class _Readings:
         for limit, count in sorted((self.caps.refusals if self.caps else {}).items()):
             refusals.add_metric([limit], count)
         yield refusals
+        if self.caps is not None:
+            kinds = GaugeMetricFamily(
+                "shengji_sse_open",
+                "Live streams (SSE) open in this process, by kind (match, player, ticket, "
+                "standings, feed)",
+                labels=["kind"],
+            )
+            for kind, count in sorted(self.caps.open_by_kind().items()):
+                kinds.add_metric([kind], count)
+            yield kinds
+        if self.revocations is not None:
+            yield CounterMetricFamily(
+                "shengji_sse_revoked",
+                "Live streams ended because their token was revoked (event: revoked)",
+                value=self.revocations.ended,
+            )
         if self.bots is not None:
             yield from _bot_readings(self.bots.stats)
         connections = getattr(self.hub, "connections", None)
@@ -264,6 +288,7 @@ class Metrics:
         quotas: Iterable[_Quota] = (),
         caps: _Caps | None = None,
         bots: BotDriver | None = None,
+        revocations: _Revocations | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.commands = Counter(
@@ -292,7 +317,9 @@ class Metrics:
             buckets=APPEND_BUCKETS,
             registry=self.registry,
         )
-        self.registry.register(_Readings(service, live, limiter, hub, quotas, caps, bots))
+        self.registry.register(
+            _Readings(service, live, limiter, hub, quotas, caps, bots, revocations)
+        )
         self._children: dict[tuple[Any, ...], Any] = {}
         service.save_observers.append(self.observe_save)
 

@@ -34,9 +34,16 @@ from litestar.openapi.spec import Components, OpenAPI, SecurityScheme, Tag
 from litestar.router import Router
 from litestar.routes import BaseRoute
 
-from api.contract import constrain_operations, link_operations
-from api.openapi_docs import describe_parameters, document_schemas, name_operations, problem_types
+from api.contract import JsonSchema, constrain_operations, link_operations
+from api.openapi_docs import (
+    describe_feed_data,
+    describe_parameters,
+    document_schemas,
+    name_operations,
+    problem_types,
+)
 from api.openapi_examples import add_examples
+from services.feed_schema import feed_classes, feed_item_components
 
 API_VERSION = "1.0.0"
 
@@ -138,8 +145,20 @@ def complete_document(doc: OpenAPI, routes: Sequence[BaseRoute]) -> None:
     describe_parameters(doc)
     document_schemas(doc)
     problem_types(doc)
+    type_feed_items(doc)
     add_examples(doc)
     link_operations(doc)
+
+
+def type_feed_items(doc: OpenAPI) -> None:
+    """A feed item is one schema per event type, told apart by ``type`` (the served
+    schemas of :mod:`services.feed_schema`), not an object of anything."""
+    schemas = doc.components.schemas or {}
+    parts = feed_item_components("#/components/schemas/{name}")
+    describe_feed_data(parts, {f"FeedData{c.__name__}": c for c in feed_classes()})
+    for name, schema in parts.items():
+        schemas[name] = JsonSchema(raw=schema)
+    doc.components.schemas = schemas
 
 
 _documents: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}

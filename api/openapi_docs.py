@@ -169,6 +169,26 @@ def _docstrings(cls: type) -> dict[str, str]:
     return docs
 
 
+def describe_feed_data(schemas: dict[str, Any], classes: dict[str, type]) -> None:
+    """Describe each ``FeedData<Type>`` schema (``classes``: its event class) and its
+    properties from the class's docstrings; a field without one is named for what it is."""
+    for name, cls in classes.items():
+        schema = schemas[name]
+        own = cls.__doc__ if "__doc__" in vars(cls) else None
+        schema["description"] = _clean(own) if own else f"The fields of a `{cls.__name__}`"
+        docs: dict[str, str] = {}
+        for klass in reversed(cls.__mro__):
+            docs.update(_docstrings(klass))
+        for prop, sub in schema["properties"].items():
+            field = next((f for f in docs if _camel(f) == prop), None)
+            sub["description"] = docs[field] if field else f"The event's `{prop}` (docs/events.md)"
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def problem_types(doc: OpenAPI) -> None:
     """Every 4xx/5xx answer names the problem ``type``s it can carry, one example each
     (``components/examples/<code>``)."""

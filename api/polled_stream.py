@@ -12,6 +12,7 @@ the event log instead (:mod:`api.sse`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final
@@ -72,8 +73,11 @@ async def polled(
     poll: Callable[[], Awaitable[Polled]],
     timing: Timing,
     closing: Callable[[], bool] = _never,
+    wake: asyncio.Event | None = None,
 ) -> AsyncIterator[bytes]:
-    """The frames of ``poll`` until it is done, the lifetime passes or ``closing()``."""
+    """The frames of ``poll`` until it is done, the lifetime passes or ``closing()``;
+    ``wake``: set by whoever has news (a live feed), it polls at once instead of waiting
+    for the next tick."""
     clock = anyio.current_time
     deadline = clock() + timing.lifetime_s
     quiet_since = clock()
@@ -94,4 +98,10 @@ async def polled(
         if clock() - quiet_since >= timing.heartbeat_s:
             quiet_since = clock()
             yield PING
-        await anyio.sleep(min(timing.poll_s, max(0.0, deadline - clock())))
+        pause = min(timing.poll_s, max(0.0, deadline - clock()))
+        if wake is None:
+            await anyio.sleep(pause)
+            continue
+        with anyio.move_on_after(pause):
+            await wake.wait()
+        wake.clear()

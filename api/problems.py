@@ -63,6 +63,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType("too-many-streams", 429, "Too many live streams", "实时流过多"),
         ProblemType("internal-error", 500, "Internal server error", "服务器内部错误"),
         ProblemType("bad-request", 400, "Bad request", "请求错误"),
+        ProblemType("invalid-name", 422, "Name not allowed", "名称不允许"),
+        ProblemType("unknown-parameter", 400, "Unknown query parameter", "未知的查询参数"),
         ProblemType("not-ready", 503, "Service not ready", "服务尚未就绪"),
     )
 }

@@ -1,7 +1,8 @@
 """Rate limiting: a token bucket per client, 429 problem+json with ``Retry-After``.
 
-A client is its **verified** identity — a seat or organiser token that authenticates for
-the match or tournament it names (:mod:`api.identity`) — else its address: a made-up or
+A client is its **verified** identity — the account, seat, match or tournament a token
+that authenticates stands for, whichever of its tokens it presents (:mod:`api.identity`)
+— else its address: a made-up or
 forged token is counted under the address, so it buys nothing. Each client's bucket
 holds ``burst`` tokens (default: a period's worth), refilled at ``limit`` per period
 (a minute); a request takes one. An empty bucket answers ``429`` with the
@@ -11,11 +12,13 @@ Health probes and the SSE stream are not counted (the stream has its cap,
 ``exclude_patterns``). Buckets live in memory, per process, at most ``max_clients`` of
 them (the least recently seen are forgotten first).
 
-**Quotas** (:class:`Quota`): creating matches, creating tournaments and importing records
-have hourly buckets of their own. A quota is charged to the client's *address* always,
-and to its verified identity too when it has one: a token is what those calls hand out,
-so a token must not buy more of them (an organiser token minted by ``POST /v1/matches``
-would otherwise create matches on a quota of its own, and so on). Over a quota: 429
+**Quotas** (:class:`Quota`): creating matches (quick-play tickets and rematches too: each
+can make a match), creating tournaments, importing records, creating players and minting player
+tokens (rotating one, opening a session) have hourly buckets of their own. A quota is
+charged to the client's *address* always, and to its verified identity too when it has
+one: a token is what those calls hand out, so a token must not buy more of them (an
+organiser token minted by ``POST /v1/matches`` would otherwise create matches on a quota
+of its own, and so on). Over a quota: 429
 ``quota-exceeded`` with ``Retry-After``.
 
 :attr:`RateLimiter.rejections` counts the 429s (for the metrics).
@@ -117,19 +120,29 @@ class Quota:
     setting: str
     """The setting that sizes it (``MATCH_QUOTA_PER_HOUR``)."""
     method: str
-    path: str
+    paths: tuple[str, ...]
+    """Every route that spends it (``POST /v1/matches``, a quick-play ticket and a rematch,
+    which each make a match, spend the same allowance); ``*`` stands for one segment (an
+    id): ``/v1/matches/*/rematch``."""
     limiter: RateLimiter
 
     def applies(self, scope: Scope) -> bool:
-        return (
-            self.limiter.enabled
-            and scope.get("method") == self.method
-            and scope["path"].rstrip("/") == self.path
-        )
+        if not self.limiter.enabled or scope.get("method") != self.method:
+            return False
+        parts = scope["path"].rstrip("/").split("/")
+        return any(_same(parts, path.split("/")) for path in self.paths)
 
 
-def hourly(name: str, setting: str, method: str, path: str, per_hour: int, **kwargs: Any) -> Quota:
-    return Quota(name, setting, method, path, RateLimiter(per_hour, period_s=3600.0, **kwargs))
+def _same(parts: list[str], pattern: list[str]) -> bool:
+    return len(parts) == len(pattern) and all(
+        want in ("*", got) for got, want in zip(parts, pattern, strict=True)
+    )
+
+
+def hourly(
+    name: str, setting: str, method: str, paths: tuple[str, ...], per_hour: int, **kwargs: Any
+) -> Quota:
+    return Quota(name, setting, method, paths, RateLimiter(per_hour, period_s=3600.0, **kwargs))
 
 
 class RateLimitMiddleware:

@@ -93,6 +93,9 @@ class Runtime:
     """The bot driver: the organiser's "run the bots" routes wake it."""
     keys: Keys = field(init=False)
     tags: ViewTags = field(default_factory=lambda: ViewTags(enabled=False))
+    retry_ms: int = 1000
+    """The ``retry:`` hint of every stream (``SSE_RETRY_MS``): one reconnection delay for
+    the match, player, ticket, standings and feed streams alike."""
 
     def __post_init__(self) -> None:
         self.keys = Keys(self.service)

@@ -41,15 +41,33 @@ from uuid import UUID
 
 import anyio
 
-from api.live_feed import Feed, Subscription, encode, version_frame
+from api.live_feed import (
+    Feed,
+    Subscription,
+    encode,
+    full_due,
+    patch_block,
+    version_frame,
+)
+from api.revocation import REVOKED, Revocations
 from api.runtime import in_thread
 from api.spectating import reader_of
 from services.access import Credential
 from services.game import GameService
-from services.live import LiveTable
+from services.json_patch import Json
+from services.live import LiveTable, patch_frame, view_json
 
 EVENT_STREAM = "text/event-stream"
 PING = b": ping\n\n"
+
+
+def caught_up(version: int) -> bytes:
+    """``event: caught-up``: every version up to ``version`` was sent (a resumed stream's
+    backlog, or a new stream's first frame); what follows is live. No ``id``: it is no
+    version, so ``Last-Event-ID`` stays the last frame's."""
+    return b'event: caught-up\ndata: {"version":%d}\n\n' % version
+
+
 RESUME_CHUNK = 200
 """Versions replayed per worker call when a resume starts before the ring."""
 
@@ -95,6 +113,8 @@ class LiveStreams:
         self.hub = hub
         self.settings = settings or StreamSettings()
         self.limiter = limiter
+        self.revocations = Revocations(service, hub, limiter=limiter)
+        """Ends the streams (of every kind) whose player token is revoked."""
         self.streams = 0
         """Streams open right now."""
         self._feeds: dict[UUID, Feed] = {}
@@ -190,9 +210,14 @@ class LiveStreams:
     # -- one stream ---------------------------------------------------------------------------
 
     async def frames(
-        self, match_id: UUID, viewer: int | None, last: int | None
+        self, match_id: UUID, viewer: int | None, last: int | None, *, patches: bool = False
     ) -> AsyncIterator[bytes]:
-        """The stream's chunks: ``retry:``, frames, pings, and a final ``retry:``."""
+        """The stream's chunks: ``retry:``, frames, pings, and a final ``retry:``.
+
+        With ``patches`` (``?frames=patch``): the first version frame is whole (``view``),
+        the next ones are the patch ring's (``patch``, whole when due); during a paced deal,
+        ``deal-patch`` frames chained from the version's view when this connection sent
+        that version, else a whole ``deal`` frame first."""
         settings = self.settings
         retry = b"retry: %d\n\n" % settings.retry_ms
         self.streams += 1
@@ -205,7 +230,7 @@ class LiveStreams:
                 return
             feed = await self.acquire(match_id)
             feed.clients.add(wake)
-            await feed.join(viewer)
+            await feed.join(viewer, patches=patches)
             joined = True
             key = None if viewer is None else feed.keys[viewer]
             loop = asyncio.get_running_loop()
@@ -213,26 +238,48 @@ class LiveStreams:
             if last is None:
                 last = feed.version - 1
             dealt: tuple[int, int] | None = None
+            behind = True
+            based: int | None = None
+            """The version whose view this connection sent last (patches apply to it)."""
             while True:
                 while last < feed.version:
-                    frames = feed.after(viewer, last)
+                    frames = None
+                    if patches and based is not None:
+                        frames = feed.after(viewer, last, patches=True)
+                    if frames is None:
+                        frames = feed.after(viewer, last)
+                        if frames is not None and patches:
+                            frames = frames[:1]  # whole; patches follow once the ring has them
                     if frames is None:  # before the ring: replay from the store
-                        async for version, frame in self._replay(match_id, viewer, last):
+                        async for version, frame in self._replay(match_id, viewer, last, patches):
                             yield frame
-                            last = version
+                            last = based = version
                         continue
                     for version, frame in frames:
                         yield frame
-                        last = version
+                        last = based = version
+                if behind:  # the backlog is sent: tell the client it is live now
+                    yield caught_up(last)
+                    behind = False
                 deal = feed.deals.get(viewer)
-                if deal is not None and deal.version == last and (last, deal.drawn) != dealt:
-                    yield deal.frame
-                    dealt = (last, deal.drawn)
+                if deal is not None and deal.version == last:
+                    if patches and deal.view is not None:
+                        if dealt is None or dealt[0] != last:  # nothing of this deal sent yet
+                            if based != last:  # a resume at the deal's version: whole first
+                                yield deal.frame
+                            dealt = (last, 0 if based == last else len(deal.patches))
+                        for block in deal.patches[dealt[1] :]:
+                            yield block
+                        dealt = (last, len(deal.patches))
+                    elif (last, deal.drawn) != dealt:
+                        yield deal.frame
+                        dealt = (last, deal.drawn)
                 remaining = deadline - loop.time()
                 if self._closing or feed.closed or remaining <= 0:
                     break
                 if viewer is not None and feed.keys[viewer] != key:
-                    break  # the seat's token was re-issued: reconnect with the new one
+                    yield REVOKED  # the seat's token was re-issued: reconnect with the new one
+                    return
                 try:
                     async with asyncio.timeout(min(settings.heartbeat_s, remaining)):
                         await wake.wait()
@@ -246,28 +293,38 @@ class LiveStreams:
             if feed is not None:
                 feed.clients.discard(wake)
                 if joined:
-                    feed.leave(viewer)
+                    feed.leave(viewer, patches=patches)
                 self.release(feed)
 
     async def _replay(
-        self, match_id: UUID, viewer: int | None, last: int
+        self, match_id: UUID, viewer: int | None, last: int, patches: bool = False
     ) -> AsyncIterator[tuple[int, bytes]]:
         """The frames after version ``last`` read again from the store, for one client
         that resumes from before its feed's ring (R34: the tables as of ``last + 1``,
-        advanced event by event), a chunk per worker call, until the ring takes over."""
+        advanced event by event), a chunk per worker call, until the ring takes over.
+        With ``patches``: the first whole, then patch frames (made for this client alone)."""
         table = await self.store(LiveTable.at, self.service, match_id, last + 1)
-        yield last + 1, version_frame(last + 1, encode(table.frame(table.last, viewer)))
+        first = table.frame(table.last, viewer)
+        base: Json = view_json(first.view) if patches else None
+        yield last + 1, version_frame(last + 1, encode(first))
         while True:
 
             def chunk() -> list[tuple[int, bytes]]:
+                nonlocal base
                 out = []
                 for step in table.advance(upto=table.version + RESUME_CHUNK):
-                    out.append((step.version, encode(table.frame(step, viewer))))
+                    frame = table.frame(step, viewer)
+                    if not patches or full_due(step.version):
+                        base = view_json(frame.view) if patches else None
+                        out.append((step.version, version_frame(step.version, encode(frame))))
+                    else:
+                        patch, base = patch_frame(frame, base)
+                        out.append((step.version, patch_block(step.version, encode(patch))))
                 return out
 
             steps = await self.store(chunk)
-            for version, data in steps:
-                yield version, version_frame(version, data)
+            for version, block in steps:
+                yield version, block
             if len(steps) < RESUME_CHUNK:
                 return
 

@@ -8,7 +8,7 @@ stream to :class:`api.sse.LiveStreams`, which builds and fans out the frames (R3
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from litestar import Controller, Request, get
@@ -26,10 +26,11 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.auth import stream_credential
+from api.live_feed import FULL_EVERY
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError
-from services.live import DealFrame, LiveFrame, current_version
+from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame, current_version
 
 
 class LastEventIdAheadError(InvalidInputError):
@@ -70,7 +71,8 @@ def _last_event_id(header: str | None, query: str | None) -> int | None:
     return None if chosen is None else int(chosen)
 
 
-STREAM_DOC = """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
+STREAM_DOC = (
+    """A seat (`Authorization: Bearer <seat token>` or `?token=`; the header wins)
 or a spectator (no token, or the organiser's) receives **one `event: view` frame per match
 version**, in order, none merged and none skipped — also when bots move several times after
 one command: its `id` is the version and its `data` a `LiveFrame` — the `event` that made
@@ -84,17 +86,36 @@ spectators' hand sizes), in batches of at most 250 ms; the view says when the de
 and its interval. `Last-Event-ID` (header, else `?lastEventId=`) resumes exactly: a frame
 for every version after it, in order, then live frames (and the deal's progress so far); a
 `Last-Event-ID` beyond the match's version is a 422 `last-event-id-ahead` problem (no such
-frame exists). At most `SSE_MAX_PER_IDENTITY` streams per verified token and
-`SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429 `too-many-streams`
-with `Retry-After`. `: ping` comments keep the connection alive; the server ends the stream
-after its lifetime with a `retry:` hint, and the client reconnects with its Last-Event-ID.
-A tournament table is closed to spectators until its tournament round completes: 403
-`table-closed` without a seat token of that table or the organiser's token (R36)."""
+frame exists). A stream lives no longer than its token: once the seat token is
+re-issued, or the player token rotated, its session ended or the player erased, the stream
+sends `event: revoked` and ends (a reconnect with that token is a 401). At most
+`SSE_STREAM_CAPS` streams per verified identity (an account, a seat: whatever token it
+presents) and `SSE_MAX_PER_ADDRESS` per client address are open at once: beyond, 429
+`too-many-streams` with `Retry-After`. `: ping` comments keep the connection alive; the server
+ends the stream after its lifetime with a `retry:` hint, and the client reconnects with its
+Last-Event-ID. A tournament table is closed to spectators until its tournament round completes: 403
+`table-closed` without a seat token of that table or the organiser's token (R36).
+
+"""
+    + f"""`?frames=patch` asks for patch frames: the first version frame on each connection (and so
+after every resume) is a whole `view` frame; then each version comes as `event: patch`
+(`id:` the version, `data:` a `PatchFrame`: the event, and an RFC 6902 JSON Patch that turns
+the viewer's view at the version before into its view at this one), except every {FULL_EVERY}th
+version, sent whole as a `view` frame again. During a paced deal, `event: deal-patch`
+frames (`data:` a `DealPatchFrame`) carry only what changed since the deal frame before
+(a seat's new card, the sizes), the first against the version's view; a connection that
+starts at the deal's version gets one whole `deal` frame first. A version frame after deal
+frames patches the version's view, not the deal's. Applying every patch in order gives
+exactly what `state?version=` shows the viewer at each version. `Accept-Encoding: gzip`
+compresses the stream (each frame flushed as it is sent)."""
+)
 
 FRAMES_DOC = (
     "Server-Sent Events: `event: view` frames (`id:` the match version, `data:` a LiveFrame) "
-    "and, during a paced deal, `event: deal` frames (no `id`, `data:` a DealFrame); "
-    "`: ping` comments and `retry:` hints between them"
+    "and, during a paced deal, `event: deal` frames (no `id`, `data:` a DealFrame); with "
+    "`?frames=patch` also `event: patch` frames (`id:` the version, `data:` a PatchFrame) "
+    "and `event: deal-patch` frames (no `id`, `data:` a DealPatchFrame); `: ping` comments "
+    "and `retry:` hints between them"
 )
 
 
@@ -136,6 +157,8 @@ class StreamOperation(Operation):
                         one_of=[
                             _frame_schema("view", "LiveFrame", with_id=True),
                             _frame_schema("deal", "DealFrame", with_id=False),
+                            _frame_schema("patch", "PatchFrame", with_id=True),
+                            _frame_schema("deal-patch", "DealPatchFrame", with_id=False),
                         ]
                     ),
                     example="retry: 1000\n\nevent: view\nid: 7\ndata: "
@@ -157,7 +180,10 @@ class MatchStreamController(Controller):
         operation_class=StreamOperation,
         responses={
             200: ResponseSpec(
-                data_container=LiveFrame | DealFrame,  # type: ignore[arg-type]
+                data_container=LiveFrame  # type: ignore[arg-type]
+                | DealFrame
+                | PatchFrame
+                | DealPatchFrame,
                 media_type=EVENT_STREAM,
                 description=FRAMES_DOC,
                 generate_examples=False,
@@ -191,11 +217,22 @@ class MatchStreamController(Controller):
                 "header wins): a match version",
             ),
         ] = None,
+        frames: Annotated[
+            Literal["full", "patch"],
+            QueryParameter(
+                name="frames",
+                description="`full`: every version as a whole `view` frame; `patch`: a whole "
+                f"`view` frame first (on each connection, and every {FULL_EVERY}th version), the "
+                "versions between as RFC 6902 `patch` frames, a paced deal as `deal-patch` "
+                "frames. Any other value is refused.",
+            ),
+        ] = "full",
     ) -> Stream:
         last = _last_event_id(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
+        cred = stream_credential(request, token)
         try:
-            viewer = await live.viewer(feed, stream_credential(request, token))
+            viewer = await live.viewer(feed, cred)
             if last is not None and last > feed.version:
                 # the feed may lag the store (another replica saved): ask the store
                 version = await live.store(current_version, live.service, match_id)
@@ -204,7 +241,9 @@ class MatchStreamController(Controller):
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(
-            live.frames(match_id, viewer, last),
+            live.revocations.guard(
+                cred, live.frames(match_id, viewer, last, patches=frames == "patch")
+            ),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

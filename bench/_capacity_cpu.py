@@ -1,4 +1,5 @@
-"""CPU accounting of the capacity bench (:mod:`bench.capacity_bench`): the server process,
+"""CPU accounting of the capacity bench (:mod:`bench.capacity_bench`): the API processes, the
+worker,
 the PostgreSQL cluster (the postmaster, its backends and those that have exited), this
 load generator and the whole machine, read from ``/proc``."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,17 +55,21 @@ class Sample:
 
     wall: float
     server: float
+    worker: float
     postgres: float
     generator: float
     busy: int
     ticks: int
 
     @classmethod
-    def take(cls, server_pid: int, cluster: Cluster) -> Sample:
+    def take(cls, server_pids: Sequence[int], worker_pid: int | None, cluster: Cluster) -> Sample:
+        """``server_pids``: the API processes (their CPU summed); ``worker_pid``: the
+        worker process, if any."""
         busy, ticks = machine_ticks()
         return cls(
             time.perf_counter(),
-            process_cpu(server_pid),
+            sum(process_cpu(pid) for pid in server_pids),
+            0.0 if worker_pid is None else process_cpu(worker_pid),
             postgres_cpu(cluster),
             time.process_time(),
             busy,
@@ -77,6 +83,7 @@ class Usage:
 
     seconds: float
     server: float
+    worker: float
     postgres: float
     generator: float
     machine: float
@@ -87,6 +94,7 @@ class Usage:
         return cls(
             wall,
             (b.server - a.server) / wall,
+            (b.worker - a.worker) / wall,
             (b.postgres - a.postgres) / wall,
             (b.generator - a.generator) / wall,
             (b.busy - a.busy) / max(1, b.ticks - a.ticks),

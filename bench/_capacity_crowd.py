@@ -19,15 +19,15 @@ class Crowd:
     def __init__(
         self,
         host: str,
-        port: int,
+        ports: tuple[int, ...],
         *,
         think: tuple[float, float],
         grace: float,
         rng: random.Random,
         create_body: bytes,
     ) -> None:
-        self.host, self.port, self.think, self.grace, self.rng = host, port, think, grace, rng
-        self.authority = f"{host}:{port}"
+        self.host, self.ports, self.think, self.grace, self.rng = host, ports, think, grace, rng
+        self.authority = f"{host}:{ports[0]}"
         self.create_body = create_body
         self.step = Step(0)
         self.paused = False
@@ -39,6 +39,11 @@ class Crowd:
         self.failures: list[str] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._serial = 0
+
+    def port_of(self, n: int) -> int:
+        """The API process the ``n``-th connection goes to: with several, a match's
+        commands and its streams are spread over them (a command's frames cross the hub)."""
+        return self.ports[n % len(self.ports)]
 
     def spawn(self) -> None:
         """Start one more match (its replacement is started when it ends)."""

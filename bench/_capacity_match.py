@@ -104,7 +104,7 @@ class Match:
         self.crowd = crowd
         self.serial = serial
         self.match_id = ""
-        self.seats = [Seat(i, Connection(crowd.host, crowd.port)) for i in range(4)]
+        self.seats = [Seat(i, Connection(crowd.host, crowd.port_of(serial + i))) for i in range(4)]
         self.streams: list[ViewStream] = []
         self.pending: list[Pending] = []
         self.done = asyncio.Event()
@@ -183,8 +183,9 @@ class Match:
             raw = build_request("GET", f"{self.url}/stream", host=crowd.authority, headers=headers)
             stream = ViewStream(raw, self._sink(index), self._ender(index))
             self.streams.append(stream)
-        for stream in self.streams:
-            await loop.create_connection(stream.factory, crowd.host, crowd.port)
+        for index, stream in enumerate(self.streams):
+            port = crowd.port_of(self.serial + index + 1)
+            await loop.create_connection(stream.factory, crowd.host, port)
 
     def _sink(self, index: int) -> Callable[[int, bytes, float], None]:
         def on_frame(version: int, data: bytes, at: float) -> None:

@@ -3,9 +3,12 @@
 How many matches one server process serves at once with snappy answers, under the load
 people make. A throwaway PostgreSQL cluster (:func:`infra.pgcluster.throwaway_server`)
 is made durable as production is (``fsync``, ``synchronous_commit`` and
-``full_page_writes`` on, checked before the run); one ``python -m infra.serve`` process
-(:class:`tests.resilience.harness.Replica`: rate limit off, streams live an hour, the
-production pool of 5 + 10 connections and ``LOG_LEVEL=INFO``) serves it. This process is
+``full_page_writes`` on, checked before the run); one API process (``python -m infra.serve``
+with ``PROCESS_ROLE=api``, :class:`tests.resilience.harness.Replica`: rate limit off, streams
+live an hour, the production pool of 5 + 10 connections and ``LOG_LEVEL=INFO``) serves it,
+``--replicas N`` of them with the clients spread over them (a match's commands and streams
+on different processes), and one worker process (``shengji worker``) beside them runs the
+background work (docs/scaling.md). This process is
 the load generator: one asyncio loop (uvloop when installed), raw HTTP/1.1
 (:mod:`bench._http`, :mod:`bench._capacity_stream`).
 
@@ -29,20 +32,24 @@ seconds. Per N:
 * lost — versions answered in the step (ramp and drain included) that some other stream
   of the match never delivered a frame at or beyond (within ``--grace`` after the seats
   stopped, or before the match ended or one of its streams broke);
-* the server's CPU per command, fan-out included (``/proc/<pid>/stat`` of the server:
-  all its threads, the window's CPU over its commands), PostgreSQL's likewise (the
-  postmaster and its backends), the generator's own CPU and the machine's.
+* the API processes' CPU per command, fan-out included (``/proc/<pid>/stat``: all their
+  threads, the window's CPU over its commands), the worker's and PostgreSQL's likewise
+  (the postmaster and its backends), the generator's own CPU and the machine's.
 
 ``N`` passes when ``cmd_p99_ms <= 150``, ``push_p99_ms <= 300`` and nothing is lost. The
 last line is machine-readable::
 
     capacity matches=<largest N passing, else 0> cmd_p99_ms=<at that N> \\
         push_p99_ms=<at that N> server_cpu_ms_per_cmd=<at that N> \\
-        hello_cpu_ms=<server CPU per GET /healthz> lost=<total over the ladder>
+        worker_cpu_ms_per_cmd=<at that N> pg_cpu_ms_per_cmd=<at that N> \\
+        hello_cpu_ms=<API CPU per GET /healthz> \\
+        cmd_cost_x=<server_cpu_ms_per_cmd / hello_cpu_ms> lost=<total over the ladder>
 
-(one line; "at that N" is the smallest N tried when none passes). Target:
-``matches >= 300``. Everything shares the machine's cores, so each N's line says how busy
-the generator and the machine were; a generator near a full core is what limits.
+(one line, ``capacity-replicas`` with ``--replicas`` above 1; "at that N" is the smallest N
+tried when none passes). Targets: ``cmd_cost_x <= 20`` (a command with its fan-out costs at
+most twenty bare requests) with ``lost=0``, and ``matches >= 300``. Everything shares the
+machine's cores, so each N's line says how busy the generator and the machine were; a
+generator near a full core is what limits.
 """
 
 from __future__ import annotations
@@ -68,10 +75,10 @@ from bench._capacity_cpu import Sample, Usage
 from bench._capacity_crowd import Crowd
 from bench._capacity_match import BenchError, Step
 from bench._http import HttpError, build_request, connect
-from bench.api_bench import raise_nofile
+from bench.api_bench import print_profile, raise_nofile
 from bench.load_bench import pct
 from infra.pgcluster import Cluster, throwaway_server
-from tests.resilience.harness import Replica, drop_schema, fresh_schema
+from tests.resilience.harness import Replica, Worker, drop_schema, fresh_schema
 
 HOST = "127.0.0.1"
 CMD_P99_MS = 150.0
@@ -125,9 +132,9 @@ async def hello(port: int, conns: int, seconds: float, server_pid: int, cluster:
 
     tasks = [asyncio.create_task(loop(i)) for i in range(conns)]
     await asyncio.sleep(0.5)  # warm-up
-    a, n0 = Sample.take(server_pid, cluster), count
+    a, n0 = Sample.take((server_pid,), None, cluster), count
     await asyncio.sleep(seconds)
-    b, n1 = Sample.take(server_pid, cluster), count
+    b, n1 = Sample.take((server_pid,), None, cluster), count
     stop = True
     await asyncio.gather(*tasks)
     for c in connections:
@@ -173,6 +180,10 @@ class Rung:
         return 1000 * self.use.server * self.use.seconds / max(1, self.step.commands)
 
     @property
+    def worker_ms(self) -> float:
+        return 1000 * self.use.worker * self.use.seconds / max(1, self.step.commands)
+
+    @property
     def postgres_ms(self) -> float:
         return 1000 * self.use.postgres * self.use.seconds / max(1, self.step.commands)
 
@@ -180,7 +191,8 @@ class Rung:
     def others(self) -> float:
         """Cores used by processes other than the server, PostgreSQL and the generator."""
         u = self.use
-        return max(0.0, u.machine * (os.cpu_count() or 1) - u.server - u.postgres - u.generator)
+        used = u.server + u.worker + u.postgres + u.generator
+        return max(0.0, u.machine * (os.cpu_count() or 1) - used)
 
     @property
     def passed(self) -> bool:
@@ -200,8 +212,9 @@ class Rung:
             f"cmd_p99={self.cmd(0.99):.1f}ms push_p50={self.push(0.5):.1f}ms "
             f"push_p99={self.push(0.99):.1f}ms lost={s.lost} "
             f"{'PASS' if self.passed else 'FAIL'}",
-            f"    CPU: server {100 * u.server:.0f}% of a core, {self.server_ms:.2f} ms per "
-            f"command; PostgreSQL {100 * u.postgres:.0f}%, {self.postgres_ms:.2f} ms per "
+            f"    CPU: API {100 * u.server:.0f}% of a core, {self.server_ms:.2f} ms per "
+            f"command; worker {100 * u.worker:.0f}%, {self.worker_ms:.2f} ms per command; "
+            f"PostgreSQL {100 * u.postgres:.0f}%, {self.postgres_ms:.2f} ms per "
             f"command; generator {100 * u.generator:.0f}% of a core"
             f"{' (SATURATED: it may be what limits)' if u.generator > 0.85 else ''}; "
             f"other processes {100 * self.others:.0f}%; machine {100 * u.machine:.0f}% busy "
@@ -223,25 +236,32 @@ async def ramp(crowd: Crowd, target: int, seconds: float) -> None:
         await asyncio.sleep(seconds / missing)
 
 
-async def run(args: argparse.Namespace, replica: Replica, cluster: Cluster) -> str:
+async def run(
+    args: argparse.Namespace, replicas: list[Replica], worker: Replica, cluster: Cluster
+) -> str:
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    await replica.ready()
-    assert replica.proc is not None
-    pid = replica.proc.pid
+    for process in (*replicas, worker):  # one at a time: the first creates the tables
+        process.start()
+        await process.ready()
+    pids = [r.proc.pid for r in replicas if r.proc is not None]
+    assert worker.proc is not None and len(pids) == len(replicas)
     loop_kind = type(asyncio.get_running_loop()).__module__
     print(
-        f"server: python -m infra.serve, pid {pid}, port {replica.port}, PostgreSQL "
-        f"{cluster.url} with {', '.join(DURABLE)} on; generator: pid {os.getpid()}, "
-        f"{loop_kind}; think {args.think[0]:g}-{args.think[1]:g} s; {os.cpu_count()} cores",
+        f"API: {len(replicas)} x python -m infra.serve (PROCESS_ROLE=api), pids {pids}, "
+        f"ports {[r.port for r in replicas]}; worker: shengji worker, pid {worker.proc.pid}; "
+        f"PostgreSQL {cluster.url} with {', '.join(DURABLE)} on; generator: pid "
+        f"{os.getpid()}, {loop_kind}; think {args.think[0]:g}-{args.think[1]:g} s; "
+        f"{os.cpu_count()} cores",
         flush=True,
     )
-    hello_ms = await hello(replica.port, args.hello_conns, args.hello_seconds, pid, cluster)
+    first = replicas[0]
+    hello_ms = await hello(first.port, args.hello_conns, args.hello_seconds, pids[0], cluster)
     rules = {"rules": {"matchEnd": args.match_end}} if args.match_end else {}
     crowd = Crowd(
         HOST,
-        replica.port,
+        tuple(r.port for r in replicas),
         think=args.think,
         grace=args.grace,
         rng=random.Random(args.seed),
@@ -254,17 +274,18 @@ async def run(args: argparse.Namespace, replica: Replica, cluster: Cluster) -> s
             crowd.resume()
             await ramp(crowd, n, args.ramp)
             await asyncio.sleep(args.warmup)
-            a = Sample.take(pid, cluster)
+            a = Sample.take(pids, worker.proc.pid, cluster)
             step.measuring = True
             await asyncio.sleep(args.seconds)
             step.measuring = False
-            b = Sample.take(pid, cluster)
+            b = Sample.take(pids, worker.proc.pid, cluster)
             crowd.pause()
             await crowd.drain(args.grace)
             rungs.append(Rung(step, Usage.between(a, b)))
             print(rungs[-1].report(), flush=True)
-            if replica.proc.poll() is not None:
-                raise BenchError(f"the server exited: {replica.tail()}")
+            for process in (*replicas, worker):
+                if process.proc is None or process.proc.poll() is not None:
+                    raise BenchError(f"a server process exited: {process.tail()}")
     finally:
         await crowd.close()
     print(
@@ -274,10 +295,12 @@ async def run(args: argparse.Namespace, replica: Replica, cluster: Cluster) -> s
     passing = [r for r in rungs if r.passed]
     best = max(passing, key=lambda r: r.matches) if passing else min(rungs, key=lambda r: r.matches)
     lost = sum(r.step.lost for r in rungs)
+    name = "capacity" if len(replicas) == 1 else "capacity-replicas"
     return (
-        f"capacity matches={best.matches if passing else 0} cmd_p99_ms={best.cmd(0.99):.1f} "
+        f"{name} matches={best.matches if passing else 0} cmd_p99_ms={best.cmd(0.99):.1f} "
         f"push_p99_ms={best.push(0.99):.1f} server_cpu_ms_per_cmd={best.server_ms:.2f} "
-        f"hello_cpu_ms={hello_ms:.3f} lost={lost}"
+        f"worker_cpu_ms_per_cmd={best.worker_ms:.2f} pg_cpu_ms_per_cmd={best.postgres_ms:.2f} "
+        f"hello_cpu_ms={hello_ms:.3f} cmd_cost_x={best.server_ms / hello_ms:.1f} lost={lost}"
     )
 
 
@@ -296,14 +319,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--hello-conns", type=int, default=8, help="hello connections [8]")
     p.add_argument("--log-level", default="INFO", help="the server's LOG_LEVEL [INFO]")
     p.add_argument("--seed", type=int, default=1, help="the players' random seed [1]")
+    p.add_argument(
+        "--replicas", type=int, default=1, help="API processes beside the one worker [1]"
+    )
+    p.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="cProfile the first API process (all threads, CPU time) into this file, and "
+        "print its top functions at the end",
+    )
     args = p.parse_args(argv)
     try:
         args.ladder = sorted({int(n) for n in args.ladder.split(",") if n.strip()})
         low, high = (float(x) for x in args.think.split(","))
     except ValueError:
         p.error("--ladder: integers, --think: two numbers (low,high)")
-    if not args.ladder or args.ladder[0] < 1 or not 0 <= low <= high:
-        p.error("--ladder needs N >= 1, --think 0 <= low <= high")
+    if not args.ladder or args.ladder[0] < 1 or not 0 <= low <= high or args.replicas < 1:
+        p.error("--ladder needs N >= 1, --think 0 <= low <= high, --replicas >= 1")
     args.think = (low, high)
     return args
 
@@ -320,29 +353,37 @@ def main(argv: list[str] | None = None) -> None:
     with throwaway_server() as cluster, tempfile.TemporaryDirectory(prefix="capacity-") as tmp:
         make_durable(cluster.url)
         schema = fresh_schema(cluster.url)
-        replica = Replica(
-            cluster.url,
-            schema,
-            Path(tmp),
-            POSTGRES_POOL_SIZE="5",
-            POSTGRES_MAX_OVERFLOW="10",
-            LOG_LEVEL=args.log_level,
-            SSE_HEARTBEAT_S="15",
-            SSE_LIFETIME_S="3600",
-            SHUTDOWN_TIMEOUT="3",
-        )
-        replica.start()
+        common = {
+            "POSTGRES_POOL_SIZE": "5",
+            "POSTGRES_MAX_OVERFLOW": "10",
+            "LOG_LEVEL": args.log_level,
+            "SSE_HEARTBEAT_S": "15",
+            "SSE_LIFETIME_S": "3600",
+            "SHUTDOWN_TIMEOUT": "3",
+        }
+        replicas = [
+            Replica(cluster.url, schema, Path(tmp), PROCESS_ROLE="api", **common)
+            for _ in range(args.replicas)
+        ]
+        if args.profile is not None:
+            replicas[0].command = ("-m", "bench._profiled_serve", str(args.profile), "cpu")
+        worker = Worker(cluster.url, schema, Path(tmp), PROCESS_ROLE="worker", **common)
+        processes = [*replicas, worker]
         try:
-            line = runner(run(args, replica, cluster))
+            line = runner(run(args, replicas, worker, cluster))
         except (BenchError, HttpError, OSError, TimeoutError) as e:
-            sys.stderr.write(f"capacity-bench failed: {e!r}\n{replica.tail()}\n")
+            tails = "\n".join(p.tail() for p in processes)
+            sys.stderr.write(f"capacity-bench failed: {e!r}\n{tails}\n")
             raise SystemExit(1) from None
         except asyncio.CancelledError:
             sys.stderr.write("capacity-bench stopped (SIGTERM)\n")
             raise SystemExit(128 + signal.SIGTERM) from None
         finally:
-            replica.stop()
+            for process in processes:
+                process.stop()
             drop_schema(cluster.url, schema)
+    if args.profile is not None:
+        print_profile(args.profile, 30)
     print(line, flush=True)
 
 

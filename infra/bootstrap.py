@@ -10,7 +10,8 @@ benchmarks and the tests alike (docs/decisions.md D-root). From the settings it 
   otherwise) and the one limiter of blocking store calls, sized to the store's pool;
 * the OIDC verifier, the webhook outbox's store and its sender;
 * the limits on clients and the background workers (sweeper, tournament clerk, lobby
-  sweeper, webhook outbox);
+  sweeper, webhook outbox), run by the process whose role says so (``PROCESS_ROLE``:
+  ``all`` in one process, else ``api`` processes beside ``worker`` ones; docs/scaling.md);
 
 and hands them to :func:`api.app.create_app`, which reads no environment and builds no
 store. Tests pass fakes the same way: a service of their own (POPO, a fixed clock and
@@ -44,7 +45,8 @@ from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
 from services.bot_driver import BotDriver
 from services.game import GameService
-from services.webhooks.dispatch import Post, http_post
+from services.webhooks.dispatch import Post
+from services.webhooks.targets import TargetPolicy
 
 SQLITE_POOL = 5
 """The eventsourcing library's SQLite pool: 5 connections (its default; POPO: threads)."""
@@ -54,7 +56,7 @@ def build_app(
     settings: Settings,
     *,
     service: GameService | None = None,
-    post: Post = http_post,
+    post: Post | None = None,
     bots: BotDriver | None = None,
 ) -> Litestar:
     """The app of ``settings`` (the module docstring); ``service`` replaces the one the
@@ -67,7 +69,7 @@ def build_parts(
     settings: Settings,
     *,
     service: GameService | None = None,
-    post: Post = http_post,
+    post: Post | None = None,
     bots: BotDriver | None = None,
 ) -> AppParts:
     """Everything :func:`api.app.create_app` serves, built from ``settings``."""
@@ -75,6 +77,7 @@ def build_parts(
     if service is None:
         service = build_service(settings)
         on_shutdown = (service.close,)
+    service.table = settings.table  # a service given (tests) follows the settings too
     if personal_sealer(service) is None:
         seal_personal_data(service, key_store(settings))
     limiter = anyio.CapacityLimiter(store_capacity(settings))
@@ -90,7 +93,7 @@ def build_parts(
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(service, limiter, bots, tags=tags)
+    runtime = Runtime(service, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
     live = LiveStreams(
         service,
         hub,
@@ -114,28 +117,40 @@ def build_parts(
         settings.operator_token,
         outbox_env(settings),
         settings.webhook_interval_ms / 1000,
+        TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets),
         post=post,
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
     sweep_ms = settings.sweep_interval_ms
+    sweeper = SweeperTask.build(runtime, sweep_ms, settings.timeout_bot)
+    role = settings.process_role
+    if role == "worker":  # the API processes' saves reach this one through the hub
+        hub.on_changed += [sweeper.sweeper.changed, bots.changed]
     return AppParts(
         runtime=runtime,
         hub=hub,
         live=live,
         archive=archive,
         webhooks=Webhooks(runtime, webhooks),
-        oidc=OidcVerifier(*settings.oidc) if settings.oidc else None,
+        oidc=(
+            OidcVerifier(*settings.oidc, algorithms=settings.oidc_algorithms)
+            if settings.oidc
+            else None
+        ),
         rate_limiter=RateLimiter(settings.rate_limit_per_minute),
         quotas=client_quotas(settings) if limited else (),
         caps=StreamCaps(
             settings.sse_max_per_identity if limited else 0,
             settings.sse_max_per_address if limited else 0,
+            settings.stream_caps if limited else None,
         ),
-        sweeper=SweeperTask.build(runtime, sweep_ms, settings.timeout_bot),
+        sweeper=sweeper,
         clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
         lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
         bots=bots,
         on_shutdown=on_shutdown,
+        http=role != "worker",
+        background=role != "api",
     )
 
 
@@ -147,29 +162,37 @@ def client_quotas(settings: Settings) -> tuple[Quota, ...]:
             "matches created",
             "MATCH_QUOTA_PER_HOUR",
             "POST",
-            "/v1/matches",
+            # a ticket makes a match (bots after a wait), and so does a rematch
+            ("/v1/matches", "/v1/lobby/tickets", "/v1/matches/*/rematch"),
             settings.match_quota_per_hour,
         ),
         hourly(
             "tournaments created",
             "TOURNAMENT_QUOTA_PER_HOUR",
             "POST",
-            "/v1/tournaments",
+            ("/v1/tournaments",),
             settings.tournament_quota_per_hour,
         ),
         hourly(
             "records imported",
             "IMPORT_QUOTA_PER_HOUR",
             "POST",
-            "/v1/records",
+            ("/v1/records",),
             settings.import_quota_per_hour,
         ),
         hourly(
             "players created",
             "PLAYER_QUOTA_PER_HOUR",
             "POST",
-            "/v1/players",
+            ("/v1/players",),
             settings.player_quota_per_hour,
+        ),
+        hourly(
+            "player tokens minted",
+            "SESSION_QUOTA_PER_HOUR",
+            "POST",
+            ("/v1/players/me/token", "/v1/players/me/sessions", "/v1/players/oidc"),
+            settings.session_quota_per_hour,
         ),
     )
 

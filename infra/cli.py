@@ -8,7 +8,10 @@ table, but for the speed line.
 ``verify`` recomputes a deal from its seed (R35, :mod:`infra.cli_verify`); ``migrate``
 creates the event store's schema once, before replicas that run with
 ``CREATE_TABLES=false`` start (:mod:`infra.migrate`; a second run is a no-op).
-``rebuild`` replays the whole log into every read model (:mod:`infra.cli_rebuild`).
+``rebuild`` replays the whole log into every read model (:mod:`infra.cli_rebuild`);
+``serve`` runs the HTTP service (:mod:`infra.serve`); ``worker`` runs the same process with
+``PROCESS_ROLE=worker``: the background work beside API processes (docs/scaling.md);
+``export`` writes the finished matches as tidy tables, Parquet or CSV (:mod:`infra.cli_export`).
 Those two read :class:`~infra.settings.Settings` from the environment once, as the server
 does, and build their store with the composition root's :mod:`infra.store`.
 """
@@ -16,6 +19,7 @@ does, and build their store with the composition root's :mod:`infra.store`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +28,7 @@ from domain.players.strong import DEFAULT_BUDGET, StrongPlayer
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle
+from infra.cli_export import add_export_parser, run_export
 from infra.cli_rebuild import add_rebuild_parser, run_rebuild
 from infra.cli_verify import add_verify_parser, run_verify
 from infra.migrate import add_migrate_parser, run_migrate
@@ -53,6 +58,16 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shengji", description="Shengji (双升) service tools.")
     commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser(
+        "serve",
+        help="serve the HTTP API (the environment configures it: docs/configuration.md)",
+    )
+    commands.add_parser(
+        "worker",
+        help="run the background work beside API processes on PostgreSQL: the sweeper and "
+        "timers, the bot driver, the tournament clerk, the lobby sweeper, the webhook outbox "
+        "(PROCESS_ROLE=worker; health probes and metrics on HOST:PORT)",
+    )
     sim = commands.add_parser(
         "simulate",
         help="play rounds between bots and print a summary",
@@ -83,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify_parser(commands)
     add_migrate_parser(commands)
     add_rebuild_parser(commands)
+    add_export_parser(commands)
     return parser
 
 
@@ -145,12 +161,22 @@ def render_summary(summary: SimulationSummary, preset_name: str = "custom") -> l
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
+    if args.command in ("serve", "worker"):
+        # The environment configures the process (docs/configuration.md); `worker` is a
+        # server whose role is the background work (PROCESS_ROLE=worker, docs/scaling.md).
+        from infra.serve import main as serve  # noqa: PLC0415 - the web server only to serve
+
+        role = {"PROCESS_ROLE": "worker"} if args.command == "worker" else {}
+        serve({**os.environ, **role})
+        return
     if args.command == "verify":
         sys.exit(run_verify(args))
     if args.command == "migrate":
         sys.exit(run_migrate(args))
     if args.command == "rebuild":
         sys.exit(run_rebuild(args))
+    if args.command == "export":
+        sys.exit(run_export(args))
     if args.command == "simulate":
         players = [
             StrongPlayer(args.strong_budget) if name == "strong" else name for name in args.players

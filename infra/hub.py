@@ -43,6 +43,7 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import get_topic
 
+from domain.accounts.account import AccountCreated
 from domain.game.match_events import MatchCreated
 from domain.game.round_events import RoundStarted
 from infra.localhub import InProcessHub, LocalHub
@@ -52,6 +53,7 @@ from services.game import GameService
 log = logging.getLogger(__name__)
 
 MATCH_CREATED: Final = get_topic(MatchCreated)
+ACCOUNT_CREATED: Final = get_topic(AccountCreated)
 ROUND_STARTED: Final = get_topic(RoundStarted)
 
 
@@ -241,7 +243,7 @@ class PostgresHub(LocalHub):
         rolled-back transactions are skipped: they are never filled in)."""
         if conn.is_closed():
             return
-        if not self._subscribers:  # nobody to wake: just keep up with the store
+        if not self.listening:  # nobody to wake: just keep up with the store
             last = await conn.fetchval(self._max_sql, timeout=self._timeout)
             self._last = max(self._last, last)
             return
@@ -304,9 +306,11 @@ class PostgresHub(LocalHub):
 
 
 def match_of_created(originator: UUID, topic: str | None, state: bytes | None) -> UUID | None:
-    """The match an aggregate belongs to, from its first event: a match is its own; a
-    round names its match in ``RoundStarted``; anything else belongs to none."""
-    if topic == MATCH_CREATED:
+    """What an aggregate's changes wake, from its first event: a match is its own; a
+    round names its match in ``RoundStarted``; an account is its own (a player's streams
+    follow it to end when its token is revoked: docs/decisions.md D-fair); anything else
+    wakes nothing."""
+    if topic in (MATCH_CREATED, ACCOUNT_CREATED):
         return originator
     if topic == ROUND_STARTED and state is not None:
         try:

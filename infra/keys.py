@@ -10,6 +10,8 @@ store, in a place that can really delete.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 from uuid import UUID
@@ -19,11 +21,26 @@ from psycopg import sql
 
 from infra.settings import Settings, parse_database_url
 
+PRIVATE = 0o600
+"""The mode of every file the service stores data in: the store, its outbox, the keys."""
+
+
+def private_file(path: str | os.PathLike[str]) -> None:
+    """Make ``path`` (if missing) with mode 0600 before SQLite opens it, and bring an
+    existing one and its journal files (``-wal``, ``-shm``) to 0600: SQLite gives the files
+    it makes beside a database the database's own mode, so none is world-readable."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)
+    os.close(fd)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(f"{os.fspath(path)}{suffix}", PRIVATE)
+
 
 class SQLiteKeys:
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.Lock()
+        private_file(path)  # the keys: readable by the service's user only
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS player_keys (id TEXT PRIMARY KEY, key BLOB)")
 

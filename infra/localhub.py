@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -84,6 +84,14 @@ class LocalHub:
     def __init__(self) -> None:
         self._subscribers: dict[UUID, set[Subscription]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.on_changed: list[Callable[[frozenset[UUID]], None]] = []
+        """Told of every change the hub hears, whoever follows the match (a worker process
+        hears the saves of the API processes this way; docs/scaling.md)."""
+
+    @property
+    def listening(self) -> bool:
+        """Someone wants to hear of changes: a subscription or a change listener."""
+        return bool(self._subscribers or self.on_changed)
 
     def subscribe(self, match_id: UUID) -> Subscription:
         """Signals for ``match_id`` from now on (call on the hub's event loop)."""
@@ -131,7 +139,10 @@ class LocalHub:
         self, match_ids: Iterable[UUID], events: Mapping[UUID, Sequence[Any]] | None = None
     ) -> None:
         """Wake the subscribers of ``match_ids``, handing over ``events[match_id]`` when
-        the hub read them (else they read the store)."""
+        the hub read them (else they read the store); tell the change listeners."""
+        match_ids = frozenset(match_ids)
+        for listener in self.on_changed:
+            listener(match_ids)
         for match_id in match_ids:
             given = None if events is None else events.get(match_id)
             for sub in self._subscribers.get(match_id, ()):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
@@ -31,13 +32,18 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import msgspec
 from msgspec import Meta
 
+from api.streamcap import parse_caps
 from domain.game.round_events import Pacing
+from domain.game.timers import Timers
 from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
+from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
+from services.game import TablePolicy
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
+Role = Literal["all", "api", "worker"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 POSTGRES_SCHEMES: Final = frozenset({"postgresql", "postgres", "postgresql+psycopg"})
 DEFAULT_SQLITE_PATH: Final = Path("var/shengji.sqlite3")
@@ -76,6 +82,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             extra={"secret": True},
         ),
     ] = None
+    process_role: Annotated[
+        Role,
+        Meta(
+            description="What this process runs: `all` (HTTP, streams and the background work: "
+            "the one process of the embedded store); on PostgreSQL `api` (HTTP and streams "
+            "only) or `worker` (`shengji worker`: the sweeper and timers, the bot driver, the "
+            "tournament clerk, the lobby sweeper and the webhook outbox, with health probes "
+            "and metrics only). docs/scaling.md says how many of each."
+        ),
+    ] = "all"
     sqlite_path: Annotated[
         Path,
         Meta(
@@ -192,6 +208,34 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "`wrap`) plays before the bot driver ends it (docs/bots.md); 0: no cap.",
         ),
     ] = BOTS_ONLY_ROUNDS
+    # -- tables and players (docs/players.md) ---------------------------------------------
+    session_idle_s: Annotated[
+        int,
+        Meta(
+            ge=60,
+            le=31_536_000,
+            description="Seconds a player session may go unused (not refreshed, its token not "
+            "rotated) before it stops signing in (docs/players.md).",
+        ),
+    ] = 30 * 86_400
+    quick_play_rounds: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=100,
+            description="Quick play's match length (`rounds:N`) for a rule set that would "
+            "never end by itself (match end `wrap`); stated on the ticket.",
+        ),
+    ] = 4
+    quick_play_turn_ms: Annotated[
+        int,
+        Meta(
+            ge=1_000,
+            le=_MS,
+            description="Quick play's turn limit for declaring and playing (burying gets "
+            "twice it): a seat over its time is played by the timeout bot (docs/timers.md).",
+        ),
+    ] = 30_000
     # -- limits on clients (docs/security.md) ---------------------------------------------
     rate_limit_per_minute: Annotated[
         int,
@@ -205,7 +249,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = 600
     match_quota_per_hour: Annotated[
         int,
-        Meta(ge=0, le=_MANY, description="Matches a client may create an hour; 0: no quota."),
+        Meta(
+            ge=0,
+            le=_MANY,
+            description="Matches a client may create an hour, quick-play tickets and "
+            "rematches included (each can make a match); 0: no quota.",
+        ),
     ] = 60
     tournament_quota_per_hour: Annotated[
         int,
@@ -219,15 +268,35 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(ge=0, le=_MANY, description="Players a client may create an hour; 0: no quota."),
     ] = 30
+    session_quota_per_hour: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MANY,
+            description="Player tokens a client may mint an hour: token rotations, new "
+            "sessions and identity-provider sign-ins; 0: no quota.",
+        ),
+    ] = 30
     sse_max_per_identity: Annotated[
         int,
         Meta(
             ge=0,
             le=100_000,
-            description="Live streams open at once per verified token (429 "
-            "`too-many-streams`); 0: no cap.",
+            description="Live streams of one kind open at once per verified identity (the "
+            "account, seat or organiser a token stands for, whatever token it presents; 429 "
+            "`too-many-streams`); the cap of every kind `SSE_STREAM_CAPS` does not name; 0: no "
+            "cap.",
         ),
     ] = 8
+    sse_stream_caps: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="Per-kind caps on the live streams a verified identity holds open at "
+            "once, comma-separated `kind=cap` (kinds: `match`, `player`, `ticket`, "
+            "`standings`, `feed`; e.g. `player=2,feed=4`); a kind not named has "
+            "`SSE_MAX_PER_IDENTITY`; 0: no cap for that kind.",
+        ),
+    ] = ()
     sse_max_per_address: Annotated[
         int,
         Meta(ge=0, le=100_000, description="Live streams open at once per address; 0: no cap."),
@@ -246,7 +315,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = 600
     sse_retry_ms: Annotated[
-        int, Meta(ge=0, le=_MS, description="The `retry:` hint a live stream sends, in ms.")
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="The `retry:` hint every stream sends (matches, players, tickets, "
+            "standings, the events feed), in ms.",
+        ),
     ] = 1000
     feed_poll_ms: Annotated[
         int,
@@ -277,6 +352,21 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "(docs/webhooks.md); 0: off.",
         ),
     ] = 500
+    webhook_allow_http: Annotated[
+        bool,
+        Meta(
+            description="Webhooks may be posted over plain `http` too (default: `https` "
+            "only, docs/webhooks.md)."
+        ),
+    ] = False
+    webhook_private_targets: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="Comma-separated networks (CIDR) or host names webhooks may reach "
+            "although they are internal (loopback, private, link-local); none: public "
+            "addresses only, checked at registration and at every delivery.",
+        ),
+    ] = ()
     # -- the operator and sign-in ---------------------------------------------------------
     operator_token: Annotated[
         Annotated[str, Meta(min_length=OPERATOR_TOKEN_MIN)] | None,
@@ -302,6 +392,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     oidc_jwks_url: Annotated[
         str | None, Meta(description="Where the provider publishes its signing keys (JWKS).")
     ] = None
+    oidc_algorithms: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="The signing algorithms accepted from the identity provider, "
+            "comma-separated; a token is checked only with its key's own algorithm (the "
+            "JWK's `alg`, else its key type's), which must be one of these.",
+        ),
+    ] = ALGORITHMS
 
     def __post_init__(self) -> None:
         for item in declared():
@@ -310,11 +408,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             if not self.database_url:
                 raise SettingsError("PERSISTENCE=postgres needs DATABASE_URL")
             parse_database_url(self.database_url)
+        if self.process_role != "all" and self.backend != "postgres":
+            raise SettingsError(
+                f"PROCESS_ROLE={self.process_role} needs PostgreSQL: the embedded store has "
+                "one process, which runs everything (PROCESS_ROLE=all)"
+            )
         for proxy in self.trusted_proxies:
             _network(proxy)
+        try:
+            self.stream_caps  # noqa: B018 - checks every kind=cap item
+        except ValueError as e:
+            raise SettingsError(f"SSE_STREAM_CAPS: {e}") from None
         oidc = (self.oidc_issuer, self.oidc_audience, self.oidc_jwks_url)
         if any(oidc) and not all(oidc):
             raise SettingsError("OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL go together")
+        unknown = sorted(set(self.oidc_algorithms) - set(SIGNING_ALGORITHMS))
+        if unknown or not self.oidc_algorithms:
+            raise SettingsError(
+                f"OIDC_ALGORITHMS: one or more of {', '.join(SIGNING_ALGORITHMS)}"
+                + (f", not {', '.join(unknown)}" if unknown else "")
+            )
         try:
             self.pacing  # noqa: B018 - Pacing validates the three durations together
         except InvalidInputError as e:
@@ -345,6 +458,24 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def pacing(self) -> Pacing:
         """The deal pacing every new deal records (R16, R17, R20)."""
         return Pacing(self.deal_interval_ms, self.declare_ms, self.window_ms)
+
+    @property
+    def stream_caps(self) -> dict[str, int]:
+        """The cap of each kind of live stream per verified identity (``SSE_STREAM_CAPS``
+        over ``SSE_MAX_PER_IDENTITY``)."""
+        return parse_caps(self.sse_stream_caps, self.sse_max_per_identity)
+
+    @property
+    def table(self) -> TablePolicy:
+        """Sessions' idle limit, quick play's length and turn limits, the bot that takes a
+        seat left (docs/decisions.md D-table-life)."""
+        turn = self.quick_play_turn_ms
+        return TablePolicy(
+            session_idle=timedelta(seconds=self.session_idle_s),
+            quick_play_rounds=self.quick_play_rounds,
+            quick_play_timers=Timers(declare_ms=turn, bury_ms=min(2 * turn, _MS), play_ms=turn),
+            substitute=self.timeout_bot,
+        )
 
     @property
     def oidc(self) -> tuple[str, str, str] | None:

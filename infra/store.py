@@ -12,7 +12,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-from infra.keys import PostgresKeys, SQLiteKeys
+from infra.keys import PostgresKeys, SQLiteKeys, private_file
 from infra.pgstore import RECORDER_TOPIC
 from infra.settings import Settings, parse_database_url
 from infra.writerlock import claim_writer
@@ -72,14 +72,17 @@ def build_service(
     """
     release = None
     if settings.backend == "sqlite" and not str(settings.sqlite_path).startswith(":memory:"):
-        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+        settings.sqlite_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         release = claim_writer(str(settings.sqlite_path))  # one writing process per file
+        private_file(settings.sqlite_path)
+        private_file(f"{settings.sqlite_path}.outbox")
     try:
         service = GameService(
             persistence_env(settings),
             clock=clock or utc_now,
             seeds=seeds or new_seed,
             pacing=settings.pacing,
+            table=settings.table,
         )
     except BaseException:
         if release is not None:

@@ -33,7 +33,7 @@ def claim_writer(db_path: str) -> Callable[[], None]:
     with _writers_lock:
         held = _writers.get(key)
         if held is None:
-            fd = os.open(key + ".writer", os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(key + ".writer", os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:

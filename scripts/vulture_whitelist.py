@@ -128,3 +128,15 @@ _.policy  # services/webhooks/outbox.py: the eventsourcing ProcessApplication's 
 log_section_size  # services/game.py: Application.log_section_size
 topics  # services/webhooks/outbox.py: Follower.topics
 pull_section_size  # services/webhooks/outbox.py: Follower.pull_section_size
+
+# -- bench/fairplay_bench.py: the local JWKS server's handler, called by http.server --
+do_GET  # bench/fairplay_bench.py (Provider's handler)
+log_message  # bench/fairplay_bench.py (silences http.server's access log)
+
+# -- the columnar dumps (services/analysis) ------------------------------------------------------
+tell  # services/analysis/dump.py (_Sink): pyarrow's writers call a sink's tell()
+schema_markdown  # services/analysis/schema.py: docs/analysis.md's schema (tests/analysis checks it)
+
+# -- table life: msgspec response fields (api/players/dto.py) ----------------------------------
+session_expires_at  # api/players/dto.py (Me / SessionRefreshed)
+turn_limits  # api/players/dto.py (TicketView)

@@ -108,10 +108,21 @@ def read_token(value: str | None) -> Credential | None:
 # -- matches -------------------------------------------------------------------------------------
 
 
+ROLE_NAMES: Final = {
+    SEAT_ROLE: "a seat token",
+    ORGANISER_ROLE: "an organiser token",
+    TEAM_ROLE: "a team token",
+    PLAYER_ROLE: "a player token",
+}
+
+
 def _shaped(cred: Credential, owner: UUID, role: str, what: str, of: str) -> None:
-    """401 for a token not of our shape; 403 for one of another owner or role."""
-    if cred.role is None or cred.role not in (SEAT_ROLE, ORGANISER_ROLE):
-        raise UnauthorizedError(f"this is not {what} token")
+    """401 for a token not of our shape; 403 for one of another owner or role (a player
+    or team token where a match's token is needed is the wrong role, not a bad token)."""
+    if cred.role is None:
+        raise UnauthorizedError(f"this is not a token of this service: {what} token is needed")
+    if cred.role not in (SEAT_ROLE, ORGANISER_ROLE):
+        raise ForbiddenError(f"{ROLE_NAMES[cred.role]} cannot be used here: {what} token is needed")
     if cred.owner != owner:
         raise ForbiddenError(f"this token belongs to another {of}, not {owner}")
     if cred.role != role:
@@ -181,27 +192,60 @@ def signed_player(service: GameService, cred: Credential | None) -> Signed:
     """The account and session a player token signs in (docs/players.md)."""
     if cred is None:
         raise UnauthorizedError("a player token is needed: Authorization: Bearer <player token>")
+    if cred.role is None:
+        raise UnauthorizedError("this is not a token of this service: a player token is needed")
     if cred.role != PLAYER_ROLE:
-        if cred.role in (SEAT_ROLE, ORGANISER_ROLE):
-            raise ForbiddenError("a seat or organiser token cannot be used here: a player token is")
-        raise UnauthorizedError("this is not a player token")
-    signed = player_of(service, cred)
-    if signed is None:
-        raise UnauthorizedError("the player token is not valid (unknown, rotated or revoked)")
+        raise ForbiddenError(
+            f"{ROLE_NAMES[cred.role]} cannot be used here: a player token is needed"
+        )
+    signed = _session(service, cred)
+    if isinstance(signed, str):
+        raise UnauthorizedError(signed)
     return signed
 
 
 def player_of(service: GameService, cred: Credential) -> Signed | None:
     """The account and session a player credential signs in; None when it is not a player
-    token, names no account, or matches none of its sessions (revoked, rotated, forged)."""
+    token, names no account, matches none of its sessions (revoked, rotated, forged) or
+    its session expired (idle longer than the service's limit, docs/players.md)."""
+    signed = _session(service, cred)
+    return None if isinstance(signed, str) else signed
+
+
+def _session(service: GameService, cred: Credential) -> Signed | str:
+    """The account and session of a player credential, or why it signs in none."""
+    invalid = "the player token is not valid (unknown, rotated or revoked)"
+    if cred.role != PLAYER_ROLE or cred.owner is None:
+        return invalid
+    try:
+        account = get_account(service, cred.owner)
+    except NotFoundError:
+        return invalid
+    session_id = account.session_of(cred.digest, secrets.compare_digest)
+    if session_id is None:
+        return invalid
+    idle = service.table.session_idle
+    expires = account.sessions[session_id].expires_at(idle)
+    if service.clock() >= expires:
+        return (
+            f"the player session expired at {expires.isoformat()}: unused for more than "
+            f"{int(idle.total_seconds())} s; sign in again"
+        )
+    return Signed(account, session_id)
+
+
+def player_locale(service: GameService, cred: Credential) -> str | None:
+    """The stored locale of the player whose token ``cred`` is (one of its sessions'),
+    expired or not — the caller holds the token, so nothing is told to anyone else; None
+    for any other credential (docs/players.md: problems without ``Accept-Language``)."""
     if cred.role != PLAYER_ROLE or cred.owner is None:
         return None
     try:
         account = get_account(service, cred.owner)
     except NotFoundError:
         return None
-    session = account.session_of(cred.digest, secrets.compare_digest)
-    return None if session is None else Signed(account, session)
+    found = account.session_of(cred.digest, secrets.compare_digest)
+    return None if found is None else account.locale
 
 
 def player_if_any(service: GameService, cred: Credential | None) -> Signed | None:
@@ -218,7 +262,9 @@ def tournament_organiser(t: Tournament, cred: Credential | None) -> None:
     if cred is None:
         raise UnauthorizedError("the organiser token is needed: Authorization: Bearer <token>")
     if cred.owner is None:
-        raise UnauthorizedError("this is not an organiser token")
+        raise UnauthorizedError(
+            "this is not a token of this service: the organiser token is needed"
+        )
     if cred.owner != t.id:
         raise ForbiddenError(f"this token belongs to something else, not tournament {t.id}")
     if cred.role != ORGANISER_ROLE:
@@ -255,6 +301,20 @@ class Caller:
     role: Role
     owner: UUID
     session: UUID | None = None
+    seat: int | None = None
+    """For a seat token, its seat (a re-issued token keeps it)."""
+
+    @property
+    def identity(self) -> str:
+        """What the limits count the caller as, whatever token it presents: the account
+        for a player token (every session and rotation of it), the seat of a match for a
+        seat token (a re-issue keeps it), the match or tournament for an organiser or team
+        token (docs/decisions.md D-fair)."""
+        if self.role == PLAYER_ROLE:
+            return f"player:{self.owner}"
+        if self.role == SEAT_ROLE:
+            return f"seat:{self.owner}:{self.seat}"
+        return f"{'organiser' if self.role == ORGANISER_ROLE else 'team'}:{self.owner}"
 
 
 def caller_of(service: GameService, cred: Credential) -> Caller | None:
@@ -274,7 +334,9 @@ def caller_of(service: GameService, cred: Credential) -> Caller | None:
         if cred.role == ORGANISER_ROLE:
             stored = [found.organiser_token_hash]
         elif cred.role == SEAT_ROLE:
-            stored = [seat.token_hash for seat in found.seats if seat is not None]
+            for seat, info in enumerate(found.seats):
+                if info is not None and cred.matches(info.token_hash):
+                    return Caller(SEAT_ROLE, cred.owner, seat=seat)
     elif isinstance(found, Tournament):
         if cred.role == ORGANISER_ROLE:
             stored = [found.organiser_token_hash]

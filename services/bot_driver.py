@@ -22,7 +22,10 @@ cannot play itself forever. An organiser who wants it to play on says so with a 
 (``rounds:N``, ``finish_at_A``); the match quota counts every match created.
 
 Several replicas: each driver hears its own process's saves; two drivers on one match
-lose a race at worst (``version-conflict``), and the loser looks again.
+lose a race at worst (``version-conflict``), and the loser looks again. In a worker process
+(``PROCESS_ROLE=worker``, docs/scaling.md) the driver hears the API processes' saves through
+the hub (:meth:`changed`), so bots answer a person at once wherever the person's command
+was served.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 from uuid import UUID
@@ -131,6 +134,15 @@ class BotDriver:
             if bots is not None and round_ is not None and not bot_to_act(round_, bots):
                 continue  # the round waits for a person
             self.wake(match_id)
+
+    def changed(self, match_ids: Iterable[UUID]) -> None:
+        """Another process saved these matches (a worker hears the API processes' saves
+        through the hub, without their state): queue each that may seat a bot — a table
+        known to seat none is left alone, an unknown one is looked at once."""
+        for match_id in match_ids:
+            bots = self._tables.get(match_id)
+            if bots is None or bots:
+                self.wake(match_id)
 
     def _remember(self, match_id: UUID, bots: dict[int, str]) -> None:
         if len(self._tables) >= _KNOWN:
@@ -234,6 +246,8 @@ class BotDriver:
         """One step of the match's bots (blocking); true when it may go on at once."""
         try:
             match = self.service.get_match(match_id)
+            if match.seated:
+                self._remember(match_id, bot_seats(match))
             if self._end_if_capped(match):
                 return False
             done = play_one(self.service, match_id, match=match, stop=self._budget)

@@ -24,7 +24,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import get_topic, resolve_topic
 
-from services.accounts.keys import Sealer
+from services.accounts.keys import PREFIX, UNREADABLE, Sealed, Sealer
 
 _ENCODER = msgspec.json.Encoder()
 _IDENTITY = frozenset({"originator_id", "originator_version"})
@@ -106,10 +106,10 @@ class MsgspecMapper(Mapper[UUID]):
         while from_version < cls.class_version:
             getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(state)
             from_version += 1
-        for name in getattr(cls, "PERSONAL_FIELDS", {}):
-            value = state.get(name)
-            if self.sealer is not None and isinstance(value, str):
-                state[name] = self.sealer.open(name, value)
+        for name, owner_field in getattr(cls, "PERSONAL_FIELDS", {}).items():
+            if name in state:
+                owner = originator_id if owner_field == "originator_id" else state.get(owner_field)
+                state[name] = self._personal(name, state[name], owner)
         state["originator_id"] = originator_id
         state["originator_version"] = stored_event.originator_version
         names = {f.name for f in fields(cls)}
@@ -117,3 +117,21 @@ class MsgspecMapper(Mapper[UUID]):
             {k: v for k, v in state.items() if k in names}, cls, strict=False
         )
         return event
+
+    def _personal(self, name: str, value: Any, owner: Any) -> Any:
+        """A stored personal field as read: a :class:`Sealed` object opened (or shown as
+        unreadable), a legacy prefixed string opened only when it names the event's own
+        account, any other string as written (docs/decisions.md D-integrity)."""
+        if isinstance(value, dict):
+            try:
+                sealed = msgspec.convert(value, Sealed)
+            except msgspec.ValidationError:
+                return UNREADABLE
+            return UNREADABLE if self.sealer is None else self.sealer.open(name, sealed)
+        if isinstance(value, str) and value.startswith(PREFIX) and self.sealer is not None:
+            try:
+                account = owner if isinstance(owner, UUID) else UUID(str(owner))
+            except ValueError:
+                return value
+            return self.sealer.open_legacy(name, value, account)
+        return value

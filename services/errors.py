@@ -18,9 +18,14 @@ class VersionConflictError(ShengjiError):
 
 
 class PreconditionFailedError(ShengjiError):
-    """The client's expected version (If-Match) is not the current one."""
+    """The client's expected version (If-Match) is not the current one; ``current``: the
+    match version now (the answer's ``ETag``), when known."""
 
     code = "precondition-failed"
+
+    def __init__(self, detail: str, *, current: int | None = None) -> None:
+        super().__init__(detail)
+        self.current = current
 
 
 class VerificationError(ShengjiError):

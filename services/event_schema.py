@@ -29,10 +29,13 @@ from eventsourcing.utils import get_topic
 from domain.accounts.account import (
     AccountCreated,
     AccountErased,
+    MatchLeft,
+    ProfileEdited,
     Queued,
     SeatClaimed,
     SessionEnded,
     SessionOpened,
+    SessionRefreshed,
     SessionTokenRotated,
     Unqueued,
 )
@@ -52,14 +55,24 @@ from domain.accounts.webhooks import (
     TableOpened,
     Unsubscribed,
 )
+from domain.feed_subscription import (
+    CheckpointCommitted,
+    FeedSubscriptionCreated,
+    RangeAcknowledged,
+    RangeClaimed,
+)
 from domain.game.match_events import (
     MatchCreated,
     MatchFinished,
     MatchImported,
+    RematchOffered,
+    Resigned,
     RoundBegun,
     RoundRecorded,
+    SeatLeft,
     SeatTaken,
     SeatTokenReissued,
+    TableMadePrivate,
 )
 from domain.game.round_events import ROUND_EVENTS, RoundStarted
 from domain.tournament.events import (
@@ -96,6 +109,10 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
             RoundRecorded,
             MatchFinished,
             MatchImported,
+            TableMadePrivate,
+            SeatLeft,
+            Resigned,
+            RematchOffered,
         ),
     ),
     ("round", (RoundStarted, *ROUND_EVENTS)),
@@ -129,7 +146,10 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
             SessionOpened,
             SessionTokenRotated,
             SessionEnded,
+            SessionRefreshed,
+            ProfileEdited,
             SeatClaimed,
+            MatchLeft,
             Queued,
             Unqueued,
             AccountErased,
@@ -139,6 +159,10 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
     ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
     ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),
     ("webhook", (SubscriptionRegistered, SubscriptionRemoved)),
+    (
+        "subscription",
+        (FeedSubscriptionCreated, RangeClaimed, RangeAcknowledged, CheckpointCommitted),
+    ),
     (
         "outbox",
         (
@@ -171,8 +195,9 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The stored topic (``module:Class``)."""
     stream: str
     """``match``, ``round``, ``tournament``, ``idempotency``, ``account``, ``invite``,
-    ``lobby``, ``ticket``, ``webhook`` (the game's store) or ``outbox`` (the webhook
-    outbox's own store, never in the feed); docs/events.md says who may read each."""
+    ``lobby``, ``ticket``, ``webhook``, ``subscription`` (the game's store) or ``outbox``
+    (the webhook outbox's own store, never in the feed); docs/events.md says who may read
+    each."""
     class_version: int
     """The version the code writes now; older ones are upcast on reading."""
     secret: list[str]

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -54,6 +55,7 @@ from domain.game.round_events import RoundEvent, RoundScored, RoundStarted
 from domain.rules.errors import InvalidInputError
 from domain.tournament.events import RoundScheduled, TournamentCreated, TournamentEvent
 from services.embargo import Embargo, embargo_for
+from services.event_schema import EVENT_CLASSES
 from services.game import GameService
 from services.history import released_secrets
 from services.history_items import history_item
@@ -112,9 +114,58 @@ class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The events of this page, in log order."""
     next: int
     """Pass as ``after`` for the next page: the last position read (items the reader may
-    not see at all are passed over, so it can be beyond the last item's)."""
+    not see at all are passed over, so it can be beyond the last item's). Reading
+    backwards (``before``): the oldest position read; pass it as ``before``."""
     more: bool
-    """True when the log held events beyond ``next`` when it was read."""
+    """True when the log held events beyond ``next`` when it was read (backwards: before
+    it)."""
+
+
+_TOPICS: dict[str, str] = {cls.__name__: get_topic(cls) for _, cls in EVENT_CLASSES}
+MAX_SCAN = 5000
+"""Events a filtered page reads from the log at most (the page then ends early, with
+``more``): a filter that matches little never makes a request unbounded."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedFilter:
+    """Which items of the log a reader wants (all by default), decided on the server."""
+
+    types: frozenset[str] | None = None
+    """Event types (``CardPlayed``, …): only these."""
+    match_id: UUID | None = None
+    """Only the events of this match and its rounds."""
+    tournament_id: UUID | None = None
+    """Only the events of this tournament, its tables and their rounds."""
+    since: datetime | None = None
+    """Only events at or after it."""
+    until: datetime | None = None
+    """Only events before it."""
+
+    def __post_init__(self) -> None:
+        if self.types is not None:
+            unknown = sorted(self.types - _TOPICS.keys())  # every type the store may hold
+            if unknown or not self.types:
+                raise InvalidInputError(
+                    f"type: unknown event type(s) {', '.join(repr(u[:40]) for u in unknown)} "
+                    "(GET /v1/events/schema lists them)"
+                )
+        for name, moment in (("since", self.since), ("until", self.until)):
+            if moment is not None and moment.tzinfo is None:
+                raise InvalidInputError(f"{name} needs a time zone (e.g. 2026-01-01T00:00:00Z)")
+        if self.since and self.until and self.since > self.until:
+            raise InvalidInputError(
+                f"since ({self.since.isoformat()}) is after until ({self.until.isoformat()})"
+            )
+
+    @property
+    def everything(self) -> bool:
+        return self == _ALL
+
+    @property
+    def topics(self) -> list[str] | None:
+        """The stored topics of ``types`` (the store filters on them), or None."""
+        return None if self.types is None else sorted(_TOPICS[t] for t in self.types)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +186,16 @@ class _Reader:
     operator: bool
     rounds: dict[UUID, _RoundFacts] = field(default_factory=dict)
     tables: dict[UUID, Embargo | None] = field(default_factory=dict)
+    tournaments: dict[UUID, UUID | None] = field(default_factory=dict)
 
-    def item(self, n: Notification) -> FeedItem | None:
+    def item(self, n: Notification, where: FeedFilter | None = None) -> FeedItem | None:
         event: Any = self.service.mapper.to_domain_event(n)
+        found = self.redacted(n, event)
+        if found is None or where is None or where.everything:
+            return found
+        return found if self.admits(where, event, found) else None
+
+    def redacted(self, n: Notification, event: Any) -> FeedItem | None:
         originator = event.originator_id
         version = event.originator_version
         visible: frozenset[str] = frozenset(getattr(type(event), "SECRET_FIELDS", ()))
@@ -186,6 +244,30 @@ class _Reader:
             withheld=reason,
         )
 
+    def admits(self, where: FeedFilter, event: Any, item: FeedItem) -> bool:
+        """``item`` (of ``event``) is one ``where`` wants."""
+        if where.since is not None and event.timestamp < where.since:
+            return False
+        if where.until is not None and event.timestamp >= where.until:
+            return False
+        match = item.stream.match_id or (item.stream.id if item.stream.kind == "match" else None)
+        if where.match_id is not None and match != str(where.match_id):
+            return False
+        if where.tournament_id is not None:
+            if item.stream.kind == "tournament":
+                return item.stream.id == str(where.tournament_id)
+            return match is not None and self.tournament_of(UUID(match)) == where.tournament_id
+        return True
+
+    def tournament_of(self, match_id: UUID) -> UUID | None:
+        """The tournament whose table ``match_id`` is (None for any other match)."""
+        if match_id not in self.tournaments:
+            stored = self.service.recorder.select_events(match_id, lte=1)
+            created: Any = self.service.mapper.to_domain_event(stored[0]) if stored else None
+            found = created.tournament_id if isinstance(created, MatchCreated) else None
+            self.tournaments[match_id] = found
+        return self.tournaments[match_id]
+
     def round_facts(self, rid: UUID, event: Any) -> _RoundFacts:
         found = self.rounds.get(rid)
         if found is not None:
@@ -214,27 +296,77 @@ class _Reader:
         return self.tables[match_id]
 
 
+_ALL = FeedFilter()
+
+
 _IDENTITY_FIELDS = frozenset(
     {"originator_id", "originator_version", "originator_topic", "timestamp"}
 )
 
 
 def feed_page(
-    service: GameService, *, after: int = 0, limit: int = 100, operator: bool = False
+    service: GameService,
+    *,
+    after: int = 0,
+    limit: int = 100,
+    operator: bool = False,
+    before: int | None = None,
+    where: FeedFilter | None = None,
 ) -> FeedPage:
     """The log's events after position ``after``, at most ``limit``, redacted for the
-    public (or, ``operator``, not at all)."""
+    public (or, ``operator``, not at all). ``before``: backwards instead — the events
+    before that position, newest first; ``next`` is then the oldest position read (pass
+    it as ``before``) and ``more`` says older ones remain. With ``where``, only the items
+    it wants — read from at most :data:`MAX_SCAN` events of the log, so a page of a rare
+    filter may end early (``next`` is then the last position read, and ``more`` says
+    there is more)."""
     if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be 1..{MAX_LIMIT}, got {limit!r}")
     if type(after) is not int or not 0 <= after <= MAX_POSITION:
         raise InvalidInputError(f"after is a position in the log, 0..{MAX_POSITION}, got {after!r}")
-    top = service.recorder.max_notification_id() or 0
-    found: Sequence[Notification] = service.recorder.select_notifications(
-        after, limit, inclusive_of_start=False
-    )
     reader = _Reader(service, operator)
-    items = [i for i in (reader.item(n) for n in found) if i is not None]
-    last = found[-1].id if found else after
+    if before is not None:
+        if type(before) is not int or not 1 <= before <= MAX_POSITION + 1:
+            raise InvalidInputError(
+                f"before is a position in the log, 1..{MAX_POSITION + 1}, got {before!r}"
+            )
+        if where is not None and not where.everything:
+            raise InvalidInputError("a filter reads forwards: send it without before")
+        start = max(before - limit, 1)
+        older: Sequence[Notification] = (
+            service.recorder.select_notifications(start, limit, stop=before - 1)
+            if before > 1
+            else []
+        )
+        items = [i for i in (reader.item(n) for n in reversed(older)) if i is not None]
+        first = older[0].id if older else before
+        return FeedPage(items=items, next=first, more=first > 1)
+    top = service.recorder.max_notification_id() or 0
+    items = []
+    if where is None or where.everything:
+        found: Sequence[Notification] = service.recorder.select_notifications(
+            after, limit, inclusive_of_start=False
+        )
+        items = [i for i in (reader.item(n) for n in found) if i is not None]
+        last = found[-1].id if found else after
+        return FeedPage(items=items, next=last, more=last < top)
+    last, scanned, exhausted = after, 0, False
+    while not exhausted and len(items) < limit and scanned < MAX_SCAN:
+        want = min(MAX_LIMIT, MAX_SCAN - scanned)
+        found = service.recorder.select_notifications(
+            last, want, topics=where.topics or (), inclusive_of_start=False
+        )
+        exhausted = len(found) < want
+        for n in found:
+            last, scanned = n.id, scanned + 1
+            item = reader.item(n, where)
+            if item is not None:
+                items.append(item)
+                if len(items) == limit:
+                    exhausted = exhausted and n is found[-1]
+                    break
+    if exhausted:
+        last = max(last, top)  # nothing more it wants up to the end (other types skipped)
     return FeedPage(items=items, next=last, more=last < top)
 
 
@@ -246,6 +378,7 @@ def last_position(service: GameService) -> int:
 __all__ = [
     "MAX_LIMIT",
     "MAX_POSITION",
+    "FeedFilter",
     "FeedItem",
     "FeedPage",
     "FeedStream",

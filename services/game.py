@@ -19,7 +19,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
@@ -28,6 +29,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, proje
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
+from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
@@ -59,6 +61,24 @@ STAND_IN_SEED = bytes(32)
 command acts (R35), and a dry run shows nothing it could not know (R33)."""
 
 
+QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
+
+
+@dataclass(frozen=True, slots=True)
+class TablePolicy:
+    """What the service's settings say about tables and players (docs/configuration.md;
+    docs/decisions.md D-table-life)."""
+
+    session_idle: timedelta = timedelta(days=30)
+    """A player session unused (not refreshed) this long no longer signs in."""
+    quick_play_rounds: int = 4
+    """Quick play's match length (``rounds:N``) when its rule set would never end (wrap)."""
+    quick_play_timers: Timers = QUICK_PLAY_TIMERS
+    """Quick play's turn limits: the timeout bot moves for a seat over its time."""
+    substitute: str = "heuristic"
+    """The bot that plays a seat whose player left (the timeout bot's kind)."""
+
+
 class GameService(Application[UUID]):
     """Commands and loads for matches and their rounds."""
 
@@ -75,13 +95,23 @@ class GameService(Application[UUID]):
         clock: Clock = utc_now,
         seeds: SeedSource = new_seed,
         pacing: Pacing | None = None,
+        table: TablePolicy | None = None,
     ) -> None:
         super().__init__(env)
         self.clock = clock
         self.seeds = seeds
         self.pacing = pacing or Pacing(interval_ms=0, declare_ms=30_000, window_ms=0)
+        self.table = table or TablePolicy()
+        """Sessions' idle limit, quick play's match length and turn limits, the bot that
+        takes a seat left (``SESSION_IDLE_S``, ``QUICK_PLAY_*``, ``TIMEOUT_BOT``)."""
+        self.deal_from: int | None = None
+        """The seat the next deal of a match draws from first; None: the dealer (R16;
+        round 1 from seat 0). A record's replay sets it from the record's ``firstSeat``,
+        read with each seed as the pacing is (:mod:`services.records.steps`), so a table
+        that dealt from seat 0 (R36) re-imports as it was played."""
         self.on_saved: list[SaveListener] = []
-        """Called after every save, on the saving thread (the in-process live hub)."""
+        """Called after every save, on the saving thread (the in-process live hub), with the
+        ids of the matches and accounts it changed."""
         self.on_saved_state: list[StateListener] = []
         """Told each save's matches and rounds as saved (read only; the sweeper)."""
         self.save_observers: list[SaveObserver] = []
@@ -162,9 +192,11 @@ class GameService(Application[UUID]):
         attach: Attach | None = None,
         tournament: tuple[UUID, int] | None = None,
         timers: Timers | None = None,
+        visibility: str = "public",
     ) -> UUID:
         """A new match; ``organiser_token_hash`` authorises its admin actions;
-        ``tournament`` (id, round) makes it a tournament table (R36)."""
+        ``tournament`` (id, round) makes it a tournament table (R36); a ``private`` one is
+        never listed (docs/decisions.md D-table-life)."""
         match = Match.create(
             rules,
             self.clock(),
@@ -174,6 +206,7 @@ class GameService(Application[UUID]):
             organiser_token_hash=organiser_token_hash,
             tournament=tournament,
             timers=timers,
+            visibility=visibility,
         )
         self._save(match, *self._extras(attach, match, None, None))
         return match.id
@@ -315,14 +348,16 @@ class GameService(Application[UUID]):
                 rule="R1",
                 code="no-round",
             )
+        current_version = match.sequence(round_.version)
         if expected_round_version is not None and expected_round_version != round_.version:
             raise PreconditionFailedError(
-                f"the round is at version {round_.version}, not {expected_round_version}"
+                f"the round is at version {round_.version}, not {expected_round_version}",
+                current=current_version,
             )
-        current_version = match.sequence(round_.version)
         if expected_version is not None and expected_version != current_version:
             raise PreconditionFailedError(
-                f"the match is at version {current_version}, not {expected_version}"
+                f"the match is at version {current_version}, not {expected_version}",
+                current=current_version,
             )
         now = self.clock()
         if round_.dealt is not None:
@@ -364,7 +399,10 @@ class GameService(Application[UUID]):
         self._observe_save(started, "ok")
         if recordings and (self.on_saved or self.on_saved_state):
             state = [o for o in objs if isinstance(o, Match | Round)]
+            # The matches changed, and the accounts: a player's streams follow their
+            # account, to end when its token is revoked (docs/decisions.md D-fair).
             touched = frozenset(o.id if isinstance(o, Match) else o.match_id for o in state)
+            touched |= {o.id for o in objs if isinstance(o, Account)}
             listeners: list[Callable[[], None]] = [
                 *(partial(listener, touched) for listener in self.on_saved),
                 *(partial(listener, state) for listener in self.on_saved_state),
@@ -386,7 +424,8 @@ class GameService(Application[UUID]):
         tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`). ``dry``
         (a dry run): from :data:`STAND_IN_SEED`, so no seed is drawn or shown."""
         if match.tournament_id is None:
-            round_.deal(STAND_IN_SEED if dry else self.seeds(), now, self.pacing)
+            seed = STAND_IN_SEED if dry else self.seeds()
+            round_.deal(seed, now, self.pacing, first_seat=self.deal_from)
             return
         seed = (
             STAND_IN_SEED

@@ -56,7 +56,7 @@ def history_item(
         if name in secret and name not in visible:
             hidden.append(_camel(name))
             continue
-        data[_camel(name)] = _plain(name, value)
+        data[_camel(name)] = _plain(type(event), name, value)
     return HistoryItem(
         version=position,
         aggregate="round" if number else "match",
@@ -75,23 +75,60 @@ def _camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def _plain(name: str, value: Any) -> Any:
+camel = _camel
+"""A field's name on the wire."""
+
+CARDS, CARD, SUIT, RANK, RANKS_, STRENGTH, RULES, PLAIN = (
+    "cards",
+    "card",
+    "suit",
+    "rank",
+    "ranks",
+    "strength",
+    "rules",
+    "plain",
+)
+_FORMS: dict[str, str] = {
+    **dict.fromkeys(_CARD_LISTS, CARDS),
+    "fallback_card": CARD,
+    "trump": SUIT,
+    "level": RANK,
+    "start_level": RANK,
+    "levels": RANKS_,
+    "strength": STRENGTH,
+    "rules": RULES,
+}
+
+
+def wire_form(owner: type[Any] | None, name: str) -> str:
+    """How field ``name`` of ``owner`` is written on the wire: cards in R4 notation,
+    ranks and suits as letters, a strength by name — or as it is (``plain``). A class
+    lists in ``COUNT_FIELDS`` the fields that are counts although their name says rank
+    (a tournament result's ``levels``: levels gained, R30). :func:`history_item` and the
+    feed's schemas (:mod:`services.feed_schema`) both read this one table."""
+    if name in getattr(owner, "COUNT_FIELDS", ()):
+        return PLAIN
+    return _FORMS.get(name, PLAIN)
+
+
+def _plain(owner: type[Any] | None, name: str, value: Any) -> Any:
     """A JSON-friendly value: cards in R4 notation, ranks and suits as letters."""
     if value is None:
         return None
-    if name in _CARD_LISTS:
+    form = wire_form(owner, name)
+    if form == CARDS:
         return card_names(value)
-    if name == "fallback_card":
+    if form == CARD:
         return card_name(value)
-    if name == "trump":
+    if form == SUIT:
         return SUITS[value]
-    if name in ("level", "start_level"):
+    if form == RANK:
         return RANKS[value]
-    if name == "levels":
+    if form == RANKS_:
         return [RANKS[v] for v in value]
-    if name == "strength":
+    if form == STRENGTH:
         return Strength(value).name.lower()
-    if name == "rules" and isinstance(value, dict):
+    if form == RULES and isinstance(value, dict):
         return {_camel(str(k)): v for k, v in value.items()}
     if isinstance(value, UUID):
         return str(value)
@@ -99,9 +136,10 @@ def _plain(name: str, value: Any) -> Any:
         return value.isoformat()
     if is_dataclass(value) and not isinstance(value, type):
         # a tournament's teams, tables and results (the feed, docs/events.md)
-        return {_camel(f.name): _plain(f.name, getattr(value, f.name)) for f in fields(value)}
+        kind = type(value)
+        return {_camel(f.name): _plain(kind, f.name, getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple | list):
-        return [_plain("", v) for v in value]
+        return [_plain(None, "", v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain("", v) for k, v in value.items()}
+        return {str(k): _plain(None, "", v) for k, v in value.items()}
     return value

@@ -104,8 +104,8 @@ def sorted_names(cards: Iterable[Card], ctx: TrumpContext) -> list[str]:
 def claimed(round_: Round, now: datetime) -> Round:
     """``round_`` as the next command would find it: a passed deadline (the end of the
     drawing R16/R17, the overcall window R20) claimed, on a copy (nothing is saved)."""
-    if round_.dealt is None or round_.phase not in (RoundPhase.DEALING, RoundPhase.OVERCALLING):
-        return round_
+    if not round_.deadline_due(now):
+        return round_  # nothing to claim: no copy
     r = copy.deepcopy(round_)
     r.claim_deadlines(now)
     return r

@@ -38,13 +38,14 @@ from eventsourcing.domain import Aggregate
 from msgspec import Meta
 
 from domain.game.match import Match
-from domain.game.match_events import RoundBegun, RoundRecorded, SeatTokenReissued
+from domain.game.match_events import RoundBegun, RoundRecorded, SeatLeft, SeatTokenReissued
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.round_events import BottomBuried, RoundScored
 from services.embargo import Embargo, view_embargo
 from services.game import GameService
 from services.history import state_tables
 from services.history_items import HistoryItem, history_item
+from services.json_patch import Json, PatchOperation, diff
 from services.view_types import PublicView, SeatView
 from services.views import table_view
 
@@ -90,6 +91,72 @@ class DealFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         SeatView | PublicView,
         Meta(description="The viewer's table now, with the cards drawn so far."),
     ]
+
+
+class PatchFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A version as a patch (``event: patch``, ``id:`` the version), on a stream asked for
+    ``?frames=patch``: the event that made the version, as in a :class:`LiveFrame`, and an
+    RFC 6902 JSON Patch that turns the viewer's view at the version before into its view at
+    this one (docs/decisions.md D-light-frames)."""
+
+    version: Annotated[
+        int, Meta(description="The match version this frame is for (also the SSE `id`).")
+    ]
+    event: Annotated[
+        HistoryItem,
+        Meta(
+            description="The event that made this version, redacted for the viewer as at "
+            "that moment (R33), as in a LiveFrame."
+        ),
+    ]
+    patch: Annotated[
+        list[PatchOperation],
+        Meta(
+            description="RFC 6902 operations (add, remove, replace; in order) that turn the "
+            "view of the frame before (a `view` frame's, or the last one patched) into the "
+            "view as of this version (R34): what `GET /v1/matches/{id}/state?version=` "
+            "shows this viewer. Empty when the view did not change."
+        ),
+    ]
+
+
+class DealPatchFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A paced deal's progress as a patch (``event: deal-patch``, no ``id``), on a stream
+    asked for ``?frames=patch``: what changed since the deal frame before — a seat's new
+    card, the hand sizes, the cards drawn (R16)."""
+
+    version: Annotated[
+        int,
+        Meta(description="The match version the deal belongs to (Last-Event-ID stays at it)."),
+    ]
+    drawn: Annotated[int, Meta(description="Cards drawn so far, all seats together (R16).")]
+    patch: Annotated[
+        list[PatchOperation],
+        Meta(
+            description="RFC 6902 operations that turn the deal's view before — the previous "
+            "`deal`/`deal-patch` frame's of this version, else the version's own view — into "
+            "the viewer's table now, with the cards drawn so far. A version frame that "
+            "follows patches the version's view, not the deal's."
+        ),
+    ]
+
+
+def view_json(view: SeatView | PublicView) -> Json:
+    """A view as the JSON values a patch is made over (the names and values it encodes to)."""
+    return msgspec.to_builtins(view)
+
+
+def patch_frame(frame: LiveFrame, before: Json) -> tuple[PatchFrame, Json]:
+    """``frame`` as a patch over the viewer's view ``before``, and the view after it."""
+    after = view_json(frame.view)
+    return PatchFrame(version=frame.version, event=frame.event, patch=diff(before, after)), after
+
+
+def deal_patch_frame(frame: DealFrame, before: Json) -> tuple[DealPatchFrame, Json]:
+    """``frame`` as a patch over the deal's view ``before``, and the view after it."""
+    after = view_json(frame.view)
+    patch = DealPatchFrame(version=frame.version, drawn=frame.drawn, patch=diff(before, after))
+    return patch, after
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,8 +256,8 @@ class LiveTable:
                         return
             project_aggregate(match, (event,))
             if not getattr(event, "VERSIONED", True):  # no game move: no version, no frame
-                if isinstance(event, SeatTokenReissued):
-                    self.reissued.add(event.seat)
+                if isinstance(event, SeatTokenReissued | SeatLeft):
+                    self.reissued.add(event.seat)  # the seat's old token stops: its streams end
                 continue
             if isinstance(event, RoundBegun):
                 self.round = None

@@ -74,6 +74,12 @@ class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     rounds: list[RoundSummary]
     origin: OriginView
     """``played`` here, or ``imported`` from a record: when, and the record's digest."""
+    visibility: Literal["public", "private"]
+    """``private``: never listed; seats by an invite code or the organiser."""
+    rematch_of: str | None
+    """The finished match this one is the rematch of."""
+    rematch: str | None
+    """The rematch asked for after this match (``POST /v1/matches/{id}/rematch``)."""
 
 
 class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -97,7 +103,8 @@ class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 def list_matches(
     service: GameService, *, after: int = 0, limit: int = 50, origin: Origin | None = None
 ) -> MatchList:
-    """Matches created after log position ``after``, oldest first, at most ``limit``;
+    """Public matches created after log position ``after``, oldest first, at most ``limit``
+    (private tables are never listed);
     ``origin``: only the matches played here, or only the imported records (listed in the
     order they were imported; the cursor is then a position of the imports)."""
     if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
@@ -115,7 +122,8 @@ def list_matches(
         )
         for n in found:
             match = service.get_match(UUID(str(n.originator_id)))
-            if origin == "played" and match.imported is not None:
+            hidden = match.private  # never listed (docs/decisions.md D-table-life)
+            if hidden or (origin == "played" and match.imported is not None):
                 cursor = n.id
                 continue
             if len(items) == limit:
@@ -151,7 +159,12 @@ def match_summary(match: Match, current: Round | None) -> MatchSummary:
         seats=[
             None
             if info is None
-            else SeatPlayer(seat=seat, name=info.name, kind=cast("SeatKind", info.kind))
+            else SeatPlayer(
+                seat=seat,
+                name=info.name,
+                kind=cast("SeatKind", info.kind),
+                left=seat in match.left,
+            )
             for seat, info in enumerate(match.seats)
         ],
         team_levels=[RANKS[lv] for lv in match.levels],
@@ -163,6 +176,9 @@ def match_summary(match: Match, current: Round | None) -> MatchSummary:
         winner=match.winner,
         rounds=round_summaries(match, current),
         origin=origin_view(match),
+        visibility="private" if match.private else "public",
+        rematch_of=None if match.rematch_of is None else str(match.rematch_of),
+        rematch=None if match.rematch is None else str(match.rematch),
     )
 
 

@@ -74,6 +74,8 @@ class SeatPlayer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     seat: int
     name: str
     kind: SeatKind
+    left: bool = False
+    """The person who sat here left the table: the bot ``kind`` plays the seat now."""
 
 
 class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

@@ -207,7 +207,12 @@ def _public(
     seats = [
         None
         if info is None
-        else SeatPlayer(seat=seat, name=info.name, kind=cast("SeatKind", info.kind))
+        else SeatPlayer(
+            seat=seat,
+            name=info.name,
+            kind=cast("SeatKind", info.kind),
+            left=seat in match.left,
+        )
         for seat, info in enumerate(match.seats)
     ]
     common: dict[str, Any] = {

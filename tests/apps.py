@@ -22,7 +22,7 @@ from infra.bootstrap import build_app
 from infra.settings import Settings
 from services.bot_driver import BotDriver
 from services.game import GameService
-from services.webhooks.dispatch import Post, http_post
+from services.webhooks.dispatch import Post
 
 TEST_SETTINGS = Settings(
     backend="popo", rate_limit_per_minute=0, sweep_interval_ms=0, webhook_interval_ms=0
@@ -34,7 +34,7 @@ def make_app(
     service: GameService | None = None,
     *,
     settings: Settings = TEST_SETTINGS,
-    post: Post = http_post,
+    post: Post | None = None,
     bots: BotDriver | None = None,
     **changes: Any,
 ) -> Litestar:

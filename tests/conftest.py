@@ -38,7 +38,6 @@ command triggers), :func:`rejects` (an error code, nothing appended), :func:`kin
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from uuid import uuid4
 
+import msgspec
 import psycopg
 import pytest
 from eventsourcing.domain import Aggregate
@@ -232,7 +232,7 @@ class Backend:
         """A new ``GameService`` on this backend's store (own cache and connections)."""
         settings = self.settings
         if pacing is not None:
-            settings = dataclasses.replace(
+            settings = msgspec.structs.replace(
                 settings,
                 deal_interval_ms=pacing.interval_ms,
                 declare_ms=pacing.declare_ms,

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 from uuid import UUID, uuid4
 
-from litestar import Controller, Response, delete
+from litestar import Controller, Response, delete, patch
 from litestar.params import FromPath
 
 from api.calls import BEARER, CHECKED, Reading, Write, Writing, write_route
@@ -22,19 +22,26 @@ from api.dto import LOCATION_HEADER
 from api.players.dto import (
     ClaimRequest,
     CreatePlayerRequest,
+    EditProfileRequest,
+    LeftSeat,
     NewPlayer,
     OpenSessionRequest,
     PlayerSeat,
     Profile,
     SessionItem,
     SessionList,
+    SessionRefreshed,
     SessionToken,
 )
 from api.routes import route
+from services import table_life
 from services.access import signed_player
 from services.accounts import lobby, players, seating
 from services.accounts.my_matches import MyMatches, my_matches
 from services.accounts.players import Signed, get_account
+from services.accounts.store import save_all
+from services.commands import CommandResult
+from services.game import GameService
 from services.idempotency import Outcome, Stamp
 
 
@@ -74,13 +81,53 @@ class PlayerController(Controller):
     async def me(self, read: Reading) -> Profile:
         """The player of the token"""
         signed = await read.call(signed_player, read.service, read.credential)
-        a = signed.account
-        return Profile(
-            player_id=str(a.id),
-            display_name=a.display_name,
-            locale=a.locale,
-            session_id=str(signed.session_id),
-        )
+        return _profile(read.service, signed)
+
+    @write_route("/me", 200, 401, 403, 409, body=EditProfileRequest, handler=patch)
+    async def edit(self, write: Writing) -> Response[Profile]:
+        """Edit the player's display name and/or language
+
+        The name is shown at tables from now on (seats already taken keep theirs); the language
+        is that of problems answered without `Accept-Language`. An absent field is unchanged.
+        """
+        data = await write.body(EditProfileRequest)
+        service = write.runtime.service
+
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, Profile]:
+            account = signed.account
+            account.edit_profile(data.display_name, data.locale, service.clock())
+            records = stamp.records(Outcome(200, account.id, account.version))
+            save_all(service, account, *records)
+            return 200, _profile(service, signed)
+
+        def replay(signed: Signed, _: Outcome) -> Profile:
+            return _profile(service, signed)
+
+        return await write.run(_player(write), work, replay)
+
+    @write_route("/me/sessions/current/refresh", 200, 401, 403)
+    async def refresh(self, write: Writing) -> Response[SessionRefreshed]:
+        """Refresh this session: its idle limit counts from now
+
+        A session not refreshed (nor its token rotated) for `SESSION_IDLE_S` stops signing in
+        (401, and its streams end); the token itself does not change.
+        """
+        service = write.runtime.service
+
+        def answer(signed: Signed) -> SessionRefreshed:
+            session = signed.account.sessions[signed.session_id]
+            expires = session.expires_at(service.table.session_idle)
+            return SessionRefreshed(
+                session_id=str(signed.session_id), expires_at=expires.isoformat()
+            )
+
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionRefreshed]:
+            account = signed.account
+            account.refresh(signed.session_id, service.clock())
+            save_all(service, account, *stamp.records(Outcome(200, account.id, account.version)))
+            return 200, answer(signed)
+
+        return await write.run(_player(write), work, lambda signed, _: answer(signed))
 
     @route("/me", 401, 403, status_code=204, security=BEARER, handler=delete)
     async def erase(self, read: Reading) -> None:
@@ -112,6 +159,7 @@ class PlayerController(Controller):
                     label=s.label,
                     opened_at=s.opened_at.isoformat(),
                     current=sid == signed.session_id,
+                    expires_at=s.expires_at(read.service.table.session_idle).isoformat(),
                 )
                 for sid, s in signed.account.sessions.items()
             ]
@@ -206,6 +254,45 @@ class PlayerController(Controller):
 
         return await write.run(_player(write), work, replay)
 
+    @write_route("/me/matches/{match_id:uuid}/leave", 200, *CHECKED)
+    async def leave(self, write: Writing, match_id: FromPath[UUID]) -> Response[LeftSeat]:
+        """Leave the table: a bot plays your seat to the match's end
+
+        The table goes on: the timeout bot (`TIMEOUT_BOT`) takes the seat at once (before round 1
+        the seat is free again). Your player token and the seat's tokens no longer act there;
+        the match is listed under `left` in your matches. Cannot be undone (R1: no second seat
+        in the match). 409 `not-seated`, `match-finished`.
+        """
+        service = write.runtime.service
+
+        def work(signed: Signed, stamp: Stamp) -> tuple[int, LeftSeat]:
+            facts: dict[str, str] = {}
+
+            def records(done: CommandResult) -> list[Any]:
+                return stamp.records(Outcome(200, match_id, done.version, facts=facts))
+
+            left = table_life.leave(
+                service, signed.account.id, match_id, service.table.substitute, records
+            )
+            return 200, LeftSeat(
+                match_id=str(match_id),
+                seat=left.seat,
+                replaced_by=left.replaced_by,  # type: ignore[arg-type]  # a bot kind
+                version=left.result.version,
+            )
+
+        def replay(signed: Signed, outcome: Outcome) -> LeftSeat:
+            match = service.get_match(match_id)
+            seat = signed.account.left.get(match_id, 0)
+            return LeftSeat(
+                match_id=str(match_id),
+                seat=seat,
+                replaced_by=match.left.get(seat),  # type: ignore[arg-type]  # a bot kind
+                version=outcome.version,
+            )
+
+        return await write.run(_player(write), work, replay)
+
     @route("/me/matches", 401, 403, security=BEARER)
     async def matches(self, read: Reading) -> MyMatches:
         """The player's matches: current (with whose turn) and finished"""
@@ -253,3 +340,15 @@ def session_replay(_: Signed, outcome: Outcome) -> SessionToken:
     """A replayed session answer: the session, its token withheld (docs/security.md)."""
     sid = str(outcome.facts.get("session") or "")
     return SessionToken(session_id=sid, token=None, token_withheld=True)
+
+
+def _profile(service: GameService, signed: Signed) -> Profile:
+    a = signed.account
+    session = a.sessions[signed.session_id]
+    return Profile(
+        player_id=str(a.id),
+        display_name=a.display_name,
+        locale=a.locale,
+        session_id=str(signed.session_id),
+        session_expires_at=session.expires_at(service.table.session_idle).isoformat(),
+    )

@@ -67,6 +67,41 @@ class Profile(_Response, frozen=True, kw_only=True):
     """`en` or `zh-CN`."""
     session_id: str
     """The session of the token used for this call."""
+    session_expires_at: str
+    """When this session stops signing in unless refreshed (`POST
+    /v1/players/me/sessions/current/refresh`), ISO 8601: its idle limit (`SESSION_IDLE_S`)
+    after it was opened, its token rotated or it was last refreshed."""
+
+
+class EditProfileRequest(_Request, frozen=True, kw_only=True):
+    """The player's new display name and/or language; an absent field is unchanged."""
+
+    display_name: DisplayName | None = None
+    """The name shown at tables from now on (seats already taken keep theirs)."""
+    locale: Locale | None = None
+    """The language of texts for the player: problems answered without `Accept-Language`."""
+
+
+class SessionRefreshed(_Response, frozen=True, kw_only=True):
+    """The session was refreshed: its idle limit counts from now."""
+
+    session_id: str
+    """The session refreshed (the one of the token used)."""
+    expires_at: str
+    """When the session stops signing in unless refreshed again, ISO 8601."""
+
+
+class LeftSeat(_Response, frozen=True, kw_only=True):
+    """The player left the table (docs/decisions.md D-table-life)."""
+
+    match_id: str
+    seat: int
+    """The seat the player held."""
+    replaced_by: Literal["random", "heuristic", "strong"] | None
+    """The bot that plays the seat to the match's end; null: the match had not begun and
+    the seat is free again."""
+    version: int
+    """The match version (leaving is no move of the game: it takes none)."""
 
 
 class OpenSessionRequest(_Request, frozen=True, kw_only=True):
@@ -99,6 +134,8 @@ class SessionItem(_Response, frozen=True, kw_only=True):
     """When the session opened, ISO 8601."""
     current: bool
     """The session of the token used for this call."""
+    expires_at: str
+    """When the session stops signing in unless refreshed, ISO 8601 (`SESSION_IDLE_S`)."""
 
 
 class SessionList(_Response, frozen=True, kw_only=True):
@@ -156,7 +193,11 @@ class InviteInfo(_Response, frozen=True, kw_only=True):
 
 
 class JoinRequest(_Request, frozen=True, kw_only=True):
-    """Join the invite's match, in its first free seat."""
+    """Join the invite's match: in ``seat`` (so a friend sits as partner, R2), or in its
+    first free seat."""
+
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3 (R1)")] | None = None
+    """The seat to take (409 `seat-taken` when someone sits there); none: the lowest free."""
 
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
     """The name at the table without a player token (``guest`` by default); a player sits
@@ -198,6 +239,24 @@ class TicketView(_Response, frozen=True, kw_only=True):
     match_id: str | None
     """The match made (``matched``): play with the player token."""
     seat: int | None
+    match_end: str
+    """How the match made ends (R32): the rule set's `finish_at_A` or `rounds:N`; a rule set
+    that would never end (`wrap`) plays quick play's preset length `rounds:N`
+    (`QUICK_PLAY_ROUNDS`)."""
+    turn_limits: TurnLimits
+    """The turn limits of the match made: always on in quick play; a seat over its time is
+    played by the timeout bot (docs/timers.md)."""
+
+
+class TurnLimits(_Response, frozen=True, kw_only=True):
+    """Turn time limits in ms (docs/timers.md); 0: none."""
+
+    declare_ms: int
+    """Each declaring or overcalling turn (R18, R20)."""
+    bury_ms: int
+    """Burying the bottom (R21)."""
+    play_ms: int
+    """Each lead or follow (R22, R23)."""
 
 
 class RegisterWebhook(_Request, frozen=True, kw_only=True):

@@ -1,10 +1,11 @@
 """Invite codes for private tables (docs/players.md).
 
 ``POST /v1/matches/{id}/invites`` (the organiser's token, or a seat's: a seat or player
-token of the match) answers a short code; ``GET /v1/invites/{code}`` shows the table and
-its free seats; ``POST /v1/invites/{code}`` takes the lowest free seat (R1): with a
-player token as that player (who then acts with it from any device), without one under
-the name given ("guest" without one) — either way the answer carries a seat token, shown once.
+token of the match) answers a short code and makes the table private; ``GET
+/v1/invites/{code}`` shows the table and its free seats; ``POST /v1/invites/{code}`` takes
+the seat asked for, or the lowest free one (R1): with a player token as that player (who
+then acts with it from any device), without one under the name given ("guest" without
+one) — either way the answer carries a seat token, shown once.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from api.players.dto import CreateInviteRequest, InviteInfo, JoinRequest, NewInv
 from api.routes import route
 from domain.accounts.invite import normal_code
 from services.access import Credential, player_if_any, seat_or_organiser
-from services.accounts.invites import create_invite, find_invite, free_seats, join
+from services.accounts.invites import create_invite, find_invite, join
 from services.accounts.players import Signed
+from services.accounts.seating import free_seats
 from services.game import GameService
 from services.idempotency import Outcome, Stamp
 
@@ -50,7 +52,11 @@ class InviteController(Controller):
         "/v1/matches/{match_id:uuid}/invites", 201, *CHECKED, body=CreateInviteRequest | None
     )
     async def create(self, write: Writing, match_id: FromPath[UUID]) -> Response[NewInvite]:
-        """An invite code to this match (organiser, or a seated player)"""
+        """An invite code to this match (organiser, or a seated player)
+
+        The table becomes private with its first code: no longer listed, its free seats taken only
+        with a code or by the organiser (docs/decisions.md D-table-life).
+        """
         data = await write.body(CreateInviteRequest | None) or CreateInviteRequest()
         service = write.runtime.service
 
@@ -91,11 +97,12 @@ class InviteController(Controller):
 
     @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
     async def join(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
-        """Take a seat with an invite code (the lowest free seat, R1)
+        """Take a seat with an invite code (`seat`, or the lowest free seat, R1)
 
         With a player token the player sits under their display name and acts with the player token
-        too; without one, under `name` (`guest` by default). Answers a seat token once. 409
-        `no-free-seat` when four sit already, `invite-expired` after its time.
+        too; without one, under `name` (`guest` by default). `seat` seats a friend as partner (R2).
+        Answers a seat token once. 409 `seat-taken`, `no-free-seat` when four sit already,
+        `invite-expired` after its time. The code is the only way in to a private table.
         """
         data = await write.body(JoinRequest | None) or JoinRequest()
         service = write.runtime.service
@@ -110,6 +117,7 @@ class InviteController(Controller):
                 attach=lambda seat: stamp.attach(
                     lambda p: Outcome(201, p.match.id, p.result.version, seat)
                 ),
+                seat=data.seat,
             )
             return 201, PlayerSeat(
                 match_id=str(joined.match_id),

@@ -18,22 +18,25 @@ from uuid import UUID
 import anyio
 import msgspec
 from litestar import Controller, Litestar, Response, delete
+from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
 from api.calls import BEARER, Reading, Writing, write_route
 from api.dto import LOCATION_HEADER
-from api.players.dto import TicketRequestBody, TicketView
+from api.players.dto import TicketRequestBody, TicketView, TurnLimits
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.revocation import REVOKED
 from api.routes import route
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM
+from api.sse import EVENT_STREAM, LiveStreams
 from api.stream import LastEventIdAheadError
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import Credential, signed_player
 from services.accounts import lobby
 from services.accounts.players import Signed
+from services.errors import UnauthorizedError
 from services.game import GameService
 from services.idempotency import Outcome, Stamp
 
@@ -41,11 +44,13 @@ log = logging.getLogger(__name__)
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
 HEARTBEAT_S = 15.0
-RETRY_MS = 2000
 
 
-def ticket_view(ticket: Ticket) -> TicketView:
+def ticket_view(service: GameService, ticket: Ticket) -> TicketView:
     wait = ticket.bots_after_ms
+    found = lobby.get_lobby(service, ticket.lobby_id)
+    match_end = str(found.rules.get("match_end", "")) if found is not None else ""
+    limits = service.table.quick_play_timers
     return TicketView(
         ticket_id=str(ticket.id),
         status=ticket.status,  # type: ignore[arg-type]
@@ -56,6 +61,10 @@ def ticket_view(ticket: Ticket) -> TicketView:
         queued_at=ticket.created_on.isoformat(),
         match_id=None if ticket.match_id is None else str(ticket.match_id),
         seat=ticket.seat,
+        match_end=match_end,
+        turn_limits=TurnLimits(
+            declare_ms=limits.declare_ms, bury_ms=limits.bury_ms, play_ms=limits.play_ms
+        ),
     )
 
 
@@ -103,10 +112,10 @@ class LobbyController(Controller):
                 ),
             )
             stamp.save_after(service, Outcome(201, ticket.id, 1))
-            return 201, ticket_view(lobby.get_ticket(service, ticket.id))
+            return 201, ticket_view(service, lobby.get_ticket(service, ticket.id))
 
         def replay(_: Signed, outcome: Outcome) -> TicketView:
-            return ticket_view(lobby.get_ticket(service, outcome.subject))
+            return ticket_view(service, lobby.get_ticket(service, outcome.subject))
 
         return await write.run(
             lambda: signed_player(service, write.credential),
@@ -119,7 +128,7 @@ class LobbyController(Controller):
     async def show(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
         """The player's ticket: waiting, matched (the match and seat) or cancelled"""
         ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
-        return ticket_view(ticket)
+        return await read.call(ticket_view, read.service, ticket)
 
     @route(
         "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
@@ -131,16 +140,18 @@ class LobbyController(Controller):
         """
         service, cred = read.service, read.credential
 
-        def work() -> Ticket:
-            return lobby.cancel(service, signed_player(service, cred).account.id, ticket_id)
+        def work() -> TicketView:
+            account_id = signed_player(service, cred).account.id
+            return ticket_view(service, lobby.cancel(service, account_id, ticket_id))
 
-        return ticket_view(await read.call(work))
+        return await read.call(work)
 
     @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
     async def stream(
         self,
         read: Reading,
         ticket_id: FromPath[UUID],
+        live: NamedDependency[LiveStreams],
         last_event_id: Annotated[
             int | None,
             HeaderParameter(name="Last-Event-ID", ge=0, le=10**9, description="A version"),
@@ -150,8 +161,9 @@ class LobbyController(Controller):
 
         `event: ticket` frames, `id` the ticket's version, `data` the ticket (JSON): the current one
         at once (unless `Last-Event-ID` is it already), then each change (`: ping` comments while it
-        waits); the stream ends once the ticket is matched or cancelled. A `Last-Event-ID` beyond
-        the ticket's version is a 422 `last-event-id-ahead` (R34).
+        waits); the stream ends once the ticket is matched or cancelled, or with `event: revoked`
+        once the player token is rotated, its session ended or the player erased. A `Last-Event-ID`
+        beyond the ticket's version is a 422 `last-event-id-ahead` (R34).
         """
         service, cred = read.service, read.credential
         first = await read.call(read_ticket, service, cred, ticket_id)  # 401/404 now
@@ -164,27 +176,34 @@ class LobbyController(Controller):
         async def poll() -> Polled:
             nonlocal seen, ticket
             if ticket is None:
-                ticket = await read.call(read_ticket, service, cred, ticket_id)
+                try:
+                    ticket = await read.call(read_ticket, service, cred, ticket_id)
+                except UnauthorizedError:  # the token was revoked meanwhile
+                    return Polled([REVOKED], done=True)
             frames = []
             if ticket.version > seen:
                 seen = ticket.version
-                frames.append(sse_frame("ticket", msgspec.json.encode(ticket_view(ticket)), seen))
+                view = await read.call(ticket_view, service, ticket)
+                frames.append(sse_frame("ticket", msgspec.json.encode(view), seen))
             done, ticket = ticket.status != "waiting", None
             return Polled(frames, done=done)
 
-        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, RETRY_MS)
+        retry_ms = read.runtime.retry_ms
+        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, retry_ms)
 
         async def frames() -> AsyncIterator[bytes]:
-            yield retry_hint(RETRY_MS)  # first: a wait for bots may last an hour
+            yield retry_hint(retry_ms)  # first: a wait for bots may last an hour
             async for frame in polled(poll, timing):
                 yield frame
 
-        return event_stream(frames())
+        return event_stream(live.revocations.guard(cred, frames()))
 
 
 class LobbySweeper:
-    """Every ``interval_s``: bots for the tickets whose wait has passed, in every lobby
-    of the store (reading a ticket sweeps its lobby too). Replicas may sweep at once: the
+    """Every ``interval_s``: bots for the tickets whose wait has passed, in the lobbies
+    where such a ticket waits (:class:`services.accounts.lobby.Lobbies`: an idle sweep
+    costs the same however many lobbies were ever opened; reading a ticket sweeps its
+    lobby too). Replicas may sweep at once: the
     lobby's version lets one match through (:mod:`services.accounts.lobby`). The bots
     seated move by the bot driver, which hears the seating's save."""
 

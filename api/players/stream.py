@@ -7,8 +7,11 @@ deadline) and ``match-finished`` frames, ``id`` the event log position, so
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
+from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, get
@@ -19,18 +22,27 @@ from litestar.response import Stream
 from api.auth import stream_credential
 from api.calls import BEARER
 from api.dto import problems
+from api.live_feed import Feed
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
+from api.revocation import REVOKED
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM
+from api.sse import EVENT_STREAM, LiveStreams
 from api.stream import LastEventIdAheadError
 from services.access import player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
 
+log = logging.getLogger(__name__)
 POLL_S = 0.5
+"""How often the log is read for what no live feed pushes (tickets, seats); a match's
+moves wake the stream at once."""
 HEARTBEAT_S = 15.0
 LIFETIME_S = 300.0
-RETRY_MS = 2000
+RESUME_WINDOW = 2000
+"""A resume reads at most this many log positions; from further back (``Last-Event-ID:
+0``, a phone asleep for a day) the stream starts with the player's ``snapshot`` instead —
+what the missed frames would have told (docs/decisions.md D-fair) — so no client makes a
+stream scan the whole log."""
 
 
 def encode(frame: Frame) -> bytes:
@@ -46,11 +58,16 @@ class PlayerStreamController(Controller):
         media_type=EVENT_STREAM,
         summary="Everything that concerns the player, live (Server-Sent Events)",
         description="Frames: `ticket` (a ticket opened, matched, cancelled), `match-found` "
-        "(seated), `your-turn` (the match, seat, version and `turnDeadline`), "
+        "(seated), `your-turn` (the match, seat, the `version` at which the turn began and "
+        "`turnDeadline`; pushed as soon as the move that gave it is saved, one per turn, "
+        "none missed), "
         "`match-finished`; `id` is the event log position. `Last-Event-ID` (header) resumes "
-        "after it; without it the first frame is a `snapshot` (`matches`, `ticket`). "
+        "after it; without it, or from more than 2000 positions back, the first frame is a "
+        "`snapshot` (`matches`, `ticket`: the state now). "
         "`: ping` keeps the connection; after its lifetime the stream ends with a `retry:` "
-        "hint. Player token in `Authorization` or `?token=` (EventSource).",
+        "hint. Player token in `Authorization` or `?token=` (EventSource); once that token is "
+        "rotated, its session ended or the player erased, the stream sends `event: revoked` "
+        "and ends.",
         responses=problems(401, 403, 422),
         security=BEARER,
     )
@@ -58,6 +75,7 @@ class PlayerStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         runtime: NamedDependency[Runtime],
+        live: NamedDependency[LiveStreams],
         token: Annotated[
             str | None, QueryParameter(name="token", description="The player token")
         ] = None,
@@ -76,9 +94,10 @@ class PlayerStreamController(Controller):
             end = start_position(service)
             if last_event_id is not None and last_event_id > end:
                 raise LastEventIdAheadError(last_event_id, end, "the event log's end")
-            position = end if last_event_id is None else last_event_id
+            resume = last_event_id is not None and end - last_event_id <= RESUME_WINDOW
+            position = last_event_id if resume and last_event_id is not None else end
             feed = PlayerFeed(service, account.id, position)
-            if last_event_id is not None:
+            if resume:
                 return feed, None
             data = {
                 "matches": msgspec.to_builtins(my_matches(service, account)),
@@ -87,12 +106,34 @@ class PlayerStreamController(Controller):
             return feed, Frame(id=position, kind="snapshot", data=data)
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
+        wake = asyncio.Event()
+        followed: dict[UUID, Feed] = {}
 
-        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)
+        async def follow() -> None:
+            """Be woken by the live feed of each match being played: a turn is pushed as
+            soon as the move that gave it is saved (on any replica), not at the next tick."""
+            playing = set(feed.playing)
+            for match_id in [m for m in followed if m not in playing]:
+                unfollow(match_id)
+            for match_id in playing.difference(followed):
+                try:
+                    followed[match_id] = await live.acquire(match_id)
+                except Exception:  # the store is unreachable: the next tick reads it
+                    log.warning("player stream: following match %s failed", match_id)
+                    continue
+                followed[match_id].clients.add(wake)
+
+        def unfollow(match_id: UUID) -> None:
+            match_feed = followed.pop(match_id)
+            match_feed.clients.discard(wake)
+            live.release(match_feed)
+
+        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
 
         def pull() -> list[Frame] | None:
             """The next frames, or None once the token no longer signs in: a revoked
-            device (a lost phone) or an erased player hears nothing more."""
+            device (a lost phone) or an erased player hears nothing more (the guard
+            below usually ends the stream first, at the revocation's save)."""
             if seen is None or player_of(service, seen) is None:
                 return None
             return feed.poll()
@@ -100,14 +141,19 @@ class PlayerStreamController(Controller):
         async def poll() -> Polled:
             batch = await runtime.call(pull)
             if batch is None:  # the token was rotated, its session ended, or erased
-                return Polled(done=True)
+                return Polled([REVOKED], done=True)
+            await follow()
             return Polled([encode(frame) for frame in batch], more=bool(batch))
 
         async def frames() -> AsyncIterator[bytes]:
-            yield retry_hint(RETRY_MS)
-            if first is not None:
-                yield encode(first)
-            async for frame in polled(poll, timing):
-                yield frame
+            try:
+                yield retry_hint(runtime.retry_ms)
+                if first is not None:
+                    yield encode(first)
+                async for frame in polled(poll, timing, wake=wake):
+                    yield frame
+            finally:
+                for match_id in list(followed):
+                    unfollow(match_id)
 
-        return event_stream(frames())
+        return event_stream(live.revocations.guard(seen, frames()))

@@ -33,8 +33,9 @@ from services.access import Credential
 from services.errors import ForbiddenError, UnauthorizedError
 from services.idempotency import Outcome, Stamp
 from services.webhooks import subscriptions as subs
-from services.webhooks.dispatch import Dispatcher, Post, http_post
+from services.webhooks.dispatch import Dispatcher, Post
 from services.webhooks.outbox import WebhookOutbox
+from services.webhooks.targets import TargetPolicy
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,10 @@ class WebhookConfig:
         default_factory=lambda: {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     )
     interval_s: float = 0.0
-    post: Post = http_post
+    policy: TargetPolicy = field(default_factory=TargetPolicy)
+    """Where deliveries may go (checked at registration and at every delivery)."""
+    post: Post | None = None
+    """How to send; None: :meth:`TargetPolicy.post` (tests pass a fake)."""
 
 
 class Webhooks:
@@ -59,7 +63,9 @@ class Webhooks:
         self.runtime = runtime
         self.config = config
         self.outbox = WebhookOutbox(config.outbox_env, leader=runtime.service)
-        self.dispatcher = Dispatcher(self.outbox, runtime.service, post=config.post)
+        self.dispatcher = Dispatcher(
+            self.outbox, runtime.service, post=config.post or config.policy.post
+        )
         self.operator = Operator(config.operator_token)
 
     def provide(self) -> Webhooks:
@@ -114,11 +120,16 @@ class WebhookController(Controller):
         Deliveries of the kinds asked for are POSTed to `url` as JSON, signed (`Shengji-Signature:
         t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`; refuse a `t` older than 300 s), at
         least once (deduplicate by `Shengji-Delivery`), in order per player, retried with
-        exponential backoff and jitter.
+        exponential backoff and jitter. Only `https` to public addresses (`http` with
+        `WEBHOOK_ALLOW_HTTP`; private networks listed in `WEBHOOK_PRIVATE_TARGETS`): a URL naming
+        or resolving to loopback, a private, link-local or reserved address is a 422
+        `webhook-target-refused`, checked again at every delivery.
         """
         webhooks.require_operator(write.credential)
         data = await write.body(RegisterWebhook)
         service = webhooks.runtime.service
+        # 422 for an internal target (resolving a name may wait on DNS: off the loop)
+        await webhooks.runtime.call(webhooks.config.policy.check, data.url, False)
 
         def work(_: None, stamp: Stamp) -> tuple[int, subs.SubscriptionView]:
             sub = subs.register(

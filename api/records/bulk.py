@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from uuid import UUID
 
 import msgspec
 from litestar import Request, get
@@ -31,9 +32,13 @@ from litestar.openapi.spec import (
 from litestar.params import QueryParameter
 from litestar.response import Stream
 
+from api.compression import OWN_ENCODING
 from api.dto import problems
 from api.runtime import Runtime
 from domain.rules.errors import InvalidInputError
+from services.access import read_authorization, signed_player
+from services.errors import ForbiddenError
+from services.game import GameService
 from services.records.bulk import BulkFilter, finished_records, take
 
 ND_JSON = "application/x-ndjson"
@@ -62,7 +67,8 @@ class BulkOperation(Operation):
         self.responses = responses
 
 
-def _moment(name: str, what: str) -> QueryParameter:
+def moment_parameter(name: str, what: str) -> QueryParameter:
+    """A query parameter that is a moment (RFC 3339 with a time zone)."""
     return QueryParameter(
         name=name,
         description=f"{what} (ISO 8601 with a time zone)",
@@ -105,6 +111,13 @@ def wants_gzip(accept_encoding: str) -> bool:
     return False
 
 
+def own_records(service: GameService, authorization: str | None, player: UUID) -> None:
+    """``player=``: the caller is that player (its player token), else 401/403."""
+    signed = signed_player(service, read_authorization(authorization))
+    if signed.account.id != player:
+        raise ForbiddenError("player: a player's records are asked for with its own token")
+
+
 async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIterator[bytes]:
     packer = zlib.compressobj(6, zlib.DEFLATED, 31) if gzip else None
     while chunk := await runtime.call(take, lines, CHUNK):
@@ -120,30 +133,52 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     media_type=ND_JSON,
     summary="The records of finished matches, one per line (ND-JSON, streamed)",
     description="Every finished match (in the order they finished) whose end is in "
-    "[`finishedFrom`, `finishedTo`) and whose preset is `preset`: one line each, the same "
+    "[`finishedFrom`, `finishedTo`), whose preset is `preset` and, with `tournamentId`, "
+    "that are that tournament's tables: one line each, the same "
     "bytes as `GET /v1/matches/{id}/record`. Streamed without holding the export in "
     "memory; `Accept-Encoding: gzip` compresses it. A tournament table appears once its "
-    "tournament round completes (R36). 422 for a time without a time zone, "
+    "tournament round completes (R36). `tournamentId` keeps one tournament's tables; "
+    "`player` one player's matches, with that player's token (401/403 otherwise). "
+    "422 for a time without a time zone, "
     "`finishedFrom` after `finishedTo` or an unknown preset.",
-    responses=problems(),
+    responses=problems(401, 403),
+    security=[{}, {"bearer": []}],
     operation_class=BulkOperation,
+    opt={OWN_ENCODING: True},  # gzip of its own, flushed per chunk of records
 )
 async def bulk_records(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
     finished_from: Annotated[
-        datetime | None, _moment("finishedFrom", "Matches that finished at or after it")
+        datetime | None, moment_parameter("finishedFrom", "Matches that finished at or after it")
     ] = None,
     finished_to: Annotated[
-        datetime | None, _moment("finishedTo", "Matches that finished before it")
+        datetime | None, moment_parameter("finishedTo", "Matches that finished before it")
     ] = None,
     preset: Annotated[
         Literal["standard", "tuolaji", "duijia"] | None,
         QueryParameter(description="Only matches of this rule-set preset (§10)"),
     ] = None,
+    tournament_id: Annotated[
+        UUID | None,
+        QueryParameter(name="tournamentId", description="Only the tables of this tournament"),
+    ] = None,
+    player: Annotated[
+        UUID | None,
+        QueryParameter(
+            description="Only the matches this player sat in: send that player's token "
+            "(an account links a person's matches, so only its player may ask)"
+        ),
+    ] = None,
 ) -> Stream:
-    reject_repeated(request, "preset", moments=("finishedFrom", "finishedTo"))
-    where = BulkFilter(finished_from, finished_to, preset)
+    reject_repeated(
+        request, "preset", "tournamentId", "player", moments=("finishedFrom", "finishedTo")
+    )
+    if player is not None:
+        await runtime.call(
+            own_records, runtime.service, request.headers.get("authorization"), player
+        )
+    where = BulkFilter(finished_from, finished_to, preset, tournament_id, player)
     gzip = wants_gzip(request.headers.get("accept-encoding", ""))
     headers = {"Vary": "Accept-Encoding", "Cache-Control": "no-store"}
     if gzip:

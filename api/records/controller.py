@@ -36,8 +36,8 @@ from litestar.params import FromPath, QueryParameter
 
 from api.calls import IdempotencyKey
 from api.dto import LOCATION_HEADER, problems
-from api.errors import problem_response, status_for
-from api.problems import make_problem, wants_chinese
+from api.errors import chinese_for, problem_response, status_for
+from api.problems import make_problem
 from api.reads import RoundNumber
 from api.runtime import Runtime
 from services.records.export import export_match, export_round
@@ -100,7 +100,7 @@ def record_tampered_handler(
         exc.detail,
         status=status_for(exc),
         rule=exc.rule,
-        chinese=wants_chinese(request.headers.get("accept-language")),
+        chinese=chinese_for(request),
         instance=request.url.path,
         errors=[exc.facts()],
     )

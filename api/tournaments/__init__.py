@@ -3,7 +3,7 @@
 the organiser's token and write flow (:mod:`api.tournaments.organiser`) and the request and
 response bodies (:mod:`api.tournaments.dto`).
 
-Issue 16's organiser controls: registration (:mod:`api.tournaments.registration`), pairing
+The organiser controls (T16): registration (:mod:`api.tournaments.registration`), pairing
 control, adjustments, tokens and sheets (:mod:`api.tournaments.control`), the standings
 stream and the archive (:mod:`api.tournaments.live`), the clerk task
 (:mod:`api.tournaments.clerk`)."""

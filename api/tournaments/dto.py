@@ -5,6 +5,7 @@ a table."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -219,10 +220,14 @@ def rule_set(data: CreateTournamentRequest) -> RuleSet:
     return RuleSet.from_mapping({**base.to_mapping(), **fields})
 
 
+def nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
 def team_entry(team: TeamRequest) -> TeamEntry:
     return TeamEntry(
-        team.name,
-        (team.players[0].name, team.players[1].name),
+        nfc(team.name),
+        (nfc(team.players[0].name), nfc(team.players[1].name)),
         (team.players[0].kind, team.players[1].kind),
     )
 

@@ -1,4 +1,4 @@
-"""Request and response bodies of the organiser's controls (issue 16,
+"""Request and response bodies of the organiser's controls (T16,
 :mod:`api.tournaments.registration`, :mod:`api.tournaments.control`): camelCase msgspec
 Structs; requests refuse unknown fields (422 naming the field)."""
 

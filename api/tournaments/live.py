@@ -1,4 +1,4 @@
-"""Live boards and the archive of a tournament (issue 16, docs/tournaments.md).
+"""Live boards and the archive of a tournament (T16, docs/tournaments.md).
 
 **Standings stream** — ``GET /v1/tournaments/{id}/standings/stream`` (Server-Sent Events,
 public: standings show no card)::
@@ -48,7 +48,6 @@ NDJSON = "application/x-ndjson"
 POLL_S = 0.25
 LIFETIME_S = 600.0
 HEARTBEAT_S = 15.0
-RETRY_MS = 1000
 
 
 async def standings_frames(
@@ -69,7 +68,7 @@ async def standings_frames(
             sent = t.version
         return Polled(frames, done=t.finished)
 
-    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)):
+    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)):
         yield frame
 
 

@@ -9,13 +9,14 @@ seat's commands for the account's player token from any device.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
 from domain.game.base import GameAggregate
+from domain.names import checked_name
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 
 MAX_SESSIONS = 20
@@ -24,14 +25,22 @@ LOCALES = ("en", "zh-CN")
 
 
 class Session:
-    """One device's session: the sha256 of its player token, a label, when it opened."""
+    """One device's session: the sha256 of its player token, a label, when it opened and
+    when it was last renewed (opened, token rotated or refreshed): a session idle longer
+    than the service's limit no longer signs in (docs/players.md)."""
 
-    __slots__ = ("label", "opened_at", "token_hash")
+    __slots__ = ("label", "opened_at", "renewed_at", "token_hash")
 
-    def __init__(self, token_hash: str, label: str, opened_at: datetime) -> None:
+    def __init__(
+        self, token_hash: str, label: str, opened_at: datetime, renewed_at: datetime | None = None
+    ) -> None:
         self.token_hash = token_hash
         self.label = label
         self.opened_at = opened_at
+        self.renewed_at = renewed_at or opened_at
+
+    def expires_at(self, idle: timedelta) -> datetime:
+        return self.renewed_at + idle
 
 
 class AccountEvent(Aggregate.Event):
@@ -63,6 +72,7 @@ class AccountCreated(Aggregate.Created):
         a.locale = self.locale
         a.sessions = {self.session_id: Session(self.token_hash, self.label, self.timestamp)}
         a.seats = {}
+        a.left = {}
         a.ticket = None
         a.erased = False
 
@@ -88,7 +98,32 @@ class SessionTokenRotated(AccountEvent):
 
     def apply_to(self, account: Account) -> None:
         old = account.sessions[self.session_id]
-        account.sessions[self.session_id] = Session(self.token_hash, old.label, old.opened_at)
+        account.sessions[self.session_id] = Session(
+            self.token_hash, old.label, old.opened_at, self.timestamp
+        )
+
+
+class SessionRefreshed(AccountEvent):
+    """The session was used to ask for more time: its idle limit counts from now."""
+
+    session_id: UUID
+
+    def apply_to(self, account: Account) -> None:
+        account.sessions[self.session_id].renewed_at = self.timestamp
+
+
+class ProfileEdited(AccountEvent):
+    """The player changed their display name and/or locale (both as they are now). The
+    name is personal: sealed under the account's key like ``AccountCreated``'s. Seats
+    already taken keep the name they were taken with."""
+
+    PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"display_name": "originator_id"}
+    display_name: str
+    locale: str
+
+    def apply_to(self, account: Account) -> None:
+        account.display_name = self.display_name
+        account.locale = self.locale
 
 
 class SessionEnded(AccountEvent):
@@ -113,6 +148,17 @@ class SeatClaimed(AccountEvent):
         account.seats[self.match_id] = self.seat
         if self.ticket_id is not None and account.ticket == self.ticket_id:
             account.ticket = None
+
+
+class MatchLeft(AccountEvent):
+    """The player left their seat in ``match_id`` (a bot plays it, or it is free again
+    before round 1): the player token no longer acts there, and the match is listed as
+    left. Saved with the match's ``SeatLeft``."""
+
+    match_id: UUID
+
+    def apply_to(self, account: Account) -> None:
+        account.left[self.match_id] = account.seats.pop(self.match_id)
 
 
 class Queued(AccountEvent):
@@ -150,6 +196,8 @@ class Account(GameAggregate):
         locale: str
         sessions: dict[UUID, Session]
         seats: dict[UUID, int]
+        left: dict[UUID, int]
+        """Matches the player left, and the seat they held there."""
         ticket: UUID | None
         """The lobby ticket the account waits with, if any."""
         erased: bool
@@ -165,7 +213,7 @@ class Account(GameAggregate):
         label: str,
         now: datetime,
     ) -> Account:
-        check_name(display_name)
+        display_name = check_name(display_name)
         check_locale(locale)
         check_label(label)
         return cls._create(
@@ -204,6 +252,29 @@ class Account(GameAggregate):
         self._known(session_id)
         self._emit(SessionTokenRotated, now, session_id=session_id, token_hash=token_hash)
 
+    def refresh(self, session_id: UUID, now: datetime) -> None:
+        self._known(session_id)
+        self._emit(SessionRefreshed, now, session_id=session_id)
+
+    def edit_profile(self, display_name: str | None, locale: str | None, now: datetime) -> None:
+        """A new display name and/or locale (None: unchanged); nothing new: no event."""
+        name = self.display_name if display_name is None else display_name
+        lang = self.locale if locale is None else locale
+        check_name(name)
+        check_locale(lang)
+        if (name, lang) != (self.display_name, self.locale):
+            self._emit(ProfileEdited, now, display_name=name, locale=lang)
+
+    def leave(self, match_id: UUID, now: datetime) -> int:
+        """The player leaves their seat in ``match_id``; answers the seat."""
+        seat = self.seats.get(match_id)
+        if seat is None:
+            raise IllegalMoveError(
+                f"you hold no seat in match {match_id}", rule="R1", code="not-seated"
+            )
+        self._emit(MatchLeft, now, match_id=match_id)
+        return seat
+
     def end_session(self, session_id: UUID, now: datetime) -> None:
         self._known(session_id)
         self._emit(SessionEnded, now, session_id=session_id)
@@ -227,6 +298,12 @@ class Account(GameAggregate):
     ) -> None:
         """R1: one seat per match for a person (a second would let one person play both
         sides of a partnership, R2)."""
+        if match_id in self.left:
+            raise IllegalMoveError(
+                f"R1: you left seat {self.left[match_id]} of match {match_id}; a bot plays it now",
+                rule="R1",
+                code="left-match",
+            )
         if match_id in self.seats:
             raise IllegalMoveError(
                 f"R1: one seat per person in a match; you already sit in seat "
@@ -247,9 +324,9 @@ class Account(GameAggregate):
             raise IllegalMoveError(f"no session {session_id}", code="no-such-session")
 
 
-def check_name(name: str) -> None:
-    if not 1 <= len(name.strip()) <= 100 or len(name) > 100:
-        raise InvalidInputError("a display name is 1 to 100 characters, not only spaces")
+def check_name(name: str) -> str:
+    """The display name as stored (the name policy, :mod:`domain.names`)."""
+    return checked_name(name, "displayName")
 
 
 def check_locale(locale: str) -> None:

@@ -16,12 +16,18 @@ from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
 from domain.game.timers import Timers
+from domain.names import checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
 
 SEAT_KINDS = ("human", "random", "heuristic", "strong")
 """A seat's holder: a person, or a bot policy of ``domain.players.PLAYERS``."""
+RESIGNED = "resigned"
+"""``MatchFinished.reason`` of a match a team resigned (R32)."""
+PUBLIC = "public"
+PRIVATE = "private"
+VISIBILITIES = (PUBLIC, PRIVATE)
 
 
 class Match(GameAggregate):
@@ -46,6 +52,19 @@ class Match(GameAggregate):
         timers: Timers
         imported: ev.MatchImported | None
         """Set when the match is an imported record (its origin); None when played here."""
+        visibility: str
+        """``public`` or ``private`` (never listed; seats by invite or organiser)."""
+        rematch_of: UUID | None
+        reserved: list[str]
+        """Per seat, who may take it in a rematch (``MatchCreated.reserved``); "" anyone."""
+        accounts: dict[int, UUID]
+        """Seats held by a player's account (not a guest's or a bot's) → the account."""
+        left: dict[int, str]
+        """Seats whose holder left after round 1 began → the bot that plays them."""
+        resigned: set[int]
+        """Seats that resigned (R32); the team concedes once each person of it did."""
+        rematch: UUID | None
+        """The rematch asked for after this match, if any."""
 
     unversioned = 0  # not annotated: the library would make it a field of MatchCreated
     """The match's events that take no match version (``MatchEvent.VERSIONED``)."""
@@ -63,11 +82,19 @@ class Match(GameAggregate):
         organiser_token_hash: str = "",
         tournament: tuple[UUID, int] | None = None,
         timers: Timers | None = None,
+        visibility: str = PUBLIC,
+        rematch_of: UUID | None = None,
+        reserved: list[str] | None = None,
     ) -> Match:
         """``tournament``: (tournament id, tournament round) of a tournament table, whose
-        deals take the tournament round's seeds (R36, ``services.tournaments.seeds``)."""
-        if len(name) > 200:
-            raise InvalidInputError("a match name is at most 200 characters")
+        deals take the tournament round's seeds (R36, ``services.tournaments.seeds``);
+        ``visibility``: ``public`` or ``private``; ``rematch_of`` and ``reserved``: a
+        rematch's first match and who may take each seat (docs/decisions.md D-table-life)."""
+        name = checked_title(name, "name")
+        if visibility not in VISIBILITIES:
+            raise InvalidInputError(f"visibility is public or private, not {visibility!r}")
+        if reserved is not None and len(reserved) != 4:
+            raise InvalidInputError("a rematch reserves each of the four seats")
         if type(start_level) is not int or not 0 <= start_level <= 12:
             raise InvalidInputError(f"start level must be a rank index 0..12, got {start_level!r}")
         return cls._create(
@@ -81,6 +108,9 @@ class Match(GameAggregate):
             tournament_id=None if tournament is None else tournament[0],
             tournament_round=0 if tournament is None else tournament[1],
             timers=timers.to_mapping() if timers is not None and timers.any else None,
+            visibility=visibility,
+            rematch_of=rematch_of,
+            reserved=reserved,
             timestamp=now,
         )
 
@@ -98,6 +128,18 @@ class Match(GameAggregate):
         finished = sum(r.round_events for r in self.results)
         own = self.version - self.unversioned
         return own + finished + (round_version if self.round_open else 0)
+
+    @property
+    def private(self) -> bool:
+        return self.visibility == PRIVATE
+
+    def humans(self, team: int | None = None) -> list[int]:
+        """The seats a person holds (of ``team``: 0 seats 0 and 2, 1 seats 1 and 3, R2)."""
+        return [
+            s
+            for s, info in enumerate(self.seats)
+            if info is not None and info.kind == "human" and (team is None or s % 2 == team)
+        ]
 
     def current_round_id(self) -> UUID | None:
         return round_id(self.id, self.round_number) if self.round_number else None
@@ -117,8 +159,7 @@ class Match(GameAggregate):
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
-        if not 1 <= len(player) <= 100:
-            raise InvalidInputError("a player name is 1 to 100 characters")
+        player = checked_name(player, "name", bot=kind != "human")
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
@@ -131,6 +172,62 @@ class Match(GameAggregate):
             token_hash=token_hash,
             account_id=account_id,
         )
+
+    def make_private(self, now: datetime) -> None:
+        """An invite was made: the table is no longer listed (once)."""
+        self._check_open()
+        if not self.private:
+            self._emit(ev.TableMadePrivate, now)
+
+    def leave(self, seat: int, bot: str, now: datetime) -> str | None:
+        """The person in ``seat`` leaves the table: before round 1 the seat is free again;
+        after, the bot ``bot`` plays it to the end (the table goes on). Answers the bot,
+        or None when the seat was freed."""
+        self._check_open()
+        info = self.seats[seat] if type(seat) is int and 0 <= seat <= 3 else None
+        if info is None or info.kind != "human":
+            raise IllegalMoveError(
+                f"no person sits in seat {seat!r} of this match", rule="R1", code="not-seated"
+            )
+        if bot not in SEAT_KINDS or bot == "human":
+            raise InvalidInputError(f"a seat left is played by a bot, not {bot!r}")
+        replaced_by = bot if self.round_number else None
+        self._emit(ev.SeatLeft, now, seat=seat, replaced_by=replaced_by)
+        return replaced_by
+
+    def resign(self, seat: int, now: datetime) -> bool:
+        """R32: ``seat`` resigns for its team. The team concedes — the match ends, the
+        other team wins — once each of its seats held by a person has resigned (a bot or
+        a seat left concedes with them). Answers whether the match ended."""
+        self._check_open()
+        if not self.round_number:
+            raise IllegalMoveError(
+                "the match has not begun: leave the table instead", rule="R32", code="not-begun"
+            )
+        if seat in self.resigned:
+            raise IllegalMoveError(
+                f"seat {seat} has resigned already; waiting for its partner",
+                rule="R32",
+                code="already-resigned",
+            )
+        self._emit(ev.Resigned, now, seat=seat)
+        team = seat % 2
+        if all(s in self.resigned for s in self.humans(team)):
+            self._emit(ev.MatchFinished, now, reason=RESIGNED, winner=1 - team)
+            return True
+        return False
+
+    def offer_rematch(self, rematch_id: UUID, seat: int | None, now: datetime) -> None:
+        """A rematch of this finished match was opened (once)."""
+        if not self.finished:
+            raise IllegalMoveError(
+                "a rematch follows a finished match (R32)", rule="R32", code="match-not-finished"
+            )
+        if self.rematch is not None:
+            raise IllegalMoveError(
+                f"the rematch is match {self.rematch}", rule="R32", code="rematch-exists"
+            )
+        self._emit(ev.RematchOffered, now, rematch_id=rematch_id, seat=seat)
 
     def reissue_token(self, seat: int, token_hash: str, now: datetime) -> None:
         """A taken seat gets a new token (its old one stops working)."""

@@ -54,10 +54,13 @@ class MatchEvent(Aggregate.Event):
 
 class MatchCreated(Aggregate.Created):
     """A match with its rule set, fixed for good (RULES §10). ``organiser_token_hash`` is
-    the sha256 of the organiser's token (admin actions), never shown; "" when none."""
+    the sha256 of the organiser's token (admin actions), never shown; "" when none.
+    Version 2 says whether the table is listed (``visibility``) and, for a rematch, the
+    match it follows and who may take each seat (docs/decisions.md D-table-life);
+    version 1 events are read as public tables (:meth:`upcast_v1_v2`)."""
 
-    class_version: ClassVar[int] = 1
-    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("organiser_token_hash",)
+    class_version: ClassVar[int] = 2
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("organiser_token_hash", "reserved")
     name: str
     preset: str | None
     rules: dict[str, bool | int | str | None]
@@ -68,9 +71,32 @@ class MatchCreated(Aggregate.Created):
     tournament_round: int = 0
     timers: dict[str, int] | None = None
     """Turn time limits in ms (``domain.game.timers``); None: no limits."""
+    visibility: str = "public"
+    """``public`` (listed, seats claimed by anyone) or ``private`` (never listed; seats
+    by an invite code or the organiser)."""
+    rematch_of: UUID | None = None
+    """The finished match this one is the rematch of (its seats, its rules)."""
+    reserved: list[str] | None = None
+    """A rematch's seats kept for their holders, per seat: ``account:<id>`` (a player),
+    ``token:<seat token hash>`` (a guest's token of the first match) or "" (a bot,
+    seated at once). Never shown."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A match created before private tables: public, no rematch."""
+        state["visibility"] = "public"
+        state["rematch_of"] = None
+        state["reserved"] = None
 
     def apply(self, aggregate: Any) -> None:
         m: Match = aggregate
+        m.visibility = self.visibility
+        m.rematch_of = self.rematch_of
+        m.reserved = list(self.reserved) if self.reserved else ["", "", "", ""]
+        m.accounts = {}
+        m.left = {}
+        m.resigned = set()
+        m.rematch = None
         m.name = self.name
         m.preset = self.preset
         m.rules = RuleSet.from_mapping(self.rules)
@@ -115,6 +141,8 @@ class SeatTaken(MatchEvent):
 
     def apply_to(self, match: Match) -> None:
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
+        if self.account_id is not None:
+            match.accounts[self.seat] = self.account_id
 
 
 class SeatTokenReissued(MatchEvent):
@@ -194,3 +222,66 @@ class MatchImported(MatchEvent):
 
     def apply_to(self, match: Match) -> None:
         match.imported = self
+
+
+class TableMadePrivate(MatchEvent):
+    """The table became private (an invite code was made for it): no longer listed, its
+    free seats taken only with a code or by the organiser (docs/decisions.md
+    D-table-life). No move of the game: it takes no match version."""
+
+    VERSIONED: ClassVar[bool] = False
+
+    def apply_to(self, match: Match) -> None:
+        match.visibility = "private"
+        match.unversioned += 1
+
+
+class SeatLeft(MatchEvent):
+    """The seat's holder left the table (docs/decisions.md D-table-life): before round 1
+    the seat is free again (``replaced_by`` None); after, the bot ``replaced_by`` plays
+    it for the rest of the match, and the seat's token stops working. No move of the
+    game: it takes no match version (it may come mid-round)."""
+
+    VERSIONED: ClassVar[bool] = False
+    seat: int
+    replaced_by: str | None
+
+    def apply_to(self, match: Match) -> None:
+        info = match.seats[self.seat]
+        assert info is not None
+        match.accounts.pop(self.seat, None)
+        if self.replaced_by is None:
+            match.seats[self.seat] = None
+        else:
+            match.seats[self.seat] = SeatInfo(info.name, self.replaced_by, "")
+            match.left[self.seat] = self.replaced_by
+        match.unversioned += 1
+
+
+class Resigned(MatchEvent):
+    """A seat resigned the match for its team (R32): the team concedes once each of its
+    seats held by a person has resigned — a bot partner concedes with them — and
+    ``MatchFinished`` (``resigned``) follows in the same save. No move of the game: it
+    takes no match version."""
+
+    VERSIONED: ClassVar[bool] = False
+    seat: int
+
+    def apply_to(self, match: Match) -> None:
+        match.resigned.add(self.seat)
+        match.unversioned += 1
+
+
+class RematchOffered(MatchEvent):
+    """A seat of this finished match asked for a rematch: match ``rematch_id``, same
+    seats and rules, starts once each person of this table took their seat there. No
+    move of the game: it takes no match version."""
+
+    VERSIONED: ClassVar[bool] = False
+    rematch_id: UUID
+    seat: int | None
+    """The seat that asked (None: the organiser)."""
+
+    def apply_to(self, match: Match) -> None:
+        match.rematch = self.rematch_id
+        match.unversioned += 1

@@ -346,19 +346,30 @@ class Round(GameAggregate):
         """End the drawing or the overcall window when their deadline has passed."""
         if self.dealt is None:
             raise IllegalMoveError("the round has not been dealt", rule="R16", code="not-dealt")
-        if (
+        if self._drawing_over(now):
+            self._end_drawing(now)
+        if self._window_over(now):
+            self._emit(ev.WindowClosed, now)
+
+    def deadline_due(self, now: datetime) -> bool:
+        """Whether :meth:`claim_deadlines` would change the round at ``now`` (R16, R17,
+        R20): the drawing or the overcall window is past its deadline."""
+        return self.dealt is not None and (self._drawing_over(now) or self._window_over(now))
+
+    def _drawing_over(self, now: datetime) -> bool:
+        return (
             self.phase is RoundPhase.DEALING
             and now > self.drawing_deadline()
             and self.drawn_at(now) >= DRAWS
-        ):
-            self._end_drawing(now)
-        if (
+        )
+
+    def _window_over(self, now: datetime) -> bool:
+        return bool(
             self.phase is RoundPhase.OVERCALLING
             and self.pacing.window_ms
             and self.window_opened_at is not None
             and now > self.window_opened_at + timedelta(milliseconds=self.pacing.window_ms)
-        ):
-            self._emit(ev.WindowClosed, now)
+        )
 
     def _end_drawing(self, now: datetime) -> None:
         dealt = self.dealt

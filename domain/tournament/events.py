@@ -46,6 +46,8 @@ class TableEntry:
 class ResultEntry:
     """A table's result as recorded (or corrected), from the pairing's first team."""
 
+    COUNT_FIELDS: ClassVar[tuple[str, ...]] = ("levels",)
+    """``levels`` are levels gained (R30), not ranks."""
     winner: int | None
     levels: tuple[int, int]
     points: tuple[int, int]
@@ -143,6 +145,9 @@ class RoundScheduled(TournamentEvent):
 class TableResultRecorded(TournamentEvent):
     """A table's match finished; its result entered the tournament (pulled by the service)."""
 
+    COUNT_FIELDS: ClassVar[tuple[str, ...]] = ("levels",)
+    """``levels`` are levels gained by each team (R30), not ranks."""
+
     number: int
     table: int
     winner: int | None
@@ -158,6 +163,9 @@ class TableResultRecorded(TournamentEvent):
 
 class ResultCorrected(TournamentEvent):
     """The organiser corrected a table's result: who did and why, and the new figures."""
+
+    COUNT_FIELDS: ClassVar[tuple[str, ...]] = ("levels",)
+    """``levels`` are levels gained by each team (R30), not ranks."""
 
     number: int
     table: int

@@ -5,23 +5,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.game.match import SEAT_KINDS
+from domain.names import InvalidNameError, checked_name
 from domain.rules.errors import InvalidInputError
 from domain.tournament import events as ev
 from domain.tournament.pairing import MAX_TEAMS
 
 
 def check_team(team: ev.TeamEntry, where: str = "team") -> None:
-    if not 1 <= len(team.name) <= 100:
-        raise InvalidInputError(f"{where}.name: 1 to 100 characters")
+    _nfc(team.name, f"{where}.name", bot=False)
     if len(team.players) != 2 or len(team.kinds) != 2:
         raise InvalidInputError(f"{where}: two players (R2: partners sit opposite)")
     for j, (player, kind) in enumerate(zip(team.players, team.kinds, strict=True)):
-        if not 1 <= len(player) <= 100:
-            raise InvalidInputError(f"{where}.players[{j}].name: 1 to 100 characters")
+        _nfc(player, f"{where}.players[{j}].name", bot=kind != "human")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(
                 f"{where}.players[{j}].kind: one of {', '.join(SEAT_KINDS)}, got {kind!r}"
             )
+
+
+def _nfc(name: str, field: str, *, bot: bool) -> None:
+    """The name policy (:mod:`domain.names`); the API hands names over NFC-normalised."""
+    if checked_name(name, field, bot=bot) != name:
+        raise InvalidNameError(field, "must be Unicode-normalised (NFC)")
 
 
 def check_teams(teams: Sequence[ev.TeamEntry], at_least: int = 2) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from domain.game.base import GameAggregate
+from domain.names import checked_name
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from domain.tournament import events as ev
@@ -83,8 +84,7 @@ class Tournament(OrganiserControls, GameAggregate):
         registration: bool = False,
         checkin_required: bool = False,
     ) -> Tournament:
-        if not 1 <= len(name) <= 200:
-            raise InvalidInputError("name: a tournament name is 1 to 200 characters")
+        name = checked_name(name, "name", max_length=200)
         if fmt not in FORMATS:
             raise InvalidInputError(f"format: one of {', '.join(FORMATS)}, got {fmt!r}")
         settings = settings_event(

@@ -7,13 +7,16 @@ stopped, on any replica: docs/decisions.md F9):
 
 * ``ticket`` — a ticket of theirs opened, matched or cancelled;
 * ``match-found`` — they were seated (quick play, an invite, a claim);
-* ``your-turn`` — after a change of one of their matches, it is their seat's turn (the
-  deadline when a turn limit runs, docs/timers.md); one frame per such change;
+* ``your-turn`` — an event of one of their matches made it their seat's turn (the match
+  ``version`` it became so, and the deadline when a turn limit runs, docs/timers.md):
+  the feed follows each match event by event (its own copy of the match and the round,
+  advanced with the log), so no turn is missed however fast the others move, and the
+  frame's ``id`` is the log position of the event that gave the turn;
 * ``match-finished`` — one of their matches ended (R32).
 
-A frame tells the state when it is read (a resumed stream's ``your-turn`` is the turn
-now, not when the event was stored); the client deduplicates by ``matchId`` and
-``version``. Nothing secret: no cards (R33).
+A match is followed from the moment the stream reads it (a resumed stream's backlog
+tells the turns from then on); the client deduplicates by ``matchId`` and ``version``.
+Nothing secret: no cards (R33).
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.application import project_aggregate
 
-from domain.accounts.account import Queued, SeatClaimed, Unqueued
+from domain.accounts.account import MatchLeft, Queued, SeatClaimed, Unqueued
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
+from domain.game.match import Match
 from domain.game.match_events import MatchFinished, RoundBegun
-from domain.game.round import round_id
-from services.accounts.my_matches import one
+from domain.game.round import Round, RoundPhase, round_id
+from domain.game.round_events import TurnTimedOut
+from services.accounts.my_matches import item
 from services.accounts.players import get_account
 from services.game import GameService
 
@@ -53,6 +59,8 @@ class PlayerFeed:
         """The player's matches and seats (also those seated after the stream began)."""
         self.rounds: dict[UUID, UUID] = {}
         """Round id → its match (the rounds begun and the next one of each match)."""
+        self.tables: dict[UUID, _Table] = {}
+        """The player's unfinished matches as followed, event by event (whose turn)."""
         account = get_account(service, account_id)
         if account.ticket is not None:
             self.ids.add(account.ticket)
@@ -65,6 +73,13 @@ class PlayerFeed:
         match = self.service.get_match(match_id)
         for number in range(1, match.round_number + 2):
             self._round(match_id, number)
+        if not match.finished:
+            self.tables[match_id] = _Table(match, self.service.current_round(match), seat)
+
+    @property
+    def playing(self) -> list[UUID]:
+        """The matches followed that are not over (their live feeds wake the stream)."""
+        return list(self.tables)
 
     def _round(self, match_id: UUID, number: int) -> None:
         rid = round_id(match_id, number)
@@ -77,7 +92,6 @@ class PlayerFeed:
             self.position, BATCH, inclusive_of_start=False
         )
         frames: list[Frame] = []
-        touched: dict[UUID, int] = {}
         for n in found:
             self.position = n.id
             oid = n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id)
@@ -88,7 +102,9 @@ class PlayerFeed:
                 frames.extend(self._account(n.id, event))
             elif oid in self.matches or oid in self.rounds:
                 match_id = self.rounds.get(oid, oid)
-                touched[match_id] = n.id
+                table = self.tables.get(match_id)
+                if table is not None and table.apply(event):
+                    frames.append(Frame(id=n.id, kind="your-turn", data=table.turn()))
                 if isinstance(event, RoundBegun):
                     self._round(match_id, event.number + 1)
                 elif isinstance(event, MatchFinished):
@@ -98,16 +114,15 @@ class PlayerFeed:
                         "reason": event.reason,
                     }
                     frames.append(Frame(id=n.id, kind="match-finished", data=data))
+                    self.tables.pop(match_id, None)
             else:
                 frames.extend(self._ticket(n.id, oid, event))
-        for match_id, at in touched.items():
-            item = one(self.service, match_id, self.matches[match_id])
-            if item.your_turn:
-                frames.append(Frame(id=at, kind="your-turn", data=msgspec.to_builtins(item)))
-        return sorted(frames, key=lambda f: f.id)
+        return frames
 
     def _account(self, at: int, event: Any) -> list[Frame]:
-        if isinstance(event, Queued | Unqueued):
+        if isinstance(event, MatchLeft):  # a bot plays the seat now: no more turns
+            self.tables.pop(event.match_id, None)
+        elif isinstance(event, Queued | Unqueued):
             self.ids.add(event.ticket_id)  # saved before the ticket's own event
         elif isinstance(event, SeatClaimed):
             if event.ticket_id is not None:
@@ -138,3 +153,60 @@ class PlayerFeed:
 def start_position(service: GameService) -> int:
     """The log's end now: a stream without ``Last-Event-ID`` starts here."""
     return service.recorder.max_notification_id() or 0
+
+
+_NO_TURN = frozenset(
+    (RoundPhase.SCORED, RoundPhase.ABANDONED, RoundPhase.DEALING, RoundPhase.REDEAL)
+)
+
+
+class _Table:
+    """One of the player's matches and its round, advanced with the log's events: after
+    each, whether it became the player's turn."""
+
+    def __init__(self, match: Match, round_: Round | None, seat: int) -> None:
+        self.match = match
+        self.round = round_
+        self.seat = seat
+        self.acting = self._to_act()
+
+    def _to_act(self) -> int | None:
+        round_ = self.round
+        if self.match.finished or round_ is None or round_.phase in _NO_TURN:
+            return None  # over, or cards being drawn: anyone may declare (R16, R17)
+        play = round_.play
+        playing = round_.phase is RoundPhase.PLAYING and play is not None
+        if playing and play is not None and (len(play.trick) == 4 or play.finished):
+            # the trick is complete (its winner leads once it is won, R24), or the last
+            # one is: the round is scored in the same save (R26)
+            return None
+        return round_.to_act()
+
+    def apply(self, event: Any) -> bool:
+        """Apply ``event`` (one the copies hold already is passed over); True when it made
+        it the player's turn: a turn that begins, or the seat to act again after its own
+        move (it leads the next trick)."""
+        if event.originator_id == self.match.id:
+            if event.originator_version <= self.match.version:
+                return False
+            match = project_aggregate(self.match, (event,))
+            assert match is not None
+            self.match = match
+            if isinstance(event, RoundBegun):
+                self.round = None
+        else:
+            known = self.round is not None and self.round.id == event.originator_id
+            if known and event.originator_version <= self.round.version:  # type: ignore[union-attr]
+                return False
+            if not known and event.originator_version != 1:
+                return False  # a round this copy began from the store, already past it
+            self.round = project_aggregate(self.round if known else None, (event,))
+        before, self.acting = self.acting, self._to_act()
+        mover = None if isinstance(event, TurnTimedOut) else getattr(event, "seat", None)
+        return self.acting == self.seat and (before != self.seat or mover == self.seat)
+
+    def turn(self) -> dict[str, Any]:
+        """The ``your-turn`` frame's data: the match as the player's list shows it, at the
+        version the turn began."""
+        data: dict[str, Any] = msgspec.to_builtins(item(self.match, self.round, self.seat))
+        return data

@@ -23,10 +23,10 @@ from eventsourcing.persistence import IntegrityError
 
 from domain.accounts.account import Account
 from domain.accounts.invite import CODE_ALPHABET, CODE_LENGTH, Invite, invite_id
-from domain.game.match import Match
 from domain.rules.errors import IllegalMoveError
 from services.accounts.players import get_account
-from services.accounts.seating import claim_seat
+from services.accounts.seating import check_admitted, claim_seat, free_seats
+from services.accounts.store import forget
 from services.commands import Attach, CommandResult
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
@@ -47,17 +47,23 @@ def create_invite(
     *,
     extras: Callable[[str, Invite], list[Any]] | None = None,
 ) -> tuple[str, Invite]:
-    """A new code for ``match_id`` (which must be open: R32)."""
-    match = service.get_match(match_id)
-    if match.finished:
-        raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
+    """A new code for ``match_id`` (which must be open: R32); the table becomes private
+    with it (``TableMadePrivate``, in the same save: docs/decisions.md D-table-life)."""
     for _ in range(ATTEMPTS):
+        match = service.get_match(match_id)
+        now = service.clock()
+        match.make_private(now)  # refused once the match is over (R32)
         code = new_code()
-        invite = Invite.create(code, match_id, ttl, by, service.clock())
+        invite = Invite.create(code, match_id, ttl, by, now)
         try:
-            service.save(invite, *(extras(code, invite) if extras else ()))
+            service.save(
+                *([match] if match.pending_events else []),
+                invite,
+                *(extras(code, invite) if extras else ()),
+            )
         except IntegrityError:
-            continue  # the code is taken: draw another
+            forget(service, match_id)
+            continue  # the code is taken, or the match moved on: draw another
         return code, invite
     raise VersionConflictError("no free invite code was drawn; try again")  # pragma: no cover
 
@@ -70,10 +76,6 @@ def find_invite(service: GameService, code: str) -> Invite:
     if not isinstance(found, Invite):
         raise NotFoundError("no invite with this code")  # pragma: no cover
     return found
-
-
-def free_seats(match: Match) -> list[int]:
-    return [s for s in range(4) if match.seats[s] is None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +93,10 @@ def join(
     name: str | None,
     account_id: UUID | None,
     attach: Callable[[int], Attach | None],
+    seat: int | None = None,
 ) -> Joined:
-    """Seat the caller at the lowest free seat of the invite's match (R1)."""
+    """Seat the caller at ``seat`` of the invite's match (a friend sits as partner, R2;
+    409 ``seat-taken`` when it is), or at the lowest free seat (R1)."""
     invite = find_invite(service, code)
     invite.check_open(service.clock())
     for _ in range(ATTEMPTS):
@@ -100,23 +104,30 @@ def join(
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
         free = free_seats(match)
-        if not free:
+        if seat is None and not free:
             raise IllegalMoveError(
                 "R1: the table has four players already", rule="R1", code="no-free-seat"
             )
-        seat = free[0]
+        chosen = free[0] if seat is None else seat
+        check_admitted(match, chosen, invited=True)  # a rematch's kept seat: 403
         try:
             if account_id is not None:
                 account: Account = get_account(service, account_id)
                 token, done = claim_seat(
-                    service, account, invite.match_id, seat, attach=attach(seat)
+                    service,
+                    account,
+                    invite.match_id,
+                    chosen,
+                    attach=attach(chosen),
+                    invited=True,
+                    match=match,
                 )
             else:
                 token = new_token(invite.match_id, SEAT_ROLE)
                 _, done = service.take_seat(
-                    invite.match_id, seat, name or "", token=token, attach=attach(seat)
+                    invite.match_id, chosen, name or "", token=token, attach=attach(chosen)
                 )
         except VersionConflictError:
             continue  # someone took a seat (or the account changed) first: look again
-        return Joined(invite.match_id, seat, token, done)
+        return Joined(invite.match_id, chosen, token, done)
     raise VersionConflictError("the table kept changing; try again")  # pragma: no cover

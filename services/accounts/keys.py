@@ -12,17 +12,31 @@ whose key is gone answers :data:`ERASED`. The keys live outside the event store,
 from __future__ import annotations
 
 import base64
+import binascii
 import secrets
 import threading
 from typing import Protocol
 from uuid import UUID
 
+import msgspec
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 PREFIX = "enc:v1:"
+"""The prefix of a sealed value in stores written before :class:`Sealed` (legacy)."""
 ERASED = "erased player"
 """What a sealed name reads as once its player is erased."""
+UNREADABLE = "unavailable name"
+"""What a stored sealed value that cannot be opened reads as (a damaged store)."""
+
+
+class Sealed(msgspec.Struct, frozen=True, tag_field="sealed", tag="v1"):
+    """A sealed personal value as stored (an object: never a client's string)."""
+
+    owner: str
+    """The account id (hex) whose key sealed it."""
+    box: str
+    """base64 of the 96-bit nonce then the AES-GCM ciphertext."""
 
 
 class KeyStore(Protocol):
@@ -58,7 +72,7 @@ class Sealer:
     def __init__(self, keys: KeyStore) -> None:
         self.keys = keys
 
-    def seal(self, account_id: UUID, field: str, value: str) -> str:
+    def seal(self, account_id: UUID, field: str, value: str) -> Sealed:
         key = self.keys.get(account_id)
         if key is None:
             self.keys.create(account_id, AESGCM.generate_key(bit_length=256))
@@ -66,21 +80,33 @@ class Sealer:
             assert key is not None
         nonce = secrets.token_bytes(12)
         sealed = AESGCM(key).encrypt(nonce, value.encode(), _aad(account_id, field))
-        return f"{PREFIX}{account_id.hex}:{base64.b64encode(nonce + sealed).decode()}"
+        return Sealed(owner=account_id.hex, box=base64.b64encode(nonce + sealed).decode())
 
-    def open(self, field: str, value: str) -> str:
-        if not value.startswith(PREFIX):
-            return value
-        owner, _, blob = value[len(PREFIX) :].partition(":")
-        account_id = UUID(hex=owner)
+    def open(self, field: str, value: Sealed) -> str:
+        """The value sealed in ``value``: :data:`ERASED` once its key is gone,
+        :data:`UNREADABLE` when it cannot be opened."""
+        try:
+            account_id = UUID(hex=value.owner)
+            raw = base64.b64decode(value.box, validate=True)
+        except (ValueError, binascii.Error):
+            return UNREADABLE
         key = self.keys.get(account_id)
         if key is None:
             return ERASED
-        raw = base64.b64decode(blob)
+        if len(raw) < 13:
+            return UNREADABLE
         try:
             return AESGCM(key).decrypt(raw[:12], raw[12:], _aad(account_id, field)).decode()
-        except InvalidTag:  # pragma: no cover - a tampered store
-            return ERASED
+        except (InvalidTag, UnicodeDecodeError):
+            return UNREADABLE
+
+    def open_legacy(self, field: str, value: str, owner: UUID | None) -> str:
+        """A stored string of the old, prefixed form: opened when it is one the service
+        sealed — it names ``owner``, the event's own account — else shown as written."""
+        if owner is None or not value.startswith(f"{PREFIX}{owner.hex}:"):
+            return value
+        blob = value[len(PREFIX) + len(owner.hex) + 1 :]
+        return self.open(field, Sealed(owner=owner.hex, box=blob))
 
 
 def _aad(account_id: UUID, field: str) -> bytes:

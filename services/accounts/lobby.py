@@ -10,17 +10,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 from uuid import UUID, uuid4
 
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import Account
-from domain.accounts.lobby import Lobby, LobbyOpened, Waiting, lobby_id, plan, rules_key
+from domain.accounts.lobby import (
+    Lobby,
+    MatchMade,
+    TicketLeft,
+    TicketQueued,
+    Waiting,
+    lobby_id,
+    plan,
+    rules_key,
+)
 from domain.accounts.ticket import Ticket
 from domain.game.match import Match
 from domain.rules.errors import InvalidInputError
-from domain.rules.ruleset import RuleSet
+from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from services.accounts.players import get_account
 from services.accounts.seating import open_first_round
 from services.accounts.store import forget, save_all
@@ -30,6 +39,7 @@ from services.loading import load
 from services.sources import SEAT_ROLE, new_token, token_hash
 
 ATTEMPTS = 20
+BATCH = 500
 QUICK_PLAY = "quick play"
 
 
@@ -56,10 +66,19 @@ def get_lobby(service: GameService, lid: UUID) -> Lobby | None:
     return lobby
 
 
+def quick_play_rules(service: GameService, rules: RuleSet) -> RuleSet:
+    """Quick play's rule set: a match end that never comes by itself (``wrap``, R32) is
+    the service's preset length (``rounds:N``), so every quick-play match ends."""
+    if rules.match_end.kind is not MatchEndKind.WRAP:
+        return rules
+    length = MatchEnd(MatchEndKind.ROUNDS, service.table.quick_play_rounds)
+    return RuleSet.from_mapping({**rules.to_mapping(), "match_end": str(length)})
+
+
 def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID | None]:
     """Queue a ticket (and make a match at once when it completes one); answers the
     ticket as saved and the match it made, if any."""
-    mapping = req.rules.to_mapping()
+    mapping = quick_play_rules(service, req.rules).to_mapping()
     key = rules_key(mapping, req.preset)
     lid = lobby_id(key)
     ticket_id = uuid4()
@@ -163,7 +182,14 @@ def matchmake(
         return None
     match_id = uuid4()
     rules = RuleSet.from_mapping(lobby.rules)
-    match = Match.create(rules, now, name=QUICK_PLAY, preset=lobby.preset, match_id=match_id)
+    match = Match.create(
+        rules,
+        now,
+        name=QUICK_PLAY,
+        preset=lobby.preset,
+        match_id=match_id,
+        timers=service.table.quick_play_timers,  # always: an absent person never stalls it
+    )
     for seat, ticket_id, account_id, kind in seating:
         digest = token_hash(new_token(match_id, SEAT_ROLE))  # never shown: see below
         if account_id is None or ticket_id is None:
@@ -188,34 +214,50 @@ def matchmake(
 
 
 class Lobbies:
-    """The lobbies of the store, read from its notification log (``LobbyOpened``): every
-    replica finds every lobby, also those opened elsewhere or before it started."""
+    """The lobbies where a ticket waits for bots, followed through the store's notification
+    log (their ``TicketQueued``, ``TicketLeft`` and ``MatchMade``), so every replica finds
+    every such lobby, also those changed elsewhere or before it started. A lobby is read
+    again only after it changed; one whose tickets are gone (or ask for no bots) is
+    forgotten — it costs the sweeper nothing until a ticket queues there again. So the
+    sweeper's idle cost is one read of the log's new lobby events, however many lobbies
+    were ever opened (docs/decisions.md D-fair)."""
+
+    TOPICS: Final = (get_topic(TicketQueued), get_topic(TicketLeft), get_topic(MatchMade))
 
     def __init__(self) -> None:
         self.position = 0
-        self.ids: list[UUID] = []
+        self.changed: set[UUID] = set()
+        self.due: dict[UUID, datetime] = {}
+        """Lobby → when its oldest party asking for bots may have them."""
 
-    def refresh(self, service: GameService) -> list[UUID]:
-        topic = get_topic(LobbyOpened)
+    def refresh(self, service: GameService) -> dict[UUID, datetime]:
         while True:
             found = service.recorder.select_notifications(
-                self.position, 100, topics=[topic], inclusive_of_start=False
+                self.position, BATCH, topics=list(self.TOPICS), inclusive_of_start=False
             )
             for n in found:
-                self.ids.append(UUID(str(n.originator_id)))
+                self.changed.add(UUID(str(n.originator_id)))
                 self.position = n.id
-            if len(found) < 100:
-                return self.ids
+            if len(found) < BATCH:
+                break
+        for lid in self.changed:
+            found_lobby = get_lobby(service, lid)
+            due = None if found_lobby is None else found_lobby.next_bots_at()
+            if due is None:
+                self.due.pop(lid, None)
+            else:
+                self.due[lid] = due
+        self.changed.clear()
+        return self.due
 
 
 def sweep_due(service: GameService, lobbies: Lobbies) -> list[UUID]:
-    """Make every match that is due (bots after a wait) in every lobby; their ids."""
+    """Make every match that is due (bots after a wait) in the lobbies that wait; their ids."""
     now = service.clock()
     made: list[UUID] = []
-    for lid in lobbies.refresh(service):
-        found = get_lobby(service, lid)
-        due = None if found is None else found.next_bots_at()
-        if due is not None and due <= now:
+    for lid, due in list(lobbies.refresh(service).items()):
+        if due <= now:
+            lobbies.changed.add(lid)  # read again at the next sweep, whatever happens
             match_id = sweep(service, lid)
             if match_id is not None:
                 made.append(match_id)

@@ -13,7 +13,8 @@ from uuid import UUID
 import msgspec
 
 from domain.accounts.account import Account
-from domain.game.round import RoundPhase
+from domain.game.match import Match
+from domain.game.round import Round, RoundPhase
 from domain.game.timers import turn_clock
 from services.game import GameService
 
@@ -39,6 +40,9 @@ class MyMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """When the seat to act times out (turn limits, docs/timers.md); None without one."""
     winner: int | None
     """The winning team (0: seats 0 and 2, 1: seats 1 and 3) once finished (R2, R32)."""
+    rematch: str | None
+    """The rematch asked for after this match: confirm your seat with ``POST
+    /v1/matches/{id}/rematch`` (docs/decisions.md D-table-life)."""
 
 
 class MyMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -48,6 +52,8 @@ class MyMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Matches not finished (waiting for seats or playing)."""
     finished: list[MyMatch]
     """Finished matches (R32)."""
+    left: list[MyMatch]
+    """Matches the player left (a bot plays their seat, or it was freed before round 1)."""
 
 
 def my_matches(service: GameService, account: Account) -> MyMatches:
@@ -55,12 +61,17 @@ def my_matches(service: GameService, account: Account) -> MyMatches:
     return MyMatches(
         current=[i for i in items if i.status != "finished"],
         finished=[i for i in items if i.status == "finished"],
+        left=[one(service, match_id, seat) for match_id, seat in account.left.items()],
     )
 
 
 def one(service: GameService, match_id: UUID, seat: int) -> MyMatch:
     match = service.get_match(match_id)
-    round_ = service.current_round(match)
+    return item(match, service.current_round(match), seat)
+
+
+def item(match: Match, round_: Round | None, seat: int) -> MyMatch:
+    """The player's ``seat`` in ``match`` with its current round ``round_``."""
     to_act: int | None = None
     deadline: str | None = None
     if round_ is not None and not match.finished and round_.phase not in _OVER:
@@ -79,4 +90,5 @@ def one(service: GameService, match_id: UUID, seat: int) -> MyMatch:
         your_turn=to_act == seat,
         turn_deadline=deadline,
         winner=match.winner,
+        rematch=None if match.rematch is None else str(match.rematch),
     )

@@ -23,7 +23,10 @@ from services.game import GameService
 from services.sources import PLAYER_ROLE, new_token, token_hash
 
 NS = uuid5(NAMESPACE_URL, "shengji:oidc")
-ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "PS256"]
+ALGORITHMS = ("RS256", "ES256")
+"""The signing algorithms accepted by default (``OIDC_ALGORITHMS``)."""
+SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384")
+"""Every asymmetric algorithm ``OIDC_ALGORITHMS`` may name (never HS*, never none)."""
 
 
 class OidcError(Exception):
@@ -31,20 +34,38 @@ class OidcError(Exception):
 
 
 class OidcVerifier:
+    """Verifies the provider's tokens. A token is checked with the one algorithm of the key
+    its ``kid`` names — the JWK's ``alg``, else its key type's (RS256 for RSA, ES256 for a
+    P-256 key) — and only when that algorithm is one of ``algorithms``: a token whose
+    header names another (PS256 or RS512 against an RS256 key, RS256 against an EC key) is
+    refused, as is anything else the verifier refuses (docs/security.md)."""
+
     def __init__(
-        self, issuer: str, audience: str, jwks_url: str, *, lifespan_s: float = 300.0
+        self,
+        issuer: str,
+        audience: str,
+        jwks_url: str,
+        *,
+        algorithms: tuple[str, ...] = ALGORITHMS,
+        lifespan_s: float = 300.0,
     ) -> None:
         self.issuer = issuer
         self.audience = audience
+        self.algorithms = algorithms
         self.jwks = jwt.PyJWKClient(jwks_url, cache_keys=True, lifespan=lifespan_s, timeout=5)
 
     def verify(self, token: str) -> dict[str, Any]:
         try:
             key = self.jwks.get_signing_key_from_jwt(token)
+            if key.algorithm_name not in self.algorithms:
+                raise OidcError(
+                    f"the identity token's key is for {key.algorithm_name}, which this "
+                    f"service does not accept (OIDC_ALGORITHMS: {', '.join(self.algorithms)})"
+                )
             claims: dict[str, Any] = jwt.decode(
                 token,
                 key.key,
-                algorithms=ALGORITHMS,
+                algorithms=[key.algorithm_name],
                 audience=self.audience,
                 issuer=self.issuer,
                 options={"require": ["exp", "iss", "aud", "sub"]},
@@ -52,6 +73,8 @@ class OidcVerifier:
             )
         except jwt.PyJWTError as e:
             raise OidcError(f"the identity token does not verify: {e}") from None
+        except (TypeError, ValueError) as e:  # a key the header's algorithm cannot use
+            raise OidcError(f"the identity token does not verify with its key: {e}") from None
         return claims
 
 

@@ -10,9 +10,11 @@ notifications are held at once.
 Order: the order the matches finished in the log (commit order). ``finished_from`` /
 ``finished_to`` filter on ``MatchFinished``'s time (for an imported record, the time the
 record says the match ended), inclusive of ``from``, exclusive of ``to``; ``preset`` on
-the match's rule-set preset (§10). A tournament table whose tournament round is not
-complete is left out (R36: its record would be 409 ``deal-embargoed``); it appears in a
-later export.
+the match's rule-set preset (§10); ``tournament_id`` on the tournament of its tables;
+``account_id`` on a player's seat (``SeatTaken.account_id``: the caller checks that the
+player asks, as an account links a person's matches). A tournament table whose
+tournament round is not complete is left out (R36: its record would be 409
+``deal-embargoed``); it appears in a later export.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
-from domain.game.match_events import MatchCreated, MatchFinished
+from domain.game.match_events import MatchCreated, MatchFinished, SeatTaken
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import PRESETS
 from services.embargo import embargo_for
@@ -45,6 +47,10 @@ class BulkFilter:
     finished_from: datetime | None = None
     finished_to: datetime | None = None
     preset: str | None = None
+    tournament_id: UUID | None = None
+    """Only the tables of this tournament."""
+    account_id: UUID | None = None
+    """Only the matches this player's account sat in."""
 
     def __post_init__(self) -> None:
         for name, moment in (
@@ -84,15 +90,29 @@ def finished_matches(service: GameService, where: BulkFilter) -> Iterator[UUID]:
             match_id: UUID = finished.originator_id
             stored = service.recorder.select_events(match_id, lte=1)
             created: Any = service.mapper.to_domain_event(stored[0])
-            if not isinstance(created, MatchCreated):
+            if not isinstance(created, MatchCreated) or not _takes(service, where, created):
                 continue
-            if where.preset is not None and created.preset != where.preset:
+            if where.tournament_id is not None and created.tournament_id != where.tournament_id:
                 continue
             if embargo_for(service, created.tournament_id, created.tournament_round):
                 continue  # R36: exported once its tournament round completes
             yield match_id
         if len(page) < PAGE:
             return
+
+
+def _takes(service: GameService, where: BulkFilter, created: MatchCreated) -> bool:
+    """The filters on the match itself: its preset, its tournament, a player's seat."""
+    if where.preset is not None and created.preset != where.preset:
+        return False
+    if where.tournament_id is not None and created.tournament_id != where.tournament_id:
+        return False
+    if where.account_id is None:
+        return True
+    return any(
+        isinstance(e, SeatTaken) and e.account_id == where.account_id
+        for e in service.events.get(created.originator_id)
+    )
 
 
 def finished_records(service: GameService, where: BulkFilter) -> Iterator[bytes]:

@@ -31,6 +31,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import msgspec
 from eventsourcing.persistence import IntegrityError
 
+from domain.game.match import RESIGNED
 from domain.game.match_events import RoundBegun
 from domain.game.round import RoundPhase, round_id
 from domain.rules.cards import RANKS
@@ -63,6 +64,7 @@ from services.records.steps import (
     timed_out,
     timers_of,
 )
+from services.table_life import resign_team
 
 POPO: dict[str, str] = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -153,7 +155,10 @@ def _replay_match(
                 field="end",
             )
         clock.set(end.at, "the match's end", ctx)
-        service.finish_match(match_id, end.reason)
+        if end.reason == RESIGNED and end.winner is not None:
+            resign_team(service, match_id, 1 - end.winner)  # R32: the loser conceded
+        else:
+            service.finish_match(match_id, end.reason)
     replayed = match_record(list(service.events.get(match_id)), [])
     assert replayed.end is not None
     compare(end, replayed.end, "end", ctx, {"winner": "R32", "levels": "R30", "laps": "R32"})

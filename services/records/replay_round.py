@@ -62,7 +62,8 @@ def replay_round(record: GameRecord) -> Round:
     def deal() -> None:
         seed = deals()
         d = r.deals[deals.next - 1]
-        round_.deal(seed, clock(), Pacing(d.interval_ms, d.declare_ms, d.window_ms))
+        pacing = Pacing(d.interval_ms, d.declare_ms, d.window_ms)
+        round_.deal(seed, clock(), pacing, first_seat=d.first_seat)  # R16, R36
 
     def redeal_if_asked() -> None:
         if round_.phase is RoundPhase.REDEAL:

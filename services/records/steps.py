@@ -89,7 +89,8 @@ class Cursor:
 class Deals:
     """The replay's seed source: the record's deals in order, each checked against its
     commitment as it is dealt (R35); an abandoned round gets a stand-in seed (its deal
-    stays secret, R33). Sets the service's pacing to the deal's before it is read."""
+    stays secret, R33). Sets the service's pacing and first seat drawn (``firstSeat``,
+    R16, R36) to the deal's before they are read."""
 
     def __init__(self, record: GameRecord, ctx: Cursor) -> None:
         self.entries: list[tuple[int, int, RecordDeal | None]] = []
@@ -113,6 +114,8 @@ class Deals:
             )
         number, k, deal = self.entries[self.next]
         self.next += 1
+        if self.service is not None:
+            self.service.deal_from = None if deal is None else deal.first_seat
         if deal is None:
             return hashlib.sha256(f"shengji:record:abandoned:{number}".encode()).digest()
         seed = seed_from_hex(deal.seed)

@@ -22,7 +22,6 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
-import httpx
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
@@ -31,6 +30,7 @@ from domain.accounts.webhooks import Queue, QueueOpened, Subscription
 from services.game import Clock, GameService
 from services.sources import jitter as draw_jitter
 from services.webhooks.outbox import WebhookOutbox
+from services.webhooks.targets import TargetPolicy
 
 REPLAY_WINDOW_S = 300
 SIGNATURE_HEADER = "Shengji-Signature"
@@ -55,11 +55,6 @@ def verify(secret: str, header: str, body: bytes, now: int) -> bool:
     return hmac.compare_digest(sign(secret, timestamp, body), header)
 
 
-def http_post(url: str, body: bytes, headers: dict[str, str]) -> int:
-    with httpx.Client(timeout=5.0, follow_redirects=False) as client:
-        return client.post(url, content=body, headers=headers).status_code
-
-
 class Dispatcher:
     """Sends due deliveries of every queue (one thread at a time)."""
 
@@ -68,7 +63,7 @@ class Dispatcher:
         outbox: WebhookOutbox,
         leader: GameService,
         *,
-        post: Post = http_post,
+        post: Post | None = None,
         clock: Clock | None = None,
         jitter: Callable[[], float] = draw_jitter,
         base_s: float = 1.0,
@@ -76,7 +71,9 @@ class Dispatcher:
     ) -> None:
         self.outbox = outbox
         self.leader = leader
-        self.post = post
+        self.post = post or TargetPolicy().post
+        """Sends a delivery: by default to public https addresses only, checked at each
+        delivery (:mod:`services.webhooks.targets`)."""
         self.clock = clock or leader.clock
         self.jitter = jitter
         self.base_s = base_s

@@ -15,16 +15,17 @@ round event after which the seat to act changed to a player's), ``match-finished
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, ProcessingEvent, project_aggregate
 from eventsourcing.domain import DomainEventProtocol
-from eventsourcing.persistence import Mapper
+from eventsourcing.persistence import IntegrityError, Mapper, Tracking
 from eventsourcing.system import ProcessApplication
 from eventsourcing.utils import get_topic
 
@@ -70,8 +71,8 @@ class WebhookOutbox(ProcessApplication[UUID]):
             *ROUND_EVENTS_WITH_START,
         )
     )
-    """Only what the policy reads is pulled (the library filters the log by topic): not
-    the idempotency records, sessions, lobby or the matches' bookkeeping events."""
+    """Everything the policy can read (the library filters the log by topic); each catch-up
+    narrows it to what the subscriptions want (:func:`wanted_topics`)."""
     pull_section_size = 500
     """Notifications read per query (the library's default is 10)."""
 
@@ -89,15 +90,34 @@ class WebhookOutbox(ProcessApplication[UUID]):
         return MsgspecMapper()
 
     def catch_up(self) -> None:
-        """Process every notification of the game's log after the tracked position. Whether
-        any subscription wants ``your-turn`` is read once per catch-up (and follows the
-        registrations this catch-up processes), not once per round event."""
-        try:
-            registry: Registry | None = self.repository.get(REGISTRY_ID)
-        except AggregateNotFoundError:
-            registry = None
-        self.turns_wanted = registry is not None and _wants_turns(registry)
-        self.pull_and_process(self.leader.name)
+        """Process the game's log after the tracked position — only the notifications some
+        subscription wants (:func:`wanted_topics`: with no subscription, only the seat
+        claims that a later subscription's deliveries need) — then record the position
+        reached with the library's tracking record, so what nobody wanted is neither
+        processed nor read again. The log is taken up to the next registration or removal
+        at a time, so events after a new subscription are filtered by its wants."""
+        leader = self.leader.name
+        while True:
+            try:
+                registry: Registry | None = self.repository.get(REGISTRY_ID)
+            except AggregateNotFoundError:
+                registry = None
+            self.turns_wanted = registry is not None and _wants_turns(registry)
+            self.topics = wanted_topics(registry)
+            start = self.recorder.max_tracking_id(leader) or 0
+            top = self.leader.recorder.max_notification_id() or 0
+            if top <= start:
+                return
+            change = self.leader.recorder.select_notifications(
+                start, 1, stop=top, topics=REGISTRATION_TOPICS, inclusive_of_start=False
+            )
+            stop = change[0].id if change else top
+            self.pull_and_process(leader, start=start, stop=stop)
+            if (self.recorder.max_tracking_id(leader) or 0) < stop:
+                with contextlib.suppress(IntegrityError):  # another outbox got there first
+                    self.recorder.insert_tracking(Tracking(leader, stop))
+            if stop >= top:
+                return
 
     # -- the policy --------------------------------------------------------------------------
 
@@ -194,6 +214,29 @@ class WebhookOutbox(ProcessApplication[UUID]):
         if len(self.rounds) > 10_000:
             self.rounds.popitem(last=False)
         return round_
+
+
+REGISTRATION_TOPICS: Final = (get_topic(SubscriptionRegistered), get_topic(SubscriptionRemoved))
+ALWAYS_TOPICS: Final = (*REGISTRATION_TOPICS, get_topic(SeatClaimed))
+"""Followed with or without subscriptions: the registrations, and the seat claims whose
+tables a later subscription's ``match-finished`` and ``your-turn`` need."""
+KIND_TOPICS: Final[Mapping[str, tuple[str, ...]]] = {
+    "match-found": (),
+    "match-finished": (get_topic(MatchFinished),),
+    "tournament-round-ready": (get_topic(RoundScheduled),),
+    "your-turn": tuple(get_topic(cls) for cls in ROUND_EVENTS_WITH_START),
+}
+"""What each kind of delivery reads beyond :data:`ALWAYS_TOPICS`."""
+
+
+def wanted_topics(registry: Registry | None) -> tuple[str, ...]:
+    """The log's topics the subscriptions of ``registry`` want followed."""
+    kinds = {
+        kind
+        for subscribed in (registry.subscriptions if registry else {}).values()
+        for kind in subscribed
+    }
+    return ALWAYS_TOPICS + tuple(t for kind in sorted(kinds) for t in KIND_TOPICS.get(kind, ()))
 
 
 def _wants_turns(registry: Registry) -> bool:

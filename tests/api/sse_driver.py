@@ -9,6 +9,7 @@ import asyncio
 import json
 import random
 import socket
+import zlib
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -85,6 +86,9 @@ class SseStream:
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    """The body as the app sent it (compressed under ``Content-Encoding: gzip``)."""
+    chunks: int = 0
+    """Body messages the app sent with bytes in them."""
     ended: bool = False
     _chunks: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
     _buffer: str = ""
@@ -111,6 +115,13 @@ class SseStream:
             assert ev is not None, "the stream ended"
             if ev.event == "view":
                 return ev
+
+    async def close(self) -> None:
+        """The client disconnects; the app must stop sending."""
+        self._disconnect.set()
+        if self._task is not None:
+            async with asyncio.timeout(TIMEOUT):
+                await self._task
 
     async def rest(self, timeout: float = TIMEOUT) -> list[Event]:
         """Every block until the server ends the stream."""
@@ -156,6 +167,7 @@ async def stream(
         "state": {},
     }
     requested = False
+    inflate: Any = None  # a zlib decompressor when the answer is gzip: blocks as they come
 
     async def receive() -> dict[str, Any]:
         nonlocal requested
@@ -166,15 +178,19 @@ async def stream(
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
+        nonlocal inflate
         if message["type"] == "http.response.start":
             s.status = message["status"]
             s.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
+            if s.headers.get("content-encoding") == "gzip":
+                inflate = zlib.decompressobj(wbits=31)
             s._started.set()
         elif message["type"] == "http.response.body":
             body = message.get("body", b"")
             s.body += body
             if body:
-                s._chunks.put_nowait(body)
+                s.chunks += 1
+                s._chunks.put_nowait(body if inflate is None else inflate.decompress(body))
             if not message.get("more_body", False):
                 s._chunks.put_nowait(None)
                 s._disconnect.set()  # like a server: receive() says disconnect after the end

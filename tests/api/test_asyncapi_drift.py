@@ -38,6 +38,13 @@ def test_every_stream_of_the_api_is_a_channel() -> None:
     for operation in doc["operations"].values():
         assert operation["action"] == "receive"
     feed = doc["components"]["messages"]["feedEvent"]["payload"]
-    assert {"position", "stream", "version", "type", "data", "hidden"} <= set(
-        doc["components"]["schemas"][feed["$ref"].rsplit("/", 1)[1]]["properties"]
-    )
+    schemas = doc["components"]["schemas"]
+    union = schemas[feed["$ref"].rsplit("/", 1)[1]]
+    # a feed item is one schema per event type, told apart by `type` (not `data: object`)
+    assert union["discriminator"]["propertyName"] == "type" and len(union["oneOf"]) > 30
+    for name, ref in union["discriminator"]["mapping"].items():
+        item = schemas[ref.rsplit("/", 1)[1]]
+        assert item["properties"]["type"]["const"] == name
+        assert {"position", "stream", "version", "type", "data", "hidden"} <= set(
+            item["properties"]
+        )

@@ -74,8 +74,9 @@ def test_the_app_is_built_from_the_settings() -> None:
         "TOURNAMENT_QUOTA_PER_HOUR",
         "IMPORT_QUOTA_PER_HOUR",
         "PLAYER_QUOTA_PER_HOUR",
+        "SESSION_QUOTA_PER_HOUR",
     ]
-    assert (parts.caps.per_identity, parts.caps.per_address) == (8, 32)
+    assert set(parts.caps.per_kind.values()) == {8} and parts.caps.per_address == 32
     assert parts.sweeper.interval_ms == parts.clerk.interval_ms == 250
     assert parts.lobby_sweeper.interval_s == 0.25
     assert parts.sweeper.sweeper.timeout_kind == "random"
@@ -84,7 +85,7 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert parts.on_shutdown == (parts.runtime.service.close,)  # built here, closed here
     off = build_parts(TEST_SETTINGS)
     assert off.rate_limiter.per_minute == 0 and off.quotas == ()
-    assert (off.caps.per_identity, off.caps.per_address) == (0, 0)
+    assert not off.caps.enabled
     assert off.sweeper.interval_ms == 0 and off.oidc is None
     assert not off.webhooks.operator.configured
 

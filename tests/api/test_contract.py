@@ -1,4 +1,4 @@
-"""The contract's fine print (issue 4): request bodies decoded strictly (unknown fields,
+"""The contract's fine print: request bodies decoded strictly (unknown fields,
 wrong types, ``0`` for a bool and ``"5"`` for an int refused, naming the field; ``5.0`` is
 an int, as in JSON), card tokens in R4 notation (RULES R4) refused as ``invalid-card``
 naming the field and the token, authorisation before the Idempotency-Key lookup, and the
@@ -182,7 +182,7 @@ def document() -> Json:
 def test_request_schemas_are_the_decoders_own(document: Json, request_type: type) -> None:
     _, components = msgspec.json.schema_components([request_type], ref_template=REF_TEMPLATE)
     for name, schema in components.items():
-        # the document adds descriptions (issue 12); everything else is msgspec's own
+        # the document adds descriptions (D-contract); everything else is msgspec's own
         assert _undescribed(document["components"]["schemas"][name]) == _undescribed(schema)
 
 

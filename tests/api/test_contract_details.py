@@ -1,4 +1,4 @@
-"""The smaller parts of the client contract (issue 12): answers all in Chinese under
+"""The smaller parts of the client contract (D-contract): answers all in Chinese under
 ``Accept-Language: zh-CN`` (the detail and every ``errors[].message``), 415 for a body
 that is not JSON, a problem naming an id that is not a UUID, one charset on text answers."""
 

@@ -1,4 +1,4 @@
-"""Prometheus metrics at ``/metrics`` and the 503 ``store-unavailable`` answer (issue 6:
+"""Prometheus metrics at ``/metrics`` and the 503 ``store-unavailable`` answer (docs/deploy.md:
 observability; scale-out and faults).
 
 Apps run on POPO services with a fixed clock and seeds (``tests.api.rest``); each app has

@@ -1,4 +1,4 @@
-"""RULES R33 over HTTP: no response ever holds a card its viewer may not see (issue 4,
+"""RULES R33 over HTTP: no response ever holds a card its viewer may not see (docs/observability.md,
 "Writes you can trust").
 
 Random games are played through the API only — each move one a seat's view offers,

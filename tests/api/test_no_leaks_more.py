@@ -1,5 +1,5 @@
 """The no-leak property (RULES R33, R36) on the ground the first test only crossed
-(issue 13, finding 7; the machinery: :mod:`tests.api.leak_truth`, :mod:`tests.api.leak_game`):
+(docs/security.md; the machinery: :mod:`tests.api.leak_truth`, :mod:`tests.api.leak_game`):
 
 * **the burier's view of the bottom** (R21) and **a later round's 炒底** (R20: an overcall
   after the bottom was buried, the overcaller takes the buried cards and buries again):

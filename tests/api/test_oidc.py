@@ -6,6 +6,7 @@ OIDC settings the route is off (403)."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ from typing import Any
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -30,8 +32,17 @@ class Provider:
     def __init__(self) -> None:
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.ec = ec.generate_private_key(ec.SECP256R1())
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
-        jwks = json.dumps({"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]})
+        ec_jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.ec.public_key()))
+        jwks = json.dumps(
+            {
+                "keys": [
+                    {**jwk, "kid": "k1", "use": "sig", "alg": "RS256"},
+                    {**ec_jwk, "kid": "k2", "use": "sig"},  # no alg: its key type's (ES256)
+                ]
+            }
+        )
         self.fetches = 0
         provider = self
 
@@ -108,3 +119,58 @@ def test_without_settings_oidc_is_off() -> None:
     with client() as c:
         r = c.post("/v1/players/oidc", headers=auth("eyJ.x.y"))
         assert (r.status_code, r.json()["code"]) == (403, "forbidden")
+
+
+def test_an_ec_key_signs_in_with_its_own_algorithm(
+    c: TestClient[Litestar], provider: Provider
+) -> None:
+    now = int(time.time())
+    body = {"iss": ISSUER, "aud": AUDIENCE, "sub": "ec-user", "exp": now + 600}
+    token = jwt.encode(body, provider.ec, algorithm="ES256", headers={"kid": "k2"})
+    assert c.post("/v1/players/oidc", headers=auth(token)).status_code == 201
+
+
+def malformed(provider: Provider) -> dict[str, str]:
+    """Tokens an attacker would try: keys of another type, algorithms other than the key's,
+    none, HMAC over the public key, junk."""
+    now = int(time.time())
+    body = {"iss": ISSUER, "aud": AUDIENCE, "sub": "user-1", "exp": now + 600}
+    public_pem = provider.key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+    def signed(key: Any, alg: str, kid: str | None) -> str:
+        headers = {} if kid is None else {"kid": kid}
+        return jwt.encode(body, key, algorithm=alg, headers=headers)
+
+    unsigned = jwt.encode(body, "", algorithm="none", headers={"kid": "k1"})
+    return {
+        "ES256 against the RSA key": signed(provider.ec, "ES256", "k1"),
+        "RS256 against the EC key": signed(provider.key, "RS256", "k2"),
+        "PS256 with the RS256 key": signed(provider.key, "PS256", "k1"),
+        "RS512 with the RS256 key": signed(provider.key, "RS512", "k1"),
+        "RS384 with the RS256 key": signed(provider.key, "RS384", "k1"),
+        "HS256 over the public key": jwt.encode(
+            body, public_pem.decode()[:32], algorithm="HS256", headers={"kid": "k1"}
+        ),
+        "alg none": unsigned,
+        "no kid": signed(provider.key, "RS256", None),
+        "an unknown kid": signed(provider.key, "RS256", "k9"),
+        "junk": "eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln",
+        "three dots": "a.b.c",
+    }
+
+
+def test_every_malformed_token_is_a_401_logged_without_a_traceback(
+    c: TestClient[Litestar], provider: Provider, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The finding: a token whose kid names a key of another type answered 500 with a
+    traceback at ERROR; PS256 and RS512 were accepted with an RS256 key."""
+    answers = {}
+    with caplog.at_level(logging.INFO):
+        for name, token in malformed(provider).items():
+            r = c.post("/v1/players/oidc", headers=auth(token))
+            answers[name] = (r.status_code, r.json()["code"])
+    assert answers == {name: (401, "unauthorized") for name in answers}
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert sum("oidc sign-in refused" in r.getMessage() for r in caplog.records) == len(answers)

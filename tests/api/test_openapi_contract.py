@@ -1,4 +1,4 @@
-"""openapi.yaml is a document a mobile developer can generate a client from (issue 12):
+"""openapi.yaml is a document a mobile developer can generate a client from (D-contract):
 human operationIds, a description on every operation, parameter, schema and property,
 enums for the closed sets, an example for every request and answer that fits its schema,
 unique readable schema names, and every 4xx answer listing its problem types."""

@@ -127,8 +127,9 @@ async def test_a_revoked_device_hears_nothing_more(
     monkeypatch: pytest.MonkeyPatch, how: str, anyio_backend: str
 ) -> None:
     """A lost phone signed out from another device (or a rotated token, or an erased
-    player) gets no more frames on a stream it opened before: the stream ends (its
-    reconnection is a 401), though events concerning the player keep coming."""
+    player) gets no more frames on a stream it opened before: the stream ends with
+    `event: revoked` (its reconnection is a 401), though events concerning the player keep
+    coming."""
     monkeypatch.setattr(player_stream, "LIFETIME_S", 2.0)
     service = new_service()
     app = make_app(service)
@@ -153,10 +154,43 @@ async def test_a_revoked_device_hears_nothing_more(
             assert ev is not None, "the stream ended before its snapshot"
         await anyio.to_thread.run_sync(revoke)
         rest = await s.rest()
-    assert [ev.event for ev in rest if ev.event] == [], rest
+    assert [ev.event for ev in rest if ev.event] == ["revoked"], rest
     assert tablet and player_of(service, Credential.parse(lost)) is None
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_a_resume_from_far_back_starts_from_the_snapshot_not_a_scan_of_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The finding: 100 player streams with `Last-Event-ID: 0` each scanned the whole log
+    (an ordinary GET went from 15-40 ms to 0.9-1.6 s on a 6k-event log). A resume reads
+    at most RESUME_WINDOW positions; from further back the stream starts with the
+    snapshot at the log's end."""
+    monkeypatch.setattr(player_stream, "RESUME_WINDOW", 12)
+    service = new_service()
+    read: list[int] = []
+    real = service.recorder.select_notifications
+
+    def counting(start: int, limit: int, *args: object, **kwargs: object) -> object:
+        found = real(start, limit, *args, **kwargs)  # type: ignore[arg-type]
+        read.extend(n.id for n in found)
+        return found
+
+    with client(service) as c:
+        players = [new_player(c, f"p{i}") for i in range(4)]
+        for p in players:
+            ticket(c, p["token"])  # a match: its seating and deal fill the log
+        end = service.recorder.max_notification_id() or 0
+        assert end > 24
+        monkeypatch.setattr(service.recorder, "select_notifications", counting)
+        got = frames(read_stream(c, players[0]["token"], 0))
+        assert [k for _, k, _ in got][:1] == ["snapshot"] and got[0][0] >= end
+        assert not [i for i in read if i <= end - 12], "the stream read the log from 0"
+        read.clear()
+        near = frames(read_stream(c, players[0]["token"], end - 10))
+        assert "snapshot" not in [k for _, k, _ in near]  # within the window: exact resume
+        assert min(read) == end - 9

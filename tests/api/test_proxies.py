@@ -1,4 +1,4 @@
-"""Forwarding headers are ignored unless configured (issue 13, docs/security.md): the
+"""Forwarding headers are ignored unless configured (docs/security.md): the
 client address that the rate limit, the quotas and the stream caps key on is the peer's,
 unless the peer is a proxy named in ``TRUSTED_PROXIES`` (off by default). The server is
 built as ``make serve`` builds it (:func:`infra.serve.uvicorn_config`, uvicorn's own

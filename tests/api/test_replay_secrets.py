@@ -1,4 +1,4 @@
-"""Issue 13, finding 3: an idempotent replay never hands one caller's secret to another.
+"""docs/security.md, finding 3: an idempotent replay never hands one caller's secret to another.
 
 Two callers behind one address (a proxy, a NAT) are one scope for anonymous keys; whoever
 sends the same key and body cannot be told apart from the first caller. So no token is

@@ -1,4 +1,4 @@
-"""Imported matches say so (issue 13, finding 4; docs/records.md, docs/security.md).
+"""Imported matches say so (docs/security.md, finding 4; docs/records.md, docs/security.md).
 
 A record stored with ``POST /v1/records?store=true`` becomes a finished match whose
 seeds and moves the importer chose. Its summary, its list entry, its views and its

@@ -239,7 +239,7 @@ def test_the_refusal_is_in_chinese_too(in_play: Scene) -> None:
         body = r.json()
         assert body["title"] == "牌桌暂不开放观战"
         assert body["detail"].startswith("本轮比赛各桌打同样的牌")
-        assert "比赛轮次：" in body["detail"]  # all Chinese, the round named (issue 12)
+        assert "比赛轮次：" in body["detail"]  # all Chinese, the round named (D-contract)
 
 
 def test_a_seats_etag_is_no_304_for_a_spectator(one_over: Scene) -> None:

@@ -1,4 +1,4 @@
-"""The organiser's controls over REST (issue 16), one fact per test: finding tournaments,
+"""The organiser's controls over REST (T16), one fact per test: finding tournaments,
 registration and its refusals, overrides, round-robin withdrawals, round deadlines
 (flag and finish), re-issued tokens, the archive of a round in play, and every refusal
 as a problem (401/403/404/409/422)."""

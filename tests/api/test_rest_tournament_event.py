@@ -1,4 +1,4 @@
-"""Issue 16's done-when: an 8-team Swiss event run through REST end to end by an organiser
+"""The organisers' event (T16): an 8-team Swiss event run through REST end to end by an organiser
 — registration with self-registered and organiser-added teams, check-in (a no-show is
 left out), a forbidden pairing, the preview, one late entry, one withdrawal during a
 round (its opponent scores a bye), one adjustment — while bots and turn timers do the

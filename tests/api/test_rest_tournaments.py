@@ -81,6 +81,7 @@ def test_a_bots_only_swiss_tournament_of_8_teams_over_3_rounds(
         bodies: list[str] = []  # every answer before each round's reveal
         met: set[frozenset[int]] = set()
         for number in (1, 2, 3):
+            c.app.state.bots.pause()  # the round stays in play until its checks are done
             r = c.post(f"{url}/rounds", headers=auth(token))
             assert r.status_code == 201, r.text
             bodies.append(r.text)
@@ -94,6 +95,7 @@ def test_a_bots_only_swiss_tournament_of_8_teams_over_3_rounds(
             bodies += [c.get(url).text, c.get(f"{url}/rounds/{number}").text]
             problem(c.post(f"{url}/rounds", headers=auth(token)), 409, "round-in-play")
 
+            c.app.state.bots.resume()
             settle(c)  # the bots play off the request path
             r = c.post(f"{url}/rounds/{number}/bots/run", headers=auth(token))
             assert r.status_code == 202, r.text

@@ -1,4 +1,4 @@
-"""The OpenAPI contract under schemathesis (issue 4, "Contract, logs, health").
+"""The OpenAPI contract under schemathesis (docs/observability.md, "Contract, logs, health").
 
 Every operation of the in-process app, on the embedded SQLite store, with every check
 schemathesis has (``not_a_server_error``, status code / content type / headers / schema

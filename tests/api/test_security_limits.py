@@ -1,4 +1,4 @@
-"""Limits that cannot be dodged (issue 13, docs/security.md): requests are counted by a
+"""Limits that cannot be dodged (docs/security.md): requests are counted by a
 *verified* identity (a seat or organiser token that authenticates for its match or
 tournament), else by the client's address; creating matches and tournaments and importing
 records have quotas of their own; live streams are capped per identity and per address;

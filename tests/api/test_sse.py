@@ -1,4 +1,4 @@
-"""Live views over SSE (issue 4, ARCHITECTURE decision 3): frames for a seat and for a
+"""Live views over SSE (docs/observability.md, docs/decisions.md F3): frames for a seat and for a
 spectator with increasing ids, redacted by ``table_view`` (R33); Last-Event-ID resumes
 with nothing lost or repeated; heartbeats, lifetime and shutdown; one view per version
 for many spectators. The driver is :mod:`tests.api.sse_driver`.
@@ -279,8 +279,9 @@ async def test_clients_resuming_within_the_ring_read_nothing_again(
 
 
 async def test_a_seats_stream_ends_when_its_token_is_reissued() -> None:
-    """The old token stops working (issue 16): its open stream ends with a retry hint; the
-    other seats' and the spectators' streams go on (a re-issue is no version, R34)."""
+    """The old token stops working: its open stream ends with `event: revoked` (no retry
+    hint: reconnecting with it is a 401); the other seats' and the spectators' streams go
+    on (a re-issue is no version, R34)."""
     async with table() as t:
         mine = {"Authorization": f"Bearer {t.tokens[1]}"}
         other = {"Authorization": f"Bearer {t.tokens[2]}"}
@@ -294,7 +295,7 @@ async def test_a_seats_stream_ends_when_its_token_is_reissued() -> None:
             match.reissue_token(1, "0" * 64, T0)
             await anyio.to_thread.run_sync(t.service.save, match)
             rest = await s1.rest()
-            assert rest and rest[-1].retry is not None and s1.ended
+            assert rest and rest[-1].event == "revoked" and s1.ended
             await t.steps(1)
             assert (await s2.next_view()).id == t.version()
             async with stream(t.app, url(t), mine) as again:

@@ -1,5 +1,5 @@
 """Live views over real HTTP (uvicorn) and the in-process hub: wake-ups coalesce, a
-save wakes the hub, a failing listener loses nothing (ARCHITECTURE decision 3)."""
+save wakes the hub, a failing listener loses nothing (docs/decisions.md F3)."""
 
 from __future__ import annotations
 

@@ -172,3 +172,60 @@ def test_a_scheduled_tournament_round_is_told(world: Any) -> None:
         ("tournament-round-ready", {"tournamentId": made["tournamentId"], "round": 1})
     ]
     assert told[0][1]["playerId"] is None
+
+
+class CountingPolicy:
+    """Counts the notifications the outbox processes (its policy's calls)."""
+
+    def __init__(self, hooks: Webhooks, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[str] = []
+        policy = hooks.outbox.policy
+
+        def counted(event: Any, processing: Any) -> None:
+            self.calls.append(type(event).__name__)
+            policy(event, processing)
+
+        monkeypatch.setattr(hooks.outbox, "policy", counted)
+
+
+def test_the_outbox_follows_only_what_subscriptions_want(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c, service, receiver, hooks = world
+    receiver.failures = 0
+    counting = CountingPolicy(hooks, monkeypatch)
+    players = [new_player(c, f"p{i}") for i in range(4)]
+    created = c.post("/v1/matches", json={}).json()
+    for seat, p in enumerate(players):
+        body = {"matchId": created["matchId"], "seat": seat}
+        c.post("/v1/players/me/seats", json=body, headers=auth(p["token"]))
+    table = Table(c, created["matchId"], created["organiserToken"], [p["token"] for p in players])
+    for _ in range(20):
+        table.step()
+    top = service.recorder.max_notification_id()
+    hooks.run_once()
+    # Nobody subscribed: the seat claims only (a later subscription's tables), no round
+    # event read; the tracked position still reaches the end of the log.
+    assert counting.calls == ["SeatClaimed"] * 4
+    assert hooks.outbox.recorder.max_tracking_id(service.name) == top
+    hooks.run_once()
+    assert counting.calls == ["SeatClaimed"] * 4  # idle: nothing read again
+
+    subscribe(c, ["match-finished"])
+    for _ in range(10):
+        table.step()
+    hooks.run_once()
+    assert counting.calls[4:] == ["SubscriptionRegistered"]  # no round event wanted yet
+    subscribe(c, ["your-turn"])
+    for _ in range(10):
+        table.step()
+    hooks.run_once()
+    assert counting.calls[5] == "SubscriptionRegistered"
+    assert len(counting.calls) > 6  # the round events after it, for your-turn
+    run_until_quiet(hooks, service, rounds=2)
+    assert {json.loads(b)["kind"] for _, b in receiver.got} == {"your-turn"}
+    finished = c.post(f"/v1/matches/{created['matchId']}/finish", headers=auth(table.organiser))
+    assert finished.status_code == 200, finished.text
+    run_until_quiet(hooks, service, rounds=2)
+    kinds = [json.loads(b)["kind"] for _, b in receiver.got]
+    assert kinds.count("match-finished") == 4  # the tables known from before it subscribed

@@ -1,6 +1,6 @@
 """``GET /v1/records``: finished matches as ND-JSON, each line the match's own record byte
 for byte, filtered by time and preset, gzip when asked, tournament tables only once their
-round completes (R36), and memory that stays flat however many matches (issue 17)."""
+round completes (R36), and memory that stays flat however many matches (D17)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The log as a feed (issue 17) on every store: every event once, in commit order, paged
+"""The log as a feed (D17) on every store: every event once, in commit order, paged
 without loss or repeat, redacted to what the public may see now (R33, R35, R36)."""
 
 from __future__ import annotations

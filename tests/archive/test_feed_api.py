@@ -1,6 +1,6 @@
 """``GET /v1/events`` and ``GET /v1/events/stream`` over HTTP: the operator token, the
 refusals as problems, the rate limit, and the stream's exact resume — on one app, and on
-two replicas of one PostgreSQL store (issue 17)."""
+two replicas of one PostgreSQL store (D17)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The feed and the players' data (issues 15 and 17): the public feed shows no account,
+"""The feed and the players' data (D3, D17): the public feed shows no account,
 session, invite, ticket or webhook event and no token hash or account id; the operator
 reads them all, names decrypted, but never a webhook's signing secret."""
 

@@ -1,4 +1,4 @@
-"""``shengji rebuild`` (issue 17): every registered read model rebuilt from the log alone
+"""``shengji rebuild`` (D17): every registered read model rebuilt from the log alone
 equals what the service answers now, on every store; a projection registered by another
 feature gets every event in order; the command draws its progress and checks."""
 

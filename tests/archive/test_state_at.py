@@ -1,5 +1,5 @@
 """``GET /v1/matches/{id}/state?at=<time>``: the state after the last event at or before a
-moment (R34), the same answer as ``?version=`` of that event (issue 17)."""
+moment (R34), the same answer as ``?version=`` of that event (D17)."""
 
 from __future__ import annotations
 

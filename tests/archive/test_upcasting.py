@@ -1,4 +1,4 @@
-"""Upcasting proven on every store (issue 17): events stored by an earlier version of
+"""Upcasting proven on every store (D17): events stored by an earlier version of
 their class — raw stored records in the old shape, inserted through the recorder — are
 read back through the upcasters into today's state: by the repository (the aggregate's
 replay), by the feed, and by ``rebuild`` (every projection replays them)."""

@@ -1,4 +1,4 @@
-"""The container build file ``infra/Dockerfile`` and ``.dockerignore`` (issue 6).
+"""The container build file ``infra/Dockerfile`` and ``.dockerignore`` (docs/deploy.md).
 
 Read as text (no Docker needed): multi-stage, the final stage python slim with the
 builder's virtualenv only, a non-root user, no build tools, the port of the ConfigMap,

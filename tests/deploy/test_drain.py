@@ -1,4 +1,4 @@
-"""Graceful drain of a real server process on SIGTERM (issue 6, Deployment).
+"""Graceful drain of a real server process on SIGTERM (docs/deploy.md, Deployment).
 
 ``python -m infra.serve`` runs on a free loopback port with SQLite in ``tmp_path``. A live
 stream (SSE) is open and a request is in flight (its headers sent, its body not yet) when
@@ -18,9 +18,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 from uuid import UUID, uuid4
 
 import psycopg
@@ -214,6 +216,24 @@ def store_env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
             conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
+def _line_with(out: IO[bytes], text: bytes, timeout: float) -> bytes:
+    """The first line of ``out`` holding ``text`` (the server starts slowly on a busy
+    machine: the migration must come after it began to wait)."""
+    found: list[bytes] = []
+
+    def read() -> None:
+        for line in out:
+            if text in line:
+                found.append(line)
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    assert found, f"no line with {text!r} in {timeout} s"
+    return found[0]
+
+
 def test_without_table_creation_the_server_listens_once_migrate_has_run(
     tmp_path: Path, store_env: dict[str, str]
 ) -> None:
@@ -229,7 +249,8 @@ def test_without_table_creation_the_server_listens_once_migrate_has_run(
         stderr=subprocess.PIPE,
     )
     try:
-        time.sleep(1.5)
+        assert proc.stdout is not None
+        first = _line_with(proc.stdout, b"waiting for the schema", timeout=60)
         assert proc.poll() is None
         with pytest.raises(ConnectionRefusedError):  # not listening: waiting for the schema
             socket.create_connection(("127.0.0.1", port), timeout=2).close()
@@ -255,9 +276,8 @@ def test_without_table_creation_the_server_listens_once_migrate_has_run(
         assert _status(_request(port, "POST", "/v1/matches", b"{}")) == 201
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=DRAIN_BOUND_S) == 0
-        out, _ = proc.communicate(timeout=5)
-        waits = [json.loads(line) for line in out.splitlines() if b"waiting for the schema" in line]
-        assert waits and waits[0]["reason"].startswith("missing table ")
+        proc.communicate(timeout=5)
+        assert json.loads(first)["reason"].startswith("missing table ")
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -1,4 +1,4 @@
-"""The Kubernetes manifests in ``k8s/`` (issue 6, Deployment).
+"""The Kubernetes manifests in ``k8s/`` (docs/deploy.md, Deployment).
 
 Every manifest validates, strictly (no unknown field), against the Kubernetes JSON
 schemas shipped inside the ``kubernetes-validate`` wheel (offline: no download), for the
@@ -13,6 +13,7 @@ the grace period.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,11 @@ import yaml  # type: ignore[import-untyped]
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from api.app import create_app
+from infra.bootstrap import build_parts
 from infra.cli import build_parser
 from infra.settings import Settings, parse_database_url
-from tests.apps import make_app
+from tests.apps import TEST_SETTINGS, make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -52,6 +55,27 @@ def _one(kind: str) -> Manifest:
     found = [d for docs in MANIFESTS.values() for d in docs if d["kind"] == kind]
     assert len(found) == 1, f"expected one {kind}, found {len(found)}"
     return found[0]
+
+
+def _deployment(component: str) -> Manifest:
+    """The Deployment of the ``api`` replicas or of the ``worker``."""
+    found = [
+        d
+        for docs in MANIFESTS.values()
+        for d in docs
+        if d["kind"] == "Deployment"
+        and d["metadata"]["labels"]["app.kubernetes.io/component"] == component
+    ]
+    assert len(found) == 1, f"expected one {component} Deployment, found {len(found)}"
+    return found[0]
+
+
+def _workload(name: str) -> Manifest:
+    """``api``, ``worker`` (the Deployments) or ``migrate`` (the Job)."""
+    return _one("Job") if name == "migrate" else _deployment(name)
+
+
+WORKLOADS = ("api", "worker", "migrate")
 
 
 def _container(workload: Manifest) -> Manifest:
@@ -101,7 +125,7 @@ def test_every_manifest_validates_against_the_kubernetes_schema(
 def test_the_validator_rejects_a_broken_manifest(
     kind: str, change: Any, error: str
 ) -> None:  # the validation above can fail
-    broken = copy.deepcopy(_one(kind))
+    broken = copy.deepcopy(_deployment("api") if kind == "Deployment" else _one(kind))
     change(broken)
     with pytest.raises(kubernetes_validate.ValidationError, match=error):
         kubernetes_validate.validate(broken, KUBERNETES_VERSIONS[-1], strict=True)
@@ -127,14 +151,13 @@ def test_the_kustomization_lists_every_manifest() -> None:
 
 def test_the_kustomization_sets_the_image_of_every_container() -> None:
     images = {i["name"] for i in KUSTOMIZATION["images"]}
-    used = {_container(_one(kind))["image"] for kind in ("Deployment", "Job")}
+    used = {_container(_workload(name))["image"] for name in WORKLOADS}
     assert used == images == {"shengji"}
 
 
 @pytest.mark.parametrize(
     "kind",
-    ["ConfigMap", "Secret", "Job", "Deployment", "Service", "HorizontalPodAutoscaler",
-     "PodDisruptionBudget"],
+    ["ConfigMap", "Secret", "Job", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"],
 )  # fmt: skip
 def test_each_kind_is_there_once(kind: str) -> None:
     _one(kind)
@@ -144,7 +167,7 @@ def test_each_kind_is_there_once(kind: str) -> None:
 
 
 def test_selectors_match_the_api_pods() -> None:
-    deployment = _one("Deployment")
+    deployment = _deployment("api")
     pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert deployment["spec"]["selector"]["matchLabels"] == API_SELECTOR
     assert API_SELECTOR.items() <= pod_labels.items()
@@ -160,26 +183,26 @@ def test_the_autoscaler_scales_the_deployment_on_cpu() -> None:
     target = hpa["spec"]["scaleTargetRef"]
     assert (target["kind"], target["name"]) == (
         "Deployment",
-        _one("Deployment")["metadata"]["name"],
+        _deployment("api")["metadata"]["name"],
     )
     assert hpa["spec"]["minReplicas"] >= 2
     assert hpa["spec"]["maxReplicas"] > hpa["spec"]["minReplicas"]
     assert [m["resource"]["name"] for m in hpa["spec"]["metrics"]] == ["cpu"]
-    requests = _container(_one("Deployment"))["resources"]["requests"]
+    requests = _container(_deployment("api"))["resources"]["requests"]
     assert "cpu" in requests  # utilization is measured against the request
 
 
 def test_replicas_and_the_disruption_budget_keep_a_pod_serving() -> None:
-    deployment = _one("Deployment")
+    deployment = _deployment("api")
     assert deployment["spec"]["replicas"] >= 2
     assert deployment["spec"]["replicas"] == _one("HorizontalPodAutoscaler")["spec"]["minReplicas"]
     assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
     assert 1 <= _one("PodDisruptionBudget")["spec"]["minAvailable"] < deployment["spec"]["replicas"]
 
 
-@pytest.mark.parametrize("kind", ["Deployment", "Job"])
-def test_pods_read_the_configmap_and_the_secret(kind: str) -> None:
-    refs = _container(_one(kind))["envFrom"]
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_pods_read_the_configmap_and_the_secret(name: str) -> None:
+    refs = _container(_workload(name))["envFrom"]
     assert {"configMapRef": {"name": _one("ConfigMap")["metadata"]["name"]}} in refs
     assert {"secretRef": {"name": _one("Secret")["metadata"]["name"]}} in refs
 
@@ -187,8 +210,8 @@ def test_pods_read_the_configmap_and_the_secret(kind: str) -> None:
 # -- probes and ports -----------------------------------------------------------------------
 
 
-def _probes() -> list[tuple[str, Manifest]]:
-    container = _container(_one("Deployment"))
+def _probes(component: str = "api") -> list[tuple[str, Manifest]]:
+    container = _container(_deployment(component))
     return [(kind, container[kind]) for kind in ("startupProbe", "readinessProbe", "livenessProbe")]
 
 
@@ -209,7 +232,7 @@ def test_probes_point_at_the_health_routes(
 
 @pytest.mark.parametrize("probe", ["startupProbe", "readinessProbe", "livenessProbe"])
 def test_probes_use_the_port_the_server_listens_on(probe: str) -> None:
-    container = _container(_one("Deployment"))
+    container = _container(_deployment("api"))
     port = dict(_probes())[probe]["httpGet"]["port"]
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     settings = Settings.from_env(_environment())
@@ -230,7 +253,7 @@ def test_the_startup_probe_outlasts_the_wait_for_the_schema() -> None:
 
 def test_the_service_targets_the_named_port() -> None:
     ports = _one("Service")["spec"]["ports"]
-    named = {p["name"] for p in _container(_one("Deployment"))["ports"]}
+    named = {p["name"] for p in _container(_deployment("api"))["ports"]}
     assert [p["targetPort"] for p in ports] == ["http"]
     assert named == {"http"}
 
@@ -239,8 +262,8 @@ def test_the_service_targets_the_named_port() -> None:
 
 
 def test_the_grace_period_covers_the_pause_and_the_drain() -> None:
-    pod = _one("Deployment")["spec"]["template"]["spec"]
-    pre_stop = _container(_one("Deployment"))["lifecycle"]["preStop"]["exec"]["command"]
+    pod = _deployment("api")["spec"]["template"]["spec"]
+    pre_stop = _container(_deployment("api"))["lifecycle"]["preStop"]["exec"]["command"]
     assert pre_stop == ["sleep", str(PRESTOP_S)]
     shutdown = Settings.from_env(_environment()).shutdown_timeout
     assert pod["terminationGracePeriodSeconds"] >= PRESTOP_S + shutdown + DRAIN_MARGIN_S
@@ -331,9 +354,9 @@ def test_the_job_runs_the_real_migrate_command() -> None:
 # -- security -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["Deployment", "Job"])
-def test_pods_run_as_non_root_on_a_read_only_filesystem(kind: str) -> None:
-    workload = _one(kind)
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_pods_run_as_non_root_on_a_read_only_filesystem(name: str) -> None:
+    workload = _workload(name)
     pod = workload["spec"]["template"]["spec"]
     container = _container(workload)
     assert pod["securityContext"]["runAsNonRoot"] is True
@@ -347,8 +370,39 @@ def test_pods_run_as_non_root_on_a_read_only_filesystem(kind: str) -> None:
     assert "/tmp" in mounts  # the only writable place
 
 
-@pytest.mark.parametrize("kind", ["Deployment", "Job"])
-def test_containers_have_requests_and_limits(kind: str) -> None:
-    resources = _container(_one(kind))["resources"]
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_containers_have_requests_and_limits(name: str) -> None:
+    resources = _container(_workload(name))["resources"]
     for side in ("requests", "limits"):
         assert {"cpu", "memory"} <= set(resources[side])
+
+
+# -- the worker -------------------------------------------------------------------------------
+
+
+def test_the_worker_runs_the_real_worker_command_beside_the_api() -> None:
+    worker = _deployment("worker")
+    command = _container(worker)["command"]
+    assert command[:3] == ["python", "-m", "infra.cli"]
+    assert build_parser().parse_args(command[3:]).command == "worker"
+    env = {**_environment(), **{e["name"]: e["value"] for e in _container(worker)["env"]}}
+    assert Settings.from_env(env).process_role == "worker"
+    assert Settings.from_env(_environment()).process_role == "api"  # the API replicas
+    labels = worker["spec"]["template"]["metadata"]["labels"]
+    assert not API_SELECTOR.items() <= labels.items()  # the Service never routes there
+    assert worker["spec"]["replicas"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("probe", "path"),
+    [("startupProbe", "/healthz"), ("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")],
+)
+def test_the_workers_probes_answer_on_a_worker(probe: str, path: str) -> None:
+    spec = dict(_probes("worker"))[probe]
+    assert spec["httpGet"]["path"] == path
+    ports = {p["name"]: p["containerPort"] for p in _container(_deployment("worker"))["ports"]}
+    assert ports[spec["httpGet"]["port"]] == Settings.from_env(_environment()).port
+    worker_app = create_app(dataclasses.replace(build_parts(TEST_SETTINGS), http=False))
+    with TestClient(worker_app) as worker:
+        assert worker.get(path).status_code == 200
+        assert worker.get("/v1/matches").status_code == 404  # a worker serves no API

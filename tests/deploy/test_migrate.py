@@ -1,4 +1,4 @@
-"""``shengji migrate``: the schema once, a no-op the second time (issue 6, Deployment).
+"""``shengji migrate``: the schema once, a no-op the second time (docs/deploy.md, Deployment).
 
 On SQLite (a file in ``tmp_path``) and on a real PostgreSQL (``pg_url``, a fresh schema
 per test). Replicas run with ``CREATE_TABLES=false`` (eventsourcing's ``CREATE_TABLE=n``)

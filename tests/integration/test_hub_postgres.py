@@ -1,4 +1,4 @@
-"""Two app instances on one PostgreSQL database (issue 4, ARCHITECTURE decision 3): a
+"""Two app instances on one PostgreSQL database (docs/observability.md, docs/decisions.md F3): a
 command handled by instance A reaches an SSE subscriber of instance B through B's
 LISTEN hub, within a bounded time; polls through B see the new version. The hub
 survives a dropped connection (changes made meanwhile are not lost) and passes over

@@ -1,4 +1,4 @@
-"""The live table (services/live.py, issue 12): a match followed event by event gives a
+"""The live table (services/live.py, D-contract): a match followed event by event gives a
 step per version, in order (R34), whether the events come from the store or are handed
 over by the hub — whole, in pieces split anywhere (a batch boundary inside a save), or
 with a row missing (then the store fills the gap) — and the tables after every step are

@@ -1,4 +1,4 @@
-"""ARCHITECTURE decision 2: every blocking call into the store made from async code —
+"""docs/decisions.md F2: every blocking call into the store made from async code —
 commands, reads, history, live-stream loads, the readiness probe — runs in a worker
 thread under the app's one ``CapacityLimiter``, sized to the store's connection pool, so
 no more calls are ever inside the store at once than it has connections."""

@@ -1,6 +1,6 @@
 """One store contract, three stores: POPO, SQLite and a real PostgreSQL (``backend``).
 
-ARCHITECTURE decision 1: the eventsourcing library's ``(originator_id, version)`` key is
+docs/decisions.md F1: the eventsourcing library's ``(originator_id, version)`` key is
 our optimistic concurrency, its notification id our global order, and a command's events
 — the round's, the match's and the next round's — are saved in one transaction. RULES
 R34: every event is kept, in order, and the match can be rebuilt from them (as of any

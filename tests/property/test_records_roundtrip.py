@@ -1,4 +1,4 @@
-"""Round trip of portable game records over random bot matches (issue 5, Hypothesis).
+"""Round trip of portable game records over random bot matches (docs/records.md, Hypothesis).
 
 Bounded: a handful of matches of one or two rounds, each played by random and heuristic
 bots through ``GameService`` on POPO — with or without a paced deal, overcall window and

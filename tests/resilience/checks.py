@@ -1,4 +1,4 @@
-"""What the store holds after a fault run (issue 6): every acknowledged command's events
+"""What the store holds after a fault run (docs/deploy.md): every acknowledged command's events
 exactly once, every match replaying to the state its views show (R34), no gap or
 duplicate in any aggregate's versions.
 

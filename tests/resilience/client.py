@@ -1,4 +1,4 @@
-"""The client side of the resilience tests and benches (issue 6), against the replicas of
+"""The client side of the resilience tests and benches (docs/deploy.md), against the replicas of
 :mod:`tests.resilience.harness`.
 
 * :class:`Client` — an HTTP client over several replicas: a connection error moves to the

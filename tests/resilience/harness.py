@@ -1,5 +1,5 @@
 """Real processes on loopback for the resilience tests and ``bench/resilience_bench.py``
-(issue 6: scale-out and faults).
+(docs/deploy.md: scale-out and faults).
 
 * :class:`Replica` — one ``python -m infra.serve`` process on PostgreSQL (its own port,
   the run's schema), started, killed with SIGKILL, started again;
@@ -13,12 +13,15 @@ The client side (a client over several replicas, bot tables) is in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -27,7 +30,11 @@ import httpx
 import psycopg
 from psycopg import sql
 
+from services.webhooks.dispatch import SIGNATURE_HEADER, verify
+
 ROOT = Path(__file__).resolve().parents[2]
+SECRET = "a-webhook-secret-of-32-characters"
+"""The webhook receivers' signing secret."""
 Json = dict[str, Any]
 
 
@@ -53,6 +60,8 @@ def drop_schema(url: str, schema: str) -> None:
 
 class Replica:
     """One app process (``python -m infra.serve``) on ``url``'s database, ``schema``."""
+
+    command: tuple[str, ...] = ("-m", "infra.serve")
 
     def __init__(self, url: str, schema: str, log_dir: Path, **env: str) -> None:
         self.port = free_port()
@@ -80,7 +89,7 @@ class Replica:
     def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "infra.serve"],
+                [sys.executable, *self.command],
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,
@@ -122,3 +131,41 @@ class Replica:
             return self.log_path.read_text(errors="replace")[-1500:]
         except OSError:
             return ""
+
+
+class Receiver:
+    """A webhook receiver on loopback: refuses (503) while ``failing``, else keeps each
+    delivery's id and body (signatures checked with :data:`SECRET`)."""
+
+    def __init__(self, failing: bool = True) -> None:
+        self.failing = failing
+        self.got: list[tuple[str, dict[str, Any]]] = []
+        self.refused = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                assert verify(SECRET, self.headers[SIGNATURE_HEADER], body, int(time.time()))
+                with receiver.lock:
+                    if receiver.failing:
+                        receiver.refused += 1
+                        self.send_response(503)
+                    else:
+                        receiver.got.append((self.headers["Shengji-Delivery"], json.loads(body)))
+                        self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+class Worker(Replica):
+    """``shengji worker``: the background work beside API processes (docs/scaling.md)."""
+
+    command = ("-m", "infra.cli", "worker")

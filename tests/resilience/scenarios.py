@@ -1,4 +1,4 @@
-"""The four fault scenarios of issue 6, shared by the short test module and the longer
+"""The four fault scenarios (docs/deploy.md), shared by the short test module and the longer
 bench (``bench/resilience_bench.py``): the same code, other sizes.
 
 1. :func:`cross_replica` — a command through one replica reaches an SSE subscriber of

@@ -1,4 +1,4 @@
-"""Scale-out and faults with real processes on loopback (issue 6), kept short: two
+"""Scale-out and faults with real processes on loopback (docs/deploy.md), kept short: two
 ``python -m infra.serve`` replicas on one PostgreSQL (``pg_url``, a fresh schema), bot
 tables played through the API by a client that sends every command with its own
 Idempotency-Key and retries on another replica. ``make bench-resilience`` runs the same

@@ -6,55 +6,21 @@ arrive, in order, none lost (deduplicated by ``Shengji-Delivery``: at least once
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from services.webhooks.dispatch import SIGNATURE_HEADER, verify
-from tests.resilience.harness import ROOT, free_port
+from tests.resilience.harness import ROOT, SECRET, Receiver, free_port
 
 OPERATOR = "operator-token-0123456789abcdef"
-SECRET = "a-webhook-secret-of-32-characters"
-
-
-class Receiver:
-    def __init__(self) -> None:
-        self.failing = True
-        self.got: list[tuple[str, dict[str, Any]]] = []
-        self.refused = 0
-        self.lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                assert verify(SECRET, self.headers[SIGNATURE_HEADER], body, int(time.time()))
-                with receiver.lock:
-                    if receiver.failing:
-                        receiver.refused += 1
-                        self.send_response(503)
-                    else:
-                        receiver.got.append((self.headers["Shengji-Delivery"], json.loads(body)))
-                        self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 class Server:
@@ -72,6 +38,8 @@ class Server:
             "LOG_LEVEL": "WARNING",
             "OPERATOR_TOKEN": OPERATOR,
             "WEBHOOK_INTERVAL_MS": "100",
+            "WEBHOOK_ALLOW_HTTP": "true",  # the receiver is a local test server
+            "WEBHOOK_PRIVATE_TARGETS": "127.0.0.1",
         }
         self.proc: subprocess.Popen[bytes] | None = None
 

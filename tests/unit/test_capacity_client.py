@@ -101,7 +101,7 @@ def test_a_seat_chooses_only_what_its_view_offers(legal: Legal, kind: str | None
 
 
 def table(lasts: list[int]) -> tuple[Match, Step]:
-    crowd = Crowd("127.0.0.1", 1, think=(0, 0), grace=0, rng=random.Random(0), create_body=b"{}")
+    crowd = Crowd("127.0.0.1", (1,), think=(0, 0), grace=0, rng=random.Random(0), create_body=b"{}")
     step = crowd.step = Step(1, measuring=True)
     match = Match(crowd, 1)
     match.streams = [Recorder().stream() for _ in lasts]

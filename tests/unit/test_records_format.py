@@ -1,4 +1,4 @@
-"""The record's JSON format, its canonical encoding and the text notation (issue 5;
+"""The record's JSON format, its canonical encoding and the text notation (docs/records.md;
 docs/records.md): tables of what reads, what is refused (``record-invalid``, naming
 the field or the line), and text ↔ JSON conversions that lose nothing."""
 

@@ -1,4 +1,4 @@
-"""Matches played for the record tests (issue 5), and the records of the paths that need
+"""Matches played for the record tests (docs/records.md), and the records of the paths that need
 time: a paced deal (R16, R17), claimed deadlines (R20) and turn timeouts.
 
 :func:`play_match` plays a whole match through ``GameService`` on POPO — bots at the

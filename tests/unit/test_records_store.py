@@ -1,6 +1,6 @@
 """Importing a record stores a finished match on every store (POPO, SQLite, PostgreSQL):
 its events are saved in one save, read back like any match's, and its record is the
-imported record byte for byte (issue 5), plus its origin (issue 13)."""
+imported record byte for byte (docs/records.md), plus its origin (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ def test_an_imported_match_is_stored_and_exports_the_same_bytes(backend: Backend
     other = backend.service()
     exported = export_match(other, match_id)
     assert exported.origin is not None and exported.origin.digest == imported.digest
-    exported = msgspec.structs.replace(exported, origin=None)  # the server's word (issue 13)
+    exported = msgspec.structs.replace(
+        exported, origin=None
+    )  # the server's word (docs/security.md)
     assert encode(exported) == encode(record) == imported.data
     match = other.get_match(match_id)
     assert match.finished and match.round_number == 2

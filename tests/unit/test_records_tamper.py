@@ -1,4 +1,4 @@
-"""Tampered records are refused, naming the first bad move and the rule (issue 5).
+"""Tampered records are refused, naming the first bad move and the rule (docs/records.md).
 
 One two-round bot match is played and exported; each case changes one thing in the
 record (JSON as a dict) and the import must answer ``record-tampered`` naming that move

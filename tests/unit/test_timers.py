@@ -1,4 +1,4 @@
-"""Turn timers (issue 5, docs/timers.md): the limits, claiming a timeout early and late for
+"""Turn timers (docs/timers.md): the limits, claiming a timeout early and late for
 each kind of limit, what the history records, the views' deadline, and replay.
 
 Matches are driven through the service with the fake clock; every seat that is not being

@@ -117,7 +117,7 @@ def test_creation_refuses_bad_input(case: str, overrides: dict[str, Any]) -> Non
     }
     with pytest.raises(ShengjiError) as info:
         Tournament.create(**args)
-    assert info.value.code == "invalid-input", case
+    assert info.value.code == ("invalid-name" if case == "no name" else "invalid-input"), case
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The organiser's controls on the Tournament aggregate (issue 16, docs/tournaments.md):
+"""The organiser's controls on the Tournament aggregate (T16, docs/tournaments.md):
 byes never twice to one team while another has none, forbidden pairings, registration,
 check-in and the start, late entries, withdrawals and their forfeits, overrides,
 adjustments and the configurable tiebreaks; the new events through the store's codec."""

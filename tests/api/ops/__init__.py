@@ -1,4 +1,4 @@
-"""Operations of the API (issue 4: errors, logs, health): request ids and JSON access logs,
+"""Operations of the API (errors, logs, health): request ids and JSON access logs,
 body and rate limits, Chinese/English problems, health probes, ``make serve``.
 
 Most tests run a small Litestar app built with the real pieces

@@ -78,7 +78,7 @@ def test_chinese_details_keep_the_rule_and_the_cards(
     assert keeps in zh_detail
     if rule:
         assert f"（{rule}）" in zh_detail
-    assert not english_words(zh_detail), zh_detail  # issue 12: all Chinese
+    assert not english_words(zh_detail), zh_detail  # D-contract: all Chinese
 
 
 LANGUAGE_FREE = re.compile(

@@ -62,7 +62,7 @@ def test_health_and_the_stream_are_not_rate_limited() -> None:
 def test_each_verified_token_has_its_own_bucket() -> None:
     """A token that verifies has its own bucket; any other is counted under the address."""
     limiter = RateLimiter(1, clock=FakeClock())
-    identities = Identities(lambda token: token in ("one", "two", "three"))
+    identities = Identities(lambda t: f"player:{t}" if t in ("one", "two", "three") else None)
     path = f"/v1/matches/{MATCH}/seats/0/view"
     with TestClient(small_app(limiter=limiter, identities=identities)) as c:
         for token in ("one", "two", "three"):

@@ -1,0 +1,309 @@
+"""The columnar dumps (docs/analysis.md): the finished matches of the log as the tidy
+tables of :mod:`services.analysis.schema`, in Parquet or CSV (pyarrow writes both), for a
+reader (``public`` or ``operator``, :mod:`services.analysis.rows`).
+
+* :func:`write_dump` — a folder, one sub-folder per table and one per day inside it
+  (``matches/day=2026-12-02/part-0.parquet``, hive partitioning, as DuckDB, Polars, Spark
+  and object stores read it). ``since`` writes only the partitions of that day and later;
+  a partition is written to a temporary name and renamed over the old one, so running it
+  again gives the same files and a reader never sees half of one (idempotent, docs/analysis.md
+  "Periodic dumps").
+* :func:`table_chunks` — one table as one file (a ``day`` column first), produced a
+  row group at a time for a streamed response: whatever the history's size, one chunk
+  of matches (:data:`CHUNK_MATCHES`) is held at once.
+
+Which matches and which day (docs/analysis.md, "Partitions"): every finished match
+(R32), read a page of ``MatchFinished`` notifications at a time. A match's **day** is the
+UTC day it ended; for the public a tournament table enters the history when its
+tournament round completes (R36: until then it is left out, as the bulk records leave it
+out), so its public day is the later of the two and a public partition of a past day
+never changes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+from uuid import UUID
+
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.utils import get_topic
+
+from domain.game.match_events import MatchCreated, MatchFinished, RoundBegun
+from domain.rules.errors import InvalidInputError
+from domain.tournament.events import RoundCompleted
+from domain.tournament.tournament import Tournament
+from services.analysis.rows import READERS, Reader, Rows, TableFacts, match_rows
+from services.analysis.schema import TABLES, arrow_schema
+from services.embargo import embargo_for
+from services.game import GameService
+
+Format = Literal["parquet", "csv"]
+FORMATS: Final[tuple[Format, ...]] = ("parquet", "csv")
+PAGE: Final = 100
+"""``MatchFinished`` notifications read per query."""
+CHUNK_MATCHES: Final = 200
+"""Matches whose rows are held before they are written (a Parquet row group)."""
+_FINISHED = get_topic(MatchFinished)
+
+
+def check_choice(table: str | None, fmt: str, reader: str) -> None:
+    """InvalidInputError naming what is not a table, format or reader."""
+    if table is not None and table not in TABLES:
+        raise InvalidInputError(f"unknown table {table!r}; known: {', '.join(TABLES)}")
+    if fmt not in FORMATS:
+        raise InvalidInputError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if reader not in READERS:
+        raise InvalidInputError(f"unknown reader {reader!r}; known: {', '.join(READERS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Dumped:
+    """One finished match as a reader's dump takes it."""
+
+    match_id: UUID
+    day: date
+    events: list[Any]
+    rounds: list[list[Any]]
+    table: TableFacts | None
+
+
+class _Tournaments:
+    """The tournaments the dump meets, each read once."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.found: dict[UUID, tuple[Tournament, dict[int, datetime]] | None] = {}
+
+    def get(self, tid: UUID) -> tuple[Tournament, dict[int, datetime]] | None:
+        if tid not in self.found:
+            try:
+                t: Any = self.service.repository.get(tid)
+            except AggregateNotFoundError:
+                self.found[tid] = None
+                return None
+            completed = {
+                e.number: e.timestamp
+                for e in self.service.events.get(tid)
+                if isinstance(e, RoundCompleted)
+            }
+            self.found[tid] = (t, completed) if isinstance(t, Tournament) else None
+        return self.found[tid]
+
+    def table(self, created: MatchCreated) -> TableFacts | None:
+        tid = created.tournament_id
+        found = None if tid is None else self.get(tid)
+        if tid is None or found is None:
+            return None
+        t, completed = found
+        number = created.tournament_round
+        if not 1 <= number <= len(t.rounds):
+            return None
+        entry = next(
+            (x for x in t.rounds[number - 1].tables if x.match_id == created.originator_id),
+            None,
+        )
+        if entry is None:
+            return None
+        result = t.results.get((number, entry.table))
+        names = (t.teams[entry.first].name, t.teams[entry.second].name)
+        winner = None if result is None or result.winner is None else t.teams[result.winner].name
+        return TableFacts(
+            tournament_id=tid,
+            tournament=t.name,
+            format=t.format,
+            round=number,
+            table=entry.table,
+            team_first=names[0],
+            team_second=names[1],
+            winner=winner,
+            points=None if result is None else result.points,
+            deals=None if result is None else result.deals,
+            corrected=result is not None and result.corrected_by is not None,
+            completed=completed.get(number),
+        )
+
+
+def dumped_matches(
+    service: GameService, reader: Reader, since: date | None = None
+) -> Iterator[Dumped]:
+    """The finished matches ``reader``'s dump takes, in the order they finished, with
+    their day (module docstring); ``since``: only those of that day or later."""
+    tournaments = _Tournaments(service)
+    cursor = 0
+    while True:
+        page = service.recorder.select_notifications(
+            cursor, PAGE, topics=[_FINISHED], inclusive_of_start=False
+        )
+        for n in page:
+            cursor = n.id
+            finished: Any = service.mapper.to_domain_event(n)
+            match_id: UUID = finished.originator_id
+            events = list(service.events.get(match_id))
+            created = events[0]
+            if not isinstance(created, MatchCreated):
+                continue
+            day = _day(finished.timestamp)
+            table = tournaments.table(created)
+            if created.tournament_id is not None and reader == "public":
+                if embargo_for(service, created.tournament_id, created.tournament_round):
+                    continue  # R36: it enters the public history when its round completes
+                if table is not None and table.completed is not None:
+                    day = max(day, _day(table.completed))
+            if since is not None and day < since:
+                continue
+            rounds = [
+                list(service.events.get(e.round_id)) for e in events if isinstance(e, RoundBegun)
+            ]
+            yield Dumped(match_id, day, events, rounds, table)
+        if len(page) < PAGE:
+            return
+
+
+def _day(moment: datetime) -> date:
+    return moment.astimezone(UTC).date()
+
+
+def rows_of(found: Dumped, reader: Reader) -> Rows:
+    return match_rows(found.events, found.rounds, reader, found.day, found.table)
+
+
+# -- writers ----------------------------------------------------------------------------------
+
+
+class _Writer:
+    """One file being written: Parquet row groups or CSV lines, from row dicts."""
+
+    def __init__(self, sink: Any, fmt: Format, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.writer: Any = (
+            pq.ParquetWriter(sink, schema, compression="zstd")
+            if fmt == "parquet"
+            else pa_csv.CSVWriter(sink, schema)
+        )
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        self.writer.write_table(pa.Table.from_pylist(rows, schema=self.schema))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+@dataclass(frozen=True, slots=True)
+class DumpSummary:
+    """What :func:`write_dump` wrote."""
+
+    matches: int
+    rows: dict[str, int]
+    files: list[Path]
+    bytes: int
+
+
+def write_dump(
+    service: GameService,
+    out: Path,
+    fmt: Format = "parquet",
+    reader: Reader = "operator",
+    since: date | None = None,
+) -> DumpSummary:
+    """Write ``reader``'s dump of every table into ``out`` (module docstring)."""
+    check_choice(None, fmt, reader)
+    writers: dict[tuple[str, date], tuple[_Writer, Path, Path]] = {}
+    pending = Rows()
+    counts = dict.fromkeys(TABLES, 0)
+    matches = 0
+
+    def flush() -> None:
+        for table, rows in pending.tables.items():
+            by_day: dict[date, list[dict[str, Any]]] = {}
+            for row in rows:
+                by_day.setdefault(row.pop("day"), []).append(row)
+            for day, day_rows in by_day.items():
+                key = (table, day)
+                if key not in writers:
+                    folder = out / table / f"day={day.isoformat()}"
+                    folder.mkdir(parents=True, exist_ok=True)
+                    final = folder / f"part-0.{fmt}"
+                    temp = folder / f".part-0.{fmt}.{os.getpid()}.tmp"
+                    writers[key] = (
+                        _Writer(str(temp), fmt, arrow_schema(table, with_day=False)),
+                        temp,
+                        final,
+                    )
+                writers[key][0].write(day_rows)
+                counts[table] += len(day_rows)
+        pending.clear()
+
+    try:
+        for found in dumped_matches(service, reader, since):
+            pending.extend(rows_of(found, reader))
+            matches += 1
+            if matches % CHUNK_MATCHES == 0:
+                flush()
+        flush()
+    except BaseException:
+        for writer, temp, _ in writers.values():
+            writer.close()
+            temp.unlink(missing_ok=True)
+        raise
+    files: list[Path] = []
+    for writer, temp, final in writers.values():
+        writer.close()
+        temp.replace(final)  # atomic: a reader sees the old partition or the new one
+        files.append(final)
+    return DumpSummary(matches, counts, sorted(files), sum(f.stat().st_size for f in files))
+
+
+class _Sink:
+    """A file-like object collecting what a writer writes, drained chunk by chunk."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.position = 0
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        self.parts.append(chunk)
+        self.position += len(chunk)
+        return len(chunk)
+
+    def tell(self) -> int:
+        return self.position
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.closed = True
+
+    def drain(self) -> bytes:
+        data = b"".join(self.parts)
+        self.parts = []
+        return data
+
+
+def table_chunks(service: GameService, table: str, fmt: Format, reader: Reader) -> Iterator[bytes]:
+    """``table`` of ``reader``'s dump as one file (``day`` first), a chunk of bytes per
+    :data:`CHUNK_MATCHES` matches (a row group), the file's end last."""
+    check_choice(table, fmt, reader)
+    sink = _Sink()
+    writer = _Writer(sink, fmt, arrow_schema(table, with_day=True))
+    rows: list[dict[str, Any]] = []
+    for matches, found in enumerate(dumped_matches(service, reader), 1):
+        rows += rows_of(found, reader).tables[table]
+        if matches % CHUNK_MATCHES == 0 and rows:
+            writer.write(rows)
+            rows = []
+            yield sink.drain()
+    if rows:
+        writer.write(rows)
+    writer.close()  # an empty table still has its schema (Parquet) or header (CSV)
+    yield sink.drain()

@@ -1,0 +1,351 @@
+"""The feed's own contract: the JSON Schema of each feed item *as served*
+(docs/events.md, docs/decisions.md D-integrity).
+
+A feed item's ``data`` is its event's fields as :func:`services.history_items.history_item`
+writes them — camelCase, cards in R4 notation, ranks and suits as letters, a show's
+strength by name, levels gained as integers — so its schema is generated from the same
+two things: the event class's field types (``msgspec.inspect``) and the one table of
+wire forms (:func:`services.history_items.wire_form`). Nothing is written twice, so a
+served item cannot drift from its schema without a test seeing it
+(``tests/integrity/test_feed_items.py`` validates every item of a generated population).
+
+:func:`feed_item_schemas` answers one schema per event type the feed may carry: the
+item with ``type`` fixed to that type and ``data`` that type's fields. Secret fields
+(``SECRET_FIELDS``) may be absent from ``data`` (they are listed in ``hidden`` instead);
+every other field is required. A withheld item (a tournament table in play, R36) has an
+empty ``data``. The stored format (snake_case, integer cards) stays documented beside
+it, as ``events`` of ``GET /v1/events/schema``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import msgspec
+import msgspec.inspect as mi
+
+from domain.rules.cards import RANKS, SUITS, card_names
+from domain.rules.shows import Strength
+from services.event_schema import EVENT_CLASSES, EventType, event_schemas
+from services.history_items import (
+    CARD,
+    CARDS,
+    RANK,
+    RANKS_,
+    RULES,
+    STRENGTH,
+    SUIT,
+    camel,
+    wire_form,
+)
+
+FEED_STREAMS = frozenset(
+    {"match", "round", "tournament", "idempotency", "account", "invite", "lobby", "ticket"}
+    | {"webhook"}
+)
+"""The streams of the game's store: the feed's (the outbox has a store of its own)."""
+_IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
+SHARED: dict[str, dict[str, Any]] = {
+    "FeedCard": {
+        "type": "string",
+        "enum": card_names(range(54)),
+        "description": "A card in R4 notation (`10H`, `AS`, `SJ`, `BJ`)",
+    },
+    "FeedRank": {"type": "string", "enum": list(RANKS), "description": "A rank (R5)"},
+    "FeedSuit": {"type": "string", "enum": list(SUITS), "description": "A suit (R4)"},
+    "FeedStrength": {
+        "type": "string",
+        "enum": [s.name.lower() for s in Strength],
+        "description": "A show's strength (R20)",
+    },
+}
+"""The shapes items share (components of a document, ``$defs`` of a served schema)."""
+CARD_SCHEMA: dict[str, Any] = {"$ref": "FeedCard"}
+RANK_SCHEMA: dict[str, Any] = {"$ref": "FeedRank"}
+SUIT_SCHEMA: dict[str, Any] = {"$ref": "FeedSuit"}
+STRENGTH_SCHEMA: dict[str, Any] = {"$ref": "FeedStrength"}
+
+
+def _of_type(t: mi.Type) -> dict[str, Any]:
+    """The JSON a plain value of type ``t`` is served as (history_items._plain)."""
+    if isinstance(t, mi.NoneType):
+        return {"type": "null"}
+    if isinstance(t, mi.BoolType):
+        return {"type": "boolean"}
+    if isinstance(t, mi.EnumType):
+        return {"enum": [m.value for m in t.cls]}
+    if isinstance(t, mi.IntType):
+        return {"type": "integer"}
+    if isinstance(t, mi.FloatType):
+        return {"type": "number"}
+    if isinstance(t, mi.StrType):
+        return {"type": "string"}
+    if isinstance(t, mi.UUIDType):
+        return {"type": "string", "format": "uuid"}
+    if isinstance(t, mi.DateTimeType):
+        return {"type": "string", "format": "date-time"}
+    if isinstance(t, mi.LiteralType):
+        return {"enum": list(t.values)}
+    if isinstance(t, mi.UnionType):
+        return {"anyOf": [_of_type(u) for u in t.types]}
+    if isinstance(t, mi.TupleType):
+        items = [_of_type(u) for u in t.item_types]
+        n = len(items)
+        return {"type": "array", "prefixItems": items, "minItems": n, "maxItems": n}
+    if isinstance(t, mi.VarTupleType | mi.ListType | mi.SetType | mi.FrozenSetType):
+        return {"type": "array", "items": _of_type(t.item_type)}
+    if isinstance(t, mi.DictType):
+        return {"type": "object", "additionalProperties": _of_type(t.value_type)}
+    if isinstance(t, mi.DataclassType | mi.StructType):
+        return _object(t.cls, t.fields, required=True)
+    return {}  # Any: whatever it holds
+
+
+def _field(owner: type[Any], name: str, t: mi.Type) -> dict[str, Any]:
+    """Field ``name`` of ``owner`` as served: its wire form, else its plain type."""
+    form = wire_form(owner, name)
+    nullable = isinstance(t, mi.UnionType) and any(isinstance(u, mi.NoneType) for u in t.types)
+    shape: dict[str, Any]
+    if form == CARDS:
+        shape = {"type": "array", "items": CARD_SCHEMA}
+    elif form == CARD:
+        shape = CARD_SCHEMA
+    elif form == SUIT:
+        shape = SUIT_SCHEMA
+    elif form == RANK:
+        shape = RANK_SCHEMA
+    elif form == RANKS_:
+        shape = {"type": "array", "items": RANK_SCHEMA}
+    elif form == STRENGTH:
+        shape = STRENGTH_SCHEMA
+    elif form == RULES:
+        shape = {"type": "object", "additionalProperties": True}
+    else:
+        return _of_type(t)
+    return {"anyOf": [shape, {"type": "null"}]} if nullable else dict(shape)
+
+
+def _object(
+    owner: type[Any],
+    fields: tuple[mi.Field, ...],
+    *,
+    required: bool,
+    optional: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    props = {
+        camel(f.name): _field(owner, f.name, f.type) for f in fields if f.name not in _IDENTITY
+    }
+    needed = [
+        camel(f.name)
+        for f in fields
+        if f.name not in _IDENTITY and f.name not in optional and required
+    ]
+    return {
+        "type": "object",
+        "properties": props,
+        "required": needed,
+        "additionalProperties": False,
+    }
+
+
+def data_schema(cls: type[Any]) -> dict[str, Any]:
+    """The JSON Schema of a feed item's ``data`` for event class ``cls`` (not withheld)."""
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.DataclassType), cls
+    secret = frozenset(getattr(cls, "SECRET_FIELDS", ())) | frozenset(
+        getattr(cls, "SHOWN_TO_NOBODY", ())
+    )
+    return _object(cls, info.fields, required=True, optional=secret)
+
+
+_STREAM: dict[str, Any] = {
+    "type": "object",
+    "description": "The stream (aggregate) an event belongs to",
+    "properties": {
+        "kind": {
+            "enum": ["match", "round", "tournament", "other"],
+            "description": "The kind of stream (`other`: the operator's only)",
+        },
+        "id": {"type": "string", "format": "uuid", "description": "The aggregate's id"},
+        "matchId": {
+            "anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}],
+            "description": "A round's match",
+        },
+        "round": {
+            "anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}],
+            "description": "A round's number in its match",
+        },
+    },
+    "required": ["kind", "id", "matchId", "round"],
+    "additionalProperties": False,
+}
+EXAMPLE_ITEM: dict[str, Any] = {
+    "position": 1234,
+    "stream": {
+        "kind": "round",
+        "id": "5f0c8a52-2f7e-5d4b-9a7e-3c2d1b0a9f8e",
+        "matchId": "0b5c3a6e-8d5f-4f39-9a41-2f1c6f0e7d21",
+        "round": 1,
+    },
+    "version": 12,
+    "type": "CardPlayed",
+    "classVersion": 1,
+    "time": "2026-12-01T20:00:00+00:00",
+    "data": {"seat": 2, "cards": ["10H"]},
+    "hidden": [],
+    "withheld": None,
+}
+"""A feed item as served (the documents' example)."""
+_EMPTY: dict[str, Any] = {"type": "object", "maxProperties": 0}
+
+
+def item_schema(cls: type[Any]) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a whole feed item of event class ``cls`` as served;
+    its ``$ref`` name other schemas (``FeedData<Type>``, ``FeedCard``, …) by bare name."""
+    data = {"$ref": f"FeedData{cls.__name__}"}
+    names = sorted(data_schema(cls)["properties"])
+    return {
+        "type": "object",
+        "title": f"FeedItem{cls.__name__}",
+        "description": f"A `{cls.__name__}` event as the feed serves it",
+        "properties": {
+            "position": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The event's place in the whole log (gap-free, commit order)",
+            },
+            "stream": {"$ref": "FeedItemStream", "description": "The stream it belongs to"},
+            "version": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The event's version in its stream",
+            },
+            "type": {"type": "string", "const": cls.__name__, "description": "The event type"},
+            "classVersion": {
+                "type": "integer",
+                "const": getattr(cls, "class_version", 1),
+                "description": "The event class's version",
+            },
+            "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it happened (ISO 8601, UTC)",
+            },
+            "data": {
+                "anyOf": [data, _EMPTY],
+                "description": "The event's fields as served; empty when `withheld` (R36)",
+            },
+            "hidden": {
+                "type": "array",
+                "items": {"enum": names},
+                "uniqueItems": True,
+                "description": "Secret fields left out for this reader (R33, R36)",
+            },
+            "withheld": {
+                "anyOf": [{"type": "null"}, {"type": "string"}],
+                "description": "Why the whole payload is withheld (R36)",
+            },
+        },
+        "required": [
+            "position",
+            "stream",
+            "version",
+            "type",
+            "classVersion",
+            "time",
+            "data",
+            "hidden",
+        ],
+        "additionalProperties": False,
+        "if": {"properties": {"withheld": {"type": "null"}}},
+        "then": {"properties": {"data": data}},
+        "else": {"properties": {"data": _EMPTY}},
+    }
+
+
+def _resolve(schema: Any, template: str) -> Any:
+    """``schema`` with every bare-name ``$ref`` written with ``template``."""
+    if isinstance(schema, dict):
+        return {
+            k: template.format(name=v) if k == "$ref" else _resolve(v, template)
+            for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_resolve(v, template) for v in schema]
+    return schema
+
+
+def feed_classes() -> list[type[Any]]:
+    """The event classes the feed may serve (the game's store's)."""
+    return [cls for stream, cls in EVENT_CLASSES if stream in FEED_STREAMS]
+
+
+@cache
+def feed_item_schemas() -> dict[str, dict[str, Any]]:
+    """Event type → the self-contained JSON Schema (2020-12) of its feed items, for every
+    type the feed serves (the shared shapes in its ``$defs``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for cls in feed_classes():
+        name = cls.__name__
+        defs = {**SHARED, "FeedItemStream": _STREAM, f"FeedData{name}": data_schema(cls)}
+        out[name] = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            **_resolve(item_schema(cls), "#/$defs/{name}"),
+            "$defs": _resolve(defs, "#/$defs/{name}"),
+        }
+    return out
+
+
+def feed_item_components(ref_template: str) -> dict[str, dict[str, Any]]:
+    """Component schemas for an API document: ``FeedItem`` as a ``oneOf`` of one
+    ``FeedItem<Type>`` per event type, with a discriminator on ``type``, those types, their
+    ``FeedData<Type>`` and the shapes they share. ``ref_template``: how the document
+    refers to a component (``{name}`` in it)."""
+    classes = feed_classes()
+    refs = {cls.__name__: ref_template.format(name=f"FeedItem{cls.__name__}") for cls in classes}
+    union = {
+        "title": "FeedItem",
+        "description": "One event of the log, redacted for its reader (R33, R36): one "
+        "schema per event `type` (`GET /v1/events/schema`, `feed`).",
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "examples": [EXAMPLE_ITEM],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    }
+    parts: dict[str, Any] = {**SHARED, "FeedItemStream": _STREAM}
+    for cls in classes:
+        parts[f"FeedItem{cls.__name__}"] = item_schema(cls)
+        parts[f"FeedData{cls.__name__}"] = data_schema(cls)
+    resolved: dict[str, dict[str, Any]] = _resolve(parts, ref_template)
+    return {"FeedItem": union, **resolved}
+
+
+class PublishedSchemas(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The feed items' schemas as served (``feed``), and the stored events' (``events``)."""
+
+    feed: dict[str, dict[str, Any]]
+    """Event type → the JSON Schema (2020-12) of a feed item of that type as
+    ``GET /v1/events`` and ``/v1/events/stream`` serve it: ``data`` in camelCase, cards
+    and ranks as the API writes them, secret fields absent (named in ``hidden``). The
+    contract of a feed reader."""
+    events: list[EventType]
+    """The events *as stored* (snake_case, integer cards and ranks, every version the
+    store may hold): the contract of the store's upcasters and of a rebuild, not of the
+    feed."""
+
+
+@cache
+def published_schemas() -> PublishedSchemas:
+    """What ``GET /v1/events/schema`` serves."""
+    return PublishedSchemas(feed=feed_item_schemas(), events=event_schemas().events)
+
+
+__all__ = [
+    "FEED_STREAMS",
+    "PublishedSchemas",
+    "data_schema",
+    "feed_item_components",
+    "feed_item_schemas",
+    "item_schema",
+    "published_schemas",
+]

@@ -1,0 +1,150 @@
+"""Webhook destinations are checked (docs/webhooks.md, docs/security.md): only https (http
+when WEBHOOK_ALLOW_HTTP) to public addresses, checked when registered and again at every
+delivery, where the request goes to the address just checked (no DNS rebinding);
+WEBHOOK_PRIVATE_TARGETS lets named internal networks through."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from services.webhooks.targets import TargetPolicy, TargetRefusedError
+from tests.api.rest import auth, client, new_service
+
+OPERATOR = "operator-token-0123456789abcdef"
+SECRET = "a-webhook-secret-of-32-characters"
+
+INTERNAL = [
+    "https://127.0.0.1/hook",
+    "https://127.0.0.1:5432/",
+    "https://localhost/hook",
+    "https://app.localhost/hook",
+    "https://[::1]/hook",
+    "https://0.0.0.0/hook",
+    "https://2130706433/hook",  # 127.0.0.1 as one decimal number
+    "https://0x7f000001/hook",
+    "https://169.254.169.254/latest/meta-data/",
+    "https://10.1.2.3/hook",
+    "https://192.168.0.10/hook",
+    "https://172.16.5.4/hook",
+    "https://100.64.0.1/hook",  # shared address space
+    "https://[::ffff:127.0.0.1]/hook",
+    "https://[fe80::1]/hook",
+    "https://[fd00::1]/hook",
+    "https://224.0.0.1/hook",
+    "http://push.example/hook",  # http without WEBHOOK_ALLOW_HTTP
+    "ftp://push.example/hook",
+    "https://user:pw@push.example/hook",
+    "https://rebinds.example/hook",  # resolves to loopback
+]
+
+
+def fake_resolver(answers: dict[str, list[str]]) -> Any:
+    def resolve(host: str, port: int) -> list[str]:
+        if host in answers:
+            return answers[host]
+        from services.webhooks.targets import resolve as real  # noqa: PLC0415
+
+        return real(host, port)  # numeric forms (decimal, hex): no network needed
+
+    return resolve
+
+
+@pytest.mark.parametrize("url", INTERNAL)
+def test_internal_targets_are_refused(url: str) -> None:
+    policy = TargetPolicy(resolver=fake_resolver({"rebinds.example": ["127.0.0.1"]}))
+    with pytest.raises(TargetRefusedError):
+        policy.check(url, True)
+
+
+def test_public_targets_and_allowed_private_ones_pass() -> None:
+    policy = TargetPolicy(
+        private=("10.0.0.0/8", "push.internal"),
+        resolver=fake_resolver(
+            {"push.example": ["93.184.216.34"], "push.internal": ["192.168.1.1"]}
+        ),
+    )
+    assert policy.check("https://push.example/hook", True) is not None
+    assert policy.check("https://10.1.2.3/hook", True) is not None
+    assert policy.check("https://push.internal/hook", True) is not None
+    with pytest.raises(TargetRefusedError):
+        policy.check("https://192.168.0.10/hook", True)  # not listed
+    assert TargetPolicy(allow_http=True).check("http://93.184.216.34/", True) is not None
+
+
+def test_a_name_that_rebinds_to_loopback_is_refused_at_delivery() -> None:
+    """Public when registered, loopback when delivered: the delivery is refused (and
+    recorded as a failed attempt by the dispatcher), never sent to loopback."""
+    answers = {"flip.example": ["93.184.216.34"]}
+    policy = TargetPolicy(resolver=fake_resolver(answers))
+    assert policy.check("https://flip.example/hook", False) is not None
+    answers["flip.example"] = ["127.0.0.1"]
+    with pytest.raises(TargetRefusedError):
+        policy.post("https://flip.example/hook", b"{}", {})
+
+
+def test_a_name_that_does_not_resolve_waits_for_the_delivery_check() -> None:
+    def nowhere(host: str, port: int) -> list[str]:
+        raise OSError("no such name")
+
+    policy = TargetPolicy(resolver=nowhere)
+    assert policy.check("https://push.example/hook", False) is None  # registration
+    with pytest.raises(TargetRefusedError):
+        policy.check("https://push.example/hook", True)  # delivery
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[int, list[dict[str, str]]]]:
+    got: list[dict[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            got.append(dict(self.headers))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], got
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_delivery_goes_to_the_address_checked_with_its_host_kept(
+    receiver: tuple[int, list[dict[str, str]]],
+) -> None:
+    port, got = receiver
+    policy = TargetPolicy(
+        allow_http=True,
+        private=("127.0.0.1",),
+        resolver=fake_resolver({"hooks.test": ["127.0.0.1"]}),
+    )
+    assert policy.post(f"http://hooks.test:{port}/in", b"{}", {"X-A": "1"}) == 204
+    assert got[0]["Host"] == f"hooks.test:{port}" and got[0]["X-A"] == "1"
+
+
+@pytest.mark.parametrize("url", [u for u in INTERNAL if "example" not in u])
+def test_the_route_refuses_internal_urls_with_a_422(url: str) -> None:
+    """The finding: loopback, localhost, [::1], 0.0.0.0, decimal IPs, 169.254.169.254,
+    10.x and port 5432 were accepted and POSTed to."""
+    with client(new_service(), operator_token=OPERATOR) as c:
+        body = {"url": url, "secret": SECRET, "kinds": ["your-turn"]}
+        r = c.post("/v1/webhooks", json=body, headers=auth(OPERATOR))
+        assert r.status_code == 422, r.text
+        assert r.json()["code"] in ("webhook-target-refused", "invalid-input"), r.json()
+        assert c.get("/v1/webhooks", headers=auth(OPERATOR)).json() == []
+
+
+def test_the_private_targets_setting_lets_a_network_through() -> None:
+    service = new_service()
+    with client(service, operator_token=OPERATOR, webhook_private_targets=("10.0.0.0/8",)) as c:
+        body = {"url": "https://10.1.2.3/hook", "secret": SECRET, "kinds": ["your-turn"]}
+        assert c.post("/v1/webhooks", json=body, headers=auth(OPERATOR)).status_code == 201

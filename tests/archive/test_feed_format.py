@@ -1,0 +1,178 @@
+"""The served feed's format policy (docs/events.md, "The served format"): yesterday's
+served examples (docs/feed-examples.json) still fit what is served today, every served
+item validates against the published ``FeedItem`` schema, and every type served has an
+example; and the feed reads backwards (``order=desc``, ``before=``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from litestar.testing import TestClient
+
+from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind
+from services.bots import run_bots
+from services.game import GameService
+from services.tournaments.service import TournamentService
+from tests.apps import make_app
+from tests.archive.matches import bot_match, bot_teams, ended_match, open_match
+from tests.conftest import FixedSeeds
+from tests.driving import play_round
+
+ROOT = Path(__file__).parents[2]
+EXAMPLES = ROOT / "docs" / "feed-examples.json"
+
+
+def served(client: TestClient[Any]) -> list[dict[str, Any]]:
+    """Every item the public feed serves now, from position 0."""
+    items: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = client.get("/v1/events", params={"after": after, "limit": 1000}).json()
+        items += page["items"]
+        after = page["next"]
+        if not page["more"]:
+            return items
+
+
+def kind(value: Any) -> str:
+    """A JSON value's type, as a schema names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def first_of_each_type(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """An example per ``type`` and ``classVersion``: the first one served not withheld."""
+    found: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key = f"{item['type']}/{item['classVersion']}"
+        if item.get("withheld") is None and key not in found:
+            found[key] = item
+    return dict(sorted(found.items()))
+
+
+def misfits(example: dict[str, Any], item: dict[str, Any]) -> list[str]:
+    """What of ``example`` (yesterday's) ``item`` (today's) no longer has."""
+    wrong = [f"item.{k}" for k in example if k not in item]
+    wrong += [
+        f"item.{k}: {kind(item[k])} not {kind(v)}"
+        for k, v in example.items()
+        if k in item and v is not None and item[k] is not None and kind(v) != kind(item[k])
+    ]
+    data, hidden = item.get("data", {}), set(item.get("hidden", []))
+    for k, v in example.get("data", {}).items():
+        if k not in data and k not in hidden:
+            wrong.append(f"data.{k} is gone")
+        elif k in data and v is not None and data[k] is not None and kind(v) != kind(data[k]):
+            wrong.append(f"data.{k}: {kind(data[k])} not {kind(v)}")
+    return wrong
+
+
+def population() -> list[dict[str, Any]]:
+    """What the public feed serves of a fixed population (fixed seeds and ids: the same
+    types every run): a two-round match, a tournament, a match ended in play, one dealt."""
+    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, seeds=FixedSeeds())
+    rules = dataclasses.replace(STANDARD, match_end=MatchEnd(MatchEndKind.ROUNDS, 2))
+    mid = service.create_match(rules, name="bots", preset="standard", match_id=UUID(int=1))
+    for seat in range(4):
+        service.take_seat(mid, seat, f"bot{seat}", "random")
+    run_bots(service, mid, 100_000)  # the bots' choices follow from the round's id
+    ts = TournamentService(service)
+    cup = ts.create(
+        name="cup",
+        rules=STANDARD,
+        teams=bot_teams(4),
+        fmt="round_robin",
+        match_length=1,
+        tournament_id=UUID(int=2),
+    )
+    ts.schedule_next(cup.id)
+    assert play_round(ts, cup.id).completed
+    ended_match(service)
+    open_match(service)
+    with TestClient(make_app(service)) as client:
+        return served(client)
+
+
+@pytest.fixture(scope="module")
+def items() -> list[dict[str, Any]]:
+    return population()
+
+
+def test_yesterdays_examples_fit_todays_feed(items: list[dict[str, Any]]) -> None:
+    examples: dict[str, dict[str, Any]] = json.loads(EXAMPLES.read_text())
+    today = first_of_each_type(items)
+    missing = sorted(set(today) - set(examples))
+    assert missing == [], f"add these served types to docs/feed-examples.json: {missing}"
+    problems = {}
+    for key, example in examples.items():
+        for item in (i for i in items if f"{i['type']}/{i['classVersion']}" == key):
+            if item.get("withheld") is None and (wrong := misfits(example, item)):
+                problems[key] = wrong
+                break
+    assert problems == {}, "a served item no longer fits its example (a breaking change)"
+
+
+def test_every_served_item_and_example_fits_the_published_schema(
+    items: list[dict[str, Any]],
+) -> None:
+    document = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    schema = {
+        "$ref": "#/components/schemas/FeedItem",
+        "components": document["components"],
+    }
+    validator = Draft202012Validator(schema)
+    examples = json.loads(EXAMPLES.read_text())
+    for item in [*items, *examples.values()]:
+        errors = [e.message for e in validator.iter_errors(item)]
+        assert errors == [], (item["type"], errors)
+
+
+def test_a_changed_field_is_caught() -> None:
+    """The check can fail: a field renamed, or its JSON type changed, is a misfit."""
+    example = {"type": "TrickWon", "data": {"winner": 1, "points": 10}, "hidden": []}
+    renamed = {"type": "TrickWon", "data": {"winner": 1, "score": 10}, "hidden": []}
+    retyped = {"type": "TrickWon", "data": {"winner": "1", "points": 10}, "hidden": []}
+    grown = {"type": "TrickWon", "data": {"winner": 1, "points": 10, "new": 0}, "hidden": []}
+    assert misfits(example, renamed) == ["data.points is gone"]
+    assert misfits(example, retyped) == ["data.winner: string not number"]
+    assert misfits(example, grown) == [], "an added field is additive"
+
+
+def test_the_feed_reads_backwards() -> None:
+    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    bot_match(service)
+    with TestClient(make_app(service)) as client:
+        forwards = [i["position"] for i in served(client)]
+        backwards: list[int] = []
+        params: dict[str, Any] = {"order": "desc", "limit": 37}
+        while True:
+            page = client.get("/v1/events", params=params).json()
+            backwards += [i["position"] for i in page["items"]]
+            if not page["more"]:
+                break
+            params = {"order": "desc", "limit": 37, "before": page["next"]}
+        assert backwards == forwards[::-1]
+        newest = client.get("/v1/events", params={"order": "desc", "limit": 1}).json()
+        assert [i["position"] for i in newest["items"]] == [forwards[-1]]
+        bads: list[dict[str, str | int]] = [
+            {"before": 5},
+            {"order": "desc", "after": 3},
+            {"order": "sideways"},
+        ]
+        for bad in bads:
+            r = client.get("/v1/events", params=bad)
+            assert r.status_code == 422, (bad, r.text)

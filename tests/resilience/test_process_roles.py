@@ -1,0 +1,119 @@
+"""Processes by role on PostgreSQL (docs/scaling.md): an API process (``PROCESS_ROLE=api``)
+serves HTTP and streams only, a worker (``shengji worker``) runs the background work. With
+the API process alone a table of three bots and a person stands still and no webhook is
+sent; once a worker runs beside it, the bots move, the absent person's turn times out and
+the person's ``your-turn`` webhook arrives — all through the worker, which hears the API
+process's saves through the hub."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.resilience.harness import (
+    SECRET,
+    Receiver,
+    Replica,
+    Worker,
+    drop_schema,
+    fresh_schema,
+)
+
+pytestmark = pytest.mark.postgres
+
+OPERATOR = "operator-token-0123456789abcdef"
+SHARED = {
+    "OPERATOR_TOKEN": OPERATOR,
+    "WEBHOOK_INTERVAL_MS": "100",
+    "SWEEP_INTERVAL_MS": "100",
+    "DEAL_INTERVAL_MS": "10",
+    "DECLARE_MS": "1000",
+    "WINDOW_MS": "0",
+}
+
+
+@pytest.fixture
+def schema(pg_url: str) -> Iterator[str]:
+    name = fresh_schema(pg_url)
+    yield name
+    drop_schema(pg_url, name)
+
+
+def call(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = httpx.request(method, base + path, json=body, headers=headers, timeout=10)
+    assert r.status_code in (200, 201), f"{method} {path}: {r.status_code} {r.text}"
+    return r.json()
+
+
+def history(base: str, match_id: str) -> list[Any]:
+    items: list[Any] = call(base, "GET", f"/v1/matches/{match_id}/history?after=0&limit=1000")[
+        "items"
+    ]
+    return items
+
+
+def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
+    pg_url: str, schema: str, tmp_path: Path
+) -> None:
+    api = Replica(pg_url, schema, tmp_path, PROCESS_ROLE="api", **SHARED)
+    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED)
+    receiver = Receiver(failing=False)
+    try:
+        api.start()
+        asyncio.run(api.ready())
+        base = api.base
+        call(
+            base,
+            "POST",
+            "/v1/webhooks",
+            {"url": receiver.url, "secret": SECRET, "kinds": ["your-turn"]},
+            OPERATOR,
+        )
+        person = call(base, "POST", "/v1/players", {"displayName": "absent"})
+        timers = {"declareMs": 1000, "buryMs": 1000, "playMs": 1000}
+        made = call(base, "POST", "/v1/matches", {"name": "roles", "timers": timers})
+        match_id, organiser = made["matchId"], made["organiserToken"]
+        for seat in (1, 2, 3):
+            call(
+                base,
+                "POST",
+                f"/v1/matches/{match_id}/seats/{seat}/bot",
+                {"kind": "heuristic"},
+                organiser,
+            )
+        call(
+            base, "POST", "/v1/players/me/seats", {"matchId": match_id, "seat": 0}, person["token"]
+        )
+        seated = history(base, match_id)
+        time.sleep(2.0)  # the API process alone: nobody moves the bots or claims a timeout
+        assert history(base, match_id) == seated
+        assert receiver.got == []
+
+        worker.start()
+        asyncio.run(worker.ready())
+        assert httpx.get(worker.base + "/v1/matches", timeout=5).status_code == 404  # no API
+        deadline = time.monotonic() + 60
+        types: list[str] = []
+        while time.monotonic() < deadline:
+            types = [i["type"] for i in history(base, match_id)]
+            if "TurnTimedOut" in types and types.count("CardPlayed") >= 8 and receiver.got:
+                break
+            time.sleep(0.3)
+        assert "TurnTimedOut" in types, (types[-10:], worker.tail())
+        assert types.count("CardPlayed") >= 8, (types[-10:], worker.tail())
+        assert any(
+            body["kind"] == "your-turn" and body["playerId"] == person["playerId"]
+            for _, body in receiver.got
+        ), receiver.got
+    finally:
+        worker.stop()
+        api.stop()
+        receiver.server.shutdown()
+        receiver.server.server_close()
