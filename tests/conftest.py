@@ -84,6 +84,10 @@ def examples(ci: int) -> int:
     return max(1, round(ci * PROFILE_SCALE[PROFILE]))
 
 
+pytest_plugins = ("tests.run_guard",)
+"""The seed of the random order at the start and the end of a run, and a green run only if
+every collected test ran and none was skipped (docs/testing.md)."""
+
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """Where every :class:`FakeClock` starts."""
 

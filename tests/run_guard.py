@@ -1,4 +1,4 @@
-"""A green run is a whole run (loaded by ``-p tests.run_guard`` in pyproject's addopts).
+"""A green run is a whole run (a plugin: ``pytest_plugins`` in tests/conftest.py).
 
 - **Every collected test ran.** A test skipped, xfailed or xpassed fails the run, unless its
   reason is one of :data:`ALLOWED_SKIPS` (none today): a test that needs something the

@@ -13,8 +13,7 @@ import pytest
 from tests.api.rest import Json, Table, auth, client
 
 
-@pytest.fixture(scope="module")
-def table() -> Iterator[Table]:
+def _to_lead() -> Iterator[Table]:
     """A table where someone is to lead (R22)."""
     with client() as c:
         t = Table.seat_four(c)
@@ -23,6 +22,18 @@ def table() -> Iterator[Table]:
                 break
             assert t.step()
         yield t
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[Table]:
+    """Shared by the tests that save nothing (dry runs, refused commands)."""
+    yield from _to_lead()
+
+
+@pytest.fixture
+def own_table() -> Iterator[Table]:
+    """For a test that plays: the shared table stays at its lead, whatever the order."""
+    yield from _to_lead()
 
 
 def _leader(t: Table) -> int | None:
@@ -90,10 +101,11 @@ def test_a_refused_dry_run_is_the_real_commands_problem(
     assert _stored(table) == before
 
 
-def test_a_throw_is_judged_by_its_shape_and_tested_only_when_played(table: Table) -> None:
+def test_a_throw_is_judged_by_its_shape_and_tested_only_when_played(own_table: Table) -> None:
     """R22, R33: the dry run of a throw says it is a legal throw from this hand, that the
     other hands test it only when it is played, and what failing would cost — the same
     answer whether another seat could beat it or not; the real play then tests it."""
+    table = own_table
     seat = _leader(table)
     assert seat is not None
     hand: list[str] = table.view(seat)["hand"]

@@ -23,7 +23,7 @@ def test_runs() -> None:
 
 
 def _run(tmp_path: Path, extra: str, *args: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p tests.run_guard\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p tests.run_guard\n")  # no conftest
     (tmp_path / "test_guarded.py").write_text(_TESTS.format(extra=extra))
     ini, plugins = tmp_path / "pytest.ini", ("-p", "no:cacheprovider", "-p", "xdist")
     where = ("--rootdir", str(tmp_path), str(tmp_path))
