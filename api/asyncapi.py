@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from api.live_feed import FULL_EVERY
+from api.match_follower import FULL_EVERY
 from api.players.dto import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem

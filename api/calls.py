@@ -16,7 +16,7 @@ worker-thread call. The dependency parses the request's credential once
 
 * First request with a key: the write runs; the key's record — the request's fingerprint,
   the status, the resource acted on, its version after the write, the acting seat and a
-  few small facts (:class:`services.idempotency.Outcome`) — is stored in the events' store
+  few small facts (:class:`services.idempotency.Receipt`) — is stored in the events' store
   in the same save as the write's events, so a retry can never repeat the write and the
   record cannot exist without it. The answer is rendered after the save.
 * Same key, same request (method, path with its query, body): the answer is rebuilt from
@@ -58,7 +58,7 @@ from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
 from services.game import GameService
-from services.idempotency import Outcome, Replayable, RequestKey, Stamp, fingerprint
+from services.idempotency import Receipt, Replayable, RequestKey, Stamp, fingerprint
 from services.pipeline import Answered, Command, run_command
 
 A = TypeVar("A")
@@ -146,7 +146,7 @@ class Write(Read):
         self,
         authorize: Callable[[], A],
         work: Callable[[A, Stamp], tuple[int, T]],
-        replay: Callable[[A, Outcome], T],
+        replay: Callable[[A, Receipt], T],
         *,
         location: Callable[[T], str] | None = None,
     ) -> Response[T]:

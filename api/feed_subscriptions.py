@@ -33,7 +33,7 @@ from domain.feed_subscription import FeedSubscription
 from services import feed_subscriptions as fs
 from services.access import Credential
 from services.errors import ForbiddenError, UnauthorizedError
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 
 Name = Annotated[
     str,
@@ -102,7 +102,7 @@ def _recorded(stamp: Stamp, status: int, **facts: str | int) -> Any:
     """What a write saves with its subscription for its Idempotency-Key."""
 
     def records(sub: FeedSubscription) -> list[Any]:
-        return stamp.records(Outcome(status, sub.id, sub.version, facts=facts))
+        return stamp.records(Receipt(status, sub.id, sub.version, facts=facts))
 
     return records
 
@@ -135,7 +135,7 @@ class SubscriptionController(Controller):
             )
             return 201, fs.view(service, sub)
 
-        def replay(_: None, outcome: Outcome) -> fs.FeedSubscriptionView:
+        def replay(_: None, outcome: Receipt) -> fs.FeedSubscriptionView:
             return fs.view(service, fs.get(service, data.name))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
@@ -174,7 +174,7 @@ class SubscriptionController(Controller):
 
             return 200, fs.claim(service, name, data.consumer, data.limit, extras=extras)
 
-        def replay(_: None, outcome: Outcome) -> fs.Claimed:
+        def replay(_: None, outcome: Receipt) -> fs.Claimed:
             return fs.replay_claim(service, name, dict(outcome.facts))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
@@ -198,7 +198,7 @@ class SubscriptionController(Controller):
             )
             return 200, fs.view(service, sub)
 
-        def replay(_: None, outcome: Outcome) -> fs.FeedSubscriptionView:
+        def replay(_: None, outcome: Receipt) -> fs.FeedSubscriptionView:
             return fs.view(service, fs.get(service, name))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)
@@ -220,7 +220,7 @@ class SubscriptionController(Controller):
             sub = fs.commit(service, name, data.position, extras=_recorded(stamp, 200))
             return 200, fs.view(service, sub)
 
-        def replay(_: None, outcome: Outcome) -> fs.FeedSubscriptionView:
+        def replay(_: None, outcome: Receipt) -> fs.FeedSubscriptionView:
             return fs.view(service, fs.get(service, name))
 
         return await write.run(lambda: require_operator(archive, write.credential), work, replay)

@@ -42,7 +42,7 @@ from services import table_life
 from services.access import organiser_of, seat_in, seat_or_organiser
 from services.accounts.seating import check_admitted
 from services.bots import bot_seats, bot_to_act
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.summaries import MatchList, MatchSummary, Origin, list_matches, match_summary
 from services.view_types import rules_view
@@ -91,7 +91,7 @@ class MatchController(Controller):
                 preset=body.preset,
                 match_id=match_id,
                 organiser_token_hash=token_hash(token),
-                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version)),
+                attach=stamp.attach(lambda p: Receipt(201, match_id, p.result.version)),
                 timers=body.timers.value() if body.timers else None,
                 visibility=body.visibility,
             )
@@ -99,7 +99,7 @@ class MatchController(Controller):
                 match_id=str(match_id), version=1, organiser_token=token, rules=rules_view(rules)
             )
 
-        def replay(_: None, outcome: Outcome) -> NewMatch:
+        def replay(_: None, outcome: Receipt) -> NewMatch:
             match = service.get_match(outcome.subject, version=1)
             return NewMatch(
                 match_id=str(match.id),
@@ -178,11 +178,11 @@ class MatchController(Controller):
                 seat,
                 data.name,
                 token=token,
-                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+                attach=stamp.attach(lambda p: Receipt(201, match_id, p.result.version, seat)),
             )[1]
             return 201, SeatClaimed(seat=seat, token=token, version=done.version)
 
-        def replay(_: None, outcome: Outcome) -> SeatClaimed:
+        def replay(_: None, outcome: Receipt) -> SeatClaimed:
             return SeatClaimed(seat=seat, token=None, version=outcome.version, token_withheld=True)
 
         return await write.run(admit, work, replay)
@@ -207,11 +207,11 @@ class MatchController(Controller):
                 seat,
                 data.name or f"{data.kind} bot {seat}",
                 data.kind,
-                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+                attach=stamp.attach(lambda p: Receipt(201, match_id, p.result.version, seat)),
             )[1]
             return 201, BotSeated(seat=seat, kind=data.kind, version=done.version)
 
-        def replay(_: Match, outcome: Outcome) -> BotSeated:
+        def replay(_: Match, outcome: Receipt) -> BotSeated:
             return BotSeated(seat=seat, kind=data.kind, version=outcome.version)
 
         return await write.run(self._organiser(write, match_id), work, replay)
@@ -233,11 +233,11 @@ class MatchController(Controller):
             queued = not match.finished and round_ is not None and bot_to_act(round_, bots)
             version = match.sequence(0 if round_ is None else round_.version)
             runtime.bots.wake(match_id)
-            outcome = Outcome(202, match_id, version, facts={"queued": queued})
+            outcome = Receipt(202, match_id, version, facts={"queued": queued})
             stamp.save_after(runtime.service, outcome)
             return 202, BotsRun(version=version, queued=queued)
 
-        def replay(_: Match, outcome: Outcome) -> BotsRun:
+        def replay(_: Match, outcome: Receipt) -> BotsRun:
             return BotsRun(version=outcome.version, queued=bool(outcome.facts.get("queued")))
 
         return await write.run(self._organiser(write, match_id), work, replay)
@@ -258,11 +258,11 @@ class MatchController(Controller):
             done = service.finish_match(
                 match_id,
                 reason,
-                attach=stamp.attach(lambda p: Outcome(200, match_id, p.result.version)),
+                attach=stamp.attach(lambda p: Receipt(200, match_id, p.result.version)),
             )
             return 200, FinishedMatch(version=done.version)
 
-        def replay(_: Match, outcome: Outcome) -> FinishedMatch:
+        def replay(_: Match, outcome: Receipt) -> FinishedMatch:
             return FinishedMatch(version=outcome.version)
 
         return await write.run(self._organiser(write, match_id), work, replay)
@@ -289,7 +289,7 @@ class MatchController(Controller):
                 match_id,
                 seat,
                 lambda r: stamp.records(
-                    Outcome(200, match_id, r.version, seat, facts={"seat": seat})
+                    Receipt(200, match_id, r.version, seat, facts={"seat": seat})
                 ),
             )
             view = ResignationView(
@@ -300,7 +300,7 @@ class MatchController(Controller):
             )
             return 200, view
 
-        def replay(seat: int, outcome: Outcome) -> ResignationView:
+        def replay(seat: int, outcome: Receipt) -> ResignationView:
             match = service.get_match(match_id)
             waiting = [s for s in match.humans(seat % 2) if s not in match.resigned]
             finished = match.finished and seat not in waiting
@@ -342,7 +342,7 @@ class MatchController(Controller):
                 service,
                 match_id,
                 caller,
-                lambda r: stamp.records(Outcome(201, r.match_id, r.version, caller.seat)),
+                lambda r: stamp.records(Receipt(201, r.match_id, r.version, caller.seat)),
             )
             return 201, RematchView(
                 match_id=str(done.match_id),
@@ -352,7 +352,7 @@ class MatchController(Controller):
                 version=done.result.version,
             )
 
-        def replay(caller: table_life.Caller, outcome: Outcome) -> RematchView:
+        def replay(caller: table_life.Caller, outcome: Receipt) -> RematchView:
             match = service.get_match(outcome.subject)
             return RematchView(
                 match_id=str(match.id),

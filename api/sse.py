@@ -21,7 +21,7 @@ shutdown) the stream ends with a ``retry:`` hint and the client reconnects with 
 Last-Event-ID.
 
 Fan-out (docs/decisions.md F3, L12): a process follows each watched match once (a
-:class:`Feed`): one hub subscription; on a wake-up it reads only the new events and
+:class:`MatchFollower`): one hub subscription; on a wake-up it reads only the new events and
 applies them to its own copy of the match (:class:`services.live.LiveTable`, no reload),
 and each version's frame is built and encoded once per viewer watching (a seat, or the
 spectators), kept in a short ring, and shared by every subscriber with that viewer. A
@@ -41,9 +41,9 @@ from uuid import UUID
 
 import anyio
 
-from api.live_feed import (
-    Feed,
-    Subscription,
+from api.match_follower import (
+    ChangeSignal,
+    MatchFollower,
     encode,
     full_due,
     patch_block,
@@ -73,7 +73,7 @@ RESUME_CHUNK = 200
 
 T = TypeVar("T")
 
-HubSubscription = Subscription
+HubSubscription = ChangeSignal
 
 
 class MatchHub(Protocol):
@@ -117,7 +117,7 @@ class LiveStreams:
         """Ends the streams (of every kind) whose player token is revoked."""
         self.streams = 0
         """Streams open right now."""
-        self._feeds: dict[UUID, Feed] = {}
+        self._followers: dict[UUID, MatchFollower] = {}
         self._closing_feeds: set[asyncio.Task[None]] = set()
         self._closing = False
 
@@ -147,24 +147,24 @@ class LiveStreams:
         """Followed matches among ``ids`` read again from the store, their kept frames
         dropped (an erased player's name must not be shown again, even on a resume)."""
         for match_id in ids:
-            feed = self._feeds.get(match_id)
-            if feed is not None and not feed.closed:
-                task = asyncio.get_running_loop().create_task(feed.reload())
+            follower = self._followers.get(match_id)
+            if follower is not None and not follower.closed:
+                task = asyncio.get_running_loop().create_task(follower.reload())
                 self._closing_feeds.add(task)
                 task.add_done_callback(self._closing_feeds.discard)
 
     async def close(self, timeout: float = 2.0) -> None:
         """End every stream, then stop following matches."""
         self._closing = True
-        for feed in list(self._feeds.values()):
-            feed.wake()
+        for follower in list(self._followers.values()):
+            follower.wake()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
                 while self.streams:
                     await asyncio.sleep(0.01)
-        feeds, self._feeds = list(self._feeds.values()), {}
-        for feed in feeds:
-            await feed.close()
+        followers, self._followers = list(self._followers.values()), {}
+        for follower in followers:
+            await follower.close()
 
     def provide(self) -> LiveStreams:
         """The ``live`` dependency: ``dependencies={"live": Provide(live.provide,
@@ -177,33 +177,34 @@ class LiveStreams:
 
     # -- matches followed -----------------------------------------------------------------------
 
-    async def acquire(self, match_id: UUID) -> Feed:
-        """The match's feed, loaded (NotFoundError when there is no such match)."""
-        feed = self._feeds.get(match_id)
-        if feed is None or feed.closed:
-            feed = Feed(self.service, self.store, self.hub.subscribe(match_id), match_id)
-            self._feeds[match_id] = feed
-        feed.users += 1
+    async def acquire(self, match_id: UUID) -> MatchFollower:
+        """The match's follower, loaded (NotFoundError when there is no such match)."""
+        follower = self._followers.get(match_id)
+        if follower is None or follower.closed:
+            signal = self.hub.subscribe(match_id)
+            follower = MatchFollower(self.service, self.store, signal, match_id)
+            self._followers[match_id] = follower
+        follower.users += 1
         try:
-            await asyncio.shield(feed.ready)
+            await asyncio.shield(follower.ready)
         except BaseException:
-            self.release(feed)
+            self.release(follower)
             raise
-        return feed
+        return follower
 
-    def release(self, feed: Feed) -> None:
-        feed.users -= 1
-        if feed.users == 0:
+    def release(self, follower: MatchFollower) -> None:
+        follower.users -= 1
+        if follower.users == 0:
             loop = asyncio.get_running_loop()
-            loop.call_later(self.settings.linger_s, self._drop_if_unused, feed)
-            ready = feed.ready
+            loop.call_later(self.settings.linger_s, self._drop_if_unused, follower)
+            ready = follower.ready
             if ready.done() and (ready.cancelled() or ready.exception() is not None):
-                self._drop_if_unused(feed)  # e.g. no such match: do not keep the failure
+                self._drop_if_unused(follower)  # e.g. no such match: do not keep the failure
 
-    def _drop_if_unused(self, feed: Feed) -> None:
-        if feed.users == 0 and self._feeds.get(feed.match_id) is feed:
-            del self._feeds[feed.match_id]
-            task = asyncio.get_running_loop().create_task(feed.close())
+    def _drop_if_unused(self, follower: MatchFollower) -> None:
+        if follower.users == 0 and self._followers.get(follower.match_id) is follower:
+            del self._followers[follower.match_id]
+            task = asyncio.get_running_loop().create_task(follower.close())
             self._closing_feeds.add(task)
             task.add_done_callback(self._closing_feeds.discard)
 
@@ -222,32 +223,32 @@ class LiveStreams:
         retry = b"retry: %d\n\n" % settings.retry_ms
         self.streams += 1
         wake = asyncio.Event()
-        feed: Feed | None = None
+        follower: MatchFollower | None = None
         joined = False
         try:
             yield retry
             if self._closing:
                 return
-            feed = await self.acquire(match_id)
-            feed.clients.add(wake)
-            await feed.join(viewer, patches=patches)
+            follower = await self.acquire(match_id)
+            follower.clients.add(wake)
+            await follower.join(viewer, patches=patches)
             joined = True
-            key = None if viewer is None else feed.keys[viewer]
+            key = None if viewer is None else follower.keys[viewer]
             loop = asyncio.get_running_loop()
             deadline = loop.time() + settings.lifetime_s
             if last is None:
-                last = feed.version - 1
+                last = follower.version - 1
             dealt: tuple[int, int] | None = None
             behind = True
             based: int | None = None
             """The version whose view this connection sent last (patches apply to it)."""
             while True:
-                while last < feed.version:
+                while last < follower.version:
                     frames = None
                     if patches and based is not None:
-                        frames = feed.after(viewer, last, patches=True)
+                        frames = follower.after(viewer, last, patches=True)
                     if frames is None:
-                        frames = feed.after(viewer, last)
+                        frames = follower.after(viewer, last)
                         if frames is not None and patches:
                             frames = frames[:1]  # whole; patches follow once the ring has them
                     if frames is None:  # before the ring: replay from the store
@@ -261,7 +262,7 @@ class LiveStreams:
                 if behind:  # the backlog is sent: tell the client it is live now
                     yield caught_up(last)
                     behind = False
-                deal = feed.deals.get(viewer)
+                deal = follower.deals.get(viewer)
                 if deal is not None and deal.version == last:
                     if patches and deal.view is not None:
                         if dealt is None or dealt[0] != last:  # nothing of this deal sent yet
@@ -275,9 +276,9 @@ class LiveStreams:
                         yield deal.frame
                         dealt = (last, deal.drawn)
                 remaining = deadline - loop.time()
-                if self._closing or feed.closed or remaining <= 0:
+                if self._closing or follower.closed or remaining <= 0:
                     break
-                if viewer is not None and feed.keys[viewer] != key:
+                if viewer is not None and follower.keys[viewer] != key:
                     yield REVOKED  # the seat's token was re-issued: reconnect with the new one
                     return
                 try:
@@ -290,17 +291,17 @@ class LiveStreams:
             yield retry
         finally:
             self.streams -= 1
-            if feed is not None:
-                feed.clients.discard(wake)
+            if follower is not None:
+                follower.clients.discard(wake)
                 if joined:
-                    feed.leave(viewer, patches=patches)
-                self.release(feed)
+                    follower.leave(viewer, patches=patches)
+                self.release(follower)
 
     async def _replay(
         self, match_id: UUID, viewer: int | None, last: int, patches: bool = False
     ) -> AsyncIterator[tuple[int, bytes]]:
         """The frames after version ``last`` read again from the store, for one client
-        that resumes from before its feed's ring (R34: the tables as of ``last + 1``,
+        that resumes from before its follower's ring (R34: the tables as of ``last + 1``,
         advanced event by event), a chunk per worker call, until the ring takes over.
         With ``patches``: the first whole, then patch frames (made for this client alone)."""
         table = await self.store(LiveTable.at, self.service, match_id, last + 1)
@@ -328,11 +329,11 @@ class LiveStreams:
             if len(steps) < RESUME_CHUNK:
                 return
 
-    async def viewer(self, feed: Feed, cred: Credential | None) -> int | None:
+    async def viewer(self, follower: MatchFollower, cred: Credential | None) -> int | None:
         """Whose eyes the stream uses (R33), by :func:`api.spectating.reader_of`: a seat
         for its seat token, a spectator without a token (or with the organiser's); any
         other token is refused (401, or 403 for another match's) rather than silently
         shown the public view; a tournament table in play only to its seats and the
         organiser (403 ``table-closed``, R36)."""
         service = self.service
-        return await feed.check(lambda table: reader_of(service, table.match, cred))
+        return await follower.check(lambda table: reader_of(service, table.match, cred))

@@ -16,7 +16,7 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.auth import stream_credential
-from api.live_feed import FULL_EVERY
+from api.match_follower import FULL_EVERY
 from api.spectating import spectator_problems
 from api.sse import EVENT_STREAM, LiveStreams
 from domain.rules.errors import InvalidInputError

@@ -34,7 +34,7 @@ from services.access import seat_or_organiser
 from services.bot_driver import BotDriver
 from services.bots import cpu_budget
 from services.commands import Pending
-from services.idempotency import Fact, Outcome, Stamp
+from services.idempotency import Fact, Receipt, Stamp
 from services.sweeper import Sweeper
 from services.timers import ORGANISER, TIMEOUT_KIND, TimedOut, by_seat, claim_timeout
 
@@ -89,7 +89,7 @@ class TimeoutController(Controller):
                     "limitMs": done.limit_ms,
                     "action": done.action,
                 }
-                return stamp.records(Outcome(200, match_id, p.result.version, done.seat, facts))
+                return stamp.records(Receipt(200, match_id, p.result.version, done.seat, facts))
 
             done = claim_timeout(
                 service,
@@ -110,7 +110,7 @@ class TimeoutController(Controller):
                 action=done.action,
             )
 
-        def replay(_: tuple[Match, str], outcome: Outcome) -> TimeoutClaimed:
+        def replay(_: tuple[Match, str], outcome: Receipt) -> TimeoutClaimed:
             facts = outcome.facts
             return TimeoutClaimed(
                 version=outcome.version,

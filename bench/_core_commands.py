@@ -15,9 +15,9 @@ from uuid import UUID
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import Recording
 
+from domain.bots.combos import random_lead
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
-from domain.players.combos import random_lead
 from domain.rules.cards import Card
 from domain.rules.follow import random_follow
 from domain.rules.ruleset import RuleSet

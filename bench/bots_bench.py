@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from domain.players import Player, StrongPlayer, make_player
-from domain.players.table import RoundRecord, play_round
-from domain.players.view import BidView, SeatView
+from domain.bots import Player, StrongPlayer, make_player
+from domain.bots.table import RoundRecord, play_round
+from domain.bots.view import BidView, BotView
 from domain.rules.bidding import Bidding
 from domain.rules.cards import Card
 from domain.rules.ruleset import STANDARD
@@ -45,7 +45,7 @@ DEFAULT_DEALS = 500
 DEFAULT_BUDGET = 1500
 """The strong bot's budget in the benchmark (simulated plays per decision, about 60 ms of
 CPU on average, 90 ms p99): half the service default
-(:data:`domain.players.strong.DEFAULT_BUDGET`, about 200 ms p99), so that 500 deals take
+(:data:`domain.bots.strong.DEFAULT_BUDGET`, about 200 ms p99), so that 500 deals take
 about 20 minutes on two cores."""
 DEFAULT_WORKERS = 2
 DEFAULT_ENV_STEPS = 20_000
@@ -73,13 +73,13 @@ class Timed:
     def request_redeal(self, view: BidView, rng: random.Random) -> bool:
         return self.player.request_redeal(view, rng)
 
-    def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def bury(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         cpu, wall = time.process_time(), time.perf_counter()
         cards = self.player.bury(view, rng)
         self._took(cpu, wall)
         return cards
 
-    def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def play(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         cpu, wall = time.process_time(), time.perf_counter()
         cards = self.player.play(view, rng)
         self._took(cpu, wall)

@@ -49,7 +49,7 @@ import anyio
 import msgspec
 from litestar import Litestar
 
-from api.live_feed import DEAL_TICK_S
+from api.match_follower import DEAL_TICK_S
 from bench._capacity_stream import SeatView, choose
 from domain.game.round import DRAWS
 from domain.game.round_events import Pacing

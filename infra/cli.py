@@ -23,8 +23,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from domain.players import PLAYERS
-from domain.players.strong import DEFAULT_BUDGET, StrongPlayer
+from domain.bots import PLAYERS
+from domain.bots.strong import DEFAULT_BUDGET, StrongPlayer
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import PRESETS, preset
 from domain.rules.scoring import Outcome, settle

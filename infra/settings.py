@@ -33,9 +33,9 @@ import msgspec
 from msgspec import Meta
 
 from api.streamcap import parse_caps
+from domain.bots import PLAYERS
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
-from domain.players import PLAYERS
 from domain.rules.errors import InvalidInputError
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS

@@ -87,9 +87,9 @@ _.due_at  # services/sweeper.py: when a match is next looked at (tests/unit/test
 _.restart  # infra/pgcluster.py: the throwaway cluster for tests (tests/resilience)
 
 # -- other branches' files, left to their owners ----------------------------------------------
-played_points  # domain/players/table.py (the bots branch)
-_.partner  # domain/players/view.py (the bots branch)
-_.attacking  # domain/players/view.py (the bots branch)
+played_points  # domain/bots/table.py (the bots branch)
+_.partner  # domain/bots/view.py (the bots branch)
+_.attacking  # domain/bots/view.py (the bots branch)
 _.publish  # infra/hub.py (the lead is rewriting it)
 _._conn  # infra/hub.py (the lead is rewriting it)
 
@@ -111,7 +111,7 @@ _.deadlines  # services/tournaments/clerk.py: ClerkReport (read by tests)
 
 # -- live streams ----------------------------------------------------------------------------
 more  # services/history.py, summaries.py, tournaments/listing.py: page answers' field
-__call__  # api/live_feed.py: the Store protocol
+__call__  # api/match_follower.py: the Store protocol
 
 # -- the archive --
 _.security  # api/feed.py: Litestar reads the controller's security

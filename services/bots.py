@@ -1,9 +1,9 @@
 """Bots at a match's table: their moves, played through the same command path as a
 person's (``GameService.act``), one save per move.
 
-A seat whose kind is a bot policy (:data:`domain.players.PLAYERS`: ``random``,
+A seat whose kind is a bot policy (:data:`domain.bots.PLAYERS`: ``random``,
 ``heuristic``, ``strong``) is asked for its decision from a redacted view built from the
-aggregates (:mod:`domain.players.view`, R33: its own hand, the standing show, the cards
+aggregates (:mod:`domain.bots.view`, R33: its own hand, the standing show, the cards
 played, the bottom only if it buried it): declare or pass during the deal (R17, R18),
 declare or pass in the late declaring turn (R18), overcall or pass in the window (R20),
 the weak-hand redeal (暴动, §10), bury (R21, 炒底 R20) and play (R22, R23). A passed
@@ -33,10 +33,10 @@ from datetime import datetime
 from typing import Final, Literal
 from uuid import UUID
 
+from domain.bots import PLAYERS, Player, StrongPlayer, make_player
+from domain.bots.view import BidView, BotView, seat_view
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
-from domain.players import PLAYERS, Player, StrongPlayer, make_player
-from domain.players.view import BidView, SeatView, seat_view
 from domain.rules.cards import Card
 from domain.rules.context import trump_context
 from domain.rules.errors import ShengjiError
@@ -235,16 +235,16 @@ def _bid_view(round_: Round, seat: int, now: datetime) -> BidView:
     )
 
 
-def _bury_view(round_: Round, seat: int) -> SeatView:
+def _bury_view(round_: Round, seat: int) -> BotView:
     """R21: the burier's hand with the 8 cards it takes (the bottom, or 炒底 R20)."""
     bidding = round_.bidding
     dealer = bidding.dealer if bidding.dealer is not None else seat
     ctx = trump_context(bidding.level, bidding.trump)
     hand = (*round_.hands[seat], *round_.bottom)
-    return SeatView(seat, ctx, hand, dealer, (dealer + 1) % 2, (), None, (), 0, None, round_.rules)
+    return BotView(seat, ctx, hand, dealer, (dealer + 1) % 2, (), None, (), 0, None, round_.rules)
 
 
-def _play_view(round_: Round, seat: int) -> SeatView:
+def _play_view(round_: Round, seat: int) -> BotView:
     """R33: the play-phase view; the bottom only for the seat that buried it (R21)."""
     play = round_.play
     assert play is not None

@@ -76,7 +76,7 @@ SECRET_KEYS = frozenset({"token", "organiserToken", "seatTokens", "tokens"})
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Receipt:
     """What a request left, as a record keeps it: enough to answer it again."""
 
     status: int
@@ -95,7 +95,7 @@ class IdempotencyRecord(Aggregate):
 
     if TYPE_CHECKING:
         fingerprint: str
-        outcome: Outcome
+        outcome: Receipt
         legacy_body: str | None
 
     class Recorded(Aggregate.Created):
@@ -113,7 +113,7 @@ class IdempotencyRecord(Aggregate):
             record: IdempotencyRecord = aggregate
             record.fingerprint = self.fingerprint
             subject = UUID(self.subject) if self.subject else NAMESPACE
-            record.outcome = Outcome(self.status, subject, self.version, self.seat, self.facts)
+            record.outcome = Receipt(self.status, subject, self.version, self.seat, self.facts)
             record.legacy_body = self.legacy_body
 
         @staticmethod
@@ -136,7 +136,7 @@ class IdempotencyRecord(Aggregate):
 
     @classmethod
     def record(
-        cls, rid: UUID, request_fingerprint: str, outcome: Outcome, now: datetime
+        cls, rid: UUID, request_fingerprint: str, outcome: Receipt, now: datetime
     ) -> IdempotencyRecord:
         return cls._create(
             cls.Recorded,
@@ -180,20 +180,20 @@ class Stamp:
     key: RequestKey | None
     clock: Callable[[], datetime]
 
-    def records(self, outcome: Outcome) -> list[Any]:
+    def records(self, outcome: Receipt) -> list[Any]:
         """The aggregates to save in the write's own save (none without a key)."""
         if self.key is None:
             return []
         return [IdempotencyRecord.record(self.key.rid, self.key.fingerprint, outcome, self.clock())]
 
-    def save_after(self, service: GameService, outcome: Outcome) -> None:
+    def save_after(self, service: GameService, outcome: Receipt) -> None:
         """The key's record in a save of its own, after a write of several saves (a retry
         finds it and replays; the write's own saves are done)."""
         records = self.records(outcome)
         if records:
             service.save(*records)
 
-    def attach(self, outcome: Callable[[Pending], Outcome]) -> Attach | None:
+    def attach(self, outcome: Callable[[Pending], Receipt]) -> Attach | None:
         """The ``attach`` of a game command: the key's record, from the command's outcome
         about to be saved (None without a key)."""
         if self.key is None:
@@ -250,7 +250,7 @@ class Keys:
         self,
         key: RequestKey | None,
         work: Callable[[Stamp], tuple[int, T]],
-        replay: Callable[[Outcome], T],
+        replay: Callable[[Receipt], T],
     ) -> Replayable[T]:
         """Run ``work`` (a status and body; it saves ``stamp.records(...)`` with its
         events) unless ``key`` names a recorded request, which is answered again by

@@ -32,7 +32,7 @@ from services.dryrun import DryRun, judgement
 from services.errors import PreconditionFailedError
 from services.game import GameService
 from services.history import state_at
-from services.idempotency import Keys, Outcome, Replayable, RequestKey, Stamp
+from services.idempotency import Keys, Receipt, Replayable, RequestKey, Stamp
 from services.view_types import SeatView
 from services.views import table_view
 
@@ -106,13 +106,13 @@ def run_command(service: GameService, keys: Keys, command: Command) -> Answered:
             command.cards,
             match=match,
             expected_version=command.expected.required(),
-            attach=stamp.attach(lambda p: Outcome(200, match.id, p.result.version, seat)),
+            attach=stamp.attach(lambda p: Receipt(200, match.id, p.result.version, seat)),
         )
         assert done.match is not None
         view = table_view(done.match, done.current, seat, service.clock())
         return 200, CommandDone(version=done.version, view=view)
 
-    def replay(outcome: Outcome) -> CommandDone | DryRun:
+    def replay(outcome: Receipt) -> CommandDone | DryRun:
         state = state_at(service, match.id, outcome.version, seat)
         return CommandDone(version=outcome.version, view=cast("SeatView", state.view))
 

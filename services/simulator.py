@@ -1,7 +1,7 @@
 """The round simulator: bots play whole rounds of one match (RULES R16–R32).
 
 Each round is shuffled from a fresh seed (R35), dealt from the dealer's seat (R16) and
-played by :func:`domain.players.table.play_round` — declaring, overcalling, burying,
+played by :func:`domain.bots.table.play_round` — declaring, overcalling, burying,
 every trick validated, the score (R17–R30); the level change and next dealer (R30–R32)
 are carried into the next round, and a match that ends (R32 ``match_end``) is followed
 by a new one. The figures of the run are gathered in a :class:`SimulationSummary`.
@@ -21,8 +21,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from domain.players import Player, make_player
-from domain.players.table import RoundRecord, play_round
+from domain.bots import Player, make_player
+from domain.bots.table import RoundRecord, play_round
 from domain.rules.bidding import Bidding
 from domain.rules.ruleset import STANDARD, RuleSet
 from domain.rules.scoring import advance_level, match_over, next_dealer

@@ -5,7 +5,7 @@ its time.
 (:meth:`GameService.act`): the match and its round are loaded, a passed deal deadline is
 claimed first (R16, R17, R20), then — with the command's ``now`` —
 :func:`domain.game.timers.check_timed_out` decides whether the seat to act is over its
-limit. If it is, the bot of kind ``kind`` (:mod:`domain.players`, from the same redacted view
+limit. If it is, the bot of kind ``kind`` (:mod:`domain.bots`, from the same redacted view
 :mod:`services.bots` builds, R33) chooses the seat's move, ``TurnTimedOut`` is recorded
 and the move's own events follow, in one save. If not, the claim is refused
 (``not-timed-out``, saying how long is left; ``no-turn-timer`` when no limit runs) — a
@@ -35,7 +35,7 @@ from services.game import GameService
 SWEEPER: Final = "sweeper"
 ORGANISER: Final = "organiser"
 TIMEOUT_KIND: Final = "heuristic"
-"""The default bot policy that moves for a timed-out seat (``domain.players.PLAYERS``;
+"""The default bot policy that moves for a timed-out seat (``domain.bots.PLAYERS``;
 the service's ``TIMEOUT_BOT`` setting chooses another)."""
 
 

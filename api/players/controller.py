@@ -43,7 +43,7 @@ from services.accounts.players import Signed, get_account
 from services.accounts.store import save_all
 from services.commands import CommandResult
 from services.game import GameService
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 
 
 class PlayerController(Controller):
@@ -68,11 +68,11 @@ class PlayerController(Controller):
                 data.locale,
                 data.label,
                 account_id=account_id,
-                extras=stamp.records(Outcome(201, account_id, 1)),
+                extras=stamp.records(Receipt(201, account_id, 1)),
             )
             return 201, _new(account.id, next(iter(account.sessions)), data, token)
 
-        def replay(_: None, outcome: Outcome) -> NewPlayer:
+        def replay(_: None, outcome: Receipt) -> NewPlayer:
             account = get_account(service, outcome.subject)
             if account.erased:  # nothing of the person is left to answer with
                 raise IllegalMoveError(
@@ -104,11 +104,11 @@ class PlayerController(Controller):
         def work(signed: Signed, stamp: Stamp) -> tuple[int, Profile]:
             account = signed.account
             account.edit_profile(data.display_name, data.locale, service.clock())
-            records = stamp.records(Outcome(200, account.id, account.version))
+            records = stamp.records(Receipt(200, account.id, account.version))
             save_all(service, account, *records)
             return 200, _profile(service, signed)
 
-        def replay(signed: Signed, _: Outcome) -> Profile:
+        def replay(signed: Signed, _: Receipt) -> Profile:
             return _profile(service, signed)
 
         return await write.run(_player(write), work, replay)
@@ -132,7 +132,7 @@ class PlayerController(Controller):
         def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionRefreshed]:
             account = signed.account
             account.refresh(signed.session_id, service.clock())
-            save_all(service, account, *stamp.records(Outcome(200, account.id, account.version)))
+            save_all(service, account, *stamp.records(Receipt(200, account.id, account.version)))
             return 200, answer(signed)
 
         return await write.run(_player(write), work, lambda signed, _: answer(signed))
@@ -253,11 +253,11 @@ class PlayerController(Controller):
                 signed.account,
                 match_id,
                 seat,
-                attach=stamp.attach(lambda p: Outcome(201, match_id, p.result.version, seat)),
+                attach=stamp.attach(lambda p: Receipt(201, match_id, p.result.version, seat)),
             )
             return 201, _seat(match_id, seat, token, done.version)
 
-        def replay(_: Signed, outcome: Outcome) -> PlayerSeat:
+        def replay(_: Signed, outcome: Receipt) -> PlayerSeat:
             return _seat(match_id, seat, None, outcome.version)
 
         return await write.run(_player(write), work, replay)
@@ -278,11 +278,11 @@ class PlayerController(Controller):
                 service,
                 signed.account,
                 match_id,
-                lambda seat, version: stamp.records(Outcome(200, match_id, version, seat)),
+                lambda seat, version: stamp.records(Receipt(200, match_id, version, seat)),
             )
             return 200, _seat(match_id, seat, new, version)
 
-        def replay(_: Signed, outcome: Outcome) -> PlayerSeat:
+        def replay(_: Signed, outcome: Receipt) -> PlayerSeat:
             return _seat(match_id, outcome.seat or 0, None, outcome.version)
 
         return await write.run(_player(write), work, replay)
@@ -302,7 +302,7 @@ class PlayerController(Controller):
             facts: dict[str, str] = {}
 
             def records(done: CommandResult) -> list[Any]:
-                return stamp.records(Outcome(200, match_id, done.version, facts=facts))
+                return stamp.records(Receipt(200, match_id, done.version, facts=facts))
 
             left = table_life.leave(
                 service, signed.account.id, match_id, service.table.substitute, records
@@ -314,7 +314,7 @@ class PlayerController(Controller):
                 version=left.result.version,
             )
 
-        def replay(signed: Signed, outcome: Outcome) -> LeftSeat:
+        def replay(signed: Signed, outcome: Receipt) -> LeftSeat:
             match = service.get_match(match_id)
             seat = signed.account.left.get(match_id, 0)
             return LeftSeat(
@@ -345,7 +345,7 @@ def _player(write: Write) -> Callable[[], Signed]:
 def _save_key(service: Any, stamp: Stamp, signed: Signed, session: UUID) -> None:
     """The key's record, after the account's save (a retry finds it and replays)."""
     account = signed.account
-    outcome = Outcome(200, account.id, account.version, facts={"session": str(session)})
+    outcome = Receipt(200, account.id, account.version, facts={"session": str(session)})
     stamp.save_after(service, outcome)
 
 
@@ -373,7 +373,7 @@ def _new(
     )
 
 
-def session_replay(_: Signed, outcome: Outcome) -> SessionToken:
+def session_replay(_: Signed, outcome: Receipt) -> SessionToken:
     """A replayed session answer: the session, its token withheld (docs/security.md)."""
     sid = str(outcome.facts.get("session") or "")
     return SessionToken(session_id=sid, token=None, token_withheld=True)

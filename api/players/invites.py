@@ -27,7 +27,7 @@ from services.accounts.invites import create_invite, find_invite, join
 from services.accounts.players import Signed
 from services.accounts.seating import free_seats
 from services.game import GameService
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 
 CodeParam = Annotated[
     str,
@@ -66,11 +66,11 @@ class InviteController(Controller):
                 match_id,
                 by,
                 timedelta(seconds=data.ttl_seconds),
-                extras=lambda code, i: stamp.records(Outcome(201, i.id, 1, facts={"code": code})),
+                extras=lambda code, i: stamp.records(Receipt(201, i.id, 1, facts={"code": code})),
             )
             return 201, _new(code, invite.match_id, invite.expires_at.isoformat())
 
-        def replay(_: str, outcome: Outcome) -> NewInvite:
+        def replay(_: str, outcome: Receipt) -> NewInvite:
             code = str(outcome.facts.get("code"))
             invite = find_invite(service, code)
             return _new(code, invite.match_id, invite.expires_at.isoformat())
@@ -119,7 +119,7 @@ class InviteController(Controller):
                 name=data.name or "guest",
                 account_id=None if player is None else player.account.id,
                 attach=lambda seat: stamp.attach(
-                    lambda p: Outcome(201, p.match.id, p.result.version, seat)
+                    lambda p: Receipt(201, p.match.id, p.result.version, seat)
                 ),
                 seat=data.seat,
             )
@@ -130,7 +130,7 @@ class InviteController(Controller):
                 version=joined.result.version,
             )
 
-        def replay(_: Signed | None, outcome: Outcome) -> PlayerSeat:
+        def replay(_: Signed | None, outcome: Receipt) -> PlayerSeat:
             return PlayerSeat(
                 match_id=str(outcome.subject),
                 seat=outcome.seat or 0,

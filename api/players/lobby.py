@@ -38,7 +38,7 @@ from services.accounts import lobby
 from services.accounts.players import Signed
 from services.errors import UnauthorizedError
 from services.game import GameService
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 
 log = logging.getLogger(__name__)
 POLL_S = 0.5
@@ -111,10 +111,10 @@ class LobbyController(Controller):
                     body.bot_kind,
                 ),
             )
-            stamp.save_after(service, Outcome(201, ticket.id, 1))
+            stamp.save_after(service, Receipt(201, ticket.id, 1))
             return 201, ticket_view(service, lobby.get_ticket(service, ticket.id))
 
-        def replay(_: Signed, outcome: Outcome) -> TicketView:
+        def replay(_: Signed, outcome: Receipt) -> TicketView:
             return ticket_view(service, lobby.get_ticket(service, outcome.subject))
 
         return await write.run(

@@ -22,7 +22,7 @@ from litestar.response import Stream
 from api.auth import stream_credential
 from api.calls import BEARER
 from api.dto import problems
-from api.live_feed import Feed
+from api.match_follower import MatchFollower
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.revocation import REVOKED
 from api.runtime import Runtime
@@ -107,10 +107,10 @@ class PlayerStreamController(Controller):
 
         feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
         wake = asyncio.Event()
-        followed: dict[UUID, Feed] = {}
+        followed: dict[UUID, MatchFollower] = {}
 
         async def follow() -> None:
-            """Be woken by the live feed of each match being played: a turn is pushed as
+            """Be woken by the match follower of each match being played: a turn is pushed as
             soon as the move that gave it is saved (on any replica), not at the next tick."""
             playing = set(feed.playing)
             for match_id in [m for m in followed if m not in playing]:
@@ -124,9 +124,9 @@ class PlayerStreamController(Controller):
                 followed[match_id].clients.add(wake)
 
         def unfollow(match_id: UUID) -> None:
-            match_feed = followed.pop(match_id)
-            match_feed.clients.discard(wake)
-            live.release(match_feed)
+            follower = followed.pop(match_id)
+            follower.clients.discard(wake)
+            live.release(follower)
 
         timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
 

@@ -31,7 +31,7 @@ from api.routes import route
 from api.runtime import Runtime
 from services.access import Credential
 from services.errors import ForbiddenError, UnauthorizedError
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.webhooks import subscriptions as subs
 from services.webhooks.dispatch import Dispatcher, Post
 from services.webhooks.outbox import WebhookOutbox
@@ -137,11 +137,11 @@ class WebhookController(Controller):
                 data.url,
                 data.secret,
                 tuple(data.kinds),
-                extras=lambda s: stamp.records(Outcome(201, s.id, 1)),
+                extras=lambda s: stamp.records(Receipt(201, s.id, 1)),
             )
             return 201, subs.view(sub)
 
-        def replay(_: None, outcome: Outcome) -> subs.WebhookSubscriptionView:
+        def replay(_: None, outcome: Receipt) -> subs.WebhookSubscriptionView:
             return subs.view(subs.get_subscription(service, outcome.subject))
 
         return await write.run(lambda: None, work, replay)

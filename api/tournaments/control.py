@@ -42,7 +42,7 @@ from api.tournaments.organiser import organiser_write, saved, view_answer, view_
 from api.tournaments.preview import preview_answer
 from domain.tournament.tournament import Tournament
 from services.access import tournament_organiser
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.tournaments.exports import adjustments_csv
 from services.tournaments.organise import Organiser
 from services.tournaments.sheets import sheet_csv, sheet_text
@@ -190,9 +190,9 @@ class ControlController(Controller):
                     for s in tokens
                 ]
             )
-            return saved(o, stamp, Outcome(200, t.id, t.version), answer)
+            return saved(o, stamp, Receipt(200, t.id, t.version), answer)
 
-        def replay(t: Tournament, _: Outcome) -> ReissuedTokens:
+        def replay(t: Tournament, _: Receipt) -> ReissuedTokens:
             return ReissuedTokens(seat_tokens=[], token_withheld=True)
 
         return await organiser_write(write, tournament_id, act, replay)

@@ -41,7 +41,7 @@ from api.tournaments.dto_director import ScheduleRequest, TimeControlRequest
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
-from services.idempotency import Fact, Outcome, Stamp
+from services.idempotency import Fact, Receipt, Stamp
 from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.tournaments.listing import TournamentList, list_tournaments
 from services.tournaments.organise import Organiser
@@ -87,7 +87,7 @@ class TournamentController(Controller):
                 made.append(
                     NewTournament(tournament_id=str(t.id), organiser_token=token, tournament=view)
                 )
-                return stamp.records(Outcome(201, t.id, t.version))
+                return stamp.records(Receipt(201, t.id, t.version))
 
             tournaments.create(
                 name=data.name,
@@ -104,7 +104,7 @@ class TournamentController(Controller):
             )
             return 201, made[0]
 
-        def replay(_: None, outcome: Outcome) -> NewTournament:
+        def replay(_: None, outcome: Receipt) -> NewTournament:
             t = tournaments.get(outcome.subject, version=outcome.version)
             return NewTournament(
                 tournament_id=str(t.id),
@@ -227,10 +227,10 @@ class TournamentController(Controller):
             done = tournaments.schedule_next(tournament_id, timing)
             t = tournaments.get(tournament_id)
             answer = scheduled_answer(t, t.round_state(done.number), done.seat_tokens)
-            outcome = Outcome(201, t.id, t.version, facts={"number": done.number})
+            outcome = Receipt(201, t.id, t.version, facts={"number": done.number})
             return saved(tournaments, stamp, outcome, answer)
 
-        def replay(t: Tournament, outcome: Outcome) -> ScheduledRound:
+        def replay(t: Tournament, outcome: Receipt) -> ScheduledRound:
             state = t.round_state(int(outcome.facts.get("number") or len(t.rounds)))
             answer = scheduled_answer(t, state, ())
             return ScheduledRound(round=answer.round, seat_tokens=[], token_withheld=True)
@@ -261,10 +261,10 @@ class TournamentController(Controller):
             tables = msgspec.json.encode(answer.tables).decode()
             facts: dict[str, Fact] = {"completed": done.completed, "tables": tables}
             return saved(
-                tournaments, stamp, Outcome(202, after.id, after.version, facts=facts), answer
+                tournaments, stamp, Receipt(202, after.id, after.version, facts=facts), answer
             )
 
-        def replay(t: Tournament, outcome: Outcome) -> RoundRun:
+        def replay(t: Tournament, outcome: Receipt) -> RoundRun:
             tables = str(outcome.facts.get("tables") or "[]")
             return RoundRun(
                 number=number,

@@ -39,7 +39,7 @@ from api.tournaments.organiser import organiser_write, saved, view_answer, view_
 from api.tournaments.preview import preview_answer
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.tournaments.director import Director
 from services.tournaments.organise import Organiser
 from services.tournaments.views import TournamentView, tournament_view
@@ -277,9 +277,9 @@ class DirectorController(Controller):
         def act(o: Organiser, stamp: Stamp) -> tuple[int, Published]:
             t = director(o).publish(tournament_id)
             answer = Published(pairing=preview_answer(t), tournament=tournament_view(t))
-            return saved(o, stamp, Outcome(200, t.id, t.version), answer)
+            return saved(o, stamp, Receipt(200, t.id, t.version), answer)
 
-        def replay(t: Tournament, _: Outcome) -> Published:
+        def replay(t: Tournament, _: Receipt) -> Published:
             return Published(pairing=preview_answer(t), tournament=tournament_view(t))
 
         return await organiser_write(write, tournament_id, act, replay)

@@ -18,7 +18,7 @@ from litestar import Response
 from api.calls import Write
 from domain.tournament.tournament import Tournament
 from services.access import Credential, team_or_organiser, tournament_organiser
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService
 from services.tournaments.views import TournamentView, tournament_view
@@ -27,7 +27,7 @@ T = TypeVar("T")
 Check = Callable[[Tournament, Credential | None], object]
 
 
-def saved(o: TournamentService, stamp: Stamp, outcome: Outcome, answer: T) -> tuple[int, T]:
+def saved(o: TournamentService, stamp: Stamp, outcome: Receipt, answer: T) -> tuple[int, T]:
     """``answer``, once the key's record is saved: after the write, whose several saves
     are done already (docs/tournaments.md)."""
     stamp.save_after(o.game, outcome)
@@ -36,10 +36,10 @@ def saved(o: TournamentService, stamp: Stamp, outcome: Outcome, answer: T) -> tu
 
 def view_answer(o: Organiser, stamp: Stamp, t: Tournament) -> tuple[int, TournamentView]:
     """The tournament as a write left it (200), its key's record saved after the write."""
-    return saved(o, stamp, Outcome(200, t.id, t.version), tournament_view(t))
+    return saved(o, stamp, Receipt(200, t.id, t.version), tournament_view(t))
 
 
-def view_replay(t: Tournament, _: Outcome) -> TournamentView:
+def view_replay(t: Tournament, _: Receipt) -> TournamentView:
     """A replayed write's answer: the tournament as of the recorded version."""
     return tournament_view(t)
 
@@ -54,7 +54,7 @@ async def organiser_write(
     write: Write,
     tournament_id: UUID,
     act: Callable[[Organiser, Stamp], tuple[int, T]],
-    replay: Callable[[Tournament, Outcome], T],
+    replay: Callable[[Tournament, Receipt], T],
     check: Check = tournament_organiser,
 ) -> Response[T]:
     """An organiser's write on a tournament: ``check`` (the organiser token by default;
@@ -67,7 +67,7 @@ async def organiser_write(
         check(tournaments.get(tournament_id), write.credential)
         return tournaments
 
-    def again(o: Organiser, outcome: Outcome) -> T:
+    def again(o: Organiser, outcome: Receipt) -> T:
         return replay(o.get(tournament_id, version=outcome.version), outcome)
 
     return await write.run(authorize, act, again)

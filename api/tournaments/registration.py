@@ -25,7 +25,7 @@ from api.tournaments.dto_controls import RegisteredTeam, RegisterTeamRequest, Wi
 from api.tournaments.organiser import organiser_write, team_check, view_answer, view_replay
 from domain.tournament.tournament import Tournament
 from services.access import tournament_organiser
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.sources import ORGANISER_ROLE
 from services.tournaments.organise import Organiser
 from services.tournaments.views import TournamentView, tournament_view
@@ -71,7 +71,7 @@ class RegistrationController(Controller):
                 made.append(
                     RegisteredTeam(team=team, team_token=None, tournament=tournament_view(t))
                 )
-                return stamp.records(Outcome(201, t.id, t.version, facts={"team": team}))
+                return stamp.records(Receipt(201, t.id, t.version, facts={"team": team}))
 
             done = organiser.register(
                 tournament_id, team_entry(data), by_organiser=by_organiser, attach=attach
@@ -81,7 +81,7 @@ class RegistrationController(Controller):
             )
             return 201, answer
 
-        def replay(_: bool, outcome: Outcome) -> RegisteredTeam:
+        def replay(_: bool, outcome: Receipt) -> RegisteredTeam:
             t = organiser.get(outcome.subject, version=outcome.version)
             return RegisteredTeam(
                 team=int(outcome.facts.get("team") or 0),

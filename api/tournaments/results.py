@@ -27,7 +27,7 @@ from api.tournaments.dto import (
 )
 from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
 from domain.tournament.tournament import Tournament
-from services.idempotency import Outcome, Stamp
+from services.idempotency import Receipt, Stamp
 from services.tournaments.exports import results_csv, standings_csv
 from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService
@@ -89,7 +89,7 @@ class ResultController(Controller):
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:
             t = o.finish_table(tournament_id, number, table - 1, data.reason)
-            return saved(o, stamp, Outcome(200, t.id, t.version), answer(t, None))
+            return saved(o, stamp, Receipt(200, t.id, t.version), answer(t, None))
 
         return await organiser_write(write, tournament_id, act, answer)
 
@@ -110,7 +110,7 @@ class ResultController(Controller):
             def attach(t: Tournament) -> list[Any]:
                 # the key's record is saved with the correction (one save, IETF draft)
                 made.append(answer(t, None))
-                return stamp.records(Outcome(200, t.id, t.version))
+                return stamp.records(Receipt(200, t.id, t.version))
 
             o.correct(
                 tournament_id,
@@ -159,12 +159,12 @@ class ResultController(Controller):
         return await json_or_csv(read, tournament_id, format, results_export, results_csv)
 
 
-def table_answer(number: int, table: int) -> Callable[[Tournament, Outcome | None], TableView]:
+def table_answer(number: int, table: int) -> Callable[[Tournament, Receipt | None], TableView]:
     """The answer of an organiser's write on table ``table`` (1-based) of round ``number``:
     the table as the tournament ``t`` has it (after the write, or as of a replayed key's
     version)."""
 
-    def answer(t: Tournament, _: Outcome | None) -> TableView:
+    def answer(t: Tournament, _: Receipt | None) -> TableView:
         return table_view(t, number, t.table(number, table - 1))
 
     return answer

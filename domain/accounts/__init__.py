@@ -1,3 +1,3 @@
 """Players' accounts (a person across devices and matches) and the lobby's tickets.
 
-``domain/players`` holds the bots' policies; a person is an *account* here."""
+``domain/bots`` holds the bots' policies; a person is an *account* here."""

@@ -25,7 +25,7 @@ from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
 
 SEAT_KINDS = ("human", "random", "heuristic", "strong")
-"""A seat's holder: a person, or a bot policy of ``domain.players.PLAYERS``."""
+"""A seat's holder: a person, or a bot policy of ``domain.bots.PLAYERS``."""
 RESIGNED = "resigned"
 """``MatchFinished.reason`` of a match a team resigned (R32)."""
 PUBLIC = "public"

@@ -20,9 +20,9 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 
+from domain.bots import PLAYERS
 from domain.game.match import Match
 from domain.game.round_events import Pacing
-from domain.players import PLAYERS
 from domain.tournament.duplicate import deal_seed
 from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError

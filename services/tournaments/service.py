@@ -38,9 +38,9 @@ from uuid import UUID, uuid4
 
 from eventsourcing.persistence import IntegrityError
 
+from domain.bots import PLAYERS
 from domain.game.match import Match
 from domain.game.timers import Timers
-from domain.players import PLAYERS
 from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from domain.tournament.duplicate import seat_teams

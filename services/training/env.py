@@ -28,10 +28,10 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from domain.players import Player, make_player
-from domain.players.rollout import score
-from domain.players.table import bid_round
-from domain.players.view import PlayViews
+from domain.bots import Player, make_player
+from domain.bots.rollout import score
+from domain.bots.table import bid_round
+from domain.bots.view import PlayViews
 from domain.rules.bidding import Bidding
 from domain.rules.cards import Card, card_names
 from domain.rules.context import trump_context

@@ -36,9 +36,9 @@ from itertools import islice
 import numpy as np
 import numpy.typing as npt
 
-from domain.players.combos import runs
-from domain.players.heuristic import HeuristicPlayer
-from domain.players.view import SeatView
+from domain.bots.combos import runs
+from domain.bots.heuristic import HeuristicPlayer
+from domain.bots.view import BotView
 from domain.rules.cards import NUM_KINDS, Card
 from domain.rules.context import TRUMP, TrumpContext
 from domain.rules.follow import legal_plays, pair_kinds, random_follow
@@ -71,7 +71,7 @@ def lead_moves(ctx: TrumpContext, hand: tuple[Card, ...]) -> list[Move]:
     return moves[:MAX_ACTIONS]
 
 
-def follow_moves(view: SeatView, rng: random.Random) -> list[Move]:
+def follow_moves(view: BotView, rng: random.Random) -> list[Move]:
     """R23: the legal follows, or :data:`MAX_ACTIONS` of them drawn at random."""
     ctx, lead, hand = view.ctx, view.lead_shape, view.hand
     assert lead is not None
@@ -91,14 +91,14 @@ def follow_moves(view: SeatView, rng: random.Random) -> list[Move]:
     return chosen
 
 
-def moves_for(view: SeatView, rng: random.Random) -> list[Move]:
+def moves_for(view: BotView, rng: random.Random) -> list[Move]:
     """The move list of the seat to play (never empty: a hand can always play, R23)."""
     if view.lead_shape is None:
         return lead_moves(view.ctx, view.hand)
     return follow_moves(view, rng)
 
 
-def observe(view: SeatView, played_by: list[list[Card]]) -> npt.NDArray[np.float32]:
+def observe(view: BotView, played_by: list[list[Card]]) -> npt.NDArray[np.float32]:
     """The observation vector of ``view`` (see the module's table); ``played_by[s]``:
     the cards seat ``s`` played in completed tricks (public, R33)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)

@@ -17,7 +17,7 @@ import httpx
 import jsonpatch
 import pytest
 
-from api.live_feed import FULL_EVERY
+from api.match_follower import FULL_EVERY
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from tests.api.rest import auth

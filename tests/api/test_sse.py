@@ -16,7 +16,7 @@ import anyio
 import msgspec
 import pytest
 
-import api.live_feed
+import api.match_follower
 import services.live
 from api.sse import LiveStreams, StreamSettings
 from domain.rules.ruleset import RuleSet
@@ -141,7 +141,7 @@ async def test_resume_loses_and_repeats_nothing(
     """Within the feed's ring or from the store (a ring of 2), a resumed stream sends a
     frame for every version after Last-Event-ID, in order, each the event that made it
     and the view as of it (R34: as ``state_at`` shows it), redacted for its viewer (R33)."""
-    monkeypatch.setattr(api.live_feed, "RING", ring)
+    monkeypatch.setattr(api.match_follower, "RING", ring)
     async with table() as t:
         headers = {} if viewer is None else {"Authorization": f"Bearer {t.tokens[viewer]}"}
         async with stream(t.app, url(t), headers) as s:
@@ -309,7 +309,7 @@ async def test_a_resumed_stream_says_caught_up_after_its_backlog(
 ) -> None:
     """One ``caught-up`` frame (no id, so Last-Event-ID is unchanged) right after the last
     backlog version, within the ring or replayed from the store; then live frames only."""
-    monkeypatch.setattr(api.live_feed, "RING", ring)
+    monkeypatch.setattr(api.match_follower, "RING", ring)
     async with table() as t:
         last = t.version()
         await t.steps(6)  # missed while away

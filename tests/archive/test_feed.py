@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 from services.feed import FeedItem, feed_page, last_position
 from services.game import GameService
 from services.history import match_history
-from services.idempotency import IdempotencyRecord, Outcome, record_id
+from services.idempotency import IdempotencyRecord, Receipt, record_id
 from tests.apps import make_app
 from tests.archive.matches import (
     bot_match,
@@ -127,7 +127,7 @@ def test_other_aggregates_are_the_operators_only(backend: Backend) -> None:
     service = backend.service()
     open_match(service)
     rid = record_id("scope", "key")
-    outcome = Outcome(201, rid, 1)
+    outcome = Receipt(201, rid, 1)
     service.save(IdempotencyRecord.record(rid, "f" * 64, outcome, datetime(2026, 1, 1, tzinfo=UTC)))
     public = everything(service)
     operator = everything(service, operator=True)

@@ -13,9 +13,9 @@ from uuid import UUID
 
 from eventsourcing.persistence import Notification
 
+from domain.bots.combos import random_lead
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
-from domain.players.combos import random_lead
 from domain.rules.cards import Card
 from domain.rules.follow import random_follow
 from domain.rules.ruleset import RuleSet
@@ -32,7 +32,7 @@ class Move:
 
 class Bots:
     """Four simple seeded seats: declare/overcall now and then, bury at random, lead a
-    random single/pair/tractor/throw (domain.players.combos) and follow at random (R23).
+    random single/pair/tractor/throw (domain.bots.combos) and follow at random (R23).
 
     Round 1's first deal is always passed out, so every scenario redeals once (R19)."""
 

@@ -31,10 +31,10 @@ import pytest
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import ApplicationRecorder, Recording
 
+from domain.bots.combos import random_lead
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.round_events import Pacing
-from domain.players.combos import random_lead
 from domain.rules.cards import NUM_KINDS, Card, full_deck, rank_of
 from domain.rules.errors import IllegalMoveError
 from domain.rules.follow import random_follow

@@ -1,4 +1,4 @@
-"""Bot policies (domain/players): every choice legal (R17–R23), and the heuristic's habits.
+"""Bot policies (domain/bots): every choice legal (R17–R23), and the heuristic's habits.
 
 Table cases are in card notation; seat 0 is "me", seat 2 my partner (R2).
 """
@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from domain.players import BURY_SIZE, BidView, HeuristicPlayer, Player, RandomPlayer, SeatView
-from domain.players.view import PlayViews, seat_view
+from domain.bots import BURY_SIZE, BidView, BotView, HeuristicPlayer, Player, RandomPlayer
+from domain.bots.view import PlayViews, seat_view
 from domain.rules.cards import HEARTS, SPADES, Card, format_cards, parse_cards, parse_rank
 from domain.rules.context import TrumpContext, trump_context
 from domain.rules.follow import check_follow
@@ -38,12 +38,12 @@ def _view(
     ctx: TrumpContext | None = None,
     played: str = "",
     attackers: int = 1,
-) -> SeatView:
+) -> BotView:
     """Seat 0's view with the given trick so far, (seat, cards) from the leader."""
     ctx = ctx or _ctx()
     plays = tuple((seat, tuple(parse_cards(cards))) for seat, cards in trick)
     lead = decompose(ctx, plays[0][1]) if plays else None
-    return SeatView(
+    return BotView(
         ME, ctx, tuple(parse_cards(hand)), 0, attackers, plays, lead,
         tuple(parse_cards(played)), 0, None, STANDARD,
     )  # fmt: skip
@@ -64,7 +64,7 @@ def _random_round(seed: int, players: list[Player]) -> tuple[int, int]:
     hands = [list(h) for h in dealt.hands]
     dealer = rng.randrange(4)
     hands[dealer] += dealt.bottom
-    bury_view = SeatView(
+    bury_view = BotView(
         dealer, ctx, tuple(hands[dealer]), dealer, (dealer + 1) % 2, (), None, (), 0, None,
         STANDARD,
     )  # fmt: skip
@@ -201,7 +201,7 @@ def test_heuristic_buries_low_plain_non_point_cards() -> None:
         "3H 4H 6H 7H 9H JH 3C 4C 6C 8C 5D 10D KD AD AD 2S 2H 2C SJ BJ "
         "3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS QH QC"
     )
-    view = SeatView(ME, ctx, tuple(hand), ME, 1, (), None, (), 0, None, STANDARD)
+    view = BotView(ME, ctx, tuple(hand), ME, 1, (), None, (), 0, None, STANDARD)
     buried = list(HEURISTIC.bury(view, random.Random(0)))
     assert len(buried) == BURY_SIZE
     assert not any(ctx.is_trump(c) for c in buried)

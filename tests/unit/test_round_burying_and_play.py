@@ -10,10 +10,10 @@ import random
 from collections.abc import Sequence
 from functools import partial
 
+from domain.bots.combos import random_lead
 from domain.game import round_events as ev
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import deal_for
-from domain.players.combos import random_lead
 from domain.rules.cards import BJ, POINTS, SJ, Card, suit_of
 from domain.rules.follow import random_follow
 from domain.rules.ruleset import NoDeclaration, RuleSet

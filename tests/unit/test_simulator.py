@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from domain.players import BidView, RandomPlayer
+from domain.bots import BidView, RandomPlayer
 from domain.rules.cards import full_deck, points_of
 from domain.rules.ruleset import PRESETS, NoDeclaration, RuleSet
 from domain.rules.scoring import TOTAL_POINTS

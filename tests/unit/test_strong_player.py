@@ -1,4 +1,4 @@
-"""The search bot (domain/players/strong): legal (R21–R23), deterministic, and blind to
+"""The search bot (domain/bots/strong): legal (R21–R23), deterministic, and blind to
 what its seat may not see (R33).
 
 The budgets here are tiny (a few dozen simulated plays): these tests are about
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.players import HeuristicPlayer, Player, RandomPlayer, SeatView, StrongPlayer
-from domain.players.inference import hidden_of, sample_world
-from domain.players.search import successive_halving
-from domain.players.table import RoundRecord, play_round
-from domain.players.view import PlayViews
+from domain.bots import BotView, HeuristicPlayer, Player, RandomPlayer, StrongPlayer
+from domain.bots.inference import hidden_of, sample_world
+from domain.bots.search import successive_halving
+from domain.bots.table import RoundRecord, play_round
+from domain.bots.view import PlayViews
 from domain.rules.bidding import Bidding
 from domain.rules.cards import NUM_KINDS, count_kinds, parse_cards
 from domain.rules.context import trump_context
@@ -156,7 +156,7 @@ def test_void_is_read_from_a_failed_follow() -> None:
     """R23.1: seat 1 played a heart on a spade lead, so it holds no spades now."""
     ctx = trump_context(0, 1)  # level 2, hearts trump
     lead, follow = parse_cards("AS"), parse_cards("5C")
-    view = SeatView(
+    view = BotView(
         2, ctx, tuple(parse_cards("3D 4D")), 0, 1, ((0, tuple(lead)), (1, tuple(follow))),
         decompose(ctx, lead), (), 0, None, STANDARD,
     )  # fmt: skip
@@ -226,7 +226,7 @@ def test_shown_cards_stay_with_their_seat(shower: int, dealer: int, kept: bool) 
     two_h = parse_cards("2H")[0]
     show = Show(shower, (two_h,), 1, Strength.SINGLE)
     hand = [c for c in deal(shuffle_deck(bytes(32)), 0).hands[2] if c != two_h][:24]
-    view = SeatView(
+    view = BotView(
         2, ctx, (*hand, two_h), dealer, (dealer + 1) % 2, (), None, (), 0, None, STANDARD, (),
         (show,),
     )  # fmt: skip

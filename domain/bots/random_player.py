@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from domain.players.base import BURY_SIZE
-from domain.players.combos import random_lead
-from domain.players.view import BidView, SeatView
+from domain.bots.base import BURY_SIZE
+from domain.bots.combos import random_lead
+from domain.bots.view import BidView, BotView
 from domain.rules.cards import Card
 from domain.rules.follow import random_follow
 from domain.rules.shows import Show
@@ -49,11 +49,11 @@ class RandomPlayer:
         """§10 暴动: a coin flip."""
         return rng.random() < 0.5
 
-    def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def bury(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R21: any 8 of the 33 cards."""
         return rng.sample(view.hand, BURY_SIZE)
 
-    def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def play(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R22 random lead, or R23 random legal follow."""
         if view.lead_shape is None:
             return random_lead(view.ctx, view.hand, rng, self.throw_chance)

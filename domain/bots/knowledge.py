@@ -13,7 +13,7 @@ partner, which to bury (扣底, R21). Lower means "part with it first".
 
 from __future__ import annotations
 
-from domain.players.view import SeatView
+from domain.bots.view import BotView
 from domain.rules.cards import NUM_KINDS, POINTS, Card
 from domain.rules.context import TRUMP
 from domain.rules.shapes import Component, best_window_top
@@ -32,7 +32,7 @@ class Knowledge:
         "unseen",
     )
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: BotView) -> None:
         ctx = self.ctx = view.ctx
         unseen = [2] * NUM_KINDS
         counts = [0] * NUM_KINDS

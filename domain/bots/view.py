@@ -1,7 +1,7 @@
 """What one seat may see (RULES R33): the only path from a round's state to a player.
 
 A player never touches the round itself. During the play phase it gets a
-:class:`SeatView` — its own hand, every card once played, the trick so far, the points
+:class:`BotView` — its own hand, every card once played, the trick so far, the points
 and, only if this seat buried it (R21), the bottom (底牌). While the cards are drawn and
 the trump is being declared it gets a :class:`BidView` — its hand so far and the
 standing declaration (R17–R20). Both are immutable, so a player is a pure function of a
@@ -21,7 +21,7 @@ from domain.rules.shapes import Shape
 from domain.rules.shows import Show
 
 
-class SeatView(NamedTuple):
+class BotView(NamedTuple):
     """One seat's view of a round once the trump is known (R33)."""
 
     seat: int
@@ -86,7 +86,7 @@ def seat_view(
     rules: RuleSet,
     bottom: Sequence[Card] | None = None,
     shows: Sequence[Show] = (),
-) -> SeatView:
+) -> BotView:
     """Redact the play-phase state to what ``seat`` may see (R33).
 
     ``bottom`` is passed only when ``seat`` is the one who buried it (R21); the caller
@@ -141,7 +141,7 @@ class PlayViews:
         self._played: tuple[Card, ...] = ()
         self._history: tuple[tuple[int, tuple[tuple[Card, ...], ...]], ...] = ()
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: int) -> BotView:
         """What ``seat`` may see now."""
         play = self.play
         current = play.trick
@@ -154,7 +154,7 @@ class PlayViews:
             self._history = tuple((leader, plays) for leader, plays, _ in play.tricks)
         # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per play.
         return tuple.__new__(
-            SeatView,
+            BotView,
             (
                 seat,
                 play.ctx,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.players.base import BURY_SIZE, Player
-from domain.players.heuristic import HeuristicPlayer
-from domain.players.random_player import RandomPlayer
-from domain.players.strong import StrongPlayer
-from domain.players.view import BidView, PlayViews, SeatView, seat_view
+from domain.bots.base import BURY_SIZE, Player
+from domain.bots.heuristic import HeuristicPlayer
+from domain.bots.random_player import RandomPlayer
+from domain.bots.strong import StrongPlayer
+from domain.bots.view import BidView, BotView, PlayViews, seat_view
 
 PLAYERS: dict[str, Callable[[], Player]] = {
     "random": RandomPlayer,
@@ -31,11 +31,11 @@ __all__ = [
     "BURY_SIZE",
     "PLAYERS",
     "BidView",
+    "BotView",
     "HeuristicPlayer",
     "PlayViews",
     "Player",
     "RandomPlayer",
-    "SeatView",
     "StrongPlayer",
     "make_player",
     "seat_view",

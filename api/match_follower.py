@@ -33,7 +33,7 @@ from services.live import LiveTable, deal_patch_frame, load_live, patch_frame, v
 log = logging.getLogger(__name__)
 
 RING = 64
-"""Versions of frames a feed keeps per viewer (a reconnect within them costs no read)."""
+"""Versions of frames a follower keeps per viewer (a reconnect within them costs no read)."""
 DEAL_TICK_S = 0.25
 """The most often a paced deal's progress is sent (cards come in batches of at most this)."""
 FULL_EVERY = 32
@@ -44,7 +44,7 @@ T = TypeVar("T")
 encode = msgspec.json.Encoder().encode
 
 
-class Subscription(Protocol):
+class ChangeSignal(Protocol):
     """Signals that a match changed (coalesced; may be spurious)."""
 
     async def wait(self) -> bool:
@@ -91,11 +91,11 @@ class _Deal:
     first against the version's view); only ever appended to within a version."""
 
 
-class Feed:
+class MatchFollower:
     """One match followed by this process: its live table and each viewer's frames."""
 
     def __init__(
-        self, service: GameService, store: Store, subscription: Subscription, match_id: UUID
+        self, service: GameService, store: Store, subscription: ChangeSignal, match_id: UUID
     ) -> None:
         self.service = service
         self.store = store
@@ -123,7 +123,7 @@ class Feed:
         self._sub = subscription  # taken before the first load: nothing slips by
         self._tasks: list[asyncio.Task[None]] = []
         self._dealing: asyncio.Task[None] | None = None
-        self.ready = asyncio.create_task(self._start(), name=f"feed {match_id}")
+        self.ready = asyncio.create_task(self._start(), name=f"follower {match_id}")
 
     async def _start(self) -> None:
         self.table = await self.store(load_live, self.service, self.match_id)

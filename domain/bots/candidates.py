@@ -2,7 +2,7 @@
 
 Enumerating every legal play is hopeless (a void hand facing a throw has thousands), so
 the search looks at a short list of sensible ones, the heuristic player's own choice
-first (:mod:`domain.players.heuristic`):
+first (:mod:`domain.bots.heuristic`):
 
 * **leads** (R22): in each category the highest and the lowest single, the highest and
   lowest pair, the highest tractor (R14), and point cards; throws only as the heuristic
@@ -21,12 +21,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from domain.players.base import BURY_SIZE
-from domain.players.combos import run_cards, runs
-from domain.players.heuristic import HeuristicPlayer
-from domain.players.knowledge import Knowledge
-from domain.players.tactics import components_above, fill_play, trump_cover
-from domain.players.view import SeatView
+from domain.bots.base import BURY_SIZE
+from domain.bots.combos import run_cards, runs
+from domain.bots.heuristic import HeuristicPlayer
+from domain.bots.knowledge import Knowledge
+from domain.bots.tactics import components_above, fill_play, trump_cover
+from domain.bots.view import BotView
 from domain.rules.cards import POINTS, Card
 from domain.rules.context import TRUMP
 from domain.rules.follow import meets, obligation, pair_kinds
@@ -43,7 +43,7 @@ def _add(found: list[tuple[Card, ...]], seen: set[tuple[Card, ...]], cards: Sequ
 
 
 def play_candidates(
-    view: SeatView, first: Sequence[Card], kn: Knowledge | None = None
+    view: BotView, first: Sequence[Card], kn: Knowledge | None = None
 ) -> list[tuple[Card, ...]]:
     """Distinct plays to weigh for ``view``, ``first`` (the heuristic's) first."""
     kn = kn or Knowledge(view)
@@ -58,7 +58,7 @@ def play_candidates(
 
 
 def _leads(
-    view: SeatView, kn: Knowledge, found: list[tuple[Card, ...]], seen: set[tuple[Card, ...]]
+    view: BotView, kn: Knowledge, found: list[tuple[Card, ...]], seen: set[tuple[Card, ...]]
 ) -> None:
     """R22: singles, pairs and tractors of each category held."""
     ctx = view.ctx
@@ -84,7 +84,7 @@ def _leads(
 
 
 def _follows(
-    view: SeatView, kn: Knowledge, found: list[tuple[Card, ...]], seen: set[tuple[Card, ...]]
+    view: BotView, kn: Knowledge, found: list[tuple[Card, ...]], seen: set[tuple[Card, ...]]
 ) -> None:
     """R23: the distinct legal singles, or cheapest plays under several keys and the
     lowest winning plays."""
@@ -132,7 +132,7 @@ def _follows(
             _add(found, seen, cover)
 
 
-def _complete(view: SeatView, kn: Knowledge, core: Sequence[Card], n: int) -> list[Card] | None:
+def _complete(view: BotView, kn: Knowledge, core: Sequence[Card], n: int) -> list[Card] | None:
     """``core`` plus the cheapest other cards of its category, ``n`` in all."""
     category = view.ctx.category[core[0]]
     rest = list(kn.groups[category])
@@ -143,7 +143,7 @@ def _complete(view: SeatView, kn: Knowledge, core: Sequence[Card], n: int) -> li
     return play if len(play) == n else None
 
 
-def bury_candidates(view: SeatView, rng: random.Random) -> list[tuple[Card, ...]]:
+def bury_candidates(view: BotView, rng: random.Random) -> list[tuple[Card, ...]]:
     """Distinct burials (R21) to weigh: the heuristic's first, then suit-emptying ones."""
     kn = Knowledge(view)
     first = tuple(HeuristicPlayer().bury(view, rng))

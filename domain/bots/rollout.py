@@ -1,9 +1,9 @@
 """Playing a sampled world to the end of the round (RULES R22–R30), for the search bot.
 
-A *world* is one full deal of the hidden cards (:mod:`domain.players.inference`) put
+A *world* is one full deal of the hidden cards (:mod:`domain.bots.inference`) put
 together with everything public in a seat's view: the trick in progress, the tricks
 done, the attackers' points. :func:`rollout` lets the heuristic player
-(:mod:`domain.players.heuristic`) play every seat from there — each from its own
+(:mod:`domain.bots.heuristic`) play every seat from there — each from its own
 redacted view of the world (R33) — and scores the round as the table does: trick points
 (R27), the bottom bonus (R28), the total (R29) and the level change (R30).
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from domain.players.heuristic import HeuristicPlayer
-from domain.players.view import PlayViews, SeatView
+from domain.bots.heuristic import HeuristicPlayer
+from domain.bots.view import BotView, PlayViews
 from domain.rules.cards import POINTS, Card
 from domain.rules.play import TrickPlay
 from domain.rules.ruleset import RuleSet
@@ -39,7 +39,7 @@ POINTS_WEIGHT = 0.25
 _POLICY = HeuristicPlayer()
 
 
-def world_play(view: SeatView, hands: Sequence[Sequence[Card]]) -> TrickPlay:
+def world_play(view: BotView, hands: Sequence[Sequence[Card]]) -> TrickPlay:
     """The play phase as ``view`` sees it, with the world's ``hands`` (this seat's own)."""
     leader = view.trick[0][0] if view.trick else view.seat
     tp = TrickPlay(view.ctx, hands, leader, view.attackers)
@@ -52,7 +52,7 @@ def world_play(view: SeatView, hands: Sequence[Sequence[Card]]) -> TrickPlay:
     return tp
 
 
-def play_out(tp: TrickPlay, view: SeatView, rng: random.Random) -> None:
+def play_out(tp: TrickPlay, view: BotView, rng: random.Random) -> None:
     """Every remaining play of ``tp`` by the heuristic player, each seat from its view."""
     ctx = tp.ctx
     views = PlayViews(tp, dealer=view.dealer, rules=view.rules, burier=-1, bottom=None)
@@ -95,7 +95,7 @@ def utility(settlement: Settlement, seat: int, attackers: int) -> float:
 
 
 def rollout(
-    view: SeatView,
+    view: BotView,
     hands: Sequence[Sequence[Card]],
     bottom: Sequence[Card],
     cards: Sequence[Card],

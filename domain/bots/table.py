@@ -15,8 +15,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from domain.players.base import BURY_SIZE, Player
-from domain.players.view import BidView, PlayViews, SeatView
+from domain.bots.base import BURY_SIZE, Player
+from domain.bots.view import BidView, BotView, PlayViews
 from domain.rules.bidding import Bidding, Phase
 from domain.rules.cards import BJ, POINTS, SJ, Card, contains, format_cards, points_of
 from domain.rules.context import trump_context
@@ -250,9 +250,7 @@ class _Round:
         dealer = bidding.dealer if bidding.dealer is not None else seat
         ctx = trump_context(bidding.level, bidding.trump)
         attackers = (dealer + 1) % 2
-        view = SeatView(
-            seat, ctx, tuple(hand), dealer, attackers, (), None, (), 0, None, self.rules
-        )
+        view = BotView(seat, ctx, tuple(hand), dealer, attackers, (), None, (), 0, None, self.rules)
         buried = list(self.players[seat].bury(view, self.rng))
         if len(buried) != BURY_SIZE or not contains(hand, buried):
             raise IllegalMoveError(

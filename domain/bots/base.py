@@ -1,6 +1,6 @@
 """The decisions a seat makes in a round (RULES R17–R23), as a protocol bots implement.
 
-Every decision is a pure function of a redacted view (:mod:`domain.players.view`, R33)
+Every decision is a pure function of a redacted view (:mod:`domain.bots.view`, R33)
 and an injected ``random.Random``: a player holds no state between calls, so the same
 view and the same rng state give the same choice.
 """
@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from domain.players.view import BidView, SeatView
+from domain.bots.view import BidView, BotView
 from domain.rules.cards import Card
 from domain.rules.shows import Show
 
@@ -36,10 +36,10 @@ class Player(Protocol):
         """§10 ``weak_hand_redeal`` (暴动): ask for a redeal (only offered to weak hands)."""
         ...
 
-    def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def bury(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R21: the 8 cards to bury from the 33 in ``view.hand``."""
         ...
 
-    def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def play(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R22/R23: the cards to lead (``view.trick`` empty) or to follow with."""
         ...

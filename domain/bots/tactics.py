@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from domain.players.combos import runs
+from domain.bots.combos import runs
 from domain.rules.cards import Card
 from domain.rules.context import TRUMP, TrumpContext
 from domain.rules.follow import Obligation, pair_kinds

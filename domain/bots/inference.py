@@ -1,8 +1,8 @@
 """What a seat may infer about the hidden cards, and worlds sampled from it (RULES R33).
 
-The search bot (:mod:`domain.players.strong`) plays out sampled *worlds* — full deals of
+The search bot (:mod:`domain.bots.strong`) plays out sampled *worlds* — full deals of
 the cards it cannot see — and every world must agree with everything public. From a
-:class:`~domain.players.view.SeatView` alone (never another seat's cards) it gathers:
+:class:`~domain.bots.view.BotView` alone (never another seat's cards) it gathers:
 
 * the **unseen** copies: the 108 cards (R3) less its own hand, every card played (R33),
   and the bottom if it buried it (R21); these go to the other three hands and, when it
@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from domain.players.view import SeatView
+from domain.bots.view import BotView
 from domain.rules.cards import NUM_KINDS, POINTS, Card
 from domain.rules.context import TRUMP
 from domain.rules.shapes import decompose, pair_profile
@@ -54,7 +54,7 @@ class Hidden(NamedTuple):
     """Per seat, the shown cards it must still hold (R17, R20)."""
 
 
-def hidden_of(view: SeatView) -> Hidden:
+def hidden_of(view: BotView) -> Hidden:
     """Gather the constraints from ``view`` only (R33)."""
     ctx = view.ctx
     cat = ctx.category
@@ -120,7 +120,7 @@ def hidden_of(view: SeatView) -> Hidden:
 
 
 def sample_world(
-    hidden: Hidden, view: SeatView, rng: random.Random
+    hidden: Hidden, view: BotView, rng: random.Random
 ) -> tuple[list[list[Card]], list[Card]]:
     """Four hands (this seat's own as it is) and a bottom consistent with ``hidden``
     (the bottom this seat buried, if it did; empty while it is burying)."""
@@ -131,7 +131,7 @@ def sample_world(
     raise AssertionError("a relaxed deal always succeeds")  # pragma: no cover
 
 
-def _bury_weight(view: SeatView, card: Card) -> float:
+def _bury_weight(view: BotView, card: Card) -> float:
     """How likely a burier is to bury ``card`` (R21): low plain cards, not points or trump."""
     ctx = view.ctx
     if ctx.category[card] == TRUMP:
@@ -142,7 +142,7 @@ def _bury_weight(view: SeatView, card: Card) -> float:
 
 
 def _try_deal(
-    hidden: Hidden, view: SeatView, rng: random.Random, *, strict: bool
+    hidden: Hidden, view: BotView, rng: random.Random, *, strict: bool
 ) -> tuple[list[list[Card]], list[Card]] | None:
     """One deal: the shown cards to their seats, then card by card, the most constrained
     first, to a holder with room (the bottom is holder 4, weighted by what buriers bury)

@@ -1,13 +1,13 @@
 """The search bot (``strong``): determinized Monte Carlo over the rules engine (RULES R17–R30).
 
 For each play (R22, R23) and each burial (R21) it lists a few sensible candidates
-(:mod:`domain.players.candidates`, the heuristic's choice first), samples worlds — deals
-of the cards it cannot see that agree with everything public (:mod:`domain.players.inference`:
+(:mod:`domain.bots.candidates`, the heuristic's choice first), samples worlds — deals
+of the cards it cannot see that agree with everything public (:mod:`domain.bots.inference`:
 cards played, voids shown by failed follows, missing pairs, shown declarations, R33) —
 plays each candidate out in each world with the heuristic player at every seat
-(:mod:`domain.players.rollout`) and keeps the candidate whose rounds end best for its team:
+(:mod:`domain.bots.rollout`) and keeps the candidate whose rounds end best for its team:
 levels gained less levels conceded (R30). Rollouts are spread by successive halving
-(:mod:`domain.players.search`). Declaring, overcalling (R17, R20) and the weak-hand redeal
+(:mod:`domain.bots.search`). Declaring, overcalling (R17, R20) and the weak-hand redeal
 (§10) are the heuristic player's.
 
 It never reads another seat's cards: its only input is the view (R33), and the worlds are
@@ -21,13 +21,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from domain.players.candidates import bury_candidates, play_candidates
-from domain.players.heuristic import HeuristicPlayer
-from domain.players.inference import Hidden, hidden_of, sample_world
-from domain.players.knowledge import Knowledge
-from domain.players.rollout import play_out, rollout, score, utility
-from domain.players.search import successive_halving
-from domain.players.view import BidView, SeatView
+from domain.bots.candidates import bury_candidates, play_candidates
+from domain.bots.heuristic import HeuristicPlayer
+from domain.bots.inference import Hidden, hidden_of, sample_world
+from domain.bots.knowledge import Knowledge
+from domain.bots.rollout import play_out, rollout, score, utility
+from domain.bots.search import successive_halving
+from domain.bots.view import BidView, BotView
 from domain.rules.cards import Card
 from domain.rules.play import TrickPlay
 from domain.rules.shows import Show
@@ -69,7 +69,7 @@ class StrongPlayer:
 
     # -- burying (R21) and playing (R22–R25): search --------------------------------------
 
-    def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def bury(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R21: the burial whose rounds end best, of the heuristic's and suit-emptying ones."""
         local = random.Random(rng.getrandbits(64))
         options = bury_candidates(view, local)
@@ -92,7 +92,7 @@ class StrongPlayer:
         )
         return options[best]
 
-    def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def play(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R22 lead or R23 follow: the candidate whose rounds end best for this team."""
         local = random.Random(rng.getrandbits(64))
         first = self._heuristic.play(view, local)
@@ -111,7 +111,7 @@ class StrongPlayer:
         return options[best]
 
 
-def _plays_left(view: SeatView, hidden: Hidden) -> int:
+def _plays_left(view: BotView, hidden: Hidden) -> int:
     """About how many plays a rollout from ``view`` makes (most plays are one card)."""
     cards = sum(hidden.sizes)
     return max(4, cards * 3 // 4)

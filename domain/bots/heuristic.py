@@ -11,7 +11,7 @@ singles (aces), trump combinations when long in trump, else a low card of a shor
 
 Burying (R21): low plain non-point cards of short suits. Declaring (R17, R20): with the
 longest suit. No legal-play enumeration: candidates are built from the hand
-(:mod:`domain.players.tactics`) and each must pass ``follow.meets``; the fallback is
+(:mod:`domain.bots.tactics`) and each must pass ``follow.meets``; the fallback is
 ``follow.random_follow``, so every play returned is legal.
 """
 
@@ -20,11 +20,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from domain.players.base import BURY_SIZE
-from domain.players.combos import run_cards, runs
-from domain.players.knowledge import Knowledge
-from domain.players.tactics import components_above, fill_play, trump_cover
-from domain.players.view import BidView, SeatView
+from domain.bots.base import BURY_SIZE
+from domain.bots.combos import run_cards, runs
+from domain.bots.knowledge import Knowledge
+from domain.bots.tactics import components_above, fill_play, trump_cover
+from domain.bots.view import BidView, BotView
 from domain.rules.cards import POINTS, SJ, Card
 from domain.rules.context import TRUMP
 from domain.rules.follow import Obligation, meets, obligation, pair_kinds, random_follow
@@ -76,21 +76,21 @@ class HeuristicPlayer:
 
     # -- burying (R21) -----------------------------------------------------------------
 
-    def bury(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def bury(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R21: the 8 cheapest cards to lose: low plain non-point cards of short suits."""
         kn = Knowledge(view)
         return sorted(view.hand, key=kn.bury_key)[:BURY_SIZE]
 
     # -- playing (R22–R25) -------------------------------------------------------------
 
-    def play(self, view: SeatView, rng: random.Random) -> Sequence[Card]:
+    def play(self, view: BotView, rng: random.Random) -> Sequence[Card]:
         """R22 lead from strength, or R23 follow: feed, win or discard low."""
         kn = Knowledge(view)
         if view.lead_shape is None:
             return self._lead(view, kn)
         return self._follow(view, view.lead_shape, kn, rng)
 
-    def _lead(self, view: SeatView, kn: Knowledge) -> list[Card]:
+    def _lead(self, view: BotView, kn: Knowledge) -> list[Card]:
         """R22: lead from strength; never a throw that could fail."""
         ctx = view.ctx
         groups = kn.groups
@@ -127,7 +127,7 @@ class HeuristicPlayer:
             return [min((c for c in view.hand if ctx.category[c] != TRUMP), key=kn.discard_key)]
         return [min(trumps, key=kn.discard_key)]
 
-    def _safe_throw(self, view: SeatView, kn: Knowledge) -> list[Card] | None:
+    def _safe_throw(self, view: BotView, kn: Knowledge) -> list[Card] | None:
         """The longest plain throw whose every component is a boss (R15, R22).
 
         Taken from the top of each plain suit while each pair is a boss among pairs and
@@ -155,7 +155,7 @@ class HeuristicPlayer:
                 best = chosen
         return best
 
-    def _follow(self, view: SeatView, lead: Shape, kn: Knowledge, rng: random.Random) -> list[Card]:
+    def _follow(self, view: BotView, lead: Shape, kn: Knowledge, rng: random.Random) -> list[Card]:
         """R23: feed a partner who holds the trick, win a point trick, else discard low."""
         ctx = view.ctx
         hand = view.hand
@@ -194,7 +194,7 @@ class HeuristicPlayer:
 
     def _winning_play(
         self,
-        view: SeatView,
+        view: BotView,
         lead: Shape,
         kn: Knowledge,
         *,
