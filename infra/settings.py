@@ -11,7 +11,7 @@ read when the first is unset), its type, its default, its bounds (``Meta(ge=...,
 * ``Settings.__post_init__`` checks every value, for ``Settings(...)`` built in code as for
   the environment's (a :class:`SettingsError` names the variable);
 * :func:`markdown_table` writes the table of docs/configuration.md
-  (``scripts/gen_configuration.py``; ``tests/unit/test_settings.py`` fails when they drift).
+  (``scripts/gen_configuration.py``; ``tests/infra/test_settings.py`` fails when they drift).
 
 Adding a variable is one field here. Nothing reads ``os.environ`` at import time: the entry
 points (``infra.serve``, ``infra.cli``) call ``Settings.from_env(os.environ)`` once and hand

@@ -5,7 +5,7 @@ only compare).
     .venv/bin/python scripts/gen_configuration.py --check  # exit 1 when the file has drifted
 
 The table is :func:`infra.settings.markdown_table`, between the two markers below; the rest
-of the file is written by hand. ``tests/unit/test_settings.py`` fails when they drift.
+of the file is written by hand. ``tests/infra/test_settings.py`` fails when they drift.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 A version already recorded is never rewritten (the store may hold events of it): an
 event class whose fields changed must raise its ``class_version`` and add an
 ``upcast_vN_vN+1`` first (docs/events.md, "Changing an event").
-``tests/unit/test_event_schemas.py`` fails while the snapshot and the classes disagree.
+``tests/services/test_event_schemas.py`` fails while the snapshot and the classes disagree.
 """
 
 from __future__ import annotations

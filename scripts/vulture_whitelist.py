@@ -69,21 +69,21 @@ SPADES  # domain/rules/cards.py: the suits, one line (tests use SPADES, HEARTS)
 HEARTS
 CLUBS
 DIAMONDS
-rank_of  # domain/rules/cards.py: suit_of's pair (tests/property, tests/unit/test_cards.py)
-_.successor  # domain/rules/context.py: R14 adjacency, the oracle of tests/unit/test_context.py
+rank_of  # domain/rules/cards.py: suit_of's pair (tests/property, tests/domain/test_cards.py)
+_.successor  # domain/rules/context.py: R14 adjacency, the oracle of tests/domain/test_context.py
 _.adjacent  # domain/rules/context.py: R14
 _.sort_key  # domain/rules/context.py: R8–R11 order
 _.largest  # domain/rules/shapes.py: a shape's largest component (property tests)
-_.locks  # domain/rules/shows.py: R17 定主 (tests/unit/test_shows.py)
+_.locks  # domain/rules/shows.py: R17 定主 (tests/domain/test_shows.py)
 redeal_reason  # domain/rules/bidding.py: Bidding state the tests observe (R19, 暴动)
 redeal_seat  # domain/rules/bidding.py
-_.bury_takes_bottom  # domain/rules/bidding.py: R20 炒底 vs the first bury (tests/unit/test_bidding.py)
+_.bury_takes_bottom  # domain/rules/bidding.py: R20 炒底 vs the first bury (tests/domain/test_bidding.py)
 ROUND_EVENTS  # domain/game/round_events.py: the records tests check every event is covered
 MOVE_EVENTS  # services/records/export.py: the same check
 COMMANDS  # api/metrics.py: the label values (documented; tests/api/test_metrics.py)
 OUTCOMES  # api/metrics.py
 _.per_minute  # api/ratelimit.py: the limiter's setting, read by tests/api/test_schemathesis.py
-_.due_at  # services/sweeper.py: when a match is next looked at (tests/unit/test_timers_sweeper.py)
+_.due_at  # services/sweeper.py: when a match is next looked at (tests/services/test_timers_sweeper.py)
 _.restart  # infra/pgcluster.py: the throwaway cluster for tests (tests/resilience)
 
 # -- other branches' files, left to their owners ----------------------------------------------

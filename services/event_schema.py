@@ -7,7 +7,7 @@ checked-in snapshot of the schema of *every version* of every type, older versio
 included (``scripts/gen_event_schemas.py`` adds a new version; it never rewrites one).
 :func:`drift` compares the classes with it: an event class whose fields changed without
 a new ``class_version`` — or a new version without an ``upcast_vN_vN+1`` for every step
-from the oldest version stored — is a failure (``tests/unit/test_event_schemas.py``), so
+from the oldest version stored — is a failure (``tests/services/test_event_schemas.py``), so
 events already in a store always decode (:mod:`services.codec` upcasts them).
 
 Schemas describe the event *as decoded* (the stored JSON plus ``originator_id`` and

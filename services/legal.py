@@ -1,7 +1,7 @@
 """What the service would accept from a seat right now: the legal-action hints of a view.
 
 :func:`legal_actions` answers for one seat of a round at ``now``, from the same domain
-checks the commands run (so an offered action is accepted, tests/unit/test_views_legal.py):
+checks the commands run (so an offered action is accepted, tests/services/test_views_legal.py):
 the shows it may declare (R17, R18) or overcall with (R20), passing, the cards to bury
 from (R21, and 炒底 re-burying, R20), what a lead may be (R22) and a few legal follows
 (R23), and the weak-hand redeal (暴动, §10). Cards are in R4 notation, sorted by the

@@ -22,7 +22,7 @@ from services.records.format import RecordTamperedError, decode, encode
 from services.records.replay import import_record
 from services.records.text import read_text, write_text
 from tests.conftest import examples
-from tests.unit.test_records_play import POPO, play_match, roundtrip, rules_of
+from tests.services.test_records_play import POPO, play_match, roundtrip, rules_of
 
 KINDS = st.sampled_from(["random", "heuristic"])
 

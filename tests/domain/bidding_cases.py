@@ -1,5 +1,6 @@
-"""Hands, rule sets and bidding states the bidding tests start from (:mod:`tests.unit.test_bidding`,
-:mod:`tests.unit.test_bidding_errors`).
+"""Hands, rule sets and bidding states the bidding tests start from
+(:mod:`tests.domain.test_bidding`,
+:mod:`tests.domain.test_bidding_errors`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from infra.cli_verify import INVALID, MISMATCH, OK, main
 from services.errors import NotFoundError, VerificationError
 from services.verify import verify_deal, verify_round
 from services.views import table_view
-from tests.unit.views_drive import T0, Drive, drive
+from tests.services.views_drive import T0, Drive, drive
 
 SEED = bytes(range(32))
 SEED_HEX = SEED.hex()

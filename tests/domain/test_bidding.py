@@ -10,7 +10,7 @@ from domain.rules.bidding import Bidding, Phase, RedealReason
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import NoDeclaration, RuleSet
 from domain.rules.shows import Strength
-from tests.unit.bidding_cases import (
+from tests.domain.bidding_cases import (
     ALL,
     ALL5,
     BOTTOM,

@@ -19,7 +19,7 @@ from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from services.legal import FOLLOW_HINTS
 from services.views import SeatView, table_view
-from tests.unit.views_drive import T0, Drive, _names, drive
+from tests.services.views_drive import T0, Drive, _names, drive
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The duplicate-deal embargo (R35, R36; services/embargo.py), continued: verification and
 records answer ``deal-embargoed`` until the tournament round completes, everything is
 revealed after it, and the predicate costs one None check for ordinary matches and a cache
-once completed (the scene: :mod:`tests.unit.embargo_scene`).
+once completed (the scene: :mod:`tests.services.embargo_scene`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from services.records.export import export_match, export_round
 from services.verify import verify_round
 from services.views import SeatView, table_view
 from tests.conftest import T0
-from tests.unit.embargo_scene import VIEWERS, Scene, half_played, leaked_seeds, new_service
+from tests.services.embargo_scene import VIEWERS, Scene, half_played, leaked_seeds, new_service
 
 
 @pytest.fixture(scope="module")

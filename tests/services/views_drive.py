@@ -1,7 +1,7 @@
 """A match driven through the service by a policy that only ever sends what the views offer
-(:func:`drive`), with a fixed clock and seeds; the views tests (:mod:`tests.unit.test_views`,
-:mod:`tests.unit.test_views_legal`), :mod:`tests.unit.test_history` and
-:mod:`tests.unit.test_verify` use it.
+(:func:`drive`), with a fixed clock and seeds; the views tests (:mod:`tests.services.test_views`,
+:mod:`tests.services.test_views_legal`), :mod:`tests.services.test_history` and
+:mod:`tests.services.test_verify` use it.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from services.records.export import export_match, export_round
 from services.records.format import GameRecord, RecordInvalidError, RecordTamperedError, decode
 from services.records.replay import import_record
 from services.records.text import read_text, write_text
-from tests.unit.test_records_play import POPO, play_match, rules_of
+from tests.services.test_records_play import POPO, play_match, rules_of
 
 Doc = dict[str, Any]
 

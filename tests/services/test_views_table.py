@@ -21,7 +21,7 @@ from services.game import GameService
 from services.summaries import match_summary
 from services.view_play import play_fields
 from services.views import SeatView, table_view
-from tests.unit.views_drive import T0, Drive, drive
+from tests.services.views_drive import T0, Drive, drive
 
 HEARTS = 1  # SUITS = "SHCD"
 HANDS = (  # level 2, hearts trump; seat 0 leads (R22)

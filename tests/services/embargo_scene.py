@@ -1,5 +1,5 @@
-"""The scene of the embargo tests (:mod:`tests.unit.test_embargo`,
-:mod:`tests.unit.test_embargo_release`): a two-table bots tournament round, table A played to
+"""The scene of the embargo tests (:mod:`tests.services.test_embargo`,
+:mod:`tests.services.test_embargo_release`): a two-table bots tournament round, table A played to
 its end and table B not started, and what a viewer may see of a round (its card budget, R33).
 """
 

@@ -23,7 +23,7 @@ from services.game import GameService
 from services.history import match_history, state_at
 from services.history_items import HistoryItem
 from services.views import table_view
-from tests.unit.views_drive import SEED, T0, VIEWERS, Drive, drive, new_service
+from tests.services.views_drive import SEED, T0, VIEWERS, Drive, drive, new_service
 
 
 def everything(

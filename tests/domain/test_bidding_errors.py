@@ -11,7 +11,7 @@ import pytest
 from domain.rules.bidding import Bidding, Phase, RedealReason
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
-from tests.unit.bidding_cases import (
+from tests.domain.bidding_cases import (
     ALL,
     BOTTOM,
     JOKER,

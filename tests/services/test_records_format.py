@@ -31,7 +31,7 @@ from services.records.format import (
 )
 from services.records.text import read_text, write_text
 from tests.conftest import T0
-from tests.unit.test_records_play import play_match, rules_of
+from tests.services.test_records_play import play_match, rules_of
 
 SEED = "ab" * 32
 COMMITMENT = "9f" * 32

@@ -1,7 +1,7 @@
 """The ``Round`` aggregate after the deal: burying (R21) and 炒底 (R20, later rounds), the
 ``declare_with_joker`` and weak-hand redeal (暴动, §10) variants, and playing (R22–R25) to
 the score (given events → when a command → then events, as in
-:mod:`tests.unit.test_round_aggregate`).
+:mod:`tests.domain.test_round_aggregate`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from domain.rules.scoring import bottom_multiplier, next_dealer, settle
 from domain.rules.shows import matching_joker, possible_declarations
 from domain.rules.shuffle import Deal
 from tests.conftest import T0, given, kinds, rejects, seed_bytes, when
-from tests.unit.round_situations import (
+from tests.domain.round_situations import (
     LEVEL_2,
     STANDARD,
     any_declarer,

@@ -13,7 +13,7 @@ from services.records.format import encode
 from services.records.replay import import_record, imported_match_id
 from services.verify import verify_round
 from tests.conftest import Backend
-from tests.unit.test_records_play import play_match, rules_of
+from tests.services.test_records_play import play_match, rules_of
 
 
 def test_an_imported_match_is_stored_and_exports_the_same_bytes(backend: Backend) -> None:

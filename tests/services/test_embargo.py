@@ -9,7 +9,7 @@ during play (R33): no seed, no other seat's hand as dealt, no bottom unless the 
 buried it. Once the tournament round completes, everything is revealed (R33, R35).
 
 Each check is also run once *without* the embargo, to show it would catch the leak. After the
-round completes, and the records: :mod:`tests.unit.test_embargo_release`.
+round completes, and the records: :mod:`tests.services.test_embargo_release`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from services.embargo import UNCHECKED, Embargo, view_embargo
 from services.history import match_history, state_at
 from services.views import SeatView, table_view
 from tests.conftest import T0
-from tests.unit.embargo_scene import (
+from tests.services.embargo_scene import (
     _BURY_ENDS,
     VIEWERS,
     Scene,

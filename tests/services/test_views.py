@@ -1,9 +1,9 @@
 """Per-seat and public views (RULES R33): who sees what in each phase, 炒底 included; a
 spectator sees no hand; the shape of a view. The legal actions a view offers are accepted:
-:mod:`tests.unit.test_views_legal`.
+:mod:`tests.services.test_views_legal`.
 
 The match is driven through the service by a policy that only ever sends what the
-views offer (:func:`tests.unit.views_drive.drive`), with a fixed clock and seeds.
+views offer (:func:`tests.services.views_drive.drive`), with a fixed clock and seeds.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from domain.rules.cards import card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
 from services.views import PublicView, SeatView, table_view
-from tests.unit.views_drive import T0, Drive, Snapshot, _bottom, _names, drive, new_service
+from tests.services.views_drive import T0, Drive, Snapshot, _bottom, _names, drive, new_service
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Situations of a ``Round`` found by searching deal seeds (``seed_bytes(n)``) for the property a
 case needs, and the steps that bring a round there (the tests:
-:mod:`tests.unit.test_round_aggregate`, :mod:`tests.unit.test_round_burying_and_play`).
+:mod:`tests.domain.test_round_aggregate`, :mod:`tests.domain.test_round_burying_and_play`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.shuffle import Deal
 from tests.conftest import T0, given, kinds, rejects, seed_bytes, when
-from tests.unit.round_situations import (
+from tests.domain.round_situations import (
     LEVEL_2,
     MATCH,
     STANDARD,
