@@ -176,6 +176,9 @@ def type_feed_items(doc: OpenAPI) -> None:
     describe_feed_data(parts, {f"FeedData{c.__name__}": c for c in feed_classes()})
     for name, schema in parts.items():
         schemas[name] = JsonSchema(raw=schema)
+    # the stream of msgspec's own FeedItem, replaced above by FeedItemStream: nothing
+    # refers to it any more
+    schemas.pop("FeedStream", None)
     doc.components.schemas = schemas
 
 
@@ -219,7 +222,7 @@ def tag_unions(document: dict[str, Any]) -> None:
         if not isinstance(node, dict):
             return
         refs = [b.get("$ref", "") for b in node.get("oneOf", ())]
-        if refs and all(refs):
+        if refs and all(refs) and "discriminator" not in node:  # a named, tagged one stays
             named = {ref: schemas[ref.rsplit("/", 1)[1]] for ref in refs}
             common = set.intersection(
                 *({k for k, v in s["properties"].items() if "const" in v} for s in named.values())

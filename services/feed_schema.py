@@ -197,12 +197,19 @@ EXAMPLE_ITEM: dict[str, Any] = {
     "withheld": None,
 }
 """A feed item as served (the documents' example)."""
-_EMPTY: dict[str, Any] = {"type": "object", "maxProperties": 0}
+_EMPTY: dict[str, Any] = {
+    "type": "object",
+    "maxProperties": 0,
+    "description": "No fields: the item is withheld (R36)",
+}
 
 
-def item_schema(cls: type[Any]) -> dict[str, Any]:
+def item_schema(cls: type[Any], *, strict: bool = True) -> dict[str, Any]:
     """The JSON Schema (2020-12) of a whole feed item of event class ``cls`` as served;
-    its ``$ref`` name other schemas (``FeedData<Type>``, ``FeedCard``, …) by bare name."""
+    its ``$ref`` name other schemas (``FeedData<Type>``, ``FeedDataWithheld``, ``FeedCard``,
+    …) by bare name. ``strict``: also tie ``data`` to ``withheld`` (``if``/``then``/
+    ``else``: the published schema); without it (the API documents) the item says only that
+    ``data`` is the type's fields or empty, which client generators can read."""
     data = {"$ref": f"FeedData{cls.__name__}"}
     names = sorted(data_schema(cls)["properties"])
     return {
@@ -235,12 +242,13 @@ def item_schema(cls: type[Any]) -> dict[str, Any]:
                 "description": "When it happened (ISO 8601, UTC)",
             },
             "data": {
-                "anyOf": [data, _EMPTY],
+                "anyOf": [data, {"$ref": "FeedDataWithheld"}],
                 "description": "The event's fields as served; empty when `withheld` (R36)",
             },
             "hidden": {
                 "type": "array",
-                "items": {"enum": names},
+                "items": {"enum": names} if names else {"type": "string"},
+                **({} if names else {"maxItems": 0}),
                 "uniqueItems": True,
                 "description": "Secret fields left out for this reader (R33, R36)",
             },
@@ -260,9 +268,15 @@ def item_schema(cls: type[Any]) -> dict[str, Any]:
             "hidden",
         ],
         "additionalProperties": False,
-        "if": {"properties": {"withheld": {"type": "null"}}},
-        "then": {"properties": {"data": data}},
-        "else": {"properties": {"data": _EMPTY}},
+        **(
+            {
+                "if": {"properties": {"withheld": {"type": "null"}}},
+                "then": {"properties": {"data": data}},
+                "else": {"properties": {"data": {"$ref": "FeedDataWithheld"}}},
+            }
+            if strict
+            else {}
+        ),
     }
 
 
@@ -290,7 +304,12 @@ def feed_item_schemas() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for cls in feed_classes():
         name = cls.__name__
-        defs = {**SHARED, "FeedItemStream": _STREAM, f"FeedData{name}": data_schema(cls)}
+        defs = {
+            **SHARED,
+            "FeedItemStream": _STREAM,
+            "FeedDataWithheld": _EMPTY,
+            f"FeedData{name}": data_schema(cls),
+        }
         out[name] = {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             **_resolve(item_schema(cls), "#/$defs/{name}"),
@@ -314,9 +333,9 @@ def feed_item_components(ref_template: str) -> dict[str, dict[str, Any]]:
         "examples": [EXAMPLE_ITEM],
         "discriminator": {"propertyName": "type", "mapping": refs},
     }
-    parts: dict[str, Any] = {**SHARED, "FeedItemStream": _STREAM}
+    parts: dict[str, Any] = {**SHARED, "FeedItemStream": _STREAM, "FeedDataWithheld": _EMPTY}
     for cls in classes:
-        parts[f"FeedItem{cls.__name__}"] = item_schema(cls)
+        parts[f"FeedItem{cls.__name__}"] = item_schema(cls, strict=False)
         parts[f"FeedData{cls.__name__}"] = data_schema(cls)
     resolved: dict[str, dict[str, Any]] = _resolve(parts, ref_template)
     return {"FeedItem": union, **resolved}

@@ -38,8 +38,9 @@ def imported(c: TestClient[Litestar], played: str) -> dict[str, Any]:
     """The issue's record: a bots-only match renamed, every seat made human, stored."""
     doc = c.get(f"/v1/matches/{played}/record").json()
     doc["name"] = FORGED_NAME
-    for seat in doc["seats"]:
-        seat["kind"] = "human"
+    for n, seat in enumerate(doc["seats"]):
+        seat["kind"] = "human"  # a person may not carry a name the service gives its bots
+        seat["name"] = ("Alice", "Bob", "Carol", "Dan")[n]
     r = c.post("/v1/records?store=true", content=json.dumps(doc), headers=JSON)
     assert r.status_code == 201, r.text
     answer: dict[str, Any] = r.json()
