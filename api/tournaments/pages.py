@@ -186,6 +186,18 @@ async def display_frames(runtime: Runtime, tournament_id: UUID, lang: str) -> As
         yield frame
 
 
+async def sheet_page(
+    read: Reading, tournament_id: UUID, number: int, template: str, chosen: str
+) -> str:
+    """A round's printable sheet of ``template`` in language ``chosen``."""
+
+    def build() -> str:
+        t = TournamentService(read.service).get(tournament_id)
+        return sheet_html(t, number, template, chosen)
+
+    return await read.call(build)
+
+
 class PageController(Controller):
     path = "/tournaments"
     tags = ["tournament pages"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -225,13 +237,9 @@ class PageController(Controller):
         Table numbers, teams with their seats (R36) and players (substitutes in place), the start
         time and the deadline, and result boxes (filled once a result is in).
         """
-        chosen = language(lang, accept_language)
-
-        def build() -> str:
-            t = TournamentService(read.service).get(tournament_id)
-            return sheet_html(t, number, "pairings.html.j2", chosen)
-
-        return await read.call(build)
+        return await sheet_page(
+            read, tournament_id, number, "pairings.html.j2", language(lang, accept_language)
+        )
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/scoresheets", 404, media_type=MediaType.HTML)
     async def score_sheets_page(
@@ -247,13 +255,9 @@ class PageController(Controller):
         Teams, seats and players, the start time and the table's deadline, one row per deal (dealer,
         trump, attackers' points, team up, levels gained), the totals and the signatures.
         """
-        chosen = language(lang, accept_language)
-
-        def build() -> str:
-            t = TournamentService(read.service).get(tournament_id)
-            return sheet_html(t, number, "scoresheets.html.j2", chosen)
-
-        return await read.call(build)
+        return await sheet_page(
+            read, tournament_id, number, "scoresheets.html.j2", language(lang, accept_language)
+        )
 
     @route("/{tournament_id:uuid}/crosstable", 404, media_type=MediaType.HTML)
     async def crosstable_page(
