@@ -48,29 +48,27 @@ IfNoneMatch = Annotated[
         name="If-None-Match", description="The ETag of an earlier answer: 304 if still current"
     ),
 ]
-RuleNumber = Annotated[
-    str,
-    PathParameter(
-        description="A rule number, R1 to R36 (an unknown one is 404)",
-        max_length=20,
-        examples=[Example(summary="Following suit", value="R23")],
-    ),
-]
+
+
+def _name(about: str, summary: str, value: str, max_length: int = 40) -> Any:
+    """A path parameter naming a section of the rule book (an unknown one is 404), with
+    one example."""
+    return PathParameter(
+        description=f"{about} (an unknown one is 404)",
+        max_length=max_length,
+        examples=[Example(summary=summary, value=value)],
+    )
+
+
+RuleNumber = Annotated[str, _name("A rule number, R1 to R36", "Following suit", "R23", 20)]
 VariantName = Annotated[
     str,
-    PathParameter(
-        description="A §10 variant, snake_case as in a rule set (an unknown one is 404)",
-        max_length=40,
-        examples=[Example(summary="Declaring with a joker", value="declare_with_joker")],
+    _name(
+        "A §10 variant, snake_case as in a rule set", "Declaring with a joker", "declare_with_joker"
     ),
 ]
 PresetName = Annotated[
-    str,
-    PathParameter(
-        description="A preset: standard, tuolaji or duijia (an unknown one is 404)",
-        max_length=40,
-        examples=[Example(summary="Seed 001 (拖拉机)", value="tuolaji")],
-    ),
+    str, _name("A preset: standard, tuolaji or duijia", "Seed 001 (拖拉机)", "tuolaji")
 ]
 
 
@@ -221,18 +219,22 @@ NOT_MODIFIED = ResponseSpec(
     description="Not Modified: If-None-Match matches the current ETag (no body)",
     generate_examples=False,
 )
-NOT_FOUND = ResponseSpec(
-    data_container=Problem,
-    media_type=PROBLEM_MEDIA_TYPE,
-    description="The rule book has no such rule, variant or preset (the problem names it)",
-    generate_examples=False,
-)
+
+
+def _problem(description: str) -> ResponseSpec:
+    """A problem answer of the rule book's own (a 404, a 405), documented."""
+    return ResponseSpec(
+        data_container=Problem,
+        media_type=PROBLEM_MEDIA_TYPE,
+        description=description,
+        generate_examples=False,
+    )
+
+
+NOT_FOUND = _problem("The rule book has no such rule, variant or preset (the problem names it)")
 RESPONSES: dict[int, ResponseSpec] = {304: NOT_MODIFIED, **problems(), 404: NOT_FOUND}
-ORACLE_NAME = ResponseSpec(
-    data_container=Problem,
-    media_type=PROBLEM_MEDIA_TYPE,
-    description="A name of the rules oracle (`follow`, `throw`, …): that path takes POST only",
-    generate_examples=False,
+ORACLE_NAME = _problem(
+    "A name of the rules oracle (`follow`, `throw`, …): that path takes POST only"
 )
 ANSWERED = "The text, in the language of Accept-Language"
 
