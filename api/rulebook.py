@@ -24,6 +24,7 @@ from api.dto import problems
 from api.etag import not_modified
 from api.i18n import prefers_chinese
 from api.problems import PROBLEM_MEDIA_TYPE, RULES_PATH, Problem
+from api.routes import route
 from domain.rules.ruleset import PRESETS
 from services.errors import NotFoundError
 from services.rulebook import Book, Kind, Language, Section, book
@@ -31,7 +32,7 @@ from services.view_types import RulesView, rules_view
 
 CACHE_CONTROL = "public, max-age=3600"
 
-AcceptLanguage = Annotated[
+AcceptLang = Annotated[
     str | None,
     HeaderParameter(
         name="Accept-Language",
@@ -61,13 +62,13 @@ def _name(about: str, summary: str, value: str, max_length: int = 40) -> Any:
 
 
 RuleNumber = Annotated[str, _name("A rule number, R1 to R36", "Following suit", "R23", 20)]
-VariantName = Annotated[
+Variant = Annotated[
     str,
     _name(
         "A §10 variant, snake_case as in a rule set", "Declaring with a joker", "declare_with_joker"
     ),
 ]
-PresetName = Annotated[
+Preset = Annotated[
     str, _name("A preset: standard, tuolaji or duijia", "Seed 001 (拖拉机)", "tuolaji")
 ]
 
@@ -237,6 +238,8 @@ ORACLE_NAME = _problem(
     "A name of the rules oracle (`follow`, `throw`, …): that path takes POST only"
 )
 ANSWERED = "The text, in the language of Accept-Language"
+TEXT_ROUTE: dict[str, Any] = {"response_description": ANSWERED, "response_headers": HEADERS}
+"""The route arguments of a text of the rule book: its language and ETag."""
 
 
 class RuleBookController(Controller):
@@ -254,7 +257,7 @@ class RuleBookController(Controller):
         response_headers=HEADERS,
     )
     async def get_rule_book(
-        self, accept_language: AcceptLanguage = None, if_none_match: IfNoneMatch = None
+        self, accept_language: AcceptLang = None, if_none_match: IfNoneMatch = None
     ) -> Response[RuleBookIndex]:
         language = _language(accept_language)
         rules = book(language)
@@ -273,7 +276,7 @@ class RuleBookController(Controller):
     async def get_rule(
         self,
         number: RuleNumber,
-        accept_language: AcceptLanguage = None,
+        accept_language: AcceptLang = None,
         if_none_match: IfNoneMatch = None,
     ) -> Response[RuleText]:
         section, language = _section(Kind.RULE, number, accept_language)
@@ -282,38 +285,26 @@ class RuleBookController(Controller):
         )
         return _answer(text, section.etag, language, if_none_match)
 
-    @get(
-        "/variants/{name:str}",
-        summary="One §10 variant's text (Markdown), in English or Chinese",
-        description="What the variant changes, its values and default, and which seed it "
-        "comes from. A match's rule set names its variants (`rules` in a match).",
-        responses=RESPONSES,
-        response_description=ANSWERED,
-        response_headers=HEADERS,
-    )
+    @route("/variants/{name:str}", responses=RESPONSES, **TEXT_ROUTE)
     async def get_variant(
-        self,
-        name: VariantName,
-        accept_language: AcceptLanguage = None,
-        if_none_match: IfNoneMatch = None,
+        self, name: Variant, accept_language: AcceptLang = None, if_none_match: IfNoneMatch = None
     ) -> Response[SectionText]:
+        """One §10 variant's text (Markdown), in English or Chinese
+
+        What the variant changes, its values and default, and which seed it comes from. A
+        match's rule set names its variants (`rules` in a match).
+        """
         return _named(Kind.VARIANT, name, accept_language, if_none_match)
 
-    @get(
-        "/presets/{name:str}",
-        summary="One preset's text (Markdown), in English or Chinese",
-        description="Which seed the preset follows and why it sets each variant as it "
-        "does; the values themselves are in `GET /v1/rules` (`presets[].rules`).",
-        responses=RESPONSES,
-        response_description=ANSWERED,
-        response_headers=HEADERS,
-    )
+    @route("/presets/{name:str}", responses=RESPONSES, **TEXT_ROUTE)
     async def get_preset(
-        self,
-        name: PresetName,
-        accept_language: AcceptLanguage = None,
-        if_none_match: IfNoneMatch = None,
+        self, name: Preset, accept_language: AcceptLang = None, if_none_match: IfNoneMatch = None
     ) -> Response[SectionText]:
+        """One preset's text (Markdown), in English or Chinese
+
+        Which seed the preset follows and why it sets each variant as it does; the values
+        themselves are in `GET /v1/rules` (`presets[].rules`).
+        """
         return _named(Kind.PRESET, name, accept_language, if_none_match)
 
 
