@@ -9,6 +9,7 @@ A tournament table in play is closed to spectators (R36, :mod:`api.spectating`).
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 from uuid import UUID
@@ -256,14 +257,7 @@ class ReadController(Controller):
             match, round_ = _round(service, match_id, number)
             c = verify_round(service, round_.id)
             return RoundVerified(
-                seeds_from="server" if match.imported is None else "record",
-                ok=True,
-                round_id=c.round_id,
-                number=c.number,
-                seed=c.seed,
-                commitment=c.commitment,
-                deals=c.deals,
-                events=c.events,
+                seeds_from="server" if match.imported is None else "record", ok=True, **asdict(c)
             )
 
         return await read.call(work)
@@ -292,12 +286,4 @@ async def verify_deal(request: Request[Any, Any, Any]) -> DealVerified:
     except VerificationError as e:  # R35: a failed check is the answer, not a refusal
         mismatch = e.detail
         check = recompute_deal(data.seed, data.commitment, data.first_seat)
-    return DealVerified(
-        ok=mismatch is None,
-        mismatch=mismatch,
-        seed=check.seed,
-        commitment=check.commitment,
-        first_seat=check.first_seat,
-        hands=check.hands,
-        bottom=check.bottom,
-    )
+    return DealVerified(ok=mismatch is None, mismatch=mismatch, **asdict(check))

@@ -24,6 +24,7 @@ from api.dto import problems
 from api.etag import not_modified
 from api.i18n import prefers_chinese
 from api.problems import PROBLEM_MEDIA_TYPE, RULES_PATH, Problem
+from api.routes import route
 from domain.rules.ruleset import PRESETS
 from services.errors import NotFoundError
 from services.rulebook import Book, Kind, Language, Section, book
@@ -31,7 +32,7 @@ from services.view_types import RulesView, rules_view
 
 CACHE_CONTROL = "public, max-age=3600"
 
-AcceptLanguage = Annotated[
+AcceptLang = Annotated[
     str | None,
     HeaderParameter(
         name="Accept-Language",
@@ -48,29 +49,27 @@ IfNoneMatch = Annotated[
         name="If-None-Match", description="The ETag of an earlier answer: 304 if still current"
     ),
 ]
-RuleNumber = Annotated[
+
+
+def _name(about: str, summary: str, value: str, max_length: int = 40) -> Any:
+    """A path parameter naming a section of the rule book (an unknown one is 404), with
+    one example."""
+    return PathParameter(
+        description=f"{about} (an unknown one is 404)",
+        max_length=max_length,
+        examples=[Example(summary=summary, value=value)],
+    )
+
+
+RuleNumber = Annotated[str, _name("A rule number, R1 to R36", "Following suit", "R23", 20)]
+Variant = Annotated[
     str,
-    PathParameter(
-        description="A rule number, R1 to R36 (an unknown one is 404)",
-        max_length=20,
-        examples=[Example(summary="Following suit", value="R23")],
+    _name(
+        "A §10 variant, snake_case as in a rule set", "Declaring with a joker", "declare_with_joker"
     ),
 ]
-VariantName = Annotated[
-    str,
-    PathParameter(
-        description="A §10 variant, snake_case as in a rule set (an unknown one is 404)",
-        max_length=40,
-        examples=[Example(summary="Declaring with a joker", value="declare_with_joker")],
-    ),
-]
-PresetName = Annotated[
-    str,
-    PathParameter(
-        description="A preset: standard, tuolaji or duijia (an unknown one is 404)",
-        max_length=40,
-        examples=[Example(summary="Seed 001 (拖拉机)", value="tuolaji")],
-    ),
+Preset = Annotated[
+    str, _name("A preset: standard, tuolaji or duijia", "Seed 001 (拖拉机)", "tuolaji")
 ]
 
 
@@ -221,20 +220,26 @@ NOT_MODIFIED = ResponseSpec(
     description="Not Modified: If-None-Match matches the current ETag (no body)",
     generate_examples=False,
 )
-NOT_FOUND = ResponseSpec(
-    data_container=Problem,
-    media_type=PROBLEM_MEDIA_TYPE,
-    description="The rule book has no such rule, variant or preset (the problem names it)",
-    generate_examples=False,
-)
+
+
+def _problem(description: str) -> ResponseSpec:
+    """A problem answer of the rule book's own (a 404, a 405), documented."""
+    return ResponseSpec(
+        data_container=Problem,
+        media_type=PROBLEM_MEDIA_TYPE,
+        description=description,
+        generate_examples=False,
+    )
+
+
+NOT_FOUND = _problem("The rule book has no such rule, variant or preset (the problem names it)")
 RESPONSES: dict[int, ResponseSpec] = {304: NOT_MODIFIED, **problems(), 404: NOT_FOUND}
-ORACLE_NAME = ResponseSpec(
-    data_container=Problem,
-    media_type=PROBLEM_MEDIA_TYPE,
-    description="A name of the rules oracle (`follow`, `throw`, …): that path takes POST only",
-    generate_examples=False,
+ORACLE_NAME = _problem(
+    "A name of the rules oracle (`follow`, `throw`, …): that path takes POST only"
 )
 ANSWERED = "The text, in the language of Accept-Language"
+TEXT_ROUTE: dict[str, Any] = {"response_description": ANSWERED, "response_headers": HEADERS}
+"""The route arguments of a text of the rule book: its language and ETag."""
 
 
 class RuleBookController(Controller):
@@ -252,7 +257,7 @@ class RuleBookController(Controller):
         response_headers=HEADERS,
     )
     async def get_rule_book(
-        self, accept_language: AcceptLanguage = None, if_none_match: IfNoneMatch = None
+        self, accept_language: AcceptLang = None, if_none_match: IfNoneMatch = None
     ) -> Response[RuleBookIndex]:
         language = _language(accept_language)
         rules = book(language)
@@ -271,7 +276,7 @@ class RuleBookController(Controller):
     async def get_rule(
         self,
         number: RuleNumber,
-        accept_language: AcceptLanguage = None,
+        accept_language: AcceptLang = None,
         if_none_match: IfNoneMatch = None,
     ) -> Response[RuleText]:
         section, language = _section(Kind.RULE, number, accept_language)
@@ -280,38 +285,26 @@ class RuleBookController(Controller):
         )
         return _answer(text, section.etag, language, if_none_match)
 
-    @get(
-        "/variants/{name:str}",
-        summary="One §10 variant's text (Markdown), in English or Chinese",
-        description="What the variant changes, its values and default, and which seed it "
-        "comes from. A match's rule set names its variants (`rules` in a match).",
-        responses=RESPONSES,
-        response_description=ANSWERED,
-        response_headers=HEADERS,
-    )
+    @route("/variants/{name:str}", responses=RESPONSES, **TEXT_ROUTE)
     async def get_variant(
-        self,
-        name: VariantName,
-        accept_language: AcceptLanguage = None,
-        if_none_match: IfNoneMatch = None,
+        self, name: Variant, accept_language: AcceptLang = None, if_none_match: IfNoneMatch = None
     ) -> Response[SectionText]:
+        """One §10 variant's text (Markdown), in English or Chinese
+
+        What the variant changes, its values and default, and which seed it comes from. A
+        match's rule set names its variants (`rules` in a match).
+        """
         return _named(Kind.VARIANT, name, accept_language, if_none_match)
 
-    @get(
-        "/presets/{name:str}",
-        summary="One preset's text (Markdown), in English or Chinese",
-        description="Which seed the preset follows and why it sets each variant as it "
-        "does; the values themselves are in `GET /v1/rules` (`presets[].rules`).",
-        responses=RESPONSES,
-        response_description=ANSWERED,
-        response_headers=HEADERS,
-    )
+    @route("/presets/{name:str}", responses=RESPONSES, **TEXT_ROUTE)
     async def get_preset(
-        self,
-        name: PresetName,
-        accept_language: AcceptLanguage = None,
-        if_none_match: IfNoneMatch = None,
+        self, name: Preset, accept_language: AcceptLang = None, if_none_match: IfNoneMatch = None
     ) -> Response[SectionText]:
+        """One preset's text (Markdown), in English or Chinese
+
+        Which seed the preset follows and why it sets each variant as it does; the values
+        themselves are in `GET /v1/rules` (`presets[].rules`).
+        """
         return _named(Kind.PRESET, name, accept_language, if_none_match)
 
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Request, Response, post
 from litestar.di import NamedDependency
 from litestar.openapi.spec import (
     OpenAPIMediaType,
@@ -34,11 +34,12 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, QueryParameter
 
-from api.calls import IdempotencyKey
+from api.calls import IdempotencyKey, Reading
 from api.dto import LOCATION_HEADER, problems
 from api.errors import chinese_for, problem_response, status_for
 from api.problems import make_problem
 from api.reads import RoundNumber
+from api.routes import route
 from api.runtime import Runtime
 from services.records.export import export_match, export_round
 from services.records.format import (
@@ -189,52 +190,40 @@ class RecordOperation(Operation):
         self.responses = responses
 
 
+EXPORTED: dict[str, Any] = {"media_type": JSON, "operation_class": RecordOperation}
+"""The route arguments of a record's export (404, 409 besides): JSON, or the text notation."""
+
+
 class RecordController(Controller):
     tags = ["records"]  # noqa: RUF012 - Litestar declares it an instance attribute
     exception_handlers = {RecordTamperedError: record_tampered_handler}  # noqa: RUF012
 
-    @get(
-        "/v1/matches/{match_id:uuid}/record",
-        summary="A finished match's record: canonical JSON or the text notation",
-        description="Rule set, seats, every deal's seed and commitment (R35), every move "
-        "in order with its time, every result. Only once the match is over (409 "
-        "`record-unavailable`, R33) and, for a tournament table, its tournament round "
-        "complete (409 `deal-embargoed`, R36). `?format=text` or `Accept: text/plain` for the text "
-        "notation (docs/records.md).",
-        responses=problems(404, 409),
-        media_type=JSON,
-        operation_class=RecordOperation,
-    )
+    @route("/v1/matches/{match_id:uuid}/record", 404, 409, **EXPORTED)
     async def get_match_record(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        format: Format = None,
+        self, read: Reading, match_id: FromPath[UUID], format: Format = None
     ) -> Response[bytes]:
-        record = await runtime.call(export_match, runtime.service, match_id)
-        return _answer(record, _wants_text(request, format))
+        """A finished match's record: canonical JSON or the text notation
 
-    @get(
-        "/v1/matches/{match_id:uuid}/rounds/{number:int}/record",
-        summary="A scored round's record: canonical JSON or the text notation",
-        description="The round's seats, levels, deals (seeds revealed, R35), moves and "
-        "result; 409 `record-unavailable` until the round is scored (R33), 409 "
-        "`deal-embargoed` for a tournament table until its tournament round completes (R36).",
-        responses=problems(404, 409),
-        media_type=JSON,
-        operation_class=RecordOperation,
-    )
+        Rule set, seats, every deal's seed and commitment (R35), every move in order with its
+        time, every result. Only once the match is over (409 `record-unavailable`, R33) and, for
+        a tournament table, its tournament round complete (409 `deal-embargoed`, R36).
+        `?format=text` or `Accept: text/plain` for the text notation (docs/records.md).
+        """
+        record = await read.call(export_match, read.service, match_id)
+        return _answer(record, _wants_text(read.request, format))
+
+    @route("/v1/matches/{match_id:uuid}/rounds/{number:int}/record", 404, 409, **EXPORTED)
     async def get_round_record(
-        self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
-        match_id: FromPath[UUID],
-        number: RoundNumber,
-        format: Format = None,
+        self, read: Reading, match_id: FromPath[UUID], number: RoundNumber, format: Format = None
     ) -> Response[bytes]:
-        record = await runtime.call(export_round, runtime.service, match_id, number)
-        return _answer(record, _wants_text(request, format))
+        """A scored round's record: canonical JSON or the text notation
+
+        The round's seats, levels, deals (seeds revealed, R35), moves and result; 409
+        `record-unavailable` until the round is scored (R33), 409 `deal-embargoed` for a
+        tournament table until its tournament round completes (R36).
+        """
+        record = await read.call(export_round, read.service, match_id, number)
+        return _answer(record, _wants_text(read.request, format))
 
     @post(
         "/v1/records",

@@ -21,6 +21,7 @@ from litestar.params import FromPath, PathParameter
 
 from api.calls import CHECKED, Reading, Writing, write_route
 from api.routes import route
+from api.tournaments.director import organiser_change
 from api.tournaments.dto import (
     Format,
     RoundParam,
@@ -38,7 +39,7 @@ from api.tournaments.dto_controls import (
     PairingPreview,
     ReissuedTokens,
 )
-from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
+from api.tournaments.organiser import organiser_write, saved
 from api.tournaments.preview import preview_answer
 from domain.tournament.tournament import Tournament
 from services.access import tournament_organiser
@@ -66,11 +67,11 @@ class ControlController(Controller):
         """
         data = await write.body(ForbidRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = o.forbid(tournament_id, data.teams[0], data.teams[1], data.reason)
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: o.forbid(tournament_id, data.teams[0], data.teams[1], data.reason),
+        )
 
     @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
     async def allow_pairing(
@@ -82,10 +83,7 @@ class ControlController(Controller):
         pair them again.
         """
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            return view_answer(o, stamp, o.allow(tournament_id, a, b))
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(write, tournament_id, lambda o: o.allow(tournament_id, a, b))
 
     @route("/{tournament_id:uuid}/preview", 401, 403, 404, 409)
     async def preview_pairings(
@@ -122,11 +120,13 @@ class ControlController(Controller):
         data = await write.body(OverrideRequest)
         tables = [(p.first_team, p.second_team) for p in data.tables]
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = o.override(tournament_id, number, tables, data.bye, reason=data.reason, by=data.by)
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: o.override(
+                tournament_id, number, tables, data.bye, reason=data.reason, by=data.by
+            ),
+        )
 
     @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
     async def adjust_score(
@@ -139,13 +139,13 @@ class ControlController(Controller):
         """
         data = await write.body(AdjustmentRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = o.adjust(
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: o.adjust(
                 tournament_id, data.team, data.match_points, reason=data.reason, by=data.by
-            )
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+            ),
+        )
 
     @route("/{tournament_id:uuid}/adjustments", 404)
     async def list_adjustments(

@@ -15,6 +15,7 @@ recorded as an event with who and why:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 from uuid import UUID
 
@@ -45,22 +46,34 @@ from services.tournaments.organise import Organiser
 from services.tournaments.views import TournamentView, tournament_view
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
+ROUND = "/{tournament_id:uuid}/rounds/{number:int}"
+"""The path of a round (its clock, pause, resume, cancellation)."""
+TABLE = ROUND + "/tables/{table:int}"
+"""The path of one table of a round (its result, its extension)."""
 
 
 def director(o: Organiser) -> Director:
     return Director(o.game)
 
 
+async def organiser_change(
+    write: Writing, tournament_id: UUID, change: Callable[[Organiser], Tournament]
+) -> Response[TournamentView]:
+    """An organiser's write answered with the tournament as it left it (200): ``change``
+    makes it (one command of the organiser or the director) and returns the tournament;
+    a replay answers the tournament as of the recorded version."""
+
+    def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+        return view_answer(o, stamp, change(o))
+
+    return await organiser_write(write, tournament_id, act, view_replay)
+
+
 class DirectorController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/result",
-        200,
-        *CHECKED,
-        body=EnterResultRequest,
-    )
+    @write_route(f"{TABLE}/result", 200, *CHECKED, body=EnterResultRequest)
     async def enter_result(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TournamentView]:
@@ -76,12 +89,12 @@ class DirectorController(Controller):
         levels = (data.levels[0], data.levels[1])
         points = (0, 0) if data.points is None else (data.points[0], data.points[1])
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+        def enter(o: Organiser) -> Tournament:
             winner = data.winner
             if winner is None and levels[0] != levels[1]:
                 entry = o.get(tournament_id).table(number, table - 1)
                 winner = entry.first if levels[0] > levels[1] else entry.second
-            t = director(o).enter_result(
+            return director(o).enter_result(
                 tournament_id,
                 number,
                 table - 1,
@@ -91,13 +104,10 @@ class DirectorController(Controller):
                 by=data.by,
                 reason=data.reason,
             )
-            return view_answer(o, stamp, t)
 
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(write, tournament_id, enter)
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/clock", 200, *CHECKED, body=RoundClockRequest
-    )
+    @write_route(f"{ROUND}/clock", 200, *CHECKED, body=RoundClockRequest)
     async def set_round_clock(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
@@ -109,18 +119,13 @@ class DirectorController(Controller):
         data = await write.body(RoundClockRequest)
         timers = None if data.timers is None else data.timers.value().to_mapping()
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = director(o).set_round_time(tournament_id, number, data.deadline_s, timers)
-            return view_answer(o, stamp, t)
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: director(o).set_round_time(tournament_id, number, data.deadline_s, timers),
+        )
 
-        return await organiser_write(write, tournament_id, act, view_replay)
-
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}/extension",
-        200,
-        *CHECKED,
-        body=ExtensionRequest,
-    )
+    @write_route(f"{TABLE}/extension", 200, *CHECKED, body=ExtensionRequest)
     async def extend_table(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam, table: TableParam
     ) -> Response[TournamentView]:
@@ -131,17 +136,15 @@ class DirectorController(Controller):
         """
         data = await write.body(ExtensionRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = director(o).extend_table(
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: director(o).extend_table(
                 tournament_id, number, table - 1, data.seconds, by=data.by, reason=data.reason
-            )
-            return view_answer(o, stamp, t)
+            ),
+        )
 
-        return await organiser_write(write, tournament_id, act, view_replay)
-
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/pause", 200, *CHECKED, body=PauseRequest
-    )
+    @write_route(f"{ROUND}/pause", 200, *CHECKED, body=PauseRequest)
     async def pause_round(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
@@ -152,13 +155,13 @@ class DirectorController(Controller):
         """
         data = await write.body(PauseRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+        def pause(o: Organiser) -> Tournament:
             _current(o.get(tournament_id), number)
-            return view_answer(o, stamp, director(o).pause(tournament_id, data.reason))
+            return director(o).pause(tournament_id, data.reason)
 
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(write, tournament_id, pause)
 
-    @write_route("/{tournament_id:uuid}/rounds/{number:int}/resume", 200, *CHECKED)
+    @write_route(f"{ROUND}/resume", 200, *CHECKED)
     async def resume_round(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
@@ -167,15 +170,13 @@ class DirectorController(Controller):
         409 round-not-paused, round-not-current.
         """
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+        def resume(o: Organiser) -> Tournament:
             _current(o.get(tournament_id), number)
-            return view_answer(o, stamp, director(o).resume(tournament_id))
+            return director(o).resume(tournament_id)
 
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(write, tournament_id, resume)
 
-    @write_route(
-        "/{tournament_id:uuid}/rounds/{number:int}/cancel", 200, *CHECKED, body=CancelRequest
-    )
+    @write_route(f"{ROUND}/cancel", 200, *CHECKED, body=CancelRequest)
     async def cancel_round(
         self, write: Writing, tournament_id: FromPath[UUID], number: RoundParam
     ) -> Response[TournamentView]:
@@ -187,12 +188,11 @@ class DirectorController(Controller):
         """
         data = await write.body(CancelRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
+        def cancel(o: Organiser) -> Tournament:
             _current(o.get(tournament_id), number)
-            t = director(o).cancel_round(tournament_id, reason=data.reason, by=data.by)
-            return view_answer(o, stamp, t)
+            return director(o).cancel_round(tournament_id, reason=data.reason, by=data.by)
 
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(write, tournament_id, cancel)
 
     @write_route("/{tournament_id:uuid}/byes", 200, *CHECKED, body=ByeRequest)
     async def request_bye(
@@ -205,11 +205,11 @@ class DirectorController(Controller):
         """
         data = await write.body(ByeRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = director(o).request_bye(tournament_id, data.team, data.round, data.reason)
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: director(o).request_bye(tournament_id, data.team, data.round, data.reason),
+        )
 
     @write_route("/{tournament_id:uuid}/substitutes", 200, *CHECKED, body=SubstituteRequest)
     async def substitute_player(
@@ -222,13 +222,13 @@ class DirectorController(Controller):
         """
         data = await write.body(SubstituteRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = director(o).substitute(
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: director(o).substitute(
                 tournament_id, data.round, data.team, data.player, data.name, data.kind, data.reason
-            )
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+            ),
+        )
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/rename", 200, *CHECKED, body=RenameRequest)
     async def rename_team(
@@ -240,11 +240,11 @@ class DirectorController(Controller):
         """
         data = await write.body(RenameRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = director(o).rename(tournament_id, team, data.name, data.reason)
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: director(o).rename(tournament_id, team, data.name, data.reason),
+        )
 
     @write_route("/{tournament_id:uuid}/fixed-tables", 200, *CHECKED, body=FixedTableRequest)
     async def fix_table(
@@ -257,11 +257,11 @@ class DirectorController(Controller):
         """
         data = await write.body(FixedTableRequest)
 
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = director(o).fix_table(tournament_id, data.team, data.table, data.reason)
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await organiser_change(
+            write,
+            tournament_id,
+            lambda o: director(o).fix_table(tournament_id, data.team, data.table, data.reason),
+        )
 
     @write_route("/{tournament_id:uuid}/publish", 200, *CHECKED)
     async def publish_pairing(

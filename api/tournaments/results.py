@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+import msgspec
 from litestar import Controller, Response
 from litestar.params import FromPath
 
@@ -42,6 +43,12 @@ from services.tournaments.views import (
 )
 
 TABLE_PATH = "/{tournament_id:uuid}/rounds/{number:int}/tables/{table:int}"
+
+
+def csv_read(view: type[msgspec.Struct], what: str) -> dict[str, Any]:
+    """The route arguments of a read answered in JSON (``view``, ``what`` it is) or CSV,
+    documented both ways."""
+    return {"responses": csv_doc(view, what), "operation_class": CsvOperation}
 
 
 class ResultController(Controller):
@@ -127,11 +134,7 @@ class ResultController(Controller):
 
         return await organiser_write(write, tournament_id, act, answer)
 
-    @route(
-        "/{tournament_id:uuid}/standings",
-        responses=csv_doc(StandingsView, "The standings"),
-        operation_class=CsvOperation,
-    )
+    @route("/{tournament_id:uuid}/standings", **csv_read(StandingsView, "The standings"))
     async def get_standings(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
@@ -142,11 +145,7 @@ class ResultController(Controller):
         """
         return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
 
-    @route(
-        "/{tournament_id:uuid}/results",
-        responses=csv_doc(ResultsExport, "The results"),
-        operation_class=CsvOperation,
-    )
+    @route("/{tournament_id:uuid}/results", **csv_read(ResultsExport, "The results"))
     async def get_tournament_results(
         self, read: Reading, tournament_id: FromPath[UUID], format: Format = None
     ) -> Response[Any]:
