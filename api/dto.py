@@ -41,9 +41,11 @@ Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
 BotKind = Literal["random", "heuristic", "strong"]
 """Bot policies, weakest first (docs/bots.md): random legal moves, rules of thumb, search."""
 Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
-NOT_BLANK = r"\S"
-"""A text's pattern: at least one character that is not white space (Python's, as the
-domain's ``strip`` counts it), so a name or reason of blanks is refused by the schema."""
+NOT_BLANK = r"[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+"""A text's pattern: at least one character that is not white space as Python's ``strip``
+counts it (``str.isspace``), spelled out rather than ``\\S``: msgspec (Python's ``re``)
+and a JSON Schema reader (ECMA-262) differ on what ``\\s`` covers (U+001C..U+001F are
+white space only to Python), so a generator would send text the server refuses."""
 
 
 class _Request(

@@ -83,6 +83,12 @@ SEMANTIC_PATHS = (
     # log ends, or which version a ticket is at, is not in the schema
     "/v1/events",
     "/v1/lobby/tickets/{ticket_id}/stream",
+    # a person's name follows one policy (domain/names.py, 422 invalid-name): no control,
+    # private-use or unassigned characters (Unicode categories a JSON Schema pattern
+    # cannot name portably), not only invisible ones, not a name the service shows itself
+    "/v1/players",
+    "/v1/matches/{match_id}/seats/{seat}",
+    "/v1/matches/{match_id}/seats/{seat}/bot",
 )
 IF_MATCH_PATHS = ("/v1/matches/{match_id}/actions/{action}", "/v1/matches/{match_id}/timeout")
 """Commands that take ``If-Match`` (the round's actions, claiming a timeout)."""
