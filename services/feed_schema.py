@@ -149,14 +149,20 @@ def _object(
     }
 
 
-def data_schema(cls: type[Any]) -> dict[str, Any]:
-    """The JSON Schema of a feed item's ``data`` for event class ``cls`` (not withheld)."""
+def data_schema(cls: type[Any], *, strict: bool = True) -> dict[str, Any]:
+    """The JSON Schema of a feed item's ``data`` for event class ``cls`` (not withheld);
+    without ``strict`` (the API documents) every field is optional and more are allowed —
+    a withheld item's empty ``data`` fits it, and client generators read it (the strict
+    contract is the published one, ``GET /v1/events/schema``)."""
     info = mi.type_info(cls)
     assert isinstance(info, mi.DataclassType), cls
     secret = frozenset(getattr(cls, "SECRET_FIELDS", ())) | frozenset(
         getattr(cls, "SHOWN_TO_NOBODY", ())
     )
-    return _object(cls, info.fields, required=True, optional=secret)
+    shape = _object(cls, info.fields, required=strict, optional=secret)
+    if not strict:
+        del shape["additionalProperties"]
+    return shape
 
 
 _STREAM: dict[str, Any] = {
@@ -242,7 +248,11 @@ def item_schema(cls: type[Any], *, strict: bool = True) -> dict[str, Any]:
                 "description": "When it happened (ISO 8601, UTC)",
             },
             "data": {
-                "anyOf": [data, {"$ref": "FeedDataWithheld"}],
+                **(
+                    {"anyOf": [data, {"$ref": "FeedDataWithheld"}]}
+                    if strict
+                    else {"$ref": data["$ref"]}
+                ),
                 "description": "The event's fields as served; empty when `withheld` (R36)",
             },
             "hidden": {
@@ -333,10 +343,10 @@ def feed_item_components(ref_template: str) -> dict[str, dict[str, Any]]:
         "examples": [EXAMPLE_ITEM],
         "discriminator": {"propertyName": "type", "mapping": refs},
     }
-    parts: dict[str, Any] = {**SHARED, "FeedItemStream": _STREAM, "FeedDataWithheld": _EMPTY}
+    parts: dict[str, Any] = {**SHARED, "FeedItemStream": _STREAM}
     for cls in classes:
         parts[f"FeedItem{cls.__name__}"] = item_schema(cls, strict=False)
-        parts[f"FeedData{cls.__name__}"] = data_schema(cls)
+        parts[f"FeedData{cls.__name__}"] = data_schema(cls, strict=False)
     resolved: dict[str, dict[str, Any]] = _resolve(parts, ref_template)
     return {"FeedItem": union, **resolved}
 

@@ -66,8 +66,8 @@ SEMANTIC_PATHS = (
     # cannot state uniqueness of a property across items, nor a bound on another field's
     # length (docs/tournaments.md)
     "/v1/tournaments",
-    # a Last-Event-ID beyond the match's version is refused (422 last-event-id-ahead, issue
-    # 13): which version is current is not in the schema
+    # a Last-Event-ID beyond the match's version is refused (422 last-event-id-ahead): which
+    # version is current is not in the schema
     "/v1/matches/{match_id}/stream",
     # the log's stream refuses a Last-Event-ID beyond the log's end; the state
     # takes exactly one of version and at, and at needs a time zone (RFC 3339 allows none)
@@ -87,8 +87,14 @@ SEMANTIC_PATHS = (
     # private-use or unassigned characters (Unicode categories a JSON Schema pattern
     # cannot name portably), not only invisible ones, not a name the service shows itself
     "/v1/players",
+    "/v1/players/me",
+    "/v1/matches",
     "/v1/matches/{match_id}/seats/{seat}",
     "/v1/matches/{match_id}/seats/{seat}/bot",
+    "/v1/invites/{code}",
+    "/v1/tournaments/{tournament_id}/teams",
+    "/v1/tournaments/{tournament_id}/teams/{team}/rename",
+    "/v1/tournaments/{tournament_id}/substitutes",
 )
 IF_MATCH_PATHS = ("/v1/matches/{match_id}/actions/{action}", "/v1/matches/{match_id}/timeout")
 """Commands that take ``If-Match`` (the round's actions, claiming a timeout)."""
