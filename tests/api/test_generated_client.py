@@ -161,8 +161,13 @@ def _play_round_one(me: Any, anyone: Any, match_id: UUID) -> dict[str, int]:
             client=me,
             body=m.ActionRequest(cards=cards or []),
         )
-        if isinstance(done, m.Problem) and done.code == "version-conflict":
-            continue  # a bot (off the request path) moved first: look again, as a client does
+        if isinstance(done, m.Problem):
+            # a bot (off the request path) may have moved between the view and the command
+            # (a conflict, or a declaration the bot's made moot): look again, as a client
+            # does — but only when the match did move meanwhile
+            again = _api("views.get_seat_view").sync(match_id, client=me)
+            assert isinstance(again, m.SeatView) and again.version > view.version, done
+            continue
         assert isinstance(done, m.CommandDone), done
         moves[action] += 1
         if action == "play":
