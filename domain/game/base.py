@@ -67,7 +67,9 @@ class GameAggregate(Aggregate):
         self.trigger_event(event_class, timestamp=now, **kwargs)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """A copy whose mutable state is its own; what cannot change is shared."""
+        """A copy whose mutable state is its own; what cannot change is shared. Python's copy
+        protocol on our own class (the library's aggregate cache deep-copies on every load;
+        nothing of the library is overridden, docs/decisions.md D-edge)."""
         twin = type(self).__new__(type(self))
         memo[id(self)] = twin
         state = twin.__dict__
