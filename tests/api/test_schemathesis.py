@@ -83,7 +83,7 @@ def test_every_builtin_check_is_on() -> None:
 def test_every_operation(case: Case, world: World) -> None:
     world.aim(case)
     response = case.call_and_validate(
-        headers=world.credentials(case),
+        headers=world.headers(case),
         additional_checks=[schema_level_acceptance],
     )
     world.learn(case, response)
@@ -120,7 +120,7 @@ def test_state_machine(world: World) -> None:
     class Workflow(base):  # type: ignore[misc]
         def get_call_kwargs(self, case: Case) -> dict[str, Any]:
             world.fresh_key(case)  # the match id comes from the link: keep it
-            return {"headers": world.credentials(case)}
+            return {"headers": world.headers(case)}
 
         def after_call(self, response: Response, case: Case) -> None:
             super().after_call(response, case)
