@@ -41,7 +41,7 @@ from services.codec import MsgspecMapper
 from services.commands import Attach, CommandResult, Decide, Pending, dispatch
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
 from services.sources import SEAT_ROLE, new_seed, new_token, token_hash, utc_now
-from services.tournaments.seeds import table_pacing, table_seed
+from services.tournaments.seeds import table_board, table_pacing, table_seed
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
@@ -442,17 +442,32 @@ class GameService(Application[UUID]):
             seed = STAND_IN_SEED if dry else self.seeds()
             round_.deal(seed, now, self.pacing, first_seat=self.deal_from)
             return
-        seed = (
-            STAND_IN_SEED
-            if dry
-            else table_seed(self.repository, match, round_.number, round_.deal_no + 1)
-        )
-        round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=0)  # R36
+        # R36: seat 0 draws first at every table; a board is drawn from its dealer (R16)
+        first_seat = 0 if round_.board is None else None
+        while True:
+            seed = (
+                STAND_IN_SEED
+                if dry
+                else table_seed(self.repository, match, round_.number, round_.deal_no + 1)
+            )
+            round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=first_seat)
+            if dry or round_.phase is not RoundPhase.REDEAL:
+                return
+            # a board dealt with a weak hand is dealt again at once, as at every table
+            # (R36, §10; ``Round.deal`` stops redealing after MAX_DEALINGS)
 
     def _begin_round(self, match: Match, now: datetime) -> Round:
-        match.begin_round(now)
+        number = match.round_number + 1
+        board = table_board(self.repository, match, number)  # R36: None but for boards
+        match.begin_round(now, dealer=None if board is None else board.dealer)
         round_ = Round.start(
-            match.id, match.round_number, match.rules, match.levels, match.dealer, now
+            match.id,
+            match.round_number,
+            match.rules,
+            match.levels,
+            match.dealer if board is None else board.dealer,
+            now,
+            board=board,
         )
         self._deal(match, round_, now)
         return round_
