@@ -78,8 +78,8 @@ def dealings(store: GameService, match_id: UUID, deal: int) -> list[tuple[Any, .
 def test_r36_four_tables_play_each_board_alike_and_compare_in_one_field(
     c: TestClient[Litestar], store: GameService
 ) -> None:
-    """R36: 8 teams, 4 tables, 2 boards; §10 weak_hand_redeal 45 makes shared redeals."""
-    made = create(c, rules={"weakHandRedeal": 45})
+    """R36: 8 teams, 4 tables, 2 boards; §10 weak_hand_redeal 30 makes shared redeals."""
+    made = create(c, rules={"weakHandRedeal": 30})
     assert made.status_code == 201, made.text
     assert made.json()["tournament"]["deals"] == "boards"
     url, org = f"/v1/tournaments/{made.json()['tournamentId']}", auth(made.json()["organiserToken"])
