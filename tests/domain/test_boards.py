@@ -136,7 +136,7 @@ def test_r36_a_weak_hand_redeals_the_board_at_every_table_alike() -> None:
             (type(e).__name__, getattr(e, "seat", None), getattr(e, "commitment", None))
             for e in events
             if not isinstance(e, ev.RoundStarted)
-        ]  # fmt: skip
+        ]
         for events in tables
     ]
     assert all(s == seen[0] for s in seen)
