@@ -17,6 +17,11 @@ are held by both sides of some pairing: the seats 0/2 hands by a "first" team at
 table and by a "second" team at the next. Deal 1 of every table is drawn from seat 0
 (R16), so its hands are identical seat for seat; later deals are drawn from each table's
 own dealer (R16, R31), so the same four hands and bottom may sit rotated at another table.
+
+**Boards** (docs/decisions.md D-boards). In a duplicate event of boards, deal ``d`` is
+also the same *deal* at every table: :func:`board` draws its dealer, level rank and trump
+from the secret (message ``shengji-board:{d}``), and the round is drawn from that dealer,
+so every table holds the same hands seat for seat under the same trump.
 """
 
 from __future__ import annotations
