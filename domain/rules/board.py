@@ -39,15 +39,15 @@ class Board(Value):
     """The trump suit 0..3 (S H C D); None: no-trump (R9)."""
 
     def __post_init__(self) -> None:
-        for name, value, top in (
-            ("number", self.number, 10**6),
-            ("dealer", self.dealer, 3),
-            ("level", self.level, 12),
+        for name, value, low, high in (
+            ("number", self.number, 1, 100_000),
+            ("dealer", self.dealer, 0, 3),
+            ("level", self.level, 0, 12),
         ):
-            if type(value) is not int or not (1 if name == "number" else 0) <= value <= top:
-                raise InvalidInputError(f"a board's {name} is out of range: {value!r}", rule="R36")
+            if type(value) is not int or not low <= value <= high:
+                raise InvalidInputError(f"a board's {name} is {low}..{high}, not {value!r}")
         if self.trump is not None and (type(self.trump) is not int or not 0 <= self.trump <= 3):
-            raise InvalidInputError(f"a board's trump is a suit 0..3 or none: {self.trump!r}")
+            raise InvalidInputError(f"a board's trump is a suit 0..3 or none, not {self.trump!r}")
 
 
 def weak_seat(hands: Sequence[Sequence[Card]], dealer: int, rules: RuleSet) -> int | None:
