@@ -166,6 +166,16 @@ MESSAGES: Final[dict[str, Message]] = {
         "Weak-hand redeal off", "未开启暴动", "本场规则没有暴动（手牌分少重发）"
     ),
     "weak-hand-too-strong": _m("Hand too strong", "手牌分数太高", "手牌分数太高，不能暴动"),
+    "board-trump-fixed": _m(
+        "The board's trump is fixed",
+        "本副牌已定主",
+        "本副牌的庄家、级牌和主牌已固定，不能亮主或反主",
+    ),
+    "board-redeal-shared": _m(
+        "A board's redeal is shared",
+        "本副牌不能单独暴动",
+        "弱牌重发由本副牌的牌决定，各桌一起重发，不由玩家要求",
+    ),
     "redeal-request-closed": _m(
         "Redeal request closed", "不能再要求暴动", "暴动只能在发牌后、扣底前提出"
     ),

@@ -34,6 +34,7 @@ from domain.game.match import Entered, Match
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
+from domain.rules.board import Board
 from domain.rules.cards import Card
 from domain.rules.errors import IllegalMoveError, ShengjiError
 from domain.rules.ruleset import RuleSet
@@ -41,7 +42,7 @@ from services.codec import MsgspecMapper
 from services.commands import Attach, CommandResult, Decide, Pending, dispatch
 from services.errors import NotFoundError, PreconditionFailedError, VersionConflictError
 from services.sources import SEAT_ROLE, new_seed, new_token, token_hash, utc_now
-from services.tournaments.seeds import table_pacing, table_seed
+from services.tournaments.seeds import table_board, table_pacing, table_seed
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
@@ -109,6 +110,9 @@ class GameService(Application[UUID]):
         round 1 from seat 0). A record's replay sets it from the record's ``firstSeat``,
         read with each seed as the pacing is (:mod:`services.records.steps`), so a table
         that dealt from seat 0 (R36) re-imports as it was played."""
+        self.board_for: Callable[[int], Board | None] | None = None
+        """The board round N of a match plays, when set (a record's replay of a board
+        match, R36); None: a tournament of boards gives it, other matches have none."""
         self.on_saved: list[SaveListener] = []
         """Called after every save, on the saving thread (the in-process live hub), with the
         ids of the matches and accounts it changed."""
@@ -437,22 +441,41 @@ class GameService(Application[UUID]):
     def _deal(self, match: Match, round_: Round, now: datetime, *, dry: bool = False) -> None:
         """Deal ``round_`` from a fresh seed (R35); a tournament table's deals take the
         tournament round's seeds instead (R36, :mod:`services.tournaments.seeds`). ``dry``
-        (a dry run): from :data:`STAND_IN_SEED`, so no seed is drawn or shown."""
-        if match.tournament_id is None:
-            seed = STAND_IN_SEED if dry else self.seeds()
-            round_.deal(seed, now, self.pacing, first_seat=self.deal_from)
-            return
-        seed = (
-            STAND_IN_SEED
-            if dry
-            else table_seed(self.repository, match, round_.number, round_.deal_no + 1)
-        )
-        round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=0)  # R36
+        (a dry run): from :data:`STAND_IN_SEED`, so no seed is drawn or shown. A board
+        dealt with a weak hand is dealt again at once, as at every table (R36, §10;
+        ``Round.deal`` stops redealing after ``MAX_DEALINGS``)."""
+        while True:
+            if match.tournament_id is None:
+                seed = STAND_IN_SEED if dry else self.seeds()
+                round_.deal(seed, now, self.pacing, first_seat=self.deal_from)
+            else:
+                seed = (
+                    STAND_IN_SEED
+                    if dry
+                    else table_seed(self.repository, match, round_.number, round_.deal_no + 1)
+                )
+                # R36: seat 0 draws first at every table; a board from its dealer (R16)
+                first_seat = 0 if round_.board is None else None
+                round_.deal(seed, now, table_pacing(match, self.pacing), first_seat=first_seat)
+            if dry or round_.phase is not RoundPhase.REDEAL:
+                return
 
     def _begin_round(self, match: Match, now: datetime) -> Round:
-        match.begin_round(now)
+        number = match.round_number + 1
+        board = (  # R36: None but for boards
+            table_board(self.repository, match, number)
+            if self.board_for is None
+            else self.board_for(number)
+        )
+        match.begin_round(now, dealer=None if board is None else board.dealer)
         round_ = Round.start(
-            match.id, match.round_number, match.rules, match.levels, match.dealer, now
+            match.id,
+            match.round_number,
+            match.rules,
+            match.levels,
+            match.dealer if board is None else board.dealer,
+            now,
+            board=board,
         )
         self._deal(match, round_, now)
         return round_

@@ -14,7 +14,8 @@ from domain.game.match_events import RoundRecorded
 
 if TYPE_CHECKING:
     from domain.game.match import Match
-from domain.rules.cards import RANKS
+from domain.rules.board import Board
+from domain.rules.cards import RANKS, SUITS
 from domain.rules.ruleset import RuleSet
 from services.legal import LegalActions
 
@@ -137,6 +138,21 @@ class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """Cards drawn in all: 25 to each seat (R16); the last 8 are the bottom."""
     ends_at: str
     """When the last card is drawn, ISO 8601."""
+
+
+class BoardView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The board the round plays in a duplicate event of boards (R36, docs/tournaments.md,
+    "Boards"): its dealer, level rank and trump, the same at every table of the round and
+    fixed before the deal — nobody declares or overcalls (R17–R20 give way)."""
+
+    number: int
+    """The deal it is played as (the match's round 1, 2, …)."""
+    dealer: int
+    """The dealer's seat (R6): the dealer's team defends."""
+    level_rank: Rank
+    """The rank in play (R5)."""
+    trump: Suit | None
+    """The trump suit; None: no-trump (R9)."""
 
 
 class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -277,6 +293,8 @@ class PublicView(
     attackers: int | None = None
     """The attacking team (R6): 0 for seats 0 and 2, 1 for seats 1 and 3; None while the
     dealer is not known (round 1 before the first declaration, R18)."""
+    board: BoardView | None = None
+    """The board this round plays (R36), in a duplicate event of boards; None otherwise."""
     deal: DealView | None = None
     """The deal's timing and progress (R16) once the round is dealt: a paced deal draws
     one card per ``intervalMs``; after the drawing ``drawn`` is 100."""
@@ -312,6 +330,18 @@ class SeatView(PublicView, frozen=True, kw_only=True, tag="seat"):
     """Every card this seat can see: hand, bottom if shown, every card played; all 108
     once the round is scored (R33), unless ``embargo`` withholds them (R36)."""
     legal: LegalActions
+
+
+def board_view(board: Board | None) -> BoardView | None:
+    """A round's board (R36), public from the start of the round."""
+    if board is None:
+        return None
+    return BoardView(
+        number=board.number,
+        dealer=board.dealer,
+        level_rank=cast("Rank", RANKS[board.level]),
+        trump=None if board.trump is None else cast("Suit", SUITS[board.trump]),
+    )
 
 
 def recorded_view(r: RoundRecorded) -> RecordedView:

@@ -56,6 +56,7 @@ from services.view_types import (
     Strength,
     Suit,
     Versions,
+    board_view,
     origin_view,
     recorded_view,
     rules_view,
@@ -295,6 +296,7 @@ def _public(
         "hand_sizes": hand_sizes(round_, now),
         "attackers": attacking_team(round_),
         "deal": deal_view(round_, now),
+        "board": board_view(round_.board),
     }
     fields |= _result_fields(round_, embargo)
     if play is not None:

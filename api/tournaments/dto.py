@@ -89,6 +89,11 @@ class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
     ``POST …/start``."""
     checkin_required: bool = False
     """With registration: only the teams that checked in play."""
+    deals: Literal["seeds", "boards"] = "seeds"
+    """How a round's tables share their deals (R36, docs/tournaments.md): ``seeds`` — the
+    same cards, each table's own dealer, level and trump; ``boards`` — a duplicate event of
+    boards: every deal's dealer, level and trump fixed for every table as well (needs a
+    number of deals as ``matchLength``)."""
 
 
 class FinishTableRequest(_Request, frozen=True, kw_only=True):
@@ -265,6 +270,7 @@ def controls(data: CreateTournamentRequest) -> dict[str, object]:
         "tiebreaks": data.tiebreaks,
         "registration": data.registration,
         "checkin_required": data.checkin_required,
+        "deals": data.deals,
     }
 
 

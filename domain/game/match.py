@@ -259,8 +259,10 @@ class Match(GameAggregate):
             raise IllegalMoveError(f"seat {seat!r} is not taken", rule="R1", code="seat-free")
         self._emit(ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash)
 
-    def begin_round(self, now: datetime) -> UUID:
-        """Open the next round (the service then starts and deals it in the same save)."""
+    def begin_round(self, now: datetime, *, dealer: int | None = None) -> UUID:
+        """Open the next round (the service then starts and deals it in the same save).
+        ``dealer``: the dealer of the board it plays (R36, docs/decisions.md D-boards),
+        instead of the match's (R18, R31)."""
         self._check_open()
         if not self.seated:
             free = [s for s in range(4) if self.seats[s] is None]
@@ -276,7 +278,12 @@ class Match(GameAggregate):
         number = self.round_number + 1
         rid = round_id(self.id, number)
         self._emit(
-            ev.RoundBegun, now, number=number, round_id=rid, dealer=self.dealer, levels=self.levels
+            ev.RoundBegun,
+            now,
+            number=number,
+            round_id=rid,
+            dealer=self.dealer if dealer is None else dealer,
+            levels=self.levels,
         )
         return rid
 

@@ -25,6 +25,7 @@ from domain.game.base import GameAggregate
 from domain.game.round_events import Pacing
 from domain.game.round_score import round_score
 from domain.rules.bidding import Bidding, Phase
+from domain.rules.board import MAX_DEALINGS, Board, weak_seat
 from domain.rules.cards import Card, contains, format_cards
 from domain.rules.context import trump_context
 from domain.rules.errors import IllegalMoveError, InvalidInputError
@@ -76,6 +77,7 @@ class Round(GameAggregate):
         rules: RuleSet
         levels: tuple[int, int]
         dealer: int | None
+        board: Board | None
         bidding: Bidding
         deal_no: int
         seed_hex: str
@@ -102,10 +104,17 @@ class Round(GameAggregate):
         levels: tuple[int, int],
         dealer: int | None,
         now: datetime,
+        *,
+        board: Board | None = None,
     ) -> Round:
-        """A new round; ``dealer`` is None in round 1, where declaring chooses it (R18)."""
+        """A new round; ``dealer`` is None in round 1, where declaring chooses it (R18).
+        ``board`` (R36): the round plays this board — its dealer, level and trump."""
         if dealer is not None and dealer not in range(4):
             raise InvalidInputError(f"dealer must be a seat 0..3, got {dealer!r}")
+        if board is not None and (board.number != number or board.dealer != dealer):
+            raise InvalidInputError(
+                f"round {number} dealt by seat {dealer!r} cannot play board {board}", rule="R36"
+            )
         return cls._create(
             ev.RoundStarted,
             id=round_id(match_id, number),
@@ -114,6 +123,7 @@ class Round(GameAggregate):
             rules=rules.to_mapping(),
             levels=tuple(levels),
             dealer=dealer,
+            board=board,
             timestamp=now,
         )
 
@@ -187,7 +197,10 @@ class Round(GameAggregate):
 
         The draw starts at the dealer (R16; round 1 at seat 0) unless ``first_seat`` is
         given: duplicate deals (R36) always draw from seat 0, so a seed gives every
-        table the same hand seat for seat."""
+        table the same hand seat for seat. A board (R36) is drawn from its dealer, and a
+        board dealt with a weak hand (§10 ``weak_hand_redeal``) is redealt at once
+        (``Redealt``, phase ``redeal``: the service deals it again) — at most
+        :data:`~domain.rules.board.MAX_DEALINGS` dealings, the last stands."""
         if self.dealt is not None and self.phase is not RoundPhase.REDEAL:
             raise IllegalMoveError(
                 "the round has been dealt already", rule="R16", code="already-dealt"
@@ -210,7 +223,13 @@ class Round(GameAggregate):
             interval_ms=pacing.interval_ms,
             declare_ms=pacing.declare_ms,
             window_ms=pacing.window_ms,
+            board=self.board,
         )
+        if self.board is not None and self.deal_no < MAX_DEALINGS:
+            assert self.dealt is not None
+            weak = weak_seat(self.dealt.hands, self.board.dealer, self.rules)
+            if weak is not None:  # §10 暴动, shared (R36): every table redeals this board
+                self._emit(ev.Redealt, now, reason=ev.BOARD_WEAK_HAND, seat=weak)
 
     def declare(self, seat: int, cards: tuple[Card, ...], now: datetime) -> None:
         """R17/R18: declare trump with level card(s) already in hand at ``now``."""

@@ -17,6 +17,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 
 from domain.rules.bidding import Bidding, Phase
+from domain.rules.board import Board
 from domain.rules.cards import Card
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
@@ -67,15 +68,25 @@ class RoundEvent(Aggregate.Event):
 
 
 class RoundStarted(Aggregate.Created):
-    """A round of a match begins (dealer None in round 1: 抢报 chooses it, R18)."""
+    """A round of a match begins (dealer None in round 1: 抢报 chooses it, R18). Version 2
+    names the round's board in a duplicate event of boards (R36: dealer, level and trump
+    fixed); version 1 events are read with none (:meth:`upcast_v1_v2`)."""
 
-    class_version: ClassVar[int] = 1
+    class_version: ClassVar[int] = 2
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
     match_id: UUID
     number: int
     rules: dict[str, bool | int | str | None]
     levels: tuple[int, int]
     dealer: int | None
+    board: Board | None = None
+    """The board this round plays (R36, docs/decisions.md D-boards); None: the round's
+    dealer, level and trump come from the match and its bidding (R18–R20, R31)."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A round started before boards: none."""
+        state["board"] = None
 
     def apply(self, aggregate: Any) -> None:
         r: Round = aggregate
@@ -85,7 +96,8 @@ class RoundStarted(Aggregate.Created):
         r.rules = rules
         r.levels = (self.levels[0], self.levels[1])
         r.dealer = self.dealer
-        r.bidding = _fresh_bidding(rules, self.dealer, r.levels)
+        r.board = self.board
+        r.bidding = _fresh_bidding(rules, self.dealer, r.levels, self.board)
         r.deal_no = 0
         r.seed_hex = ""
         r.commitment = ""
@@ -103,7 +115,11 @@ class RoundStarted(Aggregate.Created):
         r.abandoned = None
 
 
-def _fresh_bidding(rules: RuleSet, dealer: int | None, levels: tuple[int, int]) -> Bidding:
+def _fresh_bidding(
+    rules: RuleSet, dealer: int | None, levels: tuple[int, int], board: Board | None
+) -> Bidding:
+    if board is not None:
+        return Bidding.for_board(rules, board)
     if dealer is None:
         return Bidding.round_one(rules, levels[0])
     return Bidding.later_round(rules, dealer, levels)
@@ -114,8 +130,11 @@ class Dealt(RoundEvent):
 
     ``seed`` is stored so the round can be replayed, and is secret until ``RoundScored``
     reveals it; hands derive from it, cards reach the seats one per ``interval_ms``.
+    Version 2 repeats the round's board (R36: its dealer, level and trump, the same at every
+    table of a duplicate event); version 1 events are read with none (:meth:`upcast_v1_v2`).
     """
 
+    class_version: ClassVar[int] = 2
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("seed",)
     deal_no: int
     rules: dict[str, bool | int | str | None]
@@ -128,11 +147,18 @@ class Dealt(RoundEvent):
     interval_ms: int
     declare_ms: int
     window_ms: int
+    board: Board | None = None
+    """The round's board (R36, docs/decisions.md D-boards), or None."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A deal made before boards: none."""
+        state["board"] = None
 
     def apply_to(self, round_: Round) -> None:
         r = round_
         if r.deal_no:  # a redeal starts the bidding afresh (R19, 暴动)
-            r.bidding = _fresh_bidding(r.rules, r.dealer, r.levels)
+            r.bidding = _fresh_bidding(r.rules, r.dealer, r.levels, r.board)
         r.deal_no = self.deal_no
         r.seed_hex = self.seed
         r.commitment = self.commitment
@@ -244,8 +270,14 @@ class BottomBuried(RoundEvent):
         round_.after_bidding(self.timestamp)
 
 
+BOARD_WEAK_HAND = "board_weak_hand"
+"""``Redealt.reason`` of a board dealt with a weak hand (R36, §10): redealt at every table."""
+
+
 class Redealt(RoundEvent):
-    """§10 暴动: a weak hand asked for a redeal; the service deals again with a new seed."""
+    """§10 暴动: a weak hand asked for a redeal (``weak_hand``), or a board was dealt with
+    one (``board_weak_hand``: ``seat`` holds it, every table redeals alike, R36); the
+    service deals again with a new seed."""
 
     reason: str
     seat: int | None

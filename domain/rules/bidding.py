@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from domain.rules.bidding_phases import Phase, RedealReason, check_speaker, window_closed
+from domain.rules.board import Board
 from domain.rules.cards import Card, contains, format_cards, suit_of
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.overcall import check_overcall_show
@@ -34,6 +35,14 @@ def _seat(seat: int) -> int:
     if type(seat) is not int or not 0 <= seat <= 3:
         raise InvalidInputError(f"seat must be 0..3, got {seat!r}")
     return seat
+
+
+def _board_fixed(who: str) -> IllegalMoveError:
+    return IllegalMoveError(
+        f"nobody {who} on a board: its dealer, level and trump are fixed for every table (R36)",
+        rule="R36",
+        code="board-trump-fixed",
+    )
 
 
 def _level(level: int) -> int:
@@ -74,6 +83,9 @@ class Bidding(Value):
     redeal_reason: RedealReason | None = None
     redeal_seat: int | None = None
     """The seat that asked for a weak-hand redeal (暴动), if that is why."""
+    board: Board | None = None
+    """A board (R36, :mod:`domain.rules.board`): dealer, level rank and trump fixed before
+    the deal; nobody declares or overcalls, the dealer buries, then play."""
 
     # -- construction -------------------------------------------------------------------
 
@@ -87,6 +99,11 @@ class Bidding(Value):
     def later_round(cls, rules: RuleSet, dealer: int, levels: tuple[int, int]) -> Bidding:
         """A later round: ``dealer`` fixed by R31; ``levels`` of teams {0,2} and {1,3}."""
         return cls(rules, False, (_level(levels[0]), _level(levels[1])), _seat(dealer))
+
+    @classmethod
+    def for_board(cls, rules: RuleSet, board: Board) -> Bidding:
+        """A board's round (R36): its dealer, level rank and trump stand from the start."""
+        return cls(rules, False, (board.level, board.level), board.dealer, board=board)
 
     # -- queries ------------------------------------------------------------------------
 
@@ -109,13 +126,15 @@ class Bidding(Value):
 
     @property
     def trump_known(self) -> bool:
-        return self.standing is not None or self.fallback
+        return self.standing is not None or self.fallback or self.board is not None
 
     @property
     def trump(self) -> int | None:
         """Trump suit 0..3, None = no-trump (R9). ValueError while nothing names it."""
         if self.standing is not None:
             return self.standing.trump
+        if self.board is not None:
+            return self.board.trump  # R36: the board's
         if self.fallback and self.bottom_card is not None:
             return suit_of(self.bottom_card)  # R19: a joker there → no-trump
         raise ValueError("trump is not decided yet")
@@ -135,6 +154,8 @@ class Bidding(Value):
     def legal_shows(self, seat: int, hand: Sequence[Card]) -> list[Show]:
         """Every show ``seat`` (holding ``hand``) may make right now, weakest first."""
         check: Callable[[int, Sequence[Card], Sequence[Card]], Show]
+        if self.board is not None:
+            return []  # R36: a board's trump is fixed
         if self.phase in (Phase.DEALING, Phase.LATE_DECLARING):
             check = self.check_declare
         elif self.phase is Phase.OVERCALL:
@@ -154,6 +175,8 @@ class Bidding(Value):
     def check_declare(self, seat: int, cards: Sequence[Card], hand: Sequence[Card]) -> Show:
         """Validate ``seat`` declaring with ``cards`` out of ``hand`` (its cards so far)."""
         _seat(seat)
+        if self.board is not None:
+            raise _board_fixed("declares")
         if self.phase is Phase.DEALING:
             if self.standing is not None:
                 raise IllegalMoveError(
@@ -241,6 +264,8 @@ class Bidding(Value):
         self, bottom: Sequence[Card], hands: Sequence[Sequence[Card]] | None = None
     ) -> Bidding:
         base = replace(self, bottom_card=bottom_third_card(bottom))  # R19
+        if self.board is not None:  # R36: trump stands; the dealer takes the bottom (R21)
+            return replace(base, phase=Phase.BURY, burier=self.dealer)
         if self.standing is not None:
             if self.first_round:  # R20 反主反打: the window opens before the bottom is taken
                 return replace(base, phase=Phase.OVERCALL, to_speak=self.dealer, passes=0)
@@ -266,6 +291,8 @@ class Bidding(Value):
     def check_overcall(self, seat: int, cards: Sequence[Card], hand: Sequence[Card]) -> Show:
         """Validate ``seat`` overcalling with ``cards`` out of ``hand`` (R20)."""
         _seat(seat)
+        if self.board is not None:
+            raise _board_fixed("overcalls")
         if self.phase is not Phase.OVERCALL:
             raise window_closed(self.phase)
         check_speaker(self.phase, self.to_speak, seat)
@@ -337,6 +364,13 @@ class Bidding(Value):
     def check_weak_hand_redeal(self, seat: int, hand: Sequence[Card]) -> None:
         """Validate ``seat`` asking for a redeal with its 25 dealt cards ``hand``."""
         _seat(seat)
+        if self.board is not None and self.rules.weak_hand_redeal is not None:
+            raise IllegalMoveError(
+                "on a board a weak hand redeals the board at every table, by itself when it "
+                "is dealt; nobody asks for it (R36, §10)",
+                rule="R36",
+                code="board-redeal-shared",
+            )
         if self.rules.weak_hand_redeal is not None and not self.redeal_requests_open:
             raise IllegalMoveError(
                 f"a weak-hand redeal (暴动) is asked after the deal and before burying, "

@@ -21,6 +21,12 @@ nothing (top 0). A team's matchpoints are the sum over the deals it attacked or 
 What differs between the tables of a field is what the cards are worth: the level and
 trump in play (R5, R7) follow each table's own match, so a field compares the same hands
 under the tables' own trumps.
+
+**Boards** (docs/decisions.md D-boards): in a duplicate event of boards every table plays
+deal ``d`` as the same board — the same dealer, level and trump, the same hands seat for
+seat, redealt alike — so a board's field is every table of the round that played it: the
+same attacking seats, the same cards, the same trump. Its key keeps the attacking seats
+(the board's dealer's opponents) for every deal.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from domain.rules.board import Board
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +55,8 @@ class DealPlay:
     defenders: int
     points: int
     """The attackers' points (R29)."""
+    board: Board | None = None
+    """The board played (R36, D-boards); None when the tables share only the seeds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +82,19 @@ class DealField:
     deal: int
     deal_no: int
     attacking_seats: int | None
-    """Deal 1: the attackers' seats; later deals: None (the same hands whatever the seats)."""
+    """Deal 1 and boards: the attackers' seats; later deals of shared seeds: None (the same
+    hands whatever the seats)."""
     average: float
     median: float
     scores: tuple[FieldScore, ...]
+    board: Board | None = None
+    """The board its tables played (R36, D-boards), or None."""
 
 
 def field_key(play: DealPlay) -> tuple[int, int, int | None]:
     """The field a table's dealing belongs to (the module's docstring)."""
-    return play.deal, play.deal_no, play.attacking_seats if play.deal == 1 else None
+    keep_seats = play.deal == 1 or play.board is not None
+    return play.deal, play.deal_no, play.attacking_seats if keep_seats else None
 
 
 def compare(plays: Iterable[DealPlay]) -> list[DealField]:
@@ -109,7 +123,8 @@ def compare(plays: Iterable[DealPlay]) -> list[DealField]:
             )
             for p in members
         )
-        out.append(DealField(key[0], key[1], key[2], average, median, scores))
+        board = members[0].board
+        out.append(DealField(key[0], key[1], key[2], average, median, scores, board))
     return out
 
 

@@ -17,6 +17,11 @@ are held by both sides of some pairing: the seats 0/2 hands by a "first" team at
 table and by a "second" team at the next. Deal 1 of every table is drawn from seat 0
 (R16), so its hands are identical seat for seat; later deals are drawn from each table's
 own dealer (R16, R31), so the same four hands and bottom may sit rotated at another table.
+
+**Boards** (docs/decisions.md D-boards). In a duplicate event of boards, deal ``d`` is
+also the same *deal* at every table: :func:`board` draws its dealer, level rank and trump
+from the secret (message ``shengji-board:{d}``), and the round is drawn from that dealer,
+so every table holds the same hands seat for seat under the same trump.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
+from domain.rules.board import Board
 from domain.rules.errors import InvalidInputError
 
 SECRET_BYTES = 32
@@ -60,3 +66,22 @@ def seat_teams(table: int, first: int, second: int) -> tuple[int, int, int, int]
     if first_team_parity(table) == 0:
         return (first, second, first, second)
     return (second, first, second, first)
+
+
+def board(secret: bytes, deal: int) -> Board:
+    """R36, docs/decisions.md D-boards: board ``deal`` of a duplicate event of boards — its
+    dealer seat, level rank and trump suit (or no-trump, R9), the same at every table::
+
+        digest = HMAC-SHA256(key=secret, msg=f"shengji-board:{deal}")
+        dealer = int(digest[0:8]) mod 4; level = int(digest[8:16]) mod 13;
+        trump = int(digest[16:24]) mod 5   (4: no-trump)
+
+    (each ``int`` big-endian). Its cards are :func:`deal_seed` ``(secret, deal, deal_no)``,
+    drawn from the dealer (R16)."""
+    if type(deal) is not int or deal < 1:
+        raise InvalidInputError(f"a board's deal is >= 1, got {deal!r}")
+    message = f"shengji-board:{deal}".encode()
+    digest = hmac.new(check_secret(secret), message, hashlib.sha256).digest()
+    dealer, level, trump = (int.from_bytes(digest[8 * k : 8 * k + 8], "big") for k in range(3))
+    suit = trump % 5
+    return Board(deal, dealer % 4, level % 13, None if suit == 4 else suit)

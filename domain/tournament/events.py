@@ -100,9 +100,11 @@ class TournamentEvent(Aggregate.Event):
 
 class TournamentCreated(Aggregate.Created):
     """An organiser created a tournament: rule set (with the match length as its
-    ``match_end``, §10), teams, format and rounds, fixed for good."""
+    ``match_end``, §10), teams, format and rounds, fixed for good. Version 2 says how its
+    tables share their deals (``deals``); version 1 events are read as ``seeds``
+    (:meth:`upcast_v1_v2`)."""
 
-    class_version: ClassVar[int] = 1
+    class_version: ClassVar[int] = 2
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("organiser_token_hash",)
     name: str
     preset: str | None
@@ -112,9 +114,19 @@ class TournamentCreated(Aggregate.Created):
     format: str
     total_rounds: int
     organiser_token_hash: str
+    deals: str = "seeds"
+    """``seeds``: the tables of a round share the deals' seeds (R36), each table's dealer,
+    level and trump its own; ``boards``: a duplicate event of boards — every deal's dealer,
+    level and trump are fixed for every table too (docs/decisions.md D-boards)."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A tournament created before boards shares its seeds."""
+        state["deals"] = "seeds"
 
     def apply(self, aggregate: Any) -> None:
         t: Tournament = aggregate
+        t.deals = self.deals
         t.name = self.name
         t.preset = self.preset
         t.rules = RuleSet.from_mapping(self.rules)

@@ -27,6 +27,11 @@ from domain.tournament.standings import Standing, TableResult, standings
 from domain.tournament.teams import check_teams
 
 FORMATS = ("round_robin", "swiss")
+SEEDS = "seeds"
+BOARDS = "boards"
+DEALS = (SEEDS, BOARDS)
+"""How a round's tables share their deals (``TournamentCreated.deals``): the seeds only,
+or boards — seeds, dealer, level and trump (R36, docs/decisions.md D-boards)."""
 MAX_DEALS = 100
 
 
@@ -59,6 +64,8 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
         preset: str | None
         rules: RuleSet
         match_length: str
+        deals: str
+        """``seeds`` or ``boards`` (:data:`DEALS`)."""
         teams: tuple[ev.TeamEntry, ...]
         format: str
         total_rounds: int
@@ -86,10 +93,21 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
         tiebreaks: Sequence[str] | None = None,
         registration: bool = False,
         checkin_required: bool = False,
+        deals: str = SEEDS,
     ) -> Tournament:
+        """``deals``: ``boards`` makes a duplicate event of boards (R36, docs/decisions.md
+        D-boards): its matches are a number of deals, each a board."""
         name = checked_name(name, "name", max_length=200)
         if fmt not in FORMATS:
             raise InvalidInputError(f"format: one of {', '.join(FORMATS)}, got {fmt!r}")
+        if deals not in DEALS:
+            raise InvalidInputError(f"deals: one of {', '.join(DEALS)}, got {deals!r}")
+        if deals == BOARDS and type(match_length) is not int:
+            raise InvalidInputError(
+                "deals: boards are played as a number of deals (matchLength N), not "
+                f"{match_length!r}: a board's level is the board's, never a team's (R36)",
+                rule="R36",
+            )
         settings = settings_event(
             fmt, timers, round_deadline_s, deadline_rule, tiebreaks, registration, checkin_required
         )
@@ -118,12 +136,18 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
             format=fmt,
             total_rounds=total,
             organiser_token_hash=organiser_token_hash,
+            deals=deals,
             timestamp=now,
         )
         tournament._emit(ev.TournamentConfigured, now, **settings)
         return tournament
 
     # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def boards(self) -> bool:
+        """A duplicate event of boards (R36, docs/decisions.md D-boards)."""
+        return self.deals == BOARDS
 
     @property
     def current(self) -> ev.RoundState | None:

@@ -107,6 +107,11 @@ def _round(r: RecordRound, i: int, record: GameRecord) -> RecordRound:
         )
     if record.kind == "round" and r.result is None:
         raise RecordInvalidError(f"{where}: a round record is of a scored round (R33)")
+    if r.board is not None and (r.board.number, r.board.dealer) != (r.number, r.dealer):
+        raise RecordInvalidError(
+            f"{where}.board: board {r.board.number} dealt by seat {r.board.dealer} is not round "
+            f"{r.number} dealt by seat {r.dealer} (R36)"
+        )
     actions = []
     for k, a in enumerate(r.actions):
         at = f"{where}.actions[{k}]"
@@ -137,6 +142,7 @@ def _round(r: RecordRound, i: int, record: GameRecord) -> RecordRound:
     return RecordRound(
         number=r.number,
         dealer=r.dealer,
+        board=r.board,
         levels=list(r.levels),
         deals=[
             msgspec.structs.replace(

@@ -35,6 +35,7 @@ from domain.game.match_events import (
 )
 from domain.game.round import round_id
 from domain.game.round_events import (
+    BOARD_WEAK_HAND,
     BottomBuried,
     CardPlayed,
     Dealt,
@@ -52,7 +53,8 @@ from domain.game.round_events import (
     WindowClosed,
 )
 from domain.game.timers import Timers
-from domain.rules.cards import RANKS, card_names
+from domain.rules.board import Board
+from domain.rules.cards import RANKS, SUITS, card_names
 from services.embargo import check_released
 from services.errors import NotFoundError
 from services.game import GameService
@@ -62,6 +64,7 @@ from services.records.format import (
     GameRecord,
     RecordAbandoned,
     RecordAction,
+    RecordBoard,
     RecordDeal,
     RecordEnd,
     RecordOrigin,
@@ -115,6 +118,18 @@ def deal_of(e: Dealt) -> RecordDeal:
     )
 
 
+def board_of(board: Board | None) -> RecordBoard | None:
+    """A round's board (R36) as the record holds it."""
+    if board is None:
+        return None
+    return RecordBoard(
+        number=board.number,
+        dealer=board.dealer,
+        level=RANKS[board.level],  # type: ignore[arg-type]
+        trump=None if board.trump is None else SUITS[board.trump],  # type: ignore[arg-type]
+    )
+
+
 def result_of(e: RoundScored) -> RecordResult:
     return RecordResult(
         dealer=e.dealer,
@@ -160,6 +175,8 @@ def round_moves(events: Sequence[Any]) -> tuple[list[RecordDeal], list[RecordAct
         elif isinstance(e, Passed):
             dealing_passes += 1
             add(at, e.seat, "pass", [])
+        elif isinstance(e, Redealt) and e.reason == BOARD_WEAK_HAND:
+            pass  # a board's shared redeal follows from its cards, no one's move (R36)
         elif isinstance(e, Redealt):
             add(at, e.seat, "redeal", [])
         elif isinstance(e, ThrowFailed):
@@ -202,6 +219,7 @@ def round_record(events: Sequence[Any]) -> RecordRound:
         return RecordRound(
             number=started.number,
             dealer=started.dealer,
+            board=board_of(started.board),
             levels=levels,  # type: ignore[arg-type]
             deals=[],
             actions=[],
@@ -212,6 +230,7 @@ def round_record(events: Sequence[Any]) -> RecordRound:
     return RecordRound(
         number=started.number,
         dealer=started.dealer,
+        board=board_of(started.board),
         levels=levels,  # type: ignore[arg-type]
         deals=deals,
         actions=moves,

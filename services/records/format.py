@@ -119,7 +119,17 @@ class RecordAbandoned(_Part, kw_only=True):
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
 
-class RecordRound(_Part, kw_only=True):
+class RecordBoard(_Part, kw_only=True):
+    """The board a round played in a duplicate event of boards (R36, docs/tournaments.md,
+    "Boards"): its dealer, level rank and trump (None: no-trump, R9), fixed before the deal."""
+
+    number: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+    dealer: Seat
+    level: Rank
+    trump: Literal["S", "H", "C", "D"] | None
+
+
+class RecordRound(_Part, kw_only=True, omit_defaults=True):
     number: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
     dealer: Seat | None
     """The dealer fixed before the deal (None in round 1: 抢报 chooses it, R18)."""
@@ -129,6 +139,9 @@ class RecordRound(_Part, kw_only=True):
     actions: Annotated[list[RecordAction], msgspec.Meta(max_length=100_000)]
     result: RecordResult | None
     abandoned: RecordAbandoned | None
+    board: RecordBoard | None = None
+    """The round's board (R36); absent for a round of an ordinary match (so the records of
+    ordinary matches, and their digests, are as they were)."""
 
 
 class RecordEnd(_Part, kw_only=True):

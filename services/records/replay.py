@@ -60,6 +60,7 @@ from services.records.steps import (
     compare,
     count_moves,
     difference,
+    record_boards,
     refused,
     timed_out,
     timers_of,
@@ -85,6 +86,7 @@ def replay_match(record: GameRecord, match_id: UUID) -> GameService:
     deals = Deals(record, ctx)
     service = GameService(POPO, clock=clock, seeds=deals)
     deals.service = service
+    service.board_for = record_boards(record)  # R36: a board match's boards
     try:
         _replay_match(service, record, match_id, clock, ctx)
     except RecordTamperedError:

@@ -35,6 +35,7 @@ from services.records.steps import (
     check_scored,
     difference,
     moves_of,
+    record_board,
     refused,
     timed_out,
     timers_of,
@@ -55,8 +56,15 @@ def replay_round(record: GameRecord) -> Round:
     clock = ReplayClock(parse_time(r.deals[0].at, "rounds[0].deals[0].at"))
     rules = RuleSet.from_mapping(record.rules)
     levels = (RANKS.index(r.levels[0]), RANKS.index(r.levels[1]))
+    board = record_board(r.board)
     round_ = Round.start(
-        uuid5(NAMESPACE_URL, "shengji:record"), r.number, rules, levels, r.dealer, clock()
+        uuid5(NAMESPACE_URL, "shengji:record"),
+        r.number,
+        rules,
+        levels,
+        r.dealer,
+        clock(),
+        board=board,
     )
 
     def deal() -> None:
@@ -64,6 +72,8 @@ def replay_round(record: GameRecord) -> Round:
         d = r.deals[deals.next - 1]
         pacing = Pacing(d.interval_ms, d.declare_ms, d.window_ms)
         round_.deal(seed, clock(), pacing, first_seat=d.first_seat)  # R16, R36
+        if board is not None and round_.phase is RoundPhase.REDEAL:
+            deal()  # a board's shared redeal (R36): dealt again at once, as it was played
 
     def redeal_if_asked() -> None:
         if round_.phase is RoundPhase.REDEAL:

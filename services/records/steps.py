@@ -16,7 +16,8 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.game.round_events import Pacing
 from domain.game.timers import NO_TIMERS, Timers, check_timed_out, record_timeout
-from domain.rules.cards import Card, parse_cards
+from domain.rules.board import Board
+from domain.rules.cards import RANKS, SUITS, Card, parse_cards
 from domain.rules.errors import IllegalMoveError, ShengjiError
 from domain.rules.shuffle import seed_from_hex
 from services.game import GameService
@@ -24,6 +25,7 @@ from services.records.export import result_of
 from services.records.format import (
     GameRecord,
     RecordAction,
+    RecordBoard,
     RecordDeal,
     RecordRound,
     RecordTamperedError,
@@ -84,6 +86,20 @@ class Cursor:
         if self.move is None:
             return "when the fourth seat was taken"
         return f"at move {self.move}"
+
+
+def record_board(board: RecordBoard | None) -> Board | None:
+    """A round's board as the record gives it (R36), for the replay to play."""
+    if board is None:
+        return None
+    trump = None if board.trump is None else SUITS.index(board.trump)
+    return Board(board.number, board.dealer, RANKS.index(board.level), trump)
+
+
+def record_boards(record: GameRecord) -> Callable[[int], Board | None]:
+    """Round number → its board in ``record`` (``GameService.board_for``)."""
+    boards = {r.number: record_board(r.board) for r in record.rounds}
+    return boards.get
 
 
 class Deals:

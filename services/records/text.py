@@ -85,6 +85,9 @@ def write_text(record: GameRecord) -> str:
         lines += ["", _tag("Round", str(r.number))]
         lines.append(_tag("Dealer", "-" if r.dealer is None else str(r.dealer)))
         lines.append(_tag("Levels", " ".join(r.levels)))
+        if r.board is not None:  # R36: number, dealer, level, trump ("-": no-trump)
+            b = r.board
+            lines.append(_tag("Board", f"{b.number} {b.dealer} {b.level} {b.trump or '-'}"))
         for d in r.deals:
             at = offset_text(parse_time(d.at, "deal"), start)
             fields = (
@@ -205,6 +208,14 @@ class _Reader:
             self.round()["dealer"] = None if value == "-" else self.int(value)
         elif name == "Levels":
             self.round()["levels"] = value.split()
+        elif name == "Board":
+            number, dealer, level, trump = self.split(value, 4, "board")
+            self.round()["board"] = {
+                "number": self.int(number),
+                "dealer": self.int(dealer),
+                "level": level,
+                "trump": None if trump == "-" else trump,
+            }
         elif name == "Deal":
             at, first, interval, declare, window, seed, commitment = self.split(value, 7, "deal")
             self.round()["deals"].append(

@@ -16,6 +16,7 @@ from domain.tournament.events import RoundState
 from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError
 from services.game import GameService
+from services.view_types import BoardView, board_view
 
 
 class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -51,14 +52,17 @@ class DealFieldView(_View, frozen=True, kw_only=True):
     deal_no: int
     """The dealing: 1, then 2, … after a redeal (R19)."""
     attacking_seats: int | None
-    """Deal 1: the attackers' seats (0: 0/2, 1: 1/3); later deals: null (the same hands
-    whatever the seats)."""
+    """Deal 1 and boards: the attackers' seats (0: 0/2, 1: 1/3); later deals of shared
+    seeds: null (the same hands whatever the seats)."""
     average: float
     """The field's average attackers' points."""
     median: float
     """The field's median attackers' points."""
     scores: list[FieldScoreView]
     """Each table of the field."""
+    board: BoardView | None = None
+    """The board every table of the field played (R36, a duplicate event of boards): its
+    dealer, level rank and trump; null when the tables share only the seeds."""
 
 
 class TeamMatchpoints(_View, frozen=True, kw_only=True):
@@ -108,6 +112,7 @@ def deal_plays(game: GameService, state: RoundState) -> list[DealPlay]:
                     attackers=teams[parity],
                     defenders=teams[1 - parity],
                     points=recorded.attackers_total,
+                    board=dealt.board,
                 )
             )
     return plays
@@ -118,6 +123,7 @@ def _field(f: DealField) -> DealFieldView:
         deal=f.deal,
         deal_no=f.deal_no,
         attacking_seats=f.attacking_seats,
+        board=board_view(f.board),
         average=f.average,
         median=f.median,
         scores=[

@@ -4,7 +4,9 @@ A match created for a tournament records its tournament and tournament round in
 ``MatchCreated``. When such a match deals (a new round, or a redeal, R19 / 暴动), its seed
 is not drawn at random: it is derived from the tournament round's secret
 (:func:`domain.tournament.duplicate.deal_seed`), so every table of the round plays the
-same cards. The secret stays inside the event store (``RoundScheduled.secret`` is a
+same cards. In a duplicate event of boards the round's dealer, level and trump come from
+the secret too (:func:`domain.tournament.duplicate.board`, docs/decisions.md D-boards).
+The secret stays inside the event store (``RoundScheduled.secret`` is a
 secret field) until the tournament round completes and reveals it.
 
 Pacing: a table whose four seats are bots has no one to wait for while cards arrive, so
@@ -23,13 +25,32 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.bots import PLAYERS
 from domain.game.match import Match
 from domain.game.round_events import Pacing
-from domain.tournament.duplicate import deal_seed
+from domain.rules.board import Board
+from domain.tournament.duplicate import board, deal_seed
 from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError
 
 
 def table_seed(repository: Any, match: Match, deal: int, deal_no: int) -> bytes:
     """R36: the seed of ``match``'s deal ``deal`` (its ``deal_no``-th dealing)."""
+    tournament = _tournament(repository, match)
+    state = tournament.round_state(match.tournament_round)
+    return deal_seed(bytes.fromhex(state.secret), deal, deal_no)
+
+
+def table_board(repository: Any, match: Match, deal: int) -> Board | None:
+    """R36: the board ``match`` plays as its deal ``deal`` in a duplicate event of boards
+    (docs/decisions.md D-boards); None for other matches."""
+    if match.tournament_id is None:
+        return None
+    tournament = _tournament(repository, match)
+    if not tournament.boards:
+        return None
+    state = tournament.round_state(match.tournament_round)
+    return board(bytes.fromhex(state.secret), deal)
+
+
+def _tournament(repository: Any, match: Match) -> Tournament:
     tournament_id: UUID | None = match.tournament_id
     assert tournament_id is not None
     try:
@@ -38,8 +59,7 @@ def table_seed(repository: Any, match: Match, deal: int, deal_no: int) -> bytes:
         raise NotFoundError(f"no tournament {tournament_id} for match {match.id}") from None
     if not isinstance(tournament, Tournament):
         raise NotFoundError(f"no tournament {tournament_id} for match {match.id}")
-    state = tournament.round_state(match.tournament_round)
-    return deal_seed(bytes.fromhex(state.secret), deal, deal_no)
+    return tournament
 
 
 def table_pacing(match: Match, pacing: Pacing) -> Pacing:

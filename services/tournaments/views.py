@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Literal, cast
 
 import msgspec
 
@@ -184,6 +185,10 @@ class TournamentView(_View, frozen=True, kw_only=True):
     rules: RulesView
     match_length: str
     format: str
+    deals: Literal["seeds", "boards"] = "seeds"
+    """``seeds``: a round's tables share their deals' seeds (R36); ``boards``: a duplicate
+    event of boards — every deal's dealer, level and trump are the same at every table too
+    (docs/tournaments.md, "Boards")."""
     total_rounds: int
     status: str
     """``ready`` (the next round may be scheduled), ``in_play`` or ``finished``."""
@@ -372,6 +377,7 @@ def tournament_view(t: Tournament) -> TournamentView:
         rules=rules_view(t.rules),
         match_length=t.match_length,
         format=t.format,
+        deals=cast("Literal['seeds', 'boards']", t.deals),
         total_rounds=t.total_rounds,
         status=status(t),
         version=t.version,
