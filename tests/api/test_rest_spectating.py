@@ -14,7 +14,8 @@ as any match. An ordinary match is read anonymously as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -53,6 +54,14 @@ class Scene:
     """Table number (1-based) → match id."""
     seats: dict[int, dict[int, str]]
     """Table number → seat → seat token."""
+    client: TestClient[Litestar] | None = None
+    """The app on ``service`` the tests read through (one per scene: the reads change
+    nothing)."""
+
+    @property
+    def c(self) -> TestClient[Litestar]:
+        assert self.client is not None, "the scene's fixture opens its client"
+        return self.client
 
     def url(self, table: int) -> str:
         return f"/v1/matches/{self.tables[table]}"
@@ -98,20 +107,32 @@ def scene(finished: tuple[int, ...] = ()) -> Scene:
     return made
 
 
-@pytest.fixture(scope="module")
-def in_play() -> Scene:
-    return scene()
+@contextmanager
+def opened(made: Scene) -> Iterator[Scene]:
+    """``made`` with a client on its service (the app's lifespan runs while it is open)."""
+    with client(made.service) as c:
+        made.client = c
+        yield made
+        made.client = None
 
 
 @pytest.fixture(scope="module")
-def one_over() -> Scene:
+def in_play() -> Iterator[Scene]:
+    with opened(scene()) as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def one_over() -> Iterator[Scene]:
     """Table 1 is over (its result recorded); table 2 still plays the same deals."""
-    return scene(finished=(1,))
+    with opened(scene(finished=(1,))) as made:
+        yield made
 
 
 @pytest.fixture(scope="module")
-def completed() -> Scene:
-    return scene(finished=(1, 2))
+def completed() -> Iterator[Scene]:
+    with opened(scene(finished=(1, 2))) as made:
+        yield made
 
 
 # -- who reads table 1 -------------------------------------------------------------------------
@@ -184,8 +205,8 @@ def read(c: TestClient[Litestar], s: Scene, table: int, path: str, headers: dict
 def test_a_table_in_play_is_closed_to_spectators(in_play: Scene, caller: str, path: str) -> None:
     """R36: 403 ``table-closed`` unless a seat token of this table or the organiser's."""
     status, code = CLOSED_ANSWERS[caller]
-    with client(in_play.service) as c:
-        check(read(c, in_play, 1, path, CALLERS[caller](in_play)), status, code, caller, path)
+    c = in_play.c
+    check(read(c, in_play, 1, path, CALLERS[caller](in_play)), status, code, caller, path)
 
 
 @pytest.mark.parametrize("path", READS)
@@ -196,8 +217,8 @@ def test_a_table_over_stays_closed_while_its_round_plays(
     """R36: table 1 is over, but table 2 still plays the same deals."""
     assert one_over.service.get_match(UUID(one_over.tables[1])).finished
     status, code = CLOSED_ANSWERS[caller]
-    with client(one_over.service) as c:
-        check(read(c, one_over, 1, path, CALLERS[caller](one_over)), status, code, caller, path)
+    c = one_over.c
+    check(read(c, one_over, 1, path, CALLERS[caller](one_over)), status, code, caller, path)
 
 
 @pytest.mark.parametrize("path", READS)
@@ -207,62 +228,62 @@ def test_once_the_round_completes_tables_read_as_any_match(
 ) -> None:
     """R33: open to spectators as any match once the tournament round completes."""
     status, code = open_answer(caller, path)
-    with client(completed.service) as c:
-        check(read(c, completed, 1, path, CALLERS[caller](completed)), status, code, caller, path)
+    c = completed.c
+    check(read(c, completed, 1, path, CALLERS[caller](completed)), status, code, caller, path)
 
 
 @pytest.mark.parametrize("path", ["", "/rounds"])
 def test_summaries_show_no_card_and_stay_open(in_play: Scene, path: str) -> None:
     """The match summary, its rounds and the match list show seats, levels and scores,
     never a card (R33): open while the table is closed (docs/tournaments.md)."""
-    with client(in_play.service) as c:
-        r = c.get(in_play.url(1) + path)
-        assert r.status_code == 200, r.text
-        assert '"hand"' not in r.text and '"visible"' not in r.text
-        listed = c.get("/v1/matches", params={"limit": 100}).json()["items"]
-        assert {m["matchId"] for m in listed} >= set(in_play.tables.values())
+    c = in_play.c
+    r = c.get(in_play.url(1) + path)
+    assert r.status_code == 200, r.text
+    assert '"hand"' not in r.text and '"visible"' not in r.text
+    listed = c.get("/v1/matches", params={"limit": 100}).json()["items"]
+    assert {m["matchId"] for m in listed} >= set(in_play.tables.values())
 
 
 def test_records_of_a_closed_table_stay_embargoed(one_over: Scene) -> None:
     """R36: the record of a table that is over answers 409 ``deal-embargoed`` to
     everyone — organiser and seats included — until the round completes."""
-    with client(one_over.service) as c:
-        for caller in ("no token", "the organiser", "seat 0 of the table"):
-            r = c.get(one_over.url(1) + "/record", headers=CALLERS[caller](one_over))
-            assert (r.status_code, r.json()["code"]) == (409, "deal-embargoed"), r.text
+    c = one_over.c
+    for caller in ("no token", "the organiser", "seat 0 of the table"):
+        r = c.get(one_over.url(1) + "/record", headers=CALLERS[caller](one_over))
+        assert (r.status_code, r.json()["code"]) == (409, "deal-embargoed"), r.text
 
 
 def test_the_refusal_is_in_chinese_too(in_play: Scene) -> None:
-    with client(in_play.service) as c:
-        r = c.get(in_play.url(2) + "/public", headers={"Accept-Language": "zh-CN"})
-        assert r.status_code == 403, r.text
-        body = r.json()
-        assert body["title"] == "牌桌暂不开放观战"
-        assert body["detail"].startswith("本轮比赛各桌打同样的牌")
-        assert "比赛轮次：" in body["detail"]  # all Chinese, the round named (D-contract)
+    c = in_play.c
+    r = c.get(in_play.url(2) + "/public", headers={"Accept-Language": "zh-CN"})
+    assert r.status_code == 403, r.text
+    body = r.json()
+    assert body["title"] == "牌桌暂不开放观战"
+    assert body["detail"].startswith("本轮比赛各桌打同样的牌")
+    assert "比赛轮次：" in body["detail"]  # all Chinese, the round named (D-contract)
 
 
 def test_a_seats_etag_is_no_304_for_a_spectator(one_over: Scene) -> None:
     """R36: the ETag of a seat's view of a table that is over (no clock marker: the kind
     answered from memory for an ordinary match) never answers a spectator's poll."""
-    with client(one_over.service) as c:
-        seat = c.get(one_over.url(1) + "/view", headers=auth(one_over.seats[1][1]))
-        assert seat.status_code == 200, seat.text
-        tag = seat.headers["etag"]
-        assert "-" not in tag  # a stable view
-        for _ in range(2):
-            r = c.get(one_over.url(1) + "/public", headers={"If-None-Match": tag})
-            assert (r.status_code, r.json()["code"]) == (403, "table-closed")
-            organiser = {**auth(one_over.organiser), "If-None-Match": tag}
-            assert c.get(one_over.url(1) + "/public", headers=organiser).status_code == 304
+    c = one_over.c
+    seat = c.get(one_over.url(1) + "/view", headers=auth(one_over.seats[1][1]))
+    assert seat.status_code == 200, seat.text
+    tag = seat.headers["etag"]
+    assert "-" not in tag  # a stable view
+    for _ in range(2):
+        r = c.get(one_over.url(1) + "/public", headers={"If-None-Match": tag})
+        assert (r.status_code, r.json()["code"]) == (403, "table-closed")
+        organiser = {**auth(one_over.organiser), "If-None-Match": tag}
+        assert c.get(one_over.url(1) + "/public", headers=organiser).status_code == 304
 
 
 def test_an_open_tables_public_etag_answers_304(completed: Scene) -> None:
-    with client(completed.service) as c:
-        first = c.get(completed.url(2) + "/public")
-        assert first.status_code == 200, first.text
-        tag = {"If-None-Match": first.headers["etag"]}
-        assert c.get(completed.url(2) + "/public", headers=tag).status_code == 304
+    c = completed.c
+    first = c.get(completed.url(2) + "/public")
+    assert first.status_code == 200, first.text
+    tag = {"If-None-Match": first.headers["etag"]}
+    assert c.get(completed.url(2) + "/public", headers=tag).status_code == 304
 
 
 @pytest.mark.parametrize("path", ["", "/public", "/rounds", "/rounds/1", "/history", "/state"])
