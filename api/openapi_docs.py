@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 import textwrap
 from functools import cache
 from itertools import pairwise
@@ -137,17 +138,33 @@ def _field_docs(cls: type[msgspec.Struct]) -> dict[str, str]:
     return docs
 
 
-@cache
 def _docstrings(cls: type) -> dict[str, str]:
+    """The docstrings under ``cls``'s annotated fields (its own, not its bases')."""
+    return _module_docstrings(cls.__module__).get(cls.__qualname__, {})
+
+
+@cache
+def _module_docstrings(module: str) -> dict[str, dict[str, str]]:
+    """Every class of ``module`` (by qualified name, nested ones too) → the docstrings
+    under its annotated fields; the module's source is read and parsed once."""
     try:
-        source = textwrap.dedent(inspect.getsource(cls))
-    except (OSError, TypeError):
+        source = inspect.getsource(sys.modules[module])
+    except (KeyError, OSError, TypeError):
         return {}
-    body = ast.parse(source).body[0]
+    found: dict[str, dict[str, str]] = {}
+    todo: list[tuple[str, ast.AST]] = [("", ast.parse(source))]
+    while todo:
+        prefix, node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                name = prefix + child.name
+                found[name] = _field_docstrings(child.body)
+                todo.append((name + ".", child))
+    return found
+
+
+def _field_docstrings(statements: list[ast.stmt]) -> dict[str, str]:
     docs: dict[str, str] = {}
-    if not isinstance(body, ast.ClassDef):
-        return docs
-    statements = body.body
     for this, after in pairwise(statements):
         if (
             isinstance(this, ast.AnnAssign)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml  # type: ignore[import-untyped]
-
 from api.asyncapi import asyncapi_yaml
 from infra.bootstrap import openapi_yaml
+from tests.documents import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +18,7 @@ def test_asyncapi_yaml_is_up_to_date() -> None:
 
 
 def test_every_stream_of_the_api_is_a_channel() -> None:
-    doc = yaml.safe_load(asyncapi_yaml())
+    doc = load_yaml(asyncapi_yaml())
     assert doc["asyncapi"] == "3.0.0"
     addresses = {
         c["address"]
@@ -28,7 +27,7 @@ def test_every_stream_of_the_api_is_a_channel() -> None:
         .replace("{ticketId}", "{ticket_id}")
         for c in doc["channels"].values()
     }
-    openapi = yaml.safe_load(openapi_yaml())
+    openapi = load_yaml(openapi_yaml())
     streams = {
         path
         for path, item in openapi["paths"].items()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
 import api.openapi
@@ -19,6 +18,7 @@ from infra.bootstrap import build_app, build_parts
 from infra.settings import Settings
 from services.game import GameService
 from tests.apps import TEST_SETTINGS, make_app
+from tests.documents import repository_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ def test_building_an_app_builds_no_document(builds: list[int]) -> None:
     assert builds == [1]  # once per process, shared by every app
     assert served.json() == again.json() == openapi_document(apps[2])
     assert builds == [1]
-    checked_in = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    checked_in = repository_yaml("openapi.yaml")
     assert served.json() == checked_in
 
 

@@ -10,17 +10,16 @@ from functools import cache
 from typing import Any
 
 import pytest
-import yaml  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from tests.api.served import ROOT
+from tests.documents import repository_yaml
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
 @cache
 def document() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = repository_yaml("openapi.yaml")
     return loaded
 
 

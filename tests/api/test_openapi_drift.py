@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml  # type: ignore[import-untyped]
 
 from infra.bootstrap import openapi_yaml
+from tests.documents import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def _operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def test_every_rest_error_is_a_documented_problem(generated: str) -> None:
-    doc = yaml.safe_load(generated)
+    doc = load_yaml(generated)
     for path, method, op in _operations(doc):
         if path.endswith("/stream"):
             continue
@@ -46,7 +46,7 @@ def test_every_rest_error_is_a_documented_problem(generated: str) -> None:
 
 
 def test_the_rest_core_is_documented(generated: str) -> None:
-    doc = yaml.safe_load(generated)
+    doc = load_yaml(generated)
     paths = doc["paths"]
     assert {"get", "post"} <= set(paths["/v1/matches"])
     view = paths["/v1/matches/{match_id}/view"]["get"]

@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml  # type: ignore[import-untyped]
 from litestar import Litestar
 
 from infra.serve import uvicorn_config
 from infra.settings import Settings, SettingsError
+from tests.documents import load_yaml_all
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_a_trusted_proxy_is_an_address_or_a_network(value: str) -> None:
 def test_kubernetes_trusts_the_ingress_range_only() -> None:
     config = next(
         doc
-        for doc in yaml.safe_load_all((ROOT / "k8s" / "configmap.yaml").read_text())
+        for doc in load_yaml_all((ROOT / "k8s" / "configmap.yaml").read_text())
         if doc["kind"] == "ConfigMap"
     )
     setting = {"TRUSTED_PROXIES": config["data"]["TRUSTED_PROXIES"]}

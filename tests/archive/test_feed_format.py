@@ -12,7 +12,6 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-import yaml  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
@@ -23,6 +22,7 @@ from services.tournaments.service import TournamentService
 from tests.apps import make_app
 from tests.archive.matches import bot_match, bot_teams, ended_match, open_match
 from tests.conftest import FixedSeeds
+from tests.documents import repository_yaml
 from tests.driving import play_round
 
 ROOT = Path(__file__).parents[2]
@@ -151,7 +151,7 @@ def test_every_served_item_and_example_fits_the_published_schema(
     """Today's items, and the examples of the versions served today, validate against
     ``FeedItem`` in openapi.yaml (an older version's example names a version no longer
     served: the fit above checks it)."""
-    document = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    document = repository_yaml("openapi.yaml")
     schema = {
         "$ref": "#/components/schemas/FeedItem",
         "components": document["components"],

@@ -13,6 +13,7 @@ compiles and plays. No JDK or no Node is a failure, never a skip."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import re
@@ -23,9 +24,9 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-import yaml  # type: ignore[import-untyped]
 
 from tests.api.served import ROOT, served
+from tests.documents import repository_yaml
 
 TYPESCRIPT = "5.9.3"
 """npm ``typescript``, pinned (installed by this test under ``.cache/npm``)."""
@@ -78,8 +79,17 @@ def generated() -> Path:
         document.read_bytes() + json.dumps([version, GENERATORS]).encode()
     ).hexdigest()[:16]
     folder = CACHE / "clients" / key
-    if (folder / "done").exists():
-        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist may run this module's tests on two workers at once: one generates while
+    # the other waits for it, then both read the same folder
+    with (CACHE / "clients" / f"{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            _generate(generator, document, folder)
+    return folder
+
+
+def _generate(generator: str, document: Path, folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     commands = {"validate": [generator, "validate", "-i", str(document)]}
@@ -100,7 +110,6 @@ def generated() -> Path:
         for name, process in runs.items():
             assert process.wait(timeout=600) == 0, (folder / f"{name}.log").read_text()
     (folder / "done").touch()
-    return folder
 
 
 def test_the_document_validates_without_warnings(generated: Path) -> None:
@@ -120,7 +129,7 @@ def test_the_generators_have_no_warning_about_the_schema(generated: Path, name: 
 
 
 def test_no_model_is_named_like_a_platform_type() -> None:
-    document = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    document = repository_yaml("openapi.yaml")
     assert set(document["components"]["schemas"]) & PLATFORM_NAMES == set()
 
 
@@ -156,7 +165,7 @@ def test_cards_are_a_list_of_strings_in_every_client(generated: Path) -> None:
 def test_the_streams_are_left_to_an_sse_client(generated: Path) -> None:
     """No generated method waits on a stream until its read timeout: every
     ``text/event-stream`` operation is ``x-internal`` and names its AsyncAPI channel."""
-    document = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    document = repository_yaml("openapi.yaml")
     streams = {
         op["operationId"]: op
         for item in document["paths"].values()
@@ -164,7 +173,7 @@ def test_the_streams_are_left_to_an_sse_client(generated: Path) -> None:
         if "text/event-stream" in op["responses"].get("200", {}).get("content", {})
     }
     assert set(streams) >= {"streamMatch", "streamEvents", "streamPlayer", "streamStandings"}
-    asyncapi = yaml.safe_load((ROOT / "asyncapi.yaml").read_text(encoding="utf-8"))
+    asyncapi = repository_yaml("asyncapi.yaml")
     for name, op in streams.items():
         assert op["x-internal"] is True, name
         channel = op["x-server-sent-events"]["channel"].removeprefix("#/channels/")

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import yaml  # type: ignore[import-untyped]
+
+from tests.documents import repository_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "infra" / "Dockerfile"
@@ -121,13 +122,13 @@ def test_the_final_stage_runs_as_a_non_root_user() -> None:
     user = users[-1].split(":")[0]
     assert user not in {"root", "0"}
     assert f"--uid {user}" in " ".join(FINAL.all("RUN"))
-    pod = yaml.safe_load((ROOT / "k8s" / "deployment.yaml").read_text(encoding="utf-8"))
+    pod = repository_yaml("k8s/deployment.yaml")
     assert pod["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == int(user)
 
 
 def test_the_entrypoint_is_the_server_on_the_configmaps_port() -> None:
     assert json.loads(FINAL.all("ENTRYPOINT")[-1]) == ["python", "-m", "infra.serve"]
-    config = yaml.safe_load((ROOT / "k8s" / "configmap.yaml").read_text(encoding="utf-8"))
+    config = repository_yaml("k8s/configmap.yaml")
     assert FINAL.all("EXPOSE") == [config["data"]["PORT"]]
     env = " ".join(FINAL.all("ENV"))
     assert "PATH=/opt/venv/bin:$PATH" in env and "HOST=0.0.0.0" in env

@@ -20,7 +20,6 @@ from typing import Any
 
 import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
-import yaml  # type: ignore[import-untyped]
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -29,6 +28,7 @@ from infra.bootstrap import build_parts
 from infra.cli import build_parser
 from infra.settings import Settings, parse_database_url
 from tests.apps import TEST_SETTINGS, make_app
+from tests.documents import load_yaml_all
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -42,7 +42,7 @@ Manifest = dict[str, Any]
 
 
 def _documents(path: Path) -> list[Manifest]:
-    return [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
+    return [d for d in load_yaml_all(path.read_text(encoding="utf-8")) if d]
 
 
 MANIFESTS: dict[str, list[Manifest]] = {
