@@ -7,6 +7,10 @@
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
 # make bench-fairplay, make bench-frames.
 PYTHON ?= python3
+# Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
+# an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
+# server a test starts compile the whole code again.
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -54,7 +58,7 @@ PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 test: lint typecheck imports deadcode pytest
 
