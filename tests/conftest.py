@@ -38,6 +38,7 @@ command triggers), :func:`rejects` (an error code, nothing appended), :func:`kin
 
 from __future__ import annotations
 
+import io
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -57,6 +58,7 @@ from psycopg import sql
 
 from domain.game.round_events import Pacing
 from domain.rules.errors import ShengjiError
+from infra.logging import configure_logging
 from infra.pgcluster import postgres_url
 from infra.settings import Backend as BackendName
 from infra.settings import Settings
@@ -76,6 +78,27 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci").strip() or "ci"
 if PROFILE not in PROFILE_SCALE:
     raise pytest.UsageError(f"HYPOTHESIS_PROFILE is one of {sorted(PROFILE_SCALE)}, not {PROFILE}")
 hypothesis_settings.load_profile(PROFILE)
+
+SUITE_LOG_LEVEL = "WARNING"
+"""Every test runs with the product's own logging (``infra.logging``: JSON lines on stdout,
+which pytest shows for a failing test) at this level: warnings and errors. The access
+log's line per request is left out; a test that reads the logs asks for :func:`logs`."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    configure_logging(SUITE_LOG_LEVEL)
+
+
+@pytest.fixture
+def logs() -> Iterator[io.StringIO]:
+    """Every log record (INFO and up) while the test runs, as the JSON lines
+    ``infra.logging`` writes; the suite's logging is set again afterwards."""
+    stream = io.StringIO()
+    configure_logging("INFO", stream=stream)
+    try:
+        yield stream
+    finally:
+        configure_logging(SUITE_LOG_LEVEL)
 
 
 def examples(ci: int) -> int:

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import io
 import json
-import logging
-from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
 import psycopg
 import pytest
-import structlog
 from eventsourcing.persistence import InterfaceError, OperationalError
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -26,7 +23,6 @@ from api.metrics import COMMANDS, OUTCOMES, Metrics, command_of, outcome_of
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
 from api.ratelimit import RateLimiter
 from domain.game.match import Match
-from infra.logging import configure_logging
 from services.game import GameService
 from tests.api.rest import Table, auth, client, new_service
 from tests.apps import make_app
@@ -285,20 +281,6 @@ def test_store_unavailable_in_chinese() -> None:
     assert r.status_code == 503
     assert r.json()["title"] == "存储暂时不可用"
     assert r.headers["content-language"] == "zh-CN"
-
-
-@pytest.fixture
-def logs() -> Iterator[io.StringIO]:
-    """The process's JSON log lines while the test runs (``infra.logging``)."""
-    root = logging.getLogger()
-    level = root.level
-    stream = io.StringIO()
-    configure_logging("INFO", stream=stream)
-    yield stream
-    for handler in [h for h in root.handlers if getattr(h, "_shengji_json_handler", False)]:
-        root.removeHandler(handler)
-    root.setLevel(level)
-    structlog.reset_defaults()
 
 
 def test_an_outage_is_logged_with_the_request_id_and_no_traceback(logs: io.StringIO) -> None:

@@ -35,39 +35,21 @@ from __future__ import annotations
 
 import asyncio
 import io
-import logging
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import structlog
 
 import services.history
 import services.views
 from domain.game.round import Round
-from infra.logging import configure_logging
 from services.game import GameService
 from services.sources import token_hash
 from tests.api.leak_game import asgi, play_and_watch
 from tests.api.leak_truth import CARD_IN_TEXT, GAMES, RULE_SETS, LeakError, Secrets
 from tests.apps import make_app
 from tests.conftest import FakeClock, examples
-
-
-@pytest.fixture
-def logs() -> Iterator[io.StringIO]:
-    """JSON lines of every log record while the test runs (infra.logging's setup)."""
-    root = logging.getLogger()
-    level = root.level
-    stream_ = io.StringIO()
-    configure_logging("INFO", stream=stream_)
-    yield stream_
-    for handler in [h for h in root.handlers if getattr(h, "_shengji_json_handler", False)]:
-        root.removeHandler(handler)
-    root.setLevel(level)
-    structlog.reset_defaults()
 
 
 def assert_clean_logs(text: str, secrets: Secrets) -> None:
