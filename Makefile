@@ -21,10 +21,14 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
+# The virtualenv: pip installs uv (pinned), uv installs the project and its dev extras
+# (the same packages pip would pick, resolved and installed in parallel: ~10 s, not ~40).
+UV_VERSION := 0.13.9
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet 'uv==$(UV_VERSION)'
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
 	touch $(STAMP)
 
 run: serve
