@@ -4,6 +4,7 @@ operator's are whole, and a wrong token or file name is a problem, not a file.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -76,6 +77,14 @@ def test_an_archivist_reads_the_served_files_in_duckdb(
     )
 
 
+@pytest.fixture(scope="module")
+def empty() -> Iterator[TestClient]:  # type: ignore[type-arg]
+    """One app on an empty store (an operator token set) for the refusals and the empty
+    files: they only read."""
+    with TestClient(make_app(operator_token=TOKEN)) as client:
+        yield client
+
+
 @pytest.mark.parametrize(
     ("file", "headers", "status", "kind"),
     [
@@ -85,18 +94,23 @@ def test_an_archivist_reads_the_served_files_in_duckdb(
     ],
 )
 def test_refusals_are_problems(
-    file: str, headers: dict[str, str], status: int, kind: str | None
+    empty: TestClient,  # type: ignore[type-arg]
+    file: str,
+    headers: dict[str, str],
+    status: int,
+    kind: str | None,
 ) -> None:
-    with TestClient(make_app(operator_token=TOKEN)) as client:
-        r = client.get(f"/v1/exports/{file}", headers=headers)
+    r = empty.get(f"/v1/exports/{file}", headers=headers)
     assert r.status_code == status, r.text
     assert r.headers["content-type"].startswith("application/problem+json")
     if kind:
         assert r.json()["type"].endswith(kind)
 
 
-def test_an_empty_history_is_an_empty_table_with_its_columns(tmp_path: Path) -> None:
-    with TestClient(make_app()) as client:
-        path = download(client, "tricks.parquet", tmp_path)
+def test_an_empty_history_is_an_empty_table_with_its_columns(
+    empty: TestClient,  # type: ignore[type-arg]
+    tmp_path: Path,
+) -> None:
+    path = download(empty, "tricks.parquet", tmp_path)
     columns = [c[0] for c in duckdb.connect().sql(f"describe '{path}'").fetchall()]
     assert columns[:4] == ["day", "match_id", "round", "trick"]

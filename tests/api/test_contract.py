@@ -6,19 +6,30 @@ OpenAPI document stating every constraint the decoder applies."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
 from api.contract import REF_TEMPLATE
 from api.dto import ActionRequest, CreateMatchRequest, VerifyRequest
 from api.openapi import openapi_document
 from api.rules_oracle import SettleRequest, ShapeRequest, ThrowRequest, TrickRequest
 from tests.api.rest import Json, Table, auth, client
-from tests.apps import make_app
 
 SHAPE = {"level": "2", "trumpSuit": "S"}
+
+
+@pytest.fixture(scope="module")
+def c() -> Iterator[TestClient[Litestar]]:
+    """One app for the module: every test reads, refuses, or writes only to a match of its
+    own (each caller's Idempotency-Keys are its own token's), whatever ran before."""
+    with client() as opened:
+        yield opened
+
 
 # (path, body, status, code, what the detail names)
 STRICT_CASES: list[tuple[str, Any, int, str | None, tuple[str, ...]]] = [
@@ -89,10 +100,14 @@ STRICT_CASES: list[tuple[str, Any, int, str | None, tuple[str, ...]]] = [
 
 @pytest.mark.parametrize(("path", "body", "status", "code", "names"), STRICT_CASES)
 def test_request_bodies_are_decoded_strictly(
-    path: str, body: Any, status: int, code: str | None, names: tuple[str, ...]
+    c: TestClient[Litestar],
+    path: str,
+    body: Any,
+    status: int,
+    code: str | None,
+    names: tuple[str, ...],
 ) -> None:
-    with client() as c:
-        r = c.post(path, json=body)
+    r = c.post(path, json=body)
     assert r.status_code == status, r.text
     if code is None:
         return
@@ -105,9 +120,8 @@ def test_request_bodies_are_decoded_strictly(
         assert problem["rule"] == "R4"
 
 
-def test_an_integral_float_is_the_integer() -> None:
-    with client() as c:
-        r = c.post("/v1/matches", json={"rules": {"levelCap": 5.0, "throwPenaltyPoints": 1e1}})
+def test_an_integral_float_is_the_integer(c: TestClient[Litestar]) -> None:
+    r = c.post("/v1/matches", json={"rules": {"levelCap": 5.0, "throwPenaltyPoints": 1e1}})
     assert r.status_code == 201, r.text
     assert (r.json()["rules"]["levelCap"], r.json()["rules"]["throwPenaltyPoints"]) == (5, 10)
 
@@ -121,9 +135,10 @@ def test_an_integral_float_is_the_integer() -> None:
     ],
 )
 @pytest.mark.parametrize("path", ["/v1/matches", "/v1/rules/settle"])
-def test_deeply_nested_json_is_a_400_never_a_500(path: str, body: bytes) -> None:
-    with client() as c:
-        r = c.post(path, content=body, headers={"content-type": "application/json"})
+def test_deeply_nested_json_is_a_400_never_a_500(
+    c: TestClient[Litestar], path: str, body: bytes
+) -> None:
+    r = c.post(path, content=body, headers={"content-type": "application/json"})
     assert (r.status_code, r.json()["code"]) == (400, "bad-request"), r.text
     assert "nests deeper" in r.json()["detail"]
 
@@ -136,36 +151,34 @@ def test_deeply_nested_json_is_a_400_never_a_500(path: str, body: bytes) -> None
     [("finish", {}), ("bots/run", {}), ("seats/0/bot", {"kind": "random"})],
 )
 def test_a_reused_key_on_a_route_the_token_may_not_use_is_refused_for_the_token(
-    route: str, body: Json
+    c: TestClient[Litestar], route: str, body: Json
 ) -> None:
     """The key's record (same caller, another request) would be a 422; the token's
     refusal comes first (401/403), and tells nothing about what the key did."""
-    with client() as c:
-        table = Table.seat_four(c)
-        key = {"Idempotency-Key": "k-1"}
-        seat = next(s for s in range(4) if "pass" in table.view(s)["legal"]["actions"])
-        assert table.act(seat, "pass", [], **key).status_code == 200
-        r = c.post(f"{table.url}/{route}", json=body, headers={**auth(table.tokens[seat]), **key})
-        assert (r.status_code, r.json()["code"]) == (403, "forbidden"), r.text  # a seat token
-        again = table.act(seat, "pass", [], **key)  # the key itself still replays
-        assert again.headers["idempotent-replayed"] == "true"
+    table = Table.seat_four(c)
+    key = {"Idempotency-Key": "k-1"}
+    seat = next(s for s in range(4) if "pass" in table.view(s)["legal"]["actions"])
+    assert table.act(seat, "pass", [], **key).status_code == 200
+    r = c.post(f"{table.url}/{route}", json=body, headers={**auth(table.tokens[seat]), **key})
+    assert (r.status_code, r.json()["code"]) == (403, "forbidden"), r.text  # a seat token
+    again = table.act(seat, "pass", [], **key)  # the key itself still replays
+    assert again.headers["idempotent-replayed"] == "true"
 
 
-def test_a_command_without_a_token_is_401_whatever_its_key() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        key = {"Idempotency-Key": "k-2"}
-        for _ in range(2):
-            r = c.post(f"{table.url}/actions/pass", json={"cards": []}, headers=key)
-            assert (r.status_code, r.json()["code"]) == (401, "unauthorized")
+def test_a_command_without_a_token_is_401_whatever_its_key(c: TestClient[Litestar]) -> None:
+    table = Table.seat_four(c)
+    key = {"Idempotency-Key": "k-2"}
+    for _ in range(2):
+        r = c.post(f"{table.url}/actions/pass", json={"cards": []}, headers=key)
+        assert (r.status_code, r.json()["code"]) == (401, "unauthorized")
 
 
 # -- the document states the decoder's constraints ---------------------------------------
 
 
 @pytest.fixture(scope="module")
-def document() -> Json:
-    doc: Json = msgspec.json.decode(msgspec.json.encode(openapi_document(make_app())))
+def document(c: TestClient[Litestar]) -> Json:
+    doc: Json = msgspec.json.decode(msgspec.json.encode(openapi_document(c.app)))
     return doc
 
 
@@ -236,9 +249,8 @@ def test_every_error_response_is_documented_as_a_problem(document: Json) -> None
 
 
 @pytest.mark.parametrize("header", ["abc", "\u00b2", "", "1" * 19, "-1", "1.0"])
-def test_a_last_event_id_that_is_not_a_version_is_422(header: str) -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        r = c.get(f"{table.url}/stream", headers=[(b"Last-Event-ID", header.encode("latin-1"))])
+def test_a_last_event_id_that_is_not_a_version_is_422(c: TestClient[Litestar], header: str) -> None:
+    table = Table.seat_four(c)
+    r = c.get(f"{table.url}/stream", headers=[(b"Last-Event-ID", header.encode("latin-1"))])
     assert r.status_code == 422, r.text
     assert "Last-Event-ID" in r.json()["detail"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -230,6 +231,15 @@ def down_service(error: Exception) -> DownService:
     return service
 
 
+@pytest.fixture(scope="module")
+def down() -> Iterator[tuple[DownService, TestClient[Litestar]]]:
+    """One app on a store that is down: each test names how it fails (``service.error``);
+    nothing can be saved, so no test leaves anything for another."""
+    service = down_service(OperationalError("connection refused"))
+    with client(service) as c:
+        yield service, c
+
+
 @pytest.mark.parametrize(
     "error",
     [
@@ -249,17 +259,21 @@ def down_service(error: Exception) -> DownService:
     ],
 )
 def test_an_unreachable_store_is_503_with_retry_after(
-    error: Exception, method: str, path: str
+    down: tuple[DownService, TestClient[Litestar]], error: Exception, method: str, path: str
 ) -> None:
     match_id = "12345678-1234-5678-1234-567812345678"
-    with client(down_service(error)) as c:
-        r = c.request(
-            method,
-            path.format(id=match_id),
-            json={"name": "p"} if "seats" in path else {},
-            headers={**auth("s.x.y"), "Idempotency-Key": "k"} if method == "POST" else {},
-        )
-        samples = scrape(c)
+    service, c = down
+    service.error = error
+    command = "pass" if "actions" in path else "take_seat"
+    counted = ("shengji_commands_total", {"command": command, "outcome": "unavailable"})
+    before = value(scrape(c), counted[0], **counted[1])  # the app is shared: count this one
+    r = c.request(
+        method,
+        path.format(id=match_id),
+        json={"name": "p"} if "seats" in path else {},
+        headers={**auth("s.x.y"), "Idempotency-Key": "k"} if method == "POST" else {},
+    )
+    samples = scrape(c)
     assert r.status_code == 503, r.text
     assert r.headers["content-type"].startswith(PROBLEM_MEDIA_TYPE)
     assert int(r.headers["retry-after"]) >= 1
@@ -268,27 +282,30 @@ def test_an_unreachable_store_is_503_with_retry_after(
     assert body["code"] == "store-unavailable" and body["status"] == 503
     assert "Idempotency-Key" in body["detail"]
     if method == "POST":
-        command = "pass" if "actions" in path else "take_seat"
-        assert value(samples, "shengji_commands_total", command=command, outcome="unavailable")
+        assert value(samples, counted[0], **counted[1]) == before + 1
 
 
-def test_store_unavailable_in_chinese() -> None:
-    with client(down_service(OperationalError("down"))) as c:
-        r = c.get(
-            "/v1/matches/12345678-1234-5678-1234-567812345678/public",
-            headers={"Accept-Language": "zh-CN"},
-        )
+def test_store_unavailable_in_chinese(down: tuple[DownService, TestClient[Litestar]]) -> None:
+    service, c = down
+    service.error = OperationalError("down")
+    r = c.get(
+        "/v1/matches/12345678-1234-5678-1234-567812345678/public",
+        headers={"Accept-Language": "zh-CN"},
+    )
     assert r.status_code == 503
     assert r.json()["title"] == "存储暂时不可用"
     assert r.headers["content-language"] == "zh-CN"
 
 
-def test_an_outage_is_logged_with_the_request_id_and_no_traceback(logs: io.StringIO) -> None:
-    with client(down_service(OperationalError("connection refused"))) as c:
-        r = c.get(
-            "/v1/matches/12345678-1234-5678-1234-567812345678/public",
-            headers={"X-Request-ID": "outage-1"},
-        )
+def test_an_outage_is_logged_with_the_request_id_and_no_traceback(
+    down: tuple[DownService, TestClient[Litestar]], logs: io.StringIO
+) -> None:
+    service, c = down
+    service.error = OperationalError("connection refused")
+    r = c.get(
+        "/v1/matches/12345678-1234-5678-1234-567812345678/public",
+        headers={"X-Request-ID": "outage-1"},
+    )
     assert r.status_code == 503 and r.headers["x-request-id"] == "outage-1"
     records = [json.loads(line) for line in logs.getvalue().splitlines() if line.strip()]
     (warning,) = [x for x in records if x.get("logger") == "api.unavailable"]

@@ -76,8 +76,10 @@ def provider() -> Iterator[Provider]:
     p.server.server_close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def c(provider: Provider) -> Iterator[TestClient[Litestar]]:
+    """One app on the provider: each test signs in its own subject (only the first test
+    signs ``user-1`` in; the others' tokens for it are refused)."""
     with client(oidc_issuer=ISSUER, oidc_audience=AUDIENCE, oidc_jwks_url=provider.url) as c:
         yield c
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -16,13 +17,15 @@ import anyio
 import httpx
 import jsonpatch
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
 from api.match_follower import FULL_EVERY
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from tests.api.rest import auth
 from tests.api.sse_driver import Event, SseStream, paced_service, step, stream
-from tests.apps import served
+from tests.apps import make_app, served
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -252,15 +255,26 @@ async def next_deal(s: SseStream) -> Event:
         assert ev.event not in ("view", "patch"), f"a version frame during the deal: {ev}"
 
 
-@pytest.mark.parametrize("frames", ["patches", "PATCH", "", "json-patch"])
-async def test_an_unknown_frames_value_is_refused(frames: str) -> None:
+@pytest.fixture(scope="module")
+def refusing() -> Iterator[tuple[GameService, TestClient[Litestar]]]:
+    """One app for the refusals: each asks for a stream of a match of its own, refused
+    before any frame."""
     service = GameService(
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(1)
     )
-    async with served(service) as (_, c):
-        match_id = service.create_match(RuleSet())
-        r = await c.get(f"/v1/matches/{match_id}/stream", params={"frames": frames})
-        assert r.status_code == 422, r.text
-        problem = r.json()
-        assert r.headers["content-type"].startswith("application/problem+json")
-        assert "frames" in problem["detail"]
+    with TestClient(make_app(service)) as c:
+        yield service, c
+    service.close()
+
+
+@pytest.mark.parametrize("frames", ["patches", "PATCH", "", "json-patch"])
+def test_an_unknown_frames_value_is_refused(
+    refusing: tuple[GameService, TestClient[Litestar]], frames: str
+) -> None:
+    service, c = refusing
+    match_id = service.create_match(RuleSet())
+    r = c.get(f"/v1/matches/{match_id}/stream", params={"frames": frames})
+    assert r.status_code == 422, r.text
+    problem = r.json()
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "frames" in problem["detail"]

@@ -4,6 +4,7 @@ positions, so ``Last-Event-ID`` resumes with nothing lost and nothing repeated."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from uuid import UUID
 
 import anyio
@@ -105,20 +106,29 @@ def test_a_finished_match_is_told() -> None:
         ]
 
 
+@pytest.fixture(scope="module")
+def refusing() -> Iterator[TestClient[Litestar]]:
+    """One app for the refusals: no stream is opened, and its log stays short."""
+    with client() as c:
+        yield c
+
+
 @pytest.mark.parametrize(
     ("headers", "status"),
     [({}, 401), (auth("s.00000000000000000000000000000000.x"), 403)],
 )
-def test_the_stream_refuses_without_a_player_token(headers: dict[str, str], status: int) -> None:
-    with client() as c:
-        assert c.get("/v1/players/me/stream", headers=headers).status_code == status
+def test_the_stream_refuses_without_a_player_token(
+    refusing: TestClient[Litestar], headers: dict[str, str], status: int
+) -> None:
+    c = refusing
+    assert c.get("/v1/players/me/stream", headers=headers).status_code == status
 
 
-def test_a_position_beyond_the_log_is_422() -> None:
-    with client() as c:
-        mei = new_player(c)["token"]
-        r = c.get("/v1/players/me/stream", headers=auth(mei) | {"Last-Event-ID": "999999"})
-        assert (r.status_code, r.json()["code"]) == (422, "last-event-id-ahead")
+def test_a_position_beyond_the_log_is_422(refusing: TestClient[Litestar]) -> None:
+    c = refusing
+    mei = new_player(c)["token"]
+    r = c.get("/v1/players/me/stream", headers=auth(mei) | {"Last-Event-ID": "999999"})
+    assert (r.status_code, r.json()["code"]) == (422, "last-event-id-ahead")
 
 
 @pytest.mark.parametrize("how", ["session ended", "token rotated", "player erased"])

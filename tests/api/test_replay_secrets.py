@@ -9,9 +9,12 @@ what it was shown; the second gets nothing it could act with."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
 from tests.api.rest import Json, auth, client
 from tests.api.test_rest_tournaments import teams
@@ -56,16 +59,23 @@ def mint_round(c: Any, key: dict[str, str]) -> tuple[Any, Any]:
     return c.post(url, headers=headers), c.post(url, headers=headers)
 
 
+@pytest.fixture(scope="module")
+def c() -> Iterator[TestClient[Litestar]]:
+    """One app for the module: every case mints under an Idempotency-Key of its own."""
+    with client() as opened:
+        yield opened
+
+
 @pytest.mark.parametrize("mint", [mint_match, mint_seat, mint_tournament, mint_round])
 @pytest.mark.parametrize("spoofed", [False, True])
 def test_a_second_caller_with_the_same_key_never_gets_the_first_callers_token(
-    mint: Any, spoofed: bool
+    c: TestClient[Litestar], mint: Any, spoofed: bool
 ) -> None:
-    key = {"Idempotency-Key": "shared-key-1"}
+    # the key both callers share; each case its own, as all the cases share one app
+    key = {"Idempotency-Key": f"shared-key-{mint.__name__}-{spoofed}"}
     if spoofed:  # a forwarding header changes nothing (not a trusted proxy)
         key["X-Forwarded-For"] = "10.9.0.7"
-    with client() as c:
-        first, second = mint(c, key)
+    first, second = mint(c, key)
     assert first.status_code == second.status_code and first.status_code in (200, 201)
     minted = tokens_in(first.text)
     assert minted, first.text  # the first caller was shown its token(s)

@@ -14,6 +14,8 @@ matches.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -59,6 +61,14 @@ class Scene:
     """Every command answer of table A (its view included)."""
     tags: dict[int | None, str] = field(default_factory=dict)
     """The /view (seat) and /public (None) ETags while embargoed."""
+    client: TestClient[Litestar] | None = None
+    """The app on ``service`` the tests read through (one per scene: the reads change
+    nothing)."""
+
+    @property
+    def c(self) -> TestClient[Litestar]:
+        assert self.client is not None, "the scene's fixture opens its client"
+        return self.client
 
     @property
     def url(self) -> str:
@@ -108,7 +118,9 @@ def _play(c: TestClient[Litestar], scene: Scene) -> None:
     raise AssertionError("table A did not finish")
 
 
-def half_played() -> Scene:
+@contextmanager
+def half_played() -> Iterator[Scene]:
+    """The scene, with its client open (the bot driver paused) while the context is."""
     service = new_service()
     with client(service) as c:
         c.app.state.bots.pause()  # table B stays unplayed; table A's bots move below
@@ -129,18 +141,22 @@ def half_played() -> Scene:
         for viewer, headers in scene.viewers():
             path = "/view" if viewer is not None else "/public"
             scene.tags[viewer] = c.get(scene.url + path, headers=headers).headers["etag"]
-    return scene
+        scene.client = c
+        yield scene
+        scene.client = None
 
 
 @pytest.fixture(scope="module")
-def scene() -> Scene:
-    return half_played()
+def scene() -> Iterator[Scene]:
+    with half_played() as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
-def released() -> Scene:
-    s = half_played()
-    with client(s.service) as c:
+def released() -> Iterator[Scene]:
+    with half_played() as s:
+        c = s.c
+        c.app.state.bots.resume()  # table B's bots may now play
         run = f"/v1/tournaments/{s.tournament}/rounds/1/bots/run"
         r = c.post(run, headers=auth(s.organiser))  # wakes table B's bots
         assert r.status_code == 202, r.text
@@ -148,7 +164,7 @@ def released() -> Scene:
         r = c.post(run, headers=auth(s.organiser))
         assert r.status_code == 202, r.text
         assert r.json()["completed"] is True
-    return s
+        yield s
 
 
 def no_seed(text: str, seeds: list[str]) -> None:
@@ -171,25 +187,25 @@ def problem(r: Any, code: str) -> Json:
 def test_views_of_table_a_withhold_the_scored_deal(scene: Scene, path: str) -> None:
     """R33/R36: result null, the embargo named, the bottom only for the seat that buried
     it, ``visible`` only what the seat saw in play; an ``-e`` ETag, never cached."""
-    with client(scene.service) as c:
-        for viewer, headers in scene.viewers():
-            if path == "/view" and viewer is None:
-                continue
-            r = c.get(scene.url + path, headers=headers)
-            assert r.status_code == 200, r.text
-            no_seed(r.text, scene.seeds())
-            view = r.json()
-            assert view["phase"] == "scored" and view["result"] is None
-            assert EMBARGO in view["embargo"] and "R36" in view["embargo"]
-            if path == "/rounds/1":
-                continue
-            assert r.headers["etag"].endswith('-e"')
-            again = c.get(scene.url + path, headers={**headers, "If-None-Match": r.headers["etag"]})
-            assert again.status_code == 304  # still embargoed: the same representation
-            if path == "/view":
-                buried = view["bottom"] is not None
-                assert len(view["visible"]) == (108 if buried else 100)
-                assert len(view["played"]) == 100
+    c = scene.c
+    for viewer, headers in scene.viewers():
+        if path == "/view" and viewer is None:
+            continue
+        r = c.get(scene.url + path, headers=headers)
+        assert r.status_code == 200, r.text
+        no_seed(r.text, scene.seeds())
+        view = r.json()
+        assert view["phase"] == "scored" and view["result"] is None
+        assert EMBARGO in view["embargo"] and "R36" in view["embargo"]
+        if path == "/rounds/1":
+            continue
+        assert r.headers["etag"].endswith('-e"')
+        again = c.get(scene.url + path, headers={**headers, "If-None-Match": r.headers["etag"]})
+        assert again.status_code == 304  # still embargoed: the same representation
+        if path == "/view":
+            buried = view["bottom"] is not None
+            assert len(view["visible"]) == (108 if buried else 100)
+            assert len(view["played"]) == 100
 
 
 def test_command_answers_of_table_a_withhold_the_scored_deal(scene: Scene) -> None:
@@ -202,45 +218,43 @@ def test_command_answers_of_table_a_withhold_the_scored_deal(scene: Scene) -> No
 
 def test_the_state_as_of_every_version_has_no_revealed_section(scene: Scene) -> None:
     """R34/R36: ``revealed`` null at every version, ``embargo`` saying why."""
-    with client(scene.service) as c:
-        public = c.get(f"{scene.url}/public", headers=auth(scene.organiser))
-        last = int(public.headers["etag"].strip('"').split("-")[0])
-        for viewer, headers in scene.viewers():
-            for version in range(1, last + 1, 1 if viewer is None else 3):
-                r = c.get(f"{scene.url}/state", params={"version": version}, headers=headers)
-                assert r.status_code == 200, r.text
-                no_seed(r.text, scene.seeds())
-                state = r.json()
-                assert state["revealed"] is None
-                if state["view"]["roundId"]:  # a round's events exist (not just RoundBegun)
-                    assert EMBARGO in state["embargo"]
+    c = scene.c
+    public = c.get(f"{scene.url}/public", headers=auth(scene.organiser))
+    last = int(public.headers["etag"].strip('"').split("-")[0])
+    for viewer, headers in scene.viewers():
+        for version in range(1, last + 1, 1 if viewer is None else 3):
+            r = c.get(f"{scene.url}/state", params={"version": version}, headers=headers)
+            assert r.status_code == 200, r.text
+            no_seed(r.text, scene.seeds())
+            state = r.json()
+            assert state["revealed"] is None
+            if state["view"]["roundId"]:  # a round's events exist (not just RoundBegun)
+                assert EMBARGO in state["embargo"]
 
 
 def test_history_pages_hide_seeds_and_the_bottom(scene: Scene) -> None:
     """R33/R36: Dealt.seed hidden, RoundScored without seed, bottomCards, bottomPoints;
     BottomBuried.cards only for the seat that buried them."""
-    with client(scene.service) as c:
-        for viewer, headers in scene.viewers():
-            after, items = 0, []
-            while True:
-                r = c.get(
-                    f"{scene.url}/history", params={"after": after, "limit": 50}, headers=headers
-                )
-                assert r.status_code == 200, r.text
-                no_seed(r.text, scene.seeds())
-                page = r.json()
-                assert EMBARGO in page["embargo"]
-                items += page["items"]
-                if not page["more"]:
-                    break
-                after = page["next"]
-            kinds = {i["type"]: i for i in items}
-            assert set(kinds["RoundScored"]["hidden"]) == {"seed", "bottomCards", "bottomPoints"}
-            for item in items:
-                if item["type"] == "Dealt":
-                    assert item["hidden"] == ["seed"]
-                if item["type"] == "BottomBuried" and viewer != item["data"]["seat"]:
-                    assert item["hidden"] == ["cards"]  # round 1: no 炒底 taker (R20)
+    c = scene.c
+    for viewer, headers in scene.viewers():
+        after, items = 0, []
+        while True:
+            r = c.get(f"{scene.url}/history", params={"after": after, "limit": 50}, headers=headers)
+            assert r.status_code == 200, r.text
+            no_seed(r.text, scene.seeds())
+            page = r.json()
+            assert EMBARGO in page["embargo"]
+            items += page["items"]
+            if not page["more"]:
+                break
+            after = page["next"]
+        kinds = {i["type"]: i for i in items}
+        assert set(kinds["RoundScored"]["hidden"]) == {"seed", "bottomCards", "bottomPoints"}
+        for item in items:
+            if item["type"] == "Dealt":
+                assert item["hidden"] == ["seed"]
+            if item["type"] == "BottomBuried" and viewer != item["data"]["seat"]:
+                assert item["hidden"] == ["cards"]  # round 1: no 炒底 taker (R20)
 
 
 @pytest.mark.parametrize(
@@ -257,16 +271,16 @@ def test_verification_and_records_answer_deal_embargoed(
     scene: Scene, path: str, language: str
 ) -> None:
     """R35/R36: 409 ``deal-embargoed``, a stable type and, in Chinese, its sentence."""
-    with client(scene.service) as c:
-        r = c.get(scene.url + path, headers={"Accept-Language": language})
-        body = problem(r, "deal-embargoed")
-        no_seed(r.text, scene.seeds())
-        if language == "zh-CN":  # all Chinese, the tournament round named
-            assert body["title"] == "牌局暂不公开" and body["detail"].startswith("本轮比赛")
-            assert "比赛轮次：1" in body["detail"]
-        else:
-            assert EMBARGO in body["detail"]
-            assert body["title"] == "Deal embargoed"
+    c = scene.c
+    r = c.get(scene.url + path, headers={"Accept-Language": language})
+    body = problem(r, "deal-embargoed")
+    no_seed(r.text, scene.seeds())
+    if language == "zh-CN":  # all Chinese, the tournament round named
+        assert body["title"] == "牌局暂不公开" and body["detail"].startswith("本轮比赛")
+        assert "比赛轮次：1" in body["detail"]
+    else:
+        assert EMBARGO in body["detail"]
+        assert body["title"] == "Deal embargoed"
 
 
 @pytest.mark.anyio
@@ -300,29 +314,29 @@ def test_after_the_round_completes_everything_is_revealed(released: Scene) -> No
     """R33/R35: the views (an embargoed ETag no longer matches), the state, the history,
     verification and the records."""
     seeds = released.seeds()
-    with client(released.service) as c:
-        for viewer, headers in released.viewers():
-            path = "/view" if viewer is not None else "/public"
-            old = released.tags[viewer]
-            assert old.endswith('-e"')
-            r = c.get(released.url + path, headers={**headers, "If-None-Match": old})
-            assert r.status_code == 200 and not r.headers["etag"].endswith('-e"')
-            view = r.json()
-            assert view["embargo"] is None and view["result"]["seed"] in seeds
-            assert len(view["result"]["dealtHands"]) == 4
-            if viewer is not None:
-                assert len(view["visible"]) == 108
-            history = c.get(f"{released.url}/history", params={"limit": 1000}, headers=headers)
-            assert history.json()["embargo"] is None
-            assert all(s in history.text for s in seeds)
-            scored = next(i for i in history.json()["items"] if i["type"] == "RoundScored")
-            state = c.get(
-                f"{released.url}/state", params={"version": scored["version"]}, headers=headers
-            ).json()
-            assert state["embargo"] is None and state["revealed"]["seed"] in seeds
-        verified = c.get(f"{released.url}/rounds/1/verify")
-        assert verified.status_code == 200 and verified.json()["seed"] in seeds
-        for path in ("/record", "/rounds/1/record"):
-            r = c.get(released.url + path)
-            assert r.status_code == 200, r.text
-            assert all(s in r.text for s in seeds)
+    c = released.c
+    for viewer, headers in released.viewers():
+        path = "/view" if viewer is not None else "/public"
+        old = released.tags[viewer]
+        assert old.endswith('-e"')
+        r = c.get(released.url + path, headers={**headers, "If-None-Match": old})
+        assert r.status_code == 200 and not r.headers["etag"].endswith('-e"')
+        view = r.json()
+        assert view["embargo"] is None and view["result"]["seed"] in seeds
+        assert len(view["result"]["dealtHands"]) == 4
+        if viewer is not None:
+            assert len(view["visible"]) == 108
+        history = c.get(f"{released.url}/history", params={"limit": 1000}, headers=headers)
+        assert history.json()["embargo"] is None
+        assert all(s in history.text for s in seeds)
+        scored = next(i for i in history.json()["items"] if i["type"] == "RoundScored")
+        state = c.get(
+            f"{released.url}/state", params={"version": scored["version"]}, headers=headers
+        ).json()
+        assert state["embargo"] is None and state["revealed"]["seed"] in seeds
+    verified = c.get(f"{released.url}/rounds/1/verify")
+    assert verified.status_code == 200 and verified.json()["seed"] in seeds
+    for path in ("/record", "/rounds/1/record"):
+        r = c.get(released.url + path)
+        assert r.status_code == 200, r.text
+        assert all(s in r.text for s in seeds)

@@ -5,6 +5,7 @@ last seats are each seated once."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -28,33 +29,41 @@ def invite(c: TestClient[Litestar], match_id: str, token: str, **body: int) -> J
     return made
 
 
-def test_an_invite_seats_a_player_and_guests_until_the_table_is_full() -> None:
-    with client() as c:
-        m = new_match(c)
-        code = invite(c, m["matchId"], m["organiserToken"])["code"]
-        assert len(code) == 9 and code[4] == "-"
-        info = c.get(f"/v1/invites/{code.lower()}").json()
-        assert (info["matchId"], info["freeSeats"]) == (m["matchId"], [0, 1, 2, 3])
-        player = new_player(c)["token"]
-        r = c.post(f"/v1/invites/{code}", headers=auth(player))
-        assert r.status_code == 201, r.text
-        assert r.json()["seat"] == 0
-        mine = c.get("/v1/players/me/matches", headers=auth(player)).json()["current"]
-        assert [i["matchId"] for i in mine] == [m["matchId"]]
-        # a seated player invites too, with their player token
-        second = invite(c, m["matchId"], player)["code"]
-        seats = [
-            c.post(f"/v1/invites/{second}", json={"name": f"guest {i}"}).json()["seat"]
-            for i in range(3)
-        ]
-        assert seats == [1, 2, 3]
-        full = c.post(f"/v1/invites/{code}", json={"name": "late"})
-        assert (full.status_code, full.json()["code"], full.json()["rule"]) == (
-            409,
-            "no-free-seat",
-            "R1",
-        )
-        assert c.get(f"/v1/matches/{m['matchId']}").json()["roundNumber"] == 1  # dealt (R16)
+@pytest.fixture(scope="module")
+def c() -> Iterator[TestClient[Litestar]]:
+    """One app for the tests that invite to matches of their own (the clock never moved)."""
+    with client() as opened:
+        yield opened
+
+
+def test_an_invite_seats_a_player_and_guests_until_the_table_is_full(
+    c: TestClient[Litestar],
+) -> None:
+    m = new_match(c)
+    code = invite(c, m["matchId"], m["organiserToken"])["code"]
+    assert len(code) == 9 and code[4] == "-"
+    info = c.get(f"/v1/invites/{code.lower()}").json()
+    assert (info["matchId"], info["freeSeats"]) == (m["matchId"], [0, 1, 2, 3])
+    player = new_player(c)["token"]
+    r = c.post(f"/v1/invites/{code}", headers=auth(player))
+    assert r.status_code == 201, r.text
+    assert r.json()["seat"] == 0
+    mine = c.get("/v1/players/me/matches", headers=auth(player)).json()["current"]
+    assert [i["matchId"] for i in mine] == [m["matchId"]]
+    # a seated player invites too, with their player token
+    second = invite(c, m["matchId"], player)["code"]
+    seats = [
+        c.post(f"/v1/invites/{second}", json={"name": f"guest {i}"}).json()["seat"]
+        for i in range(3)
+    ]
+    assert seats == [1, 2, 3]
+    full = c.post(f"/v1/invites/{code}", json={"name": "late"})
+    assert (full.status_code, full.json()["code"], full.json()["rule"]) == (
+        409,
+        "no-free-seat",
+        "R1",
+    )
+    assert c.get(f"/v1/matches/{m['matchId']}").json()["roundNumber"] == 1  # dealt (R16)
 
 
 @pytest.mark.parametrize(
@@ -66,22 +75,22 @@ def test_an_invite_seats_a_player_and_guests_until_the_table_is_full() -> None:
         ("/v1/invites/AAAA-AAAA", None, 404, "not-found"),
     ],
 )
-def test_bad_codes_are_problems(path: str, body: Json | None, status: int, code: str) -> None:
-    with client() as c:
-        r = c.post(path, json=body)
-        assert (r.status_code, r.json()["code"]) == (status, code)
-        assert r.headers["content-type"].startswith("application/problem+json")
+def test_bad_codes_are_problems(
+    c: TestClient[Litestar], path: str, body: Json | None, status: int, code: str
+) -> None:
+    r = c.post(path, json=body)
+    assert (r.status_code, r.json()["code"]) == (status, code)
+    assert r.headers["content-type"].startswith("application/problem+json")
 
 
-def test_only_the_organiser_or_a_seat_invites() -> None:
-    with client() as c:
-        m = new_match(c)
-        url = f"/v1/matches/{m['matchId']}/invites"
-        assert c.post(url).status_code == 401
-        stranger = new_player(c)["token"]
-        assert c.post(url, headers=auth(stranger)).status_code == 403
-        other = new_match(c)
-        assert c.post(url, headers=auth(other["organiserToken"])).status_code == 403
+def test_only_the_organiser_or_a_seat_invites(c: TestClient[Litestar]) -> None:
+    m = new_match(c)
+    url = f"/v1/matches/{m['matchId']}/invites"
+    assert c.post(url).status_code == 401
+    stranger = new_player(c)["token"]
+    assert c.post(url, headers=auth(stranger)).status_code == 403
+    other = new_match(c)
+    assert c.post(url, headers=auth(other["organiserToken"])).status_code == 403
 
 
 def test_an_expired_invite_is_refused() -> None:
@@ -94,19 +103,16 @@ def test_an_expired_invite_is_refused() -> None:
         assert (r.status_code, r.json()["code"]) == (409, "invite-expired")
 
 
-def test_racing_joiners_are_each_seated_once() -> None:
-    with client() as c:
-        m = new_match(c)
-        code = invite(c, m["matchId"], m["organiserToken"])["code"]
-        tokens = [new_player(c, f"p{i}")["token"] for i in range(8)]
-        with ThreadPoolExecutor(8) as pool:
-            answers = list(
-                pool.map(lambda t: c.post(f"/v1/invites/{code}", headers=auth(t)), tokens)
-            )
-        won = [a.json()["seat"] for a in answers if a.status_code == 201]
-        assert sorted(won) == [0, 1, 2, 3]
-        assert {a.json()["code"] for a in answers if a.status_code != 201} == {"no-free-seat"}
-        seated = [
-            len(c.get("/v1/players/me/matches", headers=auth(t)).json()["current"]) for t in tokens
-        ]
-        assert sorted(seated) == [0, 0, 0, 0, 1, 1, 1, 1]
+def test_racing_joiners_are_each_seated_once(c: TestClient[Litestar]) -> None:
+    m = new_match(c)
+    code = invite(c, m["matchId"], m["organiserToken"])["code"]
+    tokens = [new_player(c, f"p{i}")["token"] for i in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda t: c.post(f"/v1/invites/{code}", headers=auth(t)), tokens))
+    won = [a.json()["seat"] for a in answers if a.status_code == 201]
+    assert sorted(won) == [0, 1, 2, 3]
+    assert {a.json()["code"] for a in answers if a.status_code != 201} == {"no-free-seat"}
+    seated = [
+        len(c.get("/v1/players/me/matches", headers=auth(t)).json()["current"]) for t in tokens
+    ]
+    assert sorted(seated) == [0, 0, 0, 0, 1, 1, 1, 1]

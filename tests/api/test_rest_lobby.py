@@ -5,6 +5,7 @@ cancelled; a player waits with one ticket at a time; racing tickets seat each pl
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -149,20 +150,33 @@ BAD_PARTNERS = [
 ]
 
 
-@pytest.mark.parametrize(("partner", "detail"), BAD_PARTNERS)
-def test_a_partner_who_can_never_queue_is_refused(partner: str, detail: str) -> None:
+@pytest.fixture(scope="module")
+def refusing() -> Iterator[TestClient[Litestar]]:
+    """One app for the refusals: each test leaves its lobby as it found it (its one
+    ticket cancelled), so a ticket of its own waits alone whatever ran before."""
     with client() as c:
-        mei, lin = new_player(c, "Mei"), new_player(c, "Lin")
-        ids = {
-            "yourself": mei["playerId"],
-            "nobody": "00000000-0000-0000-0000-000000000000",
-            "erased": lin["playerId"],
-            "a match": c.post("/v1/matches", json={"name": "x"}).json()["matchId"],
-        }
-        assert c.delete("/v1/players/me", headers=auth(lin["token"])).status_code == 204
-        r = c.post("/v1/lobby/tickets", json={"partner": ids[partner]}, headers=auth(mei["token"]))
-        assert r.status_code == 422, r.text
-        assert r.headers["content-type"].startswith("application/problem+json")
-        assert r.json()["code"] == "invalid-input" and detail in r.json()["detail"]
-        assert r.json()["detail"].startswith("partner:")
-        assert ticket(c, mei["token"])["status"] == "waiting"  # nothing was queued
+        yield c
+
+
+@pytest.mark.parametrize(("partner", "detail"), BAD_PARTNERS)
+def test_a_partner_who_can_never_queue_is_refused(
+    refusing: TestClient[Litestar], partner: str, detail: str
+) -> None:
+    c = refusing
+    mei, lin = new_player(c, "Mei"), new_player(c, "Lin")
+    ids = {
+        "yourself": mei["playerId"],
+        "nobody": "00000000-0000-0000-0000-000000000000",
+        "erased": lin["playerId"],
+        "a match": c.post("/v1/matches", json={"name": "x"}).json()["matchId"],
+    }
+    assert c.delete("/v1/players/me", headers=auth(lin["token"])).status_code == 204
+    r = c.post("/v1/lobby/tickets", json={"partner": ids[partner]}, headers=auth(mei["token"]))
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["code"] == "invalid-input" and detail in r.json()["detail"]
+    assert r.json()["detail"].startswith("partner:")
+    queued = ticket(c, mei["token"])
+    assert queued["status"] == "waiting"  # nothing was queued
+    r = c.delete(f"/v1/lobby/tickets/{queued['ticketId']}", headers=auth(mei["token"]))
+    assert (r.status_code, r.json()["status"]) == (200, "cancelled")

@@ -5,9 +5,11 @@ and is played to that end by bots after its one person leaves mid-match; a team 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from uuid import UUID
 
+import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -29,6 +31,14 @@ def problem(r: object, status: int, code: str) -> Json:
     body: Json = r.json()
     assert body["code"] == code, body
     return body
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[TestClient[Litestar]]:
+    """One app (the test settings) for the tests that work on matches and players of their
+    own and neither read the match list nor move the clock."""
+    with client() as c:
+        yield c
 
 
 def test_a_private_table_refuses_a_strangers_seat_claim_and_is_not_listed() -> None:
@@ -131,77 +141,77 @@ def test_a_quick_play_match_is_played_to_its_end_after_its_one_person_leaves() -
         assert mine["current"] == [] and [m["matchId"] for m in mine["left"]] == [ticket["matchId"]]
 
 
-def test_a_team_resigns_and_the_table_asks_for_a_rematch() -> None:
-    with client() as c:
-        made = c.post("/v1/matches", json={"name": "friends", "visibility": "private"}).json()
-        mid, organiser = made["matchId"], made["organiserToken"]
-        url = f"/v1/matches/{mid}"
-        code = c.post(f"{url}/invites", headers=auth(organiser)).json()["code"]
-        mei, lan = new_player(c, "Mei")["token"], new_player(c, "Lan")["token"]
-        assert c.post(f"/v1/invites/{code}", json={"seat": 0}, headers=auth(mei)).status_code == 201
-        assert c.post(f"/v1/invites/{code}", json={"seat": 2}, headers=auth(lan)).status_code == 201
-        for seat in (1, 3):
-            r = c.post(f"{url}/seats/{seat}/bot", json={"kind": "random"}, headers=auth(organiser))
-            assert r.status_code == 201, r.text
-        problem(c.post(f"{url}/rematch", headers=auth(mei)), 409, "match-not-finished")  # not over
-        # R32: the team concedes once both its people resign
-        first = c.post(f"{url}/resign", headers=auth(mei))
-        assert first.status_code == 200, first.text
-        assert (first.json()["finished"], first.json()["waitingFor"]) == (False, [2])
-        problem(c.post(f"{url}/resign", headers=auth(mei)), 409, "already-resigned")
-        assert not c.get(url).json()["finished"]
-        second = c.post(f"{url}/resign", headers=auth(lan)).json()
-        assert (second["finished"], second["waitingFor"]) == (True, [])
-        summary = c.get(url).json()
-        assert (summary["finished"], summary["winner"]) == (True, 1)
-        # the rematch: bots seated at once, each person's seat kept until they confirm
-        asked = c.post(f"{url}/rematch", headers=auth(mei))
-        assert asked.status_code == 201, asked.text
-        rematch = asked.json()
-        assert (rematch["seat"], rematch["waitingFor"]) == (0, [2])
-        assert rematch["token"].startswith("s.")
-        new = f"/v1/matches/{rematch['matchId']}"
-        assert c.get(url).json()["rematch"] == rematch["matchId"]
-        waiting = c.get(new).json()
-        assert (waiting["rematchOf"], waiting["visibility"], waiting["roundNumber"]) == (
-            mid,
-            "private",
-            0,
-        )
-        assert [s and s["kind"] for s in waiting["seats"]] == ["human", "random", None, "random"]
-        stranger = new_player(c, "stranger")["token"]
-        r = c.post(
-            "/v1/players/me/seats",
-            json={"matchId": rematch["matchId"], "seat": 2},
-            headers=auth(stranger),
-        )
-        problem(r, 403, "forbidden")
-        finished = c.get("/v1/players/me/matches", headers=auth(lan)).json()["finished"]
-        assert [m["rematch"] for m in finished] == [rematch["matchId"]]
-        confirmed = c.post(f"{url}/rematch", headers=auth(lan)).json()
-        assert (confirmed["matchId"], confirmed["seat"], confirmed["waitingFor"]) == (
-            rematch["matchId"],
-            2,
-            [],
-        )
-        started = c.get(new).json()
-        assert started["roundNumber"] == 1 and [s["name"] for s in started["seats"]][::2] == [
-            "Mei",
-            "Lan",
-        ]
-        problem(c.post(f"{url}/rematch", headers=auth(lan)), 409, "rematch-confirmed")
+def test_a_team_resigns_and_the_table_asks_for_a_rematch(shared: TestClient[Litestar]) -> None:
+    c = shared
+    made = c.post("/v1/matches", json={"name": "friends", "visibility": "private"}).json()
+    mid, organiser = made["matchId"], made["organiserToken"]
+    url = f"/v1/matches/{mid}"
+    code = c.post(f"{url}/invites", headers=auth(organiser)).json()["code"]
+    mei, lan = new_player(c, "Mei")["token"], new_player(c, "Lan")["token"]
+    assert c.post(f"/v1/invites/{code}", json={"seat": 0}, headers=auth(mei)).status_code == 201
+    assert c.post(f"/v1/invites/{code}", json={"seat": 2}, headers=auth(lan)).status_code == 201
+    for seat in (1, 3):
+        r = c.post(f"{url}/seats/{seat}/bot", json={"kind": "random"}, headers=auth(organiser))
+        assert r.status_code == 201, r.text
+    problem(c.post(f"{url}/rematch", headers=auth(mei)), 409, "match-not-finished")  # not over
+    # R32: the team concedes once both its people resign
+    first = c.post(f"{url}/resign", headers=auth(mei))
+    assert first.status_code == 200, first.text
+    assert (first.json()["finished"], first.json()["waitingFor"]) == (False, [2])
+    problem(c.post(f"{url}/resign", headers=auth(mei)), 409, "already-resigned")
+    assert not c.get(url).json()["finished"]
+    second = c.post(f"{url}/resign", headers=auth(lan)).json()
+    assert (second["finished"], second["waitingFor"]) == (True, [])
+    summary = c.get(url).json()
+    assert (summary["finished"], summary["winner"]) == (True, 1)
+    # the rematch: bots seated at once, each person's seat kept until they confirm
+    asked = c.post(f"{url}/rematch", headers=auth(mei))
+    assert asked.status_code == 201, asked.text
+    rematch = asked.json()
+    assert (rematch["seat"], rematch["waitingFor"]) == (0, [2])
+    assert rematch["token"].startswith("s.")
+    new = f"/v1/matches/{rematch['matchId']}"
+    assert c.get(url).json()["rematch"] == rematch["matchId"]
+    waiting = c.get(new).json()
+    assert (waiting["rematchOf"], waiting["visibility"], waiting["roundNumber"]) == (
+        mid,
+        "private",
+        0,
+    )
+    assert [s and s["kind"] for s in waiting["seats"]] == ["human", "random", None, "random"]
+    stranger = new_player(c, "stranger")["token"]
+    r = c.post(
+        "/v1/players/me/seats",
+        json={"matchId": rematch["matchId"], "seat": 2},
+        headers=auth(stranger),
+    )
+    problem(r, 403, "forbidden")
+    finished = c.get("/v1/players/me/matches", headers=auth(lan)).json()["finished"]
+    assert [m["rematch"] for m in finished] == [rematch["matchId"]]
+    confirmed = c.post(f"{url}/rematch", headers=auth(lan)).json()
+    assert (confirmed["matchId"], confirmed["seat"], confirmed["waitingFor"]) == (
+        rematch["matchId"],
+        2,
+        [],
+    )
+    started = c.get(new).json()
+    assert started["roundNumber"] == 1 and [s["name"] for s in started["seats"]][::2] == [
+        "Mei",
+        "Lan",
+    ]
+    problem(c.post(f"{url}/rematch", headers=auth(lan)), 409, "rematch-confirmed")
 
 
-def test_a_wrong_role_is_403_and_a_bad_token_401() -> None:
-    with client() as c:
-        made = c.post("/v1/matches").json()
-        player = new_player(c)["token"]
-        finish = f"/v1/matches/{made['matchId']}/finish"
-        assert problem(c.post(finish, headers=auth(player)), 403, "forbidden")["detail"] == (
-            "a player token cannot be used here: an organiser token is needed"
-        )
-        problem(c.post(finish, headers=auth("nonsense")), 401, "unauthorized")
-        problem(c.post(finish), 401, "unauthorized")
+def test_a_wrong_role_is_403_and_a_bad_token_401(shared: TestClient[Litestar]) -> None:
+    c = shared
+    made = c.post("/v1/matches").json()
+    player = new_player(c)["token"]
+    finish = f"/v1/matches/{made['matchId']}/finish"
+    assert problem(c.post(finish, headers=auth(player)), 403, "forbidden")["detail"] == (
+        "a player token cannot be used here: an organiser token is needed"
+    )
+    problem(c.post(finish, headers=auth("nonsense")), 401, "unauthorized")
+    problem(c.post(finish), 401, "unauthorized")
 
 
 def test_a_session_expires_when_idle_and_a_refresh_keeps_it() -> None:
@@ -222,97 +232,101 @@ def test_a_session_expires_when_idle_and_a_refresh_keeps_it() -> None:
         assert "expired" in expired["detail"]
 
 
-def test_a_player_edits_their_name_and_locale() -> None:
-    with client() as c:
-        token = new_player(c, "Mei")["token"]
-        r = c.patch("/v1/players/me", json={"displayName": "Mei Lin"}, headers=auth(token))
-        assert r.status_code == 200, r.text
-        assert (r.json()["displayName"], r.json()["locale"]) == ("Mei Lin", "en")
-        r = c.patch("/v1/players/me", json={"locale": "zh-CN"}, headers=auth(token))
-        assert (r.json()["displayName"], r.json()["locale"]) == ("Mei Lin", "zh-CN")
-        problem(
-            c.patch("/v1/players/me", json={"locale": "fr"}, headers=auth(token)),
-            422,
-            "validation-failed",
-        )
-        problem(
-            c.patch("/v1/players/me", json={"nickname": "x"}, headers=auth(token)),
-            422,
-            "validation-failed",
-        )
+def test_a_player_edits_their_name_and_locale(shared: TestClient[Litestar]) -> None:
+    c = shared
+    token = new_player(c, "Mei")["token"]
+    r = c.patch("/v1/players/me", json={"displayName": "Mei Lin"}, headers=auth(token))
+    assert r.status_code == 200, r.text
+    assert (r.json()["displayName"], r.json()["locale"]) == ("Mei Lin", "en")
+    r = c.patch("/v1/players/me", json={"locale": "zh-CN"}, headers=auth(token))
+    assert (r.json()["displayName"], r.json()["locale"]) == ("Mei Lin", "zh-CN")
+    problem(
+        c.patch("/v1/players/me", json={"locale": "fr"}, headers=auth(token)),
+        422,
+        "validation-failed",
+    )
+    problem(
+        c.patch("/v1/players/me", json={"nickname": "x"}, headers=auth(token)),
+        422,
+        "validation-failed",
+    )
 
 
-def test_problems_follow_the_players_stored_locale_and_say_their_language() -> None:
-    with client() as c:
-        token = new_player(c, "Mei", locale="zh-CN")["token"]
-        made = c.post("/v1/matches").json()
-        finish = f"/v1/matches/{made['matchId']}/finish"
-        # no Accept-Language: the player's own locale
-        body = problem(c.post(finish, headers=auth(token)), 403, "forbidden")
-        assert body["detail"] == "此令牌无权执行该操作。玩家令牌不能用于此操作；需要组织者令牌"
-        r = c.post(finish, headers=auth(token))
-        assert r.headers["content-language"] == "zh-CN"
-        assert "Accept-Language" in r.headers["vary"]
-        # a language asked for wins over the stored one
-        r = c.post(finish, headers={**auth(token), "Accept-Language": "en"})
-        assert (r.headers["content-language"], r.json()["title"]) == ("en", "Forbidden")
-        # the kind of 401 in Chinese words
-        r = c.post(finish, headers={"Authorization": "Basic x", "Accept-Language": "zh-CN"})
-        assert r.json()["detail"] == "需要有效的令牌。`Authorization` 头应为 `Bearer <令牌>`"
-        anonymous = c.post(finish, headers={"Accept-Language": "zh-CN"}).json()["detail"]
-        assert anonymous == "需要有效的令牌。需要组织者令牌"
-        # a forged token naming the account is not told the account's locale
-        forged = "p." + token.split(".")[1] + ".forged"
-        r = c.get("/v1/players/me", headers=auth(forged))
-        assert (r.status_code, r.headers["content-language"]) == (401, "en")
+def test_problems_follow_the_players_stored_locale_and_say_their_language(
+    shared: TestClient[Litestar],
+) -> None:
+    c = shared
+    token = new_player(c, "Mei", locale="zh-CN")["token"]
+    made = c.post("/v1/matches").json()
+    finish = f"/v1/matches/{made['matchId']}/finish"
+    # no Accept-Language: the player's own locale
+    body = problem(c.post(finish, headers=auth(token)), 403, "forbidden")
+    assert body["detail"] == "此令牌无权执行该操作。玩家令牌不能用于此操作；需要组织者令牌"
+    r = c.post(finish, headers=auth(token))
+    assert r.headers["content-language"] == "zh-CN"
+    assert "Accept-Language" in r.headers["vary"]
+    # a language asked for wins over the stored one
+    r = c.post(finish, headers={**auth(token), "Accept-Language": "en"})
+    assert (r.headers["content-language"], r.json()["title"]) == ("en", "Forbidden")
+    # the kind of 401 in Chinese words
+    r = c.post(finish, headers={"Authorization": "Basic x", "Accept-Language": "zh-CN"})
+    assert r.json()["detail"] == "需要有效的令牌。`Authorization` 头应为 `Bearer <令牌>`"
+    anonymous = c.post(finish, headers={"Accept-Language": "zh-CN"}).json()["detail"]
+    assert anonymous == "需要有效的令牌。需要组织者令牌"
+    # a forged token naming the account is not told the account's locale
+    forged = "p." + token.split(".")[1] + ".forged"
+    r = c.get("/v1/players/me", headers=auth(forged))
+    assert (r.status_code, r.headers["content-language"]) == (401, "en")
 
 
-def test_a_412_carries_the_current_etag() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        version = c.get(table.url).json()["version"]
-        seat = table.public()["expected"]["seat"] or 0
-        r = table.act(seat, "pass", [], **{"If-Match": f'"{version - 1}"'})
-        problem(r, 412, "precondition-failed")
-        assert r.headers["etag"] == f'"{version}"'
-        assert table.act(seat, "pass", [], **{"If-Match": r.headers["etag"]}).status_code == 200
+def test_a_412_carries_the_current_etag(shared: TestClient[Litestar]) -> None:
+    c = shared
+    table = Table.seat_four(c)
+    version = c.get(table.url).json()["version"]
+    seat = table.public()["expected"]["seat"] or 0
+    r = table.act(seat, "pass", [], **{"If-Match": f'"{version - 1}"'})
+    problem(r, 412, "precondition-failed")
+    assert r.headers["etag"] == f'"{version}"'
+    assert table.act(seat, "pass", [], **{"If-Match": r.headers["etag"]}).status_code == 200
 
 
-def test_the_player_feed_tells_every_turn_with_the_version_it_began() -> None:
+def test_the_player_feed_tells_every_turn_with_the_version_it_began(
+    shared: TestClient[Litestar],
+) -> None:
     """Many moves saved between two reads of the player's feed: each turn of the player's
     seat is one ``your-turn`` frame carrying the match version at which it began."""
-    with client() as c:
-        service = c.app.state.runtime.service
-        made = c.post("/v1/matches").json()
-        mid = made["matchId"]
-        player = new_player(c, "Mei")
-        r = c.post(
-            "/v1/players/me/seats", json={"matchId": mid, "seat": 0}, headers=auth(player["token"])
+    c = shared
+    service = c.app.state.runtime.service
+    made = c.post("/v1/matches").json()
+    mid = made["matchId"]
+    player = new_player(c, "Mei")
+    r = c.post(
+        "/v1/players/me/seats", json={"matchId": mid, "seat": 0}, headers=auth(player["token"])
+    )
+    assert r.status_code == 201, r.text
+    feed = PlayerFeed(service, UUID(player["playerId"]), start_position(service))
+    tokens = [player["token"]]
+    for seat in (1, 2, 3):
+        tokens.append(
+            c.post(f"/v1/matches/{mid}/seats/{seat}", json={"name": f"g{seat}"}).json()["token"]
         )
-        assert r.status_code == 201, r.text
-        feed = PlayerFeed(service, UUID(player["playerId"]), start_position(service))
-        tokens = [player["token"]]
-        for seat in (1, 2, 3):
-            tokens.append(
-                c.post(f"/v1/matches/{mid}/seats/{seat}", json={"name": f"g{seat}"}).json()["token"]
-            )
-        table = Table(c, mid, made["organiserToken"], tokens)
-        began: list[int] = []
-        before, mover = None, None
-        for _ in range(60):
-            version = c.get(table.url).json()["version"]
-            expected = table.public()["expected"]
-            acting = None if expected is None else expected["seat"]
-            if acting == 0 and (before != 0 or mover == 0):
-                began.append(version)
-            before = acting
-            mover = table.answers[-1][1] if table.answers else None
-            assert table.step()
-            mover = table.answers[-1][1]
-        frames = [f for f in feed.poll() if f.kind == "your-turn"]
-        assert [f.data["version"] for f in frames] == began
-        assert all(f.data["yourTurn"] and f.data["seat"] == 0 for f in frames)
-        assert [f.id for f in frames] == sorted({f.id for f in frames})
+    table = Table(c, mid, made["organiserToken"], tokens)
+    began: list[int] = []
+    before, mover = None, None
+    for _ in range(60):
+        version = c.get(table.url).json()["version"]
+        expected = table.public()["expected"]
+        acting = None if expected is None else expected["seat"]
+        if acting == 0 and (before != 0 or mover == 0):
+            began.append(version)
+        before = acting
+        mover = table.answers[-1][1] if table.answers else None
+        assert table.step()
+        mover = table.answers[-1][1]
+    frames = [f for f in feed.poll() if f.kind == "your-turn"]
+    assert [f.data["version"] for f in frames] == began
+    assert all(f.data["yourTurn"] and f.data["seat"] == 0 for f in frames)
+    assert [f.id for f in frames] == sorted({f.id for f in frames})
 
 
 def read_everything(c: TestClient[Litestar], match_id: str) -> None:
@@ -375,26 +389,28 @@ def test_tables_that_lived_through_leaving_resigning_and_a_rematch_read_and_reim
             read_everything(c, match_id)
 
 
-def test_an_erased_player_leaves_the_tables_still_being_played() -> None:
-    with client() as c:
-        player = new_player(c, "Mei")["token"]
-        made = c.post("/v1/matches", json={"rules": {"matchEnd": "rounds:1"}}).json()
-        url = f"/v1/matches/{made['matchId']}"
-        r = c.post(
-            "/v1/players/me/seats",
-            json={"matchId": made["matchId"], "seat": 0},
-            headers=auth(player),
+def test_an_erased_player_leaves_the_tables_still_being_played(
+    shared: TestClient[Litestar],
+) -> None:
+    c = shared
+    player = new_player(c, "Mei")["token"]
+    made = c.post("/v1/matches", json={"rules": {"matchEnd": "rounds:1"}}).json()
+    url = f"/v1/matches/{made['matchId']}"
+    r = c.post(
+        "/v1/players/me/seats",
+        json={"matchId": made["matchId"], "seat": 0},
+        headers=auth(player),
+    )
+    assert r.status_code == 201, r.text
+    for seat in (1, 2, 3):
+        c.post(
+            f"{url}/seats/{seat}/bot",
+            json={"kind": "random"},
+            headers=auth(made["organiserToken"]),
         )
-        assert r.status_code == 201, r.text
-        for seat in (1, 2, 3):
-            c.post(
-                f"{url}/seats/{seat}/bot",
-                json={"kind": "random"},
-                headers=auth(made["organiserToken"]),
-            )
-        assert c.delete("/v1/players/me", headers=auth(player)).status_code == 204
-        settle(c)
-        summary = c.get(url).json()
-        assert summary["finished"], "the table waited for an erased player"
-        assert (summary["seats"][0]["kind"], summary["seats"][0]["left"]) == ("heuristic", True)
-        assert summary["seats"][0]["name"] == "erased player"
+    assert c.delete("/v1/players/me", headers=auth(player)).status_code == 204
+    settle(c)
+    summary = c.get(url).json()
+    assert summary["finished"], "the table waited for an erased player"
+    assert (summary["seats"][0]["kind"], summary["seats"][0]["left"]) == ("heuristic", True)
+    assert summary["seats"][0]["name"] == "erased player"

@@ -5,10 +5,13 @@ Idempotency-Key, and the sweeper started with the app.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
 from infra.bootstrap import build_app
 from infra.settings import Settings, SettingsError
@@ -34,6 +37,14 @@ def until_playing(t: Table) -> Json:
             return public
         assert t.step()
     raise AssertionError("play never began")
+
+
+@pytest.fixture(scope="module")
+def c() -> Iterator[TestClient[Litestar]]:
+    """One app (the test settings: no sweeper, the clock never moved) for the tests that
+    work on matches of their own and never advance the clock."""
+    with client() as opened:
+        yield opened
 
 
 def test_a_stalled_seat_is_played_by_the_bot_after_its_limit() -> None:
@@ -95,38 +106,35 @@ def test_a_stalled_seat_is_played_by_the_bot_after_its_limit() -> None:
         ("seat", "precondition-failed", 412),  # with a stale If-Match
     ],
 )
-def test_who_may_claim(token: str | None, code: str, status: int) -> None:
-    with client() as c:
-        t = timed_table(c)
-        other = timed_table(c)
-        tokens = {"seat": t.tokens[0], "other-match": other.tokens[0], "not-a-token": "x.y.z"}
-        headers = {} if token is None else auth(tokens[token])
-        if token == "seat":
-            headers["If-Match"] = '"1"'
-        body = is_problem(c.post(f"{t.url}/timeout", headers=headers), code, status)
-        if token is None:
-            assert "a seat token or the organiser token of this match" in body["detail"]
+def test_who_may_claim(c: TestClient[Litestar], token: str | None, code: str, status: int) -> None:
+    t = timed_table(c)
+    other = timed_table(c)
+    tokens = {"seat": t.tokens[0], "other-match": other.tokens[0], "not-a-token": "x.y.z"}
+    headers = {} if token is None else auth(tokens[token])
+    if token == "seat":
+        headers["If-Match"] = '"1"'
+    body = is_problem(c.post(f"{t.url}/timeout", headers=headers), code, status)
+    if token is None:
+        assert "a seat token or the organiser token of this match" in body["detail"]
 
 
-def test_no_timer_no_timeout() -> None:
-    with client() as c:
-        t = timed_table(c, timers=None)
-        until_playing(t)
-        r = c.post(f"{t.url}/timeout", headers=auth(t.tokens[1]))
-        body = is_problem(r, "no-turn-timer", 409)
-        assert "timers.playMs" in body["detail"]
-        assert t.public()["turnDeadline"] is None
+def test_no_timer_no_timeout(c: TestClient[Litestar]) -> None:
+    t = timed_table(c, timers=None)
+    until_playing(t)
+    r = c.post(f"{t.url}/timeout", headers=auth(t.tokens[1]))
+    body = is_problem(r, "no-turn-timer", 409)
+    assert "timers.playMs" in body["detail"]
+    assert t.public()["turnDeadline"] is None
 
 
 @pytest.mark.parametrize(
     "timers",
     [{"playMs": 999}, {"buryMs": 86_400_001}, {"playMs": "fast"}, {"thinkMs": 5_000}],
 )
-def test_limits_out_of_range_are_refused(timers: Json) -> None:
-    with client() as c:
-        r = c.post("/v1/matches", json={"timers": timers})
-        body = is_problem(r, "validation-failed", 422)
-        assert "timers" in body["detail"]
+def test_limits_out_of_range_are_refused(c: TestClient[Litestar], timers: Json) -> None:
+    r = c.post("/v1/matches", json={"timers": timers})
+    body = is_problem(r, "validation-failed", 422)
+    assert "timers" in body["detail"]
 
 
 def test_the_bot_driver_plays_a_bots_only_match_with_no_command() -> None:
@@ -163,13 +171,12 @@ def test_the_timeout_bot_is_the_configured_kind(kind: str) -> None:
     env = {"PERSISTENCE": "popo", "TIMEOUT_BOT": kind.upper()}
     settings = Settings.from_env(env)
     assert settings.timeout_bot == kind
-    app = make_app(new_service(), settings=settings)
-    assert app.state.timeout_kind == kind
-    assert app.state.sweeper.sweeper.timeout_kind == kind
     service = new_service()
     clock = service.clock
     assert isinstance(clock, FakeClock)
     with client(service, settings=settings) as c:
+        assert c.app.state.timeout_kind == kind
+        assert c.app.state.sweeper.sweeper.timeout_kind == kind
         t = timed_table(c)
         public = until_playing(t)
         clock.set(datetime.fromisoformat(public["turnDeadline"]) + timedelta(milliseconds=1))

@@ -41,9 +41,25 @@ def problem(r: Any, status: int, code: str) -> None:
     assert r.json()["code"] == code
 
 
+def popo() -> GameService:
+    return build_service(Settings(backend="popo"), clock=FakeClock(), seeds=FixedSeeds())
+
+
+@pytest.fixture(scope="module")
+def c() -> Iterator[TestClient[Litestar]]:
+    """One app for the tests that work on a tournament of their own and neither list every
+    tournament nor move the clock."""
+    service = popo()
+    try:
+        with client(service) as test_client:
+            yield test_client
+    finally:
+        service.close()
+
+
 @pytest.fixture
 def store() -> Iterator[GameService]:
-    service = build_service(Settings(backend="popo"), clock=FakeClock(), seeds=FixedSeeds())
+    service = popo()
     try:
         yield service
     finally:
@@ -51,7 +67,8 @@ def store() -> Iterator[GameService]:
 
 
 @pytest.fixture
-def c(store: GameService) -> Iterator[TestClient[Litestar]]:
+def own(store: GameService) -> Iterator[TestClient[Litestar]]:
+    """An app of the test's own: it lists every tournament, or it advances the clock."""
     with client(store) as test_client:
         yield test_client
 
@@ -70,7 +87,8 @@ def create(c: TestClient[Litestar], n: int = 4, **body: Any) -> tuple[str, str]:
     return f"/v1/tournaments/{r.json()['tournamentId']}", r.json()["organiserToken"]
 
 
-def test_tournaments_are_listed_paged_and_filtered_by_status(c: TestClient[Litestar]) -> None:
+def test_tournaments_are_listed_paged_and_filtered_by_status(own: TestClient[Litestar]) -> None:
+    c = own
     urls = [create(c)[0] for _ in range(3)]
     open_url, _ = create(c, n=0, registration=True)
     page = c.get("/v1/tournaments?limit=2").json()
@@ -208,8 +226,9 @@ def test_the_organiser_overrides_the_next_round_with_a_reason(c: TestClient[Lite
 
 @pytest.mark.parametrize("rule", ["flag", "finish"])
 def test_the_round_deadline_flags_or_finishes_unfinished_tables(
-    c: TestClient[Litestar], store: GameService, rule: str
+    own: TestClient[Litestar], store: GameService, rule: str
 ) -> None:
+    c = own
     people = [team(f"P{i}", ("human", "human")) for i in range(2)]
     url, organiser = create(
         c, n=0, teams=people, swissRounds=1, roundDeadlineS=600, deadlineRule=rule

@@ -47,8 +47,7 @@ def problem(r: Any, status: int, code: str) -> None:
     assert r.json()["code"] == code, r.text
 
 
-@pytest.fixture
-def store() -> Iterator[GameService]:
+def popo() -> Iterator[GameService]:
     service = build_service(Settings(backend="popo"), clock=FakeClock(), seeds=FixedSeeds())
     try:
         yield service
@@ -56,9 +55,28 @@ def store() -> Iterator[GameService]:
         service.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def store() -> Iterator[GameService]:
+    """One store for the tests that work on a tournament of their own and never move the
+    clock nor count what the clerk did across the store."""
+    yield from popo()
+
+
+@pytest.fixture(scope="module")
 def c(store: GameService) -> Iterator[TestClient[Litestar]]:
     with client(store) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def own_store() -> Iterator[GameService]:
+    """A store of the test's own: it advances the clock and counts the clerk's deadlines."""
+    yield from popo()
+
+
+@pytest.fixture
+def own(own_store: GameService) -> Iterator[TestClient[Litestar]]:
+    with client(own_store) as test_client:
         yield test_client
 
 
@@ -152,9 +170,10 @@ def test_a_played_result_is_not_overwritten_by_a_paper_one(c: TestClient[Litesta
 
 
 def test_the_round_clock_pauses_resumes_and_extends_one_table(
-    c: TestClient[Litestar], store: GameService
+    own: TestClient[Litestar], own_store: GameService
 ) -> None:
     """R36: the deadline waits while paused; an extended table is flagged after its own."""
+    c, store = own, own_store
     url, org = create(c, swissRounds=1, deadlineRule="flag")
     clock = store.clock
     assert isinstance(clock, FakeClock)
@@ -329,8 +348,9 @@ def test_seats_are_balanced_across_rounds_and_a_fixed_table_is_kept(
 
 
 def test_the_results_csv_holds_tables_byes_flags_and_adjustments_in_one_file(
-    c: TestClient[Litestar], store: GameService
+    own: TestClient[Litestar], own_store: GameService
 ) -> None:
+    c, store = own, own_store
     """R36: one file a spreadsheet can recompute the standings from."""
     url, org = create(c, n=5, roundDeadlineS=600)
     c.post(f"{url}/byes", json={"team": 4, "round": 1, "reason": "away"}, headers=org)

@@ -66,6 +66,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GameServic
         service.close()
 
 
+@pytest.fixture(scope="module")
+def c() -> Iterator[TestClient[Litestar]]:
+    """One app for the tests that each work on tournaments and matches of their own (their
+    Idempotency-Keys their own too) and count nothing across the store."""
+    with client() as opened:
+        yield opened
+
+
 @pytest.mark.parametrize(
     ("backend", "deals"),
     # SQLite saves each bot move durably (~2600 saves): one deal a match keeps it short
@@ -141,89 +149,84 @@ def check_duplicate_deals(c: TestClient[Litestar], tables: list[Json], secret: b
         assert verified["ok"] is True  # R35: the revealed seed deals the recorded hands
 
 
-def test_people_seats_tokens_and_the_round_in_play() -> None:
-    with client() as c:
-        people = teams(1, ("human", "human"))
-        people[0]["name"] = "People"
-        tid, token = create(c, teams=[*people, *teams(3)])
-        r = c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(token))
-        assert r.status_code == 201, r.text
-        seats = r.json()["seatTokens"]
-        assert sorted((s["player"], s["team"]) for s in seats) == [("a0", 0), ("b0", 0)]
-        view = c.get(f"/v1/matches/{seats[0]['matchId']}/view", headers=auth(seats[0]["token"]))
-        assert view.status_code == 200 and view.json()["seat"] == seats[0]["seat"]
-        settle(c)
-        run = c.post(f"/v1/tournaments/{tid}/rounds/1/bots/run", headers=auth(token)).json()
-        assert not run["completed"] and run["round"]["secret"] is None
-        assert sorted(t["status"] for t in run["tables"]) == ["finished", "playing"]
-        problem(c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(token)), 409, "round-in-play")
-        waiting = next(t for t in run["tables"] if t["status"] == "playing")
-        finish = f"/v1/tournaments/{tid}/rounds/1/tables/{waiting['table']}/finish"
-        problem(c.post(finish, json={"reason": "no show"}), 401, "unauthorized")
-        r = c.post(finish, json={"reason": "no show"}, headers=auth(token))
-        assert r.status_code == 200, r.text
-        assert r.json()["result"] == {
-            "winner": None,  # R32: no deal scored, the levels are equal: a draw
-            "levels": [0, 0],
-            "points": [0, 0],
-            "deals": 0,
-            "corrected": False,
-            "correctedBy": None,
-            "reason": None,
-            "forfeit": False,
-            "entered": False,  # ended by the organiser, not a result entered on paper
-        }
-        problem(
-            c.post(finish, json={"reason": "again"}, headers=auth(token)), 409, "match-finished"
-        )
-        done = c.get(f"/v1/tournaments/{tid}/rounds/1").json()
-        assert done["status"] == "completed" and done["secret"] is not None
-        assert c.get(f"/v1/matches/{waiting['matchId']}").json()["finished"] is True
+def test_people_seats_tokens_and_the_round_in_play(c: TestClient[Litestar]) -> None:
+    people = teams(1, ("human", "human"))
+    people[0]["name"] = "People"
+    tid, token = create(c, teams=[*people, *teams(3)])
+    r = c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(token))
+    assert r.status_code == 201, r.text
+    seats = r.json()["seatTokens"]
+    assert sorted((s["player"], s["team"]) for s in seats) == [("a0", 0), ("b0", 0)]
+    view = c.get(f"/v1/matches/{seats[0]['matchId']}/view", headers=auth(seats[0]["token"]))
+    assert view.status_code == 200 and view.json()["seat"] == seats[0]["seat"]
+    settle(c)
+    run = c.post(f"/v1/tournaments/{tid}/rounds/1/bots/run", headers=auth(token)).json()
+    assert not run["completed"] and run["round"]["secret"] is None
+    assert sorted(t["status"] for t in run["tables"]) == ["finished", "playing"]
+    problem(c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(token)), 409, "round-in-play")
+    waiting = next(t for t in run["tables"] if t["status"] == "playing")
+    finish = f"/v1/tournaments/{tid}/rounds/1/tables/{waiting['table']}/finish"
+    problem(c.post(finish, json={"reason": "no show"}), 401, "unauthorized")
+    r = c.post(finish, json={"reason": "no show"}, headers=auth(token))
+    assert r.status_code == 200, r.text
+    assert r.json()["result"] == {
+        "winner": None,  # R32: no deal scored, the levels are equal: a draw
+        "levels": [0, 0],
+        "points": [0, 0],
+        "deals": 0,
+        "corrected": False,
+        "correctedBy": None,
+        "reason": None,
+        "forfeit": False,
+        "entered": False,  # ended by the organiser, not a result entered on paper
+    }
+    problem(c.post(finish, json={"reason": "again"}, headers=auth(token)), 409, "match-finished")
+    done = c.get(f"/v1/tournaments/{tid}/rounds/1").json()
+    assert done["status"] == "completed" and done["secret"] is not None
+    assert c.get(f"/v1/matches/{waiting['matchId']}").json()["finished"] is True
 
 
-def test_organiser_token_problems() -> None:
-    with client() as c:
-        tid, token = create(c)
-        url = f"/v1/tournaments/{tid}/rounds"
-        other_tid, other_token = create(c)
-        match = c.post("/v1/matches", json={}).json()
-        problem(c.post(url), 401, "unauthorized")
-        problem(c.post(url, headers=auth("nonsense")), 401, "unauthorized")
-        forged = token.rsplit(".", 1)[0] + ".forged"
-        problem(c.post(url, headers=auth(forged)), 401, "unauthorized")
-        problem(c.post(url, headers=auth(other_token)), 403, "forbidden")
-        problem(c.post(url, headers=auth(match["organiserToken"])), 403, "forbidden")
-        seat = "s." + tid.replace("-", "") + ".x"
-        problem(c.post(url, headers=auth(seat)), 403, "forbidden")
-        assert c.get(f"/v1/tournaments/{other_tid}").json()["rounds"] == []
-        problem(c.get(f"/v1/tournaments/{match['matchId']}"), 404, "not-found")  # not one
-        problem(c.get(f"/v1/matches/{tid}"), 404, "not-found")
+def test_organiser_token_problems(c: TestClient[Litestar]) -> None:
+    tid, token = create(c)
+    url = f"/v1/tournaments/{tid}/rounds"
+    other_tid, other_token = create(c)
+    match = c.post("/v1/matches", json={}).json()
+    problem(c.post(url), 401, "unauthorized")
+    problem(c.post(url, headers=auth("nonsense")), 401, "unauthorized")
+    forged = token.rsplit(".", 1)[0] + ".forged"
+    problem(c.post(url, headers=auth(forged)), 401, "unauthorized")
+    problem(c.post(url, headers=auth(other_token)), 403, "forbidden")
+    problem(c.post(url, headers=auth(match["organiserToken"])), 403, "forbidden")
+    seat = "s." + tid.replace("-", "") + ".x"
+    problem(c.post(url, headers=auth(seat)), 403, "forbidden")
+    assert c.get(f"/v1/tournaments/{other_tid}").json()["rounds"] == []
+    problem(c.get(f"/v1/tournaments/{match['matchId']}"), 404, "not-found")  # not one
+    problem(c.get(f"/v1/matches/{tid}"), 404, "not-found")
 
 
-def test_the_organiser_token_is_checked_before_the_idempotency_key() -> None:
+def test_the_organiser_token_is_checked_before_the_idempotency_key(c: TestClient[Litestar]) -> None:
     """A key already used by the organiser, replayed without the token (or with another
     one), is a 401/403 — never the stored answer, never a 422 about the key."""
-    with client() as c:
-        tid, token = create(c)
-        _, other_token = create(c)
-        url = f"/v1/tournaments/{tid}/rounds"
-        key = {"idempotency-key": "round-1"}
-        first = c.post(url, headers={**auth(token), **key})
-        assert first.status_code == 201, first.text
-        problem(c.post(url, headers=key), 401, "unauthorized")
-        # the same key first used without a token (creating a tournament is open to all):
-        # reused without a token on an organiser route, it is still a 401, not a 422
-        anon = {"idempotency-key": "anon-1"}
-        body = {"name": "cup", "teams": teams(4), "format": "round_robin", "matchLength": 1}
-        made = c.post("/v1/tournaments", json=body, headers=anon)
-        assert made.status_code == 201, made.text
-        problem(c.post(url, headers=anon), 401, "unauthorized")
-        problem(c.post(url, headers={**auth(other_token), **key}), 403, "forbidden")
-        again = c.post(url, headers={**auth(token), **key})
-        assert (again.status_code, again.json()) == (
-            201,
-            without_tokens(first.json(), "seatTokens"),
-        )
+    tid, token = create(c)
+    _, other_token = create(c)
+    url = f"/v1/tournaments/{tid}/rounds"
+    key = {"idempotency-key": "round-1"}
+    first = c.post(url, headers={**auth(token), **key})
+    assert first.status_code == 201, first.text
+    problem(c.post(url, headers=key), 401, "unauthorized")
+    # the same key first used without a token (creating a tournament is open to all):
+    # reused without a token on an organiser route, it is still a 401, not a 422
+    anon = {"idempotency-key": "anon-1"}
+    body = {"name": "cup", "teams": teams(4), "format": "round_robin", "matchLength": 1}
+    made = c.post("/v1/tournaments", json=body, headers=anon)
+    assert made.status_code == 201, made.text
+    problem(c.post(url, headers=anon), 401, "unauthorized")
+    problem(c.post(url, headers={**auth(other_token), **key}), 403, "forbidden")
+    again = c.post(url, headers={**auth(token), **key})
+    assert (again.status_code, again.json()) == (
+        201,
+        without_tokens(first.json(), "seatTokens"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -245,56 +248,54 @@ def test_the_organiser_token_is_checked_before_the_idempotency_key() -> None:
         ("a robot", {"teams": teams(2, ("human", "robot"))}, "validation-failed"),
     ],
 )
-def test_bad_tournaments_are_422(case: str, body: Json, code: str) -> None:
-    with client() as c:
-        full = {"name": "cup", "teams": teams(4), "format": "round_robin", "matchLength": 1, **body}
-        problem(c.post("/v1/tournaments", json=full), 422, code)
+def test_bad_tournaments_are_422(c: TestClient[Litestar], case: str, body: Json, code: str) -> None:
+    full = {"name": "cup", "teams": teams(4), "format": "round_robin", "matchLength": 1, **body}
+    problem(c.post("/v1/tournaments", json=full), 422, code)
 
 
-def test_reads_corrections_and_idempotent_creation() -> None:
-    with client() as c:
-        key = {"Idempotency-Key": "cup-1"}
-        body = {"name": "cup", "teams": teams(2), "format": "round_robin", "matchLength": 1}
-        first = c.post("/v1/tournaments", json=body, headers=key)
-        again = c.post("/v1/tournaments", json=body, headers=key)
-        assert again.json() == without_tokens(first.json(), "organiserToken")
-        assert again.headers["idempotent-replayed"] == "true"
-        tid, token = first.json()["tournamentId"], first.json()["organiserToken"]
-        url = f"/v1/tournaments/{tid}"
-        problem(c.get(f"/v1/tournaments/{uuid4()}"), 404, "not-found")
-        problem(c.get(f"{url}/rounds/1"), 404, "not-found")
-        fix = {"winner": 1, "levels": [0, 2], "points": [0, 160], "by": "TD", "reason": "misdeal"}
-        correction = f"{url}/rounds/1/tables/1/correction"
-        problem(c.post(correction, json=fix, headers=auth(token)), 409, "round-not-scheduled")
-        c.post(f"{url}/rounds", headers=auth(token))
-        problem(c.post(correction, json=fix, headers=auth(token)), 409, "result-not-recorded")
-        settle(c)
-        c.post(f"{url}/rounds/1/bots/run", headers=auth(token))
-        problem(c.post(f"{url}/rounds/2/bots/run", headers=auth(token)), 409, "round-not-scheduled")
-        problem(
-            c.post(correction, json={**fix, "winner": 5}, headers=auth(token)), 422, "invalid-input"
-        )
-        problem(c.post(correction, json=fix), 401, "unauthorized")
-        r = c.post(correction, json=fix, headers=auth(token))
-        assert r.status_code == 200, r.text
-        table = r.json()
-        assert table["result"]["corrected"] and table["result"]["correctedBy"] == "TD"
-        assert c.get(f"{url}/rounds/1/tables").json() == [table]
-        # a correction with an Idempotency-Key: its record is saved with the correction,
-        # a retry replays the answer and records no second correction
-        keyed, again_fix = {**auth(token), "idempotency-key": "fix-1"}, {**fix, "reason": "x"}
-        first = c.post(correction, json=again_fix, headers=keyed)
-        retry = c.post(correction, json=again_fix, headers=keyed)
-        assert (first.status_code, retry.status_code) == (200, 200)
-        assert retry.json() == first.json() and retry.headers["idempotent-replayed"] == "true"
-        problem(c.post(correction, json=fix, headers=keyed), 409, "idempotency-key-reused")
-        table = c.get(f"{url}/rounds/1/tables").json()[0]
-        r = c.post(correction, json=fix, headers=auth(token))  # back to the first correction
-        table = r.json()
-        assert c.get(f"{url}/rounds").json()[0]["tables"] == [table]
-        top = c.get(f"{url}/standings").json()["standings"][0]
-        assert (top["team"], top["levelsGained"], top["pointsFor"]) == (1, 2, 160)
-        row = next(csv.DictReader(io.StringIO(c.get(f"{url}/results?format=csv").text)))
-        assert (row["winner"], row["corrected_by"], row["reason"]) == ("1", "TD", "misdeal")
-        collected = c.post(f"{url}/results/collect", headers=auth(token))
-        assert collected.status_code == 200 and collected.json()["status"] == "finished"
+def test_reads_corrections_and_idempotent_creation(c: TestClient[Litestar]) -> None:
+    key = {"Idempotency-Key": "cup-1"}
+    body = {"name": "cup", "teams": teams(2), "format": "round_robin", "matchLength": 1}
+    first = c.post("/v1/tournaments", json=body, headers=key)
+    again = c.post("/v1/tournaments", json=body, headers=key)
+    assert again.json() == without_tokens(first.json(), "organiserToken")
+    assert again.headers["idempotent-replayed"] == "true"
+    tid, token = first.json()["tournamentId"], first.json()["organiserToken"]
+    url = f"/v1/tournaments/{tid}"
+    problem(c.get(f"/v1/tournaments/{uuid4()}"), 404, "not-found")
+    problem(c.get(f"{url}/rounds/1"), 404, "not-found")
+    fix = {"winner": 1, "levels": [0, 2], "points": [0, 160], "by": "TD", "reason": "misdeal"}
+    correction = f"{url}/rounds/1/tables/1/correction"
+    problem(c.post(correction, json=fix, headers=auth(token)), 409, "round-not-scheduled")
+    c.post(f"{url}/rounds", headers=auth(token))
+    problem(c.post(correction, json=fix, headers=auth(token)), 409, "result-not-recorded")
+    settle(c)
+    c.post(f"{url}/rounds/1/bots/run", headers=auth(token))
+    problem(c.post(f"{url}/rounds/2/bots/run", headers=auth(token)), 409, "round-not-scheduled")
+    problem(
+        c.post(correction, json={**fix, "winner": 5}, headers=auth(token)), 422, "invalid-input"
+    )
+    problem(c.post(correction, json=fix), 401, "unauthorized")
+    r = c.post(correction, json=fix, headers=auth(token))
+    assert r.status_code == 200, r.text
+    table = r.json()
+    assert table["result"]["corrected"] and table["result"]["correctedBy"] == "TD"
+    assert c.get(f"{url}/rounds/1/tables").json() == [table]
+    # a correction with an Idempotency-Key: its record is saved with the correction,
+    # a retry replays the answer and records no second correction
+    keyed, again_fix = {**auth(token), "idempotency-key": "fix-1"}, {**fix, "reason": "x"}
+    first = c.post(correction, json=again_fix, headers=keyed)
+    retry = c.post(correction, json=again_fix, headers=keyed)
+    assert (first.status_code, retry.status_code) == (200, 200)
+    assert retry.json() == first.json() and retry.headers["idempotent-replayed"] == "true"
+    problem(c.post(correction, json=fix, headers=keyed), 409, "idempotency-key-reused")
+    table = c.get(f"{url}/rounds/1/tables").json()[0]
+    r = c.post(correction, json=fix, headers=auth(token))  # back to the first correction
+    table = r.json()
+    assert c.get(f"{url}/rounds").json()[0]["tables"] == [table]
+    top = c.get(f"{url}/standings").json()["standings"][0]
+    assert (top["team"], top["levelsGained"], top["pointsFor"]) == (1, 2, 160)
+    row = next(csv.DictReader(io.StringIO(c.get(f"{url}/results?format=csv").text)))
+    assert (row["winner"], row["corrected_by"], row["reason"]) == ("1", "TD", "misdeal")
+    collected = c.post(f"{url}/results/collect", headers=auth(token))
+    assert collected.status_code == 200 and collected.json()["status"] == "finished"

@@ -5,10 +5,11 @@ record saved with the command), two conflicting commands (exactly one wins, the 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -35,39 +36,47 @@ def passer(table: Table) -> int:
     return next(s for s in range(4) if "pass" in table.view(s)["legal"]["actions"])
 
 
+@pytest.fixture(scope="module")
+def shared() -> Iterator[TestClient[Litestar]]:
+    """One app for the tests that act on matches of their own with their own seats' keys
+    (the bot driver never paused, the store never held, no match listed)."""
+    with client() as c:
+        yield c
+
+
 # -- Idempotency-Key ------------------------------------------------------------------------
 
 
-def test_a_replayed_command_answers_the_same_and_acts_once() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        seat = passer(table)
-        key = {"Idempotency-Key": "pass-1"}
-        first = table.act(seat, "pass", [], **key)
-        assert first.status_code == 200 and "idempotent-replayed" not in first.headers
-        length = history_length(c, table.url)
-        again = table.act(seat, "pass", [], **key)
-        assert (again.status_code, again.content) == (first.status_code, first.content)
-        assert again.headers["idempotent-replayed"] == "true"
-        assert history_length(c, table.url) == length  # no new event
-        other = table.act(seat, "pass", ["AS"], **key)  # same key, another body
-        assert other.status_code == 409 and other.json()["code"] == "idempotency-key-reused"
-        elsewhere = c.post(
-            f"{table.url}/actions/redeal",
-            json={"cards": []},
-            headers={**auth(table.tokens[seat]), **key},
-        )
-        assert elsewhere.status_code == 409  # same key, another path
-        assert history_length(c, table.url) == length
+def test_a_replayed_command_answers_the_same_and_acts_once(shared: TestClient[Litestar]) -> None:
+    c = shared
+    table = Table.seat_four(c)
+    seat = passer(table)
+    key = {"Idempotency-Key": "pass-1"}
+    first = table.act(seat, "pass", [], **key)
+    assert first.status_code == 200 and "idempotent-replayed" not in first.headers
+    length = history_length(c, table.url)
+    again = table.act(seat, "pass", [], **key)
+    assert (again.status_code, again.content) == (first.status_code, first.content)
+    assert again.headers["idempotent-replayed"] == "true"
+    assert history_length(c, table.url) == length  # no new event
+    other = table.act(seat, "pass", ["AS"], **key)  # same key, another body
+    assert other.status_code == 409 and other.json()["code"] == "idempotency-key-reused"
+    elsewhere = c.post(
+        f"{table.url}/actions/redeal",
+        json={"cards": []},
+        headers={**auth(table.tokens[seat]), **key},
+    )
+    assert elsewhere.status_code == 409  # same key, another path
+    assert history_length(c, table.url) == length
 
 
-def test_keys_are_per_caller() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        seats = [s for s in range(4) if "pass" in table.view(s)["legal"]["actions"]][:2]
-        answers = [table.act(s, "pass", [], **{"Idempotency-Key": "same"}) for s in seats]
-        assert [a.status_code for a in answers] == [200, 200]
-        assert answers[0].json()["view"]["seat"] != answers[1].json()["view"]["seat"]
+def test_keys_are_per_caller(shared: TestClient[Litestar]) -> None:
+    c = shared
+    table = Table.seat_four(c)
+    seats = [s for s in range(4) if "pass" in table.view(s)["legal"]["actions"]][:2]
+    answers = [table.act(s, "pass", [], **{"Idempotency-Key": "same"}) for s in seats]
+    assert [a.status_code for a in answers] == [200, 200]
+    assert answers[0].json()["view"]["seat"] != answers[1].json()["view"]["seat"]
 
 
 def test_a_created_match_is_replayed_without_its_organiser_token() -> None:
@@ -88,13 +97,13 @@ def test_a_created_match_is_replayed_without_its_organiser_token() -> None:
         assert retry.json() == without_tokens(seat.json(), "token")
 
 
-def test_a_failed_command_records_nothing() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        key = {"Idempotency-Key": "too-early"}
-        assert table.act(0, "play", ["AS"], **key).status_code == 409
-        assert table.act(0, "play", ["AS"], **key).status_code == 409  # runs again
-        assert "idempotent-replayed" not in table.act(0, "play", ["AS"], **key).headers
+def test_a_failed_command_records_nothing(shared: TestClient[Litestar]) -> None:
+    c = shared
+    table = Table.seat_four(c)
+    key = {"Idempotency-Key": "too-early"}
+    assert table.act(0, "play", ["AS"], **key).status_code == 409
+    assert table.act(0, "play", ["AS"], **key).status_code == 409  # runs again
+    assert "idempotent-replayed" not in table.act(0, "play", ["AS"], **key).headers
 
 
 def test_the_record_is_saved_with_the_commands_events() -> None:
@@ -199,15 +208,15 @@ def seat_bots(
     return url, created["organiserToken"], person
 
 
-def test_four_bots_play_a_match_on_their_own() -> None:
-    with client() as c:
-        url, _, _ = seat_bots(c, rounds=2)
-        settle(c)
-        summary = c.get(url).json()
-        assert summary["finished"] and [r["status"] for r in summary["rounds"]] == ["scored"] * 2
-        items = c.get(f"{url}/history?limit=1000").json()["items"]
-        assert items[-1]["type"] == "MatchFinished"
-        assert c.get(f"{url}/rounds/2/verify").json()["ok"]
+def test_four_bots_play_a_match_on_their_own(shared: TestClient[Litestar]) -> None:
+    c = shared
+    url, _, _ = seat_bots(c, rounds=2)
+    settle(c)
+    summary = c.get(url).json()
+    assert summary["finished"] and [r["status"] for r in summary["rounds"]] == ["scored"] * 2
+    items = c.get(f"{url}/history?limit=1000").json()["items"]
+    assert items[-1]["type"] == "MatchFinished"
+    assert c.get(f"{url}/rounds/2/verify").json()["ok"]
 
 
 def test_running_the_bots_wakes_the_driver_and_answers_at_once() -> None:
@@ -228,21 +237,21 @@ def test_running_the_bots_wakes_the_driver_and_answers_at_once() -> None:
         assert r.status_code == 202 and not r.json()["queued"]
 
 
-def test_bots_wait_for_a_person_and_play_after_each_command() -> None:
+def test_bots_wait_for_a_person_and_play_after_each_command(shared: TestClient[Litestar]) -> None:
     """With three bots, the person always has a move (or the match is over): the bots
     move after each of the person's commands."""
-    with client() as c:
-        url, _, person = seat_bots(c, rounds=1, human=True)
-        assert person is not None
-        for _ in range(200):
-            view = c.get(f"{url}/view", headers=auth(person)).json()
-            if view["matchFinished"]:
-                break
-            choice = choose(view)
-            assert choice is not None, view["expected"]
-            action, cards = choice
-            r = c.post(f"{url}/actions/{action}", json={"cards": cards}, headers=auth(person))
-            assert r.status_code == 200, r.text
-            settle(c)
-        summary = c.get(url).json()
-        assert summary["finished"] and summary["seats"][0]["kind"] == "human"
+    c = shared
+    url, _, person = seat_bots(c, rounds=1, human=True)
+    assert person is not None
+    for _ in range(200):
+        view = c.get(f"{url}/view", headers=auth(person)).json()
+        if view["matchFinished"]:
+            break
+        choice = choose(view)
+        assert choice is not None, view["expected"]
+        action, cards = choice
+        r = c.post(f"{url}/actions/{action}", json={"cards": cards}, headers=auth(person))
+        assert r.status_code == 200, r.text
+        settle(c)
+    summary = c.get(url).json()
+    assert summary["finished"] and summary["seats"][0]["kind"] == "human"

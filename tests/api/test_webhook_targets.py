@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
 from services.webhooks.targets import TargetPolicy, TargetRefusedError
 from tests.api.rest import auth, client, new_service
@@ -131,16 +133,26 @@ def test_a_delivery_goes_to_the_address_checked_with_its_host_kept(
     assert got[0]["Host"] == f"hooks.test:{port}" and got[0]["X-A"] == "1"
 
 
+@pytest.fixture(scope="module")
+def refusing() -> Iterator[TestClient[Litestar]]:
+    """One app with an operator token and the default targets policy: its tests only have
+    registrations refused, so it never holds a webhook whatever ran before."""
+    with client(new_service(), operator_token=OPERATOR) as c:
+        yield c
+
+
 @pytest.mark.parametrize("url", [u for u in INTERNAL if "example" not in u])
-def test_the_route_refuses_internal_urls_with_a_422(url: str) -> None:
+def test_the_route_refuses_internal_urls_with_a_422(
+    refusing: TestClient[Litestar], url: str
+) -> None:
     """The finding: loopback, localhost, [::1], 0.0.0.0, decimal IPs, 169.254.169.254,
     10.x and port 5432 were accepted and POSTed to."""
-    with client(new_service(), operator_token=OPERATOR) as c:
-        body = {"url": url, "secret": SECRET, "kinds": ["your-turn"]}
-        r = c.post("/v1/webhooks", json=body, headers=auth(OPERATOR))
-        assert r.status_code == 422, r.text
-        assert r.json()["code"] in ("webhook-target-refused", "invalid-input"), r.json()
-        assert c.get("/v1/webhooks", headers=auth(OPERATOR)).json() == []
+    c = refusing
+    body = {"url": url, "secret": SECRET, "kinds": ["your-turn"]}
+    r = c.post("/v1/webhooks", json=body, headers=auth(OPERATOR))
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] in ("webhook-target-refused", "invalid-input"), r.json()
+    assert c.get("/v1/webhooks", headers=auth(OPERATOR)).json() == []
 
 
 def test_the_private_targets_setting_lets_a_network_through() -> None:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import gc
 import gzip
 import tracemalloc
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game import GameService
@@ -86,6 +88,13 @@ def test_over_http_with_and_without_gzip() -> None:
         assert one.status_code == 200 and one.content == b""
 
 
+@pytest.fixture(scope="module")
+def empty() -> Iterator[TestClient[Litestar]]:
+    """One app on an empty store for the refusals: they only read."""
+    with TestClient(make_app(store(FakeClock()))) as c:
+        yield c
+
+
 @pytest.mark.parametrize(
     ("params", "status", "named"),
     [
@@ -108,9 +117,10 @@ def test_over_http_with_and_without_gzip() -> None:
         ([("preset", "standard"), ("preset", "duijia")], 422, "preset"),  # not one silently
     ],
 )
-def test_bad_filters_are_problems(params: Any, status: int, named: str) -> None:
-    with TestClient(make_app(store(FakeClock()))) as c:
-        r = c.get("/v1/records", params=params)
+def test_bad_filters_are_problems(
+    empty: TestClient[Litestar], params: Any, status: int, named: str
+) -> None:
+    r = empty.get("/v1/records", params=params)
     assert r.status_code in (status, 422) and r.status_code >= 400
     assert r.headers["content-type"].startswith("application/problem+json")
     # the detail names the query parameter as the client spells it, never Python's name
