@@ -2,14 +2,12 @@
 "Comparing a deal across tables".
 
 Every table of a tournament round plays the same seeds: deal ``d``'s ``n``-th dealing
-(``n`` > 1 after a redeal, R19) is the same shuffle at every table. The attackers of a
-deal (the dealer's opponents, R6) hold the same cards at two tables when:
-
-* **deal 1** is drawn from seat 0 at every table (R16), so the hands are the same seat
-  for seat: the attackers hold the same cards where they sit in the same seats (0/2 or
-  1/3) — who that is depends on who became the dealer (R18);
-* **later deals** are drawn from each table's dealer (R16, R31), so the attackers always
-  hold the same two hands of the shuffle (the second and the fourth drawn).
+(``n`` > 1 after a redeal, R19) is the same shuffle at every table, and every deal of a
+tournament table is drawn from seat 0 whoever deals (docs/tournaments.md, "Seating"), so
+the hands are the same seat for seat. The attackers of a deal (the dealer's opponents, R6)
+hold the same cards at two tables when they sit in the same seats (0/2 or 1/3) — who that
+is depends on who deals there (R18, R31). A board (D-boards) fixes the dealer: all its
+tables' attackers sit alike.
 
 A **field** is the tables whose attackers held the same cards in the same dealing. In a
 field of ``k`` tables, each table's attackers' points (R29) are compared with the field's
@@ -18,9 +16,9 @@ table of the field, 2 when the attackers took more points, 1 as many, 0 fewer; t
 defenders get the rest of the top (``2 × (k − 1)``). A field of one table compares with
 nothing (top 0). A team's matchpoints are the sum over the deals it attacked or defended.
 
-What differs between the tables of a field is what the cards are worth: the level and
-trump in play (R5, R7) follow each table's own match, so a field compares the same hands
-under the tables' own trumps.
+What differs between the tables of a field, without boards, is what the cards are worth:
+the level and trump in play (R5, R7) follow each table's own match, so a field compares
+the same hands under the tables' own trumps; on boards they are the board's.
 
 **Boards** (docs/decisions.md D-boards): in a duplicate event of boards every table plays
 deal ``d`` as the same board — the same dealer, level and trump, the same hands seat for
@@ -81,9 +79,8 @@ class DealField:
 
     deal: int
     deal_no: int
-    attacking_seats: int | None
-    """Deal 1 and boards: the attackers' seats; later deals of shared seeds: None (the same
-    hands whatever the seats)."""
+    attacking_seats: int
+    """The attackers' seats: 0 (0/2) or 1 (1/3)."""
     average: float
     median: float
     scores: tuple[FieldScore, ...]
@@ -91,19 +88,18 @@ class DealField:
     """The board its tables played (R36, D-boards), or None."""
 
 
-def field_key(play: DealPlay) -> tuple[int, int, int | None]:
+def field_key(play: DealPlay) -> tuple[int, int, int]:
     """The field a table's dealing belongs to (the module's docstring)."""
-    keep_seats = play.deal == 1 or play.board is not None
-    return play.deal, play.deal_no, play.attacking_seats if keep_seats else None
+    return play.deal, play.deal_no, play.attacking_seats
 
 
 def compare(plays: Iterable[DealPlay]) -> list[DealField]:
     """Every field of ``plays``, in deal order, each with its tables' scores."""
-    fields: dict[tuple[int, int, int | None], list[DealPlay]] = {}
+    fields: dict[tuple[int, int, int], list[DealPlay]] = {}
     for play in plays:
         fields.setdefault(field_key(play), []).append(play)
     out = []
-    for key in sorted(fields, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2])):
+    for key in sorted(fields):
         members = sorted(fields[key], key=lambda p: p.table)
         points = [p.points for p in members]
         average = statistics.fmean(points)

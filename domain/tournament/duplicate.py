@@ -14,9 +14,9 @@ secret is revealed, and anyone can recompute every seed and check every commitme
 **Seating.** Table ``i`` (0-based) seats its pairing's first team at seats 0/2 when
 ``i`` is even and at 1/3 when it is odd, so with two tables or more every seed's hands
 are held by both sides of some pairing: the seats 0/2 hands by a "first" team at one
-table and by a "second" team at the next. Deal 1 of every table is drawn from seat 0
-(R16), so its hands are identical seat for seat; later deals are drawn from each table's
-own dealer (R16, R31), so the same four hands and bottom may sit rotated at another table.
+table and by a "second" team at the next. Every deal of a tournament table is drawn
+from seat 0 whoever deals (R16 draws from the dealer; for R36 the service draws from
+seat 0, ``first_seat``), so a seed's hands are identical seat for seat at every table.
 
 **Boards** (docs/decisions.md D-boards). In a duplicate event of boards, deal ``d`` is
 also the same *deal* at every table: :func:`board` draws its dealer, level rank and trump

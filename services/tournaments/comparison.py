@@ -51,9 +51,9 @@ class DealFieldView(_View, frozen=True, kw_only=True):
     """The match round (1, 2, …)."""
     deal_no: int
     """The dealing: 1, then 2, … after a redeal (R19)."""
-    attacking_seats: int | None
-    """Deal 1 and boards: the attackers' seats (0: 0/2, 1: 1/3); later deals of shared
-    seeds: null (the same hands whatever the seats)."""
+    attacking_seats: int
+    """The attackers' seats (0: 0/2, 1: 1/3): every deal of a tournament table is drawn
+    from seat 0, so the seats tell which hands they held."""
     average: float
     """The field's average attackers' points."""
     median: float

@@ -23,7 +23,9 @@ PLAYS = [
     play(1, 1, 1, 80),
     play(2, 1, 1, 80),
     play(3, 1, 0, 120),
-    # deal 2: the same hands for every table's attackers; table 3 redealt (its own field)
+    # deal 2: drawn from seat 0 too (every deal of a tournament table), so again the seats
+    # tell the hands: tables 0 and 2 attack from 0/2, table 1 from 1/3; table 3 redealt
+    # (its own field)
     play(0, 2, 0, 100),
     play(1, 2, 1, 60),
     play(2, 2, 0, 20),
@@ -37,8 +39,9 @@ def test_r36_fields_group_the_tables_whose_attackers_held_the_same_cards() -> No
     assert keys == [
         (1, 1, 0, [3]),
         (1, 1, 1, [0, 1, 2]),
-        (2, 1, None, [0, 1, 2]),
-        (2, 2, None, [3]),
+        (2, 1, 0, [0, 2]),
+        (2, 1, 1, [1]),
+        (2, 2, 1, [3]),
     ]
 
 
@@ -48,8 +51,10 @@ def test_r36_fields_group_the_tables_whose_attackers_held_the_same_cards() -> No
         # by hand: 40, 80, 80 → average 66.67, median 80; 40 beats none (0), each 80
         # beats 40 (2) and ties the other 80 (1): 3; top 2 × 2 = 4
         (1, 200 / 3, 80.0, [0, 3, 3], [40 - 200 / 3, 80 - 200 / 3, 80 - 200 / 3]),
-        # 100, 60, 20 → average 60, median 60; 100 beats both (4), 60 one (2), 20 none
-        (2, 60.0, 60.0, [4, 2, 0], [40.0, 0.0, -40.0]),
+        # 100, 20 → average 60, median 60; 100 beats 20 (2), 20 none; top 2 × 1 = 2
+        (2, 60.0, 60.0, [2, 0], [40.0, -40.0]),
+        # table 1 attacked deal 2 from 1/3 alone: compared with nothing
+        (3, 60.0, 60.0, [0], [0.0]),
         # a field of one: compared with nothing
         (0, 120.0, 120.0, [0], [0.0]),
     ],
@@ -66,8 +71,12 @@ def test_r29_r36_a_field_against_its_average_median_and_matchpoints(
 def test_r36_a_team_s_matchpoints_add_its_attacks_and_defences() -> None:
     totals = team_matchpoints(compare(PLAYS))
     # table 0 (teams 0 v 1): deal 1 team 1 attacked (seats 1/3 on an even table) and
-    # scored 0 of 4, team 0 defended: 4; deal 2 team 0 attacked: 4 of 4, team 1: 0
-    assert totals[0] == (4 + 4, 8) and totals[1] == (0 + 0, 8)
+    # scored 0 of 4, team 0 defended: 4; deal 2 team 0 attacked from 0/2 beside table 2:
+    # 2 of 2, team 1: 0
+    assert totals[0] == (4 + 2, 6) and totals[1] == (0 + 0, 6)
+    # table 1 (teams 2 v 3; odd, so team 2 sits at 1/3): deal 1 team 2 attacked, 3 of 4,
+    # team 3 defended: 1; deal 2 alone: a top of 0
+    assert totals[2] == (3, 4) and totals[3] == (1, 4)
     # table 3 played alone in both its fields: a top of 0
     assert totals[6] == (0, 0) and totals[7] == (0, 0)
     assert sum(got for got, _ in totals.values()) == sum(top for _, top in totals.values()) // 2
