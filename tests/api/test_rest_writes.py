@@ -39,7 +39,8 @@ def passer(table: Table) -> int:
 @pytest.fixture(scope="module")
 def shared() -> Iterator[TestClient[Litestar]]:
     """One app for the tests that act on matches of their own with their own seats' keys
-    (the bot driver never paused, the store never held, no match listed)."""
+    (the bot driver never paused, the store never held, no match listed). The person
+    playing against three bots keeps an app of its own: its moves wait on the driver."""
     with client() as c:
         yield c
 
@@ -237,21 +238,21 @@ def test_running_the_bots_wakes_the_driver_and_answers_at_once() -> None:
         assert r.status_code == 202 and not r.json()["queued"]
 
 
-def test_bots_wait_for_a_person_and_play_after_each_command(shared: TestClient[Litestar]) -> None:
+def test_bots_wait_for_a_person_and_play_after_each_command() -> None:
     """With three bots, the person always has a move (or the match is over): the bots
     move after each of the person's commands."""
-    c = shared
-    url, _, person = seat_bots(c, rounds=1, human=True)
-    assert person is not None
-    for _ in range(200):
-        view = c.get(f"{url}/view", headers=auth(person)).json()
-        if view["matchFinished"]:
-            break
-        choice = choose(view)
-        assert choice is not None, view["expected"]
-        action, cards = choice
-        r = c.post(f"{url}/actions/{action}", json={"cards": cards}, headers=auth(person))
-        assert r.status_code == 200, r.text
-        settle(c)
-    summary = c.get(url).json()
-    assert summary["finished"] and summary["seats"][0]["kind"] == "human"
+    with client() as c:
+        url, _, person = seat_bots(c, rounds=1, human=True)
+        assert person is not None
+        for _ in range(200):
+            view = c.get(f"{url}/view", headers=auth(person)).json()
+            if view["matchFinished"]:
+                break
+            choice = choose(view)
+            assert choice is not None, view["expected"]
+            action, cards = choice
+            r = c.post(f"{url}/actions/{action}", json={"cards": cards}, headers=auth(person))
+            assert r.status_code == 200, r.text
+            settle(c)
+        summary = c.get(url).json()
+        assert summary["finished"] and summary["seats"][0]["kind"] == "human"
