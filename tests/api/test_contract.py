@@ -6,7 +6,6 @@ OpenAPI document stating every constraint the decoder applies."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -18,17 +17,9 @@ from api.contract import REF_TEMPLATE
 from api.dto import ActionRequest, CreateMatchRequest, VerifyRequest
 from api.openapi import openapi_document
 from api.rules_oracle import SettleRequest, ShapeRequest, ThrowRequest, TrickRequest
-from tests.api.rest import Json, Table, auth, client
+from tests.api.rest import Json, Table, auth
 
 SHAPE = {"level": "2", "trumpSuit": "S"}
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app for the module: every test reads, refuses, or writes only to a match of its
-    own (each caller's Idempotency-Keys are its own token's), whatever ran before."""
-    with client() as opened:
-        yield opened
 
 
 # (path, body, status, code, what the detail names)

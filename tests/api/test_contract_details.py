@@ -5,25 +5,18 @@ that is not JSON, a problem naming an id that is not a UUID, one charset on text
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from tests.api.ops.test_languages import english_words
-from tests.api.rest import Table, auth, client
+from tests.api.rest import Table, auth
 from tests.api.test_rest_tournaments import create
 
 ZH = {"Accept-Language": "zh-CN"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 PROBLEM = "application/problem+json"
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    with client() as test_client:
-        yield test_client
 
 
 @pytest.mark.parametrize(

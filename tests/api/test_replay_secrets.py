@@ -9,14 +9,13 @@ what it was shown; the second gets nothing it could act with."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import Json, auth, client
+from tests.api.rest import Json, auth
 from tests.api.test_rest_tournaments import teams
 
 TOKEN = re.compile(r"[so]\.[0-9a-f]{32}\.[A-Za-z0-9_-]{20,}")
@@ -57,13 +56,6 @@ def mint_round(c: Any, key: dict[str, str]) -> tuple[Any, Any]:
     url = f"/v1/tournaments/{made['tournamentId']}/rounds"
     headers = {**auth(made["organiserToken"]), **key}
     return c.post(url, headers=headers), c.post(url, headers=headers)
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app for the module: every case mints under an Idempotency-Key of its own."""
-    with client() as opened:
-        yield opened
 
 
 @pytest.mark.parametrize("mint", [mint_match, mint_seat, mint_tournament, mint_round])

@@ -5,7 +5,6 @@ last seats are each seated once."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -27,13 +26,6 @@ def invite(c: TestClient[Litestar], match_id: str, token: str, **body: int) -> J
     assert r.status_code == 201, r.text
     made: Json = r.json()
     return made
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app for the tests that invite to matches of their own (the clock never moved)."""
-    with client() as opened:
-        yield opened
 
 
 def test_an_invite_seats_a_player_and_guests_until_the_table_is_full(

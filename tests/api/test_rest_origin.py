@@ -15,17 +15,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import client
 from tests.api.test_rest_records import JSON, bot_match
 from tests.conftest import T0
 
 FORGED_NAME = "Official final: Alice & Carol beat Bob & Dan"
-
-
-@pytest.fixture(scope="module")
-def c() -> Any:
-    with client() as test_client:
-        yield test_client
 
 
 @pytest.fixture(scope="module")

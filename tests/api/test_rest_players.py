@@ -5,14 +5,13 @@ working) and lists their matches with whose turn it is."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import Json, Table, auth, client
+from tests.api.rest import Json, Table, auth
 
 
 def new_player(c: TestClient[Litestar], name: str = "Mei", **extra: Any) -> Json:
@@ -21,13 +20,6 @@ def new_player(c: TestClient[Litestar], name: str = "Mei", **extra: Any) -> Json
     body: Json = r.json()
     assert body["token"].startswith("p.") and body["displayName"] == name
     return body
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app for the module: each test works with players and matches of its own."""
-    with client() as opened:
-        yield opened
 
 
 def test_a_player_signs_in_on_two_devices_rotates_and_ends_sessions(

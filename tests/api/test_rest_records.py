@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import Table, auth, client, settle
+from tests.api.rest import Table, auth, settle
 
 JSON = {"content-type": "application/json"}
 TEXT = {"content-type": "text/plain"}
@@ -35,12 +34,6 @@ def bot_match(c: TestClient[Litestar], rounds: int = 1) -> str:
     assert c.get(f"/v1/matches/{created['matchId']}").json()["finished"] is True
     match_id: str = created["matchId"]
     return match_id
-
-
-@pytest.fixture(scope="module")
-def c() -> Any:
-    with client() as test_client:
-        yield test_client
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,6 @@ The rules oracle's POST routes under the same path still answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import msgspec
 import pytest
 from litestar import Litestar
@@ -22,12 +20,6 @@ from tests.api.rest import Table, client
 
 PROBLEM = "application/problem+json"
 ZH = {"Accept-Language": "zh-CN"}
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    with client() as test_client:
-        yield test_client
 
 
 def test_an_illegal_follow_links_to_r23_whose_text_comes_back_in_chinese() -> None:

@@ -5,7 +5,6 @@ Idempotency-Key, and the sweeper started with the app.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,14 +36,6 @@ def until_playing(t: Table) -> Json:
             return public
         assert t.step()
     raise AssertionError("play never began")
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app (the test settings: no sweeper, the clock never moved) for the tests that
-    work on matches of their own and never advance the clock."""
-    with client() as opened:
-        yield opened
 
 
 def test_a_stalled_seat_is_played_by_the_bot_after_its_limit() -> None:

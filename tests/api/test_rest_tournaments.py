@@ -66,14 +66,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GameServic
         service.close()
 
 
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app for the tests that each work on tournaments and matches of their own (their
-    Idempotency-Keys their own too) and count nothing across the store."""
-    with client() as opened:
-        yield opened
-
-
 @pytest.mark.parametrize(
     ("backend", "deals"),
     # SQLite saves each bot move durably (~2600 saves): one deal a match keeps it short

@@ -5,25 +5,15 @@ the ticket stream waited in silence."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.rest import auth, client
+from tests.api.rest import auth
 from tests.api.test_rest_players import new_player
 from tests.api.test_rest_tournaments import create
 
 AHEAD = "999999999"
-
-
-@pytest.fixture(scope="module")
-def c() -> Iterator[TestClient[Litestar]]:
-    """One app for every stream: each case resumes a stream of its own far ahead of what
-    any log here holds."""
-    with client() as opened:
-        yield opened
 
 
 @pytest.mark.parametrize(
