@@ -83,8 +83,10 @@ def tournament(c: TestClient[Litestar]) -> tuple[str, str]:
     return r.json()["tournamentId"], r.json()["organiserToken"]
 
 
-def scene(finished: tuple[int, ...] = ()) -> Scene:
-    """Round 1 scheduled; the organiser then ends the tables ``finished``."""
+@contextmanager
+def scene(finished: tuple[int, ...] = ()) -> Iterator[Scene]:
+    """Round 1 scheduled; the organiser then ends the tables ``finished``; the scene's
+    client stays open while the tests read through it (the app's lifespan runs)."""
     service = new_service()
     with client(service) as c:
         tid, organiser = tournament(c)
@@ -104,13 +106,6 @@ def scene(finished: tuple[int, ...] = ()) -> Scene:
         assert completed is (set(finished) == {1, 2})
         for table in (1, 2):
             assert service.get_match(UUID(tables[table])).round_number == 1  # dealt (R16)
-    return made
-
-
-@contextmanager
-def opened(made: Scene) -> Iterator[Scene]:
-    """``made`` with a client on its service (the app's lifespan runs while it is open)."""
-    with client(made.service) as c:
         made.client = c
         yield made
         made.client = None
@@ -118,20 +113,20 @@ def opened(made: Scene) -> Iterator[Scene]:
 
 @pytest.fixture(scope="module")
 def in_play() -> Iterator[Scene]:
-    with opened(scene()) as made:
+    with scene() as made:
         yield made
 
 
 @pytest.fixture(scope="module")
 def one_over() -> Iterator[Scene]:
     """Table 1 is over (its result recorded); table 2 still plays the same deals."""
-    with opened(scene(finished=(1,))) as made:
+    with scene(finished=(1,)) as made:
         yield made
 
 
 @pytest.fixture(scope="module")
 def completed() -> Iterator[Scene]:
-    with opened(scene(finished=(1, 2))) as made:
+    with scene(finished=(1, 2)) as made:
         yield made
 
 
