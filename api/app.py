@@ -205,7 +205,6 @@ def create_app(parts: AppParts) -> Litestar:
     app.state.sweeper = parts.sweeper
     app.state.bots = parts.bots
     app.state.clerk = parts.clerk
-    app.state.timeout_kind = parts.sweeper.sweeper.timeout_kind
     app.state.rate_limiter = parts.rate_limiter
     app.state.quotas = parts.quotas
     app.state.metrics = metrics

@@ -57,9 +57,9 @@ from api.routes import RouteDecorator, documented
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
+from services.bus import Answered
 from services.game import GameService
 from services.idempotency import Receipt, Replayable, RequestKey, Stamp, fingerprint
-from services.pipeline import Answered, Command, run_command
 
 A = TypeVar("A")
 T = TypeVar("T")
@@ -161,13 +161,24 @@ class Write(Read):
 
         return respond(await self.runtime.call(blocking), location)
 
-    async def command(self, command: Command) -> Response[Any]:
-        """A round command through the pipeline (:func:`services.pipeline.run_command`)."""
-        done: Answered = await self.runtime.call(
-            run_command, self.runtime.service, self.runtime.keys, command
+    async def send(
+        self,
+        command: Any,
+        *,
+        dry: bool = False,
+        location: Callable[[Any], str] | None = None,
+    ) -> Response[Any]:
+        """``command`` through the bus (:meth:`services.bus.Bus.handle`) for this request's
+        credential under its Idempotency-Key (none for a dry run), in one worker-thread
+        call; rendered with ``Idempotent-Replayed`` (and ``Location`` from ``location``)."""
+        bus = self.runtime.bus
+        key = None if dry else self.key
+        done = await self.runtime.call(
+            partial(bus.handle, key=key, dry=dry), command, self.credential
         )
-        bind_seat(self.request, done.seat)
-        return respond(done.answer)
+        if done.outcome is not None and done.outcome.seat is not None:
+            bind_seat(self.request, done.outcome.seat)
+        return respond(done, location)
 
 
 Writing = NamedDependency[Write]
@@ -197,7 +208,9 @@ async def provide_write(
     return Write(request, runtime, credential, key)
 
 
-def respond(done: Replayable[T], location: Callable[[T], str] | None = None) -> Response[T]:
+def respond(
+    done: Replayable[T] | Answered[T], location: Callable[[T], str] | None = None
+) -> Response[T]:
     """The HTTP answer of a write (``Idempotent-Replayed: true`` on a replay)."""
     headers = {REPLAYED_HEADER.name: "true"} if done.replayed else {}
     if done.legacy is not None:

@@ -3,9 +3,10 @@
 ``action`` is one of declare (R17, R18), overcall (R20), pass (R17, R18, R20), bury (R21),
 play (R22–R25) and redeal (暴动, §10); the body's ``cards`` are R4 tokens. The seat is the
 one the bearer seat token names (401 without or with a bad token; 403 for another
-match's or an organiser's). The handler hands the command to the pipeline
-(:mod:`services.pipeline`) as one plain call; the answer is the new match version and
-the acting seat's view right after the command — the bots reply off the request.
+match's or an organiser's). The handler parses the request into an
+:class:`~services.round_commands.Act` and hands it to the bus (:mod:`services.bus`); the
+answer is the new match version and the acting seat's view right after the command — the
+bots reply off the request.
 
 Status codes: 200 done; 409 when the rules forbid the move (the problem's ``type`` is the
 rule's own code, e.g. ``illegal-follow``, and it names the R-number and the cards) or
@@ -25,10 +26,11 @@ from litestar.params import FromPath, QueryParameter
 from api.calls import CHECKED, Writing, write_route
 from api.dto import Action, ActionRequest, Cards
 from api.etag import IfMatch, precondition
+from domain.game.actions import action_of
 from domain.rules.cards import Card, parse_cards
 from domain.rules.errors import InvalidInputError
 from services.dryrun import DryRun
-from services.pipeline import Command, CommandDone
+from services.round_commands import Act, CommandDone
 
 DryRunFlag = Annotated[
     bool,
@@ -87,13 +89,6 @@ class CommandController(Controller):
         is not used.
         """
         data: ActionRequest | None = await write.body(ActionRequest | None)
-        command = Command(
-            write.credential,
-            match_id,
-            action,
-            parse_field(data.cards if data else None, "cards"),
-            precondition(if_match),
-            None if dry_run else write.key,
-            dry_run,
-        )
-        return await write.command(command)
+        cards = parse_field(data.cards if data else None, "cards")
+        command = Act(match_id, action_of(action, cards), precondition(if_match))
+        return await write.send(command, dry=dry_run)

@@ -17,7 +17,6 @@ from litestar.params import QueryParameter
 
 from api.problems import PROBLEM_MEDIA_TYPE, Problem
 from domain.game.timers import MAX_LIMIT_MS, MIN_LIMIT_MS, Timers
-from services.view_types import RulesView
 
 CARD_TOKEN = r"(?:10|[2-9JQKA])[SHCD]|[SB]J"
 """One card in RULES R4 notation: rank then suit (``10H``, ``AS``, ``2C``), jokers ``SJ``,
@@ -163,82 +162,6 @@ class VerifyRequest(_Request, frozen=True, kw_only=True):
 
 class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     pass
-
-
-class NewMatch(_Response, frozen=True, kw_only=True):
-    """The match created, with the organiser token (shown once)."""
-
-    match_id: str
-    version: int
-    organiser_token: str | None
-    """Shown once: seats bots, runs them, ends the match. Stored only as its hash; null
-    in an idempotent replay (``token_withheld``)."""
-    rules: RulesView
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
-
-
-class SeatClaimed(_Response, frozen=True, kw_only=True):
-    """The seat taken, with its token (shown once)."""
-
-    seat: int
-    token: str | None
-    """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view;
-    null in an idempotent replay (``token_withheld``)."""
-    version: int
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
-
-
-class BotSeated(_Response, frozen=True, kw_only=True):
-    """A bot took the seat."""
-
-    seat: int
-    kind: str
-    version: int
-    """The match version right after seating (the bots move after it, off the request)."""
-
-
-class BotsRun(_Response, frozen=True, kw_only=True):
-    """The bots were woken: the match version now and whether a bot is to act."""
-
-    version: int
-    queued: bool
-
-
-class FinishedMatch(_Response, frozen=True, kw_only=True):
-    """The match is over (R32)."""
-
-    version: int
-
-
-class ResignationView(_Response, frozen=True, kw_only=True):
-    """A seat resigned for its team (R32; docs/decisions.md D-table-life)."""
-
-    seat: int
-    finished: bool
-    """The team conceded: the match is over, the other team won."""
-    waiting_for: list[int]
-    """The partner seats whose resignation is still needed (a person's); empty once over."""
-    version: int
-
-
-class RematchView(_Response, frozen=True, kw_only=True):
-    """The rematch of a finished match: same seats and rules. Each person of the first
-    match confirms by asking for it too; it starts when all have."""
-
-    match_id: str
-    """The rematch."""
-    seat: int | None
-    """The caller's seat there (null: the organiser)."""
-    token: str | None
-    """The caller's seat token there — or, for the organiser who opened it, its organiser
-    token — shown once; null otherwise (and in an idempotent replay)."""
-    waiting_for: list[int]
-    """Seats kept for people who have not confirmed yet; empty: round 1 is dealt (R16)."""
-    version: int
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
 
 
 class DealVerified(_Response, frozen=True, kw_only=True):

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from litestar import Response
 from litestar.params import HeaderParameter
 
-from services.pipeline import Precondition
+from services.round_commands import Precondition
 
 IfNoneMatch = Annotated[
     str | None,
@@ -56,7 +56,7 @@ def not_modified(if_none_match: str | None, tag: str) -> bool:
 
 def precondition(if_match: str | None) -> Precondition:
     """The match version ``If-Match`` requires (none: any), or why it is not one — the
-    412 is given after the caller is authorised (:class:`services.pipeline.Precondition`)."""
+    412 is given after the caller is authorised (:class:`services.round_commands.Precondition`)."""
     if if_match is None or if_match.strip() == "*":
         return Precondition()
     text = if_match.strip()

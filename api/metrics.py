@@ -41,8 +41,8 @@ from litestar.handlers import HTTPRouteHandler
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from domain.game.actions import ACTIONS
 from services.bot_driver import BotDriver, DriverStats
-from services.commands import ACTIONS
 from services.game import GameService
 
 METRICS_PATH: Final = "/metrics"

@@ -23,6 +23,7 @@ from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from services.access import Credential
 from services.bot_driver import BotDriver
+from services.bus import Bus
 from services.game import GameService
 from services.idempotency import Keys
 from services.sources import PLAYER_ROLE
@@ -87,18 +88,24 @@ class ViewTags:
 
 @dataclass
 class Runtime:
-    service: GameService
+    bus: Bus
+    """Every write's way in (:mod:`services.bus`)."""
     limiter: anyio.CapacityLimiter
     bots: BotDriver
     """The bot driver: the organiser's "run the bots" routes wake it."""
-    keys: Keys = field(init=False)
     tags: ViewTags = field(default_factory=lambda: ViewTags(enabled=False))
     retry_ms: int = 1000
     """The ``retry:`` hint of every stream (``SSE_RETRY_MS``): one reconnection delay for
     the match, player, ticket, standings and feed streams alike."""
 
-    def __post_init__(self) -> None:
-        self.keys = Keys(self.service)
+    @property
+    def service(self) -> GameService:
+        return self.bus.service
+
+    @property
+    def keys(self) -> Keys:
+        """The Idempotency-Keys of the bus (one in-flight set per process)."""
+        return self.bus.keys
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the blocking ``fn(*args)`` in a worker thread under the limiter (the

@@ -18,25 +18,18 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
 from uuid import UUID
 
 import anyio
-import msgspec
 from litestar import Controller, Response
 from litestar.params import FromPath
 
 from api.calls import CHECKED, Writing, write_route
 from api.etag import IfMatch, precondition
 from api.runtime import Runtime
-from domain.game.match import Match
-from services.access import seat_or_organiser
 from services.bot_driver import BotDriver
-from services.bots import cpu_budget
-from services.commands import Pending
-from services.idempotency import Fact, Receipt, Stamp
 from services.sweeper import Sweeper
-from services.timers import ORGANISER, TIMEOUT_KIND, TimedOut, by_seat, claim_timeout
+from services.timers import ClaimTimeout, TimeoutClaimed
 
 TIMEOUT_DOC = """The seat to act is over its time limit (the match's `timers`, counted from the
 event that made it that seat's turn; views show it as `turnDeadline`): a bot (the
@@ -51,19 +44,6 @@ reply after it, off the request.
 race. 412: `If-Match` is not the current version."""
 
 
-class TimeoutClaimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """A seat that ran out of time: what the timeout bot did for it."""
-
-    version: int
-    """The match version right after the bot's move for the seat."""
-    seat: int
-    timer: str
-    """``declare``, ``bury`` or ``play``."""
-    limit_ms: int
-    action: str
-    """What the timeout bot did for the seat (``play``, ``bury``, ``pass``, …)."""
-
-
 class TimeoutController(Controller):
     path = "/v1/matches"
     tags = ["commands"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -73,54 +53,7 @@ class TimeoutController(Controller):
         self, write: Writing, match_id: FromPath[UUID], if_match: IfMatch = None
     ) -> Response[TimeoutClaimed]:
         """Claim the turn timeout of the seat to act (the bot moves for it)"""
-        runtime = write.runtime
-        service, expected = runtime.service, precondition(if_match)
-        kind = getattr(write.request.app.state, "timeout_kind", TIMEOUT_KIND)
-
-        def claimer() -> tuple[Match, str]:
-            match = service.get_match(match_id)
-            who = seat_or_organiser(service, match, write.credential)
-            return match, by_seat(who) if isinstance(who, int) else ORGANISER
-
-        def work(by: tuple[Match, str], stamp: Stamp) -> tuple[int, TimeoutClaimed]:
-            def attach(p: Pending, done: TimedOut) -> list[Any]:
-                facts: dict[str, Fact] = {
-                    "timer": done.timer,
-                    "limitMs": done.limit_ms,
-                    "action": done.action,
-                }
-                return stamp.records(Receipt(200, match_id, p.result.version, done.seat, facts))
-
-            done = claim_timeout(
-                service,
-                match_id,
-                by[1],
-                match=by[0],
-                expected_version=expected.required(),  # after auth: 401/403 before 412
-                attach=attach,
-                kind=kind,
-                stop=cpu_budget(runtime.bots.decision_cpu_s),
-            )
-            assert done.result is not None
-            return 200, TimeoutClaimed(
-                version=done.result.version,
-                seat=done.seat,
-                timer=done.timer,
-                limit_ms=done.limit_ms,
-                action=done.action,
-            )
-
-        def replay(_: tuple[Match, str], outcome: Receipt) -> TimeoutClaimed:
-            facts = outcome.facts
-            return TimeoutClaimed(
-                version=outcome.version,
-                seat=outcome.seat if outcome.seat is not None else -1,
-                timer=str(facts.get("timer")),
-                limit_ms=int(facts.get("limitMs") or 0),
-                action=str(facts.get("action")),
-            )
-
-        return await write.run(claimer, work, replay)
+        return await write.send(ClaimTimeout(match_id, precondition(if_match)))
 
 
 def driver_lifespan(driver: BotDriver) -> Callable[[object], AbstractAsyncContextManager[None]]:
@@ -150,13 +83,9 @@ class SweeperTask:
         self.task: asyncio.Task[None] | None = None
 
     @classmethod
-    def build(
-        cls, runtime: Runtime, interval_ms: int, timeout_kind: str = TIMEOUT_KIND
-    ) -> SweeperTask:
-        """The sweeper of ``runtime``'s service, waking its bot driver; ``timeout_kind``
-        moves for late seats."""
-        sweeper = Sweeper(runtime.service, wake=runtime.bots.wake, timeout_kind=timeout_kind)
-        return cls(sweeper, runtime, interval_ms)
+    def build(cls, runtime: Runtime, interval_ms: int) -> SweeperTask:
+        """The sweeper of ``runtime``'s bus, waking its bot driver."""
+        return cls(Sweeper(runtime.bus, wake=runtime.bots.wake), runtime, interval_ms)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: object = None) -> AsyncIterator[None]:

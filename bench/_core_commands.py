@@ -15,6 +15,7 @@ from uuid import UUID
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import Recording
 
+from bench._tables import act, new_match, seat_bots
 from domain.bots.combos import random_lead
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
@@ -22,6 +23,7 @@ from domain.rules.cards import Card
 from domain.rules.follow import random_follow
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
+from services.handlers import build_bus
 
 DEFAULT_ROUNDS = 16
 REPLAY_PASSES = 5
@@ -118,9 +120,9 @@ class CommandFigures:
 def play_rounds(svc: TimedService, rounds: int, rng: random.Random) -> CommandFigures:
     """Play ``rounds`` complete rounds of one match; time each ``act``."""
     figures = CommandFigures()
-    mid = svc.create_match(RuleSet(), name="bench")
-    for seat in range(4):
-        svc.take_seat(mid, seat, f"bot{seat}", "random")
+    bus = build_bus(svc)
+    mid = new_match(bus, RuleSet(), "bench")
+    seat_bots(bus, mid)
     while len(figures.rounds) < rounds:
         match = svc.get_match(mid)
         r = svc.current_round(match)
@@ -129,7 +131,7 @@ def play_rounds(svc: TimedService, rounds: int, rng: random.Random) -> CommandFi
         svc.load_s = svc.save_s = 0.0
         svc.timing = True
         start = time.perf_counter()
-        svc.act(mid, seat, action, cards)
+        act(bus, mid, seat, action, cards)
         elapsed = time.perf_counter() - start
         svc.timing = False
         figures.ms.append(elapsed * 1000)

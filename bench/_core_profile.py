@@ -29,9 +29,11 @@ from bench._core_commands import (
     next_command,
     play_rounds,
 )
+from bench._tables import act, new_match, seat_bots
 from domain.rules.ruleset import RuleSet
 from infra.pgstore import RECORDER_TOPIC
 from services.game import GameService
+from services.handlers import build_bus
 
 
 def count_round_trips(env: dict[str, str], seed: int) -> None:
@@ -56,9 +58,9 @@ def count_round_trips(env: dict[str, str], seed: int) -> None:
                     finally:
                         conn.pgconn.untrace()
 
-            mid = svc.create_match(RuleSet(), name="trace")
-            for seat in range(4):
-                svc.take_seat(mid, seat, f"bot{seat}", "random")
+            bus = build_bus(svc)
+            mid = new_match(bus, RuleSet(), "trace")
+            seat_bots(bus, mid)
             while True:  # round 1 warms the cache and the prepared statements; count round 2
                 r = svc.current_round(svc.get_match(mid))
                 assert r is not None
@@ -67,7 +69,7 @@ def count_round_trips(env: dict[str, str], seed: int) -> None:
                 command = next_command(r, rng)
                 before = trace.stat().st_size
                 datastore.get_connection = traced_connection
-                svc.act(mid, *command)
+                act(bus, mid, *command)
                 datastore.get_connection = original
                 with trace.open() as f:
                     f.seek(before)
@@ -89,16 +91,16 @@ def profile(env: dict[str, str], rounds: int, seed: int) -> None:
     rng = random.Random(seed)
     svc = TimedService(env, seeds=lambda: rng.randbytes(32))
     profiler = cProfile.Profile()
-    mid = svc.create_match(RuleSet(), name="profile")
-    for seat in range(4):
-        svc.take_seat(mid, seat, f"bot{seat}", "random")
+    bus = build_bus(svc)
+    mid = new_match(bus, RuleSet(), "profile")
+    seat_bots(bus, mid)
     done: list[UUID] = []
     while len(done) < rounds:
         r = svc.current_round(svc.get_match(mid))
         assert r is not None
         command = next_command(r, rng)
         profiler.enable()
-        svc.act(mid, *command)
+        act(bus, mid, *command)
         profiler.disable()
         if svc.get_match(mid).round_number != r.number:
             done.append(r.id)

@@ -48,15 +48,17 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from api.feed import Archive
+from bench._tables import new_match, seat_bots
 from domain.rules.ruleset import MatchEnd, MatchEndKind, preset
 from infra.bootstrap import build_app
 from infra.pgcluster import postgres_url
 from infra.settings import Settings
 from infra.store import build_service
 from services.analysis.dump import write_dump
-from services.bots import run_bots
+from services.bot_driver import run_bots
 from services.feed import last_position
 from services.game import GameService
+from services.handlers import build_bus
 from services.projections import rebuild
 from services.records.bulk import BulkFilter, finished_records
 from services.records.export import export_match
@@ -69,12 +71,12 @@ FRAME_ID = re.compile(rb"^id: ([0-9]+)$", re.MULTILINE)
 def fill(service: GameService, matches: int) -> int:
     """Play ``matches`` one-round bot matches in memory and import them into ``service``."""
     scratch = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    bus = build_bus(scratch)
     rules = dataclasses.replace(preset("standard"), match_end=MatchEnd(MatchEndKind.ROUNDS, 1))
     for i in range(matches):
-        mid = scratch.create_match(rules, name=f"bench {i}", preset="standard")
-        for seat in range(4):
-            scratch.take_seat(mid, seat, f"bot{seat}", "random")
-        run_bots(scratch, mid, 100_000)
+        mid = new_match(bus, rules, f"bench {i}", "standard")
+        seat_bots(bus, mid)
+        run_bots(bus, mid, 100_000)
         import_record(service, export_match(scratch, mid), store=True)
     return matches
 

@@ -51,12 +51,14 @@ from litestar import Litestar
 
 from api.match_follower import DEAL_TICK_S
 from bench._capacity_stream import SeatView, choose
+from bench._tables import act, new_match, seat_person
 from domain.game.round import DRAWS
 from domain.game.round_events import Pacing
 from domain.rules.cards import parse_cards
 from domain.rules.ruleset import RuleSet
 from infra.bootstrap import build_app
 from infra.settings import Settings
+from services.bus import Bus
 from services.game import GameService
 from services.json_patch import diff
 from services.live import LiveTable, view_json
@@ -145,8 +147,9 @@ async def stream(app: Litestar, path: str, headers: dict[str, str], wire: Wire) 
         await task
 
 
-def move(service: GameService, match_id: UUID, clock: Clock, rng: random.Random) -> None:
+def move(bus: Bus, match_id: UUID, clock: Clock, rng: random.Random) -> None:
     """One move the views offer (R16–R31), a second after the last."""
+    service = bus.service
     clock.advance(1)
     match = service.get_match(match_id)
     round_ = service.current_round(match)
@@ -158,7 +161,7 @@ def move(service: GameService, match_id: UUID, clock: Clock, rng: random.Random)
         choice = choose(seen, rng)
         if choice is not None:
             action, cards = choice
-            service.act(match_id, seat, action, tuple(parse_cards(cards)))
+            act(bus, match_id, seat, action, parse_cards(cards))
             return
     raise RuntimeError(f"no move offered for {expected}")
 
@@ -178,8 +181,9 @@ async def play_round(seed: int) -> tuple[dict[str, tuple[int, int]], GameService
         backend="popo", rate_limit_per_minute=0, sweep_interval_ms=0, webhook_interval_ms=0
     )
     app = build_app(settings, service=service)
-    match_id = service.create_match(RuleSet())
-    token = service.take_seat(match_id, 0, "p0")[0]
+    bus: Bus = app.state.runtime.bus
+    match_id = new_match(bus, RuleSet(), "")
+    token = seat_person(bus, match_id, 0, "p0")
     path = f"/v1/matches/{match_id}/stream"
     seat = {"Authorization": f"Bearer {token}"}
     gz = {"Accept-Encoding": "gzip"}
@@ -199,7 +203,7 @@ async def play_round(seed: int) -> tuple[dict[str, tuple[int, int]], GameService
         }
         start = service.get_match(match_id).version
         for s in (1, 2, 3):
-            service.take_seat(match_id, s, f"p{s}")
+            seat_person(bus, match_id, s, f"p{s}")
         while True:  # the paced deal: four cards a tick
             await asyncio.sleep(DEAL_TICK_S + 0.05)
             match = service.get_match(match_id)
@@ -209,7 +213,7 @@ async def play_round(seed: int) -> tuple[dict[str, tuple[int, int]], GameService
                 break
             clock.advance(INTERVAL_MS * 4 / 1000)
         while service.get_match(match_id).round_number < 2:
-            await anyio.to_thread.run_sync(move, service, match_id, clock, rng)
+            await anyio.to_thread.run_sync(move, bus, match_id, clock, rng)
         await asyncio.sleep(0.5)  # the last frames reach the streams
     return {name: w.round_bytes() for name, w in out.items()}, service, match_id, start
 

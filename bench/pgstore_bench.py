@@ -49,10 +49,12 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from bench._core_commands import CommandFigures, TimedService, next_command, play_rounds
+from bench._tables import act, new_match, seat_bots
 from domain.rules.ruleset import RuleSet
 from infra.pgcluster import postgres_url
 from infra.settings import Settings
 from infra.store import persistence_env
+from services.handlers import build_bus
 
 
 def narrow_fetch(recorder: PostgresApplicationRecorder, originator_id: UUID) -> int:
@@ -150,14 +152,14 @@ def save_round_trips(env: dict[str, str], label: str, seed: int) -> float:
                         f.seek(before)
                         trips.append(f.read().count("ReadyForQuery"))
 
-            mid = svc.create_match(RuleSet(), name="trace")
-            for seat in range(4):
-                svc.take_seat(mid, seat, f"bot{seat}", "random")
+            bus = build_bus(svc)
+            mid = new_match(bus, RuleSet(), "trace")
+            seat_bots(bus, mid)
             svc.save = counted_save  # type: ignore[method-assign]
             for _ in range(60):
                 r = svc.current_round(svc.get_match(mid))
                 assert r is not None
-                svc.act(mid, *next_command(r, rng))
+                act(bus, mid, *next_command(r, rng))
     svc.close()
     return statistics.mean(trips[10:])
 

@@ -22,6 +22,7 @@ seeds), a webhook sender, test settings (``tests/apps.py``). A service given to
 from __future__ import annotations
 
 from collections.abc import Callable
+from uuid import UUID
 
 import anyio
 from litestar import Litestar
@@ -45,6 +46,8 @@ from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
 from services.bot_driver import BotDriver
 from services.game import GameService
+from services.handlers import Settings as HandlerSettings
+from services.handlers import build_bus
 from services.webhooks.dispatch import Post
 from services.webhooks.targets import TargetPolicy
 
@@ -88,12 +91,12 @@ def build_parts(
     service.on_saved.append(tags.changed)
     if bots is None:
         bots = BotDriver(
-            service,
+            build_bus(service, wake=ring(lambda: bots), settings=handler_settings(settings)),
             workers=settings.bot_workers,
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(service, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
+    runtime = Runtime(bots.bus, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
     live = LiveStreams(
         service,
         hub,
@@ -122,7 +125,7 @@ def build_parts(
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
     sweep_ms = settings.sweep_interval_ms
-    sweeper = SweeperTask.build(runtime, sweep_ms, settings.timeout_bot)
+    sweeper = SweeperTask.build(runtime, sweep_ms)
     role = settings.process_role
     if role == "worker":  # the API processes' saves reach this one through the hub
         hub.on_changed += [sweeper.sweeper.changed, bots.changed]
@@ -152,6 +155,23 @@ def build_parts(
         http=role != "worker",
         background=role != "api",
     )
+
+
+def handler_settings(settings: Settings) -> HandlerSettings:
+    """What the command handlers take from the settings: the timeout bot and its budget."""
+    return HandlerSettings(settings.timeout_bot, settings.bot_decision_ms / 1000)
+
+
+def ring(driver: Callable[[], BotDriver | None]) -> Callable[[UUID], None]:
+    """The bot driver's doorbell for the bus, which is built before the driver it rings
+    (the driver sends its moves through that bus): ``driver()`` is asked at each ring."""
+
+    def wake(match_id: UUID) -> None:
+        found = driver()
+        if found is not None:
+            found.wake(match_id)
+
+    return wake
 
 
 def client_quotas(settings: Settings) -> tuple[Quota, ...]:

@@ -5,7 +5,7 @@ It listens to every save of the service (``GameService.on_saved_state``): when a
 leaves a bot to act — a person's move, a seat filled, a bot's own move, a deadline
 claimed — the match is queued at once. A pool of ``workers`` threads (the bound on how
 many bot decisions run at once) takes queued matches in turn and makes **one** step each
-(:func:`services.bots.play_one`: a deadline claimed or one bot's move, under a
+(:func:`play_one`: a deadline claimed or one bot's move, under a
 per-decision CPU budget), then queues the match again if it may go on: so every table
 moves fairly, a move at a time, and a person's command is answered as soon as its own
 move is saved — the bots' replies reach every client as stream frames of their own.
@@ -34,18 +34,21 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 from uuid import UUID
 
 from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import MatchEndKind
-from services.bots import Stop, bot_seats, bot_to_act, cpu_budget, play_one
+from services.bots import Stop, bot_seats, bot_to_act, cpu_budget, next_move
+from services.bus import Bus
 from services.errors import NotFoundError, VersionConflictError
-from services.game import GameService
+from services.legal import claimed
+from services.match_commands import FinishMatch
+from services.round_commands import Act, ClaimDeadlines
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +78,83 @@ class DriverStats:
     running: int
 
 
+Stopped = Literal["waiting", "limit", "conflict", "refused"]
+Step = Literal["moved", "claimed", "waiting", "over"]
+DEFAULT_STEPS: Final = 1000
+"""The one step limit: moves (deadline claims included) :func:`run_bots` plays at most,
+and that the sweeper claims for one match in one sweep (a round is about 110 moves)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotRun:
+    """What :func:`run_bots` did: moves made (deadline claims included) and why it
+    stopped: ``waiting`` (for a person, or nobody can move), ``limit``, ``conflict``
+    (another command changed the match first), ``refused`` (a bot's move was refused)."""
+
+    steps: int
+    version: int
+    stopped: Stopped
+
+
+def play_one(
+    bus: Bus,
+    match_id: UUID,
+    *,
+    match: Match | None = None,
+    stop: Callable[[], Stop] | None = None,
+) -> Step:
+    """One step of the match's bots: claim a passed deadline (R16, R17, R20), or make
+    the move of the bot to act (a new ``stop()`` budget for its decision), or say why
+    not: ``waiting`` (for a person, the clock, or no bot here) or ``over``. ``match``:
+    the match as the caller just loaded it."""
+    service = bus.service
+    match = service.get_match(match_id) if match is None else match
+    if match.finished:
+        return "over"
+    round_ = service.current_round(match)
+    bots = bot_seats(match)
+    if round_ is None or round_.dealt is None or not bots:
+        return "waiting"
+    now = service.clock()
+    if claimed(round_, now).pending_events:
+        bus.execute(ClaimDeadlines(match_id))
+        return "claimed"
+    move = next_move(match, round_, now, bots, stop=None if stop is None else stop())
+    if move is None:
+        return "waiting"
+    bus.execute(Act(match_id, move.action, seat=move.seat))
+    return "moved"
+
+
+def run_bots(bus: Bus, match_id: UUID, max_steps: int = DEFAULT_STEPS) -> BotRun:
+    """Play every pending bot move of the match, at most ``max_steps`` (blocking)."""
+    steps = 0
+    stopped: Stopped = "limit"
+    while steps < max_steps:
+        try:
+            step = play_one(bus, match_id)
+        except VersionConflictError:
+            stopped = "conflict"
+            break
+        except ShengjiError as e:  # pragma: no cover - bots only make legal moves
+            log.warning("a bot's move was refused: %s", e.detail)
+            stopped = "refused"
+            break
+        if step in ("waiting", "over"):
+            stopped = "waiting"
+            break
+        steps += 1
+    match = bus.service.get_match(match_id)
+    round_ = bus.service.current_round(match)
+    return BotRun(steps, match.sequence(0 if round_ is None else round_.version), stopped)
+
+
 class BotDriver:
     """Moves bots as soon as they are to act (see the module docstring)."""
 
     def __init__(
         self,
-        service: GameService,
+        bus: Bus,
         *,
         workers: int = WORKERS,
         decision_cpu_s: float = DECISION_CPU_S,
@@ -88,7 +162,8 @@ class BotDriver:
     ) -> None:
         if workers < 1:
             raise ValueError(f"the bot driver needs at least one worker, not {workers}")
-        self.service = service
+        self.bus = bus
+        self.service = bus.service
         self.workers = workers
         self.decision_cpu_s = decision_cpu_s
         self.bots_only_rounds = bots_only_rounds
@@ -250,7 +325,7 @@ class BotDriver:
                 self._remember(match_id, bot_seats(match))
             if self._end_if_capped(match):
                 return False
-            done = play_one(self.service, match_id, match=match, stop=self._budget)
+            done = play_one(self.bus, match_id, match=match, stop=self._budget)
         except VersionConflictError:
             with self._cond:
                 self._conflicts += 1
@@ -288,7 +363,7 @@ class BotDriver:
             or match.round_number <= cap
         ):
             return False
-        self.service.finish_match(match.id, f"bots only: ended after {cap} rounds")
+        self.bus.execute(FinishMatch(match.id, f"bots only: ended after {cap} rounds"))
         with self._cond:
             self._ended += 1
         return True

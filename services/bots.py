@@ -1,5 +1,5 @@
-"""Bots at a match's table: their moves, played through the same command path as a
-person's (``GameService.act``), one save per move.
+"""Bots at a match's table: their decisions — each played by the bot driver through the
+same command a person sends (:class:`services.round_commands.Act`), one save per move.
 
 A seat whose kind is a bot policy (:data:`domain.bots.PLAYERS`: ``random``,
 ``heuristic``, ``strong``) is asked for its decision from a redacted view built from the
@@ -11,8 +11,9 @@ deadline (the end of the drawing, the overcall window) is claimed first, as a co
 would.
 
 Who calls this: the bot driver (:mod:`services.bot_driver`), off the request path, one
-move at a time (:func:`play_one`); :func:`run_bots` plays a table on to where it waits,
-for tools and tests. No request handler moves a bot (docs/decisions.md D-bot-driver).
+move at a time (:func:`services.bot_driver.play_one`); :func:`services.bot_driver.run_bots`
+plays a table on to where it waits, for tools and tests. No request handler moves a bot
+(docs/decisions.md D-bot-driver).
 
 Decisions are deterministic: a bot's ``random.Random`` is seeded from the round, its
 version and the seat, so the same state gives the same move. The ``strong`` bot searches
@@ -24,53 +25,28 @@ search meets only on an overloaded machine, where it answers with what it found 
 from __future__ import annotations
 
 import hashlib
-import logging
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, Literal
-from uuid import UUID
 
 from domain.bots import PLAYERS, Player, StrongPlayer, make_player
 from domain.bots.view import BidView, BotView, seat_view
+from domain.game.actions import Bury, Declare, Overcall, Pass, Play, Redeal, RoundAction
 from domain.game.match import Match
 from domain.game.round import DRAWS, Round, RoundPhase
-from domain.rules.cards import Card
 from domain.rules.context import trump_context
-from domain.rules.errors import ShengjiError
 from domain.rules.shuffle import HAND_SIZE
-from services.errors import VersionConflictError
-from services.game import GameService
-from services.legal import claimed, may_ask_redeal
+from services.legal import may_ask_redeal
 
-log = logging.getLogger(__name__)
-
-Stopped = Literal["waiting", "limit", "conflict", "refused"]
-Step = Literal["moved", "claimed", "waiting", "over"]
 Stop = Callable[[], bool]
-DEFAULT_STEPS: Final = 1000
-"""The one step limit: moves (deadline claims included) :func:`run_bots` plays at most,
-and that the sweeper claims for one match in one sweep (a round is about 110 moves)."""
 
 
 @dataclass(frozen=True, slots=True)
 class BotMove:
     seat: int
-    action: str
-    cards: tuple[Card, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class BotRun:
-    """What :func:`run_bots` did: moves made (deadline claims included) and why it
-    stopped: ``waiting`` (for a person, or nobody can move), ``limit``, ``conflict``
-    (another command changed the match first), ``refused`` (a bot's move was refused)."""
-
-    steps: int
-    version: int
-    stopped: Stopped
+    action: RoundAction
 
 
 def bot_seats(match: Match) -> dict[int, str]:
@@ -97,58 +73,6 @@ def bot_to_act(round_: Round, bots: dict[int, str]) -> bool:
     return round_.to_act() in bots
 
 
-def play_one(
-    service: GameService,
-    match_id: UUID,
-    *,
-    match: Match | None = None,
-    stop: Callable[[], Stop] | None = None,
-) -> Step:
-    """One step of the match's bots: claim a passed deadline (R16, R17, R20), or make
-    the move of the bot to act (a new ``stop()`` budget for its decision), or say why
-    not: ``waiting`` (for a person, the clock, or no bot here) or ``over``. ``match``:
-    the match as the caller just loaded it."""
-    match = service.get_match(match_id) if match is None else match
-    if match.finished:
-        return "over"
-    round_ = service.current_round(match)
-    bots = bot_seats(match)
-    if round_ is None or round_.dealt is None or not bots:
-        return "waiting"
-    now = service.clock()
-    if claimed(round_, now).pending_events:
-        service.claim_deadlines(match_id)
-        return "claimed"
-    move = next_move(match, round_, now, bots, stop=None if stop is None else stop())
-    if move is None:
-        return "waiting"
-    service.act(match_id, move.seat, move.action, move.cards, match=match)
-    return "moved"
-
-
-def run_bots(service: GameService, match_id: UUID, max_steps: int = DEFAULT_STEPS) -> BotRun:
-    """Play every pending bot move of the match, at most ``max_steps`` (blocking)."""
-    steps = 0
-    stopped: Stopped = "limit"
-    while steps < max_steps:
-        try:
-            step = play_one(service, match_id)
-        except VersionConflictError:
-            stopped = "conflict"
-            break
-        except ShengjiError as e:  # pragma: no cover - bots only make legal moves
-            log.warning("a bot's move was refused: %s", e.detail)
-            stopped = "refused"
-            break
-        if step in ("waiting", "over"):
-            stopped = "waiting"
-            break
-        steps += 1
-    match = service.get_match(match_id)
-    round_ = service.current_round(match)
-    return BotRun(steps, match.sequence(0 if round_ is None else round_.version), stopped)
-
-
 def next_move(
     match: Match,
     round_: Round,
@@ -170,7 +94,7 @@ def next_move(
         if turn not in bots:
             return None
         cards = _player(bots[turn], stop).play(_play_view(round_, turn), _rng(round_, turn))
-        return BotMove(turn, "play", tuple(cards))
+        return BotMove(turn, Play(tuple(cards)))
     if phase not in (RoundPhase.DECLARING, RoundPhase.OVERCALLING, RoundPhase.BURYING):
         return None
     seat = round_.to_act()
@@ -178,16 +102,16 @@ def next_move(
         return None
     player, rng = _player(bots[seat], stop), _rng(round_, seat)
     if may_ask_redeal(round_, seat) and player.request_redeal(_bid_view(round_, seat, now), rng):
-        return BotMove(seat, "redeal")  # §10 暴动
+        return BotMove(seat, Redeal())  # §10 暴动
     if phase is RoundPhase.BURYING:
-        return BotMove(seat, "bury", tuple(player.bury(_bury_view(round_, seat), rng)))
+        return BotMove(seat, Bury(tuple(player.bury(_bury_view(round_, seat), rng))))
     view = _bid_view(round_, seat, now)
     options = round_.bidding.legal_shows(seat, view.hand)
     if phase is RoundPhase.OVERCALLING:
         show = player.overcall(view, options, rng) if options else None
-        return BotMove(seat, "pass") if show is None else BotMove(seat, "overcall", show.cards)
+        return BotMove(seat, Pass() if show is None else Overcall(show.cards))
     show = player.declare(view, options, rng) if options else None
-    return BotMove(seat, "pass") if show is None else BotMove(seat, "declare", show.cards)
+    return BotMove(seat, Pass() if show is None else Declare(show.cards))
 
 
 def _dealing_move(round_: Round, bots: dict[int, str], now: datetime) -> BotMove | None:
@@ -202,9 +126,9 @@ def _dealing_move(round_: Round, bots: dict[int, str], now: datetime) -> BotMove
         if options:
             show = _player(bots[seat]).declare(view, options, _rng(round_, seat))
             if show is not None:
-                return BotMove(seat, "declare", show.cards)
+                return BotMove(seat, Declare(show.cards))
         if drawn >= DRAWS:
-            return BotMove(seat, "pass")
+            return BotMove(seat, Pass())
     return None
 
 

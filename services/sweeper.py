@@ -46,11 +46,13 @@ from domain.game.match_events import MatchCreated, MatchFinished
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.timers import Timers, TurnClock, turn_clock
 from domain.rules.errors import ShengjiError
-from services.bots import DEFAULT_STEPS, bot_seats, bot_to_act
+from services.bot_driver import DEFAULT_STEPS
+from services.bots import bot_seats, bot_to_act
+from services.bus import Bus
 from services.errors import NotFoundError, VersionConflictError
-from services.game import GameService
 from services.legal import claimed
-from services.timers import SWEEPER, TIMEOUT_KIND, claim_timeout
+from services.round_commands import ClaimDeadlines
+from services.timers import ClaimTimeout
 
 log = logging.getLogger(__name__)
 
@@ -87,20 +89,19 @@ class Sweeper:
 
     def __init__(
         self,
-        service: GameService,
+        bus: Bus,
         *,
         wake: Callable[[UUID], None] | None = None,
         max_steps: int = DEFAULT_STEPS,
         recheck: timedelta = RECHECK,
         rescan_s: float = RESCAN_S,
-        timeout_kind: str = TIMEOUT_KIND,
     ) -> None:
-        """``wake``: the bot driver's (:meth:`services.bot_driver.BotDriver.wake`), told of
-        a table where a bot is to act; ``timeout_kind``: the bot policy that moves for a
-        seat over its time; ``max_steps``: claims one match gets per sweep."""
-        self.service = service
+        """``bus``: where its claims go (the timeout bot's kind is the bus's setting);
+        ``wake``: the bot driver's (:meth:`services.bot_driver.BotDriver.wake`), told of a
+        table where a bot is to act; ``max_steps``: claims one match gets per sweep."""
+        self.bus = bus
+        self.service = bus.service
         self.wake = wake
-        self.timeout_kind = timeout_kind
         self.max_steps = max_steps
         self.recheck = recheck
         self.rescan_s = rescan_s
@@ -256,12 +257,12 @@ class Sweeper:
                 if moves >= self.max_steps or self._stopping.is_set():
                     return _Outcome(_NOW, moves)  # more next sweep
                 if claimed(round_, now).pending_events:
-                    service.claim_deadlines(match_id)  # R16, R17, R20
+                    self.bus.execute(ClaimDeadlines(match_id))  # R16, R17, R20
                     moves += 1
                     continue
                 clock = turn_clock(match.timers, round_)
                 if clock is not None and now > clock.deadline:
-                    claim_timeout(service, match_id, SWEEPER, kind=self.timeout_kind)
+                    self.bus.execute(ClaimTimeout(match_id))
                     moves += 1
                     continue
                 bots = bot_seats(match)

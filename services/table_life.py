@@ -1,9 +1,11 @@
 """A table's life after it is made: who may sit at a private table, leaving a seat,
-resigning, and the rematch (docs/decisions.md D-table-life).
+resigning, and the rematch (docs/decisions.md D-table-life) — decided on a command's unit
+of work (:mod:`services.unit_of_work`), saved by the bus in one save.
 
 * **Private tables** (``visibility: private``, or made private by an invite code): never
   listed; a free seat is taken only with an invite code or by the organiser
-  (:func:`check_admitted`). A rematch keeps each seat for its holder (``reserved``).
+  (:func:`services.accounts.seating.check_admitted`). A rematch keeps each seat for its
+  holder (``reserved``).
 * **Leaving** (:func:`leave`): the player's seat is played by a bot for the rest of the
   match (before round 1 it is free again); the match's ``SeatLeft`` and the account's
   ``MatchLeft`` in one save. The table goes on.
@@ -19,111 +21,64 @@ resigning, and the rematch (docs/decisions.md D-table-life).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 from uuid import UUID, uuid4
 
 from domain.accounts.account import Account
 from domain.game.match import RESIGNED, Match
 from domain.game.round import RoundPhase
 from domain.rules.errors import IllegalMoveError
-from services.accounts.players import get_account
 from services.accounts.seating import (
     account_holder,
     check_admitted,
     claim_seat,
-    open_first_round,
-    result,
+    open_if_seated,
     token_holder,
 )
-from services.accounts.store import save_all
-from services.commands import CommandResult
-from services.errors import VersionConflictError
-from services.game import GameService
+from services.dealer import Dealer
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
+from services.unit_of_work import UnitOfWork
 
-ATTEMPTS: Final = 8
 ORGANISER: Final = "organiser"
-Records = Callable[[CommandResult], Sequence[Any]]
-"""What a write saves with its events, given its result (an idempotency record)."""
+OVER: Final = (RoundPhase.SCORED, RoundPhase.ABANDONED)
 
 
 # -- leaving -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Left:
-    seat: int
-    replaced_by: str | None
-    """The bot that plays the seat now; None: the seat is free again (before round 1)."""
-    result: CommandResult
-
-
-def leave(
-    service: GameService, account_id: UUID, match_id: UUID, bot: str, records: Records
-) -> Left:
-    """The player leaves their seat in ``match_id``; the bot ``bot`` takes it."""
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        account = get_account(service, account_id)
-        seat = account.seats.get(match_id)
-        if seat is None:
-            where = "left" if match_id in account.left else "hold no seat in"
-            raise IllegalMoveError(f"you {where} match {match_id}", rule="R1", code="not-seated")
-        match = service.get_match(match_id)
-        replaced_by = match.leave(seat, bot, now)
-        account.leave(match_id, now)
-        done = result(match, service.current_round(match))
-        try:
-            save_all(service, match, account, *records(done))
-        except VersionConflictError:
-            continue  # a move (a bot's) was saved first: leave the table as it is now
-        return Left(seat, replaced_by, done)
-    raise VersionConflictError("the table kept changing; try again")  # pragma: no cover
+def leave(uow: UnitOfWork, account: Account, match_id: UUID, bot: str) -> tuple[int, str | None]:
+    """The player leaves their seat in ``match_id``; the bot ``bot`` takes it. Answers the
+    seat and the bot that plays it now (None: the seat is free again, before round 1)."""
+    seat = account.seats.get(match_id)
+    if seat is None:
+        where = "left" if match_id in account.left else "hold no seat in"
+        raise IllegalMoveError(f"you {where} match {match_id}", rule="R1", code="not-seated")
+    match = uow.match(match_id)
+    replaced_by = match.leave(seat, bot, uow.now)
+    account.leave(match_id, uow.now)
+    return seat, replaced_by
 
 
 # -- resigning -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Resignation:
-    ended: bool
-    waiting_for: list[int]
-    """The partner seats whose resignation is still needed (R32)."""
-    result: CommandResult
+def resign(uow: UnitOfWork, match_id: UUID, seat: int) -> Match:
+    """R32: ``seat`` resigns for its team (the module docstring); the match as it left it."""
+    match = uow.match(match_id)
+    current = uow.current_round(match)
+    ended = match.resign(seat, uow.now)
+    if ended and current is not None and current.phase not in OVER:
+        current.abandon(RESIGNED, uow.now)  # saved with MatchFinished
+    return match
 
 
-def resign(service: GameService, match_id: UUID, seat: int, records: Records) -> Resignation:
-    """R32: ``seat`` resigns for its team (the module docstring)."""
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        match = service.get_match(match_id)
-        current = service.current_round(match)
-        ended = match.resign(seat, now)
-        if ended and current is not None and current.phase not in _OVER:
-            current.abandon(RESIGNED, now)  # saved with MatchFinished
-        done = result(match, current)
-        try:
-            save_all(service, match, *([current] if ended and current else []), *records(done))
-        except VersionConflictError:
-            continue
-        waiting = [s for s in match.humans(seat % 2) if s not in match.resigned]
-        return Resignation(ended, waiting, done)
-    raise VersionConflictError("the table kept changing; try again")  # pragma: no cover
-
-
-_OVER: Final = (RoundPhase.SCORED, RoundPhase.ABANDONED)
-
-
-def resign_team(service: GameService, match_id: UUID, team: int) -> None:
-    """``team`` concedes (R32): each of its people resigns (the first seat of a team of
-    bots) — a record's end replayed (``services.records.replay``)."""
-    match = service.get_match(match_id)
-    seats = match.humans(team) or [team]
-    for seat in seats:
-        if resign(service, match_id, seat, lambda _: ()).ended:
-            return
+def waiting_to_resign(match: Match, seat: int) -> list[int]:
+    """The partner seats of ``seat`` whose resignation is still needed (R32); none once the
+    match is over."""
+    if match.finished:
+        return []
+    return [s for s in match.humans(seat % 2) if s not in match.resigned]
 
 
 # -- the rematch ---------------------------------------------------------------------------------
@@ -141,38 +96,29 @@ class Caller:
 
 @dataclass(frozen=True, slots=True)
 class Rematched:
-    match_id: UUID
-    seat: int | None
+    match: Match
+    """The rematch, as the command left it."""
     token: str | None
     """The caller's seat token there (shown once); the organiser's token for an organiser
     who opened the rematch; None for an organiser after that."""
-    organiser: bool
-    waiting_for: list[int]
-    """Seats kept for people who have not confirmed yet; empty: round 1 is dealt."""
-    result: CommandResult
 
 
-def rematch(service: GameService, match_id: UUID, caller: Caller, records: Records) -> Rematched:
+def rematch(uow: UnitOfWork, dealer: Dealer, match_id: UUID, caller: Caller) -> Rematched:
     """Open the rematch of finished ``match_id`` or confirm the caller's seat in it."""
-    for _ in range(ATTEMPTS):
-        first = service.get_match(match_id)
-        if first.tournament_id is not None:
-            raise IllegalMoveError(
-                "a tournament table's next match is paired by its tournament (R36)",
-                rule="R36",
-                code="tournament-table",
-            )
-        try:
-            if first.rematch is None:
-                return _open(service, first, caller, records)
-            return _confirm(service, service.get_match(first.rematch), caller, records)
-        except VersionConflictError:
-            continue  # another seat opened or confirmed first: look again
-    raise VersionConflictError("the table kept changing; try again")  # pragma: no cover
+    first = uow.match(match_id)
+    if first.tournament_id is not None:
+        raise IllegalMoveError(
+            "a tournament table's next match is paired by its tournament (R36)",
+            rule="R36",
+            code="tournament-table",
+        )
+    if first.rematch is None:
+        return _open(uow, dealer, first, caller)
+    return _confirm(uow, dealer, uow.match(first.rematch), caller)
 
 
-def _open(service: GameService, first: Match, caller: Caller, records: Records) -> Rematched:
-    now = service.clock()
+def _open(uow: UnitOfWork, dealer: Dealer, first: Match, caller: Caller) -> Rematched:
+    now = uow.now
     rematch_id = uuid4()
     organiser_token = new_token(rematch_id, ORGANISER_ROLE) if caller.seat is None else None
     kept = []
@@ -196,6 +142,7 @@ def _open(service: GameService, first: Match, caller: Caller, records: Records) 
         rematch_of=first.id,
         reserved=kept,
     )
+    uow.add(match)
     for seat, info in enumerate(first.seats):
         if info is not None and info.kind != "human":
             name = f"{info.kind} bot {seat}" if seat in first.left else info.name
@@ -203,62 +150,46 @@ def _open(service: GameService, first: Match, caller: Caller, records: Records) 
             match.take_seat(seat, name, info.kind, digest, now)
     first.offer_rematch(rematch_id, caller.seat, now)
     if caller.seat is None:
-        round1 = open_first_round(service, match, now) if match.seated else None
-        done = result(match, round1)
-        save_all(service, first, match, *([round1] if round1 else []), *records(done))
-        return Rematched(rematch_id, None, organiser_token, True, waiting_for(match), done)
-    return _take(service, match, caller, records, also=(first,))
+        open_if_seated(uow, dealer, match)
+        return Rematched(match, organiser_token)
+    return _take(uow, dealer, match, caller)
 
 
-def _confirm(service: GameService, match: Match, caller: Caller, records: Records) -> Rematched:
+def _confirm(uow: UnitOfWork, dealer: Dealer, match: Match, caller: Caller) -> Rematched:
     if caller.seat is None:
-        done = result(match, service.current_round(match))
-        return Rematched(match.id, None, None, True, waiting_for(match), done)
+        return Rematched(match, None)
     if match.seats[caller.seat] is not None:
         raise IllegalMoveError(
             f"you confirmed seat {caller.seat} of rematch {match.id} already",
             rule="R1",
             code="rematch-confirmed",
         )
-    return _take(service, match, caller, records, also=())
+    return _take(uow, dealer, match, caller)
 
 
-def _take(
-    service: GameService, match: Match, caller: Caller, records: Records, *, also: Sequence[Any]
-) -> Rematched:
+def _take(uow: UnitOfWork, dealer: Dealer, match: Match, caller: Caller) -> Rematched:
     """The caller's confirmation: their kept seat taken (and round 1 dealt when it is the
-    last one), saved with ``also`` (the first match's ``RematchOffered``)."""
+    last one)."""
     seat = caller.seat
     assert seat is not None
-    now = service.clock()
     if caller.account_id is not None:
-        account: Account = get_account(service, caller.account_id)
-        token, done = claim_seat(
-            service,
-            account,
-            match.id,
-            seat,
-            attach=lambda pending: records(pending.result),
-            match=match,
-            also=also,
-        )
-        return Rematched(match.id, seat, token, False, waiting_for(match), done)
+        account = uow.get(caller.account_id, Account, "player")
+        token = claim_seat(uow, dealer, account, match, seat)
+        return Rematched(match, token)
     check_admitted(match, seat, holder=token_holder(caller.token_digest))
     token = new_token(match.id, SEAT_ROLE)
-    info = _first_seat_name(service, match, seat)
-    match.take_seat(seat, info, "human", token_hash(token), now)
-    round1 = open_first_round(service, match, now) if match.seated else None
-    done = result(match, round1)
-    save_all(service, *also, match, *([round1] if round1 else []), *records(done))
-    return Rematched(match.id, seat, token, False, waiting_for(match), done)
+    match.take_seat(seat, _first_seat_name(uow, match, seat), "human", token_hash(token), uow.now)
+    open_if_seated(uow, dealer, match)
+    return Rematched(match, token)
 
 
-def _first_seat_name(service: GameService, match: Match, seat: int) -> str:
+def _first_seat_name(uow: UnitOfWork, match: Match, seat: int) -> str:
     """A guest's name in the first match (the rematch seats them under it)."""
     assert match.rematch_of is not None
-    info = service.get_match(match.rematch_of).seats[seat]
+    info = uow.match(match.rematch_of).seats[seat]
     return info.name if info is not None else "guest"
 
 
 def waiting_for(match: Match) -> list[int]:
+    """The rematch's seats kept for people who have not confirmed yet."""
     return [s for s in range(4) if match.reserved[s] and match.seats[s] is None]

@@ -1,36 +1,42 @@
-"""Claiming a turn timeout (docs/timers.md): a bot (the heuristic, by default) moves for a seat over
-its time.
+"""Claiming a turn timeout (docs/timers.md): a bot (the heuristic, by default) moves for a
+seat over its time.
 
-:func:`claim_timeout` runs through the command path every move takes
-(:meth:`GameService.act`): the match and its round are loaded, a passed deal deadline is
-claimed first (R16, R17, R20), then — with the command's ``now`` —
+:class:`ClaimTimeout` takes the path every round command takes
+(:func:`services.round_commands.ready`): the match and its round are loaded, a passed deal
+deadline is claimed first (R16, R17, R20), then — with the command's ``now`` —
 :func:`domain.game.timers.check_timed_out` decides whether the seat to act is over its
-limit. If it is, the bot of kind ``kind`` (:mod:`domain.bots`, from the same redacted view
-:mod:`services.bots` builds, R33) chooses the seat's move, ``TurnTimedOut`` is recorded
-and the move's own events follow, in one save. If not, the claim is refused
-(``not-timed-out``, saying how long is left; ``no-turn-timer`` when no limit runs) — a
-deadline claimed on the way is saved all the same, as a refused command's is.
+limit. If it is, the bot of the service's ``TIMEOUT_BOT`` kind (:mod:`domain.bots`, from the
+same redacted view :mod:`services.bots` builds, R33) chooses the seat's move,
+``TurnTimedOut`` is recorded and the move's own events follow, in one save. If not, the
+claim is refused (``not-timed-out``, saying how long is left; ``no-turn-timer`` when no
+limit runs) — a deadline claimed on the way is saved all the same, as a refused command's
+is.
 
-Two claims racing (two clients, or the sweepers of several replicas) are safe: the
-store's optimistic concurrency lets one win; the other gets ``version-conflict``.
+Anyone at the table may claim (a seat token of the match or its organiser token), and the
+sweeper does for every match (:mod:`services.sweeper`). Two claims racing (two clients, or
+the sweepers of several replicas) are safe: the store's optimistic concurrency lets one
+win; the other gets ``version-conflict``.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Final
+from typing import Final, cast
 from uuid import UUID
 
+import msgspec
+
+from domain.game.actions import perform
 from domain.game.match import Match
-from domain.game.round import Round
 from domain.game.timers import check_timed_out, record_timeout
-from domain.rules.cards import Card
-from services.bots import Stop, next_move
-from services.commands import CommandResult, Pending
+from services.access import seat_or_organiser
+from services.bots import Stop, cpu_budget, next_move
+from services.bus import Caller, Handler, Outcome, Service
+from services.dealer import Dealer
 from services.game import GameService
+from services.round_commands import ANY_VERSION, Precondition, outcome, ready, settle
+from services.unit_of_work import Reading, UnitOfWork
 
 SWEEPER: Final = "sweeper"
 ORGANISER: Final = "organiser"
@@ -45,61 +51,93 @@ def by_seat(seat: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class TimedOut:
-    """A claimed timeout: the seat, its timer and the action the bot made for it (the
-    cards are left out: a buried bottom is secret, R21, R33)."""
+class ClaimTimeout:
+    """Claim the turn timeout of the seat to act: the timeout bot moves for it
+    (docs/timers.md)."""
 
+    match_id: UUID
+    expected: Precondition = ANY_VERSION
+    claimed_by: str = SWEEPER
+    """Who claims when the service itself does (``sweeper``); a request's claimer is its
+    credential's (``seat N`` or ``organiser``)."""
+
+
+class TimeoutClaimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A seat that ran out of time: what the timeout bot did for it."""
+
+    version: int
+    """The match version right after the bot's move for the seat."""
     seat: int
     timer: str
+    """``declare``, ``bury`` or ``play``."""
     limit_ms: int
     action: str
-    result: CommandResult | None = None
-    """The command's result (None while it is being saved)."""
+    """What the timeout bot did for the seat (``play``, ``bury``, ``pass``, …)."""
 
 
-TimeoutAttach = Callable[[Pending, TimedOut], Sequence[Any]]
-"""Like ``services.game.Attach``, also told what timed out (an idempotency record)."""
+@dataclass(frozen=True, slots=True)
+class Claimant:
+    claimed_by: str
+    """``seat N``, ``organiser`` or ``sweeper`` (recorded in ``TurnTimedOut``)."""
+    match: Match | None
 
 
-def claim_timeout(
-    service: GameService,
-    match_id: UUID,
-    claimed_by: str,
-    *,
-    match: Match | None = None,
-    expected_version: int | None = None,
-    attach: TimeoutAttach | None = None,
-    kind: str = TIMEOUT_KIND,
-    stop: Stop | None = None,
-) -> TimedOut:
-    """Claim the timeout of the seat to act; the bot of ``kind`` moves for it (``stop``:
-    its decision's budget, :func:`services.bots.cpu_budget`). ``match``: the match as the
-    caller loaded it."""
-    decided: list[TimedOut] = []
+class ClaimTimeoutHandler(Handler[ClaimTimeout, Claimant, TimeoutClaimed]):
+    """A claim before the deadline is refused (409 ``not-timed-out``, saying how long is
+    left; ``no-turn-timer`` when no limit runs) — a deadline claimed on the way is saved all
+    the same, as a refused command's is. Two claims racing: one wins, the other gets
+    ``version-conflict``."""
 
-    def decide(match: Match, round_: Round, now: datetime) -> tuple[int, str, tuple[Card, ...]]:
-        clock = check_timed_out(match.timers, round_, now)
-        move = next_move(match, round_, now, bots={clock.seat: kind}, stop=stop)
+    def __init__(
+        self, service: GameService, dealer: Dealer, kind: str, decision_cpu_s: float
+    ) -> None:
+        self.service = service
+        self.dealer = dealer
+        self.kind = kind
+        self.decision_cpu_s = decision_cpu_s
+
+    def authorise(self, command: ClaimTimeout, caller: Caller) -> Claimant:
+        if isinstance(caller, Service):
+            return Claimant(command.claimed_by, None)
+        match = self.service.get_match(command.match_id)
+        who = seat_or_organiser(self.service, match, caller)
+        return Claimant(by_seat(who) if isinstance(who, int) else ORGANISER, match)
+
+    def handle(self, uow: UnitOfWork, command: ClaimTimeout, who: Claimant) -> Outcome:
+        if who.match is not None:
+            uow.add(who.match)
+        match = uow.match(command.match_id)
+        round_, _ = ready(uow, self.dealer, match, command.expected.required())
+        if round_.pending_events:
+            uow.kept.append(round_)
+        stop: Stop = cpu_budget(self.decision_cpu_s)
+        clock = check_timed_out(match.timers, round_, uow.now)
+        move = next_move(match, round_, uow.now, bots={clock.seat: self.kind}, stop=stop)
         if move is None or move.seat != clock.seat:  # pragma: no cover - a seat to act moves
             raise AssertionError(f"the bot found no move for seat {clock.seat}")
         # The move is tried on a copy first: TurnTimedOut is recorded only with a move.
-        GameService._dispatch(copy.deepcopy(round_), move.seat, move.action, move.cards, now)
-        record_timeout(round_, clock, now, claimed_by)
-        decided.append(TimedOut(clock.seat, clock.timer, clock.limit_ms, move.action))
-        return move.seat, move.action, move.cards
+        perform(copy.deepcopy(round_), move.seat, move.action, uow.now)
+        record_timeout(round_, clock, uow.now, who.claimed_by)
+        perform(round_, move.seat, move.action, uow.now)
+        current = settle(uow, self.dealer, match, round_)
+        return outcome(
+            self.service,
+            match,
+            current,
+            clock.seat,
+            timer=clock.timer,
+            limitMs=clock.limit_ms,
+            action=move.action.name,
+        )
 
-    def attached(pending: Pending) -> Sequence[Any]:
-        assert attach is not None and decided
-        return attach(pending, decided[-1])
-
-    result = service.act(
-        match_id,
-        -1,  # the seat, action and cards are chosen by decide()
-        "timeout",
-        match=match,
-        expected_version=expected_version,
-        attach=None if attach is None else attached,
-        decide=decide,
-    )
-    done = decided[-1]
-    return TimedOut(done.seat, done.timer, done.limit_ms, done.action, result)
+    def answer(
+        self, command: ClaimTimeout, who: Claimant, outcome: Outcome, state: Reading
+    ) -> TimeoutClaimed:
+        facts = outcome.facts
+        return TimeoutClaimed(
+            version=outcome.version,
+            seat=outcome.seat if outcome.seat is not None else -1,
+            timer=str(facts.get("timer")),
+            limit_ms=int(cast("int", facts.get("limitMs") or 0)),
+            action=str(facts.get("action")),
+        )

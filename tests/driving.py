@@ -13,17 +13,18 @@ import pytest
 
 from domain.game.match import Match
 from domain.game.round import Round
-from services import bots
+from services import bot_driver, bots
 from services.bot_driver import BotDriver
 from services.bots import BotMove, Stop
 from services.game import GameService
 from services.tournaments.service import RoundRun, TournamentService
+from tests.commands import bus_of
 
 
 @contextmanager
 def driving(service: GameService, **kwargs: int) -> Iterator[BotDriver]:
     """A started bot driver on ``service`` (stopped after the block)."""
-    driver = BotDriver(service, **kwargs)
+    driver = BotDriver(bus_of(service), **kwargs)
     driver.start()
     try:
         yield driver
@@ -53,7 +54,8 @@ class Decisions(list[str]):
 
 
 def record_decisions(monkeypatch: pytest.MonkeyPatch) -> Decisions:
-    """Record every bot decision (``services.bots.next_move``) from now on."""
+    """Record every bot decision the driver asks for (``services.bots.next_move``) from now
+    on."""
     made = Decisions()
     decide = bots.next_move
 
@@ -76,5 +78,5 @@ def record_decisions(monkeypatch: pytest.MonkeyPatch) -> Decisions:
             with made.lock:
                 made.running -= 1
 
-    monkeypatch.setattr(bots, "next_move", recorded)
+    monkeypatch.setattr(bot_driver, "next_move", recorded)
     return made

@@ -23,10 +23,8 @@ from api.players.dto import (
     ClaimRequest,
     CreatePlayerRequest,
     EditProfileRequest,
-    LeftSeat,
     NewPlayer,
     OpenSessionRequest,
-    PlayerSeat,
     Profile,
     SessionItem,
     SessionList,
@@ -35,13 +33,12 @@ from api.players.dto import (
 )
 from api.routes import route
 from domain.rules.errors import IllegalMoveError
-from services import table_life
 from services.access import signed_player
-from services.accounts import lobby, players, seating
+from services.accounts import lobby, players
 from services.accounts.my_matches import MyMatches, my_matches
 from services.accounts.players import Signed, get_account
+from services.accounts.seat_commands import ClaimSeatAsPlayer, LeaveMatch, LeftSeat, PlayerSeat
 from services.accounts.store import save_all
-from services.commands import CommandResult
 from services.game import GameService
 from services.idempotency import Receipt, Stamp
 
@@ -146,7 +143,7 @@ class PlayerController(Controller):
         still being played (the timeout bot takes the seat, so no table waits for them). Every
         session ends (the token stops working). Cannot be undone.
         """
-        service, cred = read.service, read.credential
+        service, cred, bus = read.service, read.credential, read.runtime.bus
 
         def work() -> None:
             account = signed_player(service, cred).account
@@ -154,9 +151,7 @@ class PlayerController(Controller):
                 lobby.cancel(service, account.id, account.ticket)
             for match_id in list(account.seats):  # no table waits for an erased player
                 if not service.get_match(match_id).finished:
-                    table_life.leave(
-                        service, account.id, match_id, service.table.substitute, lambda _: ()
-                    )
+                    bus.execute(LeaveMatch(match_id), cred)
             players.erase(service, signed_player(service, cred).account)
 
         await read.call(work)
@@ -245,22 +240,7 @@ class PlayerController(Controller):
         token. When the fourth seat fills, round 1 is dealt (R16).
         """
         data = await write.body(ClaimRequest)
-        service, match_id, seat = write.runtime.service, data.match_id, data.seat
-
-        def work(signed: Signed, stamp: Stamp) -> tuple[int, PlayerSeat]:
-            token, done = seating.claim_seat(
-                service,
-                signed.account,
-                match_id,
-                seat,
-                attach=stamp.attach(lambda p: Receipt(201, match_id, p.result.version, seat)),
-            )
-            return 201, _seat(match_id, seat, token, done.version)
-
-        def replay(_: Signed, outcome: Receipt) -> PlayerSeat:
-            return _seat(match_id, seat, None, outcome.version)
-
-        return await write.run(_player(write), work, replay)
+        return await write.send(ClaimSeatAsPlayer(data.match_id, data.seat))
 
     @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)
     async def renew_seat_token(
@@ -296,35 +276,7 @@ class PlayerController(Controller):
         the match is listed under `left` in your matches. Cannot be undone (R1: no second seat
         in the match). 409 `not-seated`, `match-finished`.
         """
-        service = write.runtime.service
-
-        def work(signed: Signed, stamp: Stamp) -> tuple[int, LeftSeat]:
-            facts: dict[str, str] = {}
-
-            def records(done: CommandResult) -> list[Any]:
-                return stamp.records(Receipt(200, match_id, done.version, facts=facts))
-
-            left = table_life.leave(
-                service, signed.account.id, match_id, service.table.substitute, records
-            )
-            return 200, LeftSeat(
-                match_id=str(match_id),
-                seat=left.seat,
-                replaced_by=left.replaced_by,  # type: ignore[arg-type]  # a bot kind
-                version=left.result.version,
-            )
-
-        def replay(signed: Signed, outcome: Receipt) -> LeftSeat:
-            match = service.get_match(match_id)
-            seat = signed.account.left.get(match_id, 0)
-            return LeftSeat(
-                match_id=str(match_id),
-                seat=seat,
-                replaced_by=match.left.get(seat),  # type: ignore[arg-type]  # a bot kind
-                version=outcome.version,
-            )
-
-        return await write.run(_player(write), work, replay)
+        return await write.send(LeaveMatch(match_id))
 
     @route("/me/matches", 401, 403, security=BEARER)
     async def list_my_matches(self, read: Reading) -> MyMatches:

@@ -91,19 +91,6 @@ class SessionRefreshed(_Response, frozen=True, kw_only=True):
     """When the session stops signing in unless refreshed again, ISO 8601."""
 
 
-class LeftSeat(_Response, frozen=True, kw_only=True):
-    """The player left the table (docs/decisions.md D-table-life)."""
-
-    match_id: str
-    seat: int
-    """The seat the player held."""
-    replaced_by: Literal["random", "heuristic", "strong"] | None
-    """The bot that plays the seat to the match's end; null: the match had not begun and
-    the seat is free again."""
-    version: int
-    """The match version (leaving is no move of the game: it takes none)."""
-
-
 class OpenSessionRequest(_Request, frozen=True, kw_only=True):
     """Sign in another device from this one: the new session's device name."""
 
@@ -151,34 +138,11 @@ class ClaimRequest(_Request, frozen=True, kw_only=True):
     seat: Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3 (R1)")]
 
 
-class PlayerSeat(_Response, frozen=True, kw_only=True):
-    """The seat the player took, with a seat token for it (shown once)."""
-
-    match_id: str
-    seat: int
-    token: str | None
-    """A seat token for this seat (the player token acts for it too)."""
-    version: int
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
-
-
 class CreateInviteRequest(_Request, frozen=True, kw_only=True):
     """An invite code to this private table."""
 
     ttl_seconds: Annotated[int, msgspec.Meta(ge=60, le=30 * 86400, examples=[86400])] = 7 * 86400
     """How long the code works (1 minute to 30 days; a week by default)."""
-
-
-class NewInvite(_Response, frozen=True, kw_only=True):
-    """An invite code (shown as `XXXX-XXXX`; dashes and case do not matter)."""
-
-    code: str
-    """Give it to a friend: ``POST /v1/invites/{code}`` takes a seat."""
-    match_id: str
-    expires_at: str
-    """When the code stops working, ISO 8601."""
 
 
 class InviteInfo(_Response, frozen=True, kw_only=True):

@@ -19,15 +19,12 @@ from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter
 
 from api.calls import CHECKED, Reading, Writing, write_route
-from api.players.dto import CreateInviteRequest, InviteInfo, JoinRequest, NewInvite, PlayerSeat
+from api.players.dto import CreateInviteRequest, InviteInfo, JoinRequest
 from api.routes import route
 from domain.accounts.invite import normal_code
-from services.access import Credential, player_if_any, seat_or_organiser
-from services.accounts.invites import create_invite, find_invite, join
-from services.accounts.players import Signed
+from services.accounts.invites import find_invite
+from services.accounts.seat_commands import CreateInvite, JoinByInvite, NewInvite, PlayerSeat
 from services.accounts.seating import free_seats
-from services.game import GameService
-from services.idempotency import Receipt, Stamp
 
 CodeParam = Annotated[
     str,
@@ -37,12 +34,6 @@ CodeParam = Annotated[
         examples=[Example(value="K7QX-M2PA")],
     ),
 ]
-
-
-def inviter(service: GameService, match_id: UUID, cred: Credential | None) -> str:
-    """Who may invite to ``match_id``: its organiser, or one of its seats."""
-    who = seat_or_organiser(service, service.get_match(match_id), cred)
-    return f"seat {who}" if isinstance(who, int) else "organiser"
 
 
 class InviteController(Controller):
@@ -58,24 +49,7 @@ class InviteController(Controller):
         with a code or by the organiser (docs/decisions.md D-table-life).
         """
         data = await write.body(CreateInviteRequest | None) or CreateInviteRequest()
-        service = write.runtime.service
-
-        def work(by: str, stamp: Stamp) -> tuple[int, NewInvite]:
-            code, invite = create_invite(
-                service,
-                match_id,
-                by,
-                timedelta(seconds=data.ttl_seconds),
-                extras=lambda code, i: stamp.records(Receipt(201, i.id, 1, facts={"code": code})),
-            )
-            return 201, _new(code, invite.match_id, invite.expires_at.isoformat())
-
-        def replay(_: str, outcome: Receipt) -> NewInvite:
-            code = str(outcome.facts.get("code"))
-            invite = find_invite(service, code)
-            return _new(code, invite.match_id, invite.expires_at.isoformat())
-
-        return await write.run(lambda: inviter(service, match_id, write.credential), work, replay)
+        return await write.send(CreateInvite(match_id, timedelta(seconds=data.ttl_seconds)))
 
     @route("/v1/invites/{code:str}", 404, 409)
     async def get_invite(self, read: Reading, code: CodeParam) -> InviteInfo:
@@ -109,38 +83,5 @@ class InviteController(Controller):
         `invite-expired` after its time. The code is the only way in to a private table.
         """
         data = await write.body(JoinRequest | None) or JoinRequest()
-        service = write.runtime.service
         normal_code(code)  # 422 for a code that cannot be one
-
-        def work(player: Signed | None, stamp: Stamp) -> tuple[int, PlayerSeat]:
-            joined = join(
-                service,
-                code,
-                name=data.name or "guest",
-                account_id=None if player is None else player.account.id,
-                attach=lambda seat: stamp.attach(
-                    lambda p: Receipt(201, p.match.id, p.result.version, seat)
-                ),
-                seat=data.seat,
-            )
-            return 201, PlayerSeat(
-                match_id=str(joined.match_id),
-                seat=joined.seat,
-                token=joined.token,
-                version=joined.result.version,
-            )
-
-        def replay(_: Signed | None, outcome: Receipt) -> PlayerSeat:
-            return PlayerSeat(
-                match_id=str(outcome.subject),
-                seat=outcome.seat or 0,
-                token=None,
-                version=outcome.version,
-                token_withheld=True,
-            )
-
-        return await write.run(lambda: player_if_any(service, write.credential), work, replay)
-
-
-def _new(code: str, match_id: UUID, expires_at: str) -> NewInvite:
-    return NewInvite(code=f"{code[:4]}-{code[4:]}", match_id=str(match_id), expires_at=expires_at)
+        return await write.send(JoinByInvite(code, data.name or "guest", data.seat))

@@ -31,12 +31,13 @@ from domain.game.match import Match
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from services.accounts.players import get_account
-from services.accounts.seating import open_first_round
 from services.accounts.store import forget, save_all
+from services.dealer import Dealer, FreshDeals
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.loading import load
 from services.sources import SEAT_ROLE, new_token, token_hash
+from services.unit_of_work import UnitOfWork
 
 ATTEMPTS = 20
 BATCH = 500
@@ -208,7 +209,9 @@ def matchmake(
         account.claim_seat(match_id, seat, now, ticket_id=ticket_id)
         ticket.matched(match_id, seat, now)
     lobby.make_match(match_id, seating, now)
-    first = open_first_round(service, match, now)
+    first = Dealer(FreshDeals(service.seeds, service.pacing)).begin_round(
+        UnitOfWork(service, lambda: now), match, now
+    )
     known[match.id], known[first.id] = match, first
     return match_id
 

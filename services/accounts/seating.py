@@ -1,42 +1,27 @@
 """Seating a player: the match's ``SeatTaken`` (with the player's account, so the name is
-sealed under their key) and, when the fourth seat fills, round 1 dealt (R16) — as
-``GameService.take_seat`` does for guests and bots, in the same one save."""
+sealed under their key) and, when the fourth seat fills, round 1 dealt (R16) — as a guest's
+or a bot's seat is taken (:mod:`services.match_commands`), in the command's one save."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
 from uuid import UUID
 
 from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round
-from services.accounts.store import save_all
-from services.commands import Attach, CommandResult, Pending
+from services.dealer import Dealer
 from services.errors import ForbiddenError
-from services.game import GameService
 from services.sources import SEAT_ROLE, new_token, token_hash
+from services.unit_of_work import UnitOfWork
 
 
-def open_first_round(service: GameService, match: Match, now: datetime) -> Round:
-    """Round 1 of a match whose fourth seat just filled, dealt from a fresh seed (R35)."""
-    match.begin_round(now)
-    first = Round.start(match.id, match.round_number, match.rules, match.levels, match.dealer, now)
-    first.deal(service.seeds(), now, service.pacing)  # R16
+def open_if_seated(uow: UnitOfWork, dealer: Dealer, match: Match) -> Round | None:
+    """Round 1 begun and dealt once the fourth seat is taken (R16), in the same save."""
+    if not match.seated:
+        return None
+    first = dealer.begin_round(uow, match, uow.now)
+    uow.add(first)
     return first
-
-
-def result(match: Match, current: Round | None) -> CommandResult:
-    return CommandResult(
-        match.id,
-        match.version,
-        None if current is None else current.id,
-        None if current is None else current.version,
-        match.sequence(0 if current is None else current.version),
-        match,
-        current,
-    )
 
 
 def account_holder(account_id: UUID) -> str:
@@ -76,28 +61,20 @@ def free_seats(match: Match) -> list[int]:
 
 
 def claim_seat(
-    service: GameService,
+    uow: UnitOfWork,
+    dealer: Dealer,
     account: Account,
-    match_id: UUID,
+    match: Match,
     seat: int,
     *,
-    attach: Attach | None = None,
     invited: bool = False,
-    match: Match | None = None,
-    also: Sequence[Any] = (),
-) -> tuple[str, CommandResult]:
+) -> str:
     """The player takes ``seat`` (R1) under their display name; answers a seat token
     (the player token acts for the seat too, from any device). ``invited``: with an
-    invite code (a private table's seats); ``match``: as the caller loaded it; ``also``:
-    saved first, in the same save."""
-    now = service.clock()
-    match = match or service.get_match(match_id)
+    invite code (a private table's seats). Round 1 is dealt when it was the fourth seat."""
     check_admitted(match, seat, invited=invited, holder=account_holder(account.id))
-    account.claim_seat(match_id, seat, now)  # refuses a second seat (R1)
-    token = new_token(match_id, SEAT_ROLE)
-    match.take_seat(seat, account.display_name, "human", token_hash(token), now, account.id)
-    first = open_first_round(service, match, now) if match.seated else None
-    done = result(match, first)
-    extras: Sequence[Any] = attach(Pending(done, match, first)) if attach is not None else ()
-    save_all(service, *also, match, *([first] if first else []), account, *extras)
-    return token, done
+    account.claim_seat(match.id, seat, uow.now)  # refuses a second seat (R1)
+    token = new_token(match.id, SEAT_ROLE)
+    match.take_seat(seat, account.display_name, "human", token_hash(token), uow.now, account.id)
+    open_if_seated(uow, dealer, match)
+    return token

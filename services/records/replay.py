@@ -3,9 +3,10 @@
 
 A match record is replayed through an in-memory (POPO) :class:`~services.game.GameService`
 whose clock is the record's times and whose seeds are the record's seeds: the match is
-created, the seats taken, and every move is the command it names (``GameService.act``, or
-``claim_deadlines`` for a ``claim``), so the replay runs the very code path that played
-the match, the policy between rounds included (R30–R32). A round record is replayed on a
+created, the seats taken, and every move is the command it names, through the bus
+(:class:`~services.round_commands.Act`, or ``ClaimDeadlines`` for a ``claim``), so the replay
+runs the very code path that played the match, the policy between rounds included
+(R30–R32). A round record is replayed on a
 ``Round`` aggregate the same way (its match's levels and dealer are in the record).
 
 The replay stops at the first thing that is wrong, in the record's order, with a
@@ -31,13 +32,17 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import msgspec
 from eventsourcing.persistence import IntegrityError
 
+from domain.game.actions import action_of
 from domain.game.match import ENTERED_PREFIX, RESIGNED, Entered
 from domain.game.match_events import RoundBegun
 from domain.game.round import RoundPhase, round_id
 from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
+from services.bus import Bus
 from services.game import GameService
+from services.handlers import build_bus
+from services.match_commands import ClaimSeat, CreateMatch, FinishMatch, Resign, SeatBot
 from services.records.canonical import canonical
 from services.records.export import export_match, match_record
 from services.records.format import (
@@ -60,12 +65,20 @@ from services.records.steps import (
     compare,
     count_moves,
     difference,
-    record_boards,
     refused,
-    timed_out,
     timers_of,
 )
-from services.table_life import resign_team
+from services.round_commands import Act, ClaimDeadlines
+
+
+def resign_team(bus: Bus, match_id: UUID, team: int) -> None:
+    """``team`` concedes (R32): each of its people resigns (the first seat of a team of
+    bots) — a record's end replayed."""
+    match = bus.service.get_match(match_id)
+    for seat in match.humans(team) or [team]:
+        if bus.execute(Resign(match_id, seat)).finished:
+            return
+
 
 POPO: dict[str, str] = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -85,10 +98,9 @@ def replay_match(record: GameRecord, match_id: UUID) -> GameService:
     clock = ReplayClock(parse_time(record.started, "started"))
     deals = Deals(record, ctx)
     service = GameService(POPO, clock=clock, seeds=deals)
-    deals.service = service
-    service.board_for = record_boards(record)  # R36: a board match's boards
+    bus = build_bus(service, deals=deals)
     try:
-        _replay_match(service, record, match_id, clock, ctx)
+        _replay_match(bus, record, match_id, clock, ctx)
     except RecordTamperedError:
         raise
     except ShengjiError as e:  # the match itself cannot be set up as recorded
@@ -102,19 +114,20 @@ def replay_match(record: GameRecord, match_id: UUID) -> GameService:
 
 
 def _replay_match(
-    service: GameService, record: GameRecord, match_id: UUID, clock: ReplayClock, ctx: Cursor
+    bus: Bus, record: GameRecord, match_id: UUID, clock: ReplayClock, ctx: Cursor
 ) -> None:
+    service = bus.service
     rules = RuleSet.from_mapping(record.rules)
-    service.create_match(
-        rules,
-        name=record.name,
-        preset=record.preset,
-        match_id=match_id,
-        timers=timers_of(record),
+    create = CreateMatch(
+        rules, name=record.name, preset=record.preset, timers=timers_of(record), match_id=match_id
     )
+    bus.execute(create)
     for i, s in enumerate(record.seats):
         clock.set(s.at, f"seat {s.seat}'s arrival (seats[{i}])", ctx)
-        service.take_seat(match_id, s.seat, s.name, s.kind)
+        if s.kind == "human":
+            bus.execute(ClaimSeat(match_id, s.seat, s.name))
+        else:
+            bus.execute(SeatBot(match_id, s.seat, s.kind, s.name))
     for index, r in enumerate(record.rounds):
         ctx.round_number = r.number
         match = service.get_match(match_id)
@@ -140,7 +153,7 @@ def _replay_match(
             )
         if r.abandoned is not None:
             continue  # the organiser ended the match during it: its moves stay secret (R33)
-        _replay_round_moves(service, match_id, r, index, clock, ctx)
+        _replay_round_moves(bus, match_id, r, index, clock, ctx)
     match = service.get_match(match_id)
     end = record.end
     assert end is not None
@@ -158,23 +171,24 @@ def _replay_match(
             )
         clock.set(end.at, "the match's end", ctx)
         if end.reason == RESIGNED and end.winner is not None:
-            resign_team(service, match_id, 1 - end.winner)  # R32: the loser conceded
+            resign_team(bus, match_id, 1 - end.winner)  # R32: the loser conceded
         else:
             entered = Entered(end.winner) if end.reason.startswith(ENTERED_PREFIX) else None
-            service.finish_match(match_id, end.reason, entered=entered)
+            bus.execute(FinishMatch(match_id, end.reason, entered))
     replayed = match_record(list(service.events.get(match_id)), [])
     assert replayed.end is not None
     compare(end, replayed.end, "end", ctx, {"winner": "R32", "levels": "R30", "laps": "R32"})
 
 
 def _replay_round_moves(
-    service: GameService,
+    bus: Bus,
     match_id: UUID,
     r: RecordRound,
     index: int,
     clock: ReplayClock,
     ctx: Cursor,
 ) -> None:
+    service = bus.service
     rid = round_id(match_id, r.number)
     for k, a in enumerate(r.actions):
         ctx.move = (ctx.move or 0) + 1
@@ -191,7 +205,7 @@ def _replay_round_moves(
         try:
             if a.action == CLAIM:
                 version = before.version
-                service.claim_deadlines(match_id)
+                bus.execute(ClaimDeadlines(match_id))
                 if service.get_round(rid).version == version:
                     raise RecordTamperedError(
                         f"move {ctx.move} claims a deadline, but none has passed at {a.at} "
@@ -201,11 +215,10 @@ def _replay_round_moves(
                         round_number=r.number,
                         field=f"rounds[{index}].actions[{k}]",
                     )
-            elif a.timeout is not None:
-                service.act(match_id, -1, "timeout", decide=timed_out(a, ctx))
             else:
                 assert a.seat is not None
-                service.act(match_id, a.seat, a.action, cards_of(a))
+                move = action_of(a.action, cards_of(a))
+                bus.execute(Act(match_id, move, seat=a.seat, timed_out=a.timeout))
         except RecordTamperedError:
             raise
         except ShengjiError as e:

@@ -12,12 +12,12 @@ from uuid import NAMESPACE_URL, uuid5
 
 import msgspec
 
+from domain.game.actions import action_of, perform
 from domain.game.round import Round, RoundPhase
 from domain.game.round_events import Pacing
 from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
-from services.commands import dispatch
 from services.records.export import round_record
 from services.records.format import (
     CLAIM,
@@ -43,9 +43,9 @@ from services.records.steps import (
 
 
 def replay_round(record: GameRecord) -> Round:
-    """Replay canonical round record ``record`` on a ``Round`` aggregate: the same command
-    path as ``GameService.act`` (claim a passed deadline, deal again when the round asks
-    for it, then the command)."""
+    """Replay canonical round record ``record`` on a ``Round`` aggregate: the same steps as
+    a round command (claim a passed deadline, deal again when the round asks for it, then
+    the action: :mod:`services.round_commands`)."""
     r = record.rounds[0]
     ctx = Cursor(round_number=r.number)
     if not r.deals:
@@ -108,7 +108,7 @@ def replay_round(record: GameRecord) -> Round:
                 assert a.seat is not None
                 if a.timeout is not None:
                     timed_out(a, ctx, timers_of(record))(None, round_, clock())
-                dispatch(round_, a.seat, a.action, cards_of(a), clock())
+                perform(round_, a.seat, action_of(a.action, cards_of(a)), clock())
                 redeal_if_asked()
         except RecordTamperedError:
             raise

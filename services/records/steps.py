@@ -20,7 +20,7 @@ from domain.rules.board import Board
 from domain.rules.cards import RANKS, SUITS, Card, parse_cards
 from domain.rules.errors import IllegalMoveError, ShengjiError
 from domain.rules.shuffle import seed_from_hex
-from services.game import GameService
+from services.dealer import Dealing, Loader
 from services.records.export import result_of
 from services.records.format import (
     GameRecord,
@@ -97,16 +97,16 @@ def record_board(board: RecordBoard | None) -> Board | None:
 
 
 def record_boards(record: GameRecord) -> Callable[[int], Board | None]:
-    """Round number → its board in ``record`` (``GameService.board_for``)."""
+    """Round number → its board in ``record``."""
     boards = {r.number: record_board(r.board) for r in record.rounds}
     return boards.get
 
 
 class Deals:
-    """The replay's seed source: the record's deals in order, each checked against its
-    commitment as it is dealt (R35); an abandoned round gets a stand-in seed (its deal
-    stays secret, R33). Sets the service's pacing and first seat drawn (``firstSeat``,
-    R16, R36) to the deal's before they are read."""
+    """The replay's deals: the record's in order, each checked against its commitment as
+    it is dealt (R35), with the pacing and the first seat drawn the record gives (R16,
+    R36); an abandoned round gets a stand-in seed (its deal stays secret, R33). A
+    :class:`services.dealer.DealSource`, with the record's boards (R36)."""
 
     def __init__(self, record: GameRecord, ctx: Cursor) -> None:
         self.entries: list[tuple[int, int, RecordDeal | None]] = []
@@ -116,9 +116,19 @@ class Deals:
             self.entries += [(r.number, k + 1, d) for k, d in enumerate(r.deals)]
         self.next = 0
         self.ctx = ctx
-        self.service: GameService | None = None
+        self.boards = record_boards(record)
+        self.pacing = Pacing()
 
-    def __call__(self) -> bytes:
+    def dealing(self, loader: Loader, match: Match, round_: Round) -> Dealing:
+        """The record's next deal (R35), dealt as the record says it was (R16, R36)."""
+        deal = self.entry()
+        return Dealing(self(), self.pacing, None if deal is None else deal.first_seat)
+
+    def board(self, loader: Loader, match: Match, number: int) -> Board | None:
+        return self.boards(number)
+
+    def entry(self) -> RecordDeal | None:
+        """The record's deal the next seed is (None: an abandoned round's stand-in)."""
         if self.next >= len(self.entries):
             raise RecordTamperedError(
                 f"{self.ctx.where()} the replay deals again, but the record has no more "
@@ -128,10 +138,13 @@ class Deals:
                 round_number=self.ctx.round_number,
                 field="deals",
             )
+        return self.entries[self.next][2]
+
+    def __call__(self) -> bytes:
+        """The next seed, checked against its commitment (R35)."""
+        self.entry()  # a deal the record does not have: refused
         number, k, deal = self.entries[self.next]
         self.next += 1
-        if self.service is not None:
-            self.service.deal_from = None if deal is None else deal.first_seat
         if deal is None:
             return hashlib.sha256(f"shengji:record:abandoned:{number}".encode()).digest()
         seed = seed_from_hex(deal.seed)
@@ -145,8 +158,7 @@ class Deals:
                 round_number=number,
                 field="seed",
             )
-        if self.service is not None:
-            self.service.pacing = Pacing(deal.interval_ms, deal.declare_ms, deal.window_ms)
+        self.pacing = Pacing(deal.interval_ms, deal.declare_ms, deal.window_ms)
         return seed
 
 

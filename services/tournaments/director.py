@@ -18,6 +18,7 @@ from domain.tournament.events import RoundState
 from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament
 from services.tournaments.organise import Attach, Organiser
+from services.tournaments.service import finish_table_match
 
 
 class Director(Organiser):
@@ -60,7 +61,7 @@ class Director(Organiser):
                 f"({tournament.teams[entry.first].name} v {tournament.teams[entry.second].name}), "
                 f"by {by.strip()}: {reason.strip()}"
             )
-            self.game.finish_match(entry.match_id, text, entered=Entered(side))
+            finish_table_match(self.game, entry.match_id, text, Entered(side))
         return tournament
 
     def change_time_control(
@@ -163,7 +164,8 @@ class Director(Organiser):
         for table in state.tables:
             match = self._table_match(table)
             if match is not None and not match.finished:
-                self.game.finish_match(match.id, f"tournament: round cancelled: {reason.strip()}")
+                reason_text = f"tournament: round cancelled: {reason.strip()}"
+                finish_table_match(self.game, match.id, reason_text)
         return tournament
 
     def publish(self, tournament_id: UUID, attach: Attach = None) -> Tournament:

@@ -20,8 +20,15 @@ from domain.tournament.events import TeamEntry
 from domain.tournament.pairing import Pairing
 from domain.tournament.tournament import Tournament
 from services.errors import NotFoundError, VersionConflictError
+from services.match_commands import ending as end_match
 from services.sources import SEAT_ROLE, new_token, token_hash
-from services.tournaments.service import COLLECT_ATTEMPTS, SeatToken, TournamentService
+from services.tournaments.service import (
+    COLLECT_ATTEMPTS,
+    SeatToken,
+    TournamentService,
+    finish_table_match,
+)
+from services.unit_of_work import UnitOfWork
 
 TEAM_ROLE = "t"
 """A team token ``t.<tournament id hex>.<secret>``: a self-registered team's own check-in
@@ -108,7 +115,9 @@ class Organiser(TournamentService):
                 assert t.current is not None
                 match = self._table_match(t.current.tables[table])
                 if match is not None and not match.finished:
-                    ended.extend(a for a in self.game.ending(match.id, ending) if a is not None)
+                    uow = UnitOfWork(self.game)
+                    end_match(uow, uow.match(match.id), ending)
+                    ended.extend(uow.changed())
             return t
 
         def with_ended(t: Tournament) -> list[Any]:
@@ -177,7 +186,9 @@ class Organiser(TournamentService):
             for table in overdue:
                 match = self._table_match(current.tables[table])
                 if match is not None and not match.finished:
-                    self.game.finish_match(match.id, "tournament: the round's deadline passed")
+                    finish_table_match(
+                        self.game, match.id, "tournament: the round's deadline passed"
+                    )
         tournament = self.get(tournament_id)
         tournament.mark_deadline(overdue, self.game.clock())
         self.save(tournament)

@@ -1,4 +1,4 @@
-"""The deal seeds and pacing of a tournament table (R35, R36), for ``GameService``.
+"""The deal seeds and pacing of a tournament table (R35, R36), for the dealer.
 
 A match created for a tournament records its tournament and tournament round in
 ``MatchCreated``. When such a match deals (a new round, or a redeal, R19 / 暴动), its seed
@@ -17,49 +17,53 @@ drawing, R17). Tables with people keep the service's pacing.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 from uuid import UUID
-
-from eventsourcing.application import AggregateNotFoundError
 
 from domain.bots import PLAYERS
 from domain.game.match import Match
+from domain.game.round import Round
 from domain.game.round_events import Pacing
 from domain.rules.board import Board
 from domain.tournament.duplicate import board, deal_seed
+from domain.tournament.events import RoundState
 from domain.tournament.tournament import Tournament
-from services.errors import NotFoundError
+from services.dealer import Dealing, FreshDeals, Loader
 
 
-def table_seed(repository: Any, match: Match, deal: int, deal_no: int) -> bytes:
-    """R36: the seed of ``match``'s deal ``deal`` (its ``deal_no``-th dealing)."""
-    tournament = _tournament(repository, match)
-    state = tournament.round_state(match.tournament_round)
-    return deal_seed(bytes.fromhex(state.secret), deal, deal_no)
+@dataclass(frozen=True, slots=True)
+class TableDeals:
+    """Every match's deals (:class:`services.dealer.DealSource`): a tournament table's
+    from its tournament round's secret (R36), every other match's fresh (R35)."""
+
+    fresh: FreshDeals
+
+    def dealing(self, loader: Loader, match: Match, round_: Round) -> Dealing:
+        if match.tournament_id is None:
+            return self.fresh.dealing(loader, match, round_)
+        state = _round_state(loader, match)
+        seed = deal_seed(bytes.fromhex(state.secret), round_.number, round_.deal_no + 1)
+        # R36: seat 0 draws first at every table; a board from its dealer (R16)
+        first_seat = 0 if round_.board is None else None
+        return Dealing(seed, table_pacing(match, self.fresh.pacing), first_seat)
+
+    def board(self, loader: Loader, match: Match, number: int) -> Board | None:
+        """R36: the board ``match`` plays as its deal ``number`` in a duplicate event of
+        boards (docs/decisions.md D-boards); None for other matches."""
+        if match.tournament_id is None:
+            return None
+        tournament = loader.get(match.tournament_id, Tournament, "tournament")
+        if not tournament.boards:
+            return None
+        state = tournament.round_state(match.tournament_round)
+        return board(bytes.fromhex(state.secret), number)
 
 
-def table_board(repository: Any, match: Match, deal: int) -> Board | None:
-    """R36: the board ``match`` plays as its deal ``deal`` in a duplicate event of boards
-    (docs/decisions.md D-boards); None for other matches."""
-    if match.tournament_id is None:
-        return None
-    tournament = _tournament(repository, match)
-    if not tournament.boards:
-        return None
-    state = tournament.round_state(match.tournament_round)
-    return board(bytes.fromhex(state.secret), deal)
-
-
-def _tournament(repository: Any, match: Match) -> Tournament:
+def _round_state(loader: Loader, match: Match) -> RoundState:
     tournament_id: UUID | None = match.tournament_id
     assert tournament_id is not None
-    try:
-        tournament = repository.get(tournament_id)
-    except AggregateNotFoundError:
-        raise NotFoundError(f"no tournament {tournament_id} for match {match.id}") from None
-    if not isinstance(tournament, Tournament):
-        raise NotFoundError(f"no tournament {tournament_id} for match {match.id}")
-    return tournament
+    tournament = loader.get(tournament_id, Tournament, "tournament")
+    return tournament.round_state(match.tournament_round)
 
 
 def table_pacing(match: Match, pacing: Pacing) -> Pacing:

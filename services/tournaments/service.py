@@ -39,7 +39,7 @@ from uuid import UUID, uuid4
 from eventsourcing.persistence import IntegrityError
 
 from domain.bots import PLAYERS
-from domain.game.match import Match
+from domain.game.match import Entered, Match
 from domain.game.timers import Timers
 from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
@@ -47,16 +47,22 @@ from domain.tournament.duplicate import seat_teams
 from domain.tournament.events import RoundState, TableEntry, TeamEntry
 from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament
+from services.dealer import Dealer, FreshDeals
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.loading import load
+from services.match_commands import CreateMatch, create, ending, take_seat
 from services.sources import SEAT_ROLE, new_token
+from services.tournaments.seeds import TableDeals
+from services.unit_of_work import UnitOfWork
 
 TableStatus = Literal["finished", "playing"]
 Timing = tuple[int | None, Mapping[str, int] | None]
 """A round's own time control: its deadline in seconds, its tables' turn timers."""
 
 
+END_ATTEMPTS = 5
+"""Runs an end of a table's match makes against moves saved first."""
 COLLECT_ATTEMPTS = 5
 """Reads of the tournament a collection tries before its conflict is the caller's."""
 
@@ -192,19 +198,20 @@ class TournamentService:
         tokens: list[SeatToken] = []
         seated = 0
         timers = tournament.round_timers(state)
+        dealer = Dealer(TableDeals(FreshDeals(self.game.seeds, self.game.pacing)))
         for table in state.tables:
-            try:
-                match = self.game.get_match(table.match_id)
-            except NotFoundError:
-                self.game.create_match(
+            uow = UnitOfWork(self.game)
+            match = uow.find(table.match_id, Match)
+            if match is None:
+                command = CreateMatch(
                     tournament.rules,
                     name=f"{tournament.name}: round {state.number}, table {table.table + 1}",
                     preset=tournament.preset,
-                    match_id=table.match_id,
                     tournament=(tournament.id, state.number),
                     timers=Timers.from_mapping(timers) if timers else None,
                 )
-                match = self.game.get_match(table.match_id)
+                match = create(uow, command, table.match_id, "")
+                uow.commit()
             teams = seat_teams(table.table, table.first, table.second)
             for seat in range(4):
                 if match.seats[seat] is not None:
@@ -212,7 +219,10 @@ class TournamentService:
                 team = tournament.lineup(state.number, teams[seat])
                 player, kind = team.players[seat // 2], team.kinds[seat // 2]
                 token = new_token(table.match_id, SEAT_ROLE)
-                self.game.take_seat(table.match_id, seat, player, kind, token=token)
+                uow = UnitOfWork(self.game)
+                match = uow.match(table.match_id)
+                take_seat(uow, dealer, match, seat, player, kind, token)
+                uow.commit()
                 seated += 1
                 if kind not in PLAYERS:
                     tokens.append(SeatToken(table.table, seat, teams[seat], player, token))
@@ -284,7 +294,7 @@ class TournamentService:
                 rule="R36",
                 code="table-not-seated",
             )
-        self.game.finish_match(entry.match_id, f"tournament organiser: {reason}")
+        finish_table_match(self.game, entry.match_id, f"tournament organiser: {reason}")
         return self.collect(tournament_id)
 
     def correct(
@@ -333,3 +343,19 @@ class TournamentService:
             raise VersionConflictError(
                 "another request changed this tournament first; reload and try again"
             ) from e
+
+
+def finish_table_match(
+    game: GameService, match_id: UUID, reason: str, entered: Entered | None = None
+) -> None:
+    """End a table's match (R32), on the state as it is (bots move on: a conflict is run
+    again on the state that won)."""
+    for attempt in range(1, END_ATTEMPTS + 1):
+        uow = UnitOfWork(game)
+        ending(uow, uow.match(match_id), reason, entered)
+        try:
+            uow.commit()
+            return
+        except VersionConflictError:
+            if attempt == END_ATTEMPTS:
+                raise

@@ -13,12 +13,13 @@ from uuid import UUID
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind, preset
 from services.accounts.lobby import TicketRequest, open_ticket
 from services.accounts.players import create_player
-from services.bots import next_move, run_bots
+from services.bots import next_move
 from services.game import GameService
 from services.records.export import export_match
 from services.records.replay import import_record
 from services.tournaments.service import TournamentService
 from tests.archive.matches import bot_teams, ended_match
+from tests.commands import act, claim_deadlines, create_match, run_bots, take_seat
 from tests.driving import play_round
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
@@ -46,13 +47,14 @@ def rules_of(name: str, rounds: int) -> object:
 
 def kinds_match(service: GameService, preset_name: str, kinds: list[str], rounds: int) -> UUID:
     """A match of bots of ``kinds`` (seats 0–3) played to its end (``rounds:N``)."""
-    mid = service.create_match(
+    mid = create_match(
+        service,
         rules_of(preset_name, rounds),  # type: ignore[arg-type]
         name=f"{preset_name} {'/'.join(kinds)}",
         preset=preset_name,
     )
     for seat, kind in enumerate(kinds):
-        service.take_seat(mid, seat, f"{kind}{seat}", kind)
+        take_seat(service, mid, seat, f"{kind}{seat}", kind)
     run_bots(service, mid, 100_000)
     assert service.get_match(mid).finished
     return mid
@@ -69,9 +71,9 @@ def play_out(service: GameService, mid: UUID) -> None:
         now = service.clock()
         move = next_move(match, round_, now, EVERY_SEAT)
         if move is None:
-            service.claim_deadlines(mid)
+            claim_deadlines(service, mid)
             continue
-        service.act(mid, move.seat, move.action, move.cards)
+        act(service, mid, move.seat, move.action)
     raise AssertionError("the match did not end")
 
 

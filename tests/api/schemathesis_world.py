@@ -29,6 +29,7 @@ from api.openapi import openapi_document
 from services.bot_driver import BotDriver
 from services.game import GameService
 from tests.apps import make_app
+from tests.commands import bus_of
 from tests.conftest import FixedSeeds
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"))
@@ -366,7 +367,7 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         seeds=FixedSeeds(),
     )
     bots = BotDriver(
-        service, workers=1, decision_cpu_s=DECISION_CPU_S, bots_only_rounds=BOTS_ONLY_ROUNDS
+        bus_of(service), workers=1, decision_cpu_s=DECISION_CPU_S, bots_only_rounds=BOTS_ONLY_ROUNDS
     )
     app = make_app(service, backend="sqlite", sqlite_path=path, bots=bots)
     assert app.state.rate_limiter.per_minute == 0, "the run needs rate limiting off"

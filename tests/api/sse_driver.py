@@ -32,6 +32,7 @@ from domain.rules.ruleset import RuleSet
 from infra.localhub import InProcessHub
 from services.game import GameService
 from services.views import SeatView, table_view
+from tests.commands import act, create_match, take_seat
 from tests.conftest import T0, FakeClock, FixedSeeds
 
 TIMEOUT = 5.0
@@ -298,7 +299,7 @@ def step(service: GameService, match_id: UUID) -> None:
         choice = choose_move(table_view(match, round_, seat, T0))
         if choice is not None:
             action, cards = choice
-            service.act(match_id, seat, action, tuple(parse_cards(cards)))
+            act(service, match_id, seat, action, tuple(parse_cards(cards)))
             return
     raise AssertionError(f"no action offered for {expected}")
 
@@ -324,8 +325,8 @@ async def table(settings: StreamSettings | None = None) -> AsyncIterator[Table]:
     hub.attach(service)
     live = LiveStreams(service, hub, settings or StreamSettings(heartbeat_s=30, lifetime_s=60))
     app = build_app(live)
-    match_id = service.create_match(RuleSet())
-    tokens = [service.take_seat(match_id, seat, f"p{seat}")[0] for seat in range(4)]
+    match_id = create_match(service, RuleSet())
+    tokens = [take_seat(service, match_id, seat, f"p{seat}")[0] for seat in range(4)]
     async with app.lifespan():
         yield Table(service, hub, live, app, match_id, tokens)
     assert live.streams == 0

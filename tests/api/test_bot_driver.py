@@ -20,6 +20,7 @@ from services.game import GameService
 from tests.api.rest import auth, bots_match, choose, client, settle
 from tests.api.sse_driver import Event, stream
 from tests.apps import make_app
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import Decisions, record_decisions
 
@@ -46,7 +47,7 @@ def new_service() -> GameService:
 
 @asynccontextmanager
 async def served(service: GameService) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
-    driver = BotDriver(service, decision_cpu_s=DECISION_CPU_S)
+    driver = BotDriver(bus_of(service), decision_cpu_s=DECISION_CPU_S)
     app = make_app(service, bots=driver)
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
@@ -133,7 +134,7 @@ def test_a_bots_only_match_ends_by_itself(match_end: str, rounds: int) -> None:
     """A ``wrap`` match of four bots ends after ``BOTS_ONLY_ROUNDS`` (2 here) rounds; a
     match end chosen by the organiser (``rounds:3``) is played to it, past that cap."""
     service = new_service()
-    with client(service, bots=BotDriver(service, bots_only_rounds=2)) as c:
+    with client(service, bots=BotDriver(bus_of(service), bots_only_rounds=2)) as c:
         url, _ = bots_match(c, "random", match_end)
         settle(c)
         summary = c.get(url).json()

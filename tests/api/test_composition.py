@@ -8,6 +8,7 @@ The OpenAPI document is built on first use, once per process: the first request 
 from __future__ import annotations
 
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
 from litestar.testing import TestClient
@@ -17,6 +18,7 @@ from api.openapi import openapi_document
 from infra.bootstrap import build_app, build_parts
 from infra.settings import Settings
 from services.game import GameService
+from services.timers import ClaimTimeout
 from tests.apps import TEST_SETTINGS, make_app
 from tests.documents import repository_yaml
 
@@ -79,7 +81,7 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert set(parts.caps.per_kind.values()) == {8} and parts.caps.per_address == 32
     assert parts.sweeper.interval_ms == parts.clerk.interval_ms == 250
     assert parts.lobby_sweeper.interval_s == 0.25
-    assert parts.sweeper.sweeper.timeout_kind == "random"
+    assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
     assert parts.webhooks.operator.configured and parts.webhooks.config.interval_s == 0
     assert parts.oidc is not None
     assert parts.on_shutdown == (parts.runtime.service.close,)  # built here, closed here

@@ -22,6 +22,7 @@ from tests.api.rest import auth
 from tests.api.sse_driver import TIMEOUT, Event, parse_block, serve, stream
 from tests.api.test_sse_versions import seat_table
 from tests.apps import make_app
+from tests.commands import create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -97,8 +98,8 @@ async def test_over_http_each_gzipped_patch_frame_arrives_at_once() -> None:
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(4)
     )
     app = make_app(service)
-    match_id = service.create_match(RuleSet())
-    token = service.take_seat(match_id, 0, "p0")[0]
+    match_id = create_match(service, RuleSet())
+    token = take_seat(service, match_id, 0, "p0")[0]
     async with serve(app) as base, httpx.AsyncClient(base_url=base) as client:
         path = f"/v1/matches/{match_id}/stream?frames=patch"
         headers = {**auth(token), "Accept-Encoding": "gzip"}
@@ -108,7 +109,7 @@ async def test_over_http_each_gzipped_patch_frame_arrives_at_once() -> None:
             async with asyncio.timeout(TIMEOUT):
                 first = await anext(b async for b in blocks if b.event == "view")
             assert first.view()["seat"] == 0
-            await anyio.to_thread.run_sync(service.take_seat, match_id, 1, "p1")
+            await anyio.to_thread.run_sync(take_seat, service, match_id, 1, "p1")
             async with asyncio.timeout(TIMEOUT):
                 ev = await anext(b async for b in blocks if b.event == "patch")
             assert ev.id == (first.id or 0) + 1

@@ -26,6 +26,7 @@ from services.game import GameService
 from tests.api.rest import auth
 from tests.api.sse_driver import Event, SseStream, paced_service, step, stream
 from tests.apps import make_app, served
+from tests.commands import create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
 pytestmark = pytest.mark.anyio
@@ -105,8 +106,8 @@ async def test_patches_give_the_state_at_every_version(seed: int) -> None:
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, seeds=FixedSeeds(seed)
     )
     async with served(service) as (app, c), AsyncExitStack() as stack:
-        match_id = service.create_match(RuleSet())
-        tokens: list[str | None] = [service.take_seat(match_id, s, f"p{s}")[0] for s in range(4)]
+        match_id = create_match(service, RuleSet())
+        tokens: list[str | None] = [take_seat(service, match_id, s, f"p{s}")[0] for s in range(4)]
         viewers = [*tokens, None]  # four seats and a spectator
         url = f"/v1/matches/{match_id}/stream?frames=patch"
         streams: list[SseStream] = []
@@ -160,8 +161,8 @@ async def test_a_patch_stream_resumed_at_the_last_version_is_whole_again() -> No
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, seeds=FixedSeeds(5)
     )
     async with served(service) as (app, c), AsyncExitStack() as stack:
-        match_id = service.create_match(RuleSet())
-        tokens = [service.take_seat(match_id, s, f"p{s}")[0] for s in range(4)]
+        match_id = create_match(service, RuleSet())
+        tokens = [take_seat(service, match_id, s, f"p{s}")[0] for s in range(4)]
         for _ in range(10):
             await anyio.to_thread.run_sync(step, service, match_id)
         version = current_version(service, match_id)
@@ -187,8 +188,8 @@ async def test_a_paced_deal_in_patches_sends_only_the_new_cards() -> None:
     clock = FakeClock()
     service = paced_service(clock)
     async with served(service) as (app, _), AsyncExitStack() as stack:
-        match_id = service.create_match(RuleSet())
-        tokens = [service.take_seat(match_id, s, f"p{s}")[0] for s in range(4)]
+        match_id = create_match(service, RuleSet())
+        tokens = [take_seat(service, match_id, s, f"p{s}")[0] for s in range(4)]
         path = f"/v1/matches/{match_id}/stream"
         patched = {
             "seat": await stack.enter_async_context(
@@ -272,7 +273,7 @@ def test_an_unknown_frames_value_is_refused(
     refusing: tuple[GameService, TestClient[Litestar]], frames: str
 ) -> None:
     service, c = refusing
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     r = c.get(f"/v1/matches/{match_id}/stream", params={"frames": frames})
     assert r.status_code == 422, r.text
     problem = r.json()

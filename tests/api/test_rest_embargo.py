@@ -27,11 +27,11 @@ from litestar.testing import TestClient
 from api.sse import LiveStreams, StreamSettings
 from domain.game.round_events import Dealt
 from infra.localhub import InProcessHub
-from services.bots import run_bots
 from services.game import GameService
 from services.live import current_version
 from tests.api.rest import Json, auth, choose, client, new_service, settle
 from tests.api.sse_driver import build_app, stream
+from tests.commands import run_bots
 
 BOTS = [{"name": "h", "kind": "heuristic"}, {"name": "r", "kind": "random"}]
 TEAMS = [

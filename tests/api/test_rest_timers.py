@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from litestar import Litestar
@@ -14,6 +15,7 @@ from litestar.testing import TestClient
 
 from infra.bootstrap import build_app
 from infra.settings import Settings, SettingsError
+from services.timers import ClaimTimeout
 from tests.api.ops.small_app import is_problem
 from tests.api.rest import Json, Table, auth, bots_match, client, new_service, settle
 from tests.apps import make_app
@@ -166,8 +168,9 @@ def test_the_timeout_bot_is_the_configured_kind(kind: str) -> None:
     clock = service.clock
     assert isinstance(clock, FakeClock)
     with client(service, settings=settings) as c:
-        assert c.app.state.timeout_kind == kind
-        assert c.app.state.sweeper.sweeper.timeout_kind == kind
+        claims = c.app.state.runtime.bus.handler(ClaimTimeout(uuid4()))
+        assert getattr(claims, "kind", None) == kind  # the sweeper's claims go to it too
+        assert c.app.state.sweeper.sweeper.bus is c.app.state.runtime.bus
         t = timed_table(c)
         public = until_playing(t)
         clock.set(datetime.fromisoformat(public["turnDeadline"]) + timedelta(milliseconds=1))

@@ -23,6 +23,7 @@ from services.game import GameService
 from services.sweeper import Sweeper
 from services.tournaments.clerk import Clerk
 from tests.api.rest import Json, auth, client
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 
 BOTS = ("heuristic", "random")
@@ -54,7 +55,7 @@ def play_round(c: TestClient[Litestar], store: GameService, url: str, number: in
     moves bots and times out the absent people; the clerk collects the results."""
     clock = store.clock
     assert isinstance(clock, FakeClock)
-    sweeper = Sweeper(store, rescan_s=0)
+    sweeper = Sweeper(bus_of(store), rescan_s=0)
     clerk = Clerk(store)
     for _ in range(400):
         sweeper.sweep()

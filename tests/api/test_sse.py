@@ -34,6 +34,7 @@ from tests.api.sse_driver import (
     table,
     url,
 )
+from tests.commands import create_match, take_seat
 from tests.conftest import T0
 
 pytestmark = pytest.mark.anyio
@@ -91,8 +92,8 @@ async def test_a_seat_sees_its_own_view(how: str) -> None:
 
 async def test_tokens_that_are_not_this_matchs_seats_are_refused() -> None:
     async with table() as t:
-        other = t.service.create_match(RuleSet())
-        foreign = t.service.take_seat(other, 0, "x")[0]
+        other = create_match(t.service, RuleSet())
+        foreign = take_seat(t.service, other, 0, "x")[0]
         for path, headers, status in [
             (url(t, "token=nope"), {}, 401),
             (url(t), {"Authorization": "Bearer nope"}, 401),
@@ -123,7 +124,7 @@ async def test_the_organiser_watches_as_a_spectator() -> None:
     app = build_app(live)
     match_id = uuid4()
     organiser = new_token(match_id, ORGANISER_ROLE)
-    service.create_match(RuleSet(), match_id=match_id, organiser_token_hash=token_hash(organiser))
+    create_match(service, RuleSet(), match_id=match_id, organiser_token_hash=token_hash(organiser))
     async with app.lifespan(), stream(app, f"/v1/matches/{match_id}/stream?token={organiser}") as s:
         data = (await s.next_view()).view()
         assert "seat" not in data and "hand" not in data
@@ -214,7 +215,7 @@ async def test_shutdown_ends_open_streams() -> None:
     hub.attach(service)
     live = LiveStreams(service, hub, StreamSettings(heartbeat_s=30, lifetime_s=60))
     app = build_app(live)
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     async with app.lifespan(), stream(app, f"/v1/matches/{match_id}/stream") as s:
         await s.next_view()
         started = time.monotonic()

@@ -22,6 +22,7 @@ from tests.api.sse_driver import (
     new_service,
     serve,
 )
+from tests.commands import create_match, take_seat
 
 pytestmark = pytest.mark.anyio
 
@@ -36,8 +37,8 @@ async def test_over_http_with_uvicorn() -> None:
     hub = InProcessHub()
     hub.attach(service)
     live = LiveStreams(service, hub, StreamSettings(heartbeat_s=30, lifetime_s=60))
-    match_id = service.create_match(RuleSet())
-    token = service.take_seat(match_id, 0, "p0")[0]
+    match_id = create_match(service, RuleSet())
+    token = take_seat(service, match_id, 0, "p0")[0]
     async with serve(build_app(live)) as base, httpx.AsyncClient(base_url=base) as client:
         path = f"/v1/matches/{match_id}/stream?token={token}"
         async with client.stream("GET", path, timeout=TIMEOUT) as response:
@@ -47,7 +48,7 @@ async def test_over_http_with_uvicorn() -> None:
             events = events_of(lines)
             first = await anext(events)
             assert first.event == "view" and first.view()["seat"] == 0
-            await anyio.to_thread.run_sync(service.take_seat, match_id, 1, "p1")
+            await anyio.to_thread.run_sync(take_seat, service, match_id, 1, "p1")
             second = await anext(events)
             assert second.id is not None and first.id is not None and second.id > first.id
             assert second.view()["seats"][1]["name"] == "p1"
@@ -93,9 +94,9 @@ async def test_saves_wake_the_hub_and_a_failing_listener_loses_nothing() -> None
     await hub.start()
     broken: Callable[[frozenset[UUID]], None] = _raise
     service.on_saved.insert(0, broken)
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     sub = hub.subscribe(match_id)
-    await anyio.to_thread.run_sync(service.take_seat, match_id, 0, "p0")
+    await anyio.to_thread.run_sync(take_seat, service, match_id, 0, "p0")
     async with asyncio.timeout(TIMEOUT):
         assert await sub.wait()
     assert service.get_match(match_id).seats[0] is not None

@@ -18,6 +18,7 @@ from infra.store import build_service
 from services.bot_driver import BotDriver
 from services.game import GameService
 from services.tournaments.service import TournamentService
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import play_round
 
@@ -34,7 +35,7 @@ def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
     tournaments.schedule_next(t.id)
 
     async def main() -> tuple[list[bytes], list[bytes]]:
-        runtime = Runtime(service, anyio.CapacityLimiter(2), BotDriver(service))
+        runtime = Runtime(bus_of(service), anyio.CapacityLimiter(2), BotDriver(bus_of(service)))
         frames = standings_frames(runtime, t.id, None)
         first = await anext(frames)
         await runtime.call(play_round, tournaments, t.id)  # plays and collects: finished

@@ -8,9 +8,9 @@ from uuid import UUID
 
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind, preset
 from domain.tournament.events import TeamEntry
-from services.bots import run_bots
 from services.game import GameService
 from services.tournaments.service import TournamentService
+from tests.commands import create_match, finish_match, run_bots, take_seat
 from tests.driving import play_round
 
 
@@ -19,9 +19,9 @@ def bot_match(service: GameService, preset_name: str = "standard", rounds: int =
     rules = dataclasses.replace(
         preset(preset_name), match_end=MatchEnd(MatchEndKind.ROUNDS, rounds)
     )
-    mid = service.create_match(rules, name="bots", preset=preset_name)
+    mid = create_match(service, rules, name="bots", preset=preset_name)
     for seat in range(4):
-        service.take_seat(mid, seat, f"bot{seat}", "random")
+        take_seat(service, mid, seat, f"bot{seat}", "random")
     run = run_bots(service, mid, 100_000)
     assert service.get_match(mid).finished, run
     return mid
@@ -29,18 +29,18 @@ def bot_match(service: GameService, preset_name: str = "standard", rounds: int =
 
 def ended_match(service: GameService, preset_name: str = "standard") -> UUID:
     """A match the organiser ended in its first round (the round abandoned, R32)."""
-    mid = service.create_match(preset(preset_name), name="ended", preset=preset_name)
+    mid = create_match(service, preset(preset_name), name="ended", preset=preset_name)
     for seat in range(4):
-        service.take_seat(mid, seat, f"p{seat}", "human")
-    service.finish_match(mid)
+        take_seat(service, mid, seat, f"p{seat}", "human")
+    finish_match(service, mid)
     return mid
 
 
 def open_match(service: GameService) -> UUID:
     """A match in its first round: cards dealt, nothing scored."""
-    mid = service.create_match(preset("standard"), name="open", preset="standard")
+    mid = create_match(service, preset("standard"), name="open", preset="standard")
     for seat in range(4):
-        service.take_seat(mid, seat, f"p{seat}", "human")
+        take_seat(service, mid, seat, f"p{seat}", "human")
     return mid
 
 

@@ -16,11 +16,11 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind
-from services.bots import run_bots
 from services.game import GameService
 from services.tournaments.service import TournamentService
 from tests.apps import make_app
 from tests.archive.matches import bot_match, bot_teams, ended_match, open_match
+from tests.commands import create_match, run_bots, take_seat
 from tests.conftest import FixedSeeds
 from tests.documents import repository_yaml
 from tests.driving import play_round
@@ -94,9 +94,9 @@ def population() -> list[dict[str, Any]]:
     types every run): a two-round match, a tournament, a match ended in play, one dealt."""
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, seeds=FixedSeeds())
     rules = dataclasses.replace(STANDARD, match_end=MatchEnd(MatchEndKind.ROUNDS, 2))
-    mid = service.create_match(rules, name="bots", preset="standard", match_id=UUID(int=1))
+    mid = create_match(service, rules, name="bots", preset="standard", match_id=UUID(int=1))
     for seat in range(4):
-        service.take_seat(mid, seat, f"bot{seat}", "random")
+        take_seat(service, mid, seat, f"bot{seat}", "random")
     run_bots(service, mid, 100_000)  # the bots' choices follow from the round's id
     ts = TournamentService(service)
     cup = ts.create(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from domain.rules.ruleset import preset
 from services.accounts.players import create_player
-from services.accounts.seating import claim_seat
 from services.webhooks.subscriptions import register
 from tests.archive.test_feed import everything
+from tests.commands import claim_as_player, create_match
 from tests.conftest import Backend
 
 PLAYERS_TYPES = {"AccountCreated", "SeatClaimed", "SubscriptionRegistered"}
@@ -16,9 +16,9 @@ PLAYERS_TYPES = {"AccountCreated", "SeatClaimed", "SubscriptionRegistered"}
 
 def test_the_public_feed_shows_nothing_personal_and_the_operator_all(backend: Backend) -> None:
     service = backend.service()
-    mid = service.create_match(preset("standard"), name="private", preset="standard")
+    mid = create_match(service, preset("standard"), name="private", preset="standard")
     account, _ = create_player(service, "Mei", "en", "phone")
-    claim_seat(service, account, mid, 0)
+    claim_as_player(service, account, mid, 0)
     register(service, "https://push.example/hook", "s" * 32, ("your-turn",))
 
     public = everything(service)

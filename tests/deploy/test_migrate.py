@@ -33,6 +33,7 @@ from infra.migrate import (
 )
 from infra.settings import Settings
 from infra.store import build_service, persistence_env
+from tests.commands import create_match
 
 PG_OBJECTS = (
     "table {s}.shengji_events",
@@ -144,7 +145,7 @@ def test_a_replica_started_after_the_migration_stores_and_keeps_events(store: St
     migrate(store.settings)
     replica = build_service(store.settings)  # CREATE_TABLES=false
     try:
-        match_id = replica.create_match(preset("standard"), name="after migrate")
+        match_id = create_match(replica, preset("standard"), name="after migrate")
     finally:
         replica.close()
     migrate(store.settings)

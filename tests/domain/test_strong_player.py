@@ -27,8 +27,8 @@ from domain.rules.ruleset import STANDARD
 from domain.rules.shapes import decompose
 from domain.rules.shows import Show, Strength
 from domain.rules.shuffle import deal, shuffle_deck
-from services.bots import run_bots
 from tests.api.rest import new_service
+from tests.commands import claim_deadlines, create_match, run_bots, take_seat
 from tests.conftest import examples
 
 SMALL = 400
@@ -195,15 +195,15 @@ def test_a_strong_seat_plays_through_the_service() -> None:
     """services/bots: a seat of kind ``strong`` moves through the command path, from its
     redacted view (R33), like any bot: declaring, burying and playing (R17–R23)."""
     service = new_service()
-    match_id = service.create_match(STANDARD, name="strong")
+    match_id = create_match(service, STANDARD, name="strong")
     kinds = ("strong", "heuristic", "strong", "heuristic")
     for seat, kind in enumerate(kinds):
-        service.take_seat(match_id, seat, f"p{seat}", kind)
+        take_seat(service, match_id, seat, f"p{seat}", kind)
     clock = service.clock
     plays = 0
     for _ in range(50):
         clock.advance(seconds=100)  # type: ignore[attr-defined]  # the tests' FakeClock
-        service.claim_deadlines(match_id)
+        claim_deadlines(service, match_id)
         run = run_bots(service, match_id, 30)
         assert run.stopped in ("waiting", "limit")
         round_ = service.current_round(service.get_match(match_id))

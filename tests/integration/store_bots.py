@@ -21,6 +21,8 @@ from domain.rules.follow import random_follow
 from domain.rules.ruleset import RuleSet
 from domain.rules.shows import may_request_redeal
 from services.game import GameService
+from tests.commands import act as send
+from tests.commands import create_match, take_seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +82,14 @@ class Bots:
 
 
 def new_match(svc: GameService, rules: RuleSet) -> UUID:
-    mid = svc.create_match(rules, name="contract")
+    mid = create_match(svc, rules, name="contract")
     for seat in range(4):
-        svc.take_seat(mid, seat, f"bot{seat}", "random")
+        take_seat(svc, mid, seat, f"bot{seat}", "random")
     return mid
 
 
 def act(svc: GameService, mid: UUID, move: Move) -> None:
-    svc.act(mid, move.seat, move.action, move.cards)
+    send(svc, mid, move.seat, move.action, move.cards)
 
 
 def play_until(

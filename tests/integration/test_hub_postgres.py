@@ -36,6 +36,7 @@ from infra.store import build_service
 from services.game import GameService
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
+from tests.commands import create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 from tests.resilience.harness import schema_settings
 
@@ -88,8 +89,8 @@ async def instance(settings: Settings, **hub_options: Any) -> AsyncIterator[Inst
 
 
 async def seated_match(a: Instance) -> tuple[UUID, list[str]]:
-    match_id: UUID = await a.run(a.service.create_match, RuleSet())
-    tokens = [(await a.run(a.service.take_seat, match_id, s, f"p{s}"))[0] for s in range(4)]
+    match_id: UUID = await a.run(create_match, a.service, RuleSet())
+    tokens = [(await a.run(take_seat, a.service, match_id, s, f"p{s}"))[0] for s in range(4)]
     return match_id, tokens
 
 

@@ -20,14 +20,15 @@ from services.history import match_history, state_at
 from services.live import LiveTable, load_live
 from services.views import table_view
 from tests.api.sse_driver import new_service, step
+from tests.commands import create_match, take_seat
 
 
 @pytest.fixture
 def played() -> Iterator[tuple[GameService, UUID]]:
     service = new_service()
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     for seat in range(4):
-        service.take_seat(match_id, seat, f"p{seat}")
+        take_seat(service, match_id, seat, f"p{seat}")
     yield service, match_id
     service.close()
 

@@ -23,6 +23,7 @@ from infra.store import build_service, outbox_env
 from services.game import GameService
 from services.webhooks.outbox import WebhookOutbox
 from services.webhooks.subscriptions import register
+from tests.commands import create_match
 from tests.resilience.harness import drop_schema, fresh_schema
 
 pytestmark = pytest.mark.postgres
@@ -67,7 +68,7 @@ def recorder_of(service: GameService) -> LockingInsertRecorder:
 
 
 def new_match(service: GameService) -> UUID:
-    return service.create_match(RuleSet(), name="blip")
+    return create_match(service, RuleSet(), name="blip")
 
 
 def test_a_load_survives_a_dropped_connection(settings: Settings, pg_url: str) -> None:

@@ -5,19 +5,19 @@ a command's save puts new objects into the cache (services/game.py)."""
 from __future__ import annotations
 
 from domain.rules.ruleset import STANDARD
-from services.bots import run_bots
+from tests.commands import claim_deadlines, create_match, run_bots, take_seat
 from tests.conftest import Backend
 
 
 def test_commands_never_change_what_a_reader_holds(backend: Backend) -> None:
     service = backend.service()
-    match_id = service.create_match(STANDARD, name="readers")
+    match_id = create_match(service, STANDARD, name="readers")
     for seat in range(4):
-        service.take_seat(match_id, seat, f"p{seat}", "heuristic")
+        take_seat(service, match_id, seat, f"p{seat}", "heuristic")
     held = []
     for _ in range(12):
         backend.clock.advance(seconds=120)  # deadlines pass
-        service.claim_deadlines(match_id)
+        claim_deadlines(service, match_id)
         match = service.get_match(match_id)
         round_ = service.current_round(match)
         assert round_ is not None

@@ -17,6 +17,7 @@ from domain.rules.ruleset import STANDARD
 from infra.settings import Settings
 from infra.store import build_service
 from services.game import GameService
+from tests.commands import create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ def test_the_store_is_the_librarys_own_recorder(service: GameService) -> None:
 
 def test_every_connection_commits_durably(service: GameService) -> None:
     """WAL and synchronous=FULL on the connections the library's recorder writes with."""
-    service.create_match(STANDARD, name="t")
+    create_match(service, STANDARD, name="t")
     recorder = service.recorder
     assert isinstance(recorder, SQLiteApplicationRecorder)
     with recorder.datastore.transaction(commit=False) as cursor:
@@ -56,8 +57,8 @@ def test_a_save_is_in_the_file_when_it_returns(tmp_path: Path) -> None:
     not held in a batch or a buffer of this process)."""
     path = tmp_path / "events.sqlite3"
     first = build_service(Settings(backend="sqlite", sqlite_path=path))
-    match_id = first.create_match(STANDARD, name="kept")
-    first.take_seat(match_id, 0, "Ann")
+    match_id = create_match(first, STANDARD, name="kept")
+    take_seat(first, match_id, 0, "Ann")
     first.close()
     again = build_service(Settings(backend="sqlite", sqlite_path=path))
     try:

@@ -24,6 +24,8 @@ from infra.settings import Settings
 from infra.store import build_service
 from services.errors import VersionConflictError
 from services.game import GameService
+from tests.commands import act as send
+from tests.commands import claim_deadlines, finish_match
 from tests.conftest import Backend, FakeClock, FixedSeeds
 from tests.integration.store_bots import (
     Bots,
@@ -155,16 +157,17 @@ def _racing(
 ) -> list[int]:
     """Make ``b``'s next command lose a race: right after ``b`` has loaded the round,
     ``a_moves`` runs (and saves) first. Returns the last notification id after ``a``."""
-    load = b.current_round
+    load = b.get_round
     after_a: list[int] = []
 
-    def load_then_let_a_win(match: Match) -> Round | None:
-        stale = load(match)
-        a_moves()
-        after_a.append(last_id(b))
+    def load_then_let_a_win(round_id: UUID, version: int | None = None) -> Round:
+        stale = load(round_id, version)
+        if not after_a:  # once: the round the command acts on
+            a_moves()
+            after_a.append(last_id(b))
         return stale
 
-    monkeypatch.setattr(b, "current_round", load_then_let_a_win)
+    monkeypatch.setattr(b, "get_round", load_then_let_a_win)
     return after_a
 
 
@@ -180,9 +183,9 @@ def test_two_services_acting_on_the_same_round_conflict(
     mine, theirs = (hand[0],), (hand[-1],)
     assert mine != theirs
 
-    after_a = _racing(b, lambda: a.act(mid, seat, "play", mine), monkeypatch)
+    after_a = _racing(b, lambda: send(a, mid, seat, "play", mine), monkeypatch)
     with pytest.raises(VersionConflictError):
-        b.act(mid, seat, "play", theirs)
+        send(b, mid, seat, "play", theirs)
     monkeypatch.undo()
 
     # Nothing of the losing command is stored; the winner's play stands everywhere.
@@ -194,7 +197,7 @@ def test_two_services_acting_on_the_same_round_conflict(
         assert reloaded.version == r.version + 1
         assert reloaded.play is not None and reloaded.play.trick == [mine]
     # The loser reloads and carries on: its next command is saved.
-    b.act(mid, (seat + 1) % 4, "play", bots.move(b.get_round(r.id), b).cards)
+    send(b, mid, (seat + 1) % 4, "play", bots.move(b.get_round(r.id), b).cards)
     ids = [n.id for n in notes(a)]
     assert ids == sorted(set(ids))
     if backend.name != "postgres":  # a rolled-back insert there uses up sequence values
@@ -217,9 +220,9 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
     assert r.play is not None
     seat, last = r.play.turn, tuple(r.play.hands[r.play.turn])
 
-    after_a = _racing(b, lambda: a.act(mid, seat, "play", last), monkeypatch)
+    after_a = _racing(b, lambda: send(a, mid, seat, "play", last), monkeypatch)
     with pytest.raises(VersionConflictError):
-        b.act(mid, seat, "play", last)
+        send(b, mid, seat, "play", last)
     monkeypatch.undo()
 
     assert last_id(b) == after_a[0]
@@ -243,7 +246,7 @@ def test_round_one_passed_out_at_the_deadline_is_redealt() -> None:
     try:
         mid = new_match(svc, RuleSet())
         clock.advance(ms=1_001)  # nobody declared before the drawing's deadline
-        svc.claim_deadlines(mid)
+        claim_deadlines(svc, mid)
         r = svc.current_round(svc.get_match(mid))
         assert r is not None
         assert (r.phase, r.deal_no) == (RoundPhase.DEALING, 2)
@@ -259,7 +262,7 @@ def test_a_refused_command_after_the_deadline_still_redeals() -> None:
         mid = new_match(svc, RuleSet())
         clock.advance(ms=1_001)
         with pytest.raises(IllegalMoveError):
-            svc.act(mid, 0, "bury")
+            send(svc, mid, 0, "bury")
         r = svc.current_round(svc.get_match(mid))
         assert r is not None
         assert (r.phase, r.deal_no) == (RoundPhase.DEALING, 2)
@@ -272,13 +275,13 @@ def test_a_finished_match_takes_no_more_round_commands() -> None:
     svc = build_service(Settings(backend="popo"), clock=FakeClock(), seeds=FixedSeeds())
     try:
         mid = new_match(svc, RuleSet(match_end=MatchEnd.parse("rounds:1")))
-        svc.finish_match(mid)
+        finish_match(svc, mid)
         r = svc.current_round(svc.get_match(mid))
         assert r is not None
         assert r.phase is RoundPhase.ABANDONED  # saved with MatchFinished (R32)
         for seat in range(4):
             with pytest.raises(IllegalMoveError) as info:
-                svc.act(mid, seat, "pass")
+                send(svc, mid, seat, "pass")
             assert info.value.code == "match-finished"
         with pytest.raises(IllegalMoveError) as info:
             r.pass_turn(0, svc.clock())  # the round itself refuses too

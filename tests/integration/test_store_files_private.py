@@ -12,6 +12,7 @@ from pathlib import Path
 from domain.rules.ruleset import STANDARD
 from infra.settings import Settings
 from infra.store import build_service, key_store
+from tests.commands import create_match
 from tests.conftest import FakeClock, FixedSeeds
 
 
@@ -28,7 +29,7 @@ def test_store_outbox_and_key_files_are_0600(tmp_path: Path) -> None:
         service = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
         keys = key_store(settings)
         try:
-            service.create_match(STANDARD)
+            create_match(service, STANDARD)
             keys.create(uuid.uuid4(), b"k" * 32)
         finally:
             service.close()

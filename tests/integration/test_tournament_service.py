@@ -19,13 +19,15 @@ from domain.tournament.duplicate import deal_seed
 from domain.tournament.events import TeamEntry
 from domain.tournament.tournament import Tournament
 from services.access import Credential, seat_in
-from services.bots import Step, play_one, run_bots
+from services.bot_driver import Step, play_one
+from services.bus import Bus
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.tournaments.exports import results_csv, standings_csv
 from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService, table_result
 from services.tournaments.views import tournament_view
+from tests.commands import run_bots
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
 from tests.driving import play_round
 
@@ -260,11 +262,11 @@ def test_the_bot_driver_goes_on_past_conflicts(monkeypatch: pytest.MonkeyPatch) 
     ts.schedule_next(t.id)
     raced: list[UUID] = []
 
-    def racing(game: GameService, match_id: UUID, **kw: Any) -> Step:
+    def racing(bus: Bus, match_id: UUID, **kw: Any) -> Step:
         if raced.count(match_id) < 3:  # the other process wins the first three times
             raced.append(match_id)
             raise VersionConflictError("another command changed this match first")
-        return play_one(game, match_id, **kw)
+        return play_one(bus, match_id, **kw)
 
     monkeypatch.setattr("services.bot_driver.play_one", racing)
     run = play_round(ts, t.id)

@@ -42,6 +42,7 @@ from domain.rules.ruleset import RuleSet
 from domain.rules.shows import may_request_redeal
 from domain.rules.shuffle import shuffle_deck
 from services.game import GameService
+from tests.commands import act, claim_deadlines, create_match, take_seat
 from tests.conftest import T0
 from tests.conftest import FakeClock as SharedFakeClock
 
@@ -236,9 +237,9 @@ class Table:
         rules: RuleSet,
         knobs: Knobs = Knobs(),
     ) -> Table:
-        mid = svc.create_match(rules, name="props")
+        mid = create_match(svc, rules, name="props")
         for seat in range(4):
-            svc.take_seat(mid, seat, f"bot{seat}", "random")
+            take_seat(svc, mid, seat, f"bot{seat}", "random")
         return cls(svc, clock, rng, knobs, mid)
 
     def match(self) -> Match:
@@ -267,9 +268,9 @@ class Table:
 
     def run(self, command: Command) -> None:
         if command.action == "claim":
-            self.svc.claim_deadlines(self.match_id)
+            claim_deadlines(self.svc, self.match_id)
         else:
-            self.svc.act(self.match_id, command.seat, command.action, command.cards)
+            act(self.svc, self.match_id, command.seat, command.action, command.cards)
         self.commands.append(command)
 
     def decide(self, r: Round) -> Command | None:
@@ -351,7 +352,7 @@ class Table:
             else (play.turn, (missing[0],))
         )
         with pytest.raises(IllegalMoveError) as info:
-            self.svc.act(self.match_id, seat, "play", cards)
+            act(self.svc, self.match_id, seat, "play", cards)
         assert info.value.code in ("not-your-turn", "cards-not-in-hand")
         assert self.round().version == before
         self.refused += 1

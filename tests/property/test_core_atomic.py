@@ -26,6 +26,7 @@ from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from services.errors import VersionConflictError
 from services.game import GameService
+from tests.commands import act, create_match, finish_match, take_seat
 from tests.conftest import Backend
 from tests.property.core_checks import load, stored_topics
 from tests.property.core_table import (
@@ -130,7 +131,7 @@ def last_card_conflict(svc: GameService, organiser: GameService, table: Table) -
     round_before, match_before = state_of(r), table.match().version
     command = table.decide(r)
     assert command is not None and command.action == "play"
-    table.clock.hook = lambda: organiser.finish_match(table.match_id)
+    table.clock.hook = lambda: finish_match(organiser, table.match_id)
     with pytest.raises(VersionConflictError):
         table.run(command)
     # The finish abandoned the round (R32) in its own save: the round's last stored event is
@@ -171,15 +172,15 @@ def test_on_every_store_a_conflicting_save_stores_none_of_its_events(backend: Ba
     first = first_draws(seed, level=0)
     racer = backend.service(clock=clock, seeds=lambda: seed, pacing=Pacing(10, 1_000, 0))
     rival = backend.service(clock=clock, seeds=lambda: seed, pacing=Pacing(10, 1_000, 0))
-    mid = racer.create_match(RuleSet())
+    mid = create_match(racer, RuleSet())
     for seat in range(4):
-        racer.take_seat(mid, seat, f"p{seat}")
+        take_seat(racer, mid, seat, f"p{seat}")
     clock.advance(ms=10 * max(k for k, _ in first.values()))
-    clock.hook = lambda: rival.act(mid, 1, "declare", (first[1][1],))
+    clock.hook = lambda: act(rival, mid, 1, "declare", (first[1][1],))
     with pytest.raises(VersionConflictError):
-        racer.act(mid, 2, "declare", (first[2][1],))
+        act(racer, mid, 2, "declare", (first[2][1],))
     with pytest.raises(IllegalMoveError) as info:
-        racer.act(mid, 2, "declare", (first[2][1],))
+        act(racer, mid, 2, "declare", (first[2][1],))
     assert info.value.code == "already-declared"
     rid = round_id(mid, 1)
     assert stored_topics(racer, rid) == ["RoundStarted", "Dealt", "TrumpDeclared"]

@@ -18,6 +18,7 @@ from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from domain.rules.shuffle import shuffle_deck
 from services.errors import VersionConflictError
+from tests.commands import act, create_match, take_seat
 from tests.conftest import T0, examples
 from tests.property.core_checks import stored_topics
 from tests.property.core_table import POPO, FakeClock, TableService, first_draws
@@ -26,9 +27,9 @@ from tests.property.core_table import POPO, FakeClock, TableService, first_draws
 def paced_round(seed: bytes, interval: int) -> tuple[TableService, FakeClock, UUID, Round]:
     clock = FakeClock()
     svc = TableService(POPO, clock=clock, seeds=lambda: seed, pacing=Pacing(interval, 5_000, 0))
-    mid = svc.create_match(RuleSet())
+    mid = create_match(svc, RuleSet())
     for seat in range(4):
-        svc.take_seat(mid, seat, f"p{seat}")
+        take_seat(svc, mid, seat, f"p{seat}")
     r = svc.current_round(svc.get_match(mid))
     assert r is not None and r.started_at == T0
     return svc, clock, mid, r
@@ -57,11 +58,11 @@ def test_cards_arrive_one_per_interval_and_only_drawn_cards_declare(
     if k:  # one ms before its card is drawn, the seat cannot show it (R17)
         clock.now = T0 + timedelta(milliseconds=k * interval - 1)
         with pytest.raises(IllegalMoveError) as info:
-            svc.act(mid, seat, "declare", (card,))
+            act(svc, mid, seat, "declare", (card,))
         assert info.value.rule == "R17"
         assert stored_topics(svc, r.id) == ["RoundStarted", "Dealt"]
     clock.now = T0 + timedelta(milliseconds=k * interval)
-    svc.act(mid, seat, "declare", (card,))
+    act(svc, mid, seat, "declare", (card,))
     assert stored_topics(svc, r.id) == ["RoundStarted", "Dealt", "TrumpDeclared"]
 
 
@@ -86,15 +87,15 @@ def test_two_eligible_declarers_exactly_one_declaration_stands(
     clock.now = T0 + timedelta(milliseconds=at * interval)
     if interleaved:
         rival = TableService(POPO, recorder=svc.recorder, clock=clock, seeds=lambda: seed)
-        clock.hook = lambda: rival.act(mid, b, "declare", (first[b][1],))
+        clock.hook = lambda: act(rival, mid, b, "declare", (first[b][1],))
         with pytest.raises(VersionConflictError):
-            svc.act(mid, a, "declare", (first[a][1],))
+            act(svc, mid, a, "declare", (first[a][1],))
         a, b = b, a  # the rival's declaration stands; a's retry is the late one
     else:
-        svc.act(mid, a, "declare", (first[a][1],))
+        act(svc, mid, a, "declare", (first[a][1],))
     clock.advance(ms=data.draw(st.integers(0, (DRAWS - 1 - at) * interval), label="later ms"))
     with pytest.raises(IllegalMoveError) as info:
-        svc.act(mid, b, "declare", (first[b][1],))
+        act(svc, mid, b, "declare", (first[b][1],))
     assert info.value.code == "already-declared" and info.value.rule == "R17"
     assert stored_topics(svc, r.id).count("TrumpDeclared") == 1
     standing = svc.get_round(r.id).bidding.standing

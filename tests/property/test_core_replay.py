@@ -23,6 +23,7 @@ from domain.rules.ruleset import (
     NoDeclaration,
     RuleSet,
 )
+from tests.commands import claim_deadlines, create_match, take_seat
 from tests.conftest import examples
 from tests.property.core_checks import check_cards, check_replays, check_scores, count
 from tests.property.core_table import POPO, FakeClock, Table, TableService, seeds_from
@@ -103,12 +104,12 @@ def test_a_claimed_deadline_that_means_a_redeal_deals_again() -> None:
     deals again (this stranded the round in phase redeal before ad715e8/fbe5254)."""
     clock = FakeClock()
     svc = TableService(POPO, clock=clock, seeds=seeds_from(random.Random(1)))
-    mid = svc.create_match(RuleSet())
+    mid = create_match(svc, RuleSet())
     for seat in range(4):
-        svc.take_seat(mid, seat, f"p{seat}")
+        take_seat(svc, mid, seat, f"p{seat}")
     r = svc.current_round(svc.get_match(mid))
     assert r is not None
     clock.now = r.drawing_deadline() + timedelta(milliseconds=1)  # nobody declared (R19)
-    svc.claim_deadlines(mid)
+    claim_deadlines(svc, mid)
     r = svc.current_round(svc.get_match(mid))
     assert r is not None and r.phase is RoundPhase.DEALING and r.deal_no == 2

@@ -16,23 +16,25 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 import msgspec
 import pytest
 
+from domain.game.actions import action_of
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.rules.cards import Card, card_names
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import STANDARD, RuleSet
 from services.access import Credential
-from services.bots import play_one
+from services.bot_driver import play_one
 from services.game import GameService
-from services.idempotency import Keys
-from services.pipeline import Command, run_command
+from services.round_commands import Act
 from services.views import table_view
+from tests.commands import bus_of, create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
 MATCHES = 12
@@ -91,21 +93,32 @@ def commands(
             yield "bury", tuple(rng.sample(hand, 8))
 
 
-def answer(service: GameService, match: Match, round_: Round, command: Command) -> Any:
-    """The dry run's answer on ``round_`` (the pipeline loads this copy as the round)."""
-    original = service.current_round
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A dry run as a seat sends it."""
 
-    def load(_: Match) -> Round | None:
+    caller: Credential
+    match_id: UUID
+    action: str
+    cards: tuple[Card, ...] = ()
+
+
+def answer(service: GameService, match: Match, round_: Round, command: Command) -> Any:
+    """The dry run's answer on ``round_`` (the bus loads this copy as the round)."""
+    original = service.get_round
+
+    def load(_: UUID, version: int | None = None) -> Round:
         return copy.deepcopy(round_)
 
-    setattr(service, "current_round", load)  # noqa: B010 - the copy to judge
+    setattr(service, "get_round", load)  # noqa: B010 - the copy to judge
     try:
-        done = run_command(service, Keys(service), command)
-        return ("ok", msgspec.to_builtins(done.answer.body))
+        act = Act(command.match_id, action_of(command.action, command.cards))
+        done = bus_of(service).handle(act, command.caller, dry=True)
+        return ("ok", msgspec.to_builtins(done.body))
     except ShengjiError as e:
         return ("refused", e.code, e.detail, e.rule)
     finally:
-        setattr(service, "current_round", original)  # noqa: B010
+        setattr(service, "get_round", original)  # noqa: B010
 
 
 def positions(rng: random.Random) -> Iterator[tuple[GameService, Match, Round, list[Credential]]]:
@@ -114,8 +127,8 @@ def positions(rng: random.Random) -> Iterator[tuple[GameService, Match, Round, l
         service = GameService(
             {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(n)
         )
-        match_id: UUID = service.create_match(ONE_ROUND, name=f"views {n}")
-        tokens = [service.take_seat(match_id, s, f"p{s}", "random")[0] for s in range(4)]
+        match_id: UUID = create_match(service, ONE_ROUND, name=f"views {n}")
+        tokens = [take_seat(service, match_id, s, f"p{s}", "random")[0] for s in range(4)]
         creds = [Credential.parse(t) for t in tokens]
         while True:
             match = service.get_match(match_id)
@@ -124,7 +137,7 @@ def positions(rng: random.Random) -> Iterator[tuple[GameService, Match, Round, l
                 break
             if round_.phase in _JUDGED and not round_.pending_events:
                 yield service, match, round_, creds
-            if play_one(service, match_id) in ("waiting", "over"):
+            if play_one(bus_of(service), match_id) in ("waiting", "over"):
                 break
         service.close()
 
@@ -143,7 +156,7 @@ def test_equal_views_get_equal_dry_runs() -> None:
         if round_.phase is RoundPhase.BURYING and round_.bidding.burier == seat:
             hand += list(round_.bottom)
         for action, cards in commands(round_, seat, hand, rng):
-            command = Command(creds[seat], match.id, action, cards, dry=True)
+            command = Command(creds[seat], match.id, action, cards)
             first = answer(service, match, round_, command)
             assert first == answer(service, match, other, command), (
                 f"{action} {card_names(cards)} by seat {seat} in {round_.phase}"
@@ -151,7 +164,7 @@ def test_equal_views_get_equal_dry_runs() -> None:
             throws += first[0] == "ok" and first[1].get("throw") is not None
         bystander = (seat + 1 + rng.randrange(3)) % 4  # another seat: its own view too
         command = Command(
-            creds[bystander], match.id, "play", tuple(round_.hand_at(bystander, now))[:1], dry=True
+            creds[bystander], match.id, "play", tuple(round_.hand_at(bystander, now))[:1]
         )
         assert answer(service, match, round_, command) == answer(
             service, match, hidden_swapped(round_, bystander, rng), command
@@ -180,7 +193,7 @@ def test_a_throw_that_fails_when_played_is_judged_legal_by_the_dry_run(seed: int
             if len(distinct) < 2:
                 continue
             throw = (distinct[0], distinct[-1])
-            command = Command(creds[seat], match.id, "play", throw, dry=True)
+            command = Command(creds[seat], match.id, "play", throw)
             judged = answer(service, match, round_, command)
             assert judged[0] == "ok" and judged[1]["throw"]["tested"] == "when-played"
             assert judged[1]["played"] == card_names(throw)

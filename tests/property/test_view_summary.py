@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
-from services.bots import run_bots
 from services.game import GameService
 from services.history import aggregates_at
 from services.summaries import match_summary
 from services.views import table_view
+from tests.commands import create_match, run_bots, take_seat
 from tests.conftest import examples
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -38,9 +38,9 @@ def _played(run_seed: int, rules: RuleSet) -> tuple[GameService, UUID]:
         clock=lambda: T0,
         seeds=lambda: rng.randbytes(32),
     )
-    match_id = service.create_match(rules)
+    match_id = create_match(service, rules)
     for seat in range(4):
-        service.take_seat(match_id, seat, f"bot {seat}", "random")
+        take_seat(service, match_id, seat, f"bot {seat}", "random")
     run_bots(service, match_id, 100_000)
     return service, match_id
 

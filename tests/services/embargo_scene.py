@@ -29,9 +29,9 @@ from domain.game.round_events import (
 from domain.rules.cards import card_name, card_names
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
-from services.bots import run_bots
 from services.game import GameService
 from services.tournaments.service import TournamentService
+from tests.commands import run_bots
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import play_round
 

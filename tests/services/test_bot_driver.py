@@ -16,9 +16,10 @@ from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.rules.ruleset import STANDARD, RuleSet
 from services import bot_driver
-from services.bot_driver import BotDriver
-from services.bots import Step, cpu_budget, next_move, play_one
+from services.bot_driver import BotDriver, Step, play_one
+from services.bots import cpu_budget, next_move
 from services.game import GameService
+from tests.commands import act, bus_of, create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import driving, record_decisions
 
@@ -32,9 +33,9 @@ def new_service() -> GameService:
 
 
 def seat(service: GameService, kinds: list[str], rules: RuleSet = ONE_ROUND) -> UUID:
-    match_id = service.create_match(rules, name="driven")
+    match_id = create_match(service, rules, name="driven")
     for n, kind in enumerate(kinds):
-        service.take_seat(match_id, n, f"s{n}", kind)
+        take_seat(service, match_id, n, f"s{n}", kind)
     return match_id
 
 
@@ -55,7 +56,7 @@ def test_a_table_of_people_is_left_alone() -> None:
         steps = driver.stats.steps
         round_ = service.current_round(service.get_match(match_id))
         assert round_ is not None
-        service.act(match_id, 0, "pass")  # a person's move: no bot to act
+        act(service, match_id, 0, "pass")  # a person's move: no bot to act
         assert driver.idle(10) and driver.stats.steps == steps == 0
 
 
@@ -70,7 +71,7 @@ def test_tables_take_turns_a_move_each(monkeypatch: pytest.MonkeyPatch) -> None:
         return step(game, match_id, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(bot_driver, "play_one", recorded)
-    driver = BotDriver(service, workers=1)
+    driver = BotDriver(bus_of(service), workers=1)
     driver.attach()  # heard, not yet moving
     a = seat(service, ["random"] * 4)
     b = seat(service, ["random"] * 4)
@@ -108,7 +109,7 @@ def test_a_decision_stops_at_its_cpu_budget() -> None:
         assert round_ is not None
         if round_.phase is RoundPhase.PLAYING:
             break
-        assert play_one(service, match_id) in ("moved", "claimed")
+        assert play_one(bus_of(service), match_id) in ("moved", "claimed")
     else:
         raise AssertionError("the round never reached its play")
     asked: list[bool] = []
@@ -119,15 +120,15 @@ def test_a_decision_stops_at_its_cpu_budget() -> None:
         return spent()
 
     move = next_move(match, round_, service.clock(), stop=stop)
-    assert move is not None and move.action == "play" and asked
-    service.act(match_id, move.seat, move.action, move.cards)  # legal (R22)
+    assert move is not None and move.action.name == "play" and asked
+    act(service, match_id, move.seat, move.action)  # legal (R22)
 
 
 @pytest.mark.parametrize(("cap", "scored"), [(1, 1), (0, 3)])
 def test_a_bots_only_wrap_match_ends_at_the_cap(cap: int, scored: int) -> None:
     """``bots_only_rounds`` 0 is no cap: the match plays on (stopped here after 3 rounds)."""
     service = new_service()
-    driver = BotDriver(service, bots_only_rounds=cap)
+    driver = BotDriver(bus_of(service), bots_only_rounds=cap)
     match_id = seat(service, [], STANDARD)  # wrap (R32): never ends by its rules
     enough = threading.Event()
 
@@ -141,7 +142,7 @@ def test_a_bots_only_wrap_match_ends_at_the_cap(cap: int, scored: int) -> None:
     driver.start()
     try:
         for n in range(4):
-            service.take_seat(match_id, n, f"bot {n}", "random")
+            take_seat(service, match_id, n, f"bot {n}", "random")
         assert cap or enough.wait(120)
         assert driver.idle(120)
     finally:

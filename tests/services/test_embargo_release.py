@@ -13,7 +13,6 @@ from uuid import uuid4
 import pytest
 
 from domain.rules.ruleset import STANDARD
-from services.bots import run_bots
 from services.embargo import (
     DealEmbargoedError,
     Embargo,
@@ -27,6 +26,7 @@ from services.history import match_history, state_at
 from services.records.export import export_match, export_round
 from services.verify import verify_round
 from services.views import SeatView, table_view
+from tests.commands import create_match, run_bots, take_seat
 from tests.conftest import T0
 from tests.services.embargo_scene import VIEWERS, Scene, half_played, leaked_seeds, new_service
 
@@ -101,9 +101,9 @@ def test_after_the_round_completes_verify_and_records_work(released: Scene) -> N
 def test_an_ordinary_match_never_reads_a_tournament(monkeypatch: pytest.MonkeyPatch) -> None:
     """Non-tournament matches pay a None check: the predicate reads nothing."""
     service = new_service()
-    match_id = service.create_match(STANDARD)
+    match_id = create_match(service, STANDARD)
     for seat in range(4):
-        service.take_seat(match_id, seat, f"p{seat}", "heuristic")
+        take_seat(service, match_id, seat, f"p{seat}", "heuristic")
     run_bots(service, match_id, 400)
     match = service.get_match(match_id)
     round_ = service.get_round(match.results[0].round_id)

@@ -23,6 +23,7 @@ from services.game import GameService
 from services.history import match_history, state_at
 from services.history_items import HistoryItem
 from services.views import table_view
+from tests.commands import create_match, take_seat
 from tests.services.views_drive import SEED, T0, VIEWERS, Drive, drive, new_service
 
 
@@ -136,7 +137,7 @@ def test_paging_while_events_are_saved() -> None:
     matches: list[UUID] = []
 
     def during(d: Drive) -> None:
-        matches.append(service.create_match(RuleSet()))  # other matches' events interleave
+        matches.append(create_match(service, RuleSet()))  # other matches' events interleave
         page = match_history(service, d.match_id, 0, after=cursor[0], limit=4)
         read.extend(page.items)
         cursor[0] = page.next
@@ -324,10 +325,10 @@ def test_state_at_equals_the_live_view(played: tuple[Drive, Histories]) -> None:
 
 def test_state_at_while_seating() -> None:
     service = new_service(SEED)
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     live = [table_view(service.get_match(match_id), None, 1, T0)]
     for seat in range(4):
-        service.take_seat(match_id, seat, f"p{seat}")
+        take_seat(service, match_id, seat, f"p{seat}")
         match = service.get_match(match_id)
         live.append(table_view(match, service.current_round(match), 1, T0))
     # MatchCreated, 4 × SeatTaken; the fourth is saved with RoundBegun, RoundStarted, Dealt

@@ -21,13 +21,12 @@ from domain.game.round_events import Pacing
 from domain.game.timers import Timers
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import STANDARD, RuleSet
-from services.bots import run_bots
 from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import CLAIM, GameRecord, RecordUnavailableError, encode
 from services.records.replay import import_record
 from services.records.text import read_text, write_text
-from services.timers import claim_timeout
+from tests.commands import claim_timeout, create_match, finish_match, run_bots, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
@@ -65,9 +64,9 @@ def play_match(
     """A finished match (``rules``: one round by default) played on POPO."""
     clock = TickingClock(tick_ms)
     svc = service or GameService(POPO, clock=clock, seeds=FixedSeeds(seed), pacing=pacing)
-    match_id = svc.create_match(rules or rules_of(), name=f"table {seed}", timers=timers)
+    match_id = create_match(svc, rules or rules_of(), name=f"table {seed}", timers=timers)
     for seat, kind in enumerate(kinds):
-        svc.take_seat(match_id, seat, f"p{seat} «{kind}»", kind)
+        take_seat(svc, match_id, seat, f"p{seat} «{kind}»", kind)
     for _ in range(20_000):
         run_bots(svc, match_id, 5000)
         if svc.get_match(match_id).finished:
@@ -157,13 +156,13 @@ def test_variants_round_trip(rules: RuleSet) -> None:
 def test_a_match_the_organiser_ended_keeps_the_abandoned_round_secret() -> None:
     # R32: the round in play is abandoned unscored; R33: its deal and moves stay secret.
     svc = GameService(POPO, clock=TickingClock(2), seeds=FixedSeeds(4))
-    match_id = svc.create_match(rules_of(1, match_end="wrap"), name="ended")
+    match_id = create_match(svc, rules_of(1, match_end="wrap"), name="ended")
     for seat, kind in enumerate(BOTS):
-        svc.take_seat(match_id, seat, f"p{seat}", kind)
+        take_seat(svc, match_id, seat, f"p{seat}", kind)
     while svc.get_match(match_id).round_number < 2:
         run_bots(svc, match_id, 1)
     run_bots(svc, match_id, 3)  # a few moves of round 2, which will stay secret
-    svc.finish_match(match_id, "the club closes")
+    finish_match(svc, match_id, "the club closes")
     record = export_match(svc, match_id)
     abandoned = record.rounds[1]
     assert abandoned.abandoned is not None and abandoned.abandoned.reason == "the club closes"
@@ -179,9 +178,9 @@ def test_a_match_the_organiser_ended_keeps_the_abandoned_round_secret() -> None:
 
 def test_a_match_ended_before_its_seats_filled_has_a_record_without_rounds() -> None:
     svc = GameService(POPO, clock=TickingClock(1))
-    match_id = svc.create_match(rules_of(), name="empty")
-    svc.take_seat(match_id, 2, "only me", "human")
-    svc.finish_match(match_id)
+    match_id = create_match(svc, rules_of(), name="empty")
+    take_seat(svc, match_id, 2, "only me", "human")
+    finish_match(svc, match_id)
     record = export_match(svc, match_id)
     assert (len(record.seats), record.rounds) == (1, [])
     assert roundtrip(record) == encode(record)

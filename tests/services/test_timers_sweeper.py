@@ -23,6 +23,7 @@ from services.bots import next_move
 from services.game import GameService
 from services.sweeper import Sweeper, SweepReport
 from services.verify import verify_round
+from tests.commands import act, bus_of, create_match, finish_match, take_seat
 from tests.conftest import Backend, FakeClock, FixedSeeds
 from tests.driving import driving
 
@@ -43,9 +44,9 @@ def seated(
     rules: RuleSet = ONE_ROUND,
 ) -> UUID:
     """Seats taken straight through the service: no bot has moved yet."""
-    match_id = service.create_match(rules, name="swept", timers=timers)
+    match_id = create_match(service, rules, name="swept", timers=timers)
     for seat in range(4):
-        service.take_seat(match_id, seat, f"s{seat}", kinds.get(seat, "human"))
+        take_seat(service, match_id, seat, f"s{seat}", kinds.get(seat, "human"))
     return match_id
 
 
@@ -80,7 +81,7 @@ def test_a_bots_only_match_is_found_by_the_sweeper_and_played_by_the_driver() ->
     match_id = seated(service, BOTS)
     assert service.get_match(match_id).sequence(0) < 20  # nothing moved yet
     with driving(service) as driver:
-        sweeper = Sweeper(service, wake=driver.wake)
+        sweeper = Sweeper(bus_of(service), wake=driver.wake)
         sweeper.attach()
         first = sweeper.sweep()
         assert first.due == 1 and first.moves == 0  # woke the driver, moved nothing
@@ -103,7 +104,7 @@ def test_the_background_task_and_the_driver_move_a_bots_only_match() -> None:
     async def main() -> float:
         started = time.perf_counter()
         with driving(service) as driver:
-            sweeper = Sweeper(service, wake=driver.wake)
+            sweeper = Sweeper(bus_of(service), wake=driver.wake)
             sweeper.attach()
             task = asyncio.create_task(sweeper.run(0.01, asyncio.to_thread))
             try:
@@ -130,7 +131,7 @@ def test_a_stalled_seat_is_timed_out_by_the_sweeper_at_its_deadline() -> None:
         service, {1: "heuristic", 2: "heuristic", 3: "heuristic"}, Timers(5_000, 5_000, 15_000)
     )
     with driving(service) as driver:
-        sweeper = Sweeper(service, wake=driver.wake)
+        sweeper = Sweeper(bus_of(service), wake=driver.wake)
         sweeper.attach()
         for _ in range(20):  # the drawing waits for seat 0's pass until its deadline (R17)
             sweep_and_drive(sweeper, driver)
@@ -167,7 +168,7 @@ def test_a_paced_deal_with_bots_progresses_as_time_passes() -> None:
     service = new_service(clock, Pacing(interval_ms=200, declare_ms=2_000))
     match_id = seated(service, BOTS)
     with driving(service) as driver:
-        sweeper = Sweeper(service, wake=driver.wake)
+        sweeper = Sweeper(bus_of(service), wake=driver.wake)
         sweeper.attach()
         sweep_and_drive(sweeper, driver)
         round_ = service.current_round(service.get_match(match_id))
@@ -187,17 +188,17 @@ def test_a_paced_deal_with_bots_progresses_as_time_passes() -> None:
 def test_the_start_up_scan_follows_open_matches_only(backend: Backend) -> None:
     first = backend.service()
     finished = seated(first, {})
-    first.finish_match(finished)
+    finish_match(first, finished)
     playing = seated(first, {0: "heuristic"})
-    waiting = first.create_match(STANDARD, name="seats free")
-    sweeper = Sweeper(backend.service())  # another process on the same store
+    waiting = create_match(first, STANDARD, name="seats free")
+    sweeper = Sweeper(bus_of(backend.service()))  # another process on the same store
     assert sweeper.scan() == 4  # three MatchCreated, one MatchFinished
     assert sweeper.following == {playing, waiting}
     assert sweeper.scan() == 0  # incremental: nothing new
     report = sweeper.sweep()
     assert report.due == 2 and report.errors == 0
     later = seated(first, {})
-    sweeper.service.finish_match(playing)  # (SQLite: one writer per aggregate, its cache)
+    finish_match(sweeper.service, playing)  # (SQLite: one writer per aggregate, its cache)
     sweeper.scan()
     assert sweeper.following == {waiting, later}
 
@@ -235,7 +236,7 @@ def test_a_persons_move_in_play_needs_no_reload_to_know_the_next_deadline() -> N
     clock = FakeClock()
     service = new_service(clock)
     match_id = seated(service, {}, Timers(5_000, 5_000, 15_000))
-    sweeper = Sweeper(service)
+    sweeper = Sweeper(bus_of(service))
     sweeper.attach()
     people = {seat: "heuristic" for seat in range(4)}  # how the people choose their moves
     for _ in range(300):  # the people declare, pass and bury; the sweeper claims deadlines
@@ -246,7 +247,7 @@ def test_a_persons_move_in_play_needs_no_reload_to_know_the_next_deadline() -> N
             break
         move = next_move(match, round_, clock(), bots=people)
         if move is not None:
-            service.act(match_id, move.seat, move.action, move.cards)
+            act(service, match_id, move.seat, move.action)
             continue
         sweeper.sweep()
         due = sweeper.due_at(match_id)
@@ -258,7 +259,7 @@ def test_a_persons_move_in_play_needs_no_reload_to_know_the_next_deadline() -> N
     for _ in range(3):  # three people play in turn
         move = next_move(match, round_, clock(), bots={round_.play.turn: "heuristic"})  # type: ignore[union-attr]
         assert move is not None
-        service.act(match_id, move.seat, move.action, move.cards)
+        act(service, match_id, move.seat, move.action)
         match = service.get_match(match_id)
         round_ = service.current_round(match)
         assert round_ is not None and round_.phase is RoundPhase.PLAYING

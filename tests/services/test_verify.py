@@ -20,6 +20,7 @@ from infra.cli_verify import INVALID, MISMATCH, OK, main
 from services.errors import NotFoundError, VerificationError
 from services.verify import verify_deal, verify_round
 from services.views import table_view
+from tests.commands import act
 from tests.services.views_drive import T0, Drive, drive
 
 SEED = bytes(range(32))
@@ -131,7 +132,7 @@ def test_a_redealt_round_verifies_every_deal() -> None:
         round_ = d.service.current_round(match)
         for seat in range(4):
             if not asked and "redeal" in table_view(match, round_, seat, T0).legal.actions:
-                d.service.act(d.match_id, seat, "redeal")
+                act(d.service, d.match_id, seat, "redeal")
                 asked.append(seat)
 
     d = drive(6, rounds=1, rules=RuleSet(weak_hand_redeal=40), before=ask_once)

@@ -18,6 +18,7 @@ from domain.rules.cards import card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
 from services.views import PublicView, SeatView, table_view
+from tests.commands import create_match
 from tests.services.views_drive import T0, Drive, Snapshot, _bottom, _names, drive, new_service
 
 
@@ -168,7 +169,7 @@ def test_scored_round_reveals_the_deal(played: Drive) -> None:
 
 def test_before_four_seats_there_is_no_round() -> None:
     service = new_service(0)
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     view = table_view(service.get_match(match_id), None, 2, T0)
     assert (view.phase, view.hand, view.legal.actions, view.versions.round_version) == (
         "seating",

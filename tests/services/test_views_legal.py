@@ -19,6 +19,7 @@ from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from services.legal import FOLLOW_HINTS
 from services.views import SeatView, table_view
+from tests.commands import act
 from tests.services.views_drive import T0, Drive, _names, drive
 
 
@@ -157,7 +158,8 @@ def test_a_passed_drawing_deadline_closes_declaring() -> None:
     round_ = service.current_round(match)
     assert round_ is not None
     seat = next(s for s in range(4) if round_.bidding.legal_shows(s, round_.hand_at(s, T0)))
-    service.act(
+    act(
+        service,
         d.match_id,
         seat,
         "declare",

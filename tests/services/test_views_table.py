@@ -21,6 +21,7 @@ from services.game import GameService
 from services.summaries import match_summary
 from services.view_play import play_fields
 from services.views import SeatView, table_view
+from tests.commands import create_match, take_seat
 from tests.services.views_drive import T0, Drive, drive
 
 HEARTS = 1  # SUITS = "SHCD"
@@ -150,9 +151,9 @@ def paced() -> tuple[GameService, UUID]:
         seeds=lambda: rng.randbytes(32),
         pacing=Pacing(interval_ms=INTERVAL, declare_ms=1000, window_ms=0),
     )
-    match_id = service.create_match(RuleSet())
+    match_id = create_match(service, RuleSet())
     for seat in range(4):
-        service.take_seat(match_id, seat, f"p{seat}")
+        take_seat(service, match_id, seat, f"p{seat}")
     return service, match_id
 
 

@@ -16,9 +16,9 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.cards import Card, card_names, parse_cards
 from domain.rules.ruleset import RuleSet
-from services.commands import CommandResult
 from services.game import GameService
 from services.views import PublicView, SeatView, table_view
+from tests.commands import Done, act, create_match, take_seat
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 VIEWERS: tuple[int | None, ...] = (None, 0, 1, 2, 3)
@@ -37,7 +37,7 @@ def new_service(run_seed: int, env: dict[str, str] | None = None) -> GameService
 class Snapshot:
     """The live state right after a command: the round acted on and every viewer's view."""
 
-    result: CommandResult
+    result: Done
     round: Round
     views: dict[int | None, SeatView | PublicView]
     action: str = ""
@@ -56,7 +56,7 @@ class Drive:
     def match(self) -> Match:
         return self.service.get_match(self.match_id)
 
-    def capture(self, result: CommandResult, action: str = "", seat: int | None = None) -> None:
+    def capture(self, result: Done, action: str = "", seat: int | None = None) -> None:
         match = self.match()
         round_ = None if result.round_id is None else self.service.get_round(result.round_id)
         views = {v: table_view(match, round_, v, T0) for v in VIEWERS}
@@ -94,10 +94,10 @@ def drive(
 ) -> Drive:
     """Seat four players and play ``rounds`` rounds through the service (R16–R31)."""
     service = service or new_service(run_seed)
-    match_id = service.create_match(rules or RuleSet())
+    match_id = create_match(service, rules or RuleSet())
     d = Drive(service, match_id)
     for seat in range(4):
-        _, result = service.take_seat(match_id, seat, f"p{seat}")
+        _, result = take_seat(service, match_id, seat, f"p{seat}")
         d.capture(result, "take_seat", seat)
     while len(d.match().results) < rounds:
         if before is not None:
@@ -112,7 +112,7 @@ def drive(
             choice = choose(table_view(match, round_, seat, T0), round_.number)
             if choice is not None:
                 action, cards = choice
-                result = service.act(match_id, seat, action, tuple(parse_cards(cards)))
+                result = act(service, match_id, seat, action, tuple(parse_cards(cards)))
                 d.capture(result, action, seat)
                 break
         else:  # pragma: no cover - the views must always offer the expected seat a move

@@ -1,4 +1,4 @@
-"""The round command pipeline (docs/decisions.md D-pipeline) and the credentials it takes
+"""A round command through the bus (docs/decisions.md D-bus) and the credentials it takes
 (docs/decisions.md D-access): one load of the match, authorisation before anything about
 the key or the version, the key's record saved with the events, and the dry run as the
 same call with ``dry=True`` (it cannot drift from the command)."""
@@ -10,16 +10,20 @@ from uuid import UUID, uuid4
 
 import pytest
 
+from domain.game.actions import action_of
 from domain.game.match import Match
 from domain.game.round_events import Pacing
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import STANDARD
 from services.access import Credential, read_authorization, seat_in
+from services.bus import Bus
 from services.dryrun import DryRun
 from services.game import GameService
-from services.idempotency import Keys, RequestKey
-from services.pipeline import Command, CommandDone, Precondition, run_command
+from services.handlers import build_bus
+from services.idempotency import RequestKey
+from services.round_commands import ANY_VERSION, Act, CommandDone, Precondition
 from services.sources import SEAT_ROLE, new_token
+from tests.commands import create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
 
@@ -34,10 +38,11 @@ class Table:
             seeds=FixedSeeds(),
             pacing=pacing,
         )
-        self.keys = Keys(self.service)
-        self.match_id = self.service.create_match(STANDARD, name="pipeline")
+        self.bus: Bus = build_bus(self.service)
+        self.match_id = create_match(self.service, STANDARD, name="pipeline")
         self.seats = [
-            Credential.parse(self.service.take_seat(self.match_id, n, f"p{n}")[0]) for n in range(4)
+            Credential.parse(take_seat(self.service, self.match_id, n, f"p{n}")[0])
+            for n in range(4)
         ]
 
     def version(self) -> int:
@@ -45,10 +50,18 @@ class Table:
         round_ = self.service.current_round(match)
         return match.sequence(0 if round_ is None else round_.version)
 
-    def run(self, seat: int | Credential | None, action: str = "pass", **kw: object) -> object:
+    def run(
+        self,
+        seat: int | Credential | None,
+        action: str = "pass",
+        *,
+        key: RequestKey | None = None,
+        expected: Precondition = ANY_VERSION,
+        dry: bool = False,
+    ) -> object:
         caller = self.seats[seat] if isinstance(seat, int) else seat
-        command = Command(caller, self.match_id, action, **kw)  # type: ignore[arg-type]
-        return run_command(self.service, self.keys, command).answer
+        command = Act(self.match_id, action_of(action), expected)
+        return self.bus.handle(command, caller, key=key, dry=dry)
 
 
 def code_of(call: object) -> tuple[int, str]:

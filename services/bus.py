@@ -1,0 +1,226 @@
+"""The one way in: every write is a typed command with exactly one handler, through one bus
+(docs/decisions.md D-bus).
+
+A command is a frozen value (a dataclass in ``services/``: :mod:`services.match_commands`,
+:mod:`services.round_commands`, …) naming what the caller wants done. Its
+:class:`Handler`, registered once with the bus (:mod:`services.handlers`), has three steps
+the bus runs in this order, in one place (:meth:`Bus.handle`):
+
+1. **authorise** the parsed credential (401/403, and 404 for what it names) — before
+   anything about the key or the state is told;
+2. look the **Idempotency-Key** up (:class:`~services.idempotency.Keys`): a key in flight
+   is a 409, a key used for another request a 409, a recorded request is answered again;
+3. **handle**: load through the command's :class:`~services.unit_of_work.UnitOfWork`,
+   decide (the domain's commands raise a problem naming the rule), change the aggregates
+   and answer an :class:`Outcome` — what the key's record keeps;
+4. **save** every changed aggregate and the key's record in one transaction (a version
+   taken meanwhile: the handler runs again when it allows it, ``attempts``, else 409);
+5. **answer**: :meth:`Handler.answer` builds the body from the outcome and the state as
+   the command left it. A replay calls the same function on the state as of the recorded
+   version, so it answers exactly what the first call answered (a token the first call
+   minted is withheld, never stored: docs/security.md).
+
+A **dry run** (``dry=True``) is steps 1 and 3 on copies, nothing saved, no key used
+(:meth:`Handler.dry_run`; round commands only, docs/decisions.md D-dry-run).
+
+In-process callers — the bot driver, the sweeper, a record's replay, tools and tests — send
+commands as :data:`SERVICE`, the service itself, which every handler admits (what it acts
+for is in the command). Nothing here knows HTTP; nothing calls back.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar, Final, Generic, TypeVar
+from uuid import UUID
+
+from domain.rules.errors import InvalidInputError, ShengjiError
+from services.access import Credential
+from services.errors import VersionConflictError
+from services.game import GameService
+from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
+from services.unit_of_work import Reading, UnitOfWork
+
+C = TypeVar("C")
+W = TypeVar("W")
+A = TypeVar("A")
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """The caller that is the service itself (:data:`SERVICE`)."""
+
+    name: str = "service"
+
+
+SERVICE: Final = Service()
+"""The in-process caller (the module docstring): never a request's credential."""
+WITHHELD: Final = "tokenWithheld"
+"""The fact a record of a command that minted a token keeps: its replay says so."""
+Caller = Credential | Service | None
+"""Who sends a command: a request's credential (None: none sent), or the service."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command did, as its Idempotency-Key's record keeps it (:class:`Receipt`),
+    with the secrets it minted (answered once, never stored)."""
+
+    status: int
+    subject: UUID
+    """The aggregate the command acted on or created (a match, a tournament, a player)."""
+    version: int
+    """The subject's version right after the command (a match's: :meth:`Match.sequence`)."""
+    seat: int | None = None
+    facts: Mapping[str, Fact] = field(default_factory=dict)
+    """Small, non-secret facts of the answer that the subject's state does not hold."""
+    minted: Mapping[str, str] = field(default_factory=dict)
+    """Tokens the command minted (answered once; a replay answers without them)."""
+
+    @property
+    def withheld(self) -> bool:
+        """A replay of a command that minted a token: the answer says it is withheld."""
+        return bool(self.facts.get(WITHHELD))
+
+    def receipt(self) -> Receipt:
+        facts = dict(self.facts)
+        if self.minted:
+            facts[WITHHELD] = True
+        return Receipt(self.status, self.subject, self.version, self.seat, facts)
+
+    @classmethod
+    def of(cls, receipt: Receipt) -> Outcome:
+        """A recorded outcome (a replay: nothing minted)."""
+        return cls(receipt.status, receipt.subject, receipt.version, receipt.seat, receipt.facts)
+
+
+class Handler(ABC, Generic[C, W, A]):
+    """The one handler of one command type (the module docstring). ``W`` is who is calling
+    as :meth:`authorise` found it; ``A`` the answer's type."""
+
+    attempts: ClassVar[int] = 1
+    """Runs of :meth:`handle` on a version conflict: more than one for a command that
+    applies to the state as it is (an organiser's end of a match while bots move on);
+    one for a move made on what the caller saw (the conflict is the caller's to see)."""
+
+    @abstractmethod
+    def authorise(self, command: C, caller: Caller) -> W:
+        """Who is calling, as the command needs it; 401/403/404 otherwise."""
+
+    @abstractmethod
+    def handle(self, uow: UnitOfWork, command: C, who: W) -> Outcome:
+        """Decide and change (events pending in ``uow``); nothing is saved here."""
+
+    @abstractmethod
+    def answer(self, command: C, who: W, outcome: Outcome, state: Reading) -> A:
+        """The answer, from ``outcome`` and ``state``: the same function for the first call
+        (the state as the command left it) and a replay (as of the recorded version)."""
+
+    def dry_run(self, command: C, who: W, uow: UnitOfWork) -> A:
+        """The command checked on copies, nothing saved (round commands)."""
+        raise InvalidInputError("this command has no dry run")
+
+
+@dataclass(frozen=True, slots=True)
+class Answered(Generic[A]):
+    """What the bus answers: the status and body, and whether it is a recorded answer
+    given again (``replayed``; a record of version 1 gives its stored JSON as ``legacy``)."""
+
+    status: int
+    body: A | None
+    replayed: bool = False
+    legacy: bytes | None = None
+    outcome: Outcome | None = None
+    """The outcome the body was built from (its subject, version and acting seat)."""
+
+
+class Bus:
+    """Commands to their handlers, under one pipeline (the module docstring)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        handlers: Mapping[type[Any], Handler[Any, Any, Any]],
+        *,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.service = service
+        self.handlers = dict(handlers)
+        self.keys = Keys(service)
+        self.clock = clock or service.clock
+
+    @property
+    def commands(self) -> Iterable[type[Any]]:
+        """Every command type the bus handles (one handler each)."""
+        return self.handlers.keys()
+
+    def handler(self, command: Any) -> Handler[Any, Any, Any]:
+        try:
+            return self.handlers[type(command)]
+        except KeyError:
+            raise TypeError(f"no handler for {type(command).__name__}") from None
+
+    def handle(
+        self,
+        command: Any,
+        caller: Caller = SERVICE,
+        *,
+        key: RequestKey | None = None,
+        dry: bool = False,
+    ) -> Answered[Any]:
+        """Run ``command`` for ``caller`` under ``key`` (blocking: call it in a worker
+        thread from async code)."""
+        handler = self.handler(command)
+        who = handler.authorise(command, caller)
+        if dry:
+            copies = UnitOfWork(self.service, self.clock)
+            return Answered(200, handler.dry_run(command, who, copies))
+        if key is None:
+            return self._run(handler, command, who, None)
+        with self.keys.claimed(key):
+            found = self.keys.recorded(key)
+            if found is None:
+                try:
+                    return self._run(handler, command, who, key)
+                except VersionConflictError:
+                    found = self.keys.recorded(key)  # another process saved this key first
+                    if found is None:
+                        raise
+            if found.legacy_body is not None:  # recorded before records kept outcomes
+                status = found.outcome.status
+                return Answered(status, None, replayed=True, legacy=found.legacy_body.encode())
+            outcome = Outcome.of(found.outcome)
+            body = handler.answer(command, who, outcome, Reading(self.service))
+            return Answered(outcome.status, body, replayed=True, outcome=outcome)
+
+    def execute(self, command: Any, caller: Caller = SERVICE) -> Any:
+        """``command`` without a key (by default sent by the service itself): its answer."""
+        return self.handle(command, caller).body
+
+    def _run(
+        self, handler: Handler[Any, Any, Any], command: Any, who: Any, key: RequestKey | None
+    ) -> Answered[Any]:
+        for attempt in range(1, handler.attempts + 1):
+            uow = UnitOfWork(self.service, self.clock)
+            try:
+                outcome = handler.handle(uow, command, who)
+            except ShengjiError:
+                uow.commit_kept()
+                raise
+            records = []
+            if key is not None:
+                receipt = outcome.receipt()
+                now = uow.now
+                records.append(IdempotencyRecord.record(key.rid, key.fingerprint, receipt, now))
+            try:
+                uow.commit(*records)
+            except VersionConflictError:
+                if attempt == handler.attempts:
+                    raise
+                continue  # the state moved under us: decide again on the state as it is
+            body = handler.answer(command, who, outcome, uow.reading())
+            return Answered(outcome.status, body, outcome=outcome)
+        raise AssertionError("unreachable")  # pragma: no cover - attempts >= 1

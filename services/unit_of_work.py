@@ -1,0 +1,210 @@
+"""A command's unit of work: the aggregates it loads and changes, saved in one transaction.
+
+A handler (:mod:`services.bus`) loads through its :class:`UnitOfWork` — each aggregate once,
+the same object on a second ask — changes them with their commands (events pending) and
+adds the aggregates it creates. The bus then saves every aggregate with pending events and
+the Idempotency-Key's record in **one** ``save`` of the library (one transaction: all of
+it or none of it, docs/decisions.md F1). A version taken meanwhile by another command
+refuses the whole save (``VersionConflictError``); the cached copies are dropped so the
+next load reads the store.
+
+The unit's ``now`` is the command's one reading of the clock, made when first asked: its
+events are stamped with it.
+
+:class:`Reading` is the state a command's answer is built from: right after the command,
+the unit's own aggregates as saved (no second load); on a replay, the store as of the
+recorded version. One function builds the answer from either (docs/decisions.md D-bus).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar, cast
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from domain.game.match import Match
+from domain.game.round import Round
+from services.errors import NotFoundError, VersionConflictError
+from services.game import GameService
+from services.history import aggregates_at
+from services.loading import load
+
+T = TypeVar("T")
+
+
+class UnitOfWork:
+    """What one command loads, changes and creates (the module docstring)."""
+
+    def __init__(self, service: GameService, clock: Callable[[], datetime] | None = None) -> None:
+        self.service = service
+        self._clock = clock or service.clock
+        self._now: datetime | None = None
+        self._held: dict[UUID, Any] = {}
+        """Every aggregate loaded or added, in the order they are saved in (:meth:`add`)."""
+        self._after: list[Callable[[], None]] = []
+        self.kept: list[Any] = []
+        """Aggregates saved even when the command is refused: a passed deadline claimed on
+        the way takes effect all the same (R16, R17, R20)."""
+
+    @property
+    def now(self) -> datetime:
+        """The command's moment: the clock read once, when first asked (after the loads
+        that come before it, as a command reads the state, then decides)."""
+        if self._now is None:
+            self._now = self._clock()
+        return self._now
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def match(self, match_id: UUID) -> Match:
+        """The match (404 ``no match``)."""
+        held = self._held.get(match_id)
+        if isinstance(held, Match):
+            return held
+        return self._hold(self.service.get_match(match_id))
+
+    def round(self, round_id: UUID) -> Round:
+        """The round (404 ``no round``)."""
+        held = self._held.get(round_id)
+        if isinstance(held, Round):
+            return held
+        return self._hold(self.service.get_round(round_id))
+
+    def current_round(self, match: Match) -> Round | None:
+        """The match's round in play (or last played); None before round 1."""
+        rid = match.current_round_id()
+        return None if rid is None else self.round(rid)
+
+    def get(self, aggregate_id: UUID, cls: type[T], what: str) -> T:
+        """The ``cls`` aggregate ``aggregate_id``; 404 ``no <what> <id>`` when there is none
+        of that type (:func:`services.loading.load`)."""
+        held = self._held.get(aggregate_id)
+        if held is not None:
+            if not isinstance(held, cls):
+                raise NotFoundError(f"no {what} {aggregate_id}")
+            return held
+        return self._hold(load(self.service, aggregate_id, cls, what))
+
+    def find(self, aggregate_id: UUID, cls: type[T]) -> T | None:
+        """The ``cls`` aggregate ``aggregate_id``, None when there is none (yet)."""
+        held = self._held.get(aggregate_id)
+        if held is not None:
+            return held if isinstance(held, cls) else None
+        try:
+            found: object = self.service.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+        return self._hold(found) if isinstance(found, cls) else None
+
+    def held(self, aggregate_id: UUID) -> Any | None:
+        """The aggregate this unit loaded or added, None when it holds none."""
+        return self._held.get(aggregate_id)
+
+    def _hold(self, aggregate: T) -> T:
+        self._held[cast("Any", aggregate).id] = aggregate
+        return aggregate
+
+    # -- changing --------------------------------------------------------------------------
+
+    def add(self, *aggregates: Any) -> None:
+        """Aggregates the command created (or loaded elsewhere), saved with the rest, after
+        every aggregate held before. An aggregate held already moves after them: a handler
+        adds it again when it changes after the others (the match records a round once the
+        round has scored), so the events are stored in the order they happened."""
+        for aggregate in aggregates:
+            if aggregate is not None:
+                self._held.pop(aggregate.id, None)
+                self._held[aggregate.id] = aggregate
+
+    def after(self, effect: Callable[[], None]) -> None:
+        """``effect`` runs once the save is committed (wake the bot driver): never part of
+        the transaction, never run when the command fails."""
+        self._after.append(effect)
+
+    def changed(self) -> list[Any]:
+        """The aggregates with events to save, in the order they were loaded or added."""
+        return [a for a in self._held.values() if a.pending_events]
+
+    def commit(self, *records: Any) -> None:
+        """Save every changed aggregate and ``records`` in one save; then the effects."""
+        save(self.service, *self.changed(), *records)
+        effects, self._after = self._after, []
+        for effect in effects:
+            effect()
+
+    def commit_kept(self) -> None:
+        """Save what :attr:`kept` holds (a refused command's claimed deadline)."""
+        kept = [a for a in self.kept if a.pending_events]
+        if kept:
+            save(self.service, *kept)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def reading(self) -> Reading:
+        """The state the command left, to answer from (no second load)."""
+        return Reading(self.service, self)
+
+
+def save(service: GameService, *aggregates: Any) -> None:
+    """One save of ``aggregates``; a version taken meanwhile → VersionConflictError, the
+    cached copies dropped so the next load reads the store."""
+    try:
+        service.save(*aggregates)
+    except IntegrityError as e:
+        forget(service, *(a.id for a in aggregates))
+        raise VersionConflictError(
+            "another command changed this first; reload and try again"
+        ) from e
+
+
+def forget(service: GameService, *ids: UUID) -> None:
+    """Drop cached copies, so the next load reads the store; tell
+    :attr:`GameService.on_forgotten` (the live streams reload those matches)."""
+    cache = service.repository.cache
+    if cache is not None:
+        for aggregate_id in ids:
+            with contextlib.suppress(KeyError):
+                cache.get(aggregate_id, evict=True)
+    for listener in service.on_forgotten:
+        listener(frozenset(ids))
+
+
+class Reading:
+    """The state an answer is built from (the module docstring): a command's unit of work
+    as it was saved, or the store as of a version (``unit`` None: a replay)."""
+
+    def __init__(self, service: GameService, unit: UnitOfWork | None = None) -> None:
+        self.service = service
+        self.unit = unit
+
+    @property
+    def replay(self) -> bool:
+        return self.unit is None
+
+    def get(self, aggregate_id: UUID, cls: type[T], what: str, version: int) -> T:
+        """The ``cls`` aggregate as of ``version``."""
+        if self.unit is not None:
+            held = self.unit.held(aggregate_id)
+            if isinstance(held, cls) and cast("Any", held).version == version:
+                return held
+        return load(self.service, aggregate_id, cls, what, version)
+
+    def table(self, match_id: UUID, version: int) -> tuple[Match, Round | None, datetime]:
+        """The match and its round as of match version ``version`` (the events of the match
+        and its rounds, :meth:`Match.sequence`), and the time of that version's event."""
+        if self.unit is not None:
+            match = self.unit.held(match_id)
+            if isinstance(match, Match):
+                current = self.unit.current_round(match)
+                if match.sequence(0 if current is None else current.version) == version:
+                    # the time of the last event, as a replay reads it (services.history)
+                    at = match.modified_on
+                    if current is not None and current.modified_on > at:
+                        at = current.modified_on
+                    return match, current, at
+        return aggregates_at(self.service, match_id, version)
