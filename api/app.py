@@ -41,7 +41,7 @@ from api.openapi import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper
-from api.players.oidc import Oidc, sign_in_with_oidc
+from api.players.oidc import sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.query import refuse_unknown_query
@@ -65,7 +65,6 @@ from api.tournaments.pages import DisplayController, PageController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
-from services.accounts.oidc import OidcVerifier
 from services.bot_driver import BotDriver
 
 MAX_BODY_BYTES = 64 * 1024
@@ -82,8 +81,6 @@ class AppParts:
     live: LiveStreams
     archive: Archive
     webhooks: Webhooks
-    oidc: OidcVerifier | None = None
-    """Sign-in with the app's identity provider; None: off."""
     rate_limiter: RateLimiter
     quotas: tuple[Quota, ...] = ()
     caps: StreamCaps
@@ -162,7 +159,6 @@ def create_app(parts: AppParts) -> Litestar:
             "live": Provide(parts.live.provide, sync_to_thread=False),
             "archive": Provide(parts.archive.provide, sync_to_thread=False),
             "webhooks": Provide(parts.webhooks.provide, sync_to_thread=False),
-            "oidc": Provide(Oidc(parts.oidc).provide, sync_to_thread=False),
         },
         lifespan=[
             parts.live.lifespan,

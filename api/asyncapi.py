@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from api.match_follower import FULL_EVERY
-from api.players.dto import TicketView
+from services.accounts.lobby_commands import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
 from services.feed_schema import feed_item_components

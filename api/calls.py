@@ -53,7 +53,7 @@ from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
 from api.logging import bind_seat
-from api.routes import RouteDecorator, documented
+from api.routes import WRITE, RouteDecorator, documented
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
@@ -180,6 +180,13 @@ class Write(Read):
             bind_seat(self.request, done.outcome.seat)
         return respond(done, location)
 
+    async def send_no_content(self, command: Any) -> None:
+        """:meth:`send` for a command answered with no content (204, the route's status;
+        Litestar documents a 204 only for a handler that returns nothing, so a replay's
+        ``Idempotent-Replayed`` is not told)."""
+        bus = self.runtime.bus
+        await self.runtime.call(partial(bus.handle, key=self.key), command, self.credential)
+
 
 Writing = NamedDependency[Write]
 """A handler's ``write`` parameter."""
@@ -217,8 +224,9 @@ def respond(
         body: Any = done.legacy
     else:
         body = done.body
-        if location is not None and done.body is not None:
-            headers["Location"] = location(done.body)
+        where = "" if location is None or done.body is None else location(done.body)
+        if where:
+            headers["Location"] = where
     return Response(body, status_code=done.status, headers=headers, media_type=MediaType.JSON)
 
 
@@ -242,8 +250,7 @@ def write_route(
     def route(fn: Callable[..., Any]) -> HTTPRouteHandler:
         summary, rest = documented(fn)
         extra: dict[str, Any] = {} if security is None else {"security": security}
-        if body is not None:
-            extra["opt"] = json_body(body)
+        extra["opt"] = {WRITE: True, **(json_body(body) if body is not None else {})}
         return handler(
             path,
             status_code=status_code,

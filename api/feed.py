@@ -43,7 +43,6 @@ from litestar.response import Stream
 
 from api.auth import credential
 from api.dto import problems
-from api.operator import Operator
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.records.bulk import moment_parameter as _moment
 from api.records.bulk import reject_repeated
@@ -63,6 +62,7 @@ from services.feed import (
 from services.feed_schema import PublishedSchemas, published_schemas
 from services.feed_subscriptions import checkpoint_of
 from services.game import GameService
+from services.operator import Operator
 
 After = Annotated[
     int,
@@ -148,7 +148,7 @@ class Archive:
     streams: int = 0
     """Streams open now."""
     operator: Operator = field(init=False)
-    """``operator_token``'s check (:mod:`api.operator`)."""
+    """``operator_token``'s check (:mod:`services.operator`)."""
 
     def __post_init__(self) -> None:
         self.operator = Operator(self.operator_token)

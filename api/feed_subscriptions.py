@@ -29,11 +29,8 @@ from api.dto import _Request
 from api.feed import Archive
 from api.routes import route
 from api.runtime import in_thread
-from domain.feed_subscription import FeedSubscription
 from services import feed_subscriptions as fs
 from services.access import Credential
-from services.errors import ForbiddenError, UnauthorizedError
-from services.idempotency import Receipt, Stamp
 
 Name = Annotated[
     str,
@@ -90,21 +87,7 @@ class CommitPosition(_Request, frozen=True, kw_only=True):
 
 
 def require_operator(archive: Archive, cred: Credential | None) -> None:
-    if cred is None:
-        raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
-    if not archive.operator.configured:
-        raise ForbiddenError("feed subscriptions are off: the service has no OPERATOR_TOKEN")
-    if not archive.operator.is_operator(cred.token):
-        raise ForbiddenError("this is not the operator token")
-
-
-def _recorded(stamp: Stamp, status: int, **facts: str | int) -> Any:
-    """What a write saves with its subscription for its Idempotency-Key."""
-
-    def records(sub: FeedSubscription) -> list[Any]:
-        return stamp.records(Receipt(status, sub.id, sub.version, facts=facts))
-
-    return records
+    archive.operator.require(cred, fs.SUBSCRIPTIONS)
 
 
 class SubscriptionController(Controller):
@@ -112,9 +95,7 @@ class SubscriptionController(Controller):
     tags = ["archive"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @write_route("/", 201, 401, 403, 409, body=CreateSubscription)
-    async def create_feed_subscription(
-        self, write: Writing, archive: NamedDependency[Archive]
-    ) -> Response[fs.FeedSubscriptionView]:
+    async def create_feed_subscription(self, write: Writing) -> Response[fs.FeedSubscriptionView]:
         """Create a named feed subscription (operator)
 
         The server keeps its consumers' position (its checkpoint) across restarts and
@@ -122,23 +103,8 @@ class SubscriptionController(Controller):
         (docs/events.md). 409 `subscription-exists` when the name is taken.
         """
         data = await write.body(CreateSubscription)
-        service = archive.service
-
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
-            sub = fs.create(
-                service,
-                data.name,
-                tuple(data.types),
-                data.from_,
-                data.lease_ms,
-                extras=_recorded(stamp, 201),
-            )
-            return 201, fs.view(service, sub)
-
-        def replay(_: None, outcome: Receipt) -> fs.FeedSubscriptionView:
-            return fs.view(service, fs.get(service, data.name))
-
-        return await write.run(lambda: require_operator(archive, write.credential), work, replay)
+        command = fs.CreateFeedSubscription(data.name, tuple(data.types), data.from_, data.lease_ms)
+        return await write.send(command)
 
     @route("/{name:str}", 401, 403, 404)
     async def get_feed_subscription(
@@ -154,9 +120,7 @@ class SubscriptionController(Controller):
         return await in_thread(archive.limiter, lambda: fs.view(service, fs.get(service, name)))
 
     @write_route("/{name:str}/claims", 200, 401, 403, 404, body=ClaimRange)
-    async def claim_feed_range(
-        self, write: Writing, archive: NamedDependency[Archive], name: Name
-    ) -> Response[fs.Claimed]:
+    async def claim_feed_range(self, write: Writing, name: Name) -> Response[fs.Claimed]:
         """Claim the next range of the log for a consumer (operator)
 
         The range's items of the subscription's types, unredacted, leased to `consumer` for
@@ -165,23 +129,11 @@ class SubscriptionController(Controller):
         and `items` empty when the subscription is caught up.
         """
         data = await write.body(ClaimRange)
-        service = archive.service
-
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.Claimed]:
-            def extras(sub: FeedSubscription, lease: fs.LeaseView | None) -> list[Any]:
-                facts = {} if lease is None else msgspec.structs.asdict(lease)
-                return _recorded(stamp, 200, **facts)(sub)  # type: ignore[no-any-return]
-
-            return 200, fs.claim(service, name, data.consumer, data.limit, extras=extras)
-
-        def replay(_: None, outcome: Receipt) -> fs.Claimed:
-            return fs.replay_claim(service, name, dict(outcome.facts))
-
-        return await write.run(lambda: require_operator(archive, write.credential), work, replay)
+        return await write.send(fs.ClaimFeedRange(name, data.consumer, data.limit))
 
     @write_route("/{name:str}/acks", 200, 401, 403, 404, 409, body=AckRange)
     async def acknowledge_feed_range(
-        self, write: Writing, archive: NamedDependency[Archive], name: Name
+        self, write: Writing, name: Name
     ) -> Response[fs.FeedSubscriptionView]:
         """Acknowledge a claimed range: its items are processed (operator)
 
@@ -190,22 +142,11 @@ class SubscriptionController(Controller):
         consumer claimed the range, or it was acknowledged already).
         """
         data = await write.body(AckRange)
-        service = archive.service
-
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
-            sub = fs.acknowledge(
-                service, name, data.lease, data.consumer, extras=_recorded(stamp, 200)
-            )
-            return 200, fs.view(service, sub)
-
-        def replay(_: None, outcome: Receipt) -> fs.FeedSubscriptionView:
-            return fs.view(service, fs.get(service, name))
-
-        return await write.run(lambda: require_operator(archive, write.credential), work, replay)
+        return await write.send(fs.AcknowledgeFeedRange(name, data.lease, data.consumer))
 
     @write_route("/{name:str}/checkpoint", 200, 401, 403, 404, body=CommitPosition)
     async def commit_feed_position(
-        self, write: Writing, archive: NamedDependency[Archive], name: Name
+        self, write: Writing, name: Name
     ) -> Response[fs.FeedSubscriptionView]:
         """Commit a position: everything up to it is processed (operator)
 
@@ -214,13 +155,4 @@ class SubscriptionController(Controller):
         after it. A position at or below the checkpoint changes nothing.
         """
         data = await write.body(CommitPosition)
-        service = archive.service
-
-        def work(_: None, stamp: Stamp) -> tuple[int, fs.FeedSubscriptionView]:
-            sub = fs.commit(service, name, data.position, extras=_recorded(stamp, 200))
-            return 200, fs.view(service, sub)
-
-        def replay(_: None, outcome: Receipt) -> fs.FeedSubscriptionView:
-            return fs.view(service, fs.get(service, name))
-
-        return await write.run(lambda: require_operator(archive, write.credential), work, replay)
+        return await write.send(fs.CommitFeedPosition(name, data.position))

@@ -25,7 +25,7 @@ from api.dto import DealVerified, RoundVerified, VerifyRequest, problems
 from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
 from api.logging import bind_seat
 from api.records.bulk import reject_repeated
-from api.routes import route
+from api.routes import STATELESS, route
 from api.runtime import snapshot
 from api.spectating import admit, closed, reader_of, spectator_problems
 from api.strict import json_body, read_body
@@ -272,7 +272,7 @@ class ReadController(Controller):
     "the answer: `ok` true, or false with `mismatch` naming what differs (the commitment, "
     "or the first card) — the deal recomputed from the seed either way.",
     responses=problems(body=True),
-    opt=json_body(VerifyRequest),
+    opt={STATELESS: True, **json_body(VerifyRequest)},
 )
 async def verify_deal(request: Request[Any, Any, Any]) -> DealVerified:
     data = await read_body(request, VerifyRequest)

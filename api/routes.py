@@ -1,4 +1,4 @@
-"""Route decorators documented by their handlers (docs/decisions.md D-pipeline): a route is
+"""Route decorators documented by their handlers (docs/decisions.md D-bus): a route is
 declared by its path, its status and the problems it may answer; its summary and
 description are its handler's docstring — the first paragraph, then the others."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from litestar import get
 from litestar.handlers import HTTPRouteHandler
@@ -14,6 +14,10 @@ from litestar.handlers import HTTPRouteHandler
 from api.dto import ETAG_HEADER, NOT_MODIFIED, problems
 
 RouteDecorator = Callable[[Callable[..., Any]], HTTPRouteHandler]
+WRITE: Final = "write"
+"""A route's ``opt`` key: it sends a command through the bus (``api.calls.write_route``)."""
+STATELESS: Final = "stateless"
+"""A route's ``opt`` key: a POST that changes nothing (the rules oracle, a deal's check)."""
 
 
 def documented(fn: Callable[..., Any]) -> tuple[str, str | None]:

@@ -17,7 +17,7 @@ import msgspec
 from litestar import Controller, Request, post
 
 from api.dto import Cards, RulesRequest, SomeCards, problems
-from api.routes import RouteDecorator, route
+from api.routes import STATELESS, RouteDecorator, route
 from api.strict import json_body, read_body
 from domain.rules.cards import Card, card_names, parse_cards, parse_rank, parse_suit
 from domain.rules.context import TRUMP, TrumpContext, trump_context
@@ -193,7 +193,13 @@ _CITED = re.compile(r"\((R[0-9]+)")
 def oracle(path: str, body: Any) -> RouteDecorator:
     """A question to the rules engine: ``POST /v1/rules{path}`` with a ``body``, answered
     200, or refused for an impossible position or input (:data:`ERRORS`)."""
-    return route(path, handler=post, status_code=200, responses=ERRORS, opt=json_body(body))
+    return route(
+        path,
+        handler=post,
+        status_code=200,
+        responses=ERRORS,
+        opt={STATELESS: True, **json_body(body)},
+    )
 
 
 class RulesOracleController(Controller):

@@ -62,7 +62,7 @@ from services.handlers import build_bus
 from services.projections import rebuild
 from services.records.bulk import BulkFilter, finished_records
 from services.records.export import export_match
-from services.records.replay import import_record
+from services.records.replay import ImportRecord
 
 TOKEN = "bench-operator-token-0000"
 FRAME_ID = re.compile(rb"^id: ([0-9]+)$", re.MULTILINE)
@@ -71,13 +71,13 @@ FRAME_ID = re.compile(rb"^id: ([0-9]+)$", re.MULTILINE)
 def fill(service: GameService, matches: int) -> int:
     """Play ``matches`` one-round bot matches in memory and import them into ``service``."""
     scratch = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    bus = build_bus(scratch)
+    bus, into = build_bus(scratch), build_bus(service)
     rules = dataclasses.replace(preset("standard"), match_end=MatchEnd(MatchEndKind.ROUNDS, 1))
     for i in range(matches):
         mid = new_match(bus, rules, f"bench {i}", "standard")
         seat_bots(bus, mid)
         run_bots(bus, mid, 100_000)
-        import_record(service, export_match(scratch, mid), store=True)
+        into.execute(ImportRecord(export_match(scratch, mid), store=True))
     return matches
 
 

@@ -57,8 +57,11 @@ from domain.accounts.lobby import LobbyOpened
 from domain.rules.ruleset import STANDARD, RuleSet
 from infra.settings import Settings
 from infra.store import build_service
+from services.access import Credential
 from services.accounts import lobby
-from services.accounts.players import create_player
+from services.accounts.commands import CreatePlayer
+from services.accounts.lobby_commands import CancelTicket, MakeDueMatch, QueueTicket
+from services.handlers import build_bus
 from tests.api.limits import CUP
 from tests.api.rest import auth
 
@@ -450,12 +453,12 @@ def sweep_cost(workdir: Path, lobbies: int, sweeps: int = 10) -> None:
     the sweep now (the lobbies where a ticket waits for bots), same run, same store."""
     service = build_service(Settings(backend="sqlite", sqlite_path=workdir / "sweep.sqlite3"))
     try:
-        account, _ = create_player(service, "Mei", "en")
+        bus = build_bus(service)
+        mei = Credential.parse(bus.execute(CreatePlayer("Mei")).token)
         for n in range(1, lobbies + 1):
             rules = RuleSet.from_mapping({**STANDARD.to_mapping(), "match_end": f"rounds:{n}"})
-            request = lobby.TicketRequest(account.id, rules, None, None, 3_600_000, "random")
-            ticket, _ = lobby.open_ticket(service, request)
-            lobby.cancel(service, account.id, ticket.id)
+            ticket = bus.execute(QueueTicket(rules, None, None, 3_600_000, "random"), mei)
+            bus.execute(CancelTicket(UUID(ticket.ticket_id)), mei)
         opened = service.recorder.select_notifications(
             0, lobbies + 10, topics=[get_topic(LobbyOpened)], inclusive_of_start=False
         )
@@ -467,12 +470,14 @@ def sweep_cost(workdir: Path, lobbies: int, sweeps: int = 10) -> None:
                 assert found is None or found.next_bots_at() is None
 
         waiting = lobby.Lobbies()
-        lobby.sweep_due(service, waiting)  # the first sweep reads the log once
+
+        def waiting_only() -> None:
+            for lid in lobby.due_lobbies(service, waiting):
+                bus.execute(MakeDueMatch(lid))
+
+        waiting_only()  # the first sweep reads the log once
         timings = {}
-        for name, sweep in (
-            ("every_lobby", every_lobby),
-            ("waiting_only", lambda: lobby.sweep_due(service, waiting)),
-        ):
+        for name, sweep in (("every_lobby", every_lobby), ("waiting_only", waiting_only)):
             t0 = time.process_time()
             for _ in range(sweeps):
                 sweep()

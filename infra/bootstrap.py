@@ -46,8 +46,9 @@ from services.accounts.oidc import OidcVerifier
 from services.accounts.players import personal_sealer, seal_personal_data
 from services.bot_driver import BotDriver
 from services.game import GameService
-from services.handlers import Settings as HandlerSettings
+from services.game_table import TimeoutBot
 from services.handlers import build_bus
+from services.operator import Operator
 from services.webhooks.dispatch import Post
 from services.webhooks.targets import TargetPolicy
 
@@ -90,8 +91,18 @@ def build_parts(
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
     service.on_saved.append(tags.changed)
     if bots is None:
+        bus = build_bus(
+            service,
+            wake=ring(lambda: bots),
+            timeout_bot=TimeoutBot(settings.timeout_bot, settings.bot_decision_ms / 1000),
+            operator=Operator(settings.operator_token),
+            oidc=oidc_verifier(settings),
+            webhook_targets=TargetPolicy(
+                settings.webhook_allow_http, settings.webhook_private_targets
+            ),
+        )
         bots = BotDriver(
-            build_bus(service, wake=ring(lambda: bots), settings=handler_settings(settings)),
+            bus,
             workers=settings.bot_workers,
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
@@ -135,11 +146,6 @@ def build_parts(
         live=live,
         archive=archive,
         webhooks=Webhooks(runtime, webhooks),
-        oidc=(
-            OidcVerifier(*settings.oidc, algorithms=settings.oidc_algorithms)
-            if settings.oidc
-            else None
-        ),
         rate_limiter=RateLimiter(settings.rate_limit_per_minute),
         quotas=client_quotas(settings) if limited else (),
         caps=StreamCaps(
@@ -157,9 +163,11 @@ def build_parts(
     )
 
 
-def handler_settings(settings: Settings) -> HandlerSettings:
-    """What the command handlers take from the settings: the timeout bot and its budget."""
-    return HandlerSettings(settings.timeout_bot, settings.bot_decision_ms / 1000)
+def oidc_verifier(settings: Settings) -> OidcVerifier | None:
+    """The identity provider's verifier (``OIDC_*``); None: sign-in with it is off."""
+    if not settings.oidc:
+        return None
+    return OidcVerifier(*settings.oidc, algorithms=settings.oidc_algorithms)
 
 
 def ring(driver: Callable[[], BotDriver | None]) -> Callable[[UUID], None]:

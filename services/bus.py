@@ -207,6 +207,10 @@ class Bus:
             uow = UnitOfWork(self.service, self.clock)
             try:
                 outcome = handler.handle(uow, command, who)
+            except VersionConflictError:
+                if attempt == handler.attempts:
+                    raise
+                continue  # the handler found the state moved under it: decide again
             except ShengjiError:
                 uow.commit_kept()
                 raise

@@ -1,6 +1,7 @@
 """Feed subscriptions kept by the server (docs/events.md, "Subscriptions";
 :mod:`domain.feed_subscription`): create one, claim the next range of the log under a
-lease, acknowledge it, commit a position, read where it stands.
+lease, acknowledge it, commit a position — the operator's commands and their handlers
+(:mod:`services.bus`) — and read where it stands.
 
 A claim reads the feed as the operator reads it (:func:`services.feed.feed_page`, every
 field) and keeps the items of the subscription's types. A range without any of them is
@@ -13,26 +14,28 @@ is in the event store: it survives restarts and is the same on every replica.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
 from uuid import uuid4
 
 import msgspec
 
 from domain.feed_subscription import FeedSubscription, Lease, subscription_id
 from domain.rules.errors import InvalidInputError
-from services.accounts.store import save_all
-from services.errors import VersionConflictError
+from services.bus import Caller, Handler, Outcome
 from services.event_schema import EVENT_CLASSES
 from services.feed import MAX_LIMIT, FeedItem, feed_page, last_position
 from services.game import GameService
 from services.loading import load
+from services.operator import Operator
+from services.unit_of_work import Reading, UnitOfWork
 
 ATTEMPTS: Final = 20
 SKIP_PAGES: Final = 10
 DEFAULT_LEASE_MS: Final = 30_000
 KNOWN_TYPES: Final = frozenset(cls.__name__ for _, cls in EVENT_CLASSES)
-_T = TypeVar("_T")
+SUBSCRIPTIONS: Final = "feed subscriptions"
+TOP: Final = "lastPosition"
 
 
 class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -91,55 +94,25 @@ def _lease(x: Lease) -> LeaseView:
 
 
 def view(service: GameService, sub: FeedSubscription) -> FeedSubscriptionView:
+    """``sub`` and the log's last position now."""
+    return view_at(sub, last_position(service))
+
+
+def view_at(sub: FeedSubscription, top: int) -> FeedSubscriptionView:
+    """``sub`` with the log's last position ``top`` (as a command saw it)."""
     return FeedSubscriptionView(
         name=sub.name,
         types=list(sub.types),
         lease_ms=sub.lease_ms,
         checkpoint=sub.checkpoint,
         handed=sub.handed,
-        last_position=last_position(service),
+        last_position=top,
         leases=[_lease(x) for x in sorted(sub.leases.values(), key=lambda x: x.after)],
     )
 
 
 def get(service: GameService, name: str) -> FeedSubscription:
     sub: FeedSubscription = load(service, subscription_id(name), FeedSubscription, "subscription")
-    return sub
-
-
-def _on_stored(service: GameService, name: str, step: Callable[[FeedSubscription], _T]) -> _T:
-    """``step`` (a change it saves) on subscription ``name`` as stored; when another save
-    won meanwhile, again on the new state (at most :data:`ATTEMPTS` times)."""
-    for _ in range(ATTEMPTS):
-        try:
-            return step(get(service, name))
-        except VersionConflictError:
-            continue
-    raise VersionConflictError("the subscription is busy; try again")  # pragma: no cover
-
-
-def create(
-    service: GameService,
-    name: str,
-    types: tuple[str, ...] = (),
-    start: int = 0,
-    lease_ms: int = DEFAULT_LEASE_MS,
-    *,
-    extras: Callable[[FeedSubscription], list[Any]] | None = None,
-) -> FeedSubscription:
-    """A new subscription after position ``start`` (409 ``subscription-exists`` when the
-    name is taken); ``extras(sub)``: what to save with it (an idempotency record)."""
-    unknown = sorted(set(types) - KNOWN_TYPES)
-    if unknown:
-        raise InvalidInputError(f"types: no event type {', '.join(unknown)} (docs/events.md)")
-    top = last_position(service)
-    if start > top:
-        raise InvalidInputError(f"from: {start} is beyond the log's last position {top}")
-    sub = FeedSubscription.create(name, types, start, lease_ms, service.clock())
-    try:
-        save_all(service, sub, *(extras(sub) if extras else ()))
-    except VersionConflictError:
-        raise SubscriptionExistsError(f"a subscription named {name!r} exists already") from None
     return sub
 
 
@@ -177,112 +150,26 @@ def _items(service: GameService, sub: FeedSubscription, after: int, upto: int) -
     return items
 
 
-ClaimExtras = Callable[[FeedSubscription, LeaseView | None], list[Any]]
-
-
-def claim(
-    service: GameService,
-    name: str,
-    consumer: str,
-    limit: int = 100,
-    *,
-    extras: ClaimExtras | None = None,
-) -> Claimed:
-    """Lease the next range to ``consumer`` (an expired lease's range first) with its
-    items; ``extras(sub, lease)``: what to save with it (an idempotency record)."""
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInputError(f"limit: 1..{MAX_LIMIT}, got {limit}")
-    if not 1 <= len(consumer) <= 100:
-        raise InvalidInputError("consumer: 1 to 100 characters naming the consumer")
-    return _on_stored(
-        service, name, lambda sub: _claim(service, sub, consumer, limit, service.clock(), extras)
-    )
-
-
-def _claim(
-    service: GameService,
-    sub: FeedSubscription,
-    consumer: str,
-    limit: int,
-    now: Any,
-    extras: ClaimExtras | None,
-) -> Claimed:
-    def done(lease: Lease | None, items: list[FeedItem]) -> Claimed:
-        shown = None if lease is None else _lease(lease)
-        save_all(service, sub, *(extras(sub, shown) if extras else ()))
-        return Claimed(lease=shown, items=items, checkpoint=sub.checkpoint)
-
+def claim_range(uow: UnitOfWork, sub: FeedSubscription, consumer: str, limit: int) -> Lease | None:
+    """Lease the next range to ``consumer`` (an expired lease's range first): the lease,
+    None when the subscription is caught up (or only passed over ranges it does not
+    follow: those are claimed and acknowledged at once)."""
+    service, now = uow.service, uow.now
     expired = sub.expired(now)
     if expired is not None:
-        lease = sub.claim(str(uuid4()), consumer, expired.after, expired.upto, now)
-        return done(lease, _items(service, sub, lease.after, lease.upto))
+        return sub.claim(str(uuid4()), consumer, expired.after, expired.upto, now)
     after = cursor = sub.handed
     for _ in range(SKIP_PAGES):
         page = feed_page(service, after=cursor, limit=limit, operator=True)
         if page.next <= cursor:
-            return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)  # caught up
+            return None  # caught up
         cursor = page.next
-        items = [i for i in page.items if _wanted(sub, i)]
-        if items:  # the lease covers the ranges passed over too
-            return done(sub.claim(str(uuid4()), consumer, after, cursor, now), items)
+        if any(_wanted(sub, i) for i in page.items):  # the lease covers the ranges passed
+            return sub.claim(str(uuid4()), consumer, after, cursor, now)
     # pages of nothing it follows: passed over for good (claimed and acknowledged at once)
     passed = sub.claim(str(uuid4()), consumer, after, cursor, now)
     sub.acknowledge(passed.lease, consumer, now)
-    return done(None, [])
-
-
-def replay_claim(service: GameService, name: str, facts: dict[str, Any]) -> Claimed:
-    """A claim answered again (its Idempotency-Key): the same lease and range, read again."""
-    sub = get(service, name)
-    if "lease" not in facts:
-        return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)
-    lease = LeaseView(
-        lease=str(facts["lease"]),
-        consumer=str(facts["consumer"]),
-        after=int(facts["after"]),
-        upto=int(facts["upto"]),
-        expires=str(facts["expires"]),
-    )
-    items = _items(service, sub, lease.after, lease.upto)
-    return Claimed(lease=lease, items=items, checkpoint=sub.checkpoint)
-
-
-def acknowledge(
-    service: GameService,
-    name: str,
-    lease: str,
-    consumer: str,
-    *,
-    extras: Callable[[FeedSubscription], list[Any]] | None = None,
-) -> FeedSubscription:
-    """``consumer`` processed its leased range (409 ``lease-lost`` when it no longer holds it)."""
-
-    def step(sub: FeedSubscription) -> FeedSubscription:
-        sub.acknowledge(lease, consumer, service.clock())
-        save_all(service, sub, *(extras(sub) if extras else ()))
-        return sub
-
-    return _on_stored(service, name, step)
-
-
-def commit(
-    service: GameService,
-    name: str,
-    position: int,
-    *,
-    extras: Callable[[FeedSubscription], list[Any]] | None = None,
-) -> FeedSubscription:
-    """Everything up to ``position`` is processed (a streaming consumer's Last-Event-ID)."""
-    top = last_position(service)
-    if position > top:
-        raise InvalidInputError(f"position: {position} is beyond the log's last position {top}")
-
-    def step(sub: FeedSubscription) -> FeedSubscription:
-        sub.commit(position, service.clock())
-        save_all(service, sub, *(extras(sub) if extras else ()))
-        return sub
-
-    return _on_stored(service, name, step)
+    return None
 
 
 def checkpoint_of(service: GameService, name: str) -> int:
@@ -290,15 +177,146 @@ def checkpoint_of(service: GameService, name: str) -> int:
     return get(service, name).checkpoint
 
 
-__all__ = [
-    "Claimed",
-    "FeedSubscriptionView",
-    "acknowledge",
-    "checkpoint_of",
-    "claim",
-    "commit",
-    "create",
-    "get",
-    "subscription_id",
-    "view",
-]
+# -- the commands --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CreateFeedSubscription:
+    """A named subscription of ``types`` (none: every type) after position ``start``."""
+
+    name: str
+    types: tuple[str, ...] = ()
+    start: int = 0
+    lease_ms: int = DEFAULT_LEASE_MS
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimFeedRange:
+    """The next range of subscription ``name``'s log, leased to ``consumer``."""
+
+    name: str
+    consumer: str
+    limit: int = 100
+
+
+@dataclass(frozen=True, slots=True)
+class AcknowledgeFeedRange:
+    """``consumer`` processed the range of ``lease`` (409 ``lease-lost`` once it no longer
+    holds it)."""
+
+    name: str
+    lease: str
+    consumer: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommitFeedPosition:
+    """Everything up to ``position`` is processed (a streaming consumer's Last-Event-ID)."""
+
+    name: str
+    position: int
+
+
+class _OperatorCommand:
+    """A command of the operator (``OPERATOR_TOKEN``), answered with where the subscription
+    stands as of the command (its version, the log's last position then)."""
+
+    attempts: ClassVar[int] = ATTEMPTS  # two consumers conflict on the subscription's version
+
+    def __init__(self, operator: Operator) -> None:
+        self.operator = operator
+
+    def authorise(self, command: object, caller: Caller) -> None:
+        self.operator.require(caller, SUBSCRIPTIONS)
+
+    @staticmethod
+    def outcome(uow: UnitOfWork, sub: FeedSubscription, status: int = 200) -> Outcome:
+        return Outcome(status, sub.id, sub.version, facts={TOP: last_position(uow.service)})
+
+    def answer(
+        self, command: object, who: None, outcome: Outcome, state: Reading
+    ) -> FeedSubscriptionView:
+        sub = state.get(outcome.subject, FeedSubscription, "subscription", outcome.version)
+        return view_at(sub, int(outcome.facts.get(TOP) or 0))
+
+
+class CreateFeedSubscriptionHandler(
+    _OperatorCommand, Handler[CreateFeedSubscription, None, FeedSubscriptionView]
+):
+    """409 ``subscription-exists`` when the name is taken."""
+
+    attempts: ClassVar[int] = 1
+
+    def handle(self, uow: UnitOfWork, command: CreateFeedSubscription, who: None) -> Outcome:
+        unknown = sorted(set(command.types) - KNOWN_TYPES)
+        if unknown:
+            raise InvalidInputError(f"types: no event type {', '.join(unknown)} (docs/events.md)")
+        top = last_position(uow.service)
+        if command.start > top:
+            raise InvalidInputError(
+                f"from: {command.start} is beyond the log's last position {top}"
+            )
+        if uow.find(subscription_id(command.name), FeedSubscription) is not None:
+            raise SubscriptionExistsError(f"a subscription named {command.name!r} exists already")
+        sub = FeedSubscription.create(
+            command.name, command.types, command.start, command.lease_ms, uow.now
+        )
+        uow.add(sub)
+        return self.outcome(uow, sub, 201)
+
+
+class ClaimFeedRangeHandler(_OperatorCommand, Handler[ClaimFeedRange, None, Claimed]):
+    """The range's items (unredacted, the operator's) are read again for the answer: the
+    log's range never changes."""
+
+    def handle(self, uow: UnitOfWork, command: ClaimFeedRange, who: None) -> Outcome:
+        if not 1 <= command.limit <= MAX_LIMIT:
+            raise InvalidInputError(f"limit: 1..{MAX_LIMIT}, got {command.limit}")
+        if not 1 <= len(command.consumer) <= 100:
+            raise InvalidInputError("consumer: 1 to 100 characters naming the consumer")
+        sub = uow.get(subscription_id(command.name), FeedSubscription, "subscription")
+        lease = claim_range(uow, sub, command.consumer, command.limit)
+        facts: dict[str, Any] = {} if lease is None else msgspec.structs.asdict(_lease(lease))
+        return Outcome(200, sub.id, sub.version, facts=facts)
+
+    def answer(  # type: ignore[override]
+        self, command: ClaimFeedRange, who: None, outcome: Outcome, state: Reading
+    ) -> Claimed:
+        sub = state.get(outcome.subject, FeedSubscription, "subscription", outcome.version)
+        facts = outcome.facts
+        if "lease" not in facts:
+            return Claimed(lease=None, items=[], checkpoint=sub.checkpoint)
+        lease = LeaseView(
+            lease=str(facts["lease"]),
+            consumer=str(facts["consumer"]),
+            after=int(str(facts["after"])),
+            upto=int(str(facts["upto"])),
+            expires=str(facts["expires"]),
+        )
+        items = _items(state.service, sub, lease.after, lease.upto)
+        return Claimed(lease=lease, items=items, checkpoint=sub.checkpoint)
+
+
+class AcknowledgeFeedRangeHandler(
+    _OperatorCommand, Handler[AcknowledgeFeedRange, None, FeedSubscriptionView]
+):
+    def handle(self, uow: UnitOfWork, command: AcknowledgeFeedRange, who: None) -> Outcome:
+        sub = uow.get(subscription_id(command.name), FeedSubscription, "subscription")
+        sub.acknowledge(command.lease, command.consumer, uow.now)
+        return self.outcome(uow, sub)
+
+
+class CommitFeedPositionHandler(
+    _OperatorCommand, Handler[CommitFeedPosition, None, FeedSubscriptionView]
+):
+    """A position at or below the checkpoint changes nothing."""
+
+    def handle(self, uow: UnitOfWork, command: CommitFeedPosition, who: None) -> Outcome:
+        top = last_position(uow.service)
+        if command.position > top:
+            raise InvalidInputError(
+                f"position: {command.position} is beyond the log's last position {top}"
+            )
+        sub = uow.get(subscription_id(command.name), FeedSubscription, "subscription")
+        sub.commit(command.position, uow.now)
+        return self.outcome(uow, sub)

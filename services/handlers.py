@@ -3,20 +3,46 @@
 
 :func:`build_bus` injects each handler's dependencies once — the service (store, loads,
 clock), the dealer and its deal sources (R35, R36), the bot driver's doorbell, the timeout
-bot's settings — as cosmicpython's ``bootstrap`` does. The composition root
-(``infra.bootstrap``) calls it for the served app; tools, a record's replay and tests call it
-for a service of their own. The table is also what everything else derives from: the
-metrics' command labels (:data:`COMMAND_NAMES`), the test that every write route goes
-through the bus.
+bot, the operator, the identity provider — as cosmicpython's ``bootstrap`` does. The
+composition root (``infra.bootstrap``) calls it for the served app; tools and tests call it
+for a service of their own. The table is what everything else that lists the commands
+derives from (the test that every write route goes through the bus).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final
 from uuid import UUID
 
+from services.accounts.commands import (
+    CreatePlayer,
+    CreatePlayerHandler,
+    EditProfile,
+    EditProfileHandler,
+    EndSession,
+    EndSessionHandler,
+    ErasePlayer,
+    ErasePlayerHandler,
+    OpenSession,
+    OpenSessionHandler,
+    RefreshSession,
+    RefreshSessionHandler,
+    RenewSeatToken,
+    RenewSeatTokenHandler,
+    RotateToken,
+    RotateTokenHandler,
+    SignInWithOidc,
+    SignInWithOidcHandler,
+)
+from services.accounts.lobby_commands import (
+    CancelTicket,
+    CancelTicketHandler,
+    MakeDueMatch,
+    MakeDueMatchHandler,
+    QueueTicket,
+    QueueTicketHandler,
+)
+from services.accounts.oidc import OidcVerifier
 from services.accounts.seat_commands import (
     ClaimSeatAsPlayer,
     ClaimSeatAsPlayerHandler,
@@ -27,43 +53,30 @@ from services.accounts.seat_commands import (
     LeaveMatch,
     LeaveMatchHandler,
 )
-from services.bus import Bus, Handler
+from services.bus import Bus
 from services.dealer import Dealer, DealSource, FreshDeals
-from services.game import GameService
-from services.match_commands import (
-    AskRematch,
-    AskRematchHandler,
-    ClaimSeat,
-    ClaimSeatHandler,
-    CreateMatch,
-    CreateMatchHandler,
-    FinishMatch,
-    FinishMatchHandler,
-    Resign,
-    ResignHandler,
-    SeatBot,
-    SeatBotHandler,
-    WakeBots,
-    WakeBotsHandler,
+from services.feed_subscriptions import (
+    AcknowledgeFeedRange,
+    AcknowledgeFeedRangeHandler,
+    ClaimFeedRange,
+    ClaimFeedRangeHandler,
+    CommitFeedPosition,
+    CommitFeedPositionHandler,
+    CreateFeedSubscription,
+    CreateFeedSubscriptionHandler,
 )
-from services.round_commands import Act, ActHandler, ClaimDeadlines, ClaimDeadlinesHandler
-from services.timers import TIMEOUT_KIND, ClaimTimeout, ClaimTimeoutHandler
+from services.game import GameService
+from services.game_table import DEFAULT_TIMEOUT_BOT, Handlers, TimeoutBot, game_handlers, nobody
+from services.operator import NO_OPERATOR, Operator
+from services.records.replay import ImportRecord, ImportRecordHandler
 from services.tournaments.seeds import TableDeals
-
-DECISION_CPU_S: Final = 0.5
-"""A bot decision's CPU budget by default (``BOT_DECISION_MS``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the handlers take from the service's settings."""
-
-    timeout_kind: str = TIMEOUT_KIND
-    decision_cpu_s: float = DECISION_CPU_S
-
-
-def _nobody(_: UUID) -> None:
-    """No bot driver to wake (a tool, a record's replay)."""
+from services.webhooks.commands import (
+    RegisterWebhook,
+    RegisterWebhookHandler,
+    RemoveWebhook,
+    RemoveWebhookHandler,
+)
+from services.webhooks.targets import PUBLIC_HTTPS, TargetPolicy
 
 
 def table_deals(service: GameService) -> DealSource:
@@ -75,29 +88,47 @@ def table_deals(service: GameService) -> DealSource:
 def build_bus(
     service: GameService,
     *,
-    deals: DealSource | None = None,
-    wake: Callable[[UUID], None] = _nobody,
-    settings: Settings = Settings(),
+    wake: Callable[[UUID], None] = nobody,
+    timeout_bot: TimeoutBot = DEFAULT_TIMEOUT_BOT,
+    operator: Operator = NO_OPERATOR,
+    oidc: OidcVerifier | None = None,
+    webhook_targets: TargetPolicy = PUBLIC_HTTPS,
 ) -> Bus:
-    """The bus of ``service``: every command with its handler. ``deals``: where deals come
-    from (a record's replay gives its own); ``wake``: the bot driver's doorbell."""
-    dealer = Dealer(deals or table_deals(service))
-    handlers: dict[type[Any], Handler[Any, Any, Any]] = {
-        Act: ActHandler(service, dealer),
-        ClaimDeadlines: ClaimDeadlinesHandler(service, dealer),
-        ClaimTimeout: ClaimTimeoutHandler(
-            service, dealer, settings.timeout_kind, settings.decision_cpu_s
-        ),
-        CreateMatch: CreateMatchHandler(),
-        ClaimSeat: ClaimSeatHandler(service, dealer),
-        SeatBot: SeatBotHandler(service, dealer),
-        WakeBots: WakeBotsHandler(service, wake),
-        FinishMatch: FinishMatchHandler(service),
-        Resign: ResignHandler(service),
-        AskRematch: AskRematchHandler(service, dealer),
+    """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
+    doorbell; ``operator``: who runs webhooks and feed subscriptions (none by default);
+    ``oidc``: the identity provider's verifier (sign-in off without one);
+    ``webhook_targets``: where webhooks may post (``WEBHOOK_ALLOW_HTTP``,
+    ``WEBHOOK_PRIVATE_TARGETS``)."""
+    dealer = Dealer(table_deals(service))
+    handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
+    handlers |= {
+        # a player's seats and private tables
         ClaimSeatAsPlayer: ClaimSeatAsPlayerHandler(service, dealer),
         LeaveMatch: LeaveMatchHandler(service),
         CreateInvite: CreateInviteHandler(service),
         JoinByInvite: JoinByInviteHandler(service, dealer),
+        # a player's account and sessions
+        CreatePlayer: CreatePlayerHandler(service),
+        SignInWithOidc: SignInWithOidcHandler(service, oidc),
+        EditProfile: EditProfileHandler(service),
+        RefreshSession: RefreshSessionHandler(service),
+        OpenSession: OpenSessionHandler(service),
+        RotateToken: RotateTokenHandler(service),
+        EndSession: EndSessionHandler(service),
+        RenewSeatToken: RenewSeatTokenHandler(service),
+        ErasePlayer: ErasePlayerHandler(service),
+        # quick play
+        QueueTicket: QueueTicketHandler(service, dealer),
+        CancelTicket: CancelTicketHandler(service),
+        MakeDueMatch: MakeDueMatchHandler(dealer),
+        # the operator's
+        RegisterWebhook: RegisterWebhookHandler(operator, webhook_targets),
+        RemoveWebhook: RemoveWebhookHandler(operator),
+        CreateFeedSubscription: CreateFeedSubscriptionHandler(operator),
+        ClaimFeedRange: ClaimFeedRangeHandler(operator),
+        AcknowledgeFeedRange: AcknowledgeFeedRangeHandler(operator),
+        CommitFeedPosition: CommitFeedPositionHandler(operator),
+        # the archive
+        ImportRecord: ImportRecordHandler(),
     }
     return Bus(service, handlers)

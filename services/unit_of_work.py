@@ -47,6 +47,7 @@ class UnitOfWork:
         self._held: dict[UUID, Any] = {}
         """Every aggregate loaded or added, in the order they are saved in (:meth:`add`)."""
         self._after: list[Callable[[], None]] = []
+        self._events: list[Any] = []
         self.kept: list[Any] = []
         """Aggregates saved even when the command is refused: a passed deadline claimed on
         the way takes effect all the same (R16, R17, R20)."""
@@ -121,6 +122,11 @@ class UnitOfWork:
                 self._held.pop(aggregate.id, None)
                 self._held[aggregate.id] = aggregate
 
+    def record(self, *events: Any) -> None:
+        """Events of a history made elsewhere (an imported record's match, replayed and
+        checked), saved as they are after the changed aggregates."""
+        self._events.extend(events)
+
     def after(self, effect: Callable[[], None]) -> None:
         """``effect`` runs once the save is committed (wake the bot driver): never part of
         the transaction, never run when the command fails."""
@@ -132,7 +138,7 @@ class UnitOfWork:
 
     def commit(self, *records: Any) -> None:
         """Save every changed aggregate and ``records`` in one save; then the effects."""
-        save(self.service, *self.changed(), *records)
+        save(self.service, *self.changed(), *self._events, *records)
         effects, self._after = self._after, []
         for effect in effects:
             effect()
@@ -153,6 +159,8 @@ class UnitOfWork:
 def save(service: GameService, *aggregates: Any) -> None:
     """One save of ``aggregates``; a version taken meanwhile → VersionConflictError, the
     cached copies dropped so the next load reads the store."""
+    if not aggregates:
+        return
     try:
         service.save(*aggregates)
     except IntegrityError as e:

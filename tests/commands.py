@@ -13,14 +13,24 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from domain.accounts.account import Account
+from domain.accounts.ticket import Ticket
 from domain.game.actions import RoundAction, action_of
 from domain.game.match import Entered
 from domain.game.timers import Timers
 from domain.rules.cards import Card
 from domain.rules.ruleset import RuleSet
+from services.accounts.commands import CreatePlayer
+from services.accounts.lobby import (
+    Lobbies,
+    TicketRequest,
+    due_lobbies,
+    queue_ticket,
+    withdraw_ticket,
+)
+from services.accounts.lobby_commands import MakeDueMatch
 from services.accounts.seating import claim_seat
 from services.bot_driver import DEFAULT_STEPS, BotRun
 from services.bot_driver import run_bots as drive
@@ -30,10 +40,15 @@ from services.game import GameService
 from services.handlers import build_bus, table_deals
 from services.match_commands import ClaimSeat, CreateMatch, FinishMatch, match_version
 from services.match_commands import take_seat as seat_at
+from services.records.canonical import canonical
+from services.records.format import GameRecord, encode
+from services.records.replay import Imported, ImportRecord
 from services.round_commands import Act, ClaimDeadlines, Precondition
 from services.sources import SEAT_ROLE, new_token
 from services.timers import ClaimTimeout, TimeoutClaimed
 from services.unit_of_work import UnitOfWork
+from services.webhooks.commands import RegisterWebhook
+from services.webhooks.subscriptions import WebhookSubscriptionView
 
 _buses: weakref.WeakKeyDictionary[GameService, Bus] = weakref.WeakKeyDictionary()
 
@@ -162,3 +177,52 @@ def unit(service: GameService) -> UnitOfWork:
     """A unit of work on ``service`` at its clock's now (to change aggregates and save them
     together, as a handler does)."""
     return UnitOfWork(service)
+
+
+# -- players, the lobby, webhooks, records ------------------------------------------------------
+
+
+def open_ticket(service: GameService, request: TicketRequest) -> tuple[Ticket, UUID | None]:
+    """A ticket queued (as the player's ``QueueTicket`` does, for ``request.account_id``):
+    the ticket as saved and the match its queueing made, if any."""
+    uow = unit(service)
+    ticket = queue_ticket(uow, Dealer(table_deals(service)), request, uuid4())
+    uow.commit()
+    return ticket, ticket.match_id
+
+
+def cancel_ticket(service: GameService, account_id: UUID, ticket_id: UUID) -> None:
+    """The account's waiting ticket cancelled (as ``CancelTicket`` does)."""
+    uow = unit(service)
+    account = uow.get(account_id, Account, "player")
+    withdraw_ticket(uow, account, uow.get(ticket_id, Ticket, "ticket"))
+    uow.commit()
+
+
+def sweep_due(service: GameService, lobbies: Lobbies) -> list[UUID]:
+    """The lobby sweeper's sweep: a match for every lobby where one is due."""
+    made = [bus_of(service).execute(MakeDueMatch(lid)) for lid in due_lobbies(service, lobbies)]
+    return [m for m in made if m is not None]
+
+
+def import_record(service: GameService, record: GameRecord, store: bool = False) -> Imported:
+    """``record`` imported through the bus (``ImportRecord``): what was stored."""
+    done = bus_of(service).execute(ImportRecord(record, store))
+    data = encode(canonical(record))
+    match_id = None if done.match_id is None else UUID(done.match_id)
+    return Imported(done.kind, done.digest, done.rounds, done.moves, data, match_id, done.created)
+
+
+def register_webhook(
+    service: GameService, url: str, secret: str, kinds: tuple[str, ...]
+) -> WebhookSubscriptionView:
+    """A webhook subscription, registered as the operator does."""
+    return bus_of(service).execute(RegisterWebhook(url, secret, kinds))  # type: ignore[no-any-return]
+
+
+def create_player(
+    service: GameService, display_name: str, locale: str = "en", label: str = ""
+) -> tuple[Account, str]:
+    """A new player (``CreatePlayer``): the account and its player token."""
+    done = bus_of(service).execute(CreatePlayer(display_name, locale, label))
+    return service.repository.get(UUID(done.player_id)), done.token

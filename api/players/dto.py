@@ -38,41 +38,6 @@ class CreatePlayerRequest(_Request, frozen=True, kw_only=True):
     """The first session's device name."""
 
 
-class NewPlayer(_Response, frozen=True, kw_only=True):
-    """The player created, with the player token (shown once)."""
-
-    player_id: str
-    """The player's id (a UUID): name it as a partner in quick play."""
-    session_id: str
-    """The first session's id (this device)."""
-    token: str | None = msgspec.field(default=None)
-    """The player token (long-lived; rotate or end its session to stop it)."""
-    display_name: str
-    """The name shown at tables."""
-    locale: str
-    """`en` or `zh-CN`."""
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
-
-
-class Profile(_Response, frozen=True, kw_only=True):
-    """The player as the token's owner sees it."""
-
-    player_id: str
-    """The player's id (a UUID)."""
-    display_name: str
-    """The name shown at tables."""
-    locale: str
-    """`en` or `zh-CN`."""
-    session_id: str
-    """The session of the token used for this call."""
-    session_expires_at: str
-    """When this session stops signing in unless refreshed (`POST
-    /v1/players/me/sessions/current/refresh`), ISO 8601: its idle limit (`SESSION_IDLE_S`)
-    after it was opened, its token rotated or it was last refreshed."""
-
-
 class EditProfileRequest(_Request, frozen=True, kw_only=True):
     """The player's new display name and/or language; an absent field is unchanged."""
 
@@ -82,32 +47,10 @@ class EditProfileRequest(_Request, frozen=True, kw_only=True):
     """The language of texts for the player: problems answered without `Accept-Language`."""
 
 
-class SessionRefreshed(_Response, frozen=True, kw_only=True):
-    """The session was refreshed: its idle limit counts from now."""
-
-    session_id: str
-    """The session refreshed (the one of the token used)."""
-    expires_at: str
-    """When the session stops signing in unless refreshed again, ISO 8601."""
-
-
 class OpenSessionRequest(_Request, frozen=True, kw_only=True):
     """Sign in another device from this one: the new session's device name."""
 
     label: Label = ""
-
-
-class SessionToken(_Response, frozen=True, kw_only=True):
-    """A session and its player token (shown once): a new device's session, or the rotated
-    token of this one."""
-
-    session_id: str
-    """The session's id."""
-    token: str | None
-    """The player token of this session; null in an idempotent replay (`tokenWithheld`)."""
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
 
 
 class SessionItem(_Response, frozen=True, kw_only=True):
@@ -182,45 +125,6 @@ class TicketRequestBody(_Request, frozen=True, kw_only=True):
     people."""
     bot_kind: Literal["random", "heuristic", "strong"] = "heuristic"
     """The bot policy for seats filled by bots: random, heuristic or strong."""
-
-
-class TicketView(_Response, frozen=True, kw_only=True):
-    """A quick-play ticket: waiting in its lobby, matched (its match and seat) or cancelled."""
-
-    ticket_id: str
-    """The ticket's id."""
-    status: Literal["waiting", "matched", "cancelled"]
-    """`waiting` in the lobby, `matched` (see `matchId` and `seat`) or `cancelled`."""
-    version: int
-    """The ticket's version (the stream's event id)."""
-    preset: str | None
-    partner: str | None
-    """The partner's player id (they sit opposite, R2); null for none."""
-    bots_after_seconds: int | None
-    """Bots fill the free seats after the ticket has waited so long; null: wait for people."""
-    queued_at: str
-    """When the ticket was queued, ISO 8601."""
-    match_id: str | None
-    """The match made (``matched``): play with the player token."""
-    seat: int | None
-    match_end: str
-    """How the match made ends (R32): the rule set's `finish_at_A` or `rounds:N`; a rule set
-    that would never end (`wrap`) plays quick play's preset length `rounds:N`
-    (`QUICK_PLAY_ROUNDS`)."""
-    turn_limits: TurnLimits
-    """The turn limits of the match made: always on in quick play; a seat over its time is
-    played by the timeout bot (docs/timers.md)."""
-
-
-class TurnLimits(_Response, frozen=True, kw_only=True):
-    """Turn time limits in ms (docs/timers.md); 0: none."""
-
-    declare_ms: int
-    """Each declaring or overcalling turn (R18, R20)."""
-    bury_ms: int
-    """Burying the bottom (R21)."""
-    play_ms: int
-    """Each lead or follow (R22, R23)."""
 
 
 class RegisterWebhook(_Request, frozen=True, kw_only=True):

@@ -24,7 +24,7 @@ from litestar.response import Stream
 
 from api.calls import BEARER, Reading, Writing, write_route
 from api.dto import LOCATION_HEADER
-from api.players.dto import TicketRequestBody, TicketView, TurnLimits
+from api.players.dto import TicketRequestBody
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.revocation import REVOKED
 from api.routes import route
@@ -35,37 +35,19 @@ from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import Credential, signed_player
 from services.accounts import lobby
-from services.accounts.players import Signed
+from services.accounts.lobby_commands import (
+    CancelTicket,
+    MakeDueMatch,
+    QueueTicket,
+    TicketView,
+    ticket_view,
+)
 from services.errors import UnauthorizedError
-from services.game import GameService
-from services.idempotency import Receipt, Stamp
 
 log = logging.getLogger(__name__)
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
 HEARTBEAT_S = 15.0
-
-
-def ticket_view(service: GameService, ticket: Ticket) -> TicketView:
-    wait = ticket.bots_after_ms
-    found = lobby.get_lobby(service, ticket.lobby_id)
-    match_end = str(found.rules.get("match_end", "")) if found is not None else ""
-    limits = service.table.quick_play_timers
-    return TicketView(
-        ticket_id=str(ticket.id),
-        status=ticket.status,  # type: ignore[arg-type]
-        version=ticket.version,
-        preset=ticket.preset,
-        partner=None if ticket.partner_id is None else str(ticket.partner_id),
-        bots_after_seconds=None if wait is None else wait // 1000,
-        queued_at=ticket.created_on.isoformat(),
-        match_id=None if ticket.match_id is None else str(ticket.match_id),
-        seat=ticket.seat,
-        match_end=match_end,
-        turn_limits=TurnLimits(
-            declare_ms=limits.declare_ms, bury_ms=limits.bury_ms, play_ms=limits.play_ms
-        ),
-    )
 
 
 def rules_of(body: TicketRequestBody) -> RuleSet:
@@ -75,11 +57,12 @@ def rules_of(body: TicketRequestBody) -> RuleSet:
     return RuleSet.from_mapping({**base.to_mapping(), **body.rules.fields()})
 
 
-def read_ticket(service: GameService, cred: Credential | None, ticket_id: UUID) -> Ticket:
+def read_ticket(runtime: Runtime, cred: Credential | None, ticket_id: UUID) -> Ticket:
     """The caller's ticket, after giving its lobby the match that is due (bots)."""
+    service = runtime.service
     account = signed_player(service, cred).account
     ticket = lobby.owned_ticket(service, account.id, ticket_id)
-    if ticket.status == "waiting" and lobby.sweep(service, ticket.lobby_id) is not None:
+    if ticket.status == "waiting" and runtime.bus.execute(MakeDueMatch(ticket.lobby_id)):
         ticket = lobby.owned_ticket(service, account.id, ticket_id)
     return ticket
 
@@ -97,32 +80,15 @@ class LobbyController(Controller):
         the ticket has waited that long. 409 `already-queued`: the player waits with another ticket.
         """
         body = await write.body(TicketRequestBody | None) or TicketRequestBody()
-        service, rules, wait = write.runtime.service, rules_of(body), body.bots_after_seconds
-
-        def work(signed: Signed, stamp: Stamp) -> tuple[int, TicketView]:
-            ticket, _ = lobby.open_ticket(
-                service,
-                lobby.TicketRequest(
-                    signed.account.id,
-                    rules,
-                    body.preset,
-                    body.partner,
-                    None if wait is None else wait * 1000,
-                    body.bot_kind,
-                ),
-            )
-            stamp.save_after(service, Receipt(201, ticket.id, 1))
-            return 201, ticket_view(service, lobby.get_ticket(service, ticket.id))
-
-        def replay(_: Signed, outcome: Receipt) -> TicketView:
-            return ticket_view(service, lobby.get_ticket(service, outcome.subject))
-
-        return await write.run(
-            lambda: signed_player(service, write.credential),
-            work,
-            replay,
-            location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}",
+        wait = body.bots_after_seconds
+        command = QueueTicket(
+            rules_of(body),
+            body.preset,
+            body.partner,
+            None if wait is None else wait * 1000,
+            body.bot_kind,
         )
+        return await write.send(command, location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}")
 
     @route("/{ticket_id:uuid}", 401, 403, 404, security=BEARER)
     async def get_ticket(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
@@ -131,24 +97,18 @@ class LobbyController(Controller):
         The player's lobby ticket: waiting, matched (with the match and seat) or
         cancelled (player token).
         """
-        ticket = await read.call(read_ticket, read.service, read.credential, ticket_id)
+        ticket = await read.call(read_ticket, read.runtime, read.credential, ticket_id)
         return await read.call(ticket_view, read.service, ticket)
 
-    @route(
-        "/{ticket_id:uuid}", 401, 403, 404, 409, status_code=200, security=BEARER, handler=delete
-    )
-    async def cancel_ticket(self, read: Reading, ticket_id: FromPath[UUID]) -> TicketView:
+    @write_route("/{ticket_id:uuid}", 200, 401, 403, 404, 409, handler=delete)
+    async def cancel_ticket(
+        self, write: Writing, ticket_id: FromPath[UUID]
+    ) -> Response[TicketView]:
         """Cancel a waiting ticket
 
         409 `ticket-closed` once it is matched or cancelled.
         """
-        service, cred = read.service, read.credential
-
-        def work() -> TicketView:
-            account_id = signed_player(service, cred).account.id
-            return ticket_view(service, lobby.cancel(service, account_id, ticket_id))
-
-        return await read.call(work)
+        return await write.send(CancelTicket(ticket_id))
 
     @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
     async def stream_ticket(
@@ -170,7 +130,7 @@ class LobbyController(Controller):
         beyond the ticket's version is a 422 `last-event-id-ahead` (R34).
         """
         service, cred = read.service, read.credential
-        first = await read.call(read_ticket, service, cred, ticket_id)  # 401/404 now
+        first = await read.call(read_ticket, read.runtime, cred, ticket_id)  # 401/404 now
         if last_event_id is not None and last_event_id > first.version:
             raise LastEventIdAheadError(last_event_id, first.version, "the ticket's version")
 
@@ -181,7 +141,7 @@ class LobbyController(Controller):
             nonlocal seen, ticket
             if ticket is None:
                 try:
-                    ticket = await read.call(read_ticket, service, cred, ticket_id)
+                    ticket = await read.call(read_ticket, read.runtime, cred, ticket_id)
                 except UnauthorizedError:  # the token was revoked meanwhile
                     return Polled([REVOKED], done=True)
             frames = []
@@ -217,7 +177,9 @@ class LobbySweeper:
         self.lobbies = lobby.Lobbies()
 
     def sweep_all(self) -> None:
-        lobby.sweep_due(self.runtime.service, self.lobbies)
+        """A match for every lobby where one is due (its own command each)."""
+        for lid in lobby.due_lobbies(self.runtime.service, self.lobbies):
+            self.runtime.bus.execute(MakeDueMatch(lid))
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Litestar) -> AsyncIterator[None]:

@@ -12,17 +12,18 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Request, post
+from litestar import Request, Response, post
 from litestar.di import NamedDependency
 
-from api.calls import BEARER
+from api.calls import BEARER, respond
 from api.dto import problems
-from api.players.dto import NewPlayer, OpenSessionRequest
+from api.players.dto import OpenSessionRequest
+from api.routes import WRITE
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import bearer_text
-from services.accounts.oidc import OidcError, OidcVerifier, sign_in
-from services.errors import ForbiddenError, UnauthorizedError
+from services.accounts.commands import NewPlayer, SignInWithOidc
+from services.errors import UnauthorizedError
 
 log = logging.getLogger(__name__)
 MAX_JWT = 8192
@@ -36,16 +37,6 @@ def provider_token(header: str | None) -> str:
     return token
 
 
-class Oidc:
-    """The ``oidc`` dependency: the verifier, or None when sign-in is off."""
-
-    def __init__(self, verifier: OidcVerifier | None) -> None:
-        self.verifier = verifier
-
-    def provide(self) -> Oidc:
-        return self
-
-
 @post(
     "/v1/players/oidc",
     status_code=201,
@@ -57,29 +48,14 @@ class Oidc:
     "The subject of an erased player is refused (409 `player-erased`): erasure is final.",
     responses=problems(401, 403, 409, body=True),
     security=BEARER,
-    opt=json_body(OpenSessionRequest | None),
+    opt={WRITE: True, **json_body(OpenSessionRequest | None)},
 )
 async def sign_in_with_oidc(
-    request: Request[Any, Any, Any], runtime: NamedDependency[Runtime], oidc: NamedDependency[Oidc]
-) -> NewPlayer:
+    request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
+) -> Response[NewPlayer]:
     data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()
     token = provider_token(request.headers.get("authorization"))  # 401 first
-    verifier = oidc.verifier
-    if verifier is None:
-        raise ForbiddenError("sign-in with an identity provider is off on this service")
-
-    def work() -> NewPlayer:
-        try:
-            account, session_id, player = sign_in(runtime.service, verifier, token, data.label)
-        except OidcError as e:
-            log.info("oidc sign-in refused: %s", e)  # one line, no traceback: a 401
-            raise UnauthorizedError(str(e)) from None
-        return NewPlayer(
-            player_id=str(account.id),
-            session_id=str(session_id),
-            token=player,
-            display_name=account.display_name,
-            locale=account.locale,
-        )
-
-    return await runtime.call(work)
+    # The provider's token is no credential of this service: it is the command's to verify
+    # (and no Idempotency-Key is scoped by it).
+    done = await runtime.call(runtime.bus.handle, SignInWithOidc(token, data.label), None)
+    return respond(done)

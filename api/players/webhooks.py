@@ -25,14 +25,14 @@ from litestar.params import FromPath, QueryParameter
 
 from api.auth import credential
 from api.calls import Writing, write_route
-from api.operator import Operator
 from api.players.dto import RegisterWebhook
 from api.routes import route
 from api.runtime import Runtime
 from services.access import Credential
-from services.errors import ForbiddenError, UnauthorizedError
-from services.idempotency import Receipt, Stamp
+from services.operator import Operator
 from services.webhooks import subscriptions as subs
+from services.webhooks.commands import WEBHOOKS, RemoveWebhook
+from services.webhooks.commands import RegisterWebhook as Register
 from services.webhooks.dispatch import Dispatcher, Post
 from services.webhooks.outbox import WebhookOutbox
 from services.webhooks.targets import TargetPolicy
@@ -72,12 +72,7 @@ class Webhooks:
         return self
 
     def require_operator(self, cred: Credential | None) -> None:
-        if cred is None:
-            raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
-        if not self.operator.configured:
-            raise ForbiddenError("webhooks are off: the service has no OPERATOR_TOKEN")
-        if not self.operator.is_operator(cred.token):
-            raise ForbiddenError("this is not the operator token")
+        self.operator.require(cred, WEBHOOKS)
 
     def run_once(self) -> int:
         """Follow the log into the outbox, then send what is due (blocking)."""
@@ -125,26 +120,8 @@ class WebhookController(Controller):
         or resolving to loopback, a private, link-local or reserved address is a 422
         `webhook-target-refused`, checked again at every delivery.
         """
-        webhooks.require_operator(write.credential)
         data = await write.body(RegisterWebhook)
-        service = webhooks.runtime.service
-        # 422 for an internal target (resolving a name may wait on DNS: off the loop)
-        await webhooks.runtime.call(webhooks.config.policy.check, data.url, False)
-
-        def work(_: None, stamp: Stamp) -> tuple[int, subs.WebhookSubscriptionView]:
-            sub = subs.register(
-                service,
-                data.url,
-                data.secret,
-                tuple(data.kinds),
-                extras=lambda s: stamp.records(Receipt(201, s.id, 1)),
-            )
-            return 201, subs.view(sub)
-
-        def replay(_: None, outcome: Receipt) -> subs.WebhookSubscriptionView:
-            return subs.view(subs.get_subscription(service, outcome.subject))
-
-        return await write.run(lambda: None, work, replay)
+        return await write.send(Register(data.url, data.secret, tuple(data.kinds)))
 
     @route("/", 401, 403)
     async def list_webhooks(
@@ -157,21 +134,16 @@ class WebhookController(Controller):
         webhooks.require_operator(credential(request))
         return await webhooks.runtime.call(subs.subscriptions, webhooks.runtime.service)
 
-    @route("/{subscription_id:uuid}", 401, 403, 404, 409, status_code=200, handler=delete)
+    @write_route("/{subscription_id:uuid}", 200, 401, 403, 404, 409, handler=delete)
     async def delete_webhook(
-        self,
-        request: Request[Any, Any, Any],
-        webhooks: NamedDependency[Webhooks],
-        subscription_id: FromPath[UUID],
-    ) -> subs.WebhookSubscriptionView:
+        self, write: Writing, subscription_id: FromPath[UUID]
+    ) -> Response[subs.WebhookSubscriptionView]:
         """Stop a subscription (operator); its undelivered items are not sent
 
         Stop a webhook subscription (operator token); its undelivered items are not
         sent.
         """
-        webhooks.require_operator(credential(request))
-        sub = await webhooks.runtime.call(subs.remove, webhooks.runtime.service, subscription_id)
-        return subs.view(sub)
+        return await write.send(RemoveWebhook(subscription_id))
 
     @route("/{subscription_id:uuid}/deliveries", 401, 403, 404)
     async def list_deliveries(

@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-import msgspec
 from litestar import Controller, Request, Response, post
-from litestar.di import NamedDependency
 from litestar.openapi.spec import (
     OpenAPIMediaType,
     OpenAPIResponse,
@@ -34,13 +32,12 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, QueryParameter
 
-from api.calls import IdempotencyKey, Reading
-from api.dto import LOCATION_HEADER, problems
+from api.calls import Reading, Writing
+from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
 from api.errors import chinese_for, problem_response, status_for
 from api.problems import make_problem
 from api.reads import RoundNumber
-from api.routes import route
-from api.runtime import Runtime
+from api.routes import WRITE, route
 from services.records.export import export_match, export_round
 from services.records.format import (
     GameRecord,
@@ -49,7 +46,7 @@ from services.records.format import (
     decode,
     encode,
 )
-from services.records.replay import Imported, import_record
+from services.records.replay import ImportRecord, RecordImported
 from services.records.text import read_text, write_text
 
 MAX_RECORD_BYTES = 1024 * 1024
@@ -60,22 +57,6 @@ Format = Annotated[
     Literal["json", "text"] | None,
     QueryParameter(description="`json` (canonical, the default) or `text` (the notation)"),
 ]
-
-
-class RecordImported(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """A record that replayed without fault."""
-
-    ok: bool
-    kind: str
-    """``match`` or ``round``."""
-    digest: str
-    """``sha256:<hex>`` of the record's canonical JSON: its identity."""
-    rounds: int
-    moves: int
-    match_id: str | None
-    """The stored match (``store=true``): its record is this record, byte for byte."""
-    created: bool
-    """True when this request stored it; False when it was stored before, or not stored."""
 
 
 def _wants_text(request: Request[Any, Any, Any], fmt: str | None) -> bool:
@@ -235,35 +216,24 @@ class RecordController(Controller):
         "`store=true` a match record is kept as a new finished match (201 and `Location`); "
         "the same record again answers 200 with that match.",
         responses=problems(body=True),
-        response_headers=[LOCATION_HEADER],
+        response_headers=[LOCATION_HEADER, REPLAYED_HEADER],
         request_max_body_size=MAX_RECORD_BYTES,
         operation_class=ImportOperation,
+        opt={WRITE: True},
     )
     async def import_record(
         self,
-        request: Request[Any, Any, Any],
-        runtime: NamedDependency[Runtime],
+        write: Writing,
         store: Annotated[
             bool, QueryParameter(description="Keep a match record as a new, finished match")
         ] = False,
-        idempotency_key: IdempotencyKey = None,
     ) -> Response[RecordImported]:
-        content_type = request.headers.get("content-type", "")
-        data = await request.body()
-
-        def work() -> Imported:
-            record = read_body(data, content_type)
-            return import_record(runtime.service, record, store=store)
-
-        done = await runtime.call(work)
-        body = RecordImported(
-            ok=True,
-            kind=done.kind,
-            digest=done.digest,
-            rounds=done.rounds,
-            moves=done.moves,
-            match_id=None if done.match_id is None else str(done.match_id),
-            created=done.created,
+        record = await write.call(
+            read_body, await write.request.body(), write.request.headers.get("content-type", "")
         )
-        headers = {} if done.match_id is None else {"Location": f"/v1/matches/{done.match_id}"}
-        return Response(content=body, status_code=201 if done.created else 200, headers=headers)
+        return await write.send(ImportRecord(record, store), location=_stored_at)
+
+
+def _stored_at(done: RecordImported) -> str:
+    """Where a stored record's match is (none for a record only validated)."""
+    return "" if done.match_id is None else f"/v1/matches/{done.match_id}"

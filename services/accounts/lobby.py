@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Final
 from uuid import UUID, uuid4
 
 from eventsourcing.utils import get_topic
@@ -31,15 +31,13 @@ from domain.game.match import Match
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, RuleSet
 from services.accounts.players import get_account
-from services.accounts.store import forget, save_all
-from services.dealer import Dealer, FreshDeals
+from services.dealer import Dealer
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.loading import load
 from services.sources import SEAT_ROLE, new_token, token_hash
-from services.unit_of_work import UnitOfWork
+from services.unit_of_work import UnitOfWork, forget
 
-ATTEMPTS = 20
 BATCH = 500
 QUICK_PLAY = "quick play"
 
@@ -76,42 +74,37 @@ def quick_play_rules(service: GameService, rules: RuleSet) -> RuleSet:
     return RuleSet.from_mapping({**rules.to_mapping(), "match_end": str(length)})
 
 
-def open_ticket(service: GameService, req: TicketRequest) -> tuple[Ticket, UUID | None]:
-    """Queue a ticket (and make a match at once when it completes one); answers the
-    ticket as saved and the match it made, if any."""
-    mapping = quick_play_rules(service, req.rules).to_mapping()
+def queue_ticket(uow: UnitOfWork, dealer: Dealer, req: TicketRequest, ticket_id: UUID) -> Ticket:
+    """Queue a ticket in its lobby (opened with it when it is the first), and make a match
+    at once when it completes one: the ticket as it will be saved."""
+    mapping = quick_play_rules(uow.service, req.rules).to_mapping()
     key = rules_key(mapping, req.preset)
     lid = lobby_id(key)
-    ticket_id = uuid4()
     if req.partner_id is not None and req.partner_id != req.account_id:
-        check_partner(service, req.partner_id)
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        account = get_account(service, req.account_id)
-        lobby = get_lobby(service, lid) or Lobby.open(key, req.preset, mapping, now)
-        ticket = Ticket.open(
-            ticket_id,
-            account.id,
-            lid,
-            req.preset,
-            req.partner_id,
-            req.bots_after_ms,
-            req.bot_kind,
-            now,
-        )
-        account.queue(ticket.id, now)
-        lobby.queue(
-            Waiting(ticket.id, account.id, req.partner_id, now, req.bots_after_ms, req.bot_kind),
-            now,
-        )
-        known: dict[UUID, Any] = {account.id: account, ticket.id: ticket}
-        try:
-            made = matchmake(service, lobby, now, known)
-            save_all(service, lobby, *known.values())
-        except VersionConflictError:
-            continue
-        return ticket, made
-    raise VersionConflictError("the lobby is busy; try again")  # pragma: no cover
+        check_partner(uow.service, req.partner_id)
+    now = uow.now
+    lobby = uow.find(lid, Lobby)
+    if lobby is None:
+        lobby = Lobby.open(key, req.preset, mapping, now)
+    uow.add(lobby)
+    account = uow.get(req.account_id, Account, "player")
+    ticket = Ticket.open(
+        ticket_id,
+        account.id,
+        lid,
+        req.preset,
+        req.partner_id,
+        req.bots_after_ms,
+        req.bot_kind,
+        now,
+    )
+    uow.add(ticket)
+    account.queue(ticket.id, now)
+    lobby.queue(
+        Waiting(ticket.id, account.id, req.partner_id, now, req.bots_after_ms, req.bot_kind), now
+    )
+    matchmake(uow, dealer, lobby)
+    return ticket
 
 
 def check_partner(service: GameService, partner_id: UUID) -> None:
@@ -127,41 +120,17 @@ def check_partner(service: GameService, partner_id: UUID) -> None:
         raise InvalidInputError(f"partner: player {partner_id} was erased (R2: no partner)")
 
 
-def sweep(service: GameService, lid: UUID) -> UUID | None:
-    """Make a match in the lobby if one is due now (bots after a wait); its id, else None."""
-    for _ in range(ATTEMPTS):
-        lobby = get_lobby(service, lid)
-        if lobby is None:
-            return None
-        known: dict[UUID, Any] = {}
-        try:
-            made = matchmake(service, lobby, service.clock(), known)
-            if made is None:
-                return None
-            save_all(service, lobby, *known.values())
-        except VersionConflictError:
-            continue
-        return made
-    return None  # pragma: no cover - the next sweep tries again
-
-
-def cancel(service: GameService, account_id: UUID, ticket_id: UUID) -> Ticket:
-    for _ in range(ATTEMPTS):
-        now = service.clock()
-        ticket = owned_ticket(service, account_id, ticket_id)
-        ticket.cancel(now)  # refused once matched or cancelled
-        account = get_account(service, account_id)
-        account.unqueue(ticket_id, now)
-        lobby = get_lobby(service, ticket.lobby_id)
-        if lobby is not None:
-            lobby.leave(ticket_id, now)
-        try:
-            # the account's event first: a player's stream learns the ticket from it
-            save_all(service, account, ticket, *([lobby] if lobby is not None else []))
-        except VersionConflictError:
-            continue
-        return ticket
-    raise VersionConflictError("the lobby is busy; try again")  # pragma: no cover
+def withdraw_ticket(uow: UnitOfWork, account: Account, ticket: Ticket) -> None:
+    """The account's waiting ticket cancelled and out of its lobby (refused once matched or
+    cancelled); the account's event first: a player's stream learns the ticket from it."""
+    now = uow.now
+    ticket.cancel(now)
+    account.unqueue(ticket.id, now)
+    uow.add(account, ticket)
+    lobby = uow.find(ticket.lobby_id, Lobby)
+    if lobby is not None:
+        lobby.leave(ticket.id, now)
+        uow.add(lobby)
 
 
 def owned_ticket(service: GameService, account_id: UUID, ticket_id: UUID) -> Ticket:
@@ -172,12 +141,10 @@ def owned_ticket(service: GameService, account_id: UUID, ticket_id: UUID) -> Tic
     return ticket
 
 
-def matchmake(
-    service: GameService, lobby: Lobby, now: datetime, known: dict[UUID, Any]
-) -> UUID | None:
+def matchmake(uow: UnitOfWork, dealer: Dealer, lobby: Lobby) -> UUID | None:
     """The next match of ``lobby``, if its waiting tickets make one now: the match, its
-    first round and the tickets' and accounts' events are put in ``known`` (to save with
-    the lobby); its id, else None."""
+    first round and the tickets' and accounts' events, in ``uow``; its id, else None."""
+    now = uow.now
     seating = plan(lobby.waiting, now)
     if seating is None:
         return None
@@ -189,30 +156,27 @@ def matchmake(
         name=QUICK_PLAY,
         preset=lobby.preset,
         match_id=match_id,
-        timers=service.table.quick_play_timers,  # always: an absent person never stalls it
+        timers=uow.service.table.quick_play_timers,  # always: an absent person never stalls it
     )
+    uow.add(match)
     for seat, ticket_id, account_id, kind in seating:
         digest = token_hash(new_token(match_id, SEAT_ROLE))  # never shown: see below
         if account_id is None or ticket_id is None:
             match.take_seat(seat, f"{kind} bot {seat}", kind, digest, now)
             continue
-        account: Account = known.get(account_id) or get_account(service, account_id)
-        ticket: Ticket = known.get(ticket_id) or get_ticket(service, ticket_id)
+        account = uow.get(account_id, Account, "player")
+        ticket = uow.get(ticket_id, Ticket, "ticket")
         if ticket.status != "waiting":
             # The lobby was read before another replica's save that closed this ticket
             # (its save would conflict on the lobby's version anyway): read both again.
-            forget(service, lobby.id)
+            forget(uow.service, lobby.id)
             raise VersionConflictError("the lobby changed meanwhile")
-        known[account_id], known[ticket_id] = account, ticket
         # The player acts with their player token, or asks for a fresh seat token.
         match.take_seat(seat, account.display_name, "human", digest, now, account.id)
         account.claim_seat(match_id, seat, now, ticket_id=ticket_id)
         ticket.matched(match_id, seat, now)
     lobby.make_match(match_id, seating, now)
-    first = Dealer(FreshDeals(service.seeds, service.pacing)).begin_round(
-        UnitOfWork(service, lambda: now), match, now
-    )
-    known[match.id], known[first.id] = match, first
+    uow.add(dealer.begin_round(uow, match, now))
     return match_id
 
 
@@ -254,14 +218,12 @@ class Lobbies:
         return self.due
 
 
-def sweep_due(service: GameService, lobbies: Lobbies) -> list[UUID]:
-    """Make every match that is due (bots after a wait) in the lobbies that wait; their ids."""
+def due_lobbies(service: GameService, lobbies: Lobbies) -> list[UUID]:
+    """The lobbies where a match is due now (bots after a wait)."""
     now = service.clock()
-    made: list[UUID] = []
-    for lid, due in list(lobbies.refresh(service).items()):
-        if due <= now:
+    due = []
+    for lid, at in list(lobbies.refresh(service).items()):
+        if at <= now:
             lobbies.changed.add(lid)  # read again at the next sweep, whatever happens
-            match_id = sweep(service, lid)
-            if match_id is not None:
-                made.append(match_id)
-    return made
+            due.append(lid)
+    return due

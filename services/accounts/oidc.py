@@ -11,17 +11,9 @@ usual (docs/players.md).
 from __future__ import annotations
 
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 import jwt
-
-from domain.accounts.account import LOCALES, Account
-from domain.rules.errors import IllegalMoveError
-from services.accounts.players import get_account, open_session
-from services.accounts.store import save_all
-from services.errors import NotFoundError, VersionConflictError
-from services.game import GameService
-from services.sources import PLAYER_ROLE, new_token, token_hash
 
 NS = uuid5(NAMESPACE_URL, "shengji:oidc")
 ALGORITHMS = ("RS256", "ES256")
@@ -81,41 +73,3 @@ class OidcVerifier:
 
 def account_id_of(issuer: str, subject: str) -> UUID:
     return uuid5(NS, f"{issuer}\n{subject}")
-
-
-def sign_in(
-    service: GameService, verifier: OidcVerifier, token: str, label: str
-) -> tuple[Account, UUID, str]:
-    """The account of the token's subject (made at the first sign-in), a new session of
-    it and that session's player token (shown once)."""
-    claims = verifier.verify(token)
-    account_id = account_id_of(verifier.issuer, str(claims["sub"]))
-    for _ in range(3):
-        try:
-            account = get_account(service, account_id)
-        except NotFoundError:
-            name = str(claims.get("name") or claims.get("preferred_username") or "player")[:100]
-            locale = str(claims.get("locale") or "en")
-            session_id, player_token = uuid4(), new_token(account_id, PLAYER_ROLE)
-            account = Account.create(
-                account_id,
-                name.strip() or "player",
-                locale if locale in LOCALES else "en",
-                session_id,
-                token_hash(player_token),
-                label,
-                service.clock(),
-            )
-            try:
-                save_all(service, account)
-            except VersionConflictError:
-                continue  # a first sign-in from another device won: open a session
-            return account, session_id, player_token
-        if account.erased:  # erasure is final: the subject never comes back as this player
-            raise IllegalMoveError(
-                "the player of this sign-in was erased and cannot come back",
-                code="player-erased",
-            )
-        session_id, player_token = open_session(service, account, label)
-        return account, session_id, player_token
-    raise VersionConflictError("the account kept changing; try again")  # pragma: no cover

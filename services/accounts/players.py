@@ -9,19 +9,14 @@ game's own :class:`~services.game.GameService`), so neither exists without the o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from domain.accounts.account import Account
 from services.accounts.keys import KeyStore, Sealer
-from services.accounts.store import forget, save_all
 from services.codec import MsgspecMapper
-from services.errors import NotFoundError
 from services.game import GameService
 from services.loading import load
-from services.sources import PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,68 +29,6 @@ class Signed:
 
 def get_account(service: GameService, account_id: UUID) -> Account:
     return load(service, account_id, Account, "player")
-
-
-def create_player(
-    service: GameService,
-    display_name: str,
-    locale: str,
-    label: str = "",
-    *,
-    account_id: UUID | None = None,
-    extras: Sequence[Any] = (),
-) -> tuple[Account, str]:
-    """A new account and its first session; answers the player token (shown once)."""
-    account_id = account_id or uuid4()
-    token = new_token(account_id, PLAYER_ROLE)
-    account = Account.create(
-        account_id, display_name, locale, uuid4(), token_hash(token), label, service.clock()
-    )
-    service.save(account, *extras)
-    return account, token
-
-
-def open_session(service: GameService, account: Account, label: str) -> tuple[UUID, str]:
-    """Another device's session: a new token beside the others."""
-    session_id = uuid4()
-    token = new_token(account.id, PLAYER_ROLE)
-    account.open_session(session_id, token_hash(token), label, service.clock())
-    service.save(account)
-    return session_id, token
-
-
-def rotate(service: GameService, signed: Signed) -> str:
-    """A new token for the caller's session; the one used for this call stops working."""
-    token = new_token(signed.account.id, PLAYER_ROLE)
-    signed.account.rotate(signed.session_id, token_hash(token), service.clock())
-    service.save(signed.account)
-    return token
-
-
-def end_session(service: GameService, account: Account, session_id: UUID) -> None:
-    account.end_session(session_id, service.clock())
-    service.save(account)
-
-
-def fresh_seat_token(
-    service: GameService,
-    account: Account,
-    match_id: UUID,
-    records: Callable[[int, int], Sequence[Any]] | None = None,
-) -> tuple[int, str, int]:
-    """A new seat token for the player's seat in ``match_id``; the old one stops working.
-    ``records(seat, version)``: what to save with it (an idempotency record). Answers the
-    seat, the token and the match version after it."""
-    seat = account.seats.get(match_id)
-    if seat is None:
-        raise NotFoundError(f"you hold no seat in match {match_id}")
-    match = service.get_match(match_id)
-    token = new_token(match_id, SEAT_ROLE)
-    match.reissue_token(seat, token_hash(token), service.clock())
-    current = service.current_round(match)
-    version = match.sequence(0 if current is None else current.version)
-    save_all(service, match, *(records(seat, version) if records else ()))
-    return seat, token, version
 
 
 def seat_for(account: Account, match_id: UUID) -> int | None:
@@ -115,23 +48,3 @@ def seal_personal_data(service: GameService, keys: KeyStore) -> None:
     mapper = service.mapper
     assert isinstance(mapper, MsgspecMapper)
     mapper.sealer = Sealer(keys)
-
-
-def erase(service: GameService, account: Account) -> None:
-    """Forget the person: destroy their key first (their names in the history now read
-    as erased, whatever happens next), then record the erasure (every session ends) and,
-    in the same save, give each of their seats a token nobody holds (their seat tokens
-    stop working), and drop the cached copies that still hold the name in memory."""
-    sealer = personal_sealer(service)
-    now = service.clock()
-    account.erase(now)  # refused when erased already
-    if sealer is not None:
-        sealer.keys.erase(account.id)
-    matches = []
-    for match_id, seat in account.seats.items():  # matches it did not leave: finished ones
-        match = service.get_match(match_id)
-        if match.seats[seat] is not None:
-            match.reissue_token(seat, token_hash(new_token(match_id, SEAT_ROLE)), now)
-            matches.append(match)
-    save_all(service, account, *matches)
-    forget(service, account.id, *account.seats, *account.left)  # left ones show the name too

@@ -26,11 +26,11 @@ Last, the replayed match is exported again and must give the record's canonical 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 import msgspec
-from eventsourcing.persistence import IntegrityError
 
 from domain.game.actions import action_of
 from domain.game.match import ENTERED_PREFIX, RESIGNED, Entered
@@ -39,9 +39,11 @@ from domain.game.round import RoundPhase, round_id
 from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
-from services.bus import Bus
+from services.bus import Bus, Caller, Handler, Outcome
+from services.dealer import Dealer
 from services.game import GameService
-from services.handlers import build_bus
+from services.game_table import game_handlers
+from services.idempotency import Fact
 from services.match_commands import ClaimSeat, CreateMatch, FinishMatch, Resign, SeatBot
 from services.records.canonical import canonical
 from services.records.export import export_match, match_record
@@ -69,6 +71,7 @@ from services.records.steps import (
     timers_of,
 )
 from services.round_commands import Act, ClaimDeadlines
+from services.unit_of_work import Reading, UnitOfWork
 
 
 def resign_team(bus: Bus, match_id: UUID, team: int) -> None:
@@ -98,7 +101,7 @@ def replay_match(record: GameRecord, match_id: UUID) -> GameService:
     clock = ReplayClock(parse_time(record.started, "started"))
     deals = Deals(record, ctx)
     service = GameService(POPO, clock=clock, seeds=deals)
-    bus = build_bus(service, deals=deals)
+    bus = Bus(service, game_handlers(service, Dealer(deals)))
     try:
         _replay_match(bus, record, match_id, clock, ctx)
     except RecordTamperedError:
@@ -255,41 +258,105 @@ class Imported:
     """True when this import stored it; False when it was stored before (same digest)."""
 
 
-def import_record(service: GameService, record: GameRecord, *, store: bool) -> Imported:
-    """Validate ``record`` by replaying it; with ``store``, keep a match record as a new,
-    finished match of ``service`` (its id derives from the record's digest, so importing
-    the same record again finds it instead of storing it twice)."""
+def validated(record: GameRecord) -> Imported:
+    """``record`` replayed and checked (RecordTamperedError at the first bad move): its
+    canonical bytes and identity; nothing stored."""
     record = canonical(record)
     data = encode(record)
     ident = digest(data)
-    moves = count_moves(record)
-
-    def done(match_id: UUID | None, created: bool) -> Imported:
-        return Imported(record.kind, ident, len(record.rounds), moves, data, match_id, created)
-
     if record.kind == "round":
-        if store:
-            raise RecordInvalidError(
-                "a round record is validated, not stored: only a whole match is archived as a "
-                "match (import its match record)"
-            )
         replay_round(record)
-        return done(None, False)
+    else:
+        replay_match(record, imported_match_id(ident))
+    return Imported(record.kind, ident, len(record.rounds), count_moves(record), data, None, False)
+
+
+def store_import(uow: UnitOfWork, record: GameRecord) -> Imported:
+    """Keep match record ``record`` as a new, finished match (its id derives from the
+    record's digest, so importing the same record again finds it instead of storing it
+    twice): its replayed events, and the match's ``MatchImported`` (its origin: imported,
+    when, which record), in the command's save."""
+    record = canonical(record)
+    if record.kind == "round":
+        raise RecordInvalidError(
+            "a round record is validated, not stored: only a whole match is archived as a "
+            "match (import its match record)"
+        )
+    data = encode(record)
+    ident = digest(data)
     match_id = imported_match_id(ident)
-    if store and service.recorder.select_events(match_id, limit=1):
-        return done(match_id, False)
+    stored = Imported(
+        "match", ident, len(record.rounds), count_moves(record), data, match_id, False
+    )
+    if uow.service.recorder.select_events(match_id, limit=1):
+        return stored
     popo = replay_match(record, match_id)
-    if not store:
-        return done(None, False)
     events = list(popo.events.get(match_id))
     for e in list(events):
         if isinstance(e, RoundBegun):
             events += popo.events.get(e.round_id)
     match = popo.get_match(match_id)
-    match.record_import(ident, service.clock())  # its origin: imported, when, which record
-    events += match.collect_events()
-    try:
-        service.save(*events)
-    except IntegrityError:  # the same record, stored by a concurrent import
-        return done(match_id, False)
-    return done(match_id, True)
+    match.record_import(ident, uow.now)
+    uow.record(*events, *match.collect_events())
+    return dataclasses.replace(stored, created=True)
+
+
+class RecordImported(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A record that replayed without fault."""
+
+    ok: bool
+    kind: str
+    """``match`` or ``round``."""
+    digest: str
+    """``sha256:<hex>`` of the record's canonical JSON: its identity."""
+    rounds: int
+    moves: int
+    match_id: str | None
+    """The stored match (``store=true``): its record is this record, byte for byte."""
+    created: bool
+    """True when this request stored it; False when it was stored before, or not stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRecord:
+    """Replay ``record`` through the rules engine (and, ``store``, keep a match record as a
+    finished match)."""
+
+    record: GameRecord
+    store: bool = False
+
+
+class ImportRecordHandler(Handler[ImportRecord, None, RecordImported]):
+    """Anyone may (the hourly quota limits how many). The same record stored by a
+    concurrent import: the store's conflict, and this one answers the stored match (200)."""
+
+    attempts = 2
+
+    def authorise(self, command: ImportRecord, caller: Caller) -> None:
+        return None
+
+    def handle(self, uow: UnitOfWork, command: ImportRecord, who: None) -> Outcome:
+        done = store_import(uow, command.record) if command.store else validated(command.record)
+        subject = done.match_id or imported_match_id(done.digest)
+        facts: dict[str, Fact] = {
+            "kind": done.kind,
+            "digest": done.digest,
+            "rounds": done.rounds,
+            "moves": done.moves,
+            "stored": done.match_id is not None,
+        }
+        return Outcome(201 if done.created else 200, subject, 0, facts=facts)
+
+    def answer(
+        self, command: ImportRecord, who: None, outcome: Outcome, state: Reading
+    ) -> RecordImported:
+        facts = outcome.facts
+        return RecordImported(
+            ok=True,
+            kind=str(facts["kind"]),
+            digest=str(facts["digest"]),
+            rounds=int(str(facts["rounds"])),
+            moves=int(str(facts["moves"])),
+            match_id=str(outcome.subject) if facts.get("stored") else None,
+            created=outcome.status == 201,
+        )

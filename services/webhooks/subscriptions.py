@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 import msgspec
 from eventsourcing.utils import get_topic
@@ -63,29 +62,8 @@ class WebhookSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename=
     """False once deleted: nothing more is sent."""
 
 
-def register(
-    service: GameService,
-    url: str,
-    secret: str,
-    kinds: tuple[str, ...],
-    *,
-    extras: Callable[[Subscription], list[Any]] | None = None,
-) -> Subscription:
-    """A new subscription; ``extras(sub)``: what to save with it (an idempotency record)."""
-    sub = Subscription.register(uuid4(), url, secret, kinds, service.clock())
-    service.save(sub, *(extras(sub) if extras else ()))
-    return sub
-
-
 def get_subscription(service: GameService, sub_id: UUID) -> Subscription:
     return load(service, sub_id, Subscription, "webhook subscription")
-
-
-def remove(service: GameService, sub_id: UUID) -> Subscription:
-    sub = get_subscription(service, sub_id)
-    sub.remove(service.clock())
-    service.save(sub)
-    return sub
 
 
 def view(sub: Subscription) -> WebhookSubscriptionView:

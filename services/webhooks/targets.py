@@ -21,6 +21,7 @@ import ipaddress
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -158,3 +159,7 @@ class TargetPolicy:
                 extensions={"sni_hostname": target.host},
             )
             return response.status_code
+
+
+PUBLIC_HTTPS: Final = TargetPolicy()
+"""The default: ``https`` to public addresses only."""

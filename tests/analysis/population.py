@@ -11,15 +11,22 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind, preset
-from services.accounts.lobby import TicketRequest, open_ticket
-from services.accounts.players import create_player
+from services.accounts.lobby import TicketRequest
 from services.bots import next_move
 from services.game import GameService
 from services.records.export import export_match
-from services.records.replay import import_record
 from services.tournaments.service import TournamentService
 from tests.archive.matches import bot_teams, ended_match
-from tests.commands import act, claim_deadlines, create_match, run_bots, take_seat
+from tests.commands import (
+    act,
+    claim_deadlines,
+    create_match,
+    create_player,
+    import_record,
+    open_ticket,
+    run_bots,
+    take_seat,
+)
 from tests.driving import play_round
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}

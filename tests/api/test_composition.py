@@ -17,6 +17,7 @@ import api.openapi
 from api.openapi import openapi_document
 from infra.bootstrap import build_app, build_parts
 from infra.settings import Settings
+from services.accounts.commands import SignInWithOidc
 from services.game import GameService
 from services.timers import ClaimTimeout
 from tests.apps import TEST_SETTINGS, make_app
@@ -83,12 +84,15 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert parts.lobby_sweeper.interval_s == 0.25
     assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
     assert parts.webhooks.operator.configured and parts.webhooks.config.interval_s == 0
-    assert parts.oidc is not None
+    assert getattr(parts.runtime.bus.handler(SignInWithOidc("t")), "verifier", None) is not None
     assert parts.on_shutdown == (parts.runtime.service.close,)  # built here, closed here
     off = build_parts(TEST_SETTINGS)
     assert off.rate_limiter.per_minute == 0 and off.quotas == ()
     assert not off.caps.enabled
-    assert off.sweeper.interval_ms == 0 and off.oidc is None
+    assert (
+        off.sweeper.interval_ms == 0
+        and getattr(off.runtime.bus.handler(SignInWithOidc("t")), "verifier", 0) is None
+    )
     assert not off.webhooks.operator.configured
 
 

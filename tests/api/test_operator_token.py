@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from litestar.testing import TestClient
 
-from api.operator import Operator
 from infra.settings import OPERATOR_TOKEN_MIN, Settings, SettingsError
+from services.operator import Operator
 from tests.apps import make_app
 
 TOKEN = "operator-token-0123456789"

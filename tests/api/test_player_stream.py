@@ -16,19 +16,14 @@ import api.players.stream as player_stream
 from domain.rules.ruleset import STANDARD
 from services.access import Credential, player_of
 from services.accounts import lobby
+from services.accounts.commands import EndSession, ErasePlayer, OpenSession, RotateToken
 from services.accounts.feed import PlayerFeed
-from services.accounts.players import (
-    create_player,
-    end_session,
-    erase,
-    open_session,
-    rotate,
-)
 from tests.api.rest import Json, Table, auth, client, new_service
 from tests.api.sse_driver import stream
 from tests.api.test_rest_lobby import ticket
 from tests.api.test_rest_players import new_player
 from tests.apps import make_app
+from tests.commands import bus_of, create_player, open_ticket
 
 
 def frames(text: str) -> list[tuple[int, str, str]]:
@@ -144,20 +139,21 @@ async def test_a_revoked_device_hears_nothing_more(
     service = new_service()
     app = make_app(service)
     account, lost = create_player(service, "Mei", "en")
-    _, tablet = open_session(service, account, "tablet")
+    bus, phone = bus_of(service), Credential.parse(lost)
+    tablet = bus.execute(OpenSession("tablet"), phone).token
 
     def revoke() -> None:
-        signed = player_of(service, Credential.parse(lost))
+        signed = player_of(service, phone)
         assert signed is not None
         if how == "session ended":
-            end_session(service, signed.account, signed.session_id)
+            bus.execute(EndSession(signed.session_id), phone)
         elif how == "token rotated":
-            rotate(service, signed)
+            bus.execute(RotateToken(), phone)
         else:
-            erase(service, signed.account)
+            bus.execute(ErasePlayer(), phone)
             return
         queued = lobby.TicketRequest(account.id, STANDARD, None, None, None, "heuristic")
-        lobby.open_ticket(service, queued)  # from the tablet: a frame for the player
+        open_ticket(service, queued)  # from the tablet: a frame for the player
 
     async with stream(app, "/v1/players/me/stream", auth(lost)) as s:
         while (ev := await s.next()) is None or ev.event != "snapshot":

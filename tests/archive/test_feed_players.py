@@ -5,10 +5,9 @@ reads them all, names decrypted, but never a webhook's signing secret."""
 from __future__ import annotations
 
 from domain.rules.ruleset import preset
-from services.accounts.players import create_player
-from services.webhooks.subscriptions import register
 from tests.archive.test_feed import everything
-from tests.commands import claim_as_player, create_match
+from tests.commands import claim_as_player, create_match, create_player
+from tests.commands import register_webhook as register
 from tests.conftest import Backend
 
 PLAYERS_TYPES = {"AccountCreated", "SeatClaimed", "SubscriptionRegistered"}

@@ -28,7 +28,6 @@ from services.projections import (
     unregister,
 )
 from services.records.export import export_match
-from services.records.replay import import_record
 from tests.archive.matches import (
     bot_match,
     bot_tournament,
@@ -36,6 +35,7 @@ from tests.archive.matches import (
     open_match,
     tournament_in_play,
 )
+from tests.commands import import_record
 from tests.conftest import Backend
 
 

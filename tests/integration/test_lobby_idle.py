@@ -12,8 +12,8 @@ import pytest
 
 from domain.rules.ruleset import STANDARD, RuleSet
 from services.accounts import lobby
-from services.accounts.players import create_player
 from services.game import GameService
+from tests.commands import cancel_ticket, create_player, open_ticket, sweep_due
 from tests.conftest import FakeClock
 
 
@@ -31,9 +31,9 @@ def test_an_idle_sweep_reads_no_lobby_however_many_were_opened(
     account, _ = create_player(service, "Mei", "en")
     for n in range(1, 101):  # 100 rule sets, 100 lobbies, each left empty
         request = lobby.TicketRequest(account.id, rules(n), None, None, 60_000, "random")
-        ticket, made = lobby.open_ticket(service, request)
+        ticket, made = open_ticket(service, request)
         assert made is None
-        lobby.cancel(service, account.id, ticket.id)
+        cancel_ticket(service, account.id, ticket.id)
     reads: list[UUID] = []
     real = lobby.get_lobby
 
@@ -43,23 +43,23 @@ def test_an_idle_sweep_reads_no_lobby_however_many_were_opened(
 
     monkeypatch.setattr(lobby, "get_lobby", counting)
     lobbies = lobby.Lobbies()
-    assert lobby.sweep_due(service, lobbies) == []
+    assert sweep_due(service, lobbies) == []
     assert lobbies.due == {}  # every lobby is empty: none is followed
     reads.clear()
     for _ in range(5):
-        assert lobby.sweep_due(service, lobbies) == []
+        assert sweep_due(service, lobbies) == []
     assert reads == []  # idle: no lobby read at all
 
     # a ticket that asks for bots is followed, and seated with bots once its wait is over
     request = lobby.TicketRequest(account.id, rules(7), None, None, 30_000, "random")
-    ticket, _ = lobby.open_ticket(service, request)
-    assert lobby.sweep_due(service, lobbies) == []
+    ticket, _ = open_ticket(service, request)
+    assert sweep_due(service, lobbies) == []
     assert list(lobbies.due) == [ticket.lobby_id]
     reads.clear()
-    assert lobby.sweep_due(service, lobbies) == []
+    assert sweep_due(service, lobbies) == []
     assert reads == []  # not due yet: not read again
     clock.advance(timedelta(seconds=31))
-    swept = lobby.sweep_due(service, lobbies)
+    swept = sweep_due(service, lobbies)
     assert len(swept) == 1 and lobby.get_ticket(service, ticket.id).status == "matched"
-    lobby.sweep_due(service, lobbies)
+    sweep_due(service, lobbies)
     assert lobbies.due == {}  # empty again: forgotten

@@ -22,8 +22,8 @@ from infra.settings import Settings
 from infra.store import build_service, outbox_env
 from services.game import GameService
 from services.webhooks.outbox import WebhookOutbox
-from services.webhooks.subscriptions import register
 from tests.commands import create_match
+from tests.commands import register_webhook as register
 from tests.resilience.harness import drop_schema, fresh_schema
 
 pytestmark = pytest.mark.postgres

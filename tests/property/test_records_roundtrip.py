@@ -19,8 +19,8 @@ from domain.game.timers import Timers
 from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import RecordTamperedError, decode, encode
-from services.records.replay import import_record
 from services.records.text import read_text, write_text
+from tests.commands import import_record
 from tests.conftest import examples
 from tests.services.test_records_play import POPO, play_match, roundtrip, rules_of
 

@@ -14,10 +14,10 @@ from domain.rules.ruleset import STANDARD
 from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import encode
-from services.records.replay import import_record
 from services.records.text import read_text, write_text
 from services.tournaments.service import TournamentService
 from tests.archive.matches import bot_teams
+from tests.commands import import_record
 from tests.conftest import FixedSeeds
 from tests.driving import play_round
 

@@ -24,9 +24,15 @@ from domain.rules.ruleset import STANDARD, RuleSet
 from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import CLAIM, GameRecord, RecordUnavailableError, encode
-from services.records.replay import import_record
 from services.records.text import read_text, write_text
-from tests.commands import claim_timeout, create_match, finish_match, run_bots, take_seat
+from tests.commands import (
+    claim_timeout,
+    create_match,
+    finish_match,
+    import_record,
+    run_bots,
+    take_seat,
+)
 from tests.conftest import FakeClock, FixedSeeds
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}

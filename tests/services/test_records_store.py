@@ -10,8 +10,9 @@ from services.game import GameService
 from services.history import match_history
 from services.records.export import export_match
 from services.records.format import encode
-from services.records.replay import import_record, imported_match_id
+from services.records.replay import imported_match_id
 from services.verify import verify_round
+from tests.commands import import_record
 from tests.conftest import Backend
 from tests.services.test_records_play import play_match, rules_of
 

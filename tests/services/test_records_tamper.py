@@ -18,8 +18,8 @@ import pytest
 from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import GameRecord, RecordInvalidError, RecordTamperedError, decode
-from services.records.replay import import_record
 from services.records.text import read_text, write_text
+from tests.commands import import_record
 from tests.services.test_records_play import POPO, play_match, rules_of
 
 Doc = dict[str, Any]

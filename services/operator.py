@@ -1,6 +1,6 @@
 """The operator (``OPERATOR_TOKEN``, one setting: ``infra.settings.Settings.operator_token``):
-the bearer token of the events feed read unredacted (:mod:`api.feed`, docs/events.md) and
-of the webhooks' routes (:mod:`api.players.webhooks`, docs/webhooks.md).
+the bearer token of the events feed read unredacted (:mod:`api.feed`, docs/events.md), of
+the webhooks' and the feed subscriptions' commands (docs/webhooks.md, docs/events.md).
 
 :class:`Operator` keeps only the token's sha256 and compares a presented token's in
 constant time, so the check is written once. What a route answers to a missing or wrong
@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Final
+
+from services.bus import Caller, Service
+from services.errors import ForbiddenError, UnauthorizedError
 
 
 def _digest(token: str) -> bytes:
@@ -37,3 +41,19 @@ class Operator:
         if token is None or self._hash is None:
             return False
         return secrets.compare_digest(_digest(token), self._hash)
+
+    def require(self, caller: Caller, what: str) -> None:
+        """``caller`` must be the operator (or the service itself): 401 without a token;
+        403 with another one, or when the service has no operator (``what`` is off)."""
+        if isinstance(caller, Service):
+            return
+        if caller is None:
+            raise UnauthorizedError("the operator token is needed: Authorization: Bearer")
+        if not self.configured:
+            raise ForbiddenError(f"{what} are off: the service has no OPERATOR_TOKEN")
+        if not self.is_operator(caller.token):
+            raise ForbiddenError("this is not the operator token")
+
+
+NO_OPERATOR: Final = Operator(None)
+"""A service without an operator (webhooks and feed subscriptions are off)."""

@@ -1,0 +1,231 @@
+"""Quick play's commands (docs/players.md): queue a ticket, cancel it, and make a lobby's
+match that is due (bots after a wait) — with their handlers (:mod:`services.bus`) and the
+ticket as a player sees it.
+
+Each is one save: the ticket, the account, the lobby and — when the queue completes a
+table — the match, its seats and round 1 (:func:`services.accounts.lobby.matchmake`). Two
+replicas racing over one lobby conflict on its version; the handler runs again on the state
+that won, so no ticket ever seats twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal, cast
+from uuid import UUID, uuid4
+
+import msgspec
+
+from domain.accounts.account import Account
+from domain.accounts.lobby import Lobby
+from domain.accounts.ticket import Ticket
+from domain.rules.ruleset import RuleSet
+from services.access import signed_player
+from services.accounts.lobby import (
+    TicketRequest,
+    get_lobby,
+    matchmake,
+    owned_ticket,
+    queue_ticket,
+    withdraw_ticket,
+)
+from services.accounts.players import Signed
+from services.bus import SERVICE, Caller, Handler, Outcome, Service
+from services.dealer import Dealer
+from services.errors import ForbiddenError
+from services.game import GameService
+from services.unit_of_work import Reading, UnitOfWork
+
+ATTEMPTS: Final = 20
+"""Runs of a lobby's command against the lobby's version taken first."""
+TicketStatus = Literal["waiting", "matched", "cancelled"]
+
+
+class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    pass
+
+
+class TurnLimits(_Answer, frozen=True, kw_only=True):
+    """Turn time limits in ms (docs/timers.md); 0: none."""
+
+    declare_ms: int
+    """Each declaring or overcalling turn (R18, R20)."""
+    bury_ms: int
+    """Burying the bottom (R21)."""
+    play_ms: int
+    """Each lead or follow (R22, R23)."""
+
+
+class TicketView(_Answer, frozen=True, kw_only=True):
+    """A quick-play ticket: waiting in its lobby, matched (its match and seat) or cancelled."""
+
+    ticket_id: str
+    """The ticket's id."""
+    status: TicketStatus
+    """`waiting` in the lobby, `matched` (see `matchId` and `seat`) or `cancelled`."""
+    version: int
+    """The ticket's version (the stream's event id)."""
+    preset: str | None
+    partner: str | None
+    """The partner's player id (they sit opposite, R2); null for none."""
+    bots_after_seconds: int | None
+    """Bots fill the free seats after the ticket has waited so long; null: wait for people."""
+    queued_at: str
+    """When the ticket was queued, ISO 8601."""
+    match_id: str | None
+    """The match made (``matched``): play with the player token."""
+    seat: int | None
+    match_end: str
+    """How the match made ends (R32): the rule set's `finish_at_A` or `rounds:N`; a rule set
+    that would never end (`wrap`) plays quick play's preset length `rounds:N`
+    (`QUICK_PLAY_ROUNDS`)."""
+    turn_limits: TurnLimits
+    """The turn limits of the match made: always on in quick play; a seat over its time is
+    played by the timeout bot (docs/timers.md)."""
+
+
+def ticket_view(service: GameService, ticket: Ticket) -> TicketView:
+    """The ticket as its player sees it (its lobby's rules never change)."""
+    wait = ticket.bots_after_ms
+    found = get_lobby(service, ticket.lobby_id)
+    match_end = str(found.rules.get("match_end", "")) if found is not None else ""
+    limits = service.table.quick_play_timers
+    return TicketView(
+        ticket_id=str(ticket.id),
+        status=cast("TicketStatus", ticket.status),
+        version=ticket.version,
+        preset=ticket.preset,
+        partner=None if ticket.partner_id is None else str(ticket.partner_id),
+        bots_after_seconds=None if wait is None else wait // 1000,
+        queued_at=ticket.created_on.isoformat(),
+        match_id=None if ticket.match_id is None else str(ticket.match_id),
+        seat=ticket.seat,
+        match_end=match_end,
+        turn_limits=TurnLimits(
+            declare_ms=limits.declare_ms, bury_ms=limits.bury_ms, play_ms=limits.play_ms
+        ),
+    )
+
+
+# -- the commands --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class QueueTicket:
+    """The caller (a player) queues for quick play: a rule set, a partner who sits opposite
+    once their ticket names the caller too (R2), and the wait after which bots may fill the
+    free seats."""
+
+    rules: RuleSet
+    preset: str | None = None
+    partner_id: UUID | None = None
+    bots_after_ms: int | None = None
+    bot_kind: str = "heuristic"
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTicket:
+    """The caller cancels their waiting ticket."""
+
+    ticket_id: UUID
+
+
+@dataclass(frozen=True, slots=True)
+class MakeDueMatch:
+    """The lobby's match, if one is due now (bots after a wait): the lobby sweeper's, and a
+    ticket's read (its lobby is swept first)."""
+
+    lobby_id: UUID
+
+
+def _player(service: GameService, caller: Caller) -> Signed:
+    if isinstance(caller, Service):
+        raise ForbiddenError("a ticket is a player's: the player's token is needed")
+    return signed_player(service, caller)
+
+
+def _ticket(outcome: Outcome, state: Reading, service: GameService) -> TicketView:
+    return ticket_view(service, state.get(outcome.subject, Ticket, "ticket", outcome.version))
+
+
+# -- the handlers --------------------------------------------------------------------------------
+
+
+class QueueTicketHandler(Handler[QueueTicket, Signed, TicketView]):
+    """409 ``already-queued``: the player waits with another ticket."""
+
+    attempts = ATTEMPTS
+
+    def __init__(self, service: GameService, dealer: Dealer) -> None:
+        self.service = service
+        self.dealer = dealer
+
+    def authorise(self, command: QueueTicket, caller: Caller) -> Signed:
+        return _player(self.service, caller)
+
+    def handle(self, uow: UnitOfWork, command: QueueTicket, who: Signed) -> Outcome:
+        request = TicketRequest(
+            who.account.id,
+            command.rules,
+            command.preset,
+            command.partner_id,
+            command.bots_after_ms,
+            command.bot_kind,
+        )
+        ticket = queue_ticket(uow, self.dealer, request, uuid4())
+        return Outcome(201, ticket.id, ticket.version)
+
+    def answer(
+        self, command: QueueTicket, who: Signed, outcome: Outcome, state: Reading
+    ) -> TicketView:
+        return _ticket(outcome, state, self.service)
+
+
+class CancelTicketHandler(Handler[CancelTicket, Signed, TicketView]):
+    """409 ``ticket-closed`` once it is matched or cancelled."""
+
+    attempts = ATTEMPTS
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    def authorise(self, command: CancelTicket, caller: Caller) -> Signed:
+        return _player(self.service, caller)
+
+    def handle(self, uow: UnitOfWork, command: CancelTicket, who: Signed) -> Outcome:
+        owned_ticket(self.service, who.account.id, command.ticket_id)  # 404 for another's
+        account = uow.get(who.account.id, Account, "player")
+        ticket = uow.get(command.ticket_id, Ticket, "ticket")
+        withdraw_ticket(uow, account, ticket)
+        return Outcome(200, ticket.id, ticket.version)
+
+    def answer(
+        self, command: CancelTicket, who: Signed, outcome: Outcome, state: Reading
+    ) -> TicketView:
+        return _ticket(outcome, state, self.service)
+
+
+class MakeDueMatchHandler(Handler[MakeDueMatch, None, UUID | None]):
+    """Answers the match made, None when none is due."""
+
+    attempts = ATTEMPTS
+
+    def __init__(self, dealer: Dealer) -> None:
+        self.dealer = dealer
+
+    def authorise(self, command: MakeDueMatch, caller: Caller) -> None:
+        if caller is not SERVICE:
+            raise ForbiddenError("only the service sweeps a lobby")
+
+    def handle(self, uow: UnitOfWork, command: MakeDueMatch, who: None) -> Outcome:
+        lobby = uow.find(command.lobby_id, Lobby)
+        made = None if lobby is None else matchmake(uow, self.dealer, lobby)
+        version = 0 if lobby is None else lobby.version
+        facts = {"match": None if made is None else str(made)}
+        return Outcome(200, command.lobby_id, version, facts=facts)
+
+    def answer(
+        self, command: MakeDueMatch, who: None, outcome: Outcome, state: Reading
+    ) -> UUID | None:
+        made = outcome.facts.get("match")
+        return None if made is None else UUID(str(made))
