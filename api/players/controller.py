@@ -35,12 +35,13 @@ from api.routes import route
 from domain.rules.errors import IllegalMoveError
 from services.access import signed_player
 from services.accounts import lobby, players
-from services.accounts.my_matches import MyMatches, my_matches
+from services.accounts.my_matches import MyMatches
 from services.accounts.players import Signed, get_account
 from services.accounts.seat_commands import ClaimSeatAsPlayer, LeaveMatch, LeftSeat, PlayerSeat
 from services.accounts.store import save_all
 from services.game import GameService
 from services.idempotency import Receipt, Stamp
+from services.readmodels.lists import list_my_matches
 
 
 class PlayerController(Controller):
@@ -285,8 +286,8 @@ class PlayerController(Controller):
         The player's matches: current ones with whose turn it is and its deadline,
         then finished ones.
         """
-        service, cred = read.service, read.credential
-        return await read.call(lambda: my_matches(service, signed_player(service, cred).account))
+        service, cred, lists = read.service, read.credential, read.runtime.lists
+        return await read.call(lambda: list_my_matches(lists, signed_player(service, cred).account))
 
 
 def _player(write: Write) -> Callable[[], Signed]:
