@@ -39,7 +39,9 @@ from psycopg.sql import SQL, Composed, Identifier
 from infra.localhub import InProcessHub, LocalHub
 from infra.settings import Settings
 from services.game import GameService
+from services.projections import Factory, Projection
 from services.readmodels.lists import ReadModels
+from services.readmodels.rebuild import ListsRebuild
 from services.readmodels.rows import Change, MatchRow, SeatRow, TournamentRow
 from services.readmodels.runner import Follower, Watcher
 from services.readmodels.view import UPSTREAM, ListsView, MemoryListsView, PositionMovedError
@@ -48,6 +50,8 @@ MATCHES: Final = "readmodel_matches"
 SEATS: Final = "readmodel_seats"
 TOURNAMENTS: Final = "readmodel_tournaments"
 PG_TRACKING: Final = "readmodel_tracking"
+SQLITE_TRACKING: Final = "tracking"
+"""The library's SQLite tracking table (its name is fixed there)."""
 TABLES: Final = (MATCHES, SEATS, TOURNAMENTS)
 """The views' own tables (the tracking table aside)."""
 
@@ -212,37 +216,47 @@ class _SqlView(ListsView):
     def store(self, change: Change, start: int, tracking: Tracking) -> None:
         with self.transaction(commit=True) as c:
             self.check_position(c, start)
-            if change.matches:
-                c.executemany(
-                    self.sql.upsert_match, [self.match_params(m) for m in change.matches.values()]
-                )
-            if change.seats:
-                c.executemany(
-                    self.sql.upsert_seat,
-                    [
-                        (self.key(s.account_id), self.key(s.match_id), s.seat, s.claimed, s.left)
-                        for s in change.seats.values()
-                    ],
-                )
-            if change.tournaments:
-                c.executemany(
-                    self.sql.upsert_tournament,
-                    [
-                        (self.key(t.tournament_id), t.position, t.status, t.version, t.item)
-                        for t in change.tournaments.values()
-                    ],
-                )
-            # The library's own tracking statement (single-row tracking: the row moves
-            # forward only; RETURNING nothing means it would not).
-            c.execute(
-                self.insert_tracking_statement,
-                {
-                    "application_name": tracking.application_name,
-                    "notification_id": tracking.notification_id,
-                },
+            self.write(c, change, tracking)
+
+    def replace_all(self, change: Change, tracking: Tracking) -> None:
+        with self.transaction(commit=True) as c:
+            self.delete_all(c)
+            if tracking.notification_id:
+                self.write(c, change, tracking)
+
+    def write(self, c: Any, change: Change, tracking: Tracking) -> None:
+        """``change`` and ``tracking`` in the transaction of ``c``."""
+        if change.matches:
+            c.executemany(
+                self.sql.upsert_match, [self.match_params(m) for m in change.matches.values()]
             )
-            if self.datastore.single_row_tracking and c.fetchone() is None:
-                raise IntegrityError(f"tracking {tracking} is not beyond the view's position")
+        if change.seats:
+            c.executemany(
+                self.sql.upsert_seat,
+                [
+                    (self.key(s.account_id), self.key(s.match_id), s.seat, s.claimed, s.left)
+                    for s in change.seats.values()
+                ],
+            )
+        if change.tournaments:
+            c.executemany(
+                self.sql.upsert_tournament,
+                [
+                    (self.key(t.tournament_id), t.position, t.status, t.version, t.item)
+                    for t in change.tournaments.values()
+                ],
+            )
+        # The library's own tracking statement (single-row tracking: the row moves
+        # forward only; RETURNING nothing means it would not).
+        c.execute(
+            self.insert_tracking_statement,
+            {
+                "application_name": tracking.application_name,
+                "notification_id": tracking.notification_id,
+            },
+        )
+        if self.datastore.single_row_tracking and c.fetchone() is None:
+            raise IntegrityError(f"tracking {tracking} is not beyond the view's position")
 
     def match_params(self, m: MatchRow) -> tuple[Any, ...]:
         return (
@@ -263,9 +277,12 @@ class _SqlView(ListsView):
 
     def reset(self) -> None:
         with self.transaction(commit=True) as c:
-            for statement in self.sql.reset[:-1]:
-                c.execute(statement)
-            c.execute(self.sql.reset[-1], (UPSTREAM,))
+            self.delete_all(c)
+
+    def delete_all(self, c: Any) -> None:
+        for statement in self.sql.reset[:-1]:
+            c.execute(statement)
+        c.execute(self.sql.reset[-1], (UPSTREAM,))
 
     def _one(self, statement: str, params: tuple[Any, ...]) -> Any:
         with self.transaction(commit=False) as c:
@@ -342,7 +359,7 @@ class SQLiteListsView(SQLiteTrackingRecorder, _SqlView):
     def __init__(self, datastore: SQLiteDatastore) -> None:
         super().__init__(datastore)
         self.setup_batches()
-        self.sql = _Statements(lambda t: t, "?", "tracking")
+        self.sql = _Statements(lambda t: t, "?", SQLITE_TRACKING)
 
     def construct_create_table_statements(self) -> list[str]:
         return [
@@ -422,3 +439,15 @@ def build_read_models(settings: Settings, service: GameService, hub: LocalHub) -
     if not isinstance(hub, InProcessHub):
         hub.on_changed.append(follower.poke)
     return ReadModels(service, view, follower)
+
+
+def read_model_factories() -> dict[str, Factory]:
+    """The read models kept in tables, as ``shengji rebuild`` rebuilds them."""
+
+    def lists(service: GameService) -> Projection:
+        # its tables made as the store's are (CREATE_TABLES), else by ``shengji migrate``
+        view = open_view(service, create=service.factory.env_create_table())
+        rebuilt: Projection = ListsRebuild(service, view)
+        return rebuilt
+
+    return {ListsRebuild.name: lists}

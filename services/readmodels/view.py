@@ -99,7 +99,12 @@ class ListsView(TrackingRecorder, ABC):
 
     @abstractmethod
     def reset(self) -> None:
-        """Forget every row and the position, in one transaction (``shengji rebuild``)."""
+        """Forget every row and the position, in one transaction."""
+
+    @abstractmethod
+    def replace_all(self, change: Change, tracking: Tracking) -> None:
+        """Every row and the position replaced by ``change`` at ``tracking`` (a position
+        0: none), in one transaction (``shengji rebuild``)."""
 
     @abstractmethod
     def stored_match(self, match_id: UUID) -> MatchRow | None: ...
@@ -237,6 +242,12 @@ class MemoryListsView(POPOTrackingRecorder, ListsView):
         with self.rows_lock:
             POPOTrackingRecorder.__init__(self)  # the library's tracking, as new
             self.clear()
+
+    def replace_all(self, change: Change, tracking: Tracking) -> None:
+        with self.rows_lock:
+            self.reset()
+            if tracking.notification_id:
+                self.store(change, 0, tracking)
 
     def stored_match(self, match_id: UUID) -> MatchRow | None:
         return self.matches.get(match_id)
