@@ -34,6 +34,7 @@ from eventsourcing.postgres import (
     PostgresTrackingRecorder,
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.utils import strtobool
 from psycopg.sql import SQL, Composed, Identifier
 
 from infra.localhub import InProcessHub, LocalHub
@@ -360,6 +361,10 @@ class SQLiteListsView(SQLiteTrackingRecorder, _SqlView):
         super().__init__(datastore)
         self.setup_batches()
         self.sql = _Statements(lambda t: t, "?", SQLITE_TRACKING)
+        self.lock_position = (
+            f"UPDATE {SQLITE_TRACKING} SET notification_id = notification_id "
+            "WHERE application_name = ?"
+        )
 
     def construct_create_table_statements(self) -> list[str]:
         return [
@@ -371,6 +376,9 @@ class SQLiteListsView(SQLiteTrackingRecorder, _SqlView):
         return self.datastore.transaction(commit=commit)
 
     def check_position(self, c: Any, start: int) -> None:
+        # A write first takes the file's write lock (waiting as long as the store's lock
+        # timeout), so the position read next is the one this transaction commits after.
+        c.execute(self.lock_position, (UPSTREAM,))
         c.execute(self.select_max_tracking_id_statement, (UPSTREAM,))
         now = c.fetchone()[0] or 0
         if now != start:
@@ -446,7 +454,7 @@ def read_model_factories() -> dict[str, Factory]:
 
     def lists(service: GameService) -> Projection:
         # its tables made as the store's are (CREATE_TABLES), else by ``shengji migrate``
-        view = open_view(service, create=service.factory.env_create_table())
+        view = open_view(service, create=strtobool(service.env.get("CREATE_TABLE") or "y"))
         rebuilt: Projection = ListsRebuild(service, view)
         return rebuilt
 

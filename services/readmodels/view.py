@@ -47,7 +47,6 @@ class ListsView(TrackingRecorder, ABC):
         """Call once from the constructor."""
         self.pending: Change | None = None
         self.pending_tracking: Tracking | None = None
-        self.batch_start = 0
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -59,7 +58,7 @@ class ListsView(TrackingRecorder, ABC):
     def batch(self, start: int) -> Iterator[None]:
         """Keep what :meth:`record` is given and write it at the end, in one transaction,
         if the view is still at ``start`` (else :class:`PositionMovedError`)."""
-        self.pending, self.pending_tracking, self.batch_start = Change(), None, start
+        self.pending, self.pending_tracking = Change(), None
         try:
             yield
             if self.pending_tracking is not None:

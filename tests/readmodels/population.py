@@ -1,0 +1,116 @@
+"""A population of matches for the read models' tests, made through the services: played
+to the end, ended by the organiser (a round abandoned), open, private (an invite code),
+imported from a record, tournament tables, and players who sit, leave and finish.
+
+:func:`populate` runs in steps (``steps``): a test follows the log between them, so the
+view is written in many batches, as a live one is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from uuid import UUID
+
+from domain.accounts.account import Account
+from domain.rules.ruleset import preset
+from services.accounts.invites import create_invite
+from services.accounts.players import create_player, get_account
+from services.accounts.seating import claim_seat
+from services.game import GameService
+from services.records.export import export_match
+from services.records.replay import import_record
+from services.table_life import leave
+from tests.archive.matches import bot_match, bot_tournament, ended_match, open_match
+
+PERSON = "Zhang Sanfeng-unique"
+"""A display name no row may hold (docs/players.md: names are sealed)."""
+
+
+@dataclass
+class Population:
+    accounts: list[UUID] = field(default_factory=list)
+    matches: list[UUID] = field(default_factory=list)
+
+
+def _seated(service: GameService, people: list[Account], name: str) -> UUID:
+    """A match where the ``people`` sit in seats 0.. and bots in the rest."""
+    mid = service.create_match(preset("standard"), name=name, preset="standard")
+    for seat, person in enumerate(people):
+        claim_seat(service, get_account(service, person.id), mid, seat)
+    for seat in range(len(people), 4):
+        service.take_seat(mid, seat, f"bot{seat}", "random")
+    return mid
+
+
+def steps(service: GameService, population: Population) -> Iterator[Callable[[], None]]:
+    """The population's steps, each a few saves."""
+    people: list[Account] = []
+
+    def players() -> None:
+        for i in range(3):
+            account, _ = create_player(service, f"{PERSON} {i}", "en")
+            people.append(account)
+            population.accounts.append(account.id)
+
+    def played() -> None:
+        population.matches.append(bot_match(service, rounds=2))
+        population.matches.append(bot_match(service, "tuolaji"))
+
+    def ended_and_open() -> None:
+        population.matches.append(ended_match(service))
+        population.matches.append(open_match(service))
+
+    def private() -> None:
+        mid = service.create_match(preset("standard"), name="private", preset="standard")
+        create_invite(service, mid, "organiser", timedelta(hours=1))
+        population.matches.append(mid)
+
+    def waiting() -> None:
+        mid = service.create_match(preset("standard"), name="waiting", preset="standard")
+        claim_seat(service, get_account(service, people[0].id), mid, 2)
+        population.matches.append(mid)
+
+    def seated() -> None:
+        population.matches.append(_seated(service, people[:2], "friends"))
+        population.matches.append(_seated(service, people[1:2], "solo"))
+
+    def left() -> None:
+        mid = _seated(service, people[2:3], "left")
+        leave(service, people[2].id, mid, "heuristic", lambda _: ())
+        population.matches.append(mid)
+
+    def finished_with_people() -> None:
+        mid = _seated(service, people[:1], "to end")
+        service.finish_match(mid)
+        population.matches.append(mid)
+
+    def tournament() -> None:
+        bot_tournament(service)
+
+    def imported() -> None:
+        record = export_match(service, population.matches[0])
+        import_record(service, record, store=True)
+        population.matches.append(service.create_match(preset("standard"), name="after"))
+
+    yield from (
+        players,
+        played,
+        ended_and_open,
+        private,
+        waiting,
+        seated,
+        left,
+        finished_with_people,
+        tournament,
+        imported,
+    )
+
+
+def populate(service: GameService, between: Callable[[], object] = lambda: None) -> Population:
+    """The whole population, ``between()`` after each step."""
+    population = Population()
+    for step in steps(service, population):
+        step()
+        between()
+    return population
