@@ -92,7 +92,8 @@ class Lists(Projection[ListsView]):
         assert row is not None, f"match {round_.match_id} has no row"
         match = self._as_row_shows(row.match_id, row.match_version, self.service.get_match)
         self.view.record(
-            self._match_change(match, row.position, row.imported_position, row), tracking
+            self._match_change(match, row.position, row.imported_position, row, row.item),
+            tracking,
         )
 
     @process_event.register
@@ -133,8 +134,15 @@ class Lists(Projection[ListsView]):
     # -- rows ----------------------------------------------------------------------------------
 
     def _match_change(
-        self, match: Match, position: int, imported: int | None, old: MatchRow | None = None
+        self,
+        match: Match,
+        position: int,
+        imported: int | None,
+        old: MatchRow | None = None,
+        item: bytes | None = None,
     ) -> Change:
+        """The match's row; ``item``: its list item as it stands (a round's event leaves
+        the match as it was)."""
         current = self._current_round(match, old)
         row = MatchRow(
             match_id=match.id,
@@ -144,7 +152,7 @@ class Lists(Projection[ListsView]):
             match_version=match.version,
             round_id=None if current is None else current.id,
             round_version=0 if current is None else current.version,
-            item=msgspec.json.encode(match_item(match)),
+            item=msgspec.json.encode(match_item(match)) if item is None else item,
             mine=msgspec.json.encode(my_item(match, current, 0)),
         )
         return Change(matches={match.id: row})

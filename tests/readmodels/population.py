@@ -13,6 +13,7 @@ from datetime import timedelta
 from uuid import UUID
 
 from domain.accounts.account import Account
+from domain.game.timers import Timers
 from domain.rules.ruleset import preset
 from services.accounts.invites import create_invite
 from services.accounts.players import create_player, get_account
@@ -33,9 +34,11 @@ class Population:
     matches: list[UUID] = field(default_factory=list)
 
 
-def _seated(service: GameService, people: list[Account], name: str) -> UUID:
+def _seated(
+    service: GameService, people: list[Account], name: str, timers: Timers | None = None
+) -> UUID:
     """A match where the ``people`` sit in seats 0.. and bots in the rest."""
-    mid = service.create_match(preset("standard"), name=name, preset="standard")
+    mid = service.create_match(preset("standard"), name=name, preset="standard", timers=timers)
     for seat, person in enumerate(people):
         claim_seat(service, get_account(service, person.id), mid, seat)
     for seat in range(len(people), 4):
@@ -74,6 +77,9 @@ def steps(service: GameService, population: Population) -> Iterator[Callable[[],
     def seated() -> None:
         population.matches.append(_seated(service, people[:2], "friends"))
         population.matches.append(_seated(service, people[1:2], "solo"))
+        timers = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
+        timed = _seated(service, people[:1], "timed", timers)
+        population.matches.append(timed)
 
     def left() -> None:
         mid = _seated(service, people[2:3], "left")
