@@ -117,7 +117,7 @@ async def measure(
 ) -> dict[str, list[float]]:
     """Milliseconds per request, by route."""
     app = build_app(settings, service=service)
-    last = (service.recorder.max_notification_id() or 0) - 400
+    last = max(0, (service.recorder.max_notification_id() or 0) - 400)
     routes: dict[str, tuple[str, dict[str, str]]] = {
         "matches first page": ("/v1/matches", {}),
         "matches last page": (f"/v1/matches?after={last}", {}),
