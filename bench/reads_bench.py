@@ -40,10 +40,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import httpx
 
+from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
@@ -52,11 +53,15 @@ from infra.logging import configure_logging
 from infra.readviews import open_view
 from infra.settings import Settings
 from infra.store import build_service
-from services.accounts.players import create_player, get_account
+from services.accounts.players import create_player
 from services.accounts.seating import claim_seat
+from services.dealer import Dealer
 from services.game import GameService
+from services.handlers import build_bus, table_deals
+from services.match_commands import CreateMatch
 from services.readmodels.runner import Follower
 from services.tournaments.service import TournamentService
+from services.unit_of_work import UnitOfWork
 
 PER_SAVE = 250
 """Matches written per save (one transaction)."""
@@ -98,9 +103,14 @@ def tournaments_for(matches: int) -> int:
 def seat_player(service: GameService) -> str:
     """A player in ten new matches; their token."""
     account, token = create_player(service, "bench", "en")
+    bus = build_bus(service)
+    dealer = Dealer(table_deals(service))
     for i in range(10):
-        mid = service.create_match(STANDARD, name=f"mine {i}", preset="standard")
-        claim_seat(service, get_account(service, account.id), mid, i % 4)
+        made = bus.execute(CreateMatch(STANDARD, name=f"mine {i}", preset="standard"))
+        uow = UnitOfWork(service)
+        player = uow.get(account.id, Account, "player")
+        claim_seat(uow, dealer, player, uow.match(UUID(made.match_id)), i % 4)
+        uow.commit()
     return token
 
 

@@ -9,20 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
 from uuid import UUID
 
 from domain.accounts.account import Account
 from domain.game.timers import Timers
 from domain.rules.ruleset import preset
-from services.accounts.invites import create_invite
 from services.accounts.players import create_player, get_account
-from services.accounts.seating import claim_seat
 from services.game import GameService
 from services.records.export import export_match
 from services.records.replay import import_record
 from services.table_life import leave
 from tests.archive.matches import bot_match, bot_tournament, ended_match, open_match
+from tests.commands import claim_as_player, create_match, finish_match, take_seat, unit
 
 PERSON = "Zhang Sanfeng-unique"
 """A display name no row may hold (docs/players.md: names are sealed)."""
@@ -38,11 +36,11 @@ def _seated(
     service: GameService, people: list[Account], name: str, timers: Timers | None = None
 ) -> UUID:
     """A match where the ``people`` sit in seats 0.. and bots in the rest."""
-    mid = service.create_match(preset("standard"), name=name, preset="standard", timers=timers)
+    mid = create_match(service, preset("standard"), name=name, preset="standard", timers=timers)
     for seat, person in enumerate(people):
-        claim_seat(service, get_account(service, person.id), mid, seat)
+        claim_as_player(service, get_account(service, person.id), mid, seat)
     for seat in range(len(people), 4):
-        service.take_seat(mid, seat, f"bot{seat}", "random")
+        take_seat(service, mid, seat, f"bot{seat}", "random")
     return mid
 
 
@@ -65,13 +63,14 @@ def steps(service: GameService, population: Population) -> Iterator[Callable[[],
         population.matches.append(open_match(service))
 
     def private() -> None:
-        mid = service.create_match(preset("standard"), name="private", preset="standard")
-        create_invite(service, mid, "organiser", timedelta(hours=1))
+        mid = create_match(
+            service, preset("standard"), name="private", preset="standard", visibility="private"
+        )
         population.matches.append(mid)
 
     def waiting() -> None:
-        mid = service.create_match(preset("standard"), name="waiting", preset="standard")
-        claim_seat(service, get_account(service, people[0].id), mid, 2)
+        mid = create_match(service, preset("standard"), name="waiting", preset="standard")
+        claim_as_player(service, get_account(service, people[0].id), mid, 2)
         population.matches.append(mid)
 
     def seated() -> None:
@@ -83,12 +82,14 @@ def steps(service: GameService, population: Population) -> Iterator[Callable[[],
 
     def left() -> None:
         mid = _seated(service, people[2:3], "left")
-        leave(service, people[2].id, mid, "heuristic", lambda _: ())
+        uow = unit(service)
+        leave(uow, uow.get(people[2].id, Account, "player"), mid, "heuristic")
+        uow.commit()
         population.matches.append(mid)
 
     def finished_with_people() -> None:
         mid = _seated(service, people[:1], "to end")
-        service.finish_match(mid)
+        finish_match(service, mid)
         population.matches.append(mid)
 
     def tournament() -> None:
@@ -97,7 +98,7 @@ def steps(service: GameService, population: Population) -> Iterator[Callable[[],
     def imported() -> None:
         record = export_match(service, population.matches[0])
         import_record(service, record, store=True)
-        population.matches.append(service.create_match(preset("standard"), name="after"))
+        population.matches.append(create_match(service, preset("standard"), name="after"))
 
     yield from (
         players,

@@ -28,6 +28,7 @@ from services.readmodels.runner import Follower, Watcher
 from services.readmodels.view import ListsView, MemoryListsView
 from services.tournaments.listing import STATUSES
 from tests.archive.matches import open_match
+from tests.commands import create_match
 from tests.conftest import Backend
 from tests.readmodels.population import PERSON, populate
 from tests.readmodels.reference import scan_matches, scan_tournaments
@@ -74,7 +75,7 @@ def test_a_follower_that_starts_again_goes_on_from_the_position(
     Follower(first, view).catch_up()
     position = view.position()
     open_match(first)
-    first.create_match(population_rules(first, population.matches[0]), name="late")
+    create_match(first, population_rules(first, population.matches[0]), name="late")
     # another process: a cold cache, its own connections, the same view
     second = backend.service()
     follower = Follower(second, stored_view(backend, second, shared))
