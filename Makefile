@@ -5,7 +5,7 @@
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
-# make bench-fairplay, make bench-frames.
+# make bench-fairplay, make bench-frames, make bench-reads.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
 # an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
@@ -15,7 +15,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -103,6 +103,11 @@ bench-capacity: $(STAMP)
 # (last line "parquet matches=<n> parquet_rows_per_s=<f> parquet_bytes_per_match=<f> ...").
 bench-export: $(STAMP)
 	$(BIN)/python -m bench.export_bench $(ARGS)
+
+# The lists (matches, a player's matches, tournaments) with 200 and 20,000 matches in the
+# store; the last line is "reads small_p50_ms=<f> large_p50_ms=<f> ratio=<f>".
+bench-reads: $(STAMP)
+	$(BIN)/python -m bench.reads_bench $(ARGS)
 
 # PostgreSQL saves and loads: the library's own transaction against the locking insert
 # function (docs/decisions.md D-pgstore); the narrow fetch against the library's.

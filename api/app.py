@@ -51,7 +51,7 @@ from api.records.bulk import export_records
 from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
-from api.runtime import Runtime
+from api.runtime import Runtime, read_models_lifespan
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
 from api.streamcap import StreamCaps
@@ -162,6 +162,7 @@ def create_app(parts: AppParts) -> Litestar:
         },
         lifespan=[
             parts.live.lifespan,
+            read_models_lifespan(runtime.lists),
             *(
                 (
                     driver_lifespan(parts.bots),

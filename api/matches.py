@@ -45,7 +45,8 @@ from services.match_commands import (
     SeatClaimed,
     WakeBots,
 )
-from services.summaries import MatchList, MatchSummary, Origin, list_matches, match_summary
+from services.readmodels.lists import list_matches
+from services.summaries import MatchList, MatchSummary, Origin, match_summary
 
 SeatParam = Annotated[int, PathParameter(ge=0, le=3, description="Seat 0..3 (R1)")]
 OriginFilter = Annotated[
@@ -98,7 +99,7 @@ class MatchController(Controller):
         page before; `origin` keeps the played or the imported ones only.
         """
         return await read.call(
-            lambda: list_matches(read.service, after=after, limit=limit, origin=origin)
+            lambda: list_matches(read.runtime.lists, after=after, limit=limit, origin=origin)
         )
 
     @route("/{match_id:uuid}", 404, tagged=True)

@@ -11,8 +11,9 @@ own threads, outside it (docs/decisions.md D-bot-driver).
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
@@ -26,6 +27,7 @@ from services.bot_driver import BotDriver
 from services.bus import Bus
 from services.game import GameService
 from services.idempotency import Keys
+from services.readmodels.lists import ReadModels
 from services.sources import PLAYER_ROLE
 
 T = TypeVar("T")
@@ -97,6 +99,18 @@ class Runtime:
     retry_ms: int = 1000
     """The ``retry:`` hint of every stream (``SSE_RETRY_MS``): one reconnection delay for
     the match, player, ticket, standings and feed streams alike."""
+    read_models: ReadModels | None = None
+    """The lists' read models (docs/decisions.md D-readmodels); None: a view in memory
+    that this process keeps."""
+
+    def __post_init__(self) -> None:
+        if self.read_models is None:
+            self.read_models = ReadModels.in_memory(self.service)
+
+    @property
+    def lists(self) -> ReadModels:
+        assert self.read_models is not None  # __post_init__ set it
+        return self.read_models
 
     @property
     def service(self) -> GameService:
@@ -115,6 +129,23 @@ class Runtime:
     def provide(self) -> Runtime:
         """The ``runtime`` dependency."""
         return self
+
+
+def read_models_lifespan(
+    lists: ReadModels,
+) -> Callable[[object], contextlib.AbstractAsyncContextManager[None]]:
+    """The read models' follower as background work of the app: its thread runs from
+    start-up to shutdown (docs/decisions.md D-readmodels)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: object = None) -> AsyncIterator[None]:
+        lists.freshness.start()
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(lists.freshness.stop)
+
+    return lifespan
 
 
 async def in_thread(limiter: anyio.CapacityLimiter | None, fn: Callable[..., T], *args: Any) -> T:

@@ -9,6 +9,8 @@ benchmarks and the tests alike (docs/decisions.md D-root). From the settings it 
 * the hub that wakes the live streams (``infra.hub``: LISTEN on PostgreSQL, in-process
   otherwise) and the one limiter of blocking store calls, sized to the store's pool;
 * the OIDC verifier, the webhook outbox's store and its sender;
+* the read models of the lists and their follower (``infra.readviews``: a thread woken by
+  saves, not in a PostgreSQL ``api`` process; docs/decisions.md D-readmodels);
 * the limits on clients and the background workers (sweeper, tournament clerk, lobby
   sweeper, webhook outbox), run by the process whose role says so (``PROCESS_ROLE``:
   ``all`` in one process, else ``api`` processes beside ``worker`` ones; docs/scaling.md);
@@ -40,6 +42,7 @@ from api.timers import SweeperTask
 from api.tournaments.clerk import ClerkTask
 from infra.hub import build_hub
 from infra.localhub import InProcessHub
+from infra.readviews import build_read_models
 from infra.settings import Settings
 from infra.store import build_service, key_store, outbox_env
 from services.accounts.oidc import OidcVerifier
@@ -107,7 +110,14 @@ def build_parts(
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(bots.bus, limiter, bots, tags=tags, retry_ms=settings.sse_retry_ms)
+    runtime = Runtime(
+        bots.bus,
+        limiter,
+        bots,
+        tags=tags,
+        retry_ms=settings.sse_retry_ms,
+        read_models=build_read_models(settings, service, hub),
+    )
     live = LiveStreams(
         service,
         hub,

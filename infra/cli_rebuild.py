@@ -2,10 +2,12 @@
 (docs/operations.md, "Rebuilding read models").
 
 Reads the store the environment configures (as ``shengji serve``: ``DATABASE_URL``,
-``SQLITE_PATH`` …), resets every registered projection (:mod:`services.projections`)
-and replays the log into them from position 0, drawing a progress bar with the rate on
-stderr. ``--check`` then compares each rebuilt model with what the service answers now
-and exits 1 on any difference; ``--only NAME`` rebuilds some projections only.
+``SQLITE_PATH`` …), resets every registered projection (:mod:`services.projections`) and
+the lists' read models (``lists``, :mod:`infra.readviews`), replays the log into them
+from position 0, drawing a progress bar with the rate on stderr, and puts the rebuilt
+lists in place of the stored ones (one transaction). ``--check`` instead compares each
+rebuilt model with what the service has now (the stored lists; the models computed on
+demand) and exits 1 on any difference; ``--only NAME`` rebuilds some projections only.
 On SQLite the server must be stopped first (one process owns the file).
 """
 
@@ -16,20 +18,28 @@ import sys
 from typing import Any, TextIO
 
 from infra.cli_store import open_store
-from services.projections import Progress, differences, rebuild, registered
+from infra.readviews import read_model_factories
+from services.projections import Factory, Progress, Stored, differences, rebuild, registered
 
 BAR = 30
 
 
+def factories() -> dict[str, Factory]:
+    """Every projection ``shengji rebuild`` knows, by name."""
+    return dict(sorted({**registered(), **read_model_factories()}.items()))
+
+
 def add_rebuild_parser(commands: Any) -> None:
-    names = ", ".join(registered())
+    names = ", ".join(factories())
     parser = commands.add_parser(
         "rebuild",
         help="replay the whole log into every read model",
         description=f"Replay the whole event log into every read model ({names}).",
     )
     parser.add_argument(
-        "--check", action="store_true", help="compare with the live read models (exit 1 on drift)"
+        "--check",
+        action="store_true",
+        help="compare with the stored and live read models, change nothing (exit 1 on drift)",
     )
     parser.add_argument(
         "--only", action="append", default=None, metavar="NAME", help="rebuild NAME only"
@@ -51,18 +61,18 @@ def run_rebuild(
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    factories = registered()
-    unknown = sorted(set(args.only or ()) - set(factories))
+    known = factories()
+    unknown = sorted(set(args.only or ()) - set(known))
     if unknown:
         err.write(
-            f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(factories)}\n"
+            f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(known)}\n"
         )
         return 2
     service = open_store("rebuild", err)
     if service is None:
         return 2
     try:
-        chosen = [f(service) for name, f in factories.items() if not args.only or name in args.only]
+        chosen = [f(service) for name, f in known.items() if not args.only or name in args.only]
 
         def draw(p: Progress) -> None:
             err.write(bar(p))
@@ -74,6 +84,9 @@ def run_rebuild(
             f"({final.rate:,.0f} events/s)\n"
         )
         if not args.check:
+            for projection in projections:
+                if isinstance(projection, Stored):
+                    projection.store()
             return 0
         drifted = [line for p in projections for line in differences(p)]
         for line in drifted:

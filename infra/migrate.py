@@ -10,6 +10,8 @@ creates the schema of the configured store (:class:`~infra.settings.Settings`):
   :class:`infra.pgstore.LockingInsertRecorder` defines it (one call that keeps the table
   lock). A function whose body differs from this release's is replaced.
 * SQLite: the events table.
+* Both: the read models' tables and their tracking table (:mod:`infra.readviews`,
+  docs/decisions.md D-readmodels), made by the library's tracking recorder of the view.
 
 The objects are created by the eventsourcing library's own recorder (``create_table``),
 so they are exactly those the service uses. Running it again is a no-op: when every
@@ -39,6 +41,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg import sql
 
 from infra.pgstore import LockingInsertRecorder
+from infra.readviews import PG_TRACKING, SQLITE_TRACKING, TABLES, open_view
 from infra.settings import Settings, SettingsError, parse_database_url
 from infra.store import build_service
 from services.game import GameService
@@ -152,14 +155,43 @@ def _inspect_sqlite(recorder: SQLiteApplicationRecorder) -> SchemaState:
     return SchemaState((table,), ()) if found else SchemaState((), (table,))
 
 
+def _inspect_views(service: GameService) -> SchemaState:
+    """The read models' tables (:mod:`infra.readviews`)."""
+    recorder = service.recorder
+    if isinstance(recorder, PostgresApplicationRecorder):
+        schema = recorder.datastore.schema
+        names = [*TABLES, PG_TRACKING]
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                (schema,),
+            )
+            found = {r["table_name"] for r in curs.fetchall()}
+        objects = {f"table {schema}.{n}": n in found for n in names}
+    elif isinstance(recorder, SQLiteApplicationRecorder):
+        names = [*TABLES, SQLITE_TRACKING]
+        with recorder.datastore.transaction(commit=False) as curs:
+            curs.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            found = {r[0] for r in curs.fetchall()}
+        objects = {f"table {n}": n in found for n in names}
+    else:
+        return SchemaState((), ())
+    return SchemaState(
+        tuple(n for n, ok in objects.items() if ok), tuple(n for n, ok in objects.items() if not ok)
+    )
+
+
 def inspect_schema(service: GameService) -> SchemaState:
     """Which schema objects ``service``'s store has (none to have on POPO)."""
     recorder = service.recorder
     if isinstance(recorder, LockingInsertRecorder):
-        return _inspect_postgres(recorder)
-    if isinstance(recorder, SQLiteApplicationRecorder):
-        return _inspect_sqlite(recorder)
-    return SchemaState((), ())
+        events = _inspect_postgres(recorder)
+    elif isinstance(recorder, SQLiteApplicationRecorder):
+        events = _inspect_sqlite(recorder)
+    else:
+        return SchemaState((), ())
+    views = _inspect_views(service)
+    return SchemaState(events.present + views.present, events.missing + views.missing, events.stale)
 
 
 # -- migration -------------------------------------------------------------------------------
@@ -230,6 +262,7 @@ def migrate(settings: Settings) -> MigrationReport:
                 recorder, PostgresApplicationRecorder | SQLiteApplicationRecorder
             ):
                 recorder.create_table()
+                open_view(service, create=True)
             after = inspect_schema(service)
     except Exception as e:
         raise MigrationError(_reason(e)) from e

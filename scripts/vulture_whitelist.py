@@ -148,3 +148,11 @@ schema_markdown  # services/analysis/schema.py: docs/analysis.md's schema (tests
 # -- table life: msgspec response fields (api/players/dto.py) ----------------------------------
 session_expires_at  # api/players/dto.py (Me / SessionRefreshed)
 turn_limits  # api/players/dto.py (TicketView)
+
+# -- singledispatch registrations: called by the dispatching method, by the event's type --
+match_created  # services/readmodels/projection.py (Lists.process_event)
+match_changed  # services/readmodels/projection.py
+round_changed  # services/readmodels/projection.py
+seat_claimed  # services/readmodels/projection.py
+match_left  # services/readmodels/projection.py
+tournament_changed  # services/readmodels/projection.py

@@ -21,13 +21,17 @@ The factory gets the live service (to write its table, say). A projection:
 * ``rebuilt()`` and ``live()``: the model as rebuilt and as the service answers it now,
   as JSON-ready values, so ``shengji rebuild --check`` and the tests compare them.
 
-The service's own read models are computed from the aggregates on demand — match
-summaries (``GET /v1/matches/{id}``), tournament standings, the finished matches the bulk
-export reads — or are in-memory caches that start empty (the aggregate cache, the views'
-ETags, the tournament rounds known complete). Their projections here (:mod:`services.
-projections_builtin`) rebuild them from the log alone and prove the log holds all they
-show (R34); a read model persisted later (players' "my matches", the lobby, a webhook
-outbox position) registers beside them and is rebuilt the same way.
+The lists (``GET /v1/matches``, ``GET /v1/players/me/matches``, ``GET /v1/tournaments``)
+are read models kept in tables of their own (:mod:`services.readmodels`,
+docs/decisions.md D-readmodels): ``shengji rebuild`` rebuilds them from the whole log and
+puts them in place (:class:`Stored`), ``--check`` compares them with the stored ones
+(``infra.cli_rebuild`` adds them to the registered projections: their tables are the
+composition root's). The service's other read models are computed from the aggregates on
+demand — match summaries (``GET /v1/matches/{id}``), tournament standings, the finished
+matches the bulk export reads — or are in-memory caches that start empty (the aggregate
+cache, the views' ETags, the tournament rounds known complete). Their projections here
+(:mod:`services.projections_builtin`) rebuild them from the log alone and prove the log
+holds all they show (R34).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import importlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from services.game import GameService
 
@@ -58,6 +62,14 @@ class Projection(Protocol):
     def rebuilt(self) -> dict[str, Any]: ...
 
     def live(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Stored(Protocol):
+    """A projection whose model the service reads from its own tables (the lists' read
+    models, :mod:`services.readmodels`): ``store()`` puts the rebuilt model in their place."""
+
+    def store(self) -> None: ...
 
 
 Factory = Callable[[GameService], Projection]

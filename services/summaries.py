@@ -1,26 +1,21 @@
 """Public summaries of matches and their rounds (nothing secret: R33).
 
-:func:`list_matches` pages through the matches in creation order, reading the store's
-notification log filtered by the ``MatchCreated`` topic (the notification id is the
-cursor); :func:`match_summary` is one match — rules (§10), seats, team levels (R5),
-dealer (R31), the current round, the results (R29–R32) and whether and who won (R32);
+:func:`list_item` is a match as ``GET /v1/matches`` lists it (the list is read from the
+read models, :mod:`services.readmodels.lists`); :func:`match_summary` is one match —
+rules (§10), seats, team levels (R5), dealer (R31), the current round, the results
+(R29–R32) and whether and who won (R32);
 :func:`round_summaries` lists the rounds with their recorded results.
 """
 
 from __future__ import annotations
 
 from typing import Literal, cast
-from uuid import UUID
 
 import msgspec
-from eventsourcing.utils import get_topic
 
 from domain.game.match import Match
-from domain.game.match_events import MatchCreated, MatchImported
 from domain.game.round import Round
 from domain.rules.cards import RANKS
-from domain.rules.errors import InvalidInputError
-from services.game import GameService
 from services.view_types import (
     OriginView,
     RecordedView,
@@ -32,9 +27,6 @@ from services.view_types import (
     rules_view,
 )
 
-MAX_PAGE = 100
-_CREATED = get_topic(MatchCreated)
-_IMPORTED = get_topic(MatchImported)
 Origin = Literal["played", "imported"]
 
 
@@ -104,41 +96,8 @@ class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     more: bool
 
 
-def list_matches(
-    service: GameService, *, after: int = 0, limit: int = 50, origin: Origin | None = None
-) -> MatchList:
-    """Public matches created after log position ``after``, oldest first, at most ``limit``
-    (private tables are never listed);
-    ``origin``: only the matches played here, or only the imported records (listed in the
-    order they were imported; the cursor is then a position of the imports)."""
-    if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
-        raise InvalidInputError(f"limit must be 1..{MAX_PAGE}, got {limit!r}")
-    if type(after) is not int or after < 0:
-        raise InvalidInputError(f"after is a position >= 0, got {after!r}")
-    if origin not in (None, "played", "imported"):
-        raise InvalidInputError(f"origin is played or imported, got {origin!r}")
-    topic = _IMPORTED if origin == "imported" else _CREATED
-    items: list[MatchListItem] = []
-    cursor = after
-    while True:
-        found = service.recorder.select_notifications(
-            cursor, limit + 1, topics=[topic], inclusive_of_start=False
-        )
-        for n in found:
-            match = service.get_match(UUID(str(n.originator_id)))
-            hidden = match.private  # never listed (docs/decisions.md D-table-life)
-            if hidden or (origin == "played" and match.imported is not None):
-                cursor = n.id
-                continue
-            if len(items) == limit:
-                return MatchList(items=items, next=cursor, more=True)
-            items.append(_item(match))
-            cursor = n.id
-        if len(found) <= limit:  # the log is read to its end
-            return MatchList(items=items, next=cursor, more=False)
-
-
-def _item(match: Match) -> MatchListItem:
+def list_item(match: Match) -> MatchListItem:
+    """The match as ``GET /v1/matches`` lists it (:mod:`services.readmodels`)."""
     return MatchListItem(
         match_id=str(match.id),
         name=match.name,

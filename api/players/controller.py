@@ -41,8 +41,9 @@ from services.accounts.commands import (
     SessionToken,
     profile,
 )
-from services.accounts.my_matches import MyMatches, my_matches
+from services.accounts.my_matches import MyMatches
 from services.accounts.seat_commands import ClaimSeatAsPlayer, LeaveMatch, LeftSeat, PlayerSeat
+from services.readmodels.lists import list_my_matches
 
 
 class PlayerController(Controller):
@@ -187,5 +188,5 @@ class PlayerController(Controller):
         The player's matches: current ones with whose turn it is and its deadline,
         then finished ones.
         """
-        service, cred = read.service, read.credential
-        return await read.call(lambda: my_matches(service, signed_player(service, cred).account))
+        service, cred, lists = read.service, read.credential, read.runtime.lists
+        return await read.call(lambda: list_my_matches(lists, signed_player(service, cred).account))

@@ -42,8 +42,9 @@ from api.tournaments.organiser import organiser_write, saved, view_answer, view_
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.tournament import Tournament
 from services.idempotency import Fact, Receipt, Stamp
+from services.readmodels.lists import list_tournaments
 from services.sources import ORGANISER_ROLE, new_token, token_hash
-from services.tournaments.listing import TournamentList, list_tournaments
+from services.tournaments.listing import TournamentList
 from services.tournaments.organise import Organiser
 from services.tournaments.service import TournamentService
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
@@ -127,7 +128,7 @@ class TournamentController(Controller):
         state now; page with `after` = the previous `next`.
         """
         return await read.call(
-            lambda: list_tournaments(read.service, after=after, limit=limit, status=status)
+            lambda: list_tournaments(read.runtime.lists, after=after, limit=limit, status=status)
         )
 
     @route("/{tournament_id:uuid}", responses={303: TO_PAGE, **problems(404)})

@@ -1,9 +1,11 @@
 """``GET /v1/players/me/matches``: the account's matches, current first, with whose turn
 it is and its deadline (docs/players.md).
 
-The list is read from the account's ``SeatClaimed`` events (its seats) and each match's
-current state: the account is the index, the matches are the truth, so the list is never
-behind a save (no projection to lag).
+:func:`item` is one match as the list shows it: the read models keep it for each match
+(:mod:`services.readmodels`), and the route reads the list from them
+(:func:`services.readmodels.lists.list_my_matches`). :func:`my_matches` builds the list
+from the account's seats and each match's current state: the player stream's snapshot,
+taken at the stream's position, and the read models' tests hold the route to it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Finding tournaments (docs/tournaments.md): ``GET /v1/tournaments`` pages through the
-tournaments in creation order, reading the store's notification log filtered by the
-``TournamentCreated`` topic (the notification id is the cursor), as
-:func:`services.summaries.list_matches` does for matches; ``status`` keeps only the
-tournaments in that state now."""
+"""Finding tournaments (docs/tournaments.md): :func:`list_item` is a tournament as
+``GET /v1/tournaments`` lists it (the list is read from the read models,
+:mod:`services.readmodels.lists`); :func:`open_tournaments` is the tournament clerk's
+scan of the log for tournaments created since its last one."""
 
 from __future__ import annotations
 
@@ -11,12 +10,12 @@ from uuid import UUID
 import msgspec
 from eventsourcing.utils import get_topic
 
-from domain.rules.errors import InvalidInputError
 from domain.tournament.events import TournamentCreated
 from domain.tournament.tournament import Tournament
 from services.game import GameService
 
-MAX_PAGE = 100
+SCAN_PAGE = 100
+"""Notifications the clerk's scan reads per query."""
 STATUSES = ("registration", "ready", "in_play", "finished")
 _CREATED = get_topic(TournamentCreated)
 
@@ -46,6 +45,7 @@ class TournamentList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 def list_item(t: Tournament) -> TournamentListItem:
+    """The tournament as ``GET /v1/tournaments`` lists it."""
     return TournamentListItem(
         tournament_id=str(t.id),
         name=t.name,
@@ -58,47 +58,16 @@ def list_item(t: Tournament) -> TournamentListItem:
     )
 
 
-def list_tournaments(
-    service: GameService, *, after: int = 0, limit: int = 50, status: str | None = None
-) -> TournamentList:
-    """Tournaments created after log position ``after``, oldest first, at most ``limit``."""
-    if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
-        raise InvalidInputError(f"limit must be 1..{MAX_PAGE}, got {limit!r}")
-    if type(after) is not int or after < 0:
-        raise InvalidInputError(f"after is a position >= 0, got {after!r}")
-    if status is not None and status not in STATUSES:
-        raise InvalidInputError(f"status is one of {', '.join(STATUSES)}, got {status!r}")
-    items: list[TournamentListItem] = []
-    cursor = after
-    while True:
-        found = service.recorder.select_notifications(
-            cursor, limit + 1, topics=[_CREATED], inclusive_of_start=False
-        )
-        for n in found:
-            t: object = service.repository.get(
-                UUID(str(n.originator_id)), deepcopy_from_cache=False
-            )
-            if not isinstance(t, Tournament) or (status is not None and t.status != status):
-                cursor = n.id
-                continue
-            if len(items) == limit:
-                return TournamentList(items=items, next=cursor, more=True)
-            items.append(list_item(t))
-            cursor = n.id
-        if len(found) <= limit:
-            return TournamentList(items=items, next=cursor, more=False)
-
-
 def open_tournaments(service: GameService, after: int) -> tuple[list[UUID], int]:
     """The tournaments created after ``after`` (ids) and the new cursor (the clerk's scan)."""
     ids: list[UUID] = []
     cursor = after
     while True:
         found = service.recorder.select_notifications(
-            cursor, MAX_PAGE, topics=[_CREATED], inclusive_of_start=False
+            cursor, SCAN_PAGE, topics=[_CREATED], inclusive_of_start=False
         )
         for n in found:
             ids.append(UUID(str(n.originator_id)))
             cursor = n.id
-        if len(found) < MAX_PAGE:
+        if len(found) < SCAN_PAGE:
             return ids, cursor

@@ -40,6 +40,18 @@ PG_OBJECTS = (
     "index {s}.shengji_events_notification_id_idx",
     "type {s}.stored_event_uuid",
     "function {s}.es_insert_events_uuid",
+    # the read models (docs/decisions.md D-readmodels)
+    "table {s}.readmodel_matches",
+    "table {s}.readmodel_seats",
+    "table {s}.readmodel_tournaments",
+    "table {s}.readmodel_tracking",
+)
+SQLITE_OBJECTS = (
+    "table stored_events",
+    "table readmodel_matches",
+    "table readmodel_seats",
+    "table readmodel_tournaments",
+    "table tracking",
 )
 
 
@@ -55,7 +67,7 @@ class Store:
 def sqlite_store(tmp_path: Path) -> Store:
     path = tmp_path / "var" / "events.sqlite3"
     env = {"PERSISTENCE": "sqlite", "SQLITE_PATH": str(path), "CREATE_TABLES": "false"}
-    return Store(Settings.from_env(env), env, ("table stored_events",))
+    return Store(Settings.from_env(env), env, SQLITE_OBJECTS)
 
 
 @pytest.fixture
@@ -172,7 +184,7 @@ def test_migrate_replaces_a_stale_insert_function(pg_store: Store) -> None:
                 "RETURNING notification_id; END; $BODY$"
             ).format(s=schema)
         )
-    function = pg_store.objects[-1]
+    function = pg_store.objects[3]
     assert check(pg_store.settings).stale == (function,)
     report = migrate(pg_store.settings)
     assert (report.created, report.replaced) == ((), (function,))

@@ -2,8 +2,8 @@
 serves HTTP and streams only, a worker (``shengji worker``) runs the background work. With
 the API process alone a table of three bots and a person stands still and no webhook is
 sent; once a worker runs beside it, the bots move, the absent person's turn times out and
-the person's ``your-turn`` webhook arrives — all through the worker, which hears the API
-process's saves through the hub."""
+the person's ``your-turn`` webhook arrives, and the lists show the match — all through the
+worker, which hears the API process's saves through the hub."""
 
 from __future__ import annotations
 
@@ -97,6 +97,11 @@ def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
         time.sleep(2.0)  # the API process alone: nobody moves the bots or claims a timeout
         assert history(base, match_id) == seated
         assert receiver.got == []
+        # nobody follows the log into the lists' view: a list waits (1 s at most) and
+        # answers what the view has (docs/decisions.md D-readmodels)
+        started = time.monotonic()
+        assert call(base, "GET", "/v1/matches")["items"] == []
+        assert 0.9 <= time.monotonic() - started < 5
 
         worker.start()
         asyncio.run(worker.ready())
@@ -114,6 +119,11 @@ def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
             body["kind"] == "your-turn" and body["playerId"] == person["playerId"]
             for _, body in receiver.got
         ), receiver.got
+        # the worker follows the log into the view; the API process's lists read it
+        listed = [i["matchId"] for i in call(base, "GET", "/v1/matches")["items"]]
+        assert listed == [match_id]
+        mine = call(base, "GET", "/v1/players/me/matches", token=person["token"])
+        assert [m["matchId"] for m in mine["current"] + mine["finished"]] == [match_id]
     finally:
         worker.stop()
         api.stop()

@@ -1,0 +1,186 @@
+"""Following the log into the view, and waiting for it (docs/decisions.md D-readmodels).
+
+:class:`Follower` reads the game's notification log after the view's position (the
+recorder's ``select_notifications``, a page at a time), decodes each notification with the
+service's mapper and gives it to the projection with its tracking record, in batches: a
+batch is written in one transaction with its last tracking record, and only if the
+view's position is still the one it started from (several followers on one database: the
+loser's batch is rolled back, it reads the position again and goes on from there).
+
+It runs in a thread of its own, woken by :meth:`Follower.poke` (every save of this process,
+``GameService.on_saved``; on PostgreSQL the hub's notifications of other processes' saves)
+and every :attr:`Follower.poll_s` seconds. A read catches up first
+(:meth:`Follower.reach`): it waits for the thread — or, when the thread is not running (a
+test's app without its lifespan), does the work itself — until the view has reached the
+log's last notification id, for :data:`WAIT_S` at most; then it reads what the view has.
+
+A process that writes no view (a PostgreSQL ``api`` process beside ``worker`` ones) waits
+for the worker's follower with :class:`Watcher`: the library's ``TrackingRecorder.wait``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Final, Protocol
+
+from eventsourcing.persistence import IntegrityError, Tracking
+
+from services.game import GameService
+from services.readmodels.projection import Lists
+from services.readmodels.view import UPSTREAM, ListsView, PositionMovedError
+
+log = logging.getLogger(__name__)
+
+WAIT_S: Final = 1.0
+"""How long a read waits for the view to reach the log's end before it reads anyway."""
+PAGE: Final = 500
+"""Notifications read per query."""
+BATCH: Final = 5000
+"""Events written per transaction at most (a catch-up over a long history)."""
+
+
+class Freshness(Protocol):
+    """What a list read calls first: bring the view up to the log's end (bounded)."""
+
+    def reach(self, target: int, timeout: float = WAIT_S) -> bool:
+        """True once the view shows every notification up to ``target``; False when it
+        did not within ``timeout`` seconds (the read goes on with what the view has)."""
+        ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Follower:
+    """Keeps the view up to the log: the projection run over new notifications (module
+    docstring). Thread-safe; one catch-up at a time per process."""
+
+    def __init__(
+        self, service: GameService, view: ListsView, *, poll_s: float = 2.0, batch: int = BATCH
+    ) -> None:
+        self.service = service
+        self.view = view
+        self.projection = Lists(view, service)
+        self.poll_s = poll_s
+        self.batch = batch
+        self.reached = 0
+        """The position this process last saw the view at (never ahead of it)."""
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- the thread ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._run, name="read-models", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stopping.set()
+            self._wake.set()
+            thread.join()
+
+    def poke(self, *_: object) -> None:
+        """Something was saved: follow it (thread-safe, returns at once)."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(self.poll_s)
+            self._wake.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                self.catch_up()
+            except Exception:
+                log.exception("read models: following the log failed (tried again)")
+                time.sleep(self.poll_s)
+
+    # -- catching up ---------------------------------------------------------------------------
+
+    def reach(self, target: int, timeout: float = WAIT_S) -> bool:
+        if self.reached >= target:
+            return True
+        deadline = time.monotonic() + timeout
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        try:
+            self._catch_up(target, deadline)
+        finally:
+            self._lock.release()
+        return self.reached >= target
+
+    def catch_up(self) -> int:
+        """Follow the log to its end; the view's position."""
+        with self._lock:
+            self._catch_up(self.service.recorder.max_notification_id() or 0, None)
+        return self.reached
+
+    def _catch_up(self, target: int, deadline: float | None) -> None:
+        position = self.view.position()
+        if position != self.reached:  # another runner, a rebuild: refold from the rows
+            self.projection.forget()
+        self.reached = position
+        while self.reached < target:
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            try:
+                if not self._one_batch(target):
+                    return  # nothing stored up to target (ids of rolled-back saves)
+            except (PositionMovedError, IntegrityError) as e:
+                log.info("read models: the view moved (%s); following on from it", e)
+                self.projection.forget()
+                self.reached = self.view.position()
+
+    def _one_batch(self, target: int) -> bool:
+        """One transaction: the next events up to ``target`` (at most :attr:`batch`);
+        False when there were none."""
+        start = cursor = self.reached
+        recorder, mapper = self.service.recorder, self.service.mapper
+        try:
+            with self.view.batch(start):
+                while cursor < target and cursor - start < self.batch:
+                    page = recorder.select_notifications(
+                        cursor, PAGE, stop=target, inclusive_of_start=False
+                    )
+                    if not page:
+                        break
+                    for n in page:
+                        event = mapper.to_domain_event(n)
+                        self.projection.process_event(event, Tracking(UPSTREAM, n.id))
+                    cursor = page[-1].id
+        except BaseException:
+            self.projection.forget()  # folded past what was written
+            raise
+        self.reached = cursor
+        return cursor > start
+
+
+class Watcher:
+    """A process that writes no view waits for the one that does (module docstring)."""
+
+    def __init__(self, view: ListsView) -> None:
+        self.view = view
+
+    def reach(self, target: int, timeout: float = WAIT_S) -> bool:
+        if target == 0:
+            return True  # an empty log
+        try:
+            self.view.wait(UPSTREAM, target, timeout=timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def start(self) -> None:
+        return
+
+    def stop(self) -> None:
+        return
