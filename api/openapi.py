@@ -51,7 +51,7 @@ from api.openapi_docs import (
     problem_types,
 )
 from api.openapi_examples import add_examples
-from api.sse import EVENT_STREAM
+from api.streams import EVENT_STREAM
 from services.feed_schema import feed_classes, feed_item_components
 
 API_VERSION = "1.0.0"

@@ -29,8 +29,9 @@ from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, 
 from api.revocation import REVOKED
 from api.routes import route
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM, LiveStreams
+from api.sse import LiveStreams
 from api.stream import LastEventIdAheadError
+from api.streams import TICKET, stream_route
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import Credential, signed_player
@@ -150,7 +151,7 @@ class LobbyController(Controller):
 
         return await read.call(work)
 
-    @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
+    @stream_route(TICKET, path, 401, 403, 404, 422, security=BEARER)
     async def stream_ticket(
         self,
         read: Reading,
