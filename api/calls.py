@@ -138,8 +138,9 @@ class Write(Read):
         self._credential = (credential,)  # read before anything else (401 first)
         self.key = key
 
-    async def body(self, target: Any) -> Any:
-        """The JSON body as ``target`` (:func:`api.strict.read_body`)."""
+    async def body(self, target: Any = None) -> Any:
+        """The JSON body as the type the route declares (``write_route(body=T)``,
+        :func:`api.strict.read_body`)."""
         return await read_body(self.request, target)
 
     async def run(

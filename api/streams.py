@@ -12,7 +12,8 @@ Everything else derives from :data:`STREAMS`:
   (:func:`declared`), under the caps of :mod:`api.streamcap`;
 * the settings know the kinds (``SSE_STREAM_CAPS``, :func:`api.streamcap.parse_caps`);
 * the AsyncAPI document has one channel and one operation per declaration
-  (:mod:`api.asyncapi`), and the OpenAPI document names it on the route;
+  (:mod:`api.asyncapi`); the route's OpenAPI operation answers its events and names its
+  channel (:class:`StreamOperation`);
 * the metrics count the streams open by kind (:mod:`api.metrics`).
 
 A route that answers ``text/event-stream`` without a declaration fails
@@ -24,9 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from litestar import get
+from litestar.openapi.spec import Operation
 from litestar.types import Scope
 
 from api.match_follower import FULL_EVERY
@@ -180,6 +182,49 @@ STREAMS: Final[tuple[StreamRoute, ...]] = (FEED, MATCH, PLAYER, TICKET, STANDING
 KINDS: Final[tuple[str, ...]] = tuple(s.kind for s in STREAMS)
 
 
+class StreamOperation(Operation):
+    """A stream's OpenAPI operation, left to an SSE client: it answers ``text/event-stream``
+    events (:func:`sse_event`) whose frames are its channel's messages in asyncapi.yaml, is
+    ``x-internal`` (client generators skip it) and names the channel in
+    ``x-server-sent-events`` (docs/clients.md)."""
+
+    declaration: ClassVar[StreamRoute]
+
+    def to_schema(self) -> dict[str, Any]:
+        schema = super().to_schema()
+        channel = self.declaration.channel
+        schema["responses"]["200"] = {
+            "description": "Server-Sent Events: the frames are the messages of asyncapi.yaml's "
+            f"channel `{channel}`; `: ping` comments and a `retry:` hint between them",
+            "content": {EVENT_STREAM: {"schema": sse_event(channel)}},
+        }
+        schema["x-internal"] = True
+        schema["x-server-sent-events"] = {
+            "asyncapi": "asyncapi.yaml",
+            "channel": f"#/channels/{channel}",
+        }
+        return schema
+
+
+def sse_event(channel: str) -> dict[str, Any]:
+    """One Server-Sent Event as the HTML standard parses it (the schema of each event of
+    the stream, as OpenAPI 3.1 writes it), its ``data`` a message of ``channel``."""
+    return {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "event": {"type": "string", "description": "The message's name"},
+            "id": {"type": "string", "description": "Its id, for Last-Event-ID"},
+            "retry": {"type": "integer", "minimum": 0},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "description": f"A message of asyncapi.yaml's channel `{channel}`, as JSON",
+            },
+        },
+    }
+
+
 def stream_route(stream: StreamRoute, mount: str, *statuses: int, **kwargs: Any) -> RouteDecorator:
     """The ``GET`` route handler of ``stream`` in a controller whose path is ``mount``: it
     answers ``text/event-stream`` and carries its declaration (``opt``). Documented by
@@ -188,7 +233,11 @@ def stream_route(stream: StreamRoute, mount: str, *statuses: int, **kwargs: Any)
     if not stream.path.startswith(mount.rstrip("/") + "/"):
         raise ValueError(f"{stream.kind}: {stream.path} is not under {mount}")
     relative = stream.path[len(mount.rstrip("/")) :]
-    kwargs.update(media_type=EVENT_STREAM, opt={OPT_KEY: stream})
+
+    class Answered(StreamOperation):
+        declaration = stream
+
+    kwargs.update(media_type=EVENT_STREAM, opt={OPT_KEY: stream}, operation_class=Answered)
     if "summary" in kwargs:
         return get(relative, **kwargs)
     return route(relative, *statuses, **kwargs)

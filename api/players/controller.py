@@ -54,7 +54,7 @@ class PlayerController(Controller):
         The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
         it. Another device signs in with `POST /v1/players/me/sessions`.
         """
-        data = await write.body(CreatePlayerRequest)
+        data = await write.body()
         service = write.runtime.service
 
         def work(_: None, stamp: Stamp) -> tuple[int, NewPlayer]:
@@ -95,7 +95,7 @@ class PlayerController(Controller):
         The name is shown at tables from now on (seats already taken keep theirs); the language
         is that of problems answered without `Accept-Language`. An absent field is unchanged.
         """
-        data = await write.body(EditProfileRequest)
+        data = await write.body()
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, Profile]:
@@ -183,7 +183,7 @@ class PlayerController(Controller):
         Open another session (a new device) with the player's token; answers the new
         session's token once.
         """
-        data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
+        data = await write.body() or OpenSessionRequest()
         service = write.runtime.service
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, SessionToken]:
@@ -239,7 +239,7 @@ class PlayerController(Controller):
         The player token then acts for the seat from any device; the answer also carries a seat
         token. When the fourth seat fills, round 1 is dealt (R16).
         """
-        data = await write.body(ClaimRequest)
+        data = await write.body()
         return await write.send(ClaimSeatAsPlayer(data.match_id, data.seat))
 
     @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)

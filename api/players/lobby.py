@@ -97,7 +97,7 @@ class LobbyController(Controller):
         name each other sit opposite (R2). With `botsAfterSeconds`, bots fill the free seats once
         the ticket has waited that long. 409 `already-queued`: the player waits with another ticket.
         """
-        body = await write.body(TicketRequestBody | None) or TicketRequestBody()
+        body = await write.body() or TicketRequestBody()
         service, rules, wait = write.runtime.service, rules_of(body), body.bots_after_seconds
 
         def work(signed: Signed, stamp: Stamp) -> tuple[int, TicketView]:

@@ -62,7 +62,7 @@ class Oidc:
 async def sign_in_with_oidc(
     request: Request[Any, Any, Any], runtime: NamedDependency[Runtime], oidc: NamedDependency[Oidc]
 ) -> NewPlayer:
-    data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()
+    data = await read_body(request) or OpenSessionRequest()
     token = provider_token(request.headers.get("authorization"))  # 401 first
     verifier = oidc.verifier
     if verifier is None:

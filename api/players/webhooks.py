@@ -126,7 +126,7 @@ class WebhookController(Controller):
         `webhook-target-refused`, checked again at every delivery.
         """
         webhooks.require_operator(write.credential)
-        data = await write.body(RegisterWebhook)
+        data = await write.body()
         service = webhooks.runtime.service
         # 422 for an internal target (resolving a name may wait on DNS: off the loop)
         await webhooks.runtime.call(webhooks.config.policy.check, data.url, False)

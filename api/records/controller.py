@@ -33,6 +33,7 @@ from litestar.openapi.spec import (
     Schema,
 )
 from litestar.params import FromPath, QueryParameter
+from msgspec import Meta
 
 from api.calls import IdempotencyKey, Reading
 from api.dto import LOCATION_HEADER, problems
@@ -65,17 +66,27 @@ Format = Annotated[
 class RecordImported(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A record that replayed without fault."""
 
-    ok: bool
-    kind: str
-    """``match`` or ``round``."""
-    digest: str
-    """``sha256:<hex>`` of the record's canonical JSON: its identity."""
-    rounds: int
-    moves: int
-    match_id: str | None
-    """The stored match (``store=true``): its record is this record, byte for byte."""
-    created: bool
-    """True when this request stored it; False when it was stored before, or not stored."""
+    ok: Annotated[bool, Meta(description="True: every move replayed under the rules")]
+    kind: Annotated[str, Meta(description="`match` or `round`.")]
+    digest: Annotated[
+        str, Meta(description="`sha256:<hex>` of the record's canonical JSON: its identity.")
+    ]
+    rounds: Annotated[int, Meta(description="Rounds in the record")]
+    moves: Annotated[int, Meta(description="Moves replayed")]
+    match_id: Annotated[
+        str | None,
+        Meta(
+            description="The stored match (`store=true`): its record is this record, byte for byte."
+        ),
+    ]
+    created: Annotated[
+        bool,
+        Meta(
+            description=(
+                "True when this request stored it; False when it was stored before, or not stored."
+            )
+        ),
+    ]
 
 
 def _wants_text(request: Request[Any, Any, Any], fmt: str | None) -> bool:
