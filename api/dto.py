@@ -138,7 +138,10 @@ class RulesRequest(TableRulesRequest, frozen=True, kw_only=True):
         Annotated[str, msgspec.Meta(pattern="^(wrap|finish_at_A|rounds:[1-9][0-9]{0,5})$")]
         | msgspec.UnsetType,
         Meta(
-            description="§10 match_end: wrap (R32), finish_at_A, or rounds:N (absent: the preset's)"
+            description=(
+                "§10 match_end: wrap (R32), finish_at_A, or rounds:N (absent: the preset's)"
+            ),
+            examples=["wrap"],
         ),
     ] = msgspec.UNSET
 
@@ -167,7 +170,7 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
 
     name: Annotated[
         Annotated[str, msgspec.Meta(max_length=200)],
-        Meta(description="The match's name (may be empty)"),
+        Meta(description="The match's name (may be empty)", examples=["Alice"]),
     ] = ""
     preset: Annotated[
         Preset | None, Meta(description="A named rule set (§10); `rules` fields override it.")
@@ -198,7 +201,7 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
     """The name of the person taking a seat."""
 
-    name: Annotated[Name, Meta(description="The player's display name")]
+    name: Annotated[Name, Meta(description="The player's display name", examples=["Alice"])]
 
 
 class SeatBotRequest(_Request, frozen=True, kw_only=True):
@@ -208,7 +211,10 @@ class SeatBotRequest(_Request, frozen=True, kw_only=True):
         BotKind, Meta(description="The bot policy, weakest first: random, heuristic, strong")
     ]
     name: Annotated[
-        Name | None, Meta(description="The bot's display name (default: its kind and seat).")
+        Name | None,
+        Meta(
+            description="The bot's display name (default: its kind and seat).", examples=["Alice"]
+        ),
     ] = None
 
 
@@ -222,7 +228,8 @@ class ActionRequest(_Request, frozen=True, kw_only=True):
                 "declare / overcall: the show (R17, R20); bury: 8 cards "
                 "(R21); play: the cards (R22, R23); pass and redeal: "
                 "none."
-            )
+            ),
+            examples=[field_docs.EXAMPLE_CARDS],
         ),
     ] = msgspec.field(default_factory=list)
 
@@ -238,8 +245,20 @@ class FinishRequest(_Request, frozen=True, kw_only=True):
 class VerifyRequest(_Request, frozen=True, kw_only=True):
     """A revealed seed against its commitment (R35), optionally the recorded deal."""
 
-    seed: Annotated[Hex64, Meta(description="The revealed seed, 64 hex digits (R35)")]
-    commitment: Annotated[Hex64, Meta(description="The commitment published before the deal (R35)")]
+    seed: Annotated[
+        Hex64,
+        Meta(
+            description="The revealed seed, 64 hex digits (R35)",
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
+    ]
+    commitment: Annotated[
+        Hex64,
+        Meta(
+            description="The commitment published before the deal (R35)",
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
+    ]
     first_seat: Annotated[
         Seat,
         Meta(description="The seat the deal started from (R16: the dealer; round 1: seat 0)."),
@@ -248,7 +267,10 @@ class VerifyRequest(_Request, frozen=True, kw_only=True):
         Annotated[list[Cards], msgspec.Meta(min_length=4, max_length=4)] | None,
         Meta(description="The four hands as recorded, to compare (in any order within each)"),
     ] = None
-    bottom: Annotated[Cards | None, Meta(description="The bottom as recorded, to compare")] = None
+    bottom: Annotated[
+        Cards | None,
+        Meta(description="The bottom as recorded, to compare", examples=[field_docs.EXAMPLE_CARDS]),
+    ] = None
 
 
 # -- responses ---------------------------------------------------------------------------------
@@ -283,14 +305,20 @@ class DealVerified(_Response, frozen=True, kw_only=True):
         list[list[str]],
         Meta(description="The four hands recomputed from the seed, in draw order (R16)."),
     ]
-    bottom: Annotated[list[str], Meta(description="The bottom recomputed from the seed (R16)")]
+    bottom: Annotated[
+        list[str],
+        Meta(
+            description="The bottom recomputed from the seed (R16)",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
+    ]
 
 
 class RoundVerified(_Response, frozen=True, kw_only=True):
     """A scored round checked against its commitment and events (R35)."""
 
     ok: Annotated[bool, field_docs.OK]
-    round_id: Annotated[str, Meta(description="The round's id")]
+    round_id: Annotated[str, Meta(description="The round's id", examples=[field_docs.EXAMPLE_ID])]
     number: Annotated[int, Meta(description="The round's number")]
     seed: Annotated[str, field_docs.SEED]
     commitment: Annotated[str, field_docs.COMMITMENT]

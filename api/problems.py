@@ -84,7 +84,8 @@ class Problem(msgspec.Struct, omit_defaults=True, rename="camel"):
         Meta(
             description=(
                 "What happened, naming the rule (R-number) and the cards, in the language asked for"
-            )
+            ),
+            examples=["what happened"],
         ),
     ]
     code: Annotated[str, Meta(description="The problem's code (the last part of `type`)")]

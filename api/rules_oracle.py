@@ -71,7 +71,10 @@ class FollowRequest(_Contextual, kw_only=True):
     """A lead, a hand and a follow to judge (R23)."""
 
     lead: Annotated[SomeCards, Meta(description="The lead (R22)")]
-    hand: Annotated[SomeCards, Meta(description="The follower's hand before playing")]
+    hand: Annotated[
+        SomeCards,
+        Meta(description="The follower's hand before playing", examples=[field_docs.EXAMPLE_CARDS]),
+    ]
     play: Annotated[SomeCards, Meta(description="The follow to judge (R23)")]
 
 
@@ -80,13 +83,18 @@ class FollowResponse(msgspec.Struct, rename="camel"):
 
     legal: Annotated[bool, Meta(description="The follow is legal (R23)")]
     rule: Annotated[str | None, Meta(description="The rule it breaks; null when legal")]
-    detail: Annotated[str | None, Meta(description="Why it is not legal; null when legal")]
+    detail: Annotated[
+        str | None,
+        Meta(description="Why it is not legal; null when legal", examples=["what happened"]),
+    ]
 
 
 class ShapeRequest(_Contextual, kw_only=True):
     """Cards to classify (R12-R15)."""
 
-    cards: Annotated[SomeCards, Meta(description="The cards to classify")]
+    cards: Annotated[
+        SomeCards, Meta(description="The cards to classify", examples=[field_docs.EXAMPLE_CARDS])
+    ]
 
 
 class ShapeResponse(msgspec.Struct, rename="camel"):
@@ -102,7 +110,9 @@ class ShapeResponse(msgspec.Struct, rename="camel"):
 class ThrowRequest(_Contextual, kw_only=True):
     """A throw and the other three hands, to judge it (R22)."""
 
-    throw: Annotated[SomeCards, Meta(description="The throw (R15)")]
+    throw: Annotated[
+        SomeCards, Meta(description="The throw (R15)", examples=[field_docs.EXAMPLE_CARDS])
+    ]
     other_hands: Annotated[
         Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)],
         Meta(description="The three other hands (R22 looks at them)"),

@@ -26,6 +26,7 @@ from domain.game.round_events import CardPlayed
 from domain.rules.cards import card_names
 from domain.rules.scoring import throw_penalty
 from domain.rules.shapes import ShapeKind, decompose
+from services import field_docs
 from services.legal import Action
 
 
@@ -35,7 +36,9 @@ class ThrowCheck(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     lowest such component is played instead and the penalty applies. A dry run never
     tests it: the other hands are hidden (R33)."""
 
-    cards: Annotated[list[str], Meta(description="The throw as sent.")]
+    cards: Annotated[
+        list[str], Meta(description="The throw as sent.", examples=[field_docs.EXAMPLE_CARDS])
+    ]
     components: Annotated[
         int,
         Meta(
@@ -83,7 +86,8 @@ class DryRun(
     played: Annotated[
         list[str] | None,
         Meta(
-            description="play: the cards that would be played (a throw's cards if it holds, R22)."
+            description="play: the cards that would be played (a throw's cards if it holds, R22).",
+            examples=[field_docs.EXAMPLE_CARDS],
         ),
     ] = None
     throw: Annotated[

@@ -58,7 +58,7 @@ class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class FeedSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A feed subscription: where its consumers stand."""
 
-    name: Annotated[str, Meta(description="Its name (unique).")]
+    name: Annotated[str, Meta(description="Its name (unique).", examples=["Alice"])]
     types: Annotated[list[str], Meta(description="The event types it follows; empty: every type.")]
     lease_ms: Annotated[int, Meta(description="How long a claimed range stays leased, in ms.")]
     checkpoint: Annotated[

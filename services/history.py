@@ -108,12 +108,22 @@ class Revealed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         ),
     ]
     bottom: Annotated[
-        list[str], Meta(description="The bottom then: as dealt, or the cards buried last (R21).")
+        list[str],
+        Meta(
+            description="The bottom then: as dealt, or the cards buried last (R21).",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
     ]
     buried_by: Annotated[
         int | None, Meta(description="The seat that buried the bottom then; null before burying")
     ]
-    seed: Annotated[str, Meta(description="The seed of the deal in effect then (R35).")]
+    seed: Annotated[
+        str,
+        Meta(
+            description="The seed of the deal in effect then (R35).",
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
+    ]
 
 
 class StateAt(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

@@ -15,6 +15,7 @@ from msgspec import Meta
 
 from domain.rules.cards import RANKS, SUITS, card_name, card_names
 from domain.rules.shows import Strength
+from services import field_docs
 
 _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
 _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
@@ -36,7 +37,10 @@ class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     type: Annotated[
         str, Meta(description="The event class name (`CardPlayed`, `RoundRecorded`, …).")
     ]
-    timestamp: Annotated[str, Meta(description="When the event happened, ISO 8601")]
+    timestamp: Annotated[
+        str,
+        Meta(description="When the event happened, ISO 8601", examples=[field_docs.EXAMPLE_TIME]),
+    ]
     data: Annotated[
         dict[str, Any],
         Meta(

@@ -52,7 +52,9 @@ class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class NewMatch(_Answer, frozen=True, kw_only=True):
     """The match created, with the organiser token (shown once)."""
 
-    match_id: Annotated[str, Meta(description="The new match's id (a UUID)")]
+    match_id: Annotated[
+        str, Meta(description="The new match's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
+    ]
     version: Annotated[int, Meta(description="The new match's version")]
     organiser_token: Annotated[
         str | None,
@@ -61,7 +63,8 @@ class NewMatch(_Answer, frozen=True, kw_only=True):
                 "Shown once: seats bots, runs them, ends the match. "
                 "Stored only as its hash; null in an idempotent replay "
                 "(`token_withheld`)."
-            )
+            ),
+            examples=["o-3f9c2a…"],
         ),
     ]
     rules: Annotated[RulesView, Meta(description="The match's rule set (§10), fixed for good")]
@@ -86,7 +89,8 @@ class SeatClaimed(_Answer, frozen=True, kw_only=True):
                 "Shown once: `Authorization: Bearer <token>` for this "
                 "seat's commands and view; null in an idempotent replay "
                 "(`token_withheld`)."
-            )
+            ),
+            examples=["s-8e1d47…"],
         ),
     ]
     version: Annotated[int, Meta(description="The match version right after")]
@@ -154,7 +158,7 @@ class RematchView(_Answer, frozen=True, kw_only=True):
     """The rematch of a finished match: same seats and rules. Each person of the first
     match confirms by asking for it too; it starts when all have."""
 
-    match_id: Annotated[str, Meta(description="The rematch.")]
+    match_id: Annotated[str, Meta(description="The rematch.", examples=[field_docs.EXAMPLE_ID])]
     seat: Annotated[int | None, Meta(description="The caller's seat there (null: the organiser).")]
     token: Annotated[
         str | None,
@@ -163,7 +167,8 @@ class RematchView(_Answer, frozen=True, kw_only=True):
                 "The caller's seat token there — or, for the organiser "
                 "who opened it, its organiser token — shown once; null "
                 "otherwise (and in an idempotent replay)."
-            )
+            ),
+            examples=["s-8e1d47…"],
         ),
     ]
     waiting_for: Annotated[

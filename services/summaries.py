@@ -45,7 +45,9 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     was finished while it was played, R32)."""
 
     number: Annotated[int, Meta(description="The round's number")]
-    round_id: Annotated[str, Meta(description="The round's id (a UUID)")]
+    round_id: Annotated[
+        str, Meta(description="The round's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
+    ]
     status: Annotated[
         Literal["playing", "scored", "abandoned"],
         Meta(description="playing, scored or abandoned (the match ended during it, R32)"),

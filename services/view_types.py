@@ -82,7 +82,8 @@ class RulesView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         Meta(description="§10 level_cap: most levels one round can gain (R30); null for none"),
     ]
     match_end: Annotated[
-        str, Meta(description="§10 match_end: wrap (R32), finish_at_A, or rounds:N")
+        str,
+        Meta(description="§10 match_end: wrap (R32), finish_at_A, or rounds:N", examples=["wrap"]),
     ]
     weak_hand_redeal: Annotated[
         int | None,
@@ -130,9 +131,13 @@ class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A declaration (R17) or an overcall (R20), public once made."""
 
     seat: Annotated[int, Meta(description="The seat that showed them")]
-    cards: Annotated[list[str], Meta(description="The cards shown (R17, R20)")]
+    cards: Annotated[
+        list[str],
+        Meta(description="The cards shown (R17, R20)", examples=[field_docs.EXAMPLE_CARDS]),
+    ]
     trump: Annotated[
-        Suit | None, Meta(description="The suit letter it makes trump; None = no-trump (R9).")
+        Suit | None,
+        Meta(description="The suit letter it makes trump; None = no-trump (R9).", examples=["H"]),
     ]
     strength: Annotated[
         Strength, Meta(description="single, level_pair, sj_pair or bj_pair, weakest first (R20)")
@@ -146,7 +151,9 @@ class PlayView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One seat's play in a trick (R22, R23), public once played (R33)."""
 
     seat: Annotated[int, Meta(description="The seat that played")]
-    cards: Annotated[list[str], Meta(description="The cards it played (R4)")]
+    cards: Annotated[
+        list[str], Meta(description="The cards it played (R4)", examples=[field_docs.EXAMPLE_CARDS])
+    ]
 
 
 class TrickView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -184,7 +191,13 @@ class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     seat by seat from ``firstSeat``; a client can animate it and knows when it may
     declare. ``drawn`` is the count at the view's time."""
 
-    started_at: Annotated[str, Meta(description="When the first card was drawn, ISO 8601.")]
+    started_at: Annotated[
+        str,
+        Meta(
+            description="When the first card was drawn, ISO 8601.",
+            examples=[field_docs.EXAMPLE_TIME],
+        ),
+    ]
     interval_ms: Annotated[
         int, Meta(description="Milliseconds between two cards (0: all 100 at once).")
     ]
@@ -200,7 +213,13 @@ class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         int,
         Meta(description="Cards drawn in all: 25 to each seat (R16); the last 8 are the bottom."),
     ] = 100
-    ends_at: Annotated[str, Meta(description="When the last card is drawn, ISO 8601.")]
+    ends_at: Annotated[
+        str,
+        Meta(
+            description="When the last card is drawn, ISO 8601.",
+            examples=["2026-12-01T20:00:04.950000+00:00"],
+        ),
+    ]
 
 
 class BoardView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -212,8 +231,10 @@ class BoardView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         int, Meta(description="The deal it is played as (the match's round 1, 2, …).")
     ]
     dealer: Annotated[int, Meta(description="The dealer's seat (R6): the dealer's team defends.")]
-    level_rank: Annotated[Rank, Meta(description="The rank in play (R5).")]
-    trump: Annotated[Suit | None, Meta(description="The trump suit; None: no-trump (R9).")]
+    level_rank: Annotated[Rank, Meta(description="The rank in play (R5).", examples=["2"])]
+    trump: Annotated[
+        Suit | None, Meta(description="The trump suit; None: no-trump (R9).", examples=["H"])
+    ]
 
 
 class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -221,7 +242,11 @@ class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
     seat: Annotated[int, Meta(description="The seat that tried to throw")]
     attempted: Annotated[
-        list[str], Meta(description="The cards of the throw it tried (shown to the table, R22)")
+        list[str],
+        Meta(
+            description="The cards of the throw it tried (shown to the table, R22)",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
     ]
 
 
@@ -277,10 +302,18 @@ class RoundResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     dealer: Annotated[int, Meta(description="The round's dealer")]
     next_dealer: Annotated[int, field_docs.NEXT_DEALER]
     seed: Annotated[
-        str, Meta(description="The deal's seed, revealed (R35): check it against `commitment`.")
+        str,
+        Meta(
+            description="The deal's seed, revealed (R35): check it against `commitment`.",
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
     ]
     commitment: Annotated[
-        str, Meta(description="sha256 of the seed, published before the deal (R35)")
+        str,
+        Meta(
+            description="sha256 of the seed, published before the deal (R35)",
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
     ]
     dealt_hands: Annotated[
         list[list[str]],
@@ -319,11 +352,17 @@ class OriginView(msgspec.Struct, frozen=True, kw_only=True, rename="camel", omit
         Meta(description="`played` here, or `imported` from a record"),
     ]
     imported_at: Annotated[
-        str | None, Meta(description="When the record was imported, ISO 8601")
+        str | None,
+        Meta(
+            description="When the record was imported, ISO 8601", examples=[field_docs.EXAMPLE_TIME]
+        ),
     ] = None
     digest: Annotated[
         str | None,
-        Meta(description="The imported record's digest (sha256 of its canonical JSON)"),
+        Meta(
+            description="The imported record's digest (sha256 of its canonical JSON)",
+            examples=[field_docs.EXAMPLE_DIGEST],
+        ),
     ] = None
 
 
@@ -388,7 +427,8 @@ class PublicView(
         Meta(
             description=(
                 "Suit letter; None = no-trump (R9) or not decided yet (see `trump_decided`)."
-            )
+            ),
+            examples=["H"],
         ),
     ] = None
     trump_decided: Annotated[bool, field_docs.TRUMP_DECIDED] = False
@@ -400,7 +440,8 @@ class PublicView(
     commitment: Annotated[
         str | None,
         Meta(
-            description="R35: sha256 of the deal's seed, published before the first card is drawn."
+            description="R35: sha256 of the deal's seed, published before the first card is drawn.",
+            examples=[field_docs.EXAMPLE_HEX64],
         ),
     ] = None
     deadline: Annotated[
@@ -408,7 +449,8 @@ class PublicView(
         Meta(
             description=(
                 "When the drawing (R16) or the overcall window (R20) closes by itself, ISO 8601."
-            )
+            ),
+            examples=["2026-12-01T20:00:35+00:00"],
         ),
     ] = None
     turn_deadline: Annotated[
@@ -420,7 +462,8 @@ class PublicView(
                 "turn, plus the match's limit (`docs/timers.md`); None "
                 "when no limit runs. After it, anyone at the table may "
                 "claim the timeout."
-            )
+            ),
+            examples=["2026-12-01T20:01:00+00:00"],
         ),
     ] = None
     expected: Annotated[Expected | None, field_docs.EXPECTED] = None
@@ -485,7 +528,10 @@ class PublicView(
     tricks_done: Annotated[int, field_docs.TRICKS_DONE] = 0
     played: Annotated[
         list[str],
-        Meta(description="Every card played so far, in play order (R33: public once played)."),
+        Meta(
+            description="Every card played so far, in play order (R33: public once played).",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
     ] = []
     attacker_points: Annotated[int, field_docs.ATTACKER_POINTS] = 0
     failed_throws: Annotated[list[FailedThrow], field_docs.FAILED_THROWS] = []
@@ -532,14 +578,18 @@ class SeatView(PublicView, frozen=True, kw_only=True, tag="seat"):
     seat: Annotated[int, field_docs.SEAT]
     hand: Annotated[
         list[str],
-        Meta(description="Sorted by trump order (suits S H C D low to high, then trump, R7–R10)."),
+        Meta(
+            description="Sorted by trump order (suits S H C D low to high, then trump, R7–R10).",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
     ]
     bottom: Annotated[
         list[str] | None,
         Meta(
             description=(
                 "The bottom / buried cards when this seat may see them (R21, R20 炒底), else None."
-            )
+            ),
+            examples=[field_docs.EXAMPLE_CARDS],
         ),
     ]
     visible: Annotated[

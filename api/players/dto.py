@@ -57,7 +57,10 @@ class NewPlayer(_Response, frozen=True, kw_only=True):
     session_id: Annotated[str, Meta(description="The first session's id (this device).")]
     token: Annotated[
         str | None,
-        Meta(description="The player token (long-lived; rotate or end its session to stop it)."),
+        Meta(
+            description="The player token (long-lived; rotate or end its session to stop it).",
+            examples=["s-8e1d47…"],
+        ),
     ] = msgspec.field(default=None)
     display_name: Annotated[str, Meta(description="The name shown at tables.")]
     locale: Annotated[str, Meta(description="`en` or `zh-CN`.")]
@@ -137,7 +140,8 @@ class SessionToken(_Response, frozen=True, kw_only=True):
         Meta(
             description=(
                 "The player token of this session; null in an idempotent replay (`tokenWithheld`)."
-            )
+            ),
+            examples=["s-8e1d47…"],
         ),
     ]
     token_withheld: Annotated[
@@ -224,7 +228,8 @@ class JoinRequest(_Request, frozen=True, kw_only=True):
             description=(
                 "The name at the table without a player token (`guest` by "
                 "default); a player sits under their display name."
-            )
+            ),
+            examples=["Alice"],
         ),
     ] = None
 
@@ -294,7 +299,11 @@ class TicketView(_Response, frozen=True, kw_only=True):
     ]
     queued_at: Annotated[str, Meta(description="When the ticket was queued, ISO 8601.")]
     match_id: Annotated[
-        str | None, Meta(description="The match made (`matched`): play with the player token.")
+        str | None,
+        Meta(
+            description="The match made (`matched`): play with the player token.",
+            examples=[field_docs.EXAMPLE_ID],
+        ),
     ]
     seat: Annotated[int | None, field_docs.SEAT]
     match_end: Annotated[
@@ -305,7 +314,8 @@ class TicketView(_Response, frozen=True, kw_only=True):
                 "`finish_at_A` or `rounds:N`; a rule set that would never "
                 "end (`wrap`) plays quick play's preset length `rounds:N` "
                 "(`QUICK_PLAY_ROUNDS`)."
-            )
+            ),
+            examples=["wrap"],
         ),
     ]
     turn_limits: Annotated[
@@ -344,7 +354,8 @@ class RegisterWebhook(_Request, frozen=True, kw_only=True):
     secret: Annotated[
         Annotated[str, msgspec.Meta(min_length=16, max_length=200)],
         Meta(
-            description="Signs every delivery (HMAC-SHA256, docs/webhooks.md); never shown again."
+            description="Signs every delivery (HMAC-SHA256, docs/webhooks.md); never shown again.",
+            examples=[field_docs.EXAMPLE_HEX64],
         ),
     ]
     kinds: Annotated[

@@ -42,6 +42,7 @@ from api.problems import make_problem
 from api.reads import RoundNumber
 from api.routes import route
 from api.runtime import Runtime
+from services import field_docs
 from services.records.export import export_match, export_round
 from services.records.format import (
     GameRecord,
@@ -69,14 +70,21 @@ class RecordImported(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ok: Annotated[bool, Meta(description="True: every move replayed under the rules")]
     kind: Annotated[str, Meta(description="`match` or `round`.")]
     digest: Annotated[
-        str, Meta(description="`sha256:<hex>` of the record's canonical JSON: its identity.")
+        str,
+        Meta(
+            description="`sha256:<hex>` of the record's canonical JSON: its identity.",
+            examples=[field_docs.EXAMPLE_DIGEST],
+        ),
     ]
     rounds: Annotated[int, Meta(description="Rounds in the record")]
     moves: Annotated[int, Meta(description="Moves replayed")]
     match_id: Annotated[
         str | None,
         Meta(
-            description="The stored match (`store=true`): its record is this record, byte for byte."
+            description=(
+                "The stored match (`store=true`): its record is this record, byte for byte."
+            ),
+            examples=[field_docs.EXAMPLE_ID],
         ),
     ]
     created: Annotated[

@@ -43,7 +43,7 @@ class _Request(
 class PlayerRequest(_Request, frozen=True, kw_only=True):
     """A player of a team: a person or a bot."""
 
-    name: Annotated[Name, Meta(description="The player's display name")]
+    name: Annotated[Name, Meta(description="The player's display name", examples=["Alice"])]
     kind: Annotated[
         Literal["human", "random", "heuristic", "strong"],
         Meta(description="`human` (gets a seat token when a round is scheduled) or a bot policy."),
@@ -53,7 +53,7 @@ class PlayerRequest(_Request, frozen=True, kw_only=True):
 class TeamRequest(_Request, frozen=True, kw_only=True):
     """A team of a tournament: a name and two players."""
 
-    name: Annotated[Name, Meta(description="The team's name")]
+    name: Annotated[Name, Meta(description="The team's name", examples=["Alice"])]
     players: Annotated[
         Annotated[list[PlayerRequest], msgspec.Meta(min_length=2, max_length=2)],
         Meta(description="Two partners (R2: they sit opposite)."),
@@ -178,7 +178,9 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class NewTournament(_Response, frozen=True, kw_only=True):
     """The tournament created, with the organiser token (shown once)."""
 
-    tournament_id: Annotated[str, Meta(description="The tournament's id (a UUID)")]
+    tournament_id: Annotated[
+        str, Meta(description="The tournament's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
+    ]
     organiser_token: Annotated[
         str | None,
         Meta(
@@ -186,7 +188,8 @@ class NewTournament(_Response, frozen=True, kw_only=True):
                 "Shown once: schedules rounds, runs bots, corrects "
                 "results. Stored only hashed; null in an idempotent "
                 "replay (`token_withheld`)."
-            )
+            ),
+            examples=["o-3f9c2a…"],
         ),
     ]
     tournament: Annotated[TournamentView, Meta(description="The tournament created")]
@@ -208,7 +211,13 @@ class SeatTokenView(_Response, frozen=True, kw_only=True):
     seat: Annotated[int, field_docs.SEAT]
     team: Annotated[int, Meta(description="The player's team")]
     player: Annotated[str, Meta(description="The player's name")]
-    token: Annotated[str, Meta(description="Shown once: the player's seat token for that match.")]
+    token: Annotated[
+        str,
+        Meta(
+            description="Shown once: the player's seat token for that match.",
+            examples=["s-8e1d47…"],
+        ),
+    ]
 
 
 class ScheduledRound(_Response, frozen=True, kw_only=True):

@@ -49,7 +49,8 @@ class MyMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         Meta(
             description=(
                 "When the seat to act times out (turn limits, docs/timers.md); None without one."
-            )
+            ),
+            examples=["2026-12-01T20:01:00+00:00"],
         ),
     ]
     winner: Annotated[

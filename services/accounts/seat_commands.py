@@ -53,7 +53,10 @@ class PlayerSeat(_Answer, frozen=True, kw_only=True):
     seat: Annotated[int, field_docs.SEAT]
     token: Annotated[
         str | None,
-        Meta(description="A seat token for this seat (the player token acts for it too)."),
+        Meta(
+            description="A seat token for this seat (the player token acts for it too).",
+            examples=["s-8e1d47…"],
+        ),
     ]
     version: Annotated[int, field_docs.VERSION]
     token_withheld: Annotated[
@@ -78,7 +81,8 @@ class LeftSeat(_Answer, frozen=True, kw_only=True):
             description=(
                 "The bot that plays the seat to the match's end; null: "
                 "the match had not begun and the seat is free again."
-            )
+            ),
+            examples=["heuristic"],
         ),
     ]
     version: Annotated[

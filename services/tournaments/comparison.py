@@ -86,7 +86,7 @@ class TeamMatchpoints(_View, frozen=True, kw_only=True):
     """A team's matchpoints over the round's deals."""
 
     team: Annotated[int, Meta(description="The team's number.")]
-    name: Annotated[str, Meta(description="The team's name.")]
+    name: Annotated[str, Meta(description="The team's name.", examples=["Alice"])]
     matchpoints: Annotated[int, Meta(description="Earned, attacking and defending.")]
     top: Annotated[int, Meta(description="The most it could have earned.")]
     percent: Annotated[

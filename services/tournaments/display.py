@@ -91,7 +91,11 @@ class TableProgress(_View, frozen=True, kw_only=True):
         bool, Meta(description="The result was entered by the organiser (a paper result).")
     ] = False
     deadline: Annotated[
-        str | None, Meta(description="This table's deadline (the round's plus its extension).")
+        str | None,
+        Meta(
+            description="This table's deadline (the round's plus its extension).",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
     ] = None
 
 
@@ -121,10 +125,16 @@ class DisplayView(_View, frozen=True, kw_only=True):
     round: Annotated[
         int | None, Meta(description="The round shown: the one in play, else the last scheduled.")
     ]
-    started_at: Annotated[str | None, Meta(description="When the round shown was scheduled.")]
+    started_at: Annotated[
+        str | None,
+        Meta(description="When the round shown was scheduled.", examples=[field_docs.EXAMPLE_TIME]),
+    ]
     deadline: Annotated[
         str | None,
-        Meta(description="The round's deadline (paused time included); null without one."),
+        Meta(
+            description="The round's deadline (paused time included); null without one.",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
     ]
     paused: Annotated[bool, Meta(description="The round's clock is paused.")]
     tiebreaks: Annotated[

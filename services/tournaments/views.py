@@ -30,7 +30,7 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class PlayerView(_View, frozen=True, kw_only=True):
     """A player of a team."""
 
-    name: Annotated[str, Meta(description="The player's display name")]
+    name: Annotated[str, Meta(description="The player's display name", examples=["Alice"])]
     kind: Annotated[
         str, Meta(description="`human`, or the bot policy (`random`, `heuristic`, `strong`).")
     ]
@@ -43,7 +43,7 @@ class TeamView(_View, frozen=True, kw_only=True):
         int,
         Meta(description="The team's number: its place in the registration (the seeding), from 0."),
     ]
-    name: Annotated[str, Meta(description="The team's name")]
+    name: Annotated[str, Meta(description="The team's name", examples=["Alice"])]
     players: Annotated[list[PlayerView], Meta(description="The team's two players")]
     status: Annotated[
         str,
@@ -113,7 +113,10 @@ class TableView(_View, frozen=True, kw_only=True):
     ]
     deadline: Annotated[
         str | None,
-        Meta(description="When this table must be over (the round's deadline plus its extension)."),
+        Meta(
+            description="When this table must be over (the round's deadline plus its extension).",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
     ] = None
     extension_s: Annotated[
         int, Meta(description="Seconds this table was given past the round's deadline.")
@@ -143,7 +146,10 @@ class RoundView(_View, frozen=True, kw_only=True):
     commitment: Annotated[
         str,
         Meta(
-            description="sha256 of the round's secret, published when the round is scheduled (R35)."
+            description=(
+                "sha256 of the round's secret, published when the round is scheduled (R35)."
+            ),
+            examples=[field_docs.EXAMPLE_HEX64],
         ),
     ]
     secret: Annotated[
@@ -153,7 +159,8 @@ class RoundView(_View, frozen=True, kw_only=True):
                 "The round's secret, revealed once the round is "
                 "completed; every deal's seed is HMAC-SHA256(secret, "
                 '"shengji-duplicate:{deal}:{dealNo}") (R36).'
-            )
+            ),
+            examples=[field_docs.EXAMPLE_HEX64],
         ),
     ]
     bye: Annotated[int | None, Meta(description="The team that sits out this round; null for none")]
@@ -169,7 +176,10 @@ class RoundView(_View, frozen=True, kw_only=True):
     ] = None
     deadline: Annotated[
         str | None,
-        Meta(description="When the round must be over (its scheduling + `roundDeadlineS`)."),
+        Meta(
+            description="When the round must be over (its scheduling + `roundDeadlineS`).",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
     ] = None
     flagged_tables: Annotated[
         list[int],
@@ -317,7 +327,7 @@ class StandingView(_View, frozen=True, kw_only=True):
 
     rank: Annotated[int, Meta(description="Place in the standings, from 1")]
     team: Annotated[int, Meta(description="The team's number")]
-    name: Annotated[str, Meta(description="The team's name")]
+    name: Annotated[str, Meta(description="The team's name", examples=["Alice"])]
     played: Annotated[int, Meta(description="Matches played")]
     wins: Annotated[int, Meta(description="Matches won")]
     draws: Annotated[int, Meta(description="Matches drawn")]
