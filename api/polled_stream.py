@@ -59,6 +59,9 @@ class Timing:
     heartbeat_s: float
     lifetime_s: float
     retry_ms: int | None = None
+    min_gap_s: float = 0.0
+    """A woken stream reads again no sooner than this after its last read: the changes of
+    a burst (bots moving at every table of a round) are one read, not one each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,7 @@ async def polled(
     deadline = clock() + timing.lifetime_s
     quiet_since = clock()
     while True:
+        read_at = clock()
         answer = await poll()
         for frame in answer.frames:
             yield frame
@@ -143,4 +147,5 @@ async def polled(
             continue
         with anyio.move_on_after(pause):
             await wake.wait()
+        await anyio.sleep(max(0.0, min(read_at + timing.min_gap_s, deadline) - clock()))
         wake.clear()

@@ -64,6 +64,8 @@ TEMPLATES = Environment(
 )
 POLL_S = 15.0
 """The display stream reads again this often without a wake-up (a safety net: the hub wakes it)."""
+MIN_GAP_S = 0.5
+"""A display stream reads again at most twice a second, however many tables move."""
 LIFETIME_S = 600.0
 HEARTBEAT_S = 15.0
 TIEBREAK_COLUMNS = {
@@ -190,7 +192,7 @@ async def display_frames(
         sent = version
         return Polled([sse_frame("display", data, version)])
 
-    timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
+    timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms, MIN_GAP_S)
     try:
         async for frame in polled(poll, timing, wake=wakes.event):
             yield frame
