@@ -3,7 +3,8 @@
 
 :class:`AdmissionMiddleware` does, in this order, what the rate limiter
 (:mod:`api.ratelimit`: the client's bucket, then the quota of the call, if any) and the
-stream caps (:mod:`api.streamcap`: ``GET`` on a stream route) ask, with the client's
+stream caps (:mod:`api.streamcap`: ``GET`` on a route declared a stream,
+:mod:`api.streams`) ask, with the client's
 verified identity (:mod:`api.identity`) looked up once for all of them. A refusal is a 429
 problem+json with ``Retry-After`` and is counted by the check that refused it. An admitted
 request runs with the ``send`` it came with: nothing here wraps a response or a stream's
@@ -12,7 +13,6 @@ chunks; an admitted stream only gives its place back when its request ends, howe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from litestar.enums import ScopeType
@@ -22,19 +22,20 @@ from api.edge import REFUSED_STATE_KEY
 from api.identity import Identities, address_key, bearer_of
 from api.ratelimit import (
     DEFAULT_EXCLUDED,
-    DEFAULT_EXCLUDED_PATTERNS,
     Quota,
     RateLimiter,
     send_problem,
     too_many,
 )
-from api.streamcap import RETRY_AFTER_S, StreamCaps, kind_of
+from api.streamcap import RETRY_AFTER_S, StreamCaps
+from api.streams import declared
 
 
 class AdmissionMiddleware:
     """``DefineMiddleware(AdmissionMiddleware, limiter=…, identities=…, quotas=…, caps=…)``,
     inside :class:`api.edge.EdgeMiddleware`. Without ``identities`` every request is counted
-    under its address; without ``caps`` streams are not capped."""
+    under its address; without ``caps`` streams are not capped. A stream whose declaration
+    says so (``rate_limited=False``) takes no token of the rate limit."""
 
     def __init__(
         self,
@@ -45,7 +46,6 @@ class AdmissionMiddleware:
         quotas: Iterable[Quota] = (),
         caps: StreamCaps | None = None,
         exclude_paths: Iterable[str] = DEFAULT_EXCLUDED,
-        exclude_patterns: Iterable[str] = DEFAULT_EXCLUDED_PATTERNS,
     ) -> None:
         self.app = app
         self.limiter = limiter
@@ -53,21 +53,19 @@ class AdmissionMiddleware:
         self.quotas = tuple(quotas)
         self.caps = caps
         self.exclude_paths = frozenset(exclude_paths)
-        self.exclude_patterns = tuple(re.compile(p) for p in exclude_patterns)
-
-    def _limited(self, path: str) -> bool:
-        return self.limiter.enabled and not (
-            path in self.exclude_paths or any(p.search(path) for p in self.exclude_patterns)
-        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        path = scope["path"]
+        stream = declared(scope)
         caps = self.caps
-        kind = kind_of(path) if caps is not None and scope.get("method") == "GET" else None
-        limited = self._limited(path)
+        kind = stream.kind if stream is not None and caps is not None else None
+        limited = (
+            self.limiter.enabled
+            and scope["path"] not in self.exclude_paths
+            and (stream is None or stream.rate_limited)
+        )
         if not limited and kind is None:
             await self.app(scope, receive, send)
             return

@@ -37,7 +37,7 @@ from api.identity import Identities, token_verifier
 from api.logging import unrouted
 from api.matches import MatchController
 from api.metrics import Metrics
-from api.openapi import openapi_config
+from api.openapi_config import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, LobbySweeper

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from api.match_follower import FULL_EVERY
+from api.streams import STREAMS, StreamRoute, camel
 from services.accounts.lobby_commands import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.feed import FeedItem
@@ -79,84 +79,8 @@ def asyncapi_document() -> dict[str, Any]:
                 "description": "make serve's default address",
             }
         },
-        "channels": {
-            "events": {
-                "address": "/v1/events/stream",
-                "title": "The whole event log",
-                "description": "Every event of every match, round and tournament in commit "
-                "order, redacted for the public (R33–R36); the operator token "
-                "(`Authorization: Bearer`) reads it unredacted. Query: `after` "
-                "(a position), `lastEventId`.",
-                "messages": {"event": {"$ref": "#/components/messages/feedEvent"}},
-            },
-            "match": {
-                "address": "/v1/matches/{matchId}/stream",
-                "title": "Live views of a match",
-                "description": "A seat (seat token as `Authorization: Bearer` or "
-                "`?token=`) or a spectator gets one frame per match version, in order, none "
-                "merged or skipped: the event that made it (redacted as at that moment, "
-                "R33) and the viewer's view as of that version (R34); during a paced deal "
-                "(R16) `deal` frames without an id. Once the backlog (a resumed stream's "
-                "versions after `Last-Event-ID`, or a new stream's first frame) is sent, one "
-                "`caught-up` frame: what follows is live. A tournament table in play is closed "
-                "to spectators (R36). Query `frames=patch`: after a whole `view` frame (the "
-                "first on each connection, and every "
-                f"{FULL_EVERY}th version) each version comes as a `patch` frame (RFC 6902 "
-                "against the viewer's view at the version before) and the deal as "
-                "`deal-patch` frames (against the deal frame before, the first against the "
-                "version's view). `Accept-Encoding: gzip` compresses the stream, each frame "
-                "flushed as it is sent.",
-                "parameters": {"matchId": {"description": "The match's id (a UUID)"}},
-                "messages": {
-                    "view": {"$ref": "#/components/messages/matchView"},
-                    "deal": {"$ref": "#/components/messages/matchDeal"},
-                    "revoked": {"$ref": "#/components/messages/revoked"},
-                    "caughtUp": {"$ref": "#/components/messages/matchCaughtUp"},
-                    "patch": {"$ref": "#/components/messages/matchPatch"},
-                    "dealPatch": {"$ref": "#/components/messages/matchDealPatch"},
-                },
-            },
-            "standings": {
-                "address": "/v1/tournaments/{tournamentId}/standings/stream",
-                "title": "Live standings of a tournament",
-                "description": "The standings (as `GET /v1/tournaments/{id}/standings`, "
-                "with the tournament `version`) at once and after every change, as tables "
-                "finish (R36).",
-                "parameters": {"tournamentId": {"description": "The tournament's id"}},
-                "messages": {"standings": {"$ref": "#/components/messages/standings"}},
-            },
-            "display": {
-                "address": "/v1/tournaments/{tournamentId}/display/stream",
-                "title": "The live part of a tournament's display page",
-                "description": "The display page's live part rendered (standings, the "
-                "round's tables with their progress, the clock, the next pairing once "
-                "published) at once and whenever the tournament or a table of its round "
-                "changes, a correction after the event included (R36). `?lang=zh-CN` or "
-                "Accept-Language for Chinese.",
-                "parameters": {"tournamentId": {"description": "The tournament's id"}},
-                "messages": {"display": {"$ref": "#/components/messages/display"}},
-            },
-            **_player_channels(),
-        },
-        "operations": {
-            "followEvents": _receive("events", "Follow the whole log from a position", "event"),
-            "watchMatch": _receive(
-                "match",
-                "Watch a match as a seat or a spectator",
-                *("view", "deal", "revoked", "caughtUp", "patch", "dealPatch"),
-            ),
-            "followPlayer": _receive(
-                "player",
-                "Follow what concerns the player",
-                *(frame for frame, _, _ in _PLAYER_FRAMES.values()),
-                "revoked",
-            ),
-            "watchTicket": _receive(
-                "ticket", "Wait for a quick-play ticket to be matched", "ticket", "revoked"
-            ),
-            "watchStandings": _receive("standings", "Watch a tournament's standings", "standings"),
-            "watchDisplay": _receive("display", "Keep a tournament's display page live", "display"),
-        },
+        "channels": {stream.channel: _channel(stream) for stream in STREAMS},
+        "operations": {stream.operation: _receive(stream) for stream in STREAMS},
         "components": {
             "messages": {
                 "feedEvent": {
@@ -295,45 +219,32 @@ _PLAYER_FRAMES = {
 }
 
 
-def _player_channels() -> dict[str, Any]:
-    return {
-        "player": {
-            "address": "/v1/players/me/stream",
-            "title": "Everything that concerns a player",
-            "description": "The player token (`Authorization: Bearer` or `?token=`) gets "
-            "`snapshot`, `ticket`, `match-found`, `your-turn` and `match-finished` frames; "
-            "`id` is the event log position, so `Last-Event-ID` resumes exactly, on any "
-            "replica (docs/players.md). Nothing of another player is ever sent.",
-            "messages": {
-                **{
-                    frame: {"$ref": f"#/components/messages/{name}"}
-                    for name, (frame, _, _) in _PLAYER_FRAMES.items()
-                },
-                "revoked": {"$ref": "#/components/messages/revoked"},
-            },
-        },
-        "ticket": {
-            "address": "/v1/lobby/tickets/{ticketId}/stream",
-            "title": "A quick-play ticket",
-            "description": "The ticket's owner (player token) gets the ticket at once and "
-            "after every change, until it is matched or cancelled; `id` is the ticket's "
-            "version.",
-            "parameters": {"ticketId": {"description": "The ticket's id (a UUID)"}},
-            "messages": {
-                "ticket": {"$ref": "#/components/messages/ticket"},
-                "revoked": {"$ref": "#/components/messages/revoked"},
-            },
+def _channel(stream: StreamRoute) -> dict[str, Any]:
+    """The channel of ``stream`` (:data:`api.streams.STREAMS`)."""
+    channel: dict[str, Any] = {
+        "address": stream.address,
+        "title": stream.title,
+        "description": stream.description,
+        "messages": {
+            name: {"$ref": f"#/components/messages/{message}"}
+            for name, message in stream.messages.items()
         },
     }
+    parameters = {camel(name): {"description": text} for name, text in stream.parameters.items()}
+    if parameters:
+        channel["parameters"] = parameters
+    return channel
 
 
-def _receive(channel: str, summary: str, *messages: str) -> dict[str, Any]:
-    """The operation of receiving ``channel``'s ``messages``."""
+def _receive(stream: StreamRoute) -> dict[str, Any]:
+    """The operation of receiving ``stream``'s channel, every message of it."""
     return {
         "action": "receive",
-        "channel": {"$ref": f"#/channels/{channel}"},
-        "summary": summary,
-        "messages": [{"$ref": f"#/channels/{channel}/messages/{m}"} for m in messages],
+        "channel": {"$ref": f"#/channels/{stream.channel}"},
+        "summary": stream.summary,
+        "messages": [
+            {"$ref": f"#/channels/{stream.channel}/messages/{name}"} for name in stream.messages
+        ],
     }
 
 

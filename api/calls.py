@@ -5,7 +5,8 @@ A handler takes ``read: Read`` — the runtime and the request's credential, par
 by :mod:`services.access` when first asked for — or, for a write, ``write: Write``.
 
 A POST (or an idempotent DELETE) handler takes ``write: Write`` and is a few lines: it
-reads its body (:meth:`Write.body`), then hands the service a plain call —
+reads its body (:meth:`Write.body`, as the type its route declares), then hands the
+service a plain call —
 :meth:`Write.command` for a round command (:mod:`services.pipeline`), :meth:`Write.run`
 for any other write: *authorise* (who is calling, from the request's credential; 401/403
 and 404 before anything else), then the write under its Idempotency-Key, in **one**
@@ -138,8 +139,9 @@ class Write(Read):
         self._credential = (credential,)  # read before anything else (401 first)
         self.key = key
 
-    async def body(self, target: Any) -> Any:
-        """The JSON body as ``target`` (:func:`api.strict.read_body`)."""
+    async def body(self, target: Any = None) -> Any:
+        """The JSON body as the type the route declares (``write_route(body=T)``,
+        :func:`api.strict.read_body`)."""
         return await read_body(self.request, target)
 
     async def run(
@@ -243,8 +245,9 @@ def write_route(
 ) -> RouteDecorator:
     """A write's route (``post`` by default): its status, the problems it may answer
     (``statuses``, with 413/415 when it takes a ``body``), the ``Idempotent-Replayed``
-    header, the bearer security (``None``: no token needed) and the request body's type
-    for the document. Its summary and description are its handler's docstring: the first
+    header, the bearer security (``None``: no token needed) and the request body's type,
+    declared here only: the handler reads it (:meth:`Write.body`) and the document shows
+    it. Its summary and description are its handler's docstring: the first
     paragraph, then the others (``description`` given instead: that)."""
 
     def route(fn: Callable[..., Any]) -> HTTPRouteHandler:

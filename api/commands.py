@@ -88,7 +88,7 @@ class CommandController(Controller):
         fails). Nothing is saved (the match stays at its version), and an `Idempotency-Key`
         is not used.
         """
-        data: ActionRequest | None = await write.body(ActionRequest | None)
+        data: ActionRequest | None = await write.body()
         cards = parse_field(data.cards if data else None, "cards")
         command = Act(match_id, action_of(action, cards), precondition(if_match))
         return await write.send(command, dry=dry_run)

@@ -47,8 +47,8 @@ from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, 
 from api.records.bulk import moment_parameter as _moment
 from api.records.bulk import reject_repeated
 from api.runtime import in_thread
-from api.sse import EVENT_STREAM
 from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
+from api.streams import FEED, stream_route
 from domain.rules.errors import InvalidInputError
 from services.errors import ForbiddenError, UnauthorizedError
 from services.feed import (
@@ -311,9 +311,9 @@ class FeedController(Controller):
                 raise LastEventIdAheadError(after, top, "the log's last position", name="after")
         return page
 
-    @get(
-        "/stream",
-        media_type=EVENT_STREAM,
+    @stream_route(
+        FEED,
+        path,
         summary="The whole event log, live (Server-Sent Events)",
         description=STREAM_DOC + FILTER_DOC,
         responses=problems(401, 403, 404, 422, 429),

@@ -22,6 +22,7 @@ import msgspec
 from litestar import Controller, Request, Response
 from litestar.di import NamedDependency
 from litestar.params import PathParameter
+from msgspec import Meta
 
 from api.auth import credential
 from api.calls import Writing, write_route
@@ -46,44 +47,56 @@ class CreateSubscription(_Request, frozen=True, kw_only=True):
     """A named feed subscription."""
 
     name: Annotated[
-        str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", examples=["warehouse"])
+        Annotated[
+            str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", examples=["warehouse"])
+        ],
+        Meta(description="Its name: 1 to 64 letters, digits, `.`, `_`, `-`."),
     ]
-    """Its name: 1 to 64 letters, digits, `.`, `_`, `-`."""
     types: Annotated[
-        list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=100)
+        Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=100)],
+        Meta(description="The event types to follow (`CardPlayed`, …); none: every type."),
     ] = msgspec.field(default_factory=list)
-    """The event types to follow (`CardPlayed`, …); none: every type."""
-    from_: Annotated[int, msgspec.Meta(ge=0, le=10**15), msgspec.Meta(examples=[0])] = (
-        msgspec.field(default=0, name="from")
-    )
-    """Start after this position of the log (0: from the beginning)."""
-    lease_ms: Annotated[int, msgspec.Meta(ge=1000, le=3_600_000)] = fs.DEFAULT_LEASE_MS
-    """How long a claimed range is a consumer's before another may claim it again."""
+    from_: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=10**15), msgspec.Meta(examples=[0])],
+        Meta(description="Start after this position of the log (0: from the beginning)."),
+    ] = msgspec.field(default=0, name="from")
+    lease_ms: Annotated[
+        Annotated[int, msgspec.Meta(ge=1000, le=3_600_000)],
+        Meta(
+            description=(
+                "How long a claimed range is a consumer's before another may claim it again."
+            )
+        ),
+    ] = fs.DEFAULT_LEASE_MS
 
 
 class ClaimRange(_Request, frozen=True, kw_only=True):
     """A consumer asks for the next range."""
 
-    consumer: Consumer
-    """Who asks (each worker its own name)."""
-    limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 100
-    """Positions of the log in the range at most."""
+    consumer: Annotated[Consumer, Meta(description="Who asks (each worker its own name).")]
+    limit: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=1000)],
+        Meta(description="Positions of the log in the range at most."),
+    ] = 100
 
 
 class AckRange(_Request, frozen=True, kw_only=True):
     """A consumer processed its range."""
 
-    consumer: Consumer
-    """Who processed it (the lease's holder)."""
-    lease: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-    """The lease a claim answered."""
+    consumer: Annotated[Consumer, Meta(description="Who processed it (the lease's holder).")]
+    lease: Annotated[
+        Annotated[str, msgspec.Meta(min_length=1, max_length=64)],
+        Meta(description="The lease a claim answered."),
+    ]
 
 
 class CommitPosition(_Request, frozen=True, kw_only=True):
     """A single consumer processed everything up to a position."""
 
-    position: Annotated[int, msgspec.Meta(ge=0, le=10**15)]
-    """The last position processed (a stream's Last-Event-ID)."""
+    position: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=10**15)],
+        Meta(description="The last position processed (a stream's Last-Event-ID)."),
+    ]
 
 
 def require_operator(archive: Archive, cred: Credential | None) -> None:
@@ -102,7 +115,7 @@ class SubscriptionController(Controller):
         replicas; several consumers share its events by claiming ranges under leases
         (docs/events.md). 409 `subscription-exists` when the name is taken.
         """
-        data = await write.body(CreateSubscription)
+        data = await write.body()
         command = fs.CreateFeedSubscription(data.name, tuple(data.types), data.from_, data.lease_ms)
         return await write.send(command)
 
@@ -128,7 +141,7 @@ class SubscriptionController(Controller):
         expired unacknowledged is handed out again first (at least once). `lease` is null
         and `items` empty when the subscription is caught up.
         """
-        data = await write.body(ClaimRange)
+        data = await write.body()
         return await write.send(fs.ClaimFeedRange(name, data.consumer, data.limit))
 
     @write_route("/{name:str}/acks", 200, 401, 403, 404, 409, body=AckRange)
@@ -141,7 +154,7 @@ class SubscriptionController(Controller):
         `lease-lost` when the consumer no longer holds the lease (it expired and another
         consumer claimed the range, or it was acknowledged already).
         """
-        data = await write.body(AckRange)
+        data = await write.body()
         return await write.send(fs.AcknowledgeFeedRange(name, data.lease, data.consumer))
 
     @write_route("/{name:str}/checkpoint", 200, 401, 403, 404, body=CommitPosition)
@@ -154,5 +167,5 @@ class SubscriptionController(Controller):
         last `id` processed, and a reconnect (on any replica, after a restart) resumes
         after it. A position at or below the checkpoint changes nothing.
         """
-        data = await write.body(CommitPosition)
+        data = await write.body()
         return await write.send(fs.CommitFeedPosition(name, data.position))

@@ -13,7 +13,7 @@ Neither is rate limited (``api.ratelimit.DEFAULT_EXCLUDED``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -22,6 +22,7 @@ import structlog
 from litestar import Request, Response, get
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
+from msgspec import Meta
 
 from api.i18n import localize, prefers_chinese
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
@@ -36,7 +37,7 @@ log = structlog.get_logger("api.health")
 class HealthStatus(msgspec.Struct):
     """A probe's answer."""
 
-    status: str
+    status: Annotated[str, Meta(description="ok (alive), ready (serving), or why not")]
 
 
 def store_probe(service: GameService) -> Probe:

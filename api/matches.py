@@ -79,7 +79,7 @@ class MatchController(Controller):
         Answers the organiser token once; it authorises seating bots, running them and ending the
         match. The rules are fixed for good (RULES §10).
         """
-        body = await write.body(CreateMatchRequest | None) or CreateMatchRequest()
+        body = await write.body() or CreateMatchRequest()
         command = CreateMatch(
             rule_set(body),
             name=body.name,
@@ -134,7 +134,7 @@ class MatchController(Controller):
         When the fourth seat fills, round 1 is dealt at once (R16). A private table's seats are
         taken with an invite code, or here with its organiser token (403 otherwise).
         """
-        data = await write.body(ClaimSeatRequest)
+        data = await write.body()
         return await write.send(ClaimSeat(match_id, seat, data.name))
 
     @write_route("/{match_id:uuid}/seats/{seat:int}/bot", 201, *CHECKED, body=SeatBotRequest)
@@ -148,7 +148,7 @@ class MatchController(Controller):
         by its rules is ended after a number of rounds, `BOTS_ONLY_ROUNDS`). The answer is the
         version of the seating itself.
         """
-        data = await write.body(SeatBotRequest)
+        data = await write.body()
         return await write.send(SeatBot(match_id, seat, data.kind, data.name))
 
     @write_route("/{match_id:uuid}/bots/run", 202, 401, 403, 404)
@@ -170,7 +170,7 @@ class MatchController(Controller):
 
         A round being played is abandoned unscored; no command is accepted after.
         """
-        data = await write.body(FinishRequest | None)
+        data = await write.body()
         return await write.send(FinishMatch(match_id, data.reason if data else "organiser"))
 
     @write_route("/{match_id:uuid}/resign", 200, *CHECKED)

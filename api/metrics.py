@@ -18,6 +18,7 @@ metric                                         type       labels
 ``shengji_rate_limit_rejections_total``        counter    —
 ``shengji_quota_rejections_total``             counter    ``quota``
 ``shengji_sse_refusals_total``                 counter    ``limit`` (identity/address)
+``shengji_sse_open``                           gauge      ``kind`` (a stream's, api.streams)
 ``shengji_live_hub_connected``                 gauge      — (PostgreSQL hub only)
 ``shengji_live_hub_connections_total``         counter    — (PostgreSQL hub only)
 =============================================  =========  ===============================
@@ -41,6 +42,7 @@ from litestar.handlers import HTTPRouteHandler
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from api.streams import KINDS
 from domain.game.actions import ACTIONS
 from services.bot_driver import BotDriver, DriverStats
 from services.game import GameService
@@ -252,8 +254,8 @@ class _Readings:
         if self.caps is not None:
             kinds = GaugeMetricFamily(
                 "shengji_sse_open",
-                "Live streams (SSE) open in this process, by kind (match, player, ticket, "
-                "standings, feed)",
+                "Live streams (SSE) open in this process, by kind "
+                f"({', '.join(KINDS)}; api.streams)",
                 labels=["kind"],
             )
             for kind, count in sorted(self.caps.open_by_kind().items()):

@@ -1,26 +1,33 @@
-"""Server-Sent Event streams that follow something by polling it: the events feed
-(:mod:`api.feed`), a player's stream (:mod:`api.players.stream`), a lobby ticket
-(:mod:`api.players.lobby`) and a tournament's standings (:mod:`api.tournaments.live`).
+"""Server-Sent Event streams that follow something by reading it again when it changes:
+the events feed (:mod:`api.feed`), a player's stream (:mod:`api.players.stream`), a lobby
+ticket (:mod:`api.players.lobby`), a tournament's standings (:mod:`api.tournaments.live`)
+and its display (:mod:`api.tournaments.pages`).
 
 One loop for all of them (:func:`polled`): each answer's frames go out at once; an answer
 with ``more`` is polled again at once, otherwise after ``poll_s``; ``: ping`` comments
 keep a quiet connection alive every ``heartbeat_s``; the stream ends when an answer says
 ``done``, or — with a ``retry:`` hint, so the client reconnects with its Last-Event-ID —
-once its lifetime has passed or the server drains. The match streams follow the hub and
-the event log instead (:mod:`api.sse`).
+once its lifetime has passed or the server drains. A stream told of changes (``wake``)
+reads again as soon as one comes, and ``poll_s`` is only its safety net: the tournament
+streams are woken by the hub (:class:`HubWakes`: a save of the tournament or of a table's
+match, in any process). The match streams follow the hub and the event log instead
+(:mod:`api.sse`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
+from uuid import UUID
 
 import anyio
 from litestar.response import Stream
 
-from api.sse import EVENT_STREAM, PING
+from api.match_follower import ChangeSignal
+from api.sse import PING, MatchHub
+from api.streams import EVENT_STREAM
 
 SSE_HEADERS: Final = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 """No cache, and no buffering by a proxy in front (nginx), so frames arrive as sent."""
@@ -52,6 +59,9 @@ class Timing:
     heartbeat_s: float
     lifetime_s: float
     retry_ms: int | None = None
+    min_gap_s: float = 0.0
+    """A woken stream reads again no sooner than this after its last read: the changes of
+    a burst (bots moving at every table of a round) are one read, not one each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,38 @@ class Polled:
     """Poll again at once (a page was full)."""
     done: bool = False
     """The stream is over once these frames are sent."""
+
+
+class HubWakes:
+    """One event (:attr:`event`) set whenever an aggregate it follows changes — a
+    tournament, the matches of its round's tables — as the hub tells (coalesced, maybe
+    spurious; a save in any process). Use on the hub's event loop; :meth:`close` at the end.
+    """
+
+    def __init__(self, hub: MatchHub) -> None:
+        self.hub = hub
+        self.event = asyncio.Event()
+        self._signals: dict[UUID, ChangeSignal] = {}
+        self._relays: set[asyncio.Task[None]] = set()
+
+    def follow(self, ids: Iterable[UUID]) -> None:
+        """Follow exactly ``ids`` from now on."""
+        wanted = set(ids)
+        for gone in set(self._signals) - wanted:
+            self._signals.pop(gone).close()
+        for new in wanted.difference(self._signals):
+            signal = self._signals[new] = self.hub.subscribe(new)
+            relay = asyncio.get_running_loop().create_task(self._relay(signal))
+            self._relays.add(relay)
+            relay.add_done_callback(self._relays.discard)
+
+    async def _relay(self, signal: ChangeSignal) -> None:
+        while await signal.wait():  # False once closed (here, or the hub stopped)
+            signal.take()  # the events the hub read are not needed: the stream reads again
+            self.event.set()
+
+    def close(self) -> None:
+        self.follow(())
 
 
 def _never() -> bool:
@@ -82,6 +124,7 @@ async def polled(
     deadline = clock() + timing.lifetime_s
     quiet_since = clock()
     while True:
+        read_at = clock()
         answer = await poll()
         for frame in answer.frames:
             yield frame
@@ -104,4 +147,5 @@ async def polled(
             continue
         with anyio.move_on_after(pause):
             await wake.wait()
+        await anyio.sleep(max(0.0, min(read_at + timing.min_gap_s, deadline) - clock()))
         wake.clear()

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import Meta
 
 from api.i18n import localize, prefers_chinese
 
@@ -73,16 +74,38 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
 class Problem(msgspec.Struct, omit_defaults=True, rename="camel"):
     """RFC 9457 problem details (plus the rule, code and cards concerned)."""
 
-    type: str
-    title: str
-    status: int
-    detail: str
-    code: str
-    rule: str | None = None
-    rule_url: str | None = None
-    """The rule's text in the rule book (``/v1/rules/R23``), when the problem names one."""
-    instance: str | None = None
-    errors: list[dict[str, Any]] | None = None
+    type: Annotated[str, Meta(description="The problem type: a URI ending in its code (stable)")]
+    title: Annotated[
+        str, Meta(description="A short summary of the problem type, in the language asked for")
+    ]
+    status: Annotated[int, Meta(description="The HTTP status")]
+    detail: Annotated[
+        str,
+        Meta(
+            description=(
+                "What happened, naming the rule (R-number) and the cards, in the language asked for"
+            ),
+            examples=["what happened"],
+        ),
+    ]
+    code: Annotated[str, Meta(description="The problem's code (the last part of `type`)")]
+    rule: Annotated[
+        str | None,
+        Meta(description="The rule (R-number or §10) that refused it; absent when none applies"),
+    ] = None
+    rule_url: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The rule's text in the rule book (`/v1/rules/R23`), when the problem names one."
+            )
+        ),
+    ] = None
+    instance: Annotated[str | None, Meta(description="The request path")] = None
+    errors: Annotated[
+        list[dict[str, Any]] | None,
+        Meta(description="For a validation problem: each field refused (key, message, source)"),
+    ] = None
 
 
 def wants_chinese(accept_language: str | None) -> bool:

@@ -7,9 +7,9 @@ forged token is counted under the address, so it buys nothing. Each client's buc
 holds ``burst`` tokens (default: a period's worth), refilled at ``limit`` per period
 (a minute); a request takes one. An empty bucket answers ``429`` with the
 ``rate-limited`` problem and ``Retry-After`` = the whole seconds until a token is back.
-Health probes and the SSE stream are not counted (the stream has its cap,
-:mod:`api.streamcap`), nor Prometheus scrapes of ``/metrics`` (``exclude_paths`` /
-``exclude_patterns``). Buckets live in memory, per process, at most ``max_clients`` of
+Health probes are not counted, nor Prometheus scrapes of ``/metrics`` (``exclude_paths``),
+nor the match streams (their declaration says so, :mod:`api.streams`: they have their cap,
+:mod:`api.streamcap`). Buckets live in memory, per process, at most ``max_clients`` of
 them (the least recently seen are forgotten first).
 
 **Quotas** (:class:`Quota`): creating matches (quick-play tickets and rematches too: each
@@ -42,8 +42,6 @@ from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
 
 DEFAULT_PER_MINUTE: Final = 600
 DEFAULT_EXCLUDED: Final = ("/healthz", "/readyz", "/metrics")
-DEFAULT_EXCLUDED_PATTERNS: Final = (r"^/v1/matches/[^/]+/stream$",)
-"""The SSE stream (``api.sse``): long-lived, and EventSource reconnects on its own."""
 RawHeaders = Iterable[tuple[bytes, bytes]]
 
 

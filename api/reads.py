@@ -32,6 +32,7 @@ from api.strict import json_body, read_body
 from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
+from services import field_docs
 from services.access import seat_in
 from services.embargo import embargo_marker, view_embargo
 from services.errors import NotFoundError, VerificationError
@@ -60,7 +61,7 @@ def stable(round_: Round | None, now: datetime) -> bool:
 class RoundList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A match's rounds, in order."""
 
-    items: list[RoundSummary]
+    items: Annotated[list[RoundSummary], field_docs.ITEMS]
 
 
 def _round(service: GameService, match_id: UUID, number: int) -> tuple[Match, Round]:
@@ -275,7 +276,7 @@ class ReadController(Controller):
     opt={STATELESS: True, **json_body(VerifyRequest)},
 )
 async def verify_deal(request: Request[Any, Any, Any]) -> DealVerified:
-    data = await read_body(request, VerifyRequest)
+    data = await read_body(request)
     hands = None
     if data.hands is not None:
         hands = [list(parse_field(h, f"hands[{i}]")) for i, h in enumerate(data.hands)]

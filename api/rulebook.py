@@ -19,6 +19,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import HeaderParameter, PathParameter
+from msgspec import Meta
 
 from api.dto import problems
 from api.etag import not_modified
@@ -117,19 +118,18 @@ class PresetRef(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     name: PresetKey
     title: Annotated[str, _field("The title", "拖拉机 (seed 001)")]
     url: Annotated[str, _field("Its text", "/v1/rules/presets/tuolaji")]
-    rules: RulesView
-    """The preset's value of every §10 variant."""
+    rules: Annotated[RulesView, Meta(description="The preset's value of every §10 variant.")]
 
 
 class RuleBookIndex(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The rule book's contents: rules, variants and presets."""
 
     language: LanguageTag
-    rules: list[RuleRef]
-    """R1 … R36, in order."""
-    variants: list[VariantRef]
-    """The §10 variants, in the order of a rule set's fields."""
-    presets: list[PresetRef]
+    rules: Annotated[list[RuleRef], Meta(description="R1 … R36, in order.")]
+    variants: Annotated[
+        list[VariantRef], Meta(description="The §10 variants, in the order of a rule set's fields.")
+    ]
+    presets: Annotated[list[PresetRef], Meta(description="The named rule sets (§10 presets)")]
 
 
 class RuleText(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, post
+from msgspec import Meta
 
 from api.dto import Cards, RulesRequest, SomeCards, problems
 from api.routes import STATELESS, RouteDecorator, route
@@ -28,100 +29,135 @@ from domain.rules.scoring import bottom_multiplier, settle
 from domain.rules.shapes import Shape, ShapeKind, decompose
 from domain.rules.throws import check_throw
 from domain.rules.trick import trick_points, trick_winner
+from services import field_docs
 
 Level = Literal["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 Suit = Literal["S", "H", "C", "D"]
 
 
 class _Base(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
-    rules: RulesRequest | None = None
-    """RULES §10 fields in camelCase; absent ones take the standard rules' values."""
+    rules: Annotated[
+        RulesRequest | None,
+        Meta(
+            description=(
+                "RULES §10 fields in camelCase; absent ones take the standard rules' values."
+            )
+        ),
+    ] = None
 
 
 class _Contextual(_Base, kw_only=True):
-    level: Level
-    trump_suit: Suit | None
+    level: Annotated[Level, field_docs.LEVEL]
+    trump_suit: Annotated[Suit | None, field_docs.TRUMP_SUIT]
 
 
 class TrickRequest(_Contextual, kw_only=True):
     """A trick's plays to judge (R24)."""
 
-    plays: Annotated[list[SomeCards], msgspec.Meta(min_length=2, max_length=4)]
+    plays: Annotated[
+        Annotated[list[SomeCards], msgspec.Meta(min_length=2, max_length=4)],
+        Meta(description="The plays in order, the lead first (R24)"),
+    ]
 
 
 class TrickResponse(msgspec.Struct, rename="camel"):
     """Who won the trick (R24) and its points (R26)."""
 
-    winner: int
-    points: int
+    winner: Annotated[int, Meta(description="The index in `plays` of the winning play (R24)")]
+    points: Annotated[int, Meta(description="The trick's points (R26)")]
 
 
 class FollowRequest(_Contextual, kw_only=True):
     """A lead, a hand and a follow to judge (R23)."""
 
-    lead: SomeCards
-    hand: SomeCards
-    play: SomeCards
+    lead: Annotated[SomeCards, Meta(description="The lead (R22)")]
+    hand: Annotated[
+        SomeCards,
+        Meta(description="The follower's hand before playing", examples=[field_docs.EXAMPLE_CARDS]),
+    ]
+    play: Annotated[SomeCards, Meta(description="The follow to judge (R23)")]
 
 
 class FollowResponse(msgspec.Struct, rename="camel"):
     """Whether the follow is legal (R23), and if not which rule and why."""
 
-    legal: bool
-    rule: str | None
-    detail: str | None
+    legal: Annotated[bool, Meta(description="The follow is legal (R23)")]
+    rule: Annotated[str | None, Meta(description="The rule it breaks; null when legal")]
+    detail: Annotated[
+        str | None,
+        Meta(description="Why it is not legal; null when legal", examples=["what happened"]),
+    ]
 
 
 class ShapeRequest(_Contextual, kw_only=True):
     """Cards to classify (R12-R15)."""
 
-    cards: SomeCards
+    cards: Annotated[
+        SomeCards, Meta(description="The cards to classify", examples=[field_docs.EXAMPLE_CARDS])
+    ]
 
 
 class ShapeResponse(msgspec.Struct, rename="camel"):
     """What the cards are as a combination (R12-R15) and their components."""
 
-    kind: Literal["single", "pair", "tractor", "throw", "mixed"]
-    components: list[list[str]]
+    kind: Annotated[
+        Literal["single", "pair", "tractor", "throw", "mixed"],
+        Meta(description="single, pair, tractor, throw, or mixed (never a lead) (R12-R15)"),
+    ]
+    components: Annotated[list[list[str]], Meta(description="Its components, largest first (R15)")]
 
 
 class ThrowRequest(_Contextual, kw_only=True):
     """A throw and the other three hands, to judge it (R22)."""
 
-    throw: SomeCards
-    other_hands: Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)]
+    throw: Annotated[
+        SomeCards, Meta(description="The throw (R15)", examples=[field_docs.EXAMPLE_CARDS])
+    ]
+    other_hands: Annotated[
+        Annotated[list[Cards], msgspec.Meta(min_length=3, max_length=3)],
+        Meta(description="The three other hands (R22 looks at them)"),
+    ]
 
 
 class ThrowResponse(msgspec.Struct, rename="camel"):
     """Whether the throw stands (R22), and if not what is played instead."""
 
-    valid: bool
-    forced_play: list[str] | None
+    valid: Annotated[bool, Meta(description="The throw stands (R22)")]
+    forced_play: Annotated[
+        list[str] | None,
+        Meta(description="What is played instead when it fails (R22); null when valid"),
+    ]
 
 
 class BottomMultiplierRequest(_Contextual, kw_only=True):
     """The last trick's lead, to find the bottom multiplier (R28)."""
 
-    last_lead: SomeCards
+    last_lead: Annotated[SomeCards, Meta(description="The last trick's lead (R28)")]
 
 
 class BottomMultiplierResponse(msgspec.Struct, rename="camel"):
     """The bottom multiplier of a last lead (R28)."""
 
-    multiplier: int
+    multiplier: Annotated[int, Meta(description="The multiplier (R28)")]
 
 
 class SettleRequest(_Base, kw_only=True):
     """The attackers' total, to settle a round (R30)."""
 
-    attacker_points: Annotated[int, msgspec.Meta(ge=0, le=100_000)]
+    attacker_points: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=100_000)],
+        Meta(description="The attackers' total (R29)"),
+    ]
 
 
 class SettleResponse(msgspec.Struct, rename="camel"):
     """The level change an attackers' total brings (R30)."""
 
-    outcome: Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"]
-    levels: int
+    outcome: Annotated[
+        Literal["defenders_up", "attackers_take_over", "attackers_take_over_and_up"],
+        Meta(description="The outcome (R30)"),
+    ]
+    levels: Annotated[int, Meta(description="Levels gained (R30)")]
 
 
 def _cards(value: Cards, field: str) -> list[Card]:
@@ -212,7 +248,7 @@ class RulesOracleController(Controller):
 
         The winning play of a trick (R24, ties R11) and its points (R26). Stateless.
         """
-        data = await read_body(request, TrickRequest)
+        data = await read_body(request)
         with impossible_positions():
             ctx = _position(data)
             plays = [_cards(p, f"plays[{i}]") for i, p in enumerate(data.plays)]
@@ -232,7 +268,7 @@ class RulesOracleController(Controller):
         Whether a follow is legal for a lead and a hand (R23), and if not the rule
         it breaks and why. Stateless.
         """
-        data = await read_body(request, FollowRequest)
+        data = await read_body(request)
         with impossible_positions():
             ctx = _position(data)
             lead = _lead(ctx, _cards(data.lead, "lead"), "lead")
@@ -248,7 +284,7 @@ class RulesOracleController(Controller):
         What cards are as a lead (single, pair, tractor, throw or mixed, R12-R15)
         and their components, largest first. Stateless.
         """
-        data = await read_body(request, ShapeRequest)
+        data = await read_body(request)
         with impossible_positions():
             ctx = _position(data)
             cards = _cards(data.cards, "cards")
@@ -262,7 +298,7 @@ class RulesOracleController(Controller):
         Whether a throw stands against the other three hands (R22), and if not the
         component played instead. Stateless.
         """
-        data = await read_body(request, ThrowRequest)
+        data = await read_body(request)
         with impossible_positions():
             ctx = _position(data)
             shape = _lead(ctx, _cards(data.throw, "throw"), "throw")
@@ -283,7 +319,7 @@ class RulesOracleController(Controller):
         single x2, pair x4, a tractor by `bottom_multiplier`, a throw by its largest
         component. Stateless.
         """
-        data = await read_body(request, BottomMultiplierRequest)
+        data = await read_body(request)
         with impossible_positions():
             ctx = _context(data)
             shape = _lead(ctx, _cards(data.last_lead, "lastLead"), "lastLead")
@@ -295,7 +331,7 @@ class RulesOracleController(Controller):
 
         The level change an attackers' total brings (R30, §10 level_cap). Stateless.
         """
-        data = await read_body(request, SettleRequest)
+        data = await read_body(request)
         with impossible_positions():
             s = settle(data.attacker_points, _rules(data))
             return SettleResponse(s.outcome.value, s.levels)

@@ -57,7 +57,6 @@ from services.game import GameService
 from services.json_patch import Json
 from services.live import LiveTable, patch_frame, view_json
 
-EVENT_STREAM = "text/event-stream"
 PING = b": ping\n\n"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from litestar import Controller, Request, get
+from litestar import Controller, Request
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -18,7 +18,8 @@ from litestar.response import Stream
 from api.auth import stream_credential
 from api.match_follower import FULL_EVERY
 from api.spectating import spectator_problems
-from api.sse import EVENT_STREAM, LiveStreams
+from api.sse import LiveStreams
+from api.streams import EVENT_STREAM, MATCH, stream_route
 from domain.rules.errors import InvalidInputError
 from services.live import current_version
 
@@ -126,9 +127,9 @@ class MatchStreamController(Controller):
     path = "/v1/matches"
     tags = ["live"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @get(
-        "/{match_id:uuid}/stream",
-        media_type=EVENT_STREAM,
+    @stream_route(
+        MATCH,
+        path,
         summary="Live views of a match (Server-Sent Events)",
         description=STREAM_DOC,
         responses=spectator_problems(404, 422, 429),

@@ -3,49 +3,40 @@
 A live stream holds a connection, a task and a place in a fan-out or a polling loop for as
 long as the client keeps it (its lifetime, then EventSource reconnects), and it is not rate
 limited (:mod:`api.ratelimit`). So the streams *open at once* are capped, for each kind of
-stream (:data:`KINDS`: a match's, a player's, a lobby ticket's, a tournament's standings,
-the events feed) on its own: ``per_kind[kind]`` for a verified identity (the account, seat,
-match or tournament a token stands for, :mod:`api.identity` — minting tokens buys no
-streams), else ``per_address`` for the client's address — a made-up token counts under the
+stream (:data:`api.streams.STREAMS`: a match's, a player's, a lobby ticket's, a
+tournament's standings or display, the events feed) on its own: ``per_kind[kind]`` for a
+verified identity (the account, seat, match or tournament a token stands for,
+:mod:`api.identity` — minting tokens buys no streams), else ``per_address`` for the
+client's address — a made-up token counts under the
 address. Beyond its cap a stream is refused before it starts: 429 ``too-many-streams``
 problem+json with ``Retry-After``; the refusals are counted by which cap refused
 (``shengji_sse_refusals_total{limit}``) and the streams open by kind
 (``shengji_sse_open{kind}``, :mod:`api.metrics`). A stream's place is freed when its
 request ends, however it ends.
 
-:class:`api.admission.AdmissionMiddleware` admits them, for ``GET`` on the stream routes only;
-the counts are per process (each replica caps its own streams).
+:class:`api.admission.AdmissionMiddleware` admits them, for ``GET`` on the stream routes only
+(the routes that carry a declaration, :func:`api.streams.declared`); the counts are per
+process (each replica caps its own streams).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Final
 
-KINDS: Final[dict[str, re.Pattern[str]]] = {
-    "match": re.compile(r"^/v1/matches/[^/]+/stream/?$"),
-    "player": re.compile(r"^/v1/players/me/stream/?$"),
-    "ticket": re.compile(r"^/v1/lobby/tickets/[^/]+/stream/?$"),
-    "standings": re.compile(r"^/v1/tournaments/[^/]+/standings/stream/?$"),
-    "feed": re.compile(r"^/v1/events/stream/?$"),
-}
-"""Every stream route of the service, by kind (a new stream route is added here)."""
+from api.streams import KINDS, STREAMS
+
 RETRY_AFTER_S: Final = 10
 """Retry-After of a refused stream: long enough for a stream of the client to end."""
 LIMITS: Final = ("identity", "address")
 
 
-def kind_of(path: str) -> str | None:
-    """The kind of stream ``path`` opens, or None for any other route."""
-    return next((kind for kind, pattern in KINDS.items() if pattern.match(path)), None)
-
-
 def parse_caps(items: tuple[str, ...], default: int) -> dict[str, int]:
     """Per-kind caps from ``kind=cap`` items (``SSE_STREAM_CAPS``); a kind not named gets
-    ``default``. ValueError for an unknown kind or a cap that is not an integer >= 0."""
-    caps = dict.fromkeys(KINDS, default)
+    its declared cap, else ``default`` (``SSE_MAX_PER_IDENTITY``). ValueError for an unknown
+    kind or a cap that is not an integer >= 0."""
+    caps = {s.kind: default if s.cap is None else s.cap for s in STREAMS}
     for item in items:
         kind, sep, text = item.partition("=")
         kind = kind.strip()
@@ -69,9 +60,7 @@ class StreamCaps:
     ) -> None:
         if per_identity < 0 or per_address < 0:
             raise ValueError("stream caps are >= 0 (0: no cap)")
-        self.per_kind = (
-            dict(per_kind) if per_kind is not None else dict.fromkeys(KINDS, per_identity)
-        )
+        self.per_kind = dict(per_kind) if per_kind is not None else parse_caps((), per_identity)
         if any(cap < 0 for cap in self.per_kind.values()):
             raise ValueError("stream caps are >= 0 (0: no cap)")
         self.per_address = per_address

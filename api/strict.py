@@ -12,8 +12,9 @@ body that is not JSON is a 400 in msgspec's words; no body is ``None`` (the hand
 default) when the type admits it, else a 400; a JSON ``null`` body is a 422 (a body is
 an object or left out: one type, as the document says).
 
-The route declares its type with ``opt=json_body(T)`` so the OpenAPI document shows it
-(:mod:`api.contract`).
+The route declares its type once, with ``opt=json_body(T)`` (``write_route(body=T)``):
+the handler reads it as that type and the OpenAPI document shows it
+(:func:`api.openapi_patches.request_bodies`).
 """
 
 from __future__ import annotations
@@ -62,9 +63,15 @@ def _decoder(target: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(target, strict=True)
 
 
-async def read_body(request: Request[Any, Any, Any], target: Any) -> Any:
-    """The request's JSON body as ``target`` (see the module doc); a body sent with a
-    ``Content-Type`` that is not JSON (``application/json`` or ``…+json``) is a 415."""
+async def read_body(request: Request[Any, Any, Any], target: Any = None) -> Any:
+    """The request's JSON body as the type its route declares (``opt=json_body(T)``, see
+    the module doc); a body sent with a ``Content-Type`` that is not JSON
+    (``application/json`` or ``…+json``) is a 415. ``target``, while handlers still name
+    it: the declared type again (anything else is a TypeError: one declaration)."""
+    declared = request.route_handler.opt.get(BODY)
+    if declared is None or (target is not None and target != declared):
+        raise TypeError(f"{request.url.path}: the route declares its body {declared!r}")
+    target = declared
     raw = await request.body()
     if raw.strip():
         check_json_media_type(request.headers.get("content-type"))

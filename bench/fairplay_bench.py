@@ -52,6 +52,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from eventsourcing.utils import get_topic
 
+from api.streams import KINDS
 from bench._api_server import CLK_TCK, HOST, ROOT, free_port
 from domain.accounts.lobby import LobbyOpened
 from domain.rules.ruleset import STANDARD, RuleSet
@@ -69,7 +70,6 @@ Json = dict[str, Any]
 OPERATOR = "operator-token-of-the-fair-play-bench"
 ISSUER = "https://id.bench/"
 AUDIENCE = "shengji-bench"
-KINDS = ("match", "player", "ticket", "standings", "feed")
 INTERNAL_URLS = (
     "https://127.0.0.1/hook",
     "https://127.0.0.1:5432/",
@@ -266,8 +266,10 @@ async def caps_and_revocation(workdir: Path, provider: Provider, revocations: in
             "player": "/v1/players/me/stream",
             "ticket": f"/v1/lobby/tickets/{ticket_id}/stream",
             "standings": f"/v1/tournaments/{tournament}/standings/stream",
+            "display": f"/v1/tournaments/{tournament}/display/stream",
             "feed": "/v1/events/stream",
         }
+        assert set(paths) == set(KINDS), "a declared stream kind (api.streams) is not benched"
         ninth = {}
         for kind, path in paths.items():
             streams = []

@@ -46,6 +46,7 @@ from eventsourcing.utils import get_topic
 from domain.accounts.account import AccountCreated
 from domain.game.match_events import MatchCreated
 from domain.game.round_events import RoundStarted
+from domain.tournament.events import TournamentCreated
 from infra.localhub import InProcessHub, LocalHub
 from infra.settings import Settings, parse_database_url
 from services.game import GameService
@@ -55,6 +56,7 @@ log = logging.getLogger(__name__)
 MATCH_CREATED: Final = get_topic(MatchCreated)
 ACCOUNT_CREATED: Final = get_topic(AccountCreated)
 ROUND_STARTED: Final = get_topic(RoundStarted)
+TOURNAMENT_CREATED: Final = get_topic(TournamentCreated)
 
 
 class _Created(msgspec.Struct):
@@ -308,9 +310,9 @@ class PostgresHub(LocalHub):
 def match_of_created(originator: UUID, topic: str | None, state: bytes | None) -> UUID | None:
     """What an aggregate's changes wake, from its first event: a match is its own; a
     round names its match in ``RoundStarted``; an account is its own (a player's streams
-    follow it to end when its token is revoked: docs/decisions.md D-fair); anything else
-    wakes nothing."""
-    if topic in (MATCH_CREATED, ACCOUNT_CREATED):
+    follow it to end when its token is revoked: docs/decisions.md D-fair); a tournament is
+    its own (its standings and display streams, D-streams); anything else wakes nothing."""
+    if topic in (MATCH_CREATED, ACCOUNT_CREATED, TOURNAMENT_CREATED):
         return originator
     if topic == ROUND_STARTED and state is not None:
         try:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
+from domain.tournament.tournament import Tournament
 from services.game import GameService
 
 
@@ -160,7 +161,10 @@ class InProcessHub(LocalHub):
     """The hub of a single process (SQLite, POPO): the service's saves wake it."""
 
     def attach(self, service: GameService) -> None:
-        """Publish every match ``service`` saves from now on."""
+        """Publish every match and tournament ``service`` saves from now on (a tournament
+        wakes its standings and display streams, docs/decisions.md D-streams)."""
+        if Tournament not in service.followed:
+            service.followed = (*service.followed, Tournament)
         service.on_saved.append(self.publish_many)
 
     def detach(self, service: GameService) -> None:

@@ -33,6 +33,7 @@ import msgspec
 from msgspec import Meta
 
 from api.streamcap import parse_caps
+from api.streams import KINDS
 from domain.bots import PLAYERS
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
@@ -292,9 +293,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         tuple[str, ...],
         Meta(
             description="Per-kind caps on the live streams a verified identity holds open at "
-            "once, comma-separated `kind=cap` (kinds: `match`, `player`, `ticket`, "
-            "`standings`, `feed`; e.g. `player=2,feed=4`); a kind not named has "
-            "`SSE_MAX_PER_IDENTITY`; 0: no cap for that kind.",
+            "once, comma-separated `kind=cap` (kinds: "
+            f"{', '.join(f'`{kind}`' for kind in KINDS)}; e.g. `player=2,feed=4`); a kind not "
+            "named has `SSE_MAX_PER_IDENTITY`; 0: no cap for that kind.",
         ),
     ] = ()
     sse_max_per_address: Annotated[
@@ -319,8 +320,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         Meta(
             ge=0,
             le=_MS,
-            description="The `retry:` hint every stream sends (matches, players, tickets, "
-            "standings, the events feed), in ms.",
+            description="The `retry:` hint every live stream sends, in ms.",
         ),
     ] = 1000
     feed_poll_ms: Annotated[

@@ -46,7 +46,7 @@ next_phase  # domain/game/round_events.py (DrawingEnded)
 turn_began  # domain/game/round_events.py (TimedOut)
 
 # -- frameworks call these ---------------------------------------------------------------------
-_.request_body  # litestar Operation (api/contract.py, api/records/controller.py)
+_.request_body  # litestar Operation (api/records/controller.py, api/exports.py)
 exception_handlers  # litestar Controller attribute (api/records/controller.py)
 _.connection_made  # asyncio.Protocol (bench/_http.py, bench/_capacity_stream.py)
 _.connection_lost  # asyncio.Protocol

@@ -16,15 +16,17 @@ would play, and for a throw what it is and what failing would cost.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Annotated, Literal, cast
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.round import Round
 from domain.game.round_events import CardPlayed
 from domain.rules.cards import card_names
 from domain.rules.scoring import throw_penalty
 from domain.rules.shapes import ShapeKind, decompose
+from services import field_docs
 from services.legal import Action
 
 
@@ -34,16 +36,34 @@ class ThrowCheck(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     lowest such component is played instead and the penalty applies. A dry run never
     tests it: the other hands are hidden (R33)."""
 
-    cards: list[str]
-    """The throw as sent."""
-    components: int
-    """How many components it is made of (singles, pairs, tractors; R15): each must hold."""
-    penalty: int
-    """The §10 ``throw_penalty_points`` adjustment of the attackers' total it would cost
-    if it fails (added when a defender throws, subtracted when an attacker does; 0 under
-    the standard rules)."""
-    tested: Literal["when-played"] = "when-played"
-    """When the throw is tested against the other hands: only when played (R22)."""
+    cards: Annotated[
+        list[str], Meta(description="The throw as sent.", examples=[field_docs.EXAMPLE_CARDS])
+    ]
+    components: Annotated[
+        int,
+        Meta(
+            description=(
+                "How many components it is made of (singles, pairs, tractors; R15): each must hold."
+            )
+        ),
+    ]
+    penalty: Annotated[
+        int,
+        Meta(
+            description=(
+                "The §10 `throw_penalty_points` adjustment of the "
+                "attackers' total it would cost if it fails (added when a "
+                "defender throws, subtracted when an attacker does; 0 "
+                "under the standard rules)."
+            )
+        ),
+    ]
+    tested: Annotated[
+        Literal["when-played"],
+        Meta(
+            description="When the throw is tested against the other hands: only when played (R22)."
+        ),
+    ] = "when-played"
 
 
 class DryRun(
@@ -52,19 +72,33 @@ class DryRun(
     """The command is legal now as far as the acting seat can tell; nothing was saved
     (the match stays at ``version``)."""
 
-    legal: bool = True
-    """Always true in a 200 answer: an illegal command answers its problem instead."""
-    version: int
-    """The match's version, unchanged by the dry run."""
-    seat: int
-    """The acting seat (the bearer token's)."""
-    action: Action
-    """The command checked."""
-    played: list[str] | None = None
-    """play: the cards that would be played (a throw's cards if it holds, R22)."""
-    throw: ThrowCheck | None = None
-    """play: set when the cards are a throw (R22): tested against the other hands only
-    when played."""
+    legal: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Always true in a 200 answer: an illegal command answers its problem instead."
+            )
+        ),
+    ] = True
+    version: Annotated[int, Meta(description="The match's version, unchanged by the dry run.")]
+    seat: Annotated[int, Meta(description="The acting seat (the bearer token's).")]
+    action: Annotated[Action, Meta(description="The command checked.")]
+    played: Annotated[
+        list[str] | None,
+        Meta(
+            description="play: the cards that would be played (a throw's cards if it holds, R22).",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
+    ] = None
+    throw: Annotated[
+        ThrowCheck | None,
+        Meta(
+            description=(
+                "play: set when the cards are a throw (R22): tested "
+                "against the other hands only when played."
+            )
+        ),
+    ] = None
 
 
 def judgement(version: int, seat: int, action: str, round_: Round) -> DryRun:

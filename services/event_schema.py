@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from eventsourcing.utils import get_topic
+from msgspec import Meta
 
 from domain.accounts.account import (
     AccountCreated,
@@ -191,24 +192,49 @@ _DROPPED = frozenset({"title", "description"})
 class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One event type: where it is stored and the schema of each of its versions."""
 
-    type: str
-    """The event class's name (`CardPlayed`, …; docs/events.md)."""
-    topic: str
-    """The stored topic (``module:Class``)."""
-    stream: str
-    """``match``, ``round``, ``tournament``, ``idempotency``, ``account``, ``invite``,
-    ``lobby``, ``ticket``, ``webhook``, ``subscription`` (the game's store) or ``outbox``
-    (the webhook outbox's own store, never in the feed); docs/events.md says who may read
-    each."""
-    class_version: int
-    """The version the code writes now; older ones are upcast on reading."""
-    secret: list[str]
-    """Fields hidden from some readers (R33, R35; docs/events.md says until when)."""
-    personal: list[str] = []
-    """Fields that identify a person, stored encrypted under that player's own key: they
-    read ``erased player`` once the player is erased (crypto-shredding, docs/players.md)."""
-    versions: dict[str, dict[str, Any]]
-    """``"1"``, ``"2"``, … → the JSON Schema (2020-12) of that version."""
+    type: Annotated[
+        str, Meta(description="The event class's name (`CardPlayed`, …; docs/events.md).")
+    ]
+    topic: Annotated[str, Meta(description="The stored topic (`module:Class`).")]
+    stream: Annotated[
+        str,
+        Meta(
+            description=(
+                "`match`, `round`, `tournament`, `idempotency`, "
+                "`account`, `invite`, `lobby`, `ticket`, `webhook`, "
+                "`subscription` (the game's store) or `outbox` (the "
+                "webhook outbox's own store, never in the feed); "
+                "docs/events.md says who may read each."
+            )
+        ),
+    ]
+    class_version: Annotated[
+        int,
+        Meta(description="The version the code writes now; older ones are upcast on reading."),
+    ]
+    secret: Annotated[
+        list[str],
+        Meta(
+            description=(
+                "Fields hidden from some readers (R33, R35; docs/events.md says until when)."
+            )
+        ),
+    ]
+    personal: Annotated[
+        list[str],
+        Meta(
+            description=(
+                "Fields that identify a person, stored encrypted under "
+                "that player's own key: they read `erased player` once "
+                "the player is erased (crypto-shredding, "
+                "docs/players.md)."
+            )
+        ),
+    ] = []
+    versions: Annotated[
+        dict[str, dict[str, Any]],
+        Meta(description=('`"1"`, `"2"`, … → the JSON Schema (2020-12) of that version.')),
+    ]
 
 
 class EventSchemas(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

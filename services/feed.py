@@ -43,12 +43,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
+from msgspec import Meta
 
 from domain.game.match_events import MatchCreated, MatchEvent
 from domain.game.round_events import RoundEvent, RoundScored, RoundStarted
@@ -73,52 +74,79 @@ _NONE: frozenset[str] = frozenset()
 class FeedStream(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The stream (aggregate) an event belongs to."""
 
-    kind: str
-    """``match``, ``round``, ``tournament`` (``other``: only the operator sees those)."""
-    id: str
-    """The aggregate's id (a UUID)."""
-    match_id: str | None = None
-    """A round's match."""
-    round: int | None = None
-    """A round's number in its match."""
+    kind: Annotated[
+        str,
+        Meta(description="`match`, `round`, `tournament` (`other`: only the operator sees those)."),
+    ]
+    id: Annotated[str, Meta(description="The aggregate's id (a UUID).")]
+    match_id: Annotated[str | None, Meta(description="A round's match.")] = None
+    round: Annotated[int | None, Meta(description="A round's number in its match.")] = None
 
 
 class FeedItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One event of the log, redacted for its reader (R33, R36)."""
 
-    position: int
-    """The event's place in the whole log (the library's notification id): gap-free, in
-    commit order; pass the last one seen as ``after`` (or ``Last-Event-ID``)."""
-    stream: FeedStream
-    """The stream the event belongs to."""
-    version: int
-    """The event's version in its stream (1, 2, …)."""
-    type: str
-    """The event class (``CardPlayed``, ``RoundScheduled``, …; docs/events.md)."""
-    class_version: int
-    """The event class's version (its JSON Schema: ``GET /v1/events/schema``)."""
-    time: str
-    """When it happened (ISO 8601, UTC)."""
-    data: dict[str, Any]
-    """Its fields in camelCase, cards in R4 notation, without the ``hidden`` ones."""
-    hidden: list[str]
-    """Secret fields left out for this reader (camelCase)."""
-    withheld: str | None = None
-    """Why the whole payload is withheld (a tournament table in play, R36)."""
+    position: Annotated[
+        int,
+        Meta(
+            description=(
+                "The event's place in the whole log (the library's "
+                "notification id): gap-free, in commit order; pass the "
+                "last one seen as `after` (or `Last-Event-ID`)."
+            )
+        ),
+    ]
+    stream: Annotated[FeedStream, Meta(description="The stream the event belongs to.")]
+    version: Annotated[int, Meta(description="The event's version in its stream (1, 2, …).")]
+    type: Annotated[
+        str,
+        Meta(description="The event class (`CardPlayed`, `RoundScheduled`, …; docs/events.md)."),
+    ]
+    class_version: Annotated[
+        int,
+        Meta(description="The event class's version (its JSON Schema: `GET /v1/events/schema`)."),
+    ]
+    time: Annotated[str, Meta(description="When it happened (ISO 8601, UTC).")]
+    data: Annotated[
+        dict[str, Any],
+        Meta(
+            description="Its fields in camelCase, cards in R4 notation, without the `hidden` ones."
+        ),
+    ]
+    hidden: Annotated[
+        list[str], Meta(description="Secret fields left out for this reader (camelCase).")
+    ]
+    withheld: Annotated[
+        str | None,
+        Meta(description="Why the whole payload is withheld (a tournament table in play, R36)."),
+    ] = None
 
 
 class FeedPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A page of the event log, redacted for its reader (R33-R36)."""
 
-    items: list[FeedItem]
-    """The events of this page, in log order."""
-    next: int
-    """Pass as ``after`` for the next page: the last position read (items the reader may
-    not see at all are passed over, so it can be beyond the last item's). Reading
-    backwards (``before``): the oldest position read; pass it as ``before``."""
-    more: bool
-    """True when the log held events beyond ``next`` when it was read (backwards: before
-    it)."""
+    items: Annotated[list[FeedItem], Meta(description="The events of this page, in log order.")]
+    next: Annotated[
+        int,
+        Meta(
+            description=(
+                "Pass as `after` for the next page: the last position "
+                "read (items the reader may not see at all are passed "
+                "over, so it can be beyond the last item's). Reading "
+                "backwards (`before`): the oldest position read; pass it "
+                "as `before`."
+            )
+        ),
+    ]
+    more: Annotated[
+        bool,
+        Meta(
+            description=(
+                "True when the log held events beyond `next` when it was "
+                "read (backwards: before it)."
+            )
+        ),
+    ]
 
 
 _TOPICS: dict[str, str] = {cls.__name__: get_topic(cls) for _, cls in EVENT_CLASSES}

@@ -22,11 +22,17 @@ documented beside it, as ``events`` of ``GET /v1/events/schema``.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
+import re
+import textwrap
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import msgspec.inspect as mi
+from msgspec import Meta
 
 from domain.rules.cards import RANKS, SUITS, card_names
 from domain.rules.shows import Strength
@@ -328,6 +334,49 @@ def feed_item_schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
+def _described(cls: type[Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` of event class ``cls``'s data described from the class: its docstring,
+    and the docstrings under its fields (read from its source: the domain imports no
+    msgspec, so its events cannot carry ``Meta``); a field without one is named for what
+    it is."""
+    own = cls.__doc__ if "__doc__" in vars(cls) else None
+    schema["description"] = _clean(own) if own else f"The fields of a `{cls.__name__}`"
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        docs.update(_field_docstrings(klass))
+    by_wire = {camel(name): text for name, text in docs.items()}
+    for prop, sub in schema["properties"].items():
+        sub["description"] = by_wire.get(prop, f"The event's `{prop}` (docs/events.md)")
+    return schema
+
+
+def _clean(text: str) -> str:
+    """A docstring as prose: reST roles and literals made plain, on one line."""
+    text = re.sub(
+        r":(?:class|func|meth|mod|data|attr):`~?([^`]+)`", r"`\1`", inspect.cleandoc(text)
+    )
+    return re.sub(r"\s*\n\s*", " ", text.replace("``", "`"))
+
+
+@cache
+def _field_docstrings(cls: type[Any]) -> dict[str, str]:
+    """The docstrings under ``cls``'s own annotated fields, by field name."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    return {
+        this.target.id: _clean(after.value.value)
+        for this, after in itertools.pairwise(body)
+        if isinstance(this, ast.AnnAssign)
+        and isinstance(this.target, ast.Name)
+        and isinstance(after, ast.Expr)
+        and isinstance(after.value, ast.Constant)
+        and isinstance(after.value.value, str)
+    }
+
+
 def feed_item_components(ref_template: str) -> dict[str, dict[str, Any]]:
     """Component schemas for an API document: ``FeedItem`` as a ``oneOf`` of one
     ``FeedItem<Type>`` per event type, with a discriminator on ``type``, those types, their
@@ -346,7 +395,7 @@ def feed_item_components(ref_template: str) -> dict[str, dict[str, Any]]:
     parts: dict[str, Any] = {**SHARED, "FeedItemStream": _STREAM}
     for cls in classes:
         parts[f"FeedItem{cls.__name__}"] = item_schema(cls, strict=False)
-        parts[f"FeedData{cls.__name__}"] = data_schema(cls, strict=False)
+        parts[f"FeedData{cls.__name__}"] = _described(cls, data_schema(cls, strict=False))
     resolved: dict[str, dict[str, Any]] = _resolve(parts, ref_template)
     return {"FeedItem": union, **resolved}
 
@@ -354,15 +403,29 @@ def feed_item_components(ref_template: str) -> dict[str, dict[str, Any]]:
 class PublishedSchemas(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The feed items' schemas as served (``feed``), and the stored events' (``events``)."""
 
-    feed: dict[str, dict[str, Any]]
-    """Event type → the JSON Schema (2020-12) of a feed item of that type as
-    ``GET /v1/events`` and ``/v1/events/stream`` serve it: ``data`` in camelCase, cards
-    and ranks as the API writes them, secret fields absent (named in ``hidden``). The
-    contract of a feed reader."""
-    events: list[EventType]
-    """The events *as stored* (snake_case, integer cards and ranks, every version the
-    store may hold): the contract of the store's upcasters and of a rebuild, not of the
-    feed."""
+    feed: Annotated[
+        dict[str, dict[str, Any]],
+        Meta(
+            description=(
+                "Event type → the JSON Schema (2020-12) of a feed item of "
+                "that type as `GET /v1/events` and `/v1/events/stream` "
+                "serve it: `data` in camelCase, cards and ranks as the "
+                "API writes them, secret fields absent (named in "
+                "`hidden`). The contract of a feed reader."
+            )
+        ),
+    ]
+    events: Annotated[
+        list[EventType],
+        Meta(
+            description=(
+                "The events *as stored* (snake_case, integer cards and "
+                "ranks, every version the store may hold): the contract "
+                "of the store's upcasters and of a rebuild, not of the "
+                "feed."
+            )
+        ),
+    ]
 
 
 @cache

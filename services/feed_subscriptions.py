@@ -15,10 +15,11 @@ is in the event store: it survives restarts and is the same on every replica.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final
 from uuid import uuid4
 
 import msgspec
+from msgspec import Meta
 
 from domain.feed_subscription import FeedSubscription, Lease, subscription_id
 from domain.rules.errors import InvalidInputError
@@ -41,46 +42,58 @@ TOP: Final = "lastPosition"
 class LeaseView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A range of positions leased to a consumer."""
 
-    lease: str
-    """The lease's id: acknowledge it when the range is processed."""
-    consumer: str
-    """Who holds it."""
-    after: int
-    """The range starts after this position."""
-    upto: int
-    """The range ends at this position (inclusive)."""
-    expires: str
-    """When the lease ends (ISO 8601): then another consumer may claim the range again."""
+    lease: Annotated[
+        str, Meta(description="The lease's id: acknowledge it when the range is processed.")
+    ]
+    consumer: Annotated[str, Meta(description="Who holds it.")]
+    after: Annotated[int, Meta(description="The range starts after this position.")]
+    upto: Annotated[int, Meta(description="The range ends at this position (inclusive).")]
+    expires: Annotated[
+        str,
+        Meta(
+            description=(
+                "When the lease ends (ISO 8601): then another consumer may claim the range again."
+            )
+        ),
+    ]
 
 
 class FeedSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A feed subscription: where its consumers stand."""
 
-    name: str
-    """Its name (unique)."""
-    types: list[str]
-    """The event types it follows; empty: every type."""
-    lease_ms: int
-    """How long a claimed range stays leased, in ms."""
-    checkpoint: int
-    """Every position up to here is processed: a consumer resumes after it."""
-    handed: int
-    """The last position handed out in a lease (claims go on after it)."""
-    last_position: int
-    """The log's last position when this was read (how far behind it is)."""
-    leases: list[LeaseView]
-    """The ranges leased now, in log order."""
+    name: Annotated[str, Meta(description="Its name (unique).", examples=["Alice"])]
+    types: Annotated[list[str], Meta(description="The event types it follows; empty: every type.")]
+    lease_ms: Annotated[int, Meta(description="How long a claimed range stays leased, in ms.")]
+    checkpoint: Annotated[
+        int,
+        Meta(description="Every position up to here is processed: a consumer resumes after it."),
+    ]
+    handed: Annotated[
+        int, Meta(description="The last position handed out in a lease (claims go on after it).")
+    ]
+    last_position: Annotated[
+        int,
+        Meta(description="The log's last position when this was read (how far behind it is)."),
+    ]
+    leases: Annotated[list[LeaseView], Meta(description="The ranges leased now, in log order.")]
 
 
 class Claimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A range claimed: its lease and its items (none: the subscription is caught up)."""
 
-    lease: LeaseView | None
-    """Acknowledge it once the items are processed; null when nothing is new."""
-    items: list[FeedItem]
-    """The range's events of the subscription's types, unredacted (the operator's)."""
-    checkpoint: int
-    """The subscription's checkpoint after this claim."""
+    lease: Annotated[
+        LeaseView | None,
+        Meta(description="Acknowledge it once the items are processed; null when nothing is new."),
+    ]
+    items: Annotated[
+        list[FeedItem],
+        Meta(
+            description=(
+                "The range's events of the subscription's types, unredacted (the operator's)."
+            )
+        ),
+    ]
+    checkpoint: Annotated[int, Meta(description="The subscription's checkpoint after this claim.")]
 
 
 def _lease(x: Lease) -> LeaseView:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
-from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
+from eventsourcing.domain import Aggregate, DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
 from domain.accounts.account import Account
@@ -92,7 +92,11 @@ class GameService(Application[UUID]):
         takes a seat left (``SESSION_IDLE_S``, ``QUICK_PLAY_*``, ``TIMEOUT_BOT``)."""
         self.on_saved: list[SaveListener] = []
         """Called after every save, on the saving thread (the in-process live hub), with the
-        ids of the matches and accounts it changed."""
+        ids of the matches it changed and of the :attr:`followed` aggregates it saved."""
+        self.followed: tuple[type[Aggregate], ...] = (Account,)
+        """Aggregates told to :attr:`on_saved` by their own id: an account (a player's streams
+        end when its token is revoked, docs/decisions.md D-fair); the composition root adds
+        the tournament (its standings and display streams, D-streams)."""
         self.on_saved_state: list[StateListener] = []
         """Told each save's matches and rounds as saved (read only; the sweeper)."""
         self.save_observers: list[SaveObserver] = []
@@ -181,7 +185,7 @@ class GameService(Application[UUID]):
             # The matches changed, and the accounts: a player's streams follow their
             # account, to end when its token is revoked (docs/decisions.md D-fair).
             touched = frozenset(o.id if isinstance(o, Match) else o.match_id for o in state)
-            touched |= {o.id for o in objs if isinstance(o, Account)}
+            touched |= {o.id for o in objs if isinstance(o, self.followed)}
             listeners: list[Callable[[], None]] = [
                 *(partial(listener, touched) for listener in self.on_saved),
                 *(partial(listener, state) for listener in self.on_saved_state),

@@ -38,16 +38,18 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.match import Match
 from domain.game.match_events import MatchCreated, RoundBegun, RoundRecorded
 from domain.game.round import Round, round_id
 from domain.game.round_events import BottomBuried, Dealt, Overcalled, RoundScored
 from domain.rules.errors import InvalidInputError
+from services import field_docs
 from services.embargo import Embargo, embargo_for
 from services.errors import NotFoundError
 from services.game import GameService
@@ -71,38 +73,78 @@ three passes come before an overcall; four close the window)."""
 class HistoryPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A page of a match's events, redacted for the viewer (R33, R34)."""
 
-    items: list[HistoryItem]
-    next: int
-    """Pass as ``after`` for the next page: the last item's version (or ``after``)."""
-    more: bool
-    """True when the match held more events than this page when it was read."""
-    embargo: str | None = None
-    """Set when scored rounds keep their secrets: ``embargoed until tournament round N
-    completes`` (R36, docs/tournaments.md)."""
+    items: Annotated[list[HistoryItem], field_docs.ITEMS]
+    next: Annotated[
+        int,
+        Meta(
+            description="Pass as `after` for the next page: the last item's version (or `after`)."
+        ),
+    ]
+    more: Annotated[
+        bool,
+        Meta(description="True when the match held more events than this page when it was read."),
+    ]
+    embargo: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Set when scored rounds keep their secrets: `embargoed "
+                "until tournament round N completes` (R36, "
+                "docs/tournaments.md)."
+            )
+        ),
+    ] = None
 
 
 class Revealed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """What a scored round hid at a version, public since it was scored (R33, R35)."""
 
-    hands: list[list[str]]
-    """Each seat's hand at that version (during a paced deal, the cards drawn so far)."""
-    bottom: list[str]
-    """The bottom then: as dealt, or the cards buried last (R21)."""
-    buried_by: int | None
-    seed: str
-    """The seed of the deal in effect then (R35)."""
+    hands: Annotated[
+        list[list[str]],
+        Meta(
+            description=(
+                "Each seat's hand at that version (during a paced deal, the cards drawn so far)."
+            )
+        ),
+    ]
+    bottom: Annotated[
+        list[str],
+        Meta(
+            description="The bottom then: as dealt, or the cards buried last (R21).",
+            examples=[field_docs.EXAMPLE_CARDS],
+        ),
+    ]
+    buried_by: Annotated[
+        int | None, Meta(description="The seat that buried the bottom then; null before burying")
+    ]
+    seed: Annotated[
+        str,
+        Meta(
+            description="The seed of the deal in effect then (R35).",
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
+    ]
 
 
 class StateAt(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The table as a viewer saw it at a match version (R34)."""
 
-    version: int
-    view: SeatView | PublicView
-    revealed: Revealed | None
-    """Once the round of that version is scored: everything it hid then."""
-    embargo: str | None = None
-    """Why ``revealed`` is None although that round is scored: ``embargoed until
-    tournament round N completes`` (R36, docs/tournaments.md)."""
+    version: Annotated[int, Meta(description="The match version this state is as of (R34)")]
+    view: Annotated[SeatView | PublicView, Meta(description="The viewer's view at that version")]
+    revealed: Annotated[
+        Revealed | None,
+        Meta(description="Once the round of that version is scored: everything it hid then."),
+    ]
+    embargo: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Why `revealed` is None although that round is scored: "
+                "`embargoed until tournament round N completes` (R36, "
+                "docs/tournaments.md)."
+            )
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 from eventsourcing.domain import Aggregate
+from msgspec import Meta
 
 from domain.rules.cards import RANKS, SUITS, card_name, card_names
 from domain.rules.shows import Strength
+from services import field_docs
 
 _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
 _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
@@ -22,21 +24,34 @@ _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
 class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One event of a match, redacted for its viewer (R33)."""
 
-    version: int
-    """The event's position in the match: the match version right after it."""
-    aggregate: str
-    """``match`` or ``round``."""
-    round: int | None
-    """The round's number for a round's event."""
-    aggregate_id: str
-    aggregate_version: int
-    type: str
-    """The event class name (``CardPlayed``, ``RoundRecorded``, …)."""
-    timestamp: str
-    data: dict[str, Any]
-    """The event's fields in camelCase: cards in R4 notation, ranks ``"2"``..``"A"``."""
-    hidden: list[str]
-    """Secret fields left out for this viewer (camelCase)."""
+    version: Annotated[
+        int,
+        Meta(description="The event's position in the match: the match version right after it."),
+    ]
+    aggregate: Annotated[str, Meta(description="`match` or `round`.")]
+    round: Annotated[int | None, Meta(description="The round's number for a round's event.")]
+    aggregate_id: Annotated[
+        str, Meta(description="The id of the aggregate that recorded the event")
+    ]
+    aggregate_version: Annotated[int, Meta(description="The event's version in its aggregate")]
+    type: Annotated[
+        str, Meta(description="The event class name (`CardPlayed`, `RoundRecorded`, …).")
+    ]
+    timestamp: Annotated[
+        str,
+        Meta(description="When the event happened, ISO 8601", examples=[field_docs.EXAMPLE_TIME]),
+    ]
+    data: Annotated[
+        dict[str, Any],
+        Meta(
+            description=(
+                'The event\'s fields in camelCase: cards in R4 notation, ranks `"2"`..`"A"`.'
+            )
+        ),
+    ]
+    hidden: Annotated[
+        list[str], Meta(description="Secret fields left out for this viewer (camelCase).")
+    ]
 
 
 def history_item(

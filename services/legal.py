@@ -14,9 +14,10 @@ import copy
 from collections.abc import Iterable
 from datetime import datetime
 from itertools import islice
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.match import Match
 from domain.game.round import BOTTOM, DRAWS, Round, RoundPhase
@@ -45,32 +46,62 @@ class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     cards low to high; a throw (R15) is any several of them of one suit category, tested
     against the other hands only when played (R22; a dry run judges its shape alone)."""
 
-    singles: list[list[str]] = []
-    """Each kind of card held, once (R12)."""
-    pairs: list[list[str]] = []
-    """Each pair held (R13)."""
-    tractors: list[list[str]] = []
-    """Every tractor held (R14), shortest first; the tractors inside a longer one too."""
+    singles: Annotated[
+        list[list[str]], Meta(description="Each kind of card held, once (R12).")
+    ] = []
+    pairs: Annotated[list[list[str]], Meta(description="Each pair held (R13).")] = []
+    tractors: Annotated[
+        list[list[str]],
+        Meta(
+            description=(
+                "Every tractor held (R14), shortest first; the tractors inside a longer one too."
+            )
+        ),
+    ] = []
 
 
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """What the service accepts from this seat right now (validated by the domain)."""
 
-    actions: list[Action] = []
-    """Action names of :data:`services.game.ACTIONS` this seat may send now."""
-    shows: list[list[str]] = []
-    """declare / overcall: every show this seat can make (R17, R20), weakest first."""
-    bury_from: list[str] = []
-    """bury: choose ``bury_count`` of these cards (hand + bottom, R21)."""
-    bury_count: int = 0
-    lead: str | None = None
-    """play, leading: what a lead may be (R22), in words; ``leads`` lists them."""
-    leads: LeadChoices | None = None
-    """play, leading: every single, pair and tractor this seat may lead (R12–R14, R22)."""
-    follows: list[list[str]] = []
-    """play, following: some legal plays (R23), at most :data:`FOLLOW_HINTS`."""
-    follow_count: int = 0
-    more_follows: bool = False
+    actions: Annotated[
+        list[Action],
+        Meta(description="Action names of `services.game.ACTIONS` this seat may send now."),
+    ] = []
+    shows: Annotated[
+        list[list[str]],
+        Meta(
+            description=(
+                "declare / overcall: every show this seat can make (R17, R20), weakest first."
+            )
+        ),
+    ] = []
+    bury_from: Annotated[
+        list[str],
+        Meta(description="bury: choose `bury_count` of these cards (hand + bottom, R21)."),
+    ] = []
+    bury_count: Annotated[int, Meta(description="How many cards to bury (8, R21)")] = 0
+    lead: Annotated[
+        str | None,
+        Meta(description="play, leading: what a lead may be (R22), in words; `leads` lists them."),
+    ] = None
+    leads: Annotated[
+        LeadChoices | None,
+        Meta(
+            description=(
+                "play, leading: every single, pair and tractor this seat may lead (R12–R14, R22)."
+            )
+        ),
+    ] = None
+    follows: Annotated[
+        list[list[str]],
+        Meta(description="play, following: some legal plays (R23), at most `FOLLOW_HINTS`."),
+    ] = []
+    follow_count: Annotated[
+        int, Meta(description="How many cards a follow has (as many as the lead, R23)")
+    ] = 0
+    more_follows: Annotated[
+        bool, Meta(description="More legal follows exist than `follows` lists")
+    ] = False
 
 
 NO_ACTIONS = LegalActions()

@@ -41,6 +41,7 @@ from domain.game.match import Match
 from domain.game.match_events import RoundBegun, RoundRecorded, SeatLeft, SeatTokenReissued
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.round_events import BottomBuried, RoundScored
+from services import field_docs
 from services.embargo import Embargo, view_embargo
 from services.game import GameService
 from services.history import state_tables
@@ -73,7 +74,7 @@ class SeatFrame(_Frame, frozen=True, kw_only=True, tag="seat"):
     """What a seat's live stream sends for one match version (``event: view``, ``id:`` the
     version): the event that made the version and the seat's view right after it."""
 
-    version: Annotated[int, Meta(description=_VERSION_DOC)]
+    version: Annotated[Annotated[int, Meta(description=_VERSION_DOC)], field_docs.VERSION]
     event: Annotated[HistoryItem, Meta(description=_EVENT_DOC)]
     view: Annotated[SeatView, Meta(description=_VIEW_DOC)]
 
@@ -82,7 +83,7 @@ class PublicFrame(_Frame, frozen=True, kw_only=True, tag="public"):
     """What a spectator's live stream sends for one match version (``event: view``,
     ``id:`` the version): the event that made the version and the public view after it."""
 
-    version: Annotated[int, Meta(description=_VERSION_DOC)]
+    version: Annotated[Annotated[int, Meta(description=_VERSION_DOC)], field_docs.VERSION]
     event: Annotated[HistoryItem, Meta(description=_EVENT_DOC)]
     view: Annotated[PublicView, Meta(description=_VIEW_DOC)]
 
@@ -91,7 +92,7 @@ class SeatDealFrame(_Frame, frozen=True, kw_only=True, tag="seat"):
     """A paced deal's progress on a seat's stream (``event: deal``, no ``id``: it is not a
     version): the seat's view as cards are drawn (R16) — its hand grows."""
 
-    version: Annotated[int, Meta(description=_DEAL_VERSION_DOC)]
+    version: Annotated[Annotated[int, Meta(description=_DEAL_VERSION_DOC)], field_docs.VERSION]
     drawn: Annotated[int, Meta(description=_DRAWN_DOC)]
     view: Annotated[SeatView, Meta(description="The seat's table now, with its cards so far.")]
 
@@ -100,7 +101,7 @@ class PublicDealFrame(_Frame, frozen=True, kw_only=True, tag="public"):
     """A paced deal's progress on a spectator's stream (``event: deal``, no ``id``): the
     public view as cards are drawn (R16) — every seat's hand size."""
 
-    version: Annotated[int, Meta(description=_DEAL_VERSION_DOC)]
+    version: Annotated[Annotated[int, Meta(description=_DEAL_VERSION_DOC)], field_docs.VERSION]
     drawn: Annotated[int, Meta(description=_DRAWN_DOC)]
     view: Annotated[PublicView, Meta(description="The table now, hand sizes so far.")]
 
@@ -118,7 +119,10 @@ class PatchFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     this one (docs/decisions.md D-light-frames)."""
 
     version: Annotated[
-        int, Meta(description="The match version this frame is for (also the SSE `id`).")
+        Annotated[
+            int, Meta(description="The match version this frame is for (also the SSE `id`).")
+        ],
+        field_docs.VERSION,
     ]
     event: Annotated[
         HistoryItem,
@@ -144,8 +148,11 @@ class DealPatchFrame(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     card, the hand sizes, the cards drawn (R16)."""
 
     version: Annotated[
-        int,
-        Meta(description="The match version the deal belongs to (Last-Event-ID stays at it)."),
+        Annotated[
+            int,
+            Meta(description="The match version the deal belongs to (Last-Event-ID stays at it)."),
+        ],
+        field_docs.VERSION,
     ]
     drawn: Annotated[int, Meta(description="Cards drawn so far, all seats together (R16).")]
     patch: Annotated[

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 from uuid import UUID, uuid4
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.match import Entered, Match
 from domain.game.round import Round
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
-from services import table_life
+from services import field_docs, table_life
 from services.access import organiser_of, seat_in, seat_or_organiser
 from services.accounts.seating import check_admitted, open_if_seated
 from services.bots import bot_seats, bot_to_act
@@ -51,77 +52,142 @@ class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class NewMatch(_Answer, frozen=True, kw_only=True):
     """The match created, with the organiser token (shown once)."""
 
-    match_id: str
-    version: int
-    organiser_token: str | None
-    """Shown once: seats bots, runs them, ends the match. Stored only as its hash; null
-    in an idempotent replay (``token_withheld``)."""
-    rules: RulesView
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
+    match_id: Annotated[
+        str, Meta(description="The new match's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
+    ]
+    version: Annotated[int, Meta(description="The new match's version")]
+    organiser_token: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Shown once: seats bots, runs them, ends the match. "
+                "Stored only as its hash; null in an idempotent replay "
+                "(`token_withheld`)."
+            ),
+            examples=["o-3f9c2a…"],
+        ),
+    ]
+    rules: Annotated[RulesView, Meta(description="The match's rule set (§10), fixed for good")]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first request is not shown again."
+            )
+        ),
+    ] = False
 
 
 class SeatClaimed(_Answer, frozen=True, kw_only=True):
     """The seat taken, with its token (shown once)."""
 
-    seat: int
-    token: str | None
-    """Shown once: ``Authorization: Bearer <token>`` for this seat's commands and view;
-    null in an idempotent replay (``token_withheld``)."""
-    version: int
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
+    seat: Annotated[int, Meta(description="The seat taken")]
+    token: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Shown once: `Authorization: Bearer <token>` for this "
+                "seat's commands and view; null in an idempotent replay "
+                "(`token_withheld`)."
+            ),
+            examples=["s-8e1d47…"],
+        ),
+    ]
+    version: Annotated[int, Meta(description="The match version right after")]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first request is not shown again."
+            )
+        ),
+    ] = False
 
 
 class BotSeated(_Answer, frozen=True, kw_only=True):
     """A bot took the seat."""
 
-    seat: int
-    kind: str
-    version: int
-    """The match version right after seating (the bots move after it, off the request)."""
+    seat: Annotated[int, Meta(description="The seat the bot took")]
+    kind: Annotated[str, Meta(description="The bot policy: random, heuristic or strong")]
+    version: Annotated[
+        int,
+        Meta(
+            description=(
+                "The match version right after seating (the bots move after it, off the request)."
+            )
+        ),
+    ]
 
 
 class BotsRun(_Answer, frozen=True, kw_only=True):
     """The bots were woken: the match version now and whether a bot is to act."""
 
-    version: int
-    queued: bool
+    version: Annotated[
+        int, Meta(description="The match version when the bots were woken (their moves follow)")
+    ]
+    queued: Annotated[
+        bool, Meta(description="A bot is to act now: its moves follow as new versions and frames")
+    ]
 
 
 class FinishedMatch(_Answer, frozen=True, kw_only=True):
     """The match is over (R32)."""
 
-    version: int
+    version: Annotated[int, Meta(description="The match version after MatchFinished")]
 
 
 class ResignationView(_Answer, frozen=True, kw_only=True):
     """A seat resigned for its team (R32; docs/decisions.md D-table-life)."""
 
-    seat: int
-    finished: bool
-    """The team conceded: the match is over, the other team won."""
-    waiting_for: list[int]
-    """The partner seats whose resignation is still needed (a person's); empty once over."""
-    version: int
+    seat: Annotated[int, field_docs.SEAT]
+    finished: Annotated[
+        bool, Meta(description="The team conceded: the match is over, the other team won.")
+    ]
+    waiting_for: Annotated[
+        list[int],
+        Meta(
+            description=(
+                "The partner seats whose resignation is still needed (a person's); empty once over."
+            )
+        ),
+    ]
+    version: Annotated[int, field_docs.VERSION]
 
 
 class RematchView(_Answer, frozen=True, kw_only=True):
     """The rematch of a finished match: same seats and rules. Each person of the first
     match confirms by asking for it too; it starts when all have."""
 
-    match_id: str
-    """The rematch."""
-    seat: int | None
-    """The caller's seat there (null: the organiser)."""
-    token: str | None
-    """The caller's seat token there — or, for the organiser who opened it, its organiser
-    token — shown once; null otherwise (and in an idempotent replay)."""
-    waiting_for: list[int]
-    """Seats kept for people who have not confirmed yet; empty: round 1 is dealt (R16)."""
-    version: int
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
+    match_id: Annotated[str, Meta(description="The rematch.", examples=[field_docs.EXAMPLE_ID])]
+    seat: Annotated[int | None, Meta(description="The caller's seat there (null: the organiser).")]
+    token: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The caller's seat token there — or, for the organiser "
+                "who opened it, its organiser token — shown once; null "
+                "otherwise (and in an idempotent replay)."
+            ),
+            examples=["s-8e1d47…"],
+        ),
+    ]
+    waiting_for: Annotated[
+        list[int],
+        Meta(
+            description=(
+                "Seats kept for people who have not confirmed yet; empty: round 1 is dealt (R16)."
+            )
+        ),
+    ]
+    version: Annotated[int, field_docs.VERSION]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first request is not shown again."
+            )
+        ),
+    ] = False
 
 
 # -- the commands --------------------------------------------------------------------------------

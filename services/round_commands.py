@@ -19,9 +19,11 @@ judged by its shape only (R22, R33; :mod:`services.dryrun`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 from uuid import UUID
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.actions import RoundAction, perform
 from domain.game.match import Match
@@ -63,10 +65,12 @@ class CommandDone(
 ):
     """The command was done (``kind`` ``done``; a dry run answers ``dryRun``)."""
 
-    version: int
-    """The match version the command left (its last event's)."""
-    view: SeatView
-    """The acting seat's view right after the command (R33)."""
+    version: Annotated[
+        int, Meta(description="The match version the command left (its last event's).")
+    ]
+    view: Annotated[
+        SeatView, Meta(description="The acting seat's view right after the command (R33).")
+    ]
 
 
 # -- the commands ------------------------------------------------------------------------------

@@ -9,13 +9,15 @@ rules (§10), seats, team levels (R5), dealer (R31), the current round, the resu
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Annotated, Literal, cast
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.cards import RANKS
+from services import field_docs
 from services.view_types import (
     OriginView,
     RecordedView,
@@ -34,66 +36,95 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One round: ``playing``, ``scored`` (with its result) or ``abandoned`` (the match
     was finished while it was played, R32)."""
 
-    number: int
-    round_id: str
-    status: Literal["playing", "scored", "abandoned"]
-    dealer: int | None
-    result: RecordedView | None
+    number: Annotated[int, Meta(description="The round's number")]
+    round_id: Annotated[
+        str, Meta(description="The round's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
+    ]
+    status: Annotated[
+        Literal["playing", "scored", "abandoned"],
+        Meta(description="playing, scored or abandoned (the match ended during it, R32)"),
+    ]
+    dealer: Annotated[
+        int | None,
+        Meta(description="The round's dealer; null before round 1's first declaration"),
+    ]
+    result: Annotated[
+        RecordedView | None, Meta(description="The result the match recorded; null until scored")
+    ]
 
 
 class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A match as anyone may see it."""
 
-    match_id: str
-    name: str
-    preset: str | None
-    created_at: str
-    version: int
-    """The match's version (events of the match and its rounds): the ETag."""
-    rules: RulesView
-    seats: list[SeatPlayer | None]
-    team_levels: list[str]
-    """Levels of team {0,2} and team {1,3} now (R5, R30)."""
-    laps: list[int]
-    """Times each team has gone past A (R32 wrap)."""
-    dealer: int | None
-    """The dealer of the next round (R31); None before round 1 (抢报, R18)."""
-    round_number: int
-    round_open: bool
-    finished: bool
-    winner: int | None
-    """The winning team (0 or 1) once finished; None for a tie (R32)."""
-    rounds: list[RoundSummary]
-    origin: OriginView
-    """``played`` here, or ``imported`` from a record: when, and the record's digest."""
-    visibility: Literal["public", "private"]
-    """``private``: never listed; seats by an invite code or the organiser."""
-    rematch_of: str | None
-    """The finished match this one is the rematch of."""
-    rematch: str | None
-    """The rematch asked for after this match (``POST /v1/matches/{id}/rematch``)."""
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    name: Annotated[str, field_docs.NAME]
+    preset: Annotated[str | None, field_docs.PRESET]
+    created_at: Annotated[str, field_docs.CREATED_AT]
+    version: Annotated[
+        int,
+        Meta(description="The match's version (events of the match and its rounds): the ETag."),
+    ]
+    rules: Annotated[RulesView, field_docs.RULES]
+    seats: Annotated[list[SeatPlayer | None], field_docs.SEATS]
+    team_levels: Annotated[
+        list[str], Meta(description="Levels of team {0,2} and team {1,3} now (R5, R30).")
+    ]
+    laps: Annotated[list[int], Meta(description="Times each team has gone past A (R32 wrap).")]
+    dealer: Annotated[
+        int | None,
+        Meta(description="The dealer of the next round (R31); None before round 1 (抢报, R18)."),
+    ]
+    round_number: Annotated[int, field_docs.ROUND_NUMBER]
+    round_open: Annotated[bool, field_docs.ROUND_OPEN]
+    finished: Annotated[bool, field_docs.FINISHED]
+    winner: Annotated[
+        int | None,
+        Meta(description="The winning team (0 or 1) once finished; None for a tie (R32)."),
+    ]
+    rounds: Annotated[list[RoundSummary], field_docs.ROUNDS]
+    origin: Annotated[
+        OriginView,
+        Meta(
+            description="`played` here, or `imported` from a record: when, and the record's digest."
+        ),
+    ]
+    visibility: Annotated[
+        Literal["public", "private"],
+        Meta(description="`private`: never listed; seats by an invite code or the organiser."),
+    ]
+    rematch_of: Annotated[
+        str | None, Meta(description="The finished match this one is the rematch of.")
+    ]
+    rematch: Annotated[
+        str | None,
+        Meta(
+            description="The rematch asked for after this match (`POST /v1/matches/{id}/rematch`)."
+        ),
+    ]
 
 
 class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A match in a list."""
 
-    match_id: str
-    name: str
-    preset: str | None
-    created_at: str
-    seats_taken: int
-    round_number: int
-    finished: bool
-    origin: OriginView
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    name: Annotated[str, field_docs.NAME]
+    preset: Annotated[str | None, field_docs.PRESET]
+    created_at: Annotated[str, field_docs.CREATED_AT]
+    seats_taken: Annotated[int, field_docs.SEATS_TAKEN]
+    round_number: Annotated[int, field_docs.ROUND_NUMBER]
+    finished: Annotated[bool, Meta(description="The match is over (R32)")]
+    origin: Annotated[OriginView, Meta(description="Played here, or an imported record")]
 
 
 class MatchList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A page of matches, oldest first."""
 
-    items: list[MatchListItem]
-    next: int
-    """Pass as ``after`` for the next page (a position in the store's log)."""
-    more: bool
+    items: Annotated[list[MatchListItem], field_docs.ITEMS]
+    next: Annotated[
+        int,
+        Meta(description="Pass as `after` for the next page (a position in the store's log)."),
+    ]
+    more: Annotated[bool, field_docs.MORE]
 
 
 def list_item(match: Match) -> MatchListItem:

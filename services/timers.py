@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Annotated, Final, cast
 from uuid import UUID
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.actions import perform
 from domain.game.match import Match
@@ -65,14 +66,16 @@ class ClaimTimeout:
 class TimeoutClaimed(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A seat that ran out of time: what the timeout bot did for it."""
 
-    version: int
-    """The match version right after the bot's move for the seat."""
-    seat: int
-    timer: str
-    """``declare``, ``bury`` or ``play``."""
-    limit_ms: int
-    action: str
-    """What the timeout bot did for the seat (``play``, ``bury``, ``pass``, …)."""
+    version: Annotated[
+        int, Meta(description="The match version right after the bot's move for the seat.")
+    ]
+    seat: Annotated[int, Meta(description="The seat that ran out of time")]
+    timer: Annotated[str, Meta(description="`declare`, `bury` or `play`.")]
+    limit_ms: Annotated[int, Meta(description="Its turn limit, in milliseconds")]
+    action: Annotated[
+        str,
+        Meta(description="What the timeout bot did for the seat (`play`, `bury`, `pass`, …)."),
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,7 @@ class PlayerController(Controller):
         The token is long-lived: rotate it (`POST /v1/players/me/token`) or end its session to stop
         it. Another device signs in with `POST /v1/players/me/sessions`.
         """
-        data = await write.body(CreatePlayerRequest)
+        data = await write.body()
         command = CreatePlayer(data.display_name, data.locale, data.label)
         return await write.send(command, location=lambda _: "/v1/players/me")
 
@@ -77,7 +77,7 @@ class PlayerController(Controller):
         The name is shown at tables from now on (seats already taken keep theirs); the language
         is that of problems answered without `Accept-Language`. An absent field is unchanged.
         """
-        data = await write.body(EditProfileRequest)
+        data = await write.body()
         return await write.send(EditProfile(data.display_name, data.locale))
 
     @write_route("/me/sessions/current/refresh", 200, 401, 403)
@@ -127,7 +127,7 @@ class PlayerController(Controller):
         Open another session (a new device) with the player's token; answers the new
         session's token once.
         """
-        data = await write.body(OpenSessionRequest | None) or OpenSessionRequest()
+        data = await write.body() or OpenSessionRequest()
         return await write.send(OpenSession(data.label))
 
     @write_route("/me/token", 200, 401, 403)
@@ -156,7 +156,7 @@ class PlayerController(Controller):
         The player token then acts for the seat from any device; the answer also carries a seat
         token. When the fourth seat fills, round 1 is dealt (R16).
         """
-        data = await write.body(ClaimRequest)
+        data = await write.body()
         return await write.send(ClaimSeatAsPlayer(data.match_id, data.seat))
 
     @write_route("/me/matches/{match_id:uuid}/seat-token", 200, *CHECKED)

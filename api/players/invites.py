@@ -48,7 +48,7 @@ class InviteController(Controller):
         The table becomes private with its first code: no longer listed, its free seats taken only
         with a code or by the organiser (docs/decisions.md D-table-life).
         """
-        data = await write.body(CreateInviteRequest | None) or CreateInviteRequest()
+        data = await write.body() or CreateInviteRequest()
         return await write.send(CreateInvite(match_id, timedelta(seconds=data.ttl_seconds)))
 
     @route("/v1/invites/{code:str}", 404, 409)
@@ -82,6 +82,6 @@ class InviteController(Controller):
         Answers a seat token once. 409 `seat-taken`, `no-free-seat` when four sit already,
         `invite-expired` after its time. The code is the only way in to a private table.
         """
-        data = await write.body(JoinRequest | None) or JoinRequest()
+        data = await write.body() or JoinRequest()
         normal_code(code)  # 422 for a code that cannot be one
         return await write.send(JoinByInvite(code, data.name or "guest", data.seat))

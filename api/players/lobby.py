@@ -29,8 +29,9 @@ from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, 
 from api.revocation import REVOKED
 from api.routes import route
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM, LiveStreams
+from api.sse import LiveStreams
 from api.stream import LastEventIdAheadError
+from api.streams import TICKET, stream_route
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from services.access import Credential, signed_player
@@ -79,7 +80,7 @@ class LobbyController(Controller):
         name each other sit opposite (R2). With `botsAfterSeconds`, bots fill the free seats once
         the ticket has waited that long. 409 `already-queued`: the player waits with another ticket.
         """
-        body = await write.body(TicketRequestBody | None) or TicketRequestBody()
+        body = await write.body() or TicketRequestBody()
         wait = body.bots_after_seconds
         command = QueueTicket(
             rules_of(body),
@@ -110,7 +111,7 @@ class LobbyController(Controller):
         """
         return await write.send(CancelTicket(ticket_id))
 
-    @route("/{ticket_id:uuid}/stream", 401, 403, 404, 422, media_type=EVENT_STREAM, security=BEARER)
+    @stream_route(TICKET, path, 401, 403, 404, 422, security=BEARER)
     async def stream_ticket(
         self,
         read: Reading,

@@ -53,7 +53,7 @@ def provider_token(header: str | None) -> str:
 async def sign_in_with_oidc(
     request: Request[Any, Any, Any], runtime: NamedDependency[Runtime]
 ) -> Response[NewPlayer]:
-    data = await read_body(request, OpenSessionRequest | None) or OpenSessionRequest()
+    data = await read_body(request) or OpenSessionRequest()
     token = provider_token(request.headers.get("authorization"))  # 401 first
     # The provider's token is no credential of this service: it is the command's to verify
     # (and no Idempotency-Key is scoped by it).

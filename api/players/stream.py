@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, get
+from litestar import Controller, Request
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -26,8 +26,9 @@ from api.match_follower import MatchFollower
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.revocation import REVOKED
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM, LiveStreams
+from api.sse import LiveStreams
 from api.stream import LastEventIdAheadError
+from api.streams import PLAYER, stream_route
 from services.access import player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
@@ -53,9 +54,9 @@ class PlayerStreamController(Controller):
     path = "/v1/players/me"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @get(
-        "/stream",
-        media_type=EVENT_STREAM,
+    @stream_route(
+        PLAYER,
+        path,
         summary="Everything that concerns the player, live (Server-Sent Events)",
         description="Frames: `ticket` (a ticket opened, matched, cancelled), `match-found` "
         "(seated), `your-turn` (the match, seat, the `version` at which the turn began and "

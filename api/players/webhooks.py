@@ -120,7 +120,7 @@ class WebhookController(Controller):
         or resolving to loopback, a private, link-local or reserved address is a 422
         `webhook-target-refused`, checked again at every delivery.
         """
-        data = await write.body(RegisterWebhook)
+        data = await write.body()
         return await write.send(Register(data.url, data.secret, tuple(data.kinds)))
 
     @route("/", 401, 403)

@@ -65,7 +65,7 @@ class ControlController(Controller):
         Swiss pairing never pairs them, rematches or not, unless no pairing at all avoids it (then
         as a last resort). 409 swiss-only for a round robin.
         """
-        data = await write.body(ForbidRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,
@@ -117,7 +117,7 @@ class ControlController(Controller):
         Every active team once, a bye only for an odd count (409 pairing-invalid); only the next
         round (409 round-started).
         """
-        data = await write.body(OverrideRequest)
+        data = await write.body()
         tables = [(p.first_team, p.second_team) for p in data.tables]
 
         return await organiser_change(
@@ -137,7 +137,7 @@ class ControlController(Controller):
         A penalty is negative. Recorded as ScoreAdjusted; the standings' matchPoints include it
         (column adjustment) and the exports list it.
         """
-        data = await write.body(AdjustmentRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,

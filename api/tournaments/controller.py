@@ -75,7 +75,7 @@ class TournamentController(Controller):
         Teams of two (people or bots), round_robin or swiss (swissRounds), the match length (deals,
         or finish_at_A) and the rule set (§10).
         """
-        data = await write.body(CreateTournamentRequest)
+        data = await write.body()
         tournaments = TournamentService(write.runtime.service)
 
         def work(_: None, stamp: Stamp) -> tuple[int, NewTournament]:
@@ -159,7 +159,7 @@ class TournamentController(Controller):
         points (0, or 1: half a win); an absent field keeps its value. Recorded as
         TimeControlChanged. The round in play keeps its own (POST …/rounds/{n}/clock).
         """
-        data = await write.body(TimeControlRequest)
+        data = await write.body()
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
             now = o.get(tournament_id)
@@ -218,7 +218,7 @@ class TournamentController(Controller):
         tournament-over after the last round. An optional body sets the round's own time control
         (deadlineS from now, the tables' turn timers), else the tournament's applies.
         """
-        data = await write.body(ScheduleRequest | None)
+        data = await write.body()
         timing = None
         if data is not None and (data.deadline_s is not None or data.timers is not None):
             timers = None if data.timers is None else data.timers.value().to_mapping()

@@ -85,7 +85,7 @@ class DirectorController(Controller):
         winner defaults to the team that gained more levels. 409 result-recorded (correct it
         instead), round-not-current.
         """
-        data = await write.body(EnterResultRequest)
+        data = await write.body()
         levels = (data.levels[0], data.levels[1])
         points = (0, 0) if data.points is None else (data.points[0], data.points[1])
 
@@ -116,7 +116,7 @@ class DirectorController(Controller):
         The deadline counts from the round's scheduling (paused time added); the timers apply to
         its tables seated from now on. Recorded as RoundTimeSet. 409 round-not-current.
         """
-        data = await write.body(RoundClockRequest)
+        data = await write.body()
         timers = None if data.timers is None else data.timers.value().to_mapping()
 
         return await organiser_change(
@@ -134,7 +134,7 @@ class DirectorController(Controller):
         Recorded as TableExtended (seconds, who, why); the deadline rule applies to that table only
         after its own deadline. 409 round-not-current.
         """
-        data = await write.body(ExtensionRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,
@@ -153,7 +153,7 @@ class DirectorController(Controller):
         Its deadline waits (no table is flagged or finished while paused) until it is resumed; the
         pause's length is added to the deadline. 409 round-paused, round-not-current.
         """
-        data = await write.body(PauseRequest)
+        data = await write.body()
 
         def pause(o: Organiser) -> Tournament:
             _current(o.get(tournament_id), number)
@@ -186,7 +186,7 @@ class DirectorController(Controller):
         ended (R32); the next POST …/rounds pairs the same round number again, on new tables with a
         new secret (R35). 409 round-not-current.
         """
-        data = await write.body(CancelRequest)
+        data = await write.body()
 
         def cancel(o: Organiser) -> Tournament:
             _current(o.get(tournament_id), number)
@@ -203,7 +203,7 @@ class DirectorController(Controller):
         The team is not paired in that round and scores the configured requested bye (0 match
         points, or 1: half a win; PATCH requestedByePoints). 409 round-started, team-not-active.
         """
-        data = await write.body(ByeRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,
@@ -220,7 +220,7 @@ class DirectorController(Controller):
         Recorded as PlayerSubstituted; the round's table seats the substitute under its name (a
         person with a seat token, or a bot of its kind). 409 round-started.
         """
-        data = await write.body(SubstituteRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,
@@ -238,7 +238,7 @@ class DirectorController(Controller):
 
         409 team-name-taken.
         """
-        data = await write.body(RenameRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,
@@ -255,7 +255,7 @@ class DirectorController(Controller):
         From the next round the team's table gets that number (when the round has that many
         tables); null removes it. 409 table-taken.
         """
-        data = await write.body(FixedTableRequest)
+        data = await write.body()
 
         return await organiser_change(
             write,

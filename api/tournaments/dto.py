@@ -16,12 +16,14 @@ from litestar import Request, Response
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import PathParameter, QueryParameter
+from msgspec import Meta
 
 from api.calls import Read
 from api.dto import Name, Preset, TableRulesRequest, TimersRequest, problems
 from domain.rules.ruleset import STANDARD, RuleSet, preset
 from domain.tournament.events import RoundState, TeamEntry
 from domain.tournament.tournament import Tournament
+from services import field_docs
 from services.errors import NotFoundError
 from services.tournaments import service as svc
 from services.tournaments.service import TournamentService
@@ -41,80 +43,132 @@ class _Request(
 class PlayerRequest(_Request, frozen=True, kw_only=True):
     """A player of a team: a person or a bot."""
 
-    name: Name
-    kind: Literal["human", "random", "heuristic", "strong"] = "human"
-    """``human`` (gets a seat token when a round is scheduled) or a bot policy."""
+    name: Annotated[Name, Meta(description="The player's display name", examples=["Alice"])]
+    kind: Annotated[
+        Literal["human", "random", "heuristic", "strong"],
+        Meta(description="`human` (gets a seat token when a round is scheduled) or a bot policy."),
+    ] = "human"
 
 
 class TeamRequest(_Request, frozen=True, kw_only=True):
     """A team of a tournament: a name and two players."""
 
-    name: Name
-    players: Annotated[list[PlayerRequest], msgspec.Meta(min_length=2, max_length=2)]
-    """Two partners (R2: they sit opposite)."""
+    name: Annotated[Name, Meta(description="The team's name", examples=["Alice"])]
+    players: Annotated[
+        Annotated[list[PlayerRequest], msgspec.Meta(min_length=2, max_length=2)],
+        Meta(description="Two partners (R2: they sit opposite)."),
+    ]
 
 
 class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
     """A new tournament: teams, format, match length, rules."""
 
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-    preset: Preset | None = None
-    rules: TableRulesRequest | None = None
-    """§10 fields over the preset (no ``matchEnd``: the match length sets it)."""
-    teams: Annotated[list[TeamRequest], msgspec.Meta(max_length=64)] = []
-    """2..64 teams; any number (none too) with ``registration``."""
-    format: Literal["round_robin", "swiss"]
-    swiss_rounds: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
-    match_length: Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["finish_at_A"]
-    """Deals per match (``rounds:N``) or ``finish_at_A`` (R32)."""
-    timers: TimersRequest | None = None
-    """Turn time limits of every table, as a match's (docs/timers.md): the sweeper times
-    out a seat over its time."""
-    round_deadline_s: Annotated[int, msgspec.Meta(ge=1, le=604_800, examples=[5400])] | None = None
-    """A round must be over this many seconds after it is scheduled."""
-    deadline_rule: Literal["flag", "finish"] = "flag"
-    """Past the deadline: ``flag`` the unfinished tables, or ``finish`` them (R32)."""
-    tiebreaks: (
+    name: Annotated[Annotated[str, msgspec.Meta(min_length=1, max_length=200)], field_docs.NAME]
+    preset: Annotated[Preset | None, field_docs.PRESET] = None
+    rules: Annotated[
+        TableRulesRequest | None,
+        Meta(description="§10 fields over the preset (no `matchEnd`: the match length sets it)."),
+    ] = None
+    teams: Annotated[
+        Annotated[list[TeamRequest], msgspec.Meta(max_length=64)],
+        Meta(description="2..64 teams; any number (none too) with `registration`."),
+    ] = []
+    format: Annotated[Literal["round_robin", "swiss"], field_docs.FORMAT]
+    swiss_rounds: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=64)] | None,
+        Meta(description="Rounds of a swiss tournament"),
+    ] = None
+    match_length: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["finish_at_A"],
+        Meta(description="Deals per match (`rounds:N`) or `finish_at_A` (R32)."),
+    ]
+    timers: Annotated[
+        TimersRequest | None,
+        Meta(
+            description=(
+                "Turn time limits of every table, as a match's "
+                "(docs/timers.md): the sweeper times out a seat over its "
+                "time."
+            )
+        ),
+    ] = None
+    round_deadline_s: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=604_800, examples=[5400])] | None,
+        Meta(description="A round must be over this many seconds after it is scheduled."),
+    ] = None
+    deadline_rule: Annotated[
+        Literal["flag", "finish"],
+        Meta(
+            description="Past the deadline: `flag` the unfinished tables, or `finish` them (R32)."
+        ),
+    ] = "flag"
+    tiebreaks: Annotated[
         Annotated[
             list[
                 Literal["buchholz", "head_to_head", "levels_gained", "point_differential", "wins"]
             ],
             msgspec.Meta(max_length=5, examples=[["buchholz", "head_to_head", "levels_gained"]]),
         ]
-        | None
-    ) = None
-    """The tiebreak order after match points (default by format, docs/tournaments.md)."""
-    registration: bool = False
-    """Open a registration phase: teams register (themselves or by the organiser) until
-    ``POST …/start``."""
-    checkin_required: bool = False
-    """With registration: only the teams that checked in play."""
-    deals: Literal["seeds", "boards"] = "seeds"
-    """How a round's tables share their deals (R36, docs/tournaments.md): ``seeds`` — the
-    same cards, each table's own dealer, level and trump; ``boards`` — a duplicate event of
-    boards: every deal's dealer, level and trump fixed for every table as well (needs a
-    number of deals as ``matchLength``)."""
+        | None,
+        Meta(
+            description=(
+                "The tiebreak order after match points (default by format, docs/tournaments.md)."
+            )
+        ),
+    ] = None
+    registration: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Open a registration phase: teams register (themselves or "
+                "by the organiser) until `POST …/start`."
+            )
+        ),
+    ] = False
+    checkin_required: Annotated[
+        bool, Meta(description="With registration: only the teams that checked in play.")
+    ] = False
+    deals: Annotated[
+        Literal["seeds", "boards"],
+        Meta(
+            description=(
+                "How a round's tables share their deals (R36, "
+                "docs/tournaments.md): `seeds` — the same cards, each "
+                "table's own dealer, level and trump; `boards` — a "
+                "duplicate event of boards: every deal's dealer, level "
+                "and trump fixed for every table as well (needs a number "
+                "of deals as `matchLength`)."
+            )
+        ),
+    ] = "seeds"
 
 
 class FinishTableRequest(_Request, frozen=True, kw_only=True):
     """Why the organiser ends a tournament table."""
 
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
-    """Why the table is ended (recorded in the match's ``MatchFinished``)."""
+    reason: Annotated[
+        Annotated[str, msgspec.Meta(min_length=1, max_length=100)],
+        Meta(description="Why the table is ended (recorded in the match's `MatchFinished`)."),
+    ]
 
 
 class CorrectionRequest(_Request, frozen=True, kw_only=True):
     """The organiser's correction of a table's result, with its reason."""
 
-    winner: Annotated[int, msgspec.Meta(ge=0, le=63)] | None
-    """The winning team's number (one of the table's two), null for a draw."""
-    levels: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]
-    """Levels gained by the first and the second team (R30)."""
-    points: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]
-    """Attackers' points taken by the first and the second team (R29)."""
-    by: Name
-    """Who corrects (recorded)."""
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    winner: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=63)] | None,
+        Meta(description="The winning team's number (one of the table's two), null for a draw."),
+    ]
+    levels: Annotated[
+        Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)],
+        Meta(description="Levels gained by the first and the second team (R30)."),
+    ]
+    points: Annotated[
+        Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)],
+        Meta(description="Attackers' points taken by the first and the second team (R29)."),
+    ]
+    by: Annotated[Name, Meta(description="Who corrects (recorded).")]
+    reason: Annotated[Annotated[str, msgspec.Meta(min_length=1, max_length=500)], field_docs.REASON]
 
 
 class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -124,54 +178,95 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class NewTournament(_Response, frozen=True, kw_only=True):
     """The tournament created, with the organiser token (shown once)."""
 
-    tournament_id: str
-    organiser_token: str | None
-    """Shown once: schedules rounds, runs bots, corrects results. Stored only hashed; null
-    in an idempotent replay (``token_withheld``)."""
-    tournament: TournamentView
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again."""
+    tournament_id: Annotated[
+        str, Meta(description="The tournament's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
+    ]
+    organiser_token: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Shown once: schedules rounds, runs bots, corrects "
+                "results. Stored only hashed; null in an idempotent "
+                "replay (`token_withheld`)."
+            ),
+            examples=["o-3f9c2a…"],
+        ),
+    ]
+    tournament: Annotated[TournamentView, Meta(description="The tournament created")]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first request is not shown again."
+            )
+        ),
+    ] = False
 
 
 class SeatTokenView(_Response, frozen=True, kw_only=True):
     """A person's seat at a tournament table and its token (shown once)."""
 
-    table: int
-    match_id: str
-    seat: int
-    team: int
-    player: str
-    token: str
-    """Shown once: the player's seat token for that match."""
+    table: Annotated[int, Meta(description="The table's number")]
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    seat: Annotated[int, field_docs.SEAT]
+    team: Annotated[int, Meta(description="The player's team")]
+    player: Annotated[str, Meta(description="The player's name")]
+    token: Annotated[
+        str,
+        Meta(
+            description="Shown once: the player's seat token for that match.",
+            examples=["s-8e1d47…"],
+        ),
+    ]
 
 
 class ScheduledRound(_Response, frozen=True, kw_only=True):
     """A tournament round scheduled, with the people's seat tokens (shown once)."""
 
-    round: RoundView
-    seat_tokens: list[SeatTokenView]
-    """Tokens of the people's seats (bots need none), for the organiser to hand out; empty
-    in an idempotent replay (``token_withheld``)."""
-    token_withheld: bool = False
-    """An idempotent replay: the tokens minted by the first request are not shown again."""
+    round: Annotated[RoundView, Meta(description="The round scheduled")]
+    seat_tokens: Annotated[
+        list[SeatTokenView],
+        Meta(
+            description=(
+                "Tokens of the people's seats (bots need none), for the "
+                "organiser to hand out; empty in an idempotent replay "
+                "(`token_withheld`)."
+            )
+        ),
+    ]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the tokens minted by the first request are not shown again."
+            )
+        ),
+    ] = False
 
 
 class TableRunView(_Response, frozen=True, kw_only=True):
     """One tournament table: finished, or playing."""
 
-    table: int
-    match_id: str
-    status: Literal["finished", "playing"]
+    table: Annotated[int, Meta(description="The table's number")]
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    status: Annotated[
+        Literal["finished", "playing"],
+        Meta(description="finished, or playing (its bots were woken; they move on their own)"),
+    ]
 
 
 class RoundRun(_Response, frozen=True, kw_only=True):
     """A tournament round's bots woken: each table finished or playing."""
 
-    number: int
-    completed: bool
-    """Every table has its result (the round's secret is revealed)."""
-    tables: list[TableRunView]
-    round: RoundView
+    number: Annotated[int, Meta(description="The tournament round's number")]
+    completed: Annotated[
+        bool, Meta(description="Every table has its result (the round's secret is revealed).")
+    ]
+    tables: Annotated[list[TableRunView], Meta(description="Each table: finished, or playing")]
+    round: Annotated[
+        RoundView,
+        Meta(description="The tournament round, its finished tables' results collected"),
+    ]
 
 
 # -- answers also offered as CSV ------------------------------------------------------------------

@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
 from api.dto import NOT_BLANK
 from api.tournaments.dto import SeatTokenView, TeamRequest
+from services import field_docs
 from services.tournaments.views import TournamentView
 
 TeamNumber = Annotated[int, msgspec.Meta(ge=0, le=63, examples=[3])]
@@ -38,25 +40,26 @@ class RegisterTeamRequest(TeamRequest, frozen=True, kw_only=True):
 class WithdrawRequest(_Request, frozen=True, kw_only=True):
     """A team leaves the tournament: it is paired no more from the next round on (R36)."""
 
-    reason: Reason
-    """Why (recorded in ``TeamWithdrew``)."""
+    reason: Annotated[Reason, Meta(description="Why (recorded in `TeamWithdrew`).")]
 
 
 class ForbidRequest(_Request, frozen=True, kw_only=True):
     """Two teams that must never meet (two teams of one club); Swiss tournaments only."""
 
-    teams: Annotated[list[TeamNumber], msgspec.Meta(min_length=2, max_length=2, examples=[[0, 4]])]
-    """The two teams (their numbers) never to pair."""
-    reason: Reason
+    teams: Annotated[
+        Annotated[list[TeamNumber], msgspec.Meta(min_length=2, max_length=2, examples=[[0, 4]])],
+        Meta(description="The two teams (their numbers) never to pair."),
+    ]
+    reason: Annotated[Reason, field_docs.REASON]
 
 
 class PairingRequest(_Request, frozen=True, kw_only=True):
     """One table of a pairing: the two teams that meet."""
 
-    first_team: TeamNumber
-    """The first team's number (seats 0 and 2)."""
-    second_team: TeamNumber
-    """The second team's number (seats 1 and 3)."""
+    first_team: Annotated[TeamNumber, Meta(description="The first team's number (seats 0 and 2).")]
+    second_team: Annotated[
+        TeamNumber, Meta(description="The second team's number (seats 1 and 3).")
+    ]
 
 
 class OverrideRequest(_Request, frozen=True, kw_only=True):
@@ -64,30 +67,33 @@ class OverrideRequest(_Request, frozen=True, kw_only=True):
     and why."""
 
     tables: Annotated[
-        list[PairingRequest],
-        msgspec.Meta(
-            min_length=1,
-            max_length=32,
-            examples=[[{"firstTeam": 0, "secondTeam": 5}, {"firstTeam": 1, "secondTeam": 4}]],
-        ),
+        Annotated[
+            list[PairingRequest],
+            msgspec.Meta(
+                min_length=1,
+                max_length=32,
+                examples=[[{"firstTeam": 0, "secondTeam": 5}, {"firstTeam": 1, "secondTeam": 4}]],
+            ),
+        ],
+        Meta(description="Table 1 first; each active team once."),
     ]
-    """Table 1 first; each active team once."""
-    bye: TeamNumber | None = None
-    """The team that sits out (only for an odd count)."""
-    reason: Reason
-    by: By
-    """Who made the decision (recorded with it)."""
+    bye: Annotated[
+        TeamNumber | None, Meta(description="The team that sits out (only for an odd count).")
+    ] = None
+    reason: Annotated[Reason, field_docs.REASON]
+    by: Annotated[By, Meta(description="Who made the decision (recorded with it).")]
 
 
 class AdjustmentRequest(_Request, frozen=True, kw_only=True):
     """A score adjustment or a penalty, in match points, with why and by whom."""
 
-    team: TeamNumber
-    match_points: Annotated[int, msgspec.Meta(ge=-100, le=100, examples=[-1, 2])]
-    """Match points to add (negative: a penalty); not 0."""
-    reason: Reason
-    by: By
-    """Who made the decision (recorded with it)."""
+    team: Annotated[TeamNumber, field_docs.TEAM]
+    match_points: Annotated[
+        Annotated[int, msgspec.Meta(ge=-100, le=100, examples=[-1, 2])],
+        Meta(description="Match points to add (negative: a penalty); not 0."),
+    ]
+    reason: Annotated[Reason, field_docs.REASON]
+    by: Annotated[By, Meta(description="Who made the decision (recorded with it).")]
 
 
 class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -97,58 +103,90 @@ class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class RegisteredTeam(_Response, frozen=True, kw_only=True):
     """The team entered, and the tournament as it now stands."""
 
-    team: int
-    team_token: str | None
-    """Shown once, to a team that registered itself: its check-in and withdrawal
-    (``Authorization: Bearer``). Null when the organiser added the team, or in a replay."""
-    tournament: TournamentView
-    """The tournament after the registration."""
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
+    team: Annotated[int, field_docs.TEAM]
+    team_token: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Shown once, to a team that registered itself: its "
+                "check-in and withdrawal (`Authorization: Bearer`). Null "
+                "when the organiser added the team, or in a replay."
+            )
+        ),
+    ]
+    tournament: Annotated[
+        TournamentView, Meta(description="The tournament after the registration.")
+    ]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first "
+                "request is not shown again (`token` is null)."
+            )
+        ),
+    ] = False
 
 
 class PreviewTable(_Response, frozen=True, kw_only=True):
     """A table of the pairing the next round would get."""
 
-    table: int
-    """The table's number, from 1."""
-    first_team: int
-    """The first team's number (seats 0 and 2)."""
-    first_name: str
-    """The first team's name."""
-    second_team: int
-    """The second team's number (seats 1 and 3)."""
-    second_name: str
-    """The second team's name."""
+    table: Annotated[int, Meta(description="The table's number, from 1.")]
+    first_team: Annotated[int, Meta(description="The first team's number (seats 0 and 2).")]
+    first_name: Annotated[str, Meta(description="The first team's name.")]
+    second_team: Annotated[int, Meta(description="The second team's number (seats 1 and 3).")]
+    second_name: Annotated[str, Meta(description="The second team's name.")]
 
 
 class PairingPreview(_Response, frozen=True, kw_only=True):
     """The pairing the next round would get if scheduled now (nothing is saved)."""
 
-    number: int
-    """The round this pairing is for (not scheduled yet)."""
-    tables: list[PreviewTable]
-    """The tables, table 1 first."""
-    bye: int | None
-    """The team that would sit out (an odd count); null for none."""
-    awarded_byes: list[int]
-    """Round robin: teams whose scheduled opponent withdrew (each scores a bye)."""
-    overridden: bool
-    """The organiser's override will be used."""
-    published: bool = False
-    """The organiser published this pairing: anyone may see it, and scheduling uses it.
-    Until then the preview is the organiser's only."""
-    warnings: list[str] = []
-    """What the pairing does that the computed one avoids: forbidden pairings, rematches
-    (an override's)."""
+    number: Annotated[int, Meta(description="The round this pairing is for (not scheduled yet).")]
+    tables: Annotated[list[PreviewTable], Meta(description="The tables, table 1 first.")]
+    bye: Annotated[
+        int | None, Meta(description="The team that would sit out (an odd count); null for none.")
+    ]
+    awarded_byes: Annotated[
+        list[int],
+        Meta(
+            description="Round robin: teams whose scheduled opponent withdrew (each scores a bye)."
+        ),
+    ]
+    overridden: Annotated[bool, Meta(description="The organiser's override will be used.")]
+    published: Annotated[
+        bool,
+        Meta(
+            description=(
+                "The organiser published this pairing: anyone may see it, "
+                "and scheduling uses it. Until then the preview is the "
+                "organiser's only."
+            )
+        ),
+    ] = False
+    warnings: Annotated[
+        list[str],
+        Meta(
+            description=(
+                "What the pairing does that the computed one avoids: "
+                "forbidden pairings, rematches (an override's)."
+            )
+        ),
+    ] = []
 
 
 class ReissuedTokens(_Response, frozen=True, kw_only=True):
     """A table's new seat tokens (the old ones stop working at once)."""
 
-    seat_tokens: list[SeatTokenView]
-    """The people's new seat tokens (shown once); the old ones no longer work."""
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
+    seat_tokens: Annotated[
+        list[SeatTokenView],
+        Meta(description="The people's new seat tokens (shown once); the old ones no longer work."),
+    ]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first "
+                "request is not shown again (`token` is null)."
+            )
+        ),
+    ] = False

@@ -12,9 +12,10 @@ version grows (a table's result collected — by the clerk as tables finish — 
 correction, an adjustment, a withdrawal, a round scheduled). ``Last-Event-ID`` (header,
 else ``?lastEventId=``) resumes: no frame with an id <= it is sent again (the standings are
 the whole state, so the next frame is all a client missed). The stream ends after the
-finished tournament's last frame, or after its lifetime with a ``retry:`` hint. It polls
-the tournament (the repository's cache) every :data:`POLL_S`; this module is separate
-from the match streams (:mod:`api.sse`) on purpose: a tournament has one public view.
+finished tournament's last frame, or after its lifetime with a ``retry:`` hint. The hub
+wakes it when the tournament is saved (in any process, :class:`api.polled_stream.HubWakes`),
+then it reads the tournament (the repository's cache); this module is separate from the
+match streams (:mod:`api.sse`) on purpose: a tournament has one public view.
 
 **Archive** — ``GET /v1/tournaments/{id}/archive``: ND-JSON, one game record per table of
 each completed round (:mod:`services.tournaments.archive`), each line importable on its
@@ -36,26 +37,30 @@ from litestar.params import FromPath
 from litestar.response import Stream
 
 from api.dto import problems
-from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
+from api.polled_stream import HubWakes, Polled, Timing, event_stream, polled, sse_frame
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM
+from api.sse import LiveStreams, MatchHub
 from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
+from api.streams import STANDINGS, stream_route
 from services.tournaments.archive import archive_lines, pending_tables
 from services.tournaments.service import TournamentService
 from services.tournaments.views import standings_view
 
 NDJSON = "application/x-ndjson"
-POLL_S = 0.25
+POLL_S = 15.0
+"""A standings stream reads again this often without a wake-up (a safety net: the hub wakes it)."""
 LIFETIME_S = 600.0
 HEARTBEAT_S = 15.0
 
 
 async def standings_frames(
-    runtime: Runtime, tournament_id: UUID, last: int | None
+    runtime: Runtime, hub: MatchHub, tournament_id: UUID, last: int | None
 ) -> AsyncIterator[bytes]:
     """Frames from ``last`` on (module docstring)."""
     service = TournamentService(runtime.service)
     sent = -1 if last is None else last
+    wakes = HubWakes(hub)
+    wakes.follow((tournament_id,))  # before the first read: no change falls between
 
     async def poll() -> Polled:
         nonlocal sent
@@ -68,17 +73,21 @@ async def standings_frames(
             sent = t.version
         return Polled(frames, done=t.finished)
 
-    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)):
-        yield frame
+    timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
+    try:
+        async for frame in polled(poll, timing, wake=wakes.event):
+            yield frame
+    finally:
+        wakes.close()
 
 
 class LiveController(Controller):
     path = "/v1/tournaments"
     tags = ["tournaments"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @get(
-        "/{tournament_id:uuid}/standings/stream",
-        media_type=EVENT_STREAM,
+    @stream_route(
+        STANDINGS,
+        path,
         summary="Live standings (Server-Sent Events, resumable)",
         description="`event: standings` frames whose `id` is the tournament version and "
         "whose `data` is the standings (as GET …/standings, plus `version`): the current "
@@ -92,6 +101,7 @@ class LiveController(Controller):
     async def stream_standings(
         self,
         runtime: NamedDependency[Runtime],
+        live: NamedDependency[LiveStreams],
         tournament_id: FromPath[UUID],
         last_event_id: ResumeHeader = None,
         last_event_id_query: ResumeQuery = None,
@@ -101,7 +111,7 @@ class LiveController(Controller):
         t = await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
         if last is not None and last > t.version:
             raise LastEventIdAheadError(last, t.version, "the tournament's version")
-        return event_stream(standings_frames(runtime, tournament_id, last))
+        return event_stream(standings_frames(runtime, live.hub, tournament_id, last))
 
     @get(
         "/{tournament_id:uuid}/archive",

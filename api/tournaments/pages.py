@@ -25,17 +25,18 @@ from uuid import UUID
 
 import msgspec
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from litestar import Controller, MediaType, get
+from litestar import Controller, MediaType
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.calls import Reading
 from api.dto import problems
-from api.polled_stream import Polled, Timing, event_stream, polled, sse_frame
+from api.polled_stream import HubWakes, Polled, Timing, event_stream, polled, sse_frame
 from api.routes import route
 from api.runtime import Runtime
-from api.sse import EVENT_STREAM
+from api.sse import LiveStreams, MatchHub
+from api.streams import DISPLAY, stream_route
 from api.tournaments.dto import RoundParam, scheduled_round
 from api.tournaments.page_words import WORDS, language
 from domain.tournament.tournament import Tournament
@@ -61,10 +62,12 @@ TEMPLATES = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-POLL_S = 0.5
+POLL_S = 15.0
+"""The display stream reads again this often without a wake-up (a safety net: the hub wakes it)."""
+MIN_GAP_S = 0.5
+"""A display stream reads again at most twice a second, however many tables move."""
 LIFETIME_S = 600.0
 HEARTBEAT_S = 15.0
-RETRY_MS = 1000
 TIEBREAK_COLUMNS = {
     "buchholz": "buchholz",
     "head_to_head": "head_to_head",
@@ -160,30 +163,41 @@ def crosstable_html(t: Tournament, x: Crosstable, lang: str) -> str:
     return TEMPLATES.get_template("crosstable.html.j2").render(**_common(t, lang), x=x, ranks=ranks)
 
 
-async def display_frames(runtime: Runtime, tournament_id: UUID, lang: str) -> AsyncIterator[bytes]:
+async def display_frames(
+    runtime: Runtime, hub: MatchHub, tournament_id: UUID, lang: str
+) -> AsyncIterator[bytes]:
     """A ``display`` frame whenever the tournament or a table of its round changes: its
-    ``data`` is ``{"version", "html"}`` — the live part rendered (:func:`live_html`)."""
+    ``data`` is ``{"version", "html"}`` — the live part rendered (:func:`live_html`). The
+    hub wakes it (a save of the tournament or of a table's match); it reads nothing between."""
     service = TournamentService(runtime.service)
     sent = -1
+    wakes = HubWakes(hub)
+    wakes.follow((tournament_id,))  # before the first read: no change falls between
 
-    def build() -> tuple[int, bytes | None]:
+    def build() -> tuple[int, bytes | None, list[UUID]]:
         t = service.get(tournament_id)
         d = display_view(runtime.service, t)
+        tables = [] if t.current is None else [table.match_id for table in t.current.tables]
         if d.version == sent:
-            return d.version, None
+            return d.version, None, tables
         frame = DisplayFrame(version=d.version, html=live_html(t, d, lang))
-        return d.version, msgspec.json.encode(frame)
+        return d.version, msgspec.json.encode(frame), tables
 
     async def poll() -> Polled:
         nonlocal sent
-        version, data = await runtime.call(build)
+        version, data, tables = await runtime.call(build)
+        wakes.follow((tournament_id, *tables))
         if data is None:
             return Polled()
         sent = version
         return Polled([sse_frame("display", data, version)])
 
-    async for frame in polled(poll, Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, RETRY_MS)):
-        yield frame
+    timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms, MIN_GAP_S)
+    try:
+        async for frame in polled(poll, timing, wake=wakes.event):
+            yield frame
+    finally:
+        wakes.close()
 
 
 async def sheet_page(
@@ -327,9 +341,9 @@ class DisplayController(Controller):
         t = await read.call(TournamentService(read.service).get, tournament_id)
         return crosstable(t)
 
-    @get(
-        "/{tournament_id:uuid}/display/stream",
-        media_type=EVENT_STREAM,
+    @stream_route(
+        DISPLAY,
+        path,
         summary="The display page's live part (Server-Sent Events)",
         description="`event: display` frames whose `id` is the display's version (the "
         "tournament's plus its round's tables') and whose `data` is "
@@ -342,9 +356,11 @@ class DisplayController(Controller):
     async def stream_display(
         self,
         runtime: NamedDependency[Runtime],
+        live: NamedDependency[LiveStreams],
         tournament_id: FromPath[UUID],
         lang: Lang = None,
         accept_language: AcceptLanguage = None,
     ) -> Stream:
         await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
-        return event_stream(display_frames(runtime, tournament_id, language(lang, accept_language)))
+        chosen = language(lang, accept_language)
+        return event_stream(display_frames(runtime, live.hub, tournament_id, chosen))

@@ -54,7 +54,7 @@ class RegistrationController(Controller):
         (a late entry, paired from the next round, with 0 match points). 409 registration-closed,
         team-name-taken, tournament-full.
         """
-        data = await write.body(RegisterTeamRequest)
+        data = await write.body()
         cred, organiser = write.credential, Organiser(write.runtime.service)
 
         def authorize() -> bool:
@@ -120,7 +120,7 @@ class RegistrationController(Controller):
         scores a bye (2 match points, no levels, no points) and the table's match is ended. 409
         team-withdrawn, tournament-over.
         """
-        data = await write.body(WithdrawRequest)
+        data = await write.body()
         cred = write.credential
         by = "organiser" if cred is not None and cred.role == ORGANISER_ROLE else f"team {team}"
 

@@ -91,7 +91,7 @@ class ResultController(Controller):
         For a table that cannot go on: a deal in play is abandoned unscored and the team ahead on
         levels wins (R32); the result is then recorded as any other.
         """
-        data = await write.body(FinishTableRequest)
+        data = await write.body()
         answer = table_answer(number, table)
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:
@@ -108,7 +108,7 @@ class ResultController(Controller):
 
         Organiser: replace a table's result; recorded with who and why.
         """
-        data = await write.body(CorrectionRequest)
+        data = await write.body()
         answer = table_answer(number, table)
 
         def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:

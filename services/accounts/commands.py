@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Final
+from typing import Annotated, Final
 from uuid import UUID, uuid4
 
 import msgspec
+from msgspec import Meta
 
 from domain.accounts.account import LOCALES, Account
 from domain.accounts.ticket import Ticket
@@ -48,58 +49,85 @@ class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class NewPlayer(_Answer, frozen=True, kw_only=True):
     """The player created, with the player token (shown once)."""
 
-    player_id: str
-    """The player's id (a UUID): name it as a partner in quick play."""
-    session_id: str
-    """The first session's id (this device)."""
-    token: str | None = msgspec.field(default=None)
-    """The player token (long-lived; rotate or end its session to stop it)."""
-    display_name: str
-    """The name shown at tables."""
-    locale: str
-    """`en` or `zh-CN`."""
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
+    player_id: Annotated[
+        str, Meta(description="The player's id (a UUID): name it as a partner in quick play.")
+    ]
+    session_id: Annotated[str, Meta(description="The first session's id (this device).")]
+    token: Annotated[
+        str | None,
+        Meta(
+            description="The player token (long-lived; rotate or end its session to stop it).",
+            examples=["s-8e1d47…"],
+        ),
+    ] = msgspec.field(default=None)
+    display_name: Annotated[str, Meta(description="The name shown at tables.")]
+    locale: Annotated[str, Meta(description="`en` or `zh-CN`.")]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first "
+                "request is not shown again (`token` is null)."
+            )
+        ),
+    ] = False
 
 
 class Profile(_Answer, frozen=True, kw_only=True):
     """The player as the token's owner sees it."""
 
-    player_id: str
-    """The player's id (a UUID)."""
-    display_name: str
-    """The name shown at tables."""
-    locale: str
-    """`en` or `zh-CN`."""
-    session_id: str
-    """The session of the token used for this call."""
-    session_expires_at: str
-    """When this session stops signing in unless refreshed (`POST
-    /v1/players/me/sessions/current/refresh`), ISO 8601: its idle limit (`SESSION_IDLE_S`)
-    after it was opened, its token rotated or it was last refreshed."""
+    player_id: Annotated[str, Meta(description="The player's id (a UUID).")]
+    display_name: Annotated[str, Meta(description="The name shown at tables.")]
+    locale: Annotated[str, Meta(description="`en` or `zh-CN`.")]
+    session_id: Annotated[str, Meta(description="The session of the token used for this call.")]
+    session_expires_at: Annotated[
+        str,
+        Meta(
+            description=(
+                "When this session stops signing in unless refreshed "
+                "(`POST /v1/players/me/sessions/current/refresh`), ISO "
+                "8601: its idle limit (`SESSION_IDLE_S`) after it was "
+                "opened, its token rotated or it was last refreshed."
+            )
+        ),
+    ]
 
 
 class SessionRefreshed(_Answer, frozen=True, kw_only=True):
     """The session was refreshed: its idle limit counts from now."""
 
-    session_id: str
-    """The session refreshed (the one of the token used)."""
-    expires_at: str
-    """When the session stops signing in unless refreshed again, ISO 8601."""
+    session_id: Annotated[
+        str, Meta(description="The session refreshed (the one of the token used).")
+    ]
+    expires_at: Annotated[
+        str,
+        Meta(description="When the session stops signing in unless refreshed again, ISO 8601."),
+    ]
 
 
 class SessionToken(_Answer, frozen=True, kw_only=True):
     """A session and its player token (shown once): a new device's session, or the rotated
     token of this one."""
 
-    session_id: str
-    """The session's id."""
-    token: str | None
-    """The player token of this session; null in an idempotent replay (`tokenWithheld`)."""
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
+    session_id: Annotated[str, Meta(description="The session's id.")]
+    token: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The player token of this session; null in an idempotent replay (`tokenWithheld`)."
+            ),
+            examples=["s-8e1d47…"],
+        ),
+    ]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first "
+                "request is not shown again (`token` is null)."
+            )
+        ),
+    ] = False
 
 
 # -- the commands --------------------------------------------------------------------------------

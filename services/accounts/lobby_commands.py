@@ -11,15 +11,17 @@ that won, so no ticket ever seats twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal, cast
+from typing import Annotated, Final, Literal, cast
 from uuid import UUID, uuid4
 
 import msgspec
+from msgspec import Meta
 
 from domain.accounts.account import Account
 from domain.accounts.lobby import Lobby
 from domain.accounts.ticket import Ticket
 from domain.rules.ruleset import RuleSet
+from services import field_docs
 from services.access import signed_player
 from services.accounts.lobby import (
     TicketRequest,
@@ -48,40 +50,69 @@ class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class TurnLimits(_Answer, frozen=True, kw_only=True):
     """Turn time limits in ms (docs/timers.md); 0: none."""
 
-    declare_ms: int
-    """Each declaring or overcalling turn (R18, R20)."""
-    bury_ms: int
-    """Burying the bottom (R21)."""
-    play_ms: int
-    """Each lead or follow (R22, R23)."""
+    declare_ms: Annotated[int, Meta(description="Each declaring or overcalling turn (R18, R20).")]
+    bury_ms: Annotated[int, Meta(description="Burying the bottom (R21).")]
+    play_ms: Annotated[int, Meta(description="Each lead or follow (R22, R23).")]
 
 
 class TicketView(_Answer, frozen=True, kw_only=True):
     """A quick-play ticket: waiting in its lobby, matched (its match and seat) or cancelled."""
 
-    ticket_id: str
-    """The ticket's id."""
-    status: TicketStatus
-    """`waiting` in the lobby, `matched` (see `matchId` and `seat`) or `cancelled`."""
-    version: int
-    """The ticket's version (the stream's event id)."""
-    preset: str | None
-    partner: str | None
-    """The partner's player id (they sit opposite, R2); null for none."""
-    bots_after_seconds: int | None
-    """Bots fill the free seats after the ticket has waited so long; null: wait for people."""
-    queued_at: str
-    """When the ticket was queued, ISO 8601."""
-    match_id: str | None
-    """The match made (``matched``): play with the player token."""
-    seat: int | None
-    match_end: str
-    """How the match made ends (R32): the rule set's `finish_at_A` or `rounds:N`; a rule set
-    that would never end (`wrap`) plays quick play's preset length `rounds:N`
-    (`QUICK_PLAY_ROUNDS`)."""
-    turn_limits: TurnLimits
-    """The turn limits of the match made: always on in quick play; a seat over its time is
-    played by the timeout bot (docs/timers.md)."""
+    ticket_id: Annotated[str, Meta(description="The ticket's id.")]
+    status: Annotated[
+        TicketStatus,
+        Meta(
+            description=(
+                "`waiting` in the lobby, `matched` (see `matchId` and `seat`) or `cancelled`."
+            )
+        ),
+    ]
+    version: Annotated[int, Meta(description="The ticket's version (the stream's event id).")]
+    preset: Annotated[str | None, field_docs.PRESET]
+    partner: Annotated[
+        str | None,
+        Meta(description="The partner's player id (they sit opposite, R2); null for none."),
+    ]
+    bots_after_seconds: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "Bots fill the free seats after the ticket has waited so "
+                "long; null: wait for people."
+            )
+        ),
+    ]
+    queued_at: Annotated[str, Meta(description="When the ticket was queued, ISO 8601.")]
+    match_id: Annotated[
+        str | None,
+        Meta(
+            description="The match made (`matched`): play with the player token.",
+            examples=[field_docs.EXAMPLE_ID],
+        ),
+    ]
+    seat: Annotated[int | None, field_docs.SEAT]
+    match_end: Annotated[
+        str,
+        Meta(
+            description=(
+                "How the match made ends (R32): the rule set's "
+                "`finish_at_A` or `rounds:N`; a rule set that would never "
+                "end (`wrap`) plays quick play's preset length `rounds:N` "
+                "(`QUICK_PLAY_ROUNDS`)."
+            ),
+            examples=["wrap"],
+        ),
+    ]
+    turn_limits: Annotated[
+        TurnLimits,
+        Meta(
+            description=(
+                "The turn limits of the match made: always on in quick "
+                "play; a seat over its time is played by the timeout bot "
+                "(docs/timers.md)."
+            )
+        ),
+    ]
 
 
 def ticket_view(service: GameService, ticket: Ticket) -> TicketView:

@@ -10,14 +10,17 @@ taken at the stream's position, and the read models' tests hold the route to it.
 
 from __future__ import annotations
 
+from typing import Annotated
 from uuid import UUID
 
 import msgspec
+from msgspec import Meta
 
 from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.timers import turn_clock
+from services import field_docs
 from services.game import GameService
 
 _OVER = frozenset((RoundPhase.SCORED, RoundPhase.ABANDONED))
@@ -26,36 +29,67 @@ _OVER = frozenset((RoundPhase.SCORED, RoundPhase.ABANDONED))
 class MyMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One match the player sits in."""
 
-    match_id: str
-    name: str
-    seat: int
-    """The player's seat (R1); the player token acts for it."""
-    status: str
-    """``waiting`` (seats free), ``playing`` or ``finished`` (R32)."""
-    version: int
-    round_number: int
-    to_act: int | None
-    """The seat whose turn it is (None between rounds, while dealing, or when over)."""
-    your_turn: bool
-    """The player's seat is to act now."""
-    turn_deadline: str | None
-    """When the seat to act times out (turn limits, docs/timers.md); None without one."""
-    winner: int | None
-    """The winning team (0: seats 0 and 2, 1: seats 1 and 3) once finished (R2, R32)."""
-    rematch: str | None
-    """The rematch asked for after this match: confirm your seat with ``POST
-    /v1/matches/{id}/rematch`` (docs/decisions.md D-table-life)."""
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    name: Annotated[str, field_docs.NAME]
+    seat: Annotated[int, Meta(description="The player's seat (R1); the player token acts for it.")]
+    status: Annotated[
+        str, Meta(description="`waiting` (seats free), `playing` or `finished` (R32).")
+    ]
+    version: Annotated[int, field_docs.VERSION]
+    round_number: Annotated[int, field_docs.ROUND_NUMBER]
+    to_act: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "The seat whose turn it is (None between rounds, while dealing, or when over)."
+            )
+        ),
+    ]
+    your_turn: Annotated[bool, Meta(description="The player's seat is to act now.")]
+    turn_deadline: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "When the seat to act times out (turn limits, docs/timers.md); None without one."
+            ),
+            examples=["2026-12-01T20:01:00+00:00"],
+        ),
+    ]
+    winner: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "The winning team (0: seats 0 and 2, 1: seats 1 and 3) once finished (R2, R32)."
+            )
+        ),
+    ]
+    rematch: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The rematch asked for after this match: confirm your "
+                "seat with `POST /v1/matches/{id}/rematch` "
+                "(docs/decisions.md D-table-life)."
+            )
+        ),
+    ]
 
 
 class MyMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The matches the player sits in."""
 
-    current: list[MyMatch]
-    """Matches not finished (waiting for seats or playing)."""
-    finished: list[MyMatch]
-    """Finished matches (R32)."""
-    left: list[MyMatch]
-    """Matches the player left (a bot plays their seat, or it was freed before round 1)."""
+    current: Annotated[
+        list[MyMatch], Meta(description="Matches not finished (waiting for seats or playing).")
+    ]
+    finished: Annotated[list[MyMatch], Meta(description="Finished matches (R32).")]
+    left: Annotated[
+        list[MyMatch],
+        Meta(
+            description=(
+                "Matches the player left (a bot plays their seat, or it was freed before round 1)."
+            )
+        ),
+    ]
 
 
 def my_matches(service: GameService, account: Account) -> MyMatches:

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Final, Literal, cast
+from typing import Annotated, Final, Literal, cast
 from uuid import UUID
 
 import msgspec
+from msgspec import Meta
 
 from domain.accounts.account import Account
 from domain.accounts.invite import Invite
 from domain.game.match import Match
 from domain.rules.errors import IllegalMoveError
-from services import table_life
+from services import field_docs, table_life
 from services.access import player_if_any, seat_or_organiser, signed_player
 from services.accounts.invites import find_invite, new_code
 from services.accounts.players import Signed
@@ -48,37 +49,56 @@ class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class PlayerSeat(_Answer, frozen=True, kw_only=True):
     """The seat the player took, with a seat token for it (shown once)."""
 
-    match_id: str
-    seat: int
-    token: str | None
-    """A seat token for this seat (the player token acts for it too)."""
-    version: int
-    token_withheld: bool = False
-    """An idempotent replay: the token minted by the first request is not shown again
-    (`token` is null)."""
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    seat: Annotated[int, field_docs.SEAT]
+    token: Annotated[
+        str | None,
+        Meta(
+            description="A seat token for this seat (the player token acts for it too).",
+            examples=["s-8e1d47…"],
+        ),
+    ]
+    version: Annotated[int, field_docs.VERSION]
+    token_withheld: Annotated[
+        bool,
+        Meta(
+            description=(
+                "An idempotent replay: the token minted by the first "
+                "request is not shown again (`token` is null)."
+            )
+        ),
+    ] = False
 
 
 class LeftSeat(_Answer, frozen=True, kw_only=True):
     """The player left the table (docs/decisions.md D-table-life)."""
 
-    match_id: str
-    seat: int
-    """The seat the player held."""
-    replaced_by: BotKind | None
-    """The bot that plays the seat to the match's end; null: the match had not begun and
-    the seat is free again."""
-    version: int
-    """The match version (leaving is no move of the game: it takes none)."""
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    seat: Annotated[int, Meta(description="The seat the player held.")]
+    replaced_by: Annotated[
+        BotKind | None,
+        Meta(
+            description=(
+                "The bot that plays the seat to the match's end; null: "
+                "the match had not begun and the seat is free again."
+            ),
+            examples=["heuristic"],
+        ),
+    ]
+    version: Annotated[
+        int,
+        Meta(description="The match version (leaving is no move of the game: it takes none)."),
+    ]
 
 
 class NewInvite(_Answer, frozen=True, kw_only=True):
     """An invite code (shown as `XXXX-XXXX`; dashes and case do not matter)."""
 
-    code: str
-    """Give it to a friend: ``POST /v1/invites/{code}`` takes a seat."""
-    match_id: str
-    expires_at: str
-    """When the code stops working, ISO 8601."""
+    code: Annotated[
+        str, Meta(description="Give it to a friend: `POST /v1/invites/{code}` takes a seat.")
+    ]
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    expires_at: Annotated[str, Meta(description="When the code stops working, ISO 8601.")]
 
 
 # -- the commands --------------------------------------------------------------------------------

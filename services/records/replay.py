@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Annotated
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.actions import action_of
 from domain.game.match import ENTERED_PREFIX, RESIGNED, Entered
@@ -39,6 +41,7 @@ from domain.game.round import RoundPhase, round_id
 from domain.rules.cards import RANKS
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import RuleSet
+from services import field_docs
 from services.bus import Bus, Caller, Handler, Outcome
 from services.dealer import Dealer
 from services.game import GameService
@@ -304,17 +307,34 @@ def store_import(uow: UnitOfWork, record: GameRecord) -> Imported:
 class RecordImported(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A record that replayed without fault."""
 
-    ok: bool
-    kind: str
-    """``match`` or ``round``."""
-    digest: str
-    """``sha256:<hex>`` of the record's canonical JSON: its identity."""
-    rounds: int
-    moves: int
-    match_id: str | None
-    """The stored match (``store=true``): its record is this record, byte for byte."""
-    created: bool
-    """True when this request stored it; False when it was stored before, or not stored."""
+    ok: Annotated[bool, Meta(description="True: every move replayed under the rules")]
+    kind: Annotated[str, Meta(description="`match` or `round`.")]
+    digest: Annotated[
+        str,
+        Meta(
+            description="`sha256:<hex>` of the record's canonical JSON: its identity.",
+            examples=[field_docs.EXAMPLE_DIGEST],
+        ),
+    ]
+    rounds: Annotated[int, Meta(description="Rounds in the record")]
+    moves: Annotated[int, Meta(description="Moves replayed")]
+    match_id: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The stored match (`store=true`): its record is this record, byte for byte."
+            ),
+            examples=[field_docs.EXAMPLE_ID],
+        ),
+    ]
+    created: Annotated[
+        bool,
+        Meta(
+            description=(
+                "True when this request stored it; False when it was stored before, or not stored."
+            )
+        ),
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,10 @@ deal's points at one table would tell another table about the same cards."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
 from domain.rules.errors import IllegalMoveError
 from domain.tournament.comparison import DealField, DealPlay, compare, team_matchpoints
@@ -26,69 +29,80 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class FieldScoreView(_View, frozen=True, kw_only=True):
     """A table's play of the deal, against its field."""
 
-    table: int
-    """From 1."""
-    attackers: int
-    """The attacking team's number (the dealer's opponents, R6)."""
-    defenders: int
-    """The defending team's number."""
-    points: int
-    """The attackers' points (R29)."""
-    vs_average: float
-    """Points above the field's average (negative: below)."""
-    vs_median: float
-    """Points above the field's median (negative: below)."""
-    matchpoints: int
-    """The attackers' matchpoints: 2 per table of the field they beat, 1 per tie."""
-    top: int
-    """The most a side could score in this field: 2 × (tables − 1)."""
+    table: Annotated[int, Meta(description="From 1.")]
+    attackers: Annotated[
+        int, Meta(description="The attacking team's number (the dealer's opponents, R6).")
+    ]
+    defenders: Annotated[int, Meta(description="The defending team's number.")]
+    points: Annotated[int, Meta(description="The attackers' points (R29).")]
+    vs_average: Annotated[
+        float, Meta(description="Points above the field's average (negative: below).")
+    ]
+    vs_median: Annotated[
+        float, Meta(description="Points above the field's median (negative: below).")
+    ]
+    matchpoints: Annotated[
+        int,
+        Meta(
+            description="The attackers' matchpoints: 2 per table of the field they beat, 1 per tie."
+        ),
+    ]
+    top: Annotated[
+        int, Meta(description="The most a side could score in this field: 2 × (tables − 1).")
+    ]
 
 
 class DealFieldView(_View, frozen=True, kw_only=True):
     """The tables whose attackers held the same cards in one dealing."""
 
-    deal: int
-    """The match round (1, 2, …)."""
-    deal_no: int
-    """The dealing: 1, then 2, … after a redeal (R19)."""
-    attacking_seats: int
-    """The attackers' seats (0: 0/2, 1: 1/3): every deal of a tournament table is drawn
-    from seat 0, so the seats tell which hands they held."""
-    average: float
-    """The field's average attackers' points."""
-    median: float
-    """The field's median attackers' points."""
-    scores: list[FieldScoreView]
-    """Each table of the field."""
-    board: BoardView | None = None
-    """The board every table of the field played (R36, a duplicate event of boards): its
-    dealer, level rank and trump; null when the tables share only the seeds."""
+    deal: Annotated[int, Meta(description="The match round (1, 2, …).")]
+    deal_no: Annotated[int, Meta(description="The dealing: 1, then 2, … after a redeal (R19).")]
+    attacking_seats: Annotated[
+        int,
+        Meta(
+            description=(
+                "The attackers' seats (0: 0/2, 1: 1/3): every deal of a "
+                "tournament table is drawn from seat 0, so the seats tell "
+                "which hands they held."
+            )
+        ),
+    ]
+    average: Annotated[float, Meta(description="The field's average attackers' points.")]
+    median: Annotated[float, Meta(description="The field's median attackers' points.")]
+    scores: Annotated[list[FieldScoreView], Meta(description="Each table of the field.")]
+    board: Annotated[
+        BoardView | None,
+        Meta(
+            description=(
+                "The board every table of the field played (R36, a "
+                "duplicate event of boards): its dealer, level rank and "
+                "trump; null when the tables share only the seeds."
+            )
+        ),
+    ] = None
 
 
 class TeamMatchpoints(_View, frozen=True, kw_only=True):
     """A team's matchpoints over the round's deals."""
 
-    team: int
-    """The team's number."""
-    name: str
-    """The team's name."""
-    matchpoints: int
-    """Earned, attacking and defending."""
-    top: int
-    """The most it could have earned."""
-    percent: float | None
-    """matchpoints / top, in percent; null when every field was a single table."""
+    team: Annotated[int, Meta(description="The team's number.")]
+    name: Annotated[str, Meta(description="The team's name.", examples=["Alice"])]
+    matchpoints: Annotated[int, Meta(description="Earned, attacking and defending.")]
+    top: Annotated[int, Meta(description="The most it could have earned.")]
+    percent: Annotated[
+        float | None,
+        Meta(
+            description="matchpoints / top, in percent; null when every field was a single table."
+        ),
+    ]
 
 
 class ComparisonView(_View, frozen=True, kw_only=True):
     """A completed round's deals compared across its tables (duplicate scoring, R36)."""
 
-    number: int
-    """The round's number."""
-    fields: list[DealFieldView]
-    """In deal order."""
-    teams: list[TeamMatchpoints]
-    """Best first."""
+    number: Annotated[int, Meta(description="The round's number.")]
+    fields: Annotated[list[DealFieldView], Meta(description="In deal order.")]
+    teams: Annotated[list[TeamMatchpoints], Meta(description="Best first.")]
 
 
 def deal_plays(game: GameService, state: RoundState) -> list[DealPlay]:

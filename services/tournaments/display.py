@@ -12,8 +12,10 @@ only once published.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
 from domain.game.round import RoundPhase
 from domain.rules.cards import RANKS
@@ -21,6 +23,7 @@ from domain.rules.ruleset import MatchEndKind
 from domain.tournament.duplicate import seat_teams
 from domain.tournament.events import RoundState, TableEntry
 from domain.tournament.tournament import Tournament
+from services import field_docs
 from services.errors import NotFoundError
 from services.game import GameService
 from services.tournaments.views import StandingView, standing_views, tiebreak_names
@@ -36,94 +39,146 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class TableProgress(_View, frozen=True, kw_only=True):
     """A table of the round: teams, players by seat, and how far it has got."""
 
-    table: int
-    """From 1."""
-    first_team: int
-    """The first team's number."""
-    first_name: str
-    """The first team's name."""
-    second_team: int
-    """The second team's number."""
-    second_name: str
-    """The second team's name."""
-    first_team_seats: list[int]
-    """Seats 0/2 or 1/3 (duplicate seating, R36)."""
-    players: list[str]
-    """Seats 0..3 (substitutes in place)."""
-    status: str
-    """``waiting`` (not seated yet), ``playing``, ``finished`` (result in), ``flagged``."""
-    deal: int
-    """The deal (match round) being played, from 1; 0 before the first."""
-    trick: int
-    """The trick being played in that deal (0 outside the play phase)."""
-    attacker_points: int | None
-    """Points the attackers have taken in that deal so far (R26); null while the round
-    is in play (R36)."""
-    levels: list[str] | None
-    """The two teams' levels now (first team, second team; R5); null while the round is
-    in play (R36)."""
-    result: str | None
-    """The result once in: the levels gained (``2-1``) and the winner's name, or ``=``
-    for a draw."""
-    entered: bool = False
-    """The result was entered by the organiser (a paper result)."""
-    deadline: str | None = None
-    """This table's deadline (the round's plus its extension)."""
+    table: Annotated[int, Meta(description="From 1.")]
+    first_team: Annotated[int, Meta(description="The first team's number.")]
+    first_name: Annotated[str, Meta(description="The first team's name.")]
+    second_team: Annotated[int, Meta(description="The second team's number.")]
+    second_name: Annotated[str, Meta(description="The second team's name.")]
+    first_team_seats: Annotated[
+        list[int], Meta(description="Seats 0/2 or 1/3 (duplicate seating, R36).")
+    ]
+    players: Annotated[list[str], Meta(description="Seats 0..3 (substitutes in place).")]
+    status: Annotated[
+        str,
+        Meta(
+            description="`waiting` (not seated yet), `playing`, `finished` (result in), `flagged`."
+        ),
+    ]
+    deal: Annotated[
+        int, Meta(description="The deal (match round) being played, from 1; 0 before the first.")
+    ]
+    trick: Annotated[
+        int, Meta(description="The trick being played in that deal (0 outside the play phase).")
+    ]
+    attacker_points: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "Points the attackers have taken in that deal so far "
+                "(R26); null while the round is in play (R36)."
+            )
+        ),
+    ]
+    levels: Annotated[
+        list[str] | None,
+        Meta(
+            description=(
+                "The two teams' levels now (first team, second team; R5); "
+                "null while the round is in play (R36)."
+            )
+        ),
+    ]
+    result: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The result once in: the levels gained (`2-1`) and the "
+                "winner's name, or `=` for a draw."
+            )
+        ),
+    ]
+    entered: Annotated[
+        bool, Meta(description="The result was entered by the organiser (a paper result).")
+    ] = False
+    deadline: Annotated[
+        str | None,
+        Meta(
+            description="This table's deadline (the round's plus its extension).",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
+    ] = None
 
 
 class PairingLine(_View, frozen=True, kw_only=True):
     """A table of the published next pairing."""
 
-    table: int
-    """From 1."""
-    first_name: str
-    """The first team's name."""
-    second_name: str
-    """The second team's name."""
+    table: Annotated[int, Meta(description="From 1.")]
+    first_name: Annotated[str, Meta(description="The first team's name.")]
+    second_name: Annotated[str, Meta(description="The second team's name.")]
 
 
 class DisplayView(_View, frozen=True, kw_only=True):
     """The live display page's data (``GET /v1/tournaments/{id}/display``)."""
 
-    tournament_id: str
-    name: str
-    version: int
-    """The tournament's version plus its current tables' (a change of any moves it)."""
-    status: str
-    """``registration``, ``ready``, ``in_play`` or ``finished``."""
-    total_rounds: int
-    round: int | None
-    """The round shown: the one in play, else the last scheduled."""
-    started_at: str | None
-    """When the round shown was scheduled."""
-    deadline: str | None
-    """The round's deadline (paused time included); null without one."""
-    paused: bool
-    """The round's clock is paused."""
-    tiebreaks: list[str]
-    """The standings' order: match points, then the tiebreaks."""
-    standings: list[StandingView]
-    """As GET …/standings."""
-    tables: list[TableProgress]
-    """The round's tables with their progress."""
-    byes: list[str]
-    """Names of the teams sitting out the round (a bye of any kind)."""
-    next_round: int | None = None
-    """The round whose pairing is published; null before."""
-    next_pairing: list[PairingLine] = []
-    """The next round's pairing once published (empty before)."""
-    next_bye: str | None = None
-    """The team sitting out the next round (published pairing)."""
+    tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
+    name: Annotated[str, field_docs.NAME]
+    version: Annotated[
+        int,
+        Meta(
+            description=(
+                "The tournament's version plus its current tables' (a change of any moves it)."
+            )
+        ),
+    ]
+    status: Annotated[str, Meta(description="`registration`, `ready`, `in_play` or `finished`.")]
+    total_rounds: Annotated[int, field_docs.TOTAL_ROUNDS]
+    round: Annotated[
+        int | None, Meta(description="The round shown: the one in play, else the last scheduled.")
+    ]
+    started_at: Annotated[
+        str | None,
+        Meta(description="When the round shown was scheduled.", examples=[field_docs.EXAMPLE_TIME]),
+    ]
+    deadline: Annotated[
+        str | None,
+        Meta(
+            description="The round's deadline (paused time included); null without one.",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
+    ]
+    paused: Annotated[bool, Meta(description="The round's clock is paused.")]
+    tiebreaks: Annotated[
+        list[str], Meta(description="The standings' order: match points, then the tiebreaks.")
+    ]
+    standings: Annotated[list[StandingView], Meta(description="As GET …/standings.")]
+    tables: Annotated[
+        list[TableProgress], Meta(description="The round's tables with their progress.")
+    ]
+    byes: Annotated[
+        list[str],
+        Meta(description="Names of the teams sitting out the round (a bye of any kind)."),
+    ]
+    next_round: Annotated[
+        int | None, Meta(description="The round whose pairing is published; null before.")
+    ] = None
+    next_pairing: Annotated[
+        list[PairingLine],
+        Meta(description="The next round's pairing once published (empty before)."),
+    ] = []
+    next_bye: Annotated[
+        str | None, Meta(description="The team sitting out the next round (published pairing).")
+    ] = None
 
 
 class DisplayFrame(_View, frozen=True, kw_only=True):
     """A frame of the display stream (``event: display``)."""
 
-    version: int
-    """The display's version (as :attr:`DisplayView.version`; also the frame's ``id``)."""
-    html: str
-    """The live part of the display page, rendered (standings, tables, clock, next
-    pairing): the page puts it in place as it is."""
+    version: Annotated[
+        int,
+        Meta(
+            description="The display's version (as `DisplayView.version`; also the frame's `id`)."
+        ),
+    ]
+    html: Annotated[
+        str,
+        Meta(
+            description=(
+                "The live part of the display page, rendered (standings, "
+                "tables, clock, next pairing): the page puts it in place "
+                "as it is."
+            )
+        ),
+    ]
 
 
 def _iso(at: datetime | None) -> str | None:
@@ -255,39 +310,42 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
 class CrossCell(_View, frozen=True, kw_only=True):
     """A team's round in the crosstable."""
 
-    round: int
-    """The round's number."""
-    opponent: int | None
-    """The opponent's number; null for a bye."""
-    outcome: str
-    """``W``, ``D``, ``L``, ``B`` (a bye: pairing, awarded or forfeit win), ``R`` (a
-    requested bye), ``-`` (no result yet)."""
-    levels: list[int]
-    """Levels gained by the team and by its opponent (R30)."""
+    round: Annotated[int, Meta(description="The round's number.")]
+    opponent: Annotated[int | None, Meta(description="The opponent's number; null for a bye.")]
+    outcome: Annotated[
+        str,
+        Meta(
+            description=(
+                "`W`, `D`, `L`, `B` (a bye: pairing, awarded or forfeit "
+                "win), `R` (a requested bye), `-` (no result yet)."
+            )
+        ),
+    ]
+    levels: Annotated[
+        list[int], Meta(description="Levels gained by the team and by its opponent (R30).")
+    ]
 
 
 class CrossLine(_View, frozen=True, kw_only=True):
     """A team's line of the crosstable."""
 
-    rank: int
-    """Its rank in the standings."""
-    team: int
-    name: str
-    match_points: int
-    """Its match points (as the standings)."""
-    rounds: list[CrossCell | None]
-    """One cell per scheduled round; null when the team did not take part."""
+    rank: Annotated[int, Meta(description="Its rank in the standings.")]
+    team: Annotated[int, field_docs.TEAM]
+    name: Annotated[str, field_docs.NAME]
+    match_points: Annotated[int, Meta(description="Its match points (as the standings).")]
+    rounds: Annotated[
+        list[CrossCell | None],
+        Meta(description="One cell per scheduled round; null when the team did not take part."),
+    ]
 
 
 class Crosstable(_View, frozen=True, kw_only=True):
     """Each team's opponents and outcomes, round by round (``GET …/crosstable``)."""
 
-    tournament_id: str
-    name: str
-    rounds: int
-    """Rounds scheduled."""
-    lines: list[CrossLine]
-    """In standings order."""
+    tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
+    name: Annotated[str, field_docs.NAME]
+    rounds: Annotated[int, Meta(description="Rounds scheduled.")]
+    lines: Annotated[list[CrossLine], Meta(description="In standings order.")]
 
 
 def crosstable(t: Tournament) -> Crosstable:

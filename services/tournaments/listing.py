@@ -5,13 +5,16 @@ scan of the log for tournaments created since its last one."""
 
 from __future__ import annotations
 
+from typing import Annotated
 from uuid import UUID
 
 import msgspec
 from eventsourcing.utils import get_topic
+from msgspec import Meta
 
 from domain.tournament.events import TournamentCreated
 from domain.tournament.tournament import Tournament
+from services import field_docs
 from services.game import GameService
 
 SCAN_PAGE = 100
@@ -23,25 +26,25 @@ _CREATED = get_topic(TournamentCreated)
 class TournamentListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One tournament of the list."""
 
-    tournament_id: str
-    name: str
-    format: str
-    status: str
-    """``registration``, ``ready``, ``in_play`` or ``finished``."""
-    created_at: str
-    teams: int
-    total_rounds: int
-    rounds_scheduled: int
-    """Rounds scheduled so far."""
+    tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
+    name: Annotated[str, field_docs.NAME]
+    format: Annotated[str, field_docs.FORMAT]
+    status: Annotated[str, Meta(description="`registration`, `ready`, `in_play` or `finished`.")]
+    created_at: Annotated[str, field_docs.CREATED_AT]
+    teams: Annotated[int, field_docs.TEAMS]
+    total_rounds: Annotated[int, field_docs.TOTAL_ROUNDS]
+    rounds_scheduled: Annotated[int, Meta(description="Rounds scheduled so far.")]
 
 
 class TournamentList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A page of tournaments, oldest first."""
 
-    items: list[TournamentListItem]
-    next: int
-    """Pass as ``after`` for the next page (a position in the store's log)."""
-    more: bool
+    items: Annotated[list[TournamentListItem], field_docs.ITEMS]
+    next: Annotated[
+        int,
+        Meta(description="Pass as `after` for the next page (a position in the store's log)."),
+    ]
+    more: Annotated[bool, field_docs.MORE]
 
 
 def list_item(t: Tournament) -> TournamentListItem:

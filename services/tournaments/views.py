@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Literal, cast
+from typing import Annotated, Literal, cast
 
 import msgspec
+from msgspec import Meta
 
 from domain.tournament.duplicate import seat_teams
 from domain.tournament.events import ResultEntry, RoundState, TableEntry
 from domain.tournament.standings import Standing
 from domain.tournament.tournament import Tournament
+from services import field_docs
 from services.view_types import RulesView, rules_view
 
 
@@ -28,232 +30,348 @@ class _View(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class PlayerView(_View, frozen=True, kw_only=True):
     """A player of a team."""
 
-    name: str
-    kind: str
-    """``human``, or the bot policy (``random``, ``heuristic``, ``strong``)."""
+    name: Annotated[str, Meta(description="The player's display name", examples=["Alice"])]
+    kind: Annotated[
+        str, Meta(description="`human`, or the bot policy (`random`, `heuristic`, `strong`).")
+    ]
 
 
 class TeamView(_View, frozen=True, kw_only=True):
     """A team of a tournament."""
 
-    team: int
-    """The team's number: its place in the registration (the seeding), from 0."""
-    name: str
-    players: list[PlayerView]
-    status: str = "playing"
-    """``registered``, ``checked_in`` (before the start), ``playing``, ``absent`` (not
-    checked in at the start) or ``withdrawn``."""
-    from_round: int = 1
-    """The first round it may be paired in (a late entry's is later)."""
-    withdrawn_from_round: int | None = None
-    """The round from which the team is no longer paired; null unless withdrawn."""
+    team: Annotated[
+        int,
+        Meta(description="The team's number: its place in the registration (the seeding), from 0."),
+    ]
+    name: Annotated[str, Meta(description="The team's name", examples=["Alice"])]
+    players: Annotated[list[PlayerView], Meta(description="The team's two players")]
+    status: Annotated[
+        str,
+        Meta(
+            description=(
+                "`registered`, `checked_in` (before the start), "
+                "`playing`, `absent` (not checked in at the start) or "
+                "`withdrawn`."
+            )
+        ),
+    ] = "playing"
+    from_round: Annotated[
+        int, Meta(description="The first round it may be paired in (a late entry's is later).")
+    ] = 1
+    withdrawn_from_round: Annotated[
+        int | None,
+        Meta(
+            description="The round from which the team is no longer paired; null unless withdrawn."
+        ),
+    ] = None
 
 
 class TableResultView(_View, frozen=True, kw_only=True):
     """A tournament table's result, from its first team's side."""
 
-    winner: int | None
-    """The winning team's number; null for a draw."""
-    levels: list[int]
-    """Levels gained by the first and the second team (R30)."""
-    points: list[int]
-    """Attackers' points taken by the first and the second team (R29)."""
-    deals: int
-    corrected: bool
-    corrected_by: str | None
-    reason: str | None
-    forfeit: bool = False
-    """A team withdrew: the winner scores a bye (2 match points, no levels, no points)."""
-    entered: bool = False
-    """The organiser entered it (a paper result): not played here."""
+    winner: Annotated[int | None, Meta(description="The winning team's number; null for a draw.")]
+    levels: Annotated[
+        list[int], Meta(description="Levels gained by the first and the second team (R30).")
+    ]
+    points: Annotated[
+        list[int],
+        Meta(description="Attackers' points taken by the first and the second team (R29)."),
+    ]
+    deals: Annotated[int, Meta(description="Deals played at the table")]
+    corrected: Annotated[bool, Meta(description="The organiser corrected the result")]
+    corrected_by: Annotated[
+        str | None, Meta(description="Who corrected it; null when not corrected")
+    ]
+    reason: Annotated[
+        str | None, Meta(description="Why it was corrected or ended early; null otherwise")
+    ]
+    forfeit: Annotated[
+        bool,
+        Meta(
+            description=(
+                "A team withdrew: the winner scores a bye (2 match points, no levels, no points)."
+            )
+        ),
+    ] = False
+    entered: Annotated[
+        bool, Meta(description="The organiser entered it (a paper result): not played here.")
+    ] = False
 
 
 class TableView(_View, frozen=True, kw_only=True):
     """A tournament table: its match, its teams, its result."""
 
-    table: int
-    """1-based."""
-    match_id: str
-    first_team: int
-    second_team: int
-    first_team_seats: list[int]
-    """Seats 0/2 or 1/3 (duplicate seating, R36)."""
-    result: TableResultView | None
-    deadline: str | None = None
-    """When this table must be over (the round's deadline plus its extension)."""
-    extension_s: int = 0
-    """Seconds this table was given past the round's deadline."""
-    players: list[str] = []
-    """Who sits at seats 0..3 (substitutes in place)."""
+    table: Annotated[int, Meta(description="1-based.")]
+    match_id: Annotated[str, field_docs.MATCH_ID]
+    first_team: Annotated[int, Meta(description="The first team's number")]
+    second_team: Annotated[int, Meta(description="The second team's number")]
+    first_team_seats: Annotated[
+        list[int], Meta(description="Seats 0/2 or 1/3 (duplicate seating, R36).")
+    ]
+    result: Annotated[
+        TableResultView | None, Meta(description="The table's result; null while it is played")
+    ]
+    deadline: Annotated[
+        str | None,
+        Meta(
+            description="When this table must be over (the round's deadline plus its extension).",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
+    ] = None
+    extension_s: Annotated[
+        int, Meta(description="Seconds this table was given past the round's deadline.")
+    ] = 0
+    players: Annotated[
+        list[str], Meta(description="Who sits at seats 0..3 (substitutes in place).")
+    ] = []
 
 
 class SubstituteView(_View, frozen=True, kw_only=True):
     """A player replaced for one round."""
 
-    team: int
-    player: int
-    """The team's first (0) or second (1) player."""
-    name: str
-    kind: str
-    reason: str
+    team: Annotated[int, field_docs.TEAM]
+    player: Annotated[int, Meta(description="The team's first (0) or second (1) player.")]
+    name: Annotated[str, field_docs.NAME]
+    kind: Annotated[str, field_docs.KIND]
+    reason: Annotated[str, field_docs.REASON]
 
 
 class RoundView(_View, frozen=True, kw_only=True):
     """A tournament round: its tables, its secret's commitment (R35, R36)."""
 
-    number: int
-    status: str
-    """``in_play`` (a table has no result yet) or ``completed``."""
-    commitment: str
-    """sha256 of the round's secret, published when the round is scheduled (R35)."""
-    secret: str | None
-    """The round's secret, revealed once the round is completed; every deal's seed is
-    HMAC-SHA256(secret, "shengji-duplicate:{deal}:{dealNo}") (R36)."""
-    bye: int | None
-    tables: list[TableView]
-    awarded_byes: list[int] = []
-    """Round robin: teams whose scheduled opponent withdrew (each scores a bye)."""
-    override: str | None = None
-    """The organiser's reason when the pairing was set by hand."""
-    deadline: str | None = None
-    """When the round must be over (its scheduling + ``roundDeadlineS``)."""
-    flagged_tables: list[int] = []
-    """Tables (1-based) past the deadline: finished by the rule, or flagged."""
-    paused: bool = False
-    """The round's clock is paused (its deadline waits)."""
-    deadline_s: int | None = None
-    """The round's deadline in seconds from its scheduling (its own, or the tournament's)."""
-    requested_byes: list[int] = []
-    """Teams sitting out at their request."""
-    substitutes: list[SubstituteView] = []
-    """Players replaced for this round."""
+    number: Annotated[int, Meta(description="The tournament round's number, from 1")]
+    status: Annotated[
+        str, Meta(description="`in_play` (a table has no result yet) or `completed`.")
+    ]
+    commitment: Annotated[
+        str,
+        Meta(
+            description=(
+                "sha256 of the round's secret, published when the round is scheduled (R35)."
+            ),
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
+    ]
+    secret: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The round's secret, revealed once the round is "
+                "completed; every deal's seed is HMAC-SHA256(secret, "
+                '"shengji-duplicate:{deal}:{dealNo}") (R36).'
+            ),
+            examples=[field_docs.EXAMPLE_HEX64],
+        ),
+    ]
+    bye: Annotated[int | None, Meta(description="The team that sits out this round; null for none")]
+    tables: Annotated[list[TableView], Meta(description="The round's tables")]
+    awarded_byes: Annotated[
+        list[int],
+        Meta(
+            description="Round robin: teams whose scheduled opponent withdrew (each scores a bye)."
+        ),
+    ] = []
+    override: Annotated[
+        str | None, Meta(description="The organiser's reason when the pairing was set by hand.")
+    ] = None
+    deadline: Annotated[
+        str | None,
+        Meta(
+            description="When the round must be over (its scheduling + `roundDeadlineS`).",
+            examples=["2026-12-01T20:00:35+00:00"],
+        ),
+    ] = None
+    flagged_tables: Annotated[
+        list[int],
+        Meta(description="Tables (1-based) past the deadline: finished by the rule, or flagged."),
+    ] = []
+    paused: Annotated[
+        bool, Meta(description="The round's clock is paused (its deadline waits).")
+    ] = False
+    deadline_s: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "The round's deadline in seconds from its scheduling (its "
+                "own, or the tournament's)."
+            )
+        ),
+    ] = None
+    requested_byes: Annotated[
+        list[int], Meta(description="Teams sitting out at their request.")
+    ] = []
+    substitutes: Annotated[
+        list[SubstituteView], Meta(description="Players replaced for this round.")
+    ] = []
 
 
 class SettingsView(_View, frozen=True, kw_only=True):
     """The organiser's settings of the tournament (docs/tournaments.md)."""
 
-    timers: dict[str, int] | None
-    """The tables' turn limits (ms: declareMs, buryMs, playMs), as a match's timers."""
-    round_deadline_s: int | None
-    """Seconds a round may last before its deadline rule applies; null for none."""
-    deadline_rule: str
-    """``flag`` or ``finish`` (docs/tournaments.md)."""
-    tiebreaks: list[str]
-    """The tie-breaks, in the order they apply after match points."""
-    checkin_required: bool
-    """Teams must check in before the start, or they are out."""
-    requested_bye_points: int = 1
-    """Match points of a requested bye: 0, or 1 (half a win)."""
+    timers: Annotated[
+        dict[str, int] | None,
+        Meta(
+            description=(
+                "The tables' turn limits (ms: declareMs, buryMs, playMs), as a match's timers."
+            )
+        ),
+    ]
+    round_deadline_s: Annotated[
+        int | None,
+        Meta(
+            description="Seconds a round may last before its deadline rule applies; null for none."
+        ),
+    ]
+    deadline_rule: Annotated[str, Meta(description="`flag` or `finish` (docs/tournaments.md).")]
+    tiebreaks: Annotated[
+        list[str], Meta(description="The tie-breaks, in the order they apply after match points.")
+    ]
+    checkin_required: Annotated[
+        bool, Meta(description="Teams must check in before the start, or they are out.")
+    ]
+    requested_bye_points: Annotated[
+        int, Meta(description="Match points of a requested bye: 0, or 1 (half a win).")
+    ] = 1
 
 
 class AdjustmentView(_View, frozen=True, kw_only=True):
     """A score adjustment or penalty made by the organiser."""
 
-    team: int
-    match_points: int
-    """Match points added (negative: a penalty)."""
-    reason: str
-    by: str
-    """Who made it."""
-    after_round: int
-    """Rounds scheduled when it was made."""
+    team: Annotated[int, field_docs.TEAM]
+    match_points: Annotated[int, Meta(description="Match points added (negative: a penalty).")]
+    reason: Annotated[str, field_docs.REASON]
+    by: Annotated[str, Meta(description="Who made it.")]
+    after_round: Annotated[int, Meta(description="Rounds scheduled when it was made.")]
 
 
 class ForbiddenView(_View, frozen=True, kw_only=True):
     """Two teams that must not be paired, and why."""
 
-    teams: list[int]
-    reason: str
+    teams: Annotated[list[int], field_docs.TEAMS]
+    reason: Annotated[str, field_docs.REASON]
 
 
 class CancelledView(_View, frozen=True, kw_only=True):
     """A round cancelled while in play (paired again later)."""
 
-    number: int
-    """The round's number."""
-    reason: str
-    by: str
-    """Who cancelled it."""
+    number: Annotated[int, Meta(description="The round's number.")]
+    reason: Annotated[str, field_docs.REASON]
+    by: Annotated[str, Meta(description="Who cancelled it.")]
 
 
 class TournamentView(_View, frozen=True, kw_only=True):
     """A tournament as anyone may see it."""
 
-    tournament_id: str
-    name: str
-    preset: str | None
-    rules: RulesView
-    match_length: str
-    format: str
-    deals: Literal["seeds", "boards"] = "seeds"
-    """``seeds``: a round's tables share their deals' seeds (R36); ``boards``: a duplicate
-    event of boards — every deal's dealer, level and trump are the same at every table too
-    (docs/tournaments.md, "Boards")."""
-    total_rounds: int
-    status: str
-    """``ready`` (the next round may be scheduled), ``in_play`` or ``finished``."""
-    version: int
-    teams: list[TeamView]
-    rounds: list[RoundView]
-    settings: SettingsView | None = None
-    """The organiser's settings; null before any were made."""
-    forbidden: list[ForbiddenView] = []
-    """Pairings the organiser forbade (Swiss)."""
-    adjustments: list[AdjustmentView] = []
-    """Score adjustments and penalties, in order."""
-    cancelled_rounds: list[CancelledView] = []
-    """Rounds cancelled while in play (each paired again later)."""
-    fixed_tables: dict[str, int] = {}
-    """Team number → its fixed table (from 1)."""
-    published_round: int | None = None
-    """The round whose pairing is published (GET …/preview shows it to anyone)."""
-    pairing_warnings: list[str] = []
-    """What the next round's hand-set or published pairing does that the computed one
-    avoids: teams forbidden to meet, rematches."""
+    tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
+    name: Annotated[str, field_docs.NAME]
+    preset: Annotated[str | None, field_docs.PRESET]
+    rules: Annotated[RulesView, field_docs.RULES]
+    match_length: Annotated[str, field_docs.MATCH_LENGTH]
+    format: Annotated[str, field_docs.FORMAT]
+    deals: Annotated[
+        Literal["seeds", "boards"],
+        Meta(
+            description=(
+                "`seeds`: a round's tables share their deals' seeds "
+                "(R36); `boards`: a duplicate event of boards — every "
+                "deal's dealer, level and trump are the same at every "
+                'table too (docs/tournaments.md, "Boards").'
+            )
+        ),
+    ] = "seeds"
+    total_rounds: Annotated[int, field_docs.TOTAL_ROUNDS]
+    status: Annotated[
+        str,
+        Meta(description="`ready` (the next round may be scheduled), `in_play` or `finished`."),
+    ]
+    version: Annotated[int, Meta(description="The tournament's version (its events)")]
+    teams: Annotated[list[TeamView], field_docs.TEAMS]
+    rounds: Annotated[list[RoundView], Meta(description="The tournament rounds scheduled so far")]
+    settings: Annotated[
+        SettingsView | None,
+        Meta(description="The organiser's settings; null before any were made."),
+    ] = None
+    forbidden: Annotated[
+        list[ForbiddenView], Meta(description="Pairings the organiser forbade (Swiss).")
+    ] = []
+    adjustments: Annotated[
+        list[AdjustmentView], Meta(description="Score adjustments and penalties, in order.")
+    ] = []
+    cancelled_rounds: Annotated[
+        list[CancelledView],
+        Meta(description="Rounds cancelled while in play (each paired again later)."),
+    ] = []
+    fixed_tables: Annotated[
+        dict[str, int], Meta(description="Team number → its fixed table (from 1).")
+    ] = {}
+    published_round: Annotated[
+        int | None,
+        Meta(
+            description="The round whose pairing is published (GET …/preview shows it to anyone)."
+        ),
+    ] = None
+    pairing_warnings: Annotated[
+        list[str],
+        Meta(
+            description=(
+                "What the next round's hand-set or published pairing does "
+                "that the computed one avoids: teams forbidden to meet, "
+                "rematches."
+            )
+        ),
+    ] = []
 
 
 class StandingView(_View, frozen=True, kw_only=True):
     """A team's line in the standings."""
 
-    rank: int
-    team: int
-    name: str
-    played: int
-    wins: int
-    draws: int
-    losses: int
-    byes: int
-    match_points: int
-    levels_gained: int
-    points_for: int
-    points_against: int
-    point_differential: int
-    head_to_head: int
-    adjustment: int = 0
-    """The organiser's adjustments, in match points (included in matchPoints)."""
-    buchholz: int = 0
-    """Sum of the match points of the opponents met at a table."""
-    withdrawn: bool = False
-    """The team has withdrawn (it still ranks by what it scored)."""
+    rank: Annotated[int, Meta(description="Place in the standings, from 1")]
+    team: Annotated[int, Meta(description="The team's number")]
+    name: Annotated[str, Meta(description="The team's name", examples=["Alice"])]
+    played: Annotated[int, Meta(description="Matches played")]
+    wins: Annotated[int, Meta(description="Matches won")]
+    draws: Annotated[int, Meta(description="Matches drawn")]
+    losses: Annotated[int, Meta(description="Matches lost")]
+    byes: Annotated[int, Meta(description="Rounds sat out")]
+    match_points: Annotated[
+        int, Meta(description="Match points: 2 for a win or a bye, 1 for a draw")
+    ]
+    levels_gained: Annotated[int, Meta(description="Levels gained in all its matches (R30)")]
+    points_for: Annotated[int, Meta(description="Attackers' points it took (R29)")]
+    points_against: Annotated[int, Meta(description="Attackers' points taken against it (R29)")]
+    point_differential: Annotated[int, Meta(description="Points for minus points against")]
+    head_to_head: Annotated[int, Meta(description="Match points against the teams it ties with")]
+    adjustment: Annotated[
+        int,
+        Meta(description="The organiser's adjustments, in match points (included in matchPoints)."),
+    ] = 0
+    buchholz: Annotated[
+        int, Meta(description="Sum of the match points of the opponents met at a table.")
+    ] = 0
+    withdrawn: Annotated[
+        bool, Meta(description="The team has withdrawn (it still ranks by what it scored).")
+    ] = False
 
 
 class StandingsView(_View, frozen=True, kw_only=True):
     """The tournament's standings, with the tie-breaks used."""
 
-    tournament_id: str
-    rounds_completed: int
-    tiebreaks: list[str]
-    standings: list[StandingView]
+    tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
+    rounds_completed: Annotated[int, Meta(description="Tournament rounds completed")]
+    tiebreaks: Annotated[list[str], Meta(description="The tie-breaks, in the order they apply")]
+    standings: Annotated[list[StandingView], Meta(description="The teams, best first")]
 
 
 class ResultsExport(_View, frozen=True, kw_only=True):
     """Everything needed to check and rank the tournament: rounds, tables, results,
     commitments and revealed secrets, and the standings."""
 
-    tournament: TournamentView
-    standings: list[StandingView]
-    adjustments: list[AdjustmentView] = []
-    """Score adjustments and penalties, in order (in the standings already)."""
+    tournament: Annotated[TournamentView, Meta(description="The tournament")]
+    standings: Annotated[list[StandingView], Meta(description="The standings")]
+    adjustments: Annotated[
+        list[AdjustmentView],
+        Meta(description="Score adjustments and penalties, in order (in the standings already)."),
+    ] = []
 
 
 TIEBREAK_DOC = {

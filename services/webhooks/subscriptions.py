@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 from eventsourcing.utils import get_topic
+from msgspec import Meta
 
 from domain.accounts.webhooks import Queue, Subscription, SubscriptionRegistered
+from services import field_docs
 from services.game import GameService
 from services.loading import load
 from services.webhooks.dispatch import Dispatcher
@@ -18,48 +20,62 @@ from services.webhooks.dispatch import Dispatcher
 class AttemptView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One attempt to deliver."""
 
-    at: str
-    """When it was made, ISO 8601."""
-    status: int | None
-    """The receiver's HTTP status; null when it could not be reached."""
-    error: str
-    """Why it failed (empty when delivered)."""
+    at: Annotated[str, Meta(description="When it was made, ISO 8601.")]
+    status: Annotated[
+        int | None,
+        Meta(description="The receiver's HTTP status; null when it could not be reached."),
+    ]
+    error: Annotated[str, Meta(description="Why it failed (empty when delivered).")]
 
 
 class DeliveryView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One delivery of a subscription, with every attempt (the delivery log)."""
 
-    delivery_id: str
-    """``<queue id>:<seq>``, the ``Shengji-Delivery`` header (deduplicate by it)."""
-    key: str
-    """Whose queue: ``player:<id>`` or ``tournament:<id>`` (in order within a key)."""
-    seq: int
-    """Its place in its key's queue, from 1 (sent in this order)."""
-    kind: str
-    body: dict[str, Any]
-    """The JSON posted (the same bytes on every attempt): kind, playerId, occurredAt,
-    position, data."""
-    enqueued_at: str
-    """When it was queued, ISO 8601."""
-    delivered_at: str | None
-    """When a 2xx answered it, ISO 8601; null until then."""
-    next_attempt_at: str | None
-    """When the next attempt may be made after a failure (backoff); null when none waits."""
-    attempts: list[AttemptView]
-    """Every attempt, in order."""
+    delivery_id: Annotated[
+        str,
+        Meta(description="`<queue id>:<seq>`, the `Shengji-Delivery` header (deduplicate by it)."),
+    ]
+    key: Annotated[
+        str,
+        Meta(
+            description="Whose queue: `player:<id>` or `tournament:<id>` (in order within a key)."
+        ),
+    ]
+    seq: Annotated[
+        int, Meta(description="Its place in its key's queue, from 1 (sent in this order).")
+    ]
+    kind: Annotated[str, field_docs.KIND]
+    body: Annotated[
+        dict[str, Any],
+        Meta(
+            description=(
+                "The JSON posted (the same bytes on every attempt): kind, "
+                "playerId, occurredAt, position, data."
+            )
+        ),
+    ]
+    enqueued_at: Annotated[str, Meta(description="When it was queued, ISO 8601.")]
+    delivered_at: Annotated[
+        str | None, Meta(description="When a 2xx answered it, ISO 8601; null until then.")
+    ]
+    next_attempt_at: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "When the next attempt may be made after a failure (backoff); null when none waits."
+            )
+        ),
+    ]
+    attempts: Annotated[list[AttemptView], Meta(description="Every attempt, in order.")]
 
 
 class WebhookSubscriptionView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A webhook subscription (its secret is never shown)."""
 
-    subscription_id: str
-    """The subscription's id."""
-    url: str
-    """Where deliveries are posted."""
-    kinds: list[str]
-    """The kinds of deliveries it gets."""
-    active: bool
-    """False once deleted: nothing more is sent."""
+    subscription_id: Annotated[str, Meta(description="The subscription's id.")]
+    url: Annotated[str, Meta(description="Where deliveries are posted.")]
+    kinds: Annotated[list[str], Meta(description="The kinds of deliveries it gets.")]
+    active: Annotated[bool, Meta(description="False once deleted: nothing more is sent.")]
 
 
 def get_subscription(service: GameService, sub_id: UUID) -> Subscription:

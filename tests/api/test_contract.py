@@ -13,9 +13,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.contract import REF_TEMPLATE
 from api.dto import ActionRequest, CreateMatchRequest, VerifyRequest
 from api.openapi import openapi_document
+from api.openapi_patches import REF_TEMPLATE
 from api.rules_oracle import SettleRequest, ShapeRequest, ThrowRequest, TrickRequest
 from tests.api.rest import Json, Table, auth
 

@@ -26,6 +26,7 @@ from litestar import Litestar
 
 from api import revocation
 from api.identity import token_verifier
+from api.streams import KINDS
 from infra.settings import Settings
 from services.game import GameService
 from tests.api.limits import CUP, client_at, limited_app
@@ -140,7 +141,8 @@ async def opened(app: Litestar, stack: AsyncExitStack, path: str, headers: dict[
 
 async def test_the_ninth_stream_of_every_kind_is_refused() -> None:
     """8 per identity of every kind (player, ticket, match; a second session's token buys
-    none), 8 per address for the public ones (standings, the events feed)."""
+    none), 8 per address for the public ones (standings, display, the events feed); every
+    declared kind is here (api.streams)."""
     app = new_app(rate_limit_per_minute=10_000, sse_max_per_address=8)
     async with app.lifespan(), client_at(app) as c:
         player = await new_player(c)
@@ -155,8 +157,10 @@ async def test_the_ninth_stream_of_every_kind_is_refused() -> None:
             "ticket": f"/v1/lobby/tickets/{ticket.json()['ticketId']}/stream",
             "match": f"/v1/matches/{made['matchId']}/stream",
             "standings": f"/v1/tournaments/{tournament}/standings/stream",
+            "display": f"/v1/tournaments/{tournament}/display/stream",
             "feed": "/v1/events/stream",
         }
+        assert set(kinds) == set(KINDS)
         found: dict[str, list[int]] = {}
         tablet = await c.post("/v1/players/me/sessions", headers=auth(first))
         second = tablet.json()["token"]  # another device: a new token, the same account

@@ -136,6 +136,18 @@ def test_every_json_request_and_answer_has_an_example_that_fits() -> None:
             assert not errors, f"{where}: {errors[0].message} at {list(errors[0].path)}"
 
 
+def test_every_example_a_field_declares_fits_it() -> None:
+    """A field's examples are on its type (``Meta(examples=…)``, D-declared): each fits."""
+    checked = 0
+    for name, schema in schemas().items():
+        for prop, sub in (schema.get("properties") or {}).items():
+            for value in sub.get("examples", ()):
+                errors = list(_validator(sub).iter_errors(value))
+                assert not errors, f"{name}.{prop}: {errors[0].message}"
+                checked += 1
+    assert checked > 100
+
+
 def test_every_problem_answer_lists_its_types() -> None:
     examples = document()["components"]["examples"]
     for method, path, op in operations():

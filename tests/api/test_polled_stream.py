@@ -4,6 +4,8 @@ or by a drain (with ``retry:``), and frames as SSE spells them."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from collections.abc import Callable
 
 import anyio
@@ -61,3 +63,31 @@ def test_a_draining_server_ends_the_stream_with_a_hint() -> None:
 )
 def test_frames(event: str, frame_id: int | None, frame: bytes) -> None:
     assert sse_frame(event, b'{"x":1}', frame_id) == frame
+
+
+def test_a_burst_of_wake_ups_is_one_read_per_gap() -> None:
+    """A woken stream reads at once, and during a burst (a change every 10 ms) no sooner
+    than ``min_gap_s`` after its last read: bots moving at every table are not one read
+    each."""
+    reads: list[float] = []
+
+    async def main() -> None:
+        wake = asyncio.Event()
+
+        async def poll() -> Polled:
+            reads.append(anyio.current_time())
+            return Polled(done=len(reads) == 4)
+
+        async def burst() -> None:
+            while len(reads) < 4:
+                await anyio.sleep(0.01)
+                wake.set()
+
+        timing = Timing(poll_s=3600, heartbeat_s=3600, lifetime_s=3600, min_gap_s=0.2)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(burst)
+            assert [frame async for frame in polled(poll, timing, wake=wake)] == []
+
+    anyio.run(main)
+    gaps = [b - a for a, b in itertools.pairwise(reads)]
+    assert len(reads) == 4 and all(gap >= 0.2 for gap in gaps), gaps

@@ -6,7 +6,7 @@ conformance, negative data rejected, positive data accepted, missing required he
 unsupported method, Allow header, use after free, resource availability, ignored auth,
 object-level authorization), bounded examples per operation; then stateful runs: the
 schemathesis state machine built from the document's OpenAPI links (create → seat → act
-→ every operation on the match, ``api/contract.py``), and a
+→ every operation on the match, ``api/openapi_patches.py``), and a
 stateful sequence driven from the views (create → seat → act → read), every response
 checked the same way.
 
@@ -94,7 +94,7 @@ def test_every_operation(case: Case, world: World) -> None:
 
 def test_the_document_links_a_match_to_its_operations() -> None:
     """The state machine walks these: create → every operation on the match; claim a
-    seat and act → the same, with the version they left (api/contract.py)."""
+    seat and act → the same, with the version they left (api/openapi_patches.py)."""
     found = links(DOCUMENT)
     on_match = {
         op["operationId"]

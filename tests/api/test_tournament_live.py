@@ -1,10 +1,12 @@
 """The standings stream (api/tournaments/live.py): the current standings at
-once, a new frame when a table's result enters the tournament, and a resumed stream
-(Last-Event-ID) sends nothing it has sent before."""
+once, a new frame when a table's result enters the tournament — woken by the hub at the
+tournament's save, not at the next poll — and a resumed stream (Last-Event-ID) sends
+nothing it has sent before."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import anyio
 import msgspec
@@ -13,6 +15,7 @@ from api.runtime import Runtime
 from api.tournaments.live import standings_frames
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
+from infra.localhub import InProcessHub
 from infra.settings import Settings
 from infra.store import build_service
 from services.bot_driver import BotDriver
@@ -36,12 +39,21 @@ def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
 
     async def main() -> tuple[list[bytes], list[bytes]]:
         runtime = Runtime(bus_of(service), anyio.CapacityLimiter(2), BotDriver(bus_of(service)))
-        frames = standings_frames(runtime, t.id, None)
+        hub = InProcessHub()
+        hub.attach(service)
+        await hub.start()
+        frames = standings_frames(runtime, hub, t.id, None)
         first = await anext(frames)
         await runtime.call(play_round, tournaments, t.id)  # plays and collects: finished
-        rest = [frame async for frame in frames]
+
+        async def rest_of(frames: AsyncIterator[bytes]) -> list[bytes]:
+            return [frame async for frame in frames]
+
+        # woken at the save (the stream reads again only every POLL_S = 15 s otherwise)
+        rest = await asyncio.wait_for(rest_of(frames), 5)
         last = tournaments.get(t.id).version
-        resumed = [frame async for frame in standings_frames(runtime, t.id, last)]
+        resumed = await rest_of(standings_frames(runtime, hub, t.id, last))
+        await hub.stop()
         return [first, *rest], resumed
 
     try:

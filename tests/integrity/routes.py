@@ -11,7 +11,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 
-from api.sse import EVENT_STREAM
+from api.streams import EVENT_STREAM
 from tests.integrity.population import OPERATOR, Population, auth
 
 _PARAM = re.compile(r"\{([a-z_]+):[a-z]+\}")

@@ -26,6 +26,8 @@ from api.identity import Identities
 from api.logging import bind_seat, unrouted
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
 from api.ratelimit import RateLimiter
+from api.streams import MATCH as MATCH_STREAM
+from api.streams import stream_route
 from domain.rules.errors import IllegalMoveError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -82,8 +84,9 @@ def small_app(
             f"{' '.join(data.cards)}: R23: must follow clubs", rule="R23", code="illegal-follow"
         )
 
-    @get("/v1/matches/{match_id:uuid}/stream")
+    @stream_route(MATCH_STREAM, "/")  # the match stream's declaration: not rate limited
     async def stream(match_id: FromPath[UUID]) -> str:
+        """A stand-in for the match stream"""
         return "data: {}\n\n"
 
     @get("/boom")
