@@ -106,6 +106,10 @@ class Handler(ABC, Generic[C, W, A]):
     applies to the state as it is (an organiser's end of a match while bots move on);
     one for a move made on what the caller saw (the conflict is the caller's to see)."""
 
+    def attempts_for(self, command: C) -> int:
+        """The runs ``command`` gets (:attr:`attempts` unless the command says otherwise)."""
+        return self.attempts
+
     @abstractmethod
     def authorise(self, command: C, caller: Caller) -> W:
         """Who is calling, as the command needs it; 401/403/404 otherwise."""
@@ -203,12 +207,13 @@ class Bus:
     def _run(
         self, handler: Handler[Any, Any, Any], command: Any, who: Any, key: RequestKey | None
     ) -> Answered[Any]:
-        for attempt in range(1, handler.attempts + 1):
+        attempts = handler.attempts_for(command)
+        for attempt in range(1, attempts + 1):
             uow = UnitOfWork(self.service, self.clock)
             try:
                 outcome = handler.handle(uow, command, who)
             except VersionConflictError:
-                if attempt == handler.attempts:
+                if attempt == attempts:
                     raise
                 continue  # the handler found the state moved under it: decide again
             except ShengjiError:
@@ -222,7 +227,7 @@ class Bus:
             try:
                 uow.commit(*records)
             except VersionConflictError:
-                if attempt == handler.attempts:
+                if attempt == attempts:
                     raise
                 continue  # the state moved under us: decide again on the state as it is
             body = handler.answer(command, who, outcome, uow.reading())

@@ -19,7 +19,7 @@ judged by its shape only (R22, R33; :mod:`services.dryrun`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Final
 from uuid import UUID
 
 import msgspec
@@ -58,6 +58,8 @@ class Precondition:
 
 
 ANY_VERSION = Precondition()
+ACT_ATTEMPTS: Final = 3
+"""Runs of an action without ``If-Match`` against moves saved at the same moment."""
 
 
 class CommandDone(
@@ -197,9 +199,20 @@ def _seat(service: GameService, match: Match, command: Act, caller: Caller) -> i
 
 
 class ActHandler(Handler[Act, Seated, CommandDone | DryRun]):
+    """An action sent with ``If-Match`` was decided on what the caller saw: a move saved
+    first is the caller's to see (409 ``version-conflict``). Without it the action applies
+    to the round as it is: a move saved first at the same moment (a bot's pass while the
+    person passes, R17) runs it again on the round that won, and the rules judge it there."""
+
+    attempts = ACT_ATTEMPTS
+
     def __init__(self, service: GameService, dealer: Dealer) -> None:
         self.service = service
         self.dealer = dealer
+
+    def attempts_for(self, command: Act) -> int:
+        expected = command.expected
+        return 1 if expected.version is not None or expected.malformed else self.attempts
 
     def authorise(self, command: Act, caller: Caller) -> Seated:
         match = self.service.get_match(command.match_id)

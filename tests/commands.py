@@ -123,6 +123,13 @@ def take_seat(
     return token, _done(service, version, current)
 
 
+def version_of(service: GameService, match_id: UUID) -> int:
+    """The match version now (what a client acting on it saw: its ``If-Match``)."""
+    match = service.get_match(match_id)
+    current = service.current_round(match)
+    return match.sequence(0 if current is None else current.version)
+
+
 def act(
     service: GameService,
     match_id: UUID,

@@ -25,7 +25,7 @@ from infra.store import build_service
 from services.errors import VersionConflictError
 from services.game import GameService
 from tests.commands import act as send
-from tests.commands import claim_deadlines, finish_match
+from tests.commands import claim_deadlines, finish_match, version_of
 from tests.conftest import Backend, FakeClock, FixedSeeds
 from tests.integration.store_bots import (
     Bots,
@@ -183,9 +183,10 @@ def test_two_services_acting_on_the_same_round_conflict(
     mine, theirs = (hand[0],), (hand[-1],)
     assert mine != theirs
 
+    seen = version_of(b, mid)  # b acts on what it saw: If-Match
     after_a = _racing(b, lambda: send(a, mid, seat, "play", mine), monkeypatch)
     with pytest.raises(VersionConflictError):
-        send(b, mid, seat, "play", theirs)
+        send(b, mid, seat, "play", theirs, expected_version=seen)
     monkeypatch.undo()
 
     # Nothing of the losing command is stored; the winner's play stands everywhere.
@@ -220,9 +221,10 @@ def test_a_conflict_on_the_last_play_stores_nothing_of_the_whole_save(
     assert r.play is not None
     seat, last = r.play.turn, tuple(r.play.hands[r.play.turn])
 
+    seen = version_of(b, mid)  # b acts on what it saw: If-Match
     after_a = _racing(b, lambda: send(a, mid, seat, "play", last), monkeypatch)
     with pytest.raises(VersionConflictError):
-        send(b, mid, seat, "play", last)
+        send(b, mid, seat, "play", last, expected_version=seen)
     monkeypatch.undo()
 
     assert last_id(b) == after_a[0]

@@ -42,7 +42,7 @@ from domain.rules.ruleset import RuleSet
 from domain.rules.shows import may_request_redeal
 from domain.rules.shuffle import shuffle_deck
 from services.game import GameService
-from tests.commands import act, claim_deadlines, create_match, take_seat
+from tests.commands import act, claim_deadlines, create_match, take_seat, version_of
 from tests.conftest import T0
 from tests.conftest import FakeClock as SharedFakeClock
 
@@ -270,7 +270,15 @@ class Table:
         if command.action == "claim":
             claim_deadlines(self.svc, self.match_id)
         else:
-            act(self.svc, self.match_id, command.seat, command.action, command.cards)
+            seen = version_of(self.svc, self.match_id)  # a client acts on what it saw
+            act(
+                self.svc,
+                self.match_id,
+                command.seat,
+                command.action,
+                command.cards,
+                expected_version=seen,
+            )
         self.commands.append(command)
 
     def decide(self, r: Round) -> Command | None:

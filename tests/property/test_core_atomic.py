@@ -26,7 +26,7 @@ from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from services.errors import VersionConflictError
 from services.game import GameService
-from tests.commands import act, create_match, finish_match, take_seat
+from tests.commands import act, create_match, finish_match, take_seat, version_of
 from tests.conftest import Backend
 from tests.property.core_checks import load, stored_topics
 from tests.property.core_table import (
@@ -177,8 +177,9 @@ def test_on_every_store_a_conflicting_save_stores_none_of_its_events(backend: Ba
         take_seat(racer, mid, seat, f"p{seat}")
     clock.advance(ms=10 * max(k for k, _ in first.values()))
     clock.hook = lambda: act(rival, mid, 1, "declare", (first[1][1],))
+    seen = version_of(racer, mid)  # it acts on what it saw: If-Match
     with pytest.raises(VersionConflictError):
-        act(racer, mid, 2, "declare", (first[2][1],))
+        act(racer, mid, 2, "declare", (first[2][1],), expected_version=seen)
     with pytest.raises(IllegalMoveError) as info:
         act(racer, mid, 2, "declare", (first[2][1],))
     assert info.value.code == "already-declared"

@@ -18,7 +18,7 @@ from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from domain.rules.shuffle import shuffle_deck
 from services.errors import VersionConflictError
-from tests.commands import act, create_match, take_seat
+from tests.commands import act, create_match, take_seat, version_of
 from tests.conftest import T0, examples
 from tests.property.core_checks import stored_topics
 from tests.property.core_table import POPO, FakeClock, TableService, first_draws
@@ -88,8 +88,9 @@ def test_two_eligible_declarers_exactly_one_declaration_stands(
     if interleaved:
         rival = TableService(POPO, recorder=svc.recorder, clock=clock, seeds=lambda: seed)
         clock.hook = lambda: act(rival, mid, b, "declare", (first[b][1],))
+        seen = version_of(svc, mid)  # it acts on what it saw: If-Match
         with pytest.raises(VersionConflictError):
-            act(svc, mid, a, "declare", (first[a][1],))
+            act(svc, mid, a, "declare", (first[a][1],), expected_version=seen)
         a, b = b, a  # the rival's declaration stands; a's retry is the late one
     else:
         act(svc, mid, a, "declare", (first[a][1],))
