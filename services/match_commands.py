@@ -31,6 +31,7 @@ from services.bots import bot_seats, bot_to_act
 from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.game import GameService
+from services.idempotency import Fact
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import Reading, UnitOfWork
 from services.view_types import RulesView, rules_view
@@ -40,6 +41,8 @@ END_ATTEMPTS: Final = 5
 TABLE_ATTEMPTS: Final = 8
 """Runs of a resignation or a rematch against moves saved first."""
 TOKEN: Final = "token"
+FINISHED: Final = "finished"
+WAITING: Final = "waitingFor"
 
 
 # -- answers -------------------------------------------------------------------------------------
@@ -467,16 +470,20 @@ class ResignHandler(Handler[Resign, int, ResignationView]):
 
     def handle(self, uow: UnitOfWork, command: Resign, who: int) -> Outcome:
         match = table_life.resign(uow, command.match_id, who)
-        return Outcome(200, match.id, match_version(uow, match), who)
+        # A resignation is no move of the game (it takes no version): what it left is kept
+        # as facts, as the state at the version does not tell it.
+        waiting = table_life.waiting_to_resign(match, who)
+        facts: dict[str, Fact] = {FINISHED: match.finished, WAITING: ",".join(map(str, waiting))}
+        return Outcome(200, match.id, match_version(uow, match), who, facts=facts)
 
     def answer(
         self, command: Resign, who: int, outcome: Outcome, state: Reading
     ) -> ResignationView:
-        match, _, _ = state.table(outcome.subject, outcome.version)
+        waiting = str(outcome.facts.get(WAITING) or "")
         return ResignationView(
             seat=who,
-            finished=match.finished,
-            waiting_for=table_life.waiting_to_resign(match, who),
+            finished=bool(outcome.facts.get(FINISHED)),
+            waiting_for=[int(s) for s in waiting.split(",") if s],
             version=outcome.version,
         )
 
