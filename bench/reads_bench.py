@@ -59,7 +59,7 @@ from services.game import GameService
 from services.handlers import build_bus
 from services.match_commands import CreateMatch
 from services.readmodels.runner import Follower
-from services.tournaments.service import TournamentService
+from services.tournaments.commands import CreateTournament
 
 PER_SAVE = 250
 """Matches written per save (one transaction)."""
@@ -67,7 +67,7 @@ PER_SAVE = 250
 
 def fill(service: GameService, have: int, want: int) -> None:
     """Matches ``have``..``want`` (every tenth private) and a tournament per hundred."""
-    tournaments = TournamentService(service)
+    bus = build_bus(service)
     now = service.clock()
     n = have
     while n < want:
@@ -87,10 +87,10 @@ def fill(service: GameService, have: int, want: int) -> None:
         service.save(*batch)
         n += len(batch)
     for t in range(tournaments_for(have), tournaments_for(want)):
-        teams = [TeamEntry(f"T{t}-{k}", (f"a{k}", f"b{k}"), ("random", "random")) for k in range(4)]
-        tournaments.create(
-            name=f"cup {t}", rules=STANDARD, teams=teams, fmt="round_robin", match_length=1
+        teams = tuple(
+            TeamEntry(f"T{t}-{k}", (f"a{k}", f"b{k}"), ("random", "random")) for k in range(4)
         )
+        bus.execute(CreateTournament(f"cup {t}", STANDARD, teams, "round_robin", 1))
 
 
 def tournaments_for(matches: int) -> int:

@@ -147,9 +147,10 @@ def build_parts(
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
     sweep_ms = settings.sweep_interval_ms
     sweeper = SweeperTask.build(runtime, sweep_ms)
+    clerk = ClerkTask(runtime, sweep_ms)  # round deadlines, the results policy
     role = settings.process_role
     if role == "worker":  # the API processes' saves reach this one through the hub
-        hub.on_changed += [sweeper.sweeper.changed, bots.changed]
+        hub.on_changed += [sweeper.sweeper.changed, bots.changed, clerk.changed]
     return AppParts(
         runtime=runtime,
         hub=hub,
@@ -164,7 +165,7 @@ def build_parts(
             settings.stream_caps if limited else None,
         ),
         sweeper=sweeper,
-        clerk=ClerkTask(runtime, sweep_ms),  # collects, round deadlines (docs/tournaments.md)
+        clerk=clerk,  # docs/tournaments.md
         lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
         bots=bots,
         on_shutdown=on_shutdown,

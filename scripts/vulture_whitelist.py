@@ -4,8 +4,8 @@
 # ruff: noqa
 
 # -- msgspec Structs and dataclasses: fields written to JSON, read by clients, not by Python --
-organiser_token  # api/dto.py, api/tournaments/dto.py
-token_withheld  # api/dto.py, api/tournaments/dto.py
+organiser_token  # api/dto.py, services/tournaments/answers.py
+token_withheld  # api/dto.py, services/tournaments/answers.py
 seeds_from  # api/dto.py (VerifyResponse)
 presets  # api/rulebook.py
 forced_play  # api/rules_oracle.py
@@ -29,6 +29,7 @@ second_team  # services/tournaments/views.py
 first_team_seats  # services/tournaments/views.py
 rounds_completed  # services/tournaments/views.py
 tiebreaks  # services/tournaments/views.py
+seat_tokens  # services/tournaments/answers.py (ScheduledRound, ReissuedTokens)
 dealt_hands  # services/view_types.py
 dealt_bottom  # services/view_types.py
 versions  # services/view_types.py
@@ -100,10 +101,10 @@ observation_space  # services/training/env.py
 action_space  # services/training/env.py
 
 # -- tournaments' organiser controls: msgspec response fields ---------------------------------
-team_token  # api/tournaments/dto_controls.py
-first_name  # api/tournaments/dto_controls.py
-second_name  # api/tournaments/dto_controls.py
-overridden  # api/tournaments/dto_controls.py
+team_token  # services/tournaments/answers.py
+first_name  # services/tournaments/answers.py
+second_name  # services/tournaments/answers.py
+overridden  # services/tournaments/answers.py
 rounds_scheduled  # services/tournaments/listing.py
 withdrawn_from_round  # services/tournaments/views.py
 flagged_tables  # services/tournaments/views.py

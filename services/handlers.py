@@ -69,6 +69,10 @@ from services.game import GameService
 from services.game_table import DEFAULT_TIMEOUT_BOT, Handlers, TimeoutBot, game_handlers, nobody
 from services.operator import NO_OPERATOR, Operator
 from services.records.replay import ImportRecord, ImportRecordHandler
+from services.tournaments import commands as tc
+from services.tournaments import control_commands as cc
+from services.tournaments import director_commands as dc
+from services.tournaments.results_policy import RecordTableResult, RecordTableResultHandler
 from services.tournaments.seeds import TableDeals
 from services.webhooks.commands import (
     RegisterWebhook,
@@ -130,5 +134,35 @@ def build_bus(
         CommitFeedPosition: CommitFeedPositionHandler(operator),
         # the archive
         ImportRecord: ImportRecordHandler(),
+        # tournaments (docs/tournaments.md)
+        tc.CreateTournament: tc.CreateTournamentHandler(),
+        tc.ScheduleRound: tc.ScheduleRoundHandler(service, dealer),
+        tc.RunRoundBots: tc.RunRoundBotsHandler(service, wake),
+        tc.CollectResults: tc.CollectResultsHandler(service),
+        tc.FinishTable: tc.FinishTableHandler(service),
+        tc.CorrectResult: tc.CorrectResultHandler(service),
+        cc.RegisterTeam: cc.RegisterTeamHandler(service),
+        cc.CheckIn: cc.CheckInHandler(service),
+        cc.Withdraw: cc.WithdrawHandler(service),
+        cc.Start: cc.StartHandler(service),
+        cc.Forbid: cc.ForbidHandler(service),
+        cc.Allow: cc.AllowHandler(service),
+        cc.OverridePairings: cc.OverridePairingsHandler(service),
+        cc.AdjustScore: cc.AdjustScoreHandler(service),
+        cc.ReissueTokens: cc.ReissueTokensHandler(service),
+        cc.ApplyDeadline: cc.ApplyDeadlineHandler(service),
+        dc.EnterResult: dc.EnterResultHandler(service),
+        dc.ChangeTimeControl: dc.ChangeTimeControlHandler(service),
+        dc.SetRoundClock: dc.SetRoundClockHandler(service),
+        dc.ExtendTable: dc.ExtendTableHandler(service),
+        dc.PauseRound: dc.PauseRoundHandler(service),
+        dc.ResumeRound: dc.ResumeRoundHandler(service),
+        dc.CancelRound: dc.CancelRoundHandler(service),
+        dc.RequestBye: dc.RequestByeHandler(service),
+        dc.Substitute: dc.SubstituteHandler(service),
+        dc.RenameTeam: dc.RenameTeamHandler(service),
+        dc.FixTable: dc.FixTableHandler(service),
+        dc.PublishPairing: dc.PublishPairingHandler(service),
+        RecordTableResult: RecordTableResultHandler(),
     }
     return Bus(service, handlers)

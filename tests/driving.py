@@ -17,8 +17,10 @@ from services import bot_driver, bots
 from services.bot_driver import BotDriver
 from services.bots import BotMove, Stop
 from services.game import GameService
-from services.tournaments.service import RoundRun, TournamentService
+from services.tournaments.answers import RoundRun
+from services.tournaments.commands import RunRoundBots
 from tests.commands import bus_of
+from tests.tournaments import Tournaments
 
 
 @contextmanager
@@ -32,13 +34,18 @@ def driving(service: GameService, **kwargs: int) -> Iterator[BotDriver]:
         driver.stop()
 
 
-def play_round(ts: TournamentService, tournament_id: UUID) -> RoundRun:
-    """The organiser's "run the bots" on the round in play, its bots played by the driver
-    until idle, then the tables' statuses with the finished tables' results collected."""
+def play_round(ts: Tournaments, tournament_id: UUID) -> RoundRun:
+    """The round in play's bots played by the driver until idle, then the organiser's "run
+    the bots" (:class:`RunRoundBots`): the tables' statuses, the finished tables' results
+    recorded."""
+    state = ts.get(tournament_id).current
+    assert state is not None, "no round is scheduled"
     with driving(ts.game) as driver:
-        ts.wake_round(tournament_id, driver.wake)
+        for table in state.tables:
+            driver.wake(table.match_id)
         assert driver.idle(300), "the bot driver did not go idle"
-    return ts.wake_round(tournament_id, lambda _: None)
+    run: RoundRun = ts.bus.execute(RunRoundBots(tournament_id, state.number))
+    return run
 
 
 class Decisions(list[str]):

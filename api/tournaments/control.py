@@ -21,31 +21,27 @@ from litestar.params import FromPath, PathParameter
 
 from api.calls import CHECKED, Reading, Writing, write_route
 from api.routes import route
-from api.tournaments.director import organiser_change
 from api.tournaments.dto import (
     Format,
     RoundParam,
-    SeatTokenView,
     SheetFormat,
     TableParam,
     json_or_csv,
     scheduled_round,
     wants_csv,
 )
-from api.tournaments.dto_controls import (
-    AdjustmentRequest,
-    ForbidRequest,
-    OverrideRequest,
-    PairingPreview,
-    ReissuedTokens,
-)
-from api.tournaments.organiser import organiser_write, saved
-from api.tournaments.preview import preview_answer
-from domain.tournament.tournament import Tournament
+from api.tournaments.dto_controls import AdjustmentRequest, ForbidRequest, OverrideRequest
 from services.access import tournament_organiser
-from services.idempotency import Receipt, Stamp
+from services.tournaments.answers import PairingPreview, ReissuedTokens, preview_answer
+from services.tournaments.control_commands import (
+    AdjustScore,
+    Allow,
+    Forbid,
+    OverridePairings,
+    ReissueTokens,
+)
 from services.tournaments.exports import adjustments_csv
-from services.tournaments.organise import Organiser
+from services.tournaments.loading import get_tournament
 from services.tournaments.sheets import sheet_csv, sheet_text
 from services.tournaments.views import TournamentView, adjustment_views
 
@@ -66,12 +62,7 @@ class ControlController(Controller):
         as a last resort). 409 swiss-only for a round robin.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: o.forbid(tournament_id, data.teams[0], data.teams[1], data.reason),
-        )
+        return await write.send(Forbid(tournament_id, data.teams[0], data.teams[1], data.reason))
 
     @write_route("/{tournament_id:uuid}/forbidden/{a:int}/{b:int}", 200, *CHECKED, handler=delete)
     async def allow_pairing(
@@ -82,8 +73,7 @@ class ControlController(Controller):
         Lift a forbidden pairing of two teams (organiser token); the next rounds may
         pair them again.
         """
-
-        return await organiser_change(write, tournament_id, lambda o: o.allow(tournament_id, a, b))
+        return await write.send(Allow(tournament_id, a, b))
 
     @route("/{tournament_id:uuid}/preview", 401, 403, 404, 409)
     async def preview_pairings(
@@ -98,7 +88,7 @@ class ControlController(Controller):
         """
 
         def answer() -> PairingPreview:
-            t = Organiser(read.service).get(tournament_id)
+            t = get_tournament(read.service, tournament_id)
             if len(t.rounds) + 1 not in t.published:
                 tournament_organiser(t, read.credential)
             return preview_answer(t)
@@ -118,14 +108,9 @@ class ControlController(Controller):
         round (409 round-started).
         """
         data = await write.body()
-        tables = [(p.first_team, p.second_team) for p in data.tables]
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: o.override(
-                tournament_id, number, tables, data.bye, reason=data.reason, by=data.by
-            ),
+        tables = tuple((p.first_team, p.second_team) for p in data.tables)
+        return await write.send(
+            OverridePairings(tournament_id, number, tables, data.bye, data.reason, data.by)
         )
 
     @write_route("/{tournament_id:uuid}/adjustments", 200, *CHECKED, body=AdjustmentRequest)
@@ -138,13 +123,8 @@ class ControlController(Controller):
         (column adjustment) and the exports list it.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: o.adjust(
-                tournament_id, data.team, data.match_points, reason=data.reason, by=data.by
-            ),
+        return await write.send(
+            AdjustScore(tournament_id, data.team, data.match_points, data.reason, data.by)
         )
 
     @route("/{tournament_id:uuid}/adjustments", 404)
@@ -172,30 +152,7 @@ class ControlController(Controller):
         New tokens for the people's seats (bots have none), answered once; the match records
         SeatTokenReissued. Only the round in play (409 round-not-current).
         """
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, ReissuedTokens]:
-            tokens = o.reissue_tokens(tournament_id, number, table - 1)
-            t = o.get(tournament_id)
-            match_id = str(t.table(number, table - 1).match_id)
-            answer = ReissuedTokens(
-                seat_tokens=[
-                    SeatTokenView(
-                        table=table,
-                        match_id=match_id,
-                        seat=s.seat,
-                        team=s.team,
-                        player=s.player,
-                        token=s.token,
-                    )
-                    for s in tokens
-                ]
-            )
-            return saved(o, stamp, Receipt(200, t.id, t.version), answer)
-
-        def replay(t: Tournament, _: Receipt) -> ReissuedTokens:
-            return ReissuedTokens(seat_tokens=[], token_withheld=True)
-
-        return await organiser_write(write, tournament_id, act, replay)
+        return await write.send(ReissueTokens(tournament_id, number, table - 1))
 
     @route(
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
@@ -214,7 +171,7 @@ class ControlController(Controller):
         One line per table: table, first team and its seats v second team and its seats (R36), then
         the bye(s). `?format=csv` or `Accept: text/csv` for CSV.
         """
-        t = await read.call(Organiser(read.service).get, tournament_id)
+        t = await read.call(get_tournament, read.service, tournament_id)
         state = scheduled_round(t, number)
         if wants_csv(read.request, format):
             return Response(sheet_csv(t, state), media_type="text/csv")

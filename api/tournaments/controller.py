@@ -1,7 +1,7 @@
 """Tournaments over REST (R36): create a tournament, read it and its rounds, schedule the
 next round and run a round's bots. Tables, results and standings are in
-:mod:`api.tournaments.results`; the organiser's token and write flow in
-:mod:`api.tournaments.organiser`.
+:mod:`api.tournaments.results`. Every write is a command through the bus
+(:mod:`services.tournaments.commands`; the organiser token, :mod:`services.access`).
 
 A round that still has tables in play refuses the next one (409 ``round-in-play``). Reads
 are public: no card is ever shown here (the tables are matches with their own redacted
@@ -10,8 +10,9 @@ views, R33), and a round's secret only once the round is completed (R35).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-from uuid import UUID, uuid4
+from collections.abc import Mapping
+from typing import Annotated, Literal, TypeVar
+from uuid import UUID
 
 import msgspec
 from litestar import Controller, MediaType, Response, patch
@@ -22,33 +23,17 @@ from litestar.params import FromPath, QueryParameter
 from api.calls import CHECKED, Reading, Writing, write_route
 from api.dto import After, Limit, problems
 from api.routes import route
-from api.tournaments.director import director
-from api.tournaments.dto import (
-    CreateTournamentRequest,
-    NewTournament,
-    RoundParam,
-    RoundRun,
-    ScheduledRound,
-    TableRunView,
-    controls,
-    rule_set,
-    run_answer,
-    scheduled_answer,
-    scheduled_round,
-    team_entries,
-)
+from api.tournaments.dto import CreateTournamentRequest, RoundParam, create_command, scheduled_round
 from api.tournaments.dto_director import ScheduleRequest, TimeControlRequest
-from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
-from domain.rules.errors import IllegalMoveError
-from domain.tournament.tournament import Tournament
-from services.idempotency import Fact, Receipt, Stamp
 from services.readmodels.lists import list_tournaments
-from services.sources import ORGANISER_ROLE, new_token, token_hash
+from services.tournaments.answers import NewTournament, RoundRun, ScheduledRound
+from services.tournaments.commands import RunRoundBots, ScheduleRound
+from services.tournaments.director_commands import KEEP, ChangeTimeControl, Keep
 from services.tournaments.listing import TournamentList
-from services.tournaments.organise import Organiser
-from services.tournaments.service import TournamentService
+from services.tournaments.loading import get_tournament
 from services.tournaments.views import RoundView, TournamentView, round_view, tournament_view
 
+T = TypeVar("T")
 StatusFilter = Annotated[
     Literal["registration", "ready", "in_play", "finished"] | None,
     QueryParameter(description="Only the tournaments in this state now"),
@@ -76,46 +61,8 @@ class TournamentController(Controller):
         or finish_at_A) and the rule set (§10).
         """
         data = await write.body()
-        tournaments = TournamentService(write.runtime.service)
-
-        def work(_: None, stamp: Stamp) -> tuple[int, NewTournament]:
-            tid = uuid4()
-            token = new_token(tid, ORGANISER_ROLE)
-            made: list[NewTournament] = []
-
-            def attach(t: Tournament) -> list[Any]:
-                view = tournament_view(t)
-                made.append(
-                    NewTournament(tournament_id=str(t.id), organiser_token=token, tournament=view)
-                )
-                return stamp.records(Receipt(201, t.id, t.version))
-
-            tournaments.create(
-                name=data.name,
-                rules=rule_set(data),
-                teams=team_entries(data),
-                fmt=data.format,
-                match_length=data.match_length,
-                preset=data.preset,
-                swiss_rounds=data.swiss_rounds,
-                organiser_token_hash=token_hash(token),
-                tournament_id=tid,
-                attach=attach,
-                **controls(data),
-            )
-            return 201, made[0]
-
-        def replay(_: None, outcome: Receipt) -> NewTournament:
-            t = tournaments.get(outcome.subject, version=outcome.version)
-            return NewTournament(
-                tournament_id=str(t.id),
-                organiser_token=None,
-                tournament=tournament_view(t),
-                token_withheld=True,
-            )
-
-        return await write.run(
-            lambda: None, work, replay, location=lambda n: f"/v1/tournaments/{n.tournament_id}"
+        return await write.send(
+            create_command(data), location=lambda n: f"/v1/tournaments/{n.tournament_id}"
         )
 
     @route("/")
@@ -142,7 +89,7 @@ class TournamentController(Controller):
         pairing, bye, tables (match, seating, result). A browser (`Accept` preferring text/html to
         JSON) is sent to the display page, /tournaments/{id} (303).
         """
-        t = await read.call(TournamentService(read.service).get, tournament_id)
+        t = await read.call(get_tournament, read.service, tournament_id)
         accept = read.request.accept
         if accept.best_match([MediaType.JSON, MediaType.HTML], MediaType.JSON) == MediaType.HTML:
             page = f"/tournaments/{t.id}"
@@ -160,28 +107,17 @@ class TournamentController(Controller):
         TimeControlChanged. The round in play keeps its own (POST …/rounds/{n}/clock).
         """
         data = await write.body()
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            now = o.get(tournament_id)
-            timers = now.timers
-            if data.timers is not msgspec.UNSET:
-                timers = None if data.timers is None else data.timers.value().to_mapping()
-            t = director(o).change_time_control(
-                tournament_id,
-                timers=timers,
-                round_deadline_s=now.round_deadline_s
-                if data.round_deadline_s is msgspec.UNSET
-                else data.round_deadline_s,
-                deadline_rule=now.deadline_rule
-                if data.deadline_rule is msgspec.UNSET
-                else data.deadline_rule,
-                requested_bye_points=now.requested_bye_points
-                if data.requested_bye_points is msgspec.UNSET
-                else data.requested_bye_points,
-            )
-            return view_answer(o, stamp, t)
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        timers: Mapping[str, int] | Keep | None = KEEP
+        if data.timers is not msgspec.UNSET:
+            timers = None if data.timers is None else data.timers.value().to_mapping()
+        command = ChangeTimeControl(
+            tournament_id,
+            timers=timers,
+            round_deadline_s=_given(data.round_deadline_s),
+            deadline_rule=_given(data.deadline_rule),
+            requested_bye_points=_given(data.requested_bye_points),
+        )
+        return await write.send(command)
 
     @route("/{tournament_id:uuid}/rounds", 404)
     async def list_tournament_rounds(
@@ -191,7 +127,7 @@ class TournamentController(Controller):
 
         The scheduled tournament rounds, each with its tables and results.
         """
-        t = await read.call(TournamentService(read.service).get, tournament_id)
+        t = await read.call(get_tournament, read.service, tournament_id)
         return [round_view(t, r) for r in t.rounds]
 
     @route("/{tournament_id:uuid}/rounds/{number:int}", 404)
@@ -203,7 +139,7 @@ class TournamentController(Controller):
         One tournament round: its commitment (R35), its secret once completed (R36),
         its tables and their results.
         """
-        t = await read.call(TournamentService(read.service).get, tournament_id)
+        t = await read.call(get_tournament, read.service, tournament_id)
         return round_view(t, scheduled_round(t, number))
 
     @write_route("/{tournament_id:uuid}/rounds", 201, *CHECKED, body=ScheduleRequest | None)
@@ -218,25 +154,9 @@ class TournamentController(Controller):
         tournament-over after the last round. An optional body sets the round's own time control
         (deadlineS from now, the tables' turn timers), else the tournament's applies.
         """
-        data = await write.body()
-        timing = None
-        if data is not None and (data.deadline_s is not None or data.timers is not None):
-            timers = None if data.timers is None else data.timers.value().to_mapping()
-            timing = (data.deadline_s, timers)
-
-        def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, ScheduledRound]:
-            done = tournaments.schedule_next(tournament_id, timing)
-            t = tournaments.get(tournament_id)
-            answer = scheduled_answer(t, t.round_state(done.number), done.seat_tokens)
-            outcome = Receipt(201, t.id, t.version, facts={"number": done.number})
-            return saved(tournaments, stamp, outcome, answer)
-
-        def replay(t: Tournament, outcome: Receipt) -> ScheduledRound:
-            state = t.round_state(int(outcome.facts.get("number") or len(t.rounds)))
-            answer = scheduled_answer(t, state, ())
-            return ScheduledRound(round=answer.round, seat_tokens=[], token_withheld=True)
-
-        return await organiser_write(write, tournament_id, act, replay)
+        data = await write.body() or ScheduleRequest()
+        timers = None if data.timers is None else data.timers.value().to_mapping()
+        return await write.send(ScheduleRound(tournament_id, data.deadline_s, timers))
 
     @write_route("/{tournament_id:uuid}/rounds/{number:int}/bots/run", 202, *CHECKED)
     async def run_tournament_bots(
@@ -249,37 +169,9 @@ class TournamentController(Controller):
         answers at once (202): each table `finished` or `playing`. A bots-only round completes by
         itself; ask again (or read the round) to see it.
         """
-        driver = write.runtime.bots
-
-        def act(tournaments: TournamentService, stamp: Stamp) -> tuple[int, RoundRun]:
-            t = tournaments.get(tournament_id)
-            t.round_state(number)
-            if number != len(t.rounds):
-                raise _not_current(number, len(t.rounds))
-            done = tournaments.wake_round(tournament_id, driver.wake)
-            after = tournaments.get(tournament_id)
-            answer = run_answer(after, done)
-            tables = msgspec.json.encode(answer.tables).decode()
-            facts: dict[str, Fact] = {"completed": done.completed, "tables": tables}
-            return saved(
-                tournaments, stamp, Receipt(202, after.id, after.version, facts=facts), answer
-            )
-
-        def replay(t: Tournament, outcome: Receipt) -> RoundRun:
-            tables = str(outcome.facts.get("tables") or "[]")
-            return RoundRun(
-                number=number,
-                completed=bool(outcome.facts.get("completed")),
-                tables=msgspec.json.decode(tables, type=list[TableRunView]),
-                round=round_view(t, t.round_state(number)),
-            )
-
-        return await organiser_write(write, tournament_id, act, replay)
+        return await write.send(RunRoundBots(tournament_id, number))
 
 
-def _not_current(number: int, current: int) -> IllegalMoveError:
-    return IllegalMoveError(
-        f"round {number} is not the current round ({current}); only its bots can be run",
-        rule="R36",
-        code="round-not-current",
-    )
+def _given(value: T | msgspec.UnsetType) -> T | Keep:
+    """A PATCH's field: its value, or :data:`KEEP` when absent."""
+    return KEEP if isinstance(value, msgspec.UnsetType) else value

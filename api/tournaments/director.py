@@ -1,6 +1,6 @@
 """The director's tools over REST (docs/tournaments.md, "The director's room"). Every
-write is the organiser's (its token), through :func:`api.tournaments.organiser.organiser_write`,
-recorded as an event with who and why:
+write is the organiser's (its token), a command through the bus
+(:mod:`services.tournaments.director_commands`), recorded as an event with who and why:
 
 * ``POST …/rounds/{n}/tables/{t}/result`` — a table's result entered (a paper result);
 * ``PATCH /v1/tournaments/{id}`` — the time control of the rounds to come (in
@@ -15,7 +15,6 @@ recorded as an event with who and why:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 from uuid import UUID
 
@@ -31,42 +30,31 @@ from api.tournaments.dto_director import (
     ExtensionRequest,
     FixedTableRequest,
     PauseRequest,
-    Published,
     RenameRequest,
     RoundClockRequest,
     SubstituteRequest,
 )
-from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
-from api.tournaments.preview import preview_answer
-from domain.rules.errors import IllegalMoveError
-from domain.tournament.tournament import Tournament
-from services.idempotency import Receipt, Stamp
-from services.tournaments.director import Director
-from services.tournaments.organise import Organiser
-from services.tournaments.views import TournamentView, tournament_view
+from services.tournaments.answers import Published
+from services.tournaments.director_commands import (
+    CancelRound,
+    EnterResult,
+    ExtendTable,
+    FixTable,
+    PauseRound,
+    PublishPairing,
+    RenameTeam,
+    RequestBye,
+    ResumeRound,
+    SetRoundClock,
+    Substitute,
+)
+from services.tournaments.views import TournamentView
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
 ROUND = "/{tournament_id:uuid}/rounds/{number:int}"
 """The path of a round (its clock, pause, resume, cancellation)."""
 TABLE = ROUND + "/tables/{table:int}"
 """The path of one table of a round (its result, its extension)."""
-
-
-def director(o: Organiser) -> Director:
-    return Director(o.game)
-
-
-async def organiser_change(
-    write: Writing, tournament_id: UUID, change: Callable[[Organiser], Tournament]
-) -> Response[TournamentView]:
-    """An organiser's write answered with the tournament as it left it (200): ``change``
-    makes it (one command of the organiser or the director) and returns the tournament;
-    a replay answers the tournament as of the recorded version."""
-
-    def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-        return view_answer(o, stamp, change(o))
-
-    return await organiser_write(write, tournament_id, act, view_replay)
 
 
 class DirectorController(Controller):
@@ -86,26 +74,17 @@ class DirectorController(Controller):
         instead), round-not-current.
         """
         data = await write.body()
-        levels = (data.levels[0], data.levels[1])
-        points = (0, 0) if data.points is None else (data.points[0], data.points[1])
-
-        def enter(o: Organiser) -> Tournament:
-            winner = data.winner
-            if winner is None and levels[0] != levels[1]:
-                entry = o.get(tournament_id).table(number, table - 1)
-                winner = entry.first if levels[0] > levels[1] else entry.second
-            return director(o).enter_result(
-                tournament_id,
-                number,
-                table - 1,
-                winner=winner,
-                levels=levels,
-                points=points,
-                by=data.by,
-                reason=data.reason,
-            )
-
-        return await organiser_change(write, tournament_id, enter)
+        command = EnterResult(
+            tournament_id,
+            number,
+            table - 1,
+            levels=(data.levels[0], data.levels[1]),
+            points=(0, 0) if data.points is None else (data.points[0], data.points[1]),
+            by=data.by,
+            reason=data.reason,
+            winner=data.winner,
+        )
+        return await write.send(command)
 
     @write_route(f"{ROUND}/clock", 200, *CHECKED, body=RoundClockRequest)
     async def set_round_clock(
@@ -118,12 +97,7 @@ class DirectorController(Controller):
         """
         data = await write.body()
         timers = None if data.timers is None else data.timers.value().to_mapping()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: director(o).set_round_time(tournament_id, number, data.deadline_s, timers),
-        )
+        return await write.send(SetRoundClock(tournament_id, number, data.deadline_s, timers))
 
     @write_route(f"{TABLE}/extension", 200, *CHECKED, body=ExtensionRequest)
     async def extend_table(
@@ -135,13 +109,8 @@ class DirectorController(Controller):
         after its own deadline. 409 round-not-current.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: director(o).extend_table(
-                tournament_id, number, table - 1, data.seconds, by=data.by, reason=data.reason
-            ),
+        return await write.send(
+            ExtendTable(tournament_id, number, table - 1, data.seconds, data.by, data.reason)
         )
 
     @write_route(f"{ROUND}/pause", 200, *CHECKED, body=PauseRequest)
@@ -154,12 +123,7 @@ class DirectorController(Controller):
         pause's length is added to the deadline. 409 round-paused, round-not-current.
         """
         data = await write.body()
-
-        def pause(o: Organiser) -> Tournament:
-            _current(o.get(tournament_id), number)
-            return director(o).pause(tournament_id, data.reason)
-
-        return await organiser_change(write, tournament_id, pause)
+        return await write.send(PauseRound(tournament_id, number, data.reason))
 
     @write_route(f"{ROUND}/resume", 200, *CHECKED)
     async def resume_round(
@@ -169,12 +133,7 @@ class DirectorController(Controller):
 
         409 round-not-paused, round-not-current.
         """
-
-        def resume(o: Organiser) -> Tournament:
-            _current(o.get(tournament_id), number)
-            return director(o).resume(tournament_id)
-
-        return await organiser_change(write, tournament_id, resume)
+        return await write.send(ResumeRound(tournament_id, number))
 
     @write_route(f"{ROUND}/cancel", 200, *CHECKED, body=CancelRequest)
     async def cancel_round(
@@ -187,12 +146,7 @@ class DirectorController(Controller):
         new secret (R35). 409 round-not-current.
         """
         data = await write.body()
-
-        def cancel(o: Organiser) -> Tournament:
-            _current(o.get(tournament_id), number)
-            return director(o).cancel_round(tournament_id, reason=data.reason, by=data.by)
-
-        return await organiser_change(write, tournament_id, cancel)
+        return await write.send(CancelRound(tournament_id, number, data.reason, data.by))
 
     @write_route("/{tournament_id:uuid}/byes", 200, *CHECKED, body=ByeRequest)
     async def request_bye(
@@ -204,12 +158,7 @@ class DirectorController(Controller):
         points, or 1: half a win; PATCH requestedByePoints). 409 round-started, team-not-active.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: director(o).request_bye(tournament_id, data.team, data.round, data.reason),
-        )
+        return await write.send(RequestBye(tournament_id, data.team, data.round, data.reason))
 
     @write_route("/{tournament_id:uuid}/substitutes", 200, *CHECKED, body=SubstituteRequest)
     async def substitute_player(
@@ -221,14 +170,10 @@ class DirectorController(Controller):
         person with a seat token, or a bot of its kind). 409 round-started.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: director(o).substitute(
-                tournament_id, data.round, data.team, data.player, data.name, data.kind, data.reason
-            ),
+        command = Substitute(
+            tournament_id, data.round, data.team, data.player, data.name, data.kind, data.reason
         )
+        return await write.send(command)
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/rename", 200, *CHECKED, body=RenameRequest)
     async def rename_team(
@@ -239,12 +184,7 @@ class DirectorController(Controller):
         409 team-name-taken.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: director(o).rename(tournament_id, team, data.name, data.reason),
-        )
+        return await write.send(RenameTeam(tournament_id, team, data.name, data.reason))
 
     @write_route("/{tournament_id:uuid}/fixed-tables", 200, *CHECKED, body=FixedTableRequest)
     async def fix_table(
@@ -256,12 +196,7 @@ class DirectorController(Controller):
         tables); null removes it. 409 table-taken.
         """
         data = await write.body()
-
-        return await organiser_change(
-            write,
-            tournament_id,
-            lambda o: director(o).fix_table(tournament_id, data.team, data.table, data.reason),
-        )
+        return await write.send(FixTable(tournament_id, data.team, data.table, data.reason))
 
     @write_route("/{tournament_id:uuid}/publish", 200, *CHECKED)
     async def publish_pairing(
@@ -273,22 +208,4 @@ class DirectorController(Controller):
         page lists it, and scheduling the round uses it — unless the teams to pair change first
         (a withdrawal, a late entry, a requested bye, an override), which unpublishes it.
         """
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, Published]:
-            t = director(o).publish(tournament_id)
-            answer = Published(pairing=preview_answer(t), tournament=tournament_view(t))
-            return saved(o, stamp, Receipt(200, t.id, t.version), answer)
-
-        def replay(t: Tournament, _: Receipt) -> Published:
-            return Published(pairing=preview_answer(t), tournament=tournament_view(t))
-
-        return await organiser_write(write, tournament_id, act, replay)
-
-
-def _current(t: Tournament, number: int) -> None:
-    t.round_state(number)
-    current = t.current
-    if current is None or current.number != number or current.revealed:
-        raise IllegalMoveError(
-            f"round {number} is not in play", rule="R36", code="round-not-current"
-        )
+        return await write.send(PublishPairing(tournament_id))

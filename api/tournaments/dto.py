@@ -25,9 +25,8 @@ from domain.tournament.events import RoundState, TeamEntry
 from domain.tournament.tournament import Tournament
 from services import field_docs
 from services.errors import NotFoundError
-from services.tournaments import service as svc
-from services.tournaments.service import TournamentService
-from services.tournaments.views import RoundView, TournamentView, round_view
+from services.tournaments.commands import CreateTournament
+from services.tournaments.loading import get_tournament
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
 RoundParam = Annotated[int, PathParameter(ge=1, le=10_000, description="Tournament round, 1-based")]
@@ -171,104 +170,6 @@ class CorrectionRequest(_Request, frozen=True, kw_only=True):
     reason: Annotated[Annotated[str, msgspec.Meta(min_length=1, max_length=500)], field_docs.REASON]
 
 
-class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    pass
-
-
-class NewTournament(_Response, frozen=True, kw_only=True):
-    """The tournament created, with the organiser token (shown once)."""
-
-    tournament_id: Annotated[
-        str, Meta(description="The tournament's id (a UUID)", examples=[field_docs.EXAMPLE_ID])
-    ]
-    organiser_token: Annotated[
-        str | None,
-        Meta(
-            description=(
-                "Shown once: schedules rounds, runs bots, corrects "
-                "results. Stored only hashed; null in an idempotent "
-                "replay (`token_withheld`)."
-            ),
-            examples=["o-3f9c2a…"],
-        ),
-    ]
-    tournament: Annotated[TournamentView, Meta(description="The tournament created")]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first request is not shown again."
-            )
-        ),
-    ] = False
-
-
-class SeatTokenView(_Response, frozen=True, kw_only=True):
-    """A person's seat at a tournament table and its token (shown once)."""
-
-    table: Annotated[int, Meta(description="The table's number")]
-    match_id: Annotated[str, field_docs.MATCH_ID]
-    seat: Annotated[int, field_docs.SEAT]
-    team: Annotated[int, Meta(description="The player's team")]
-    player: Annotated[str, Meta(description="The player's name")]
-    token: Annotated[
-        str,
-        Meta(
-            description="Shown once: the player's seat token for that match.",
-            examples=["s-8e1d47…"],
-        ),
-    ]
-
-
-class ScheduledRound(_Response, frozen=True, kw_only=True):
-    """A tournament round scheduled, with the people's seat tokens (shown once)."""
-
-    round: Annotated[RoundView, Meta(description="The round scheduled")]
-    seat_tokens: Annotated[
-        list[SeatTokenView],
-        Meta(
-            description=(
-                "Tokens of the people's seats (bots need none), for the "
-                "organiser to hand out; empty in an idempotent replay "
-                "(`token_withheld`)."
-            )
-        ),
-    ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the tokens minted by the first request are not shown again."
-            )
-        ),
-    ] = False
-
-
-class TableRunView(_Response, frozen=True, kw_only=True):
-    """One tournament table: finished, or playing."""
-
-    table: Annotated[int, Meta(description="The table's number")]
-    match_id: Annotated[str, field_docs.MATCH_ID]
-    status: Annotated[
-        Literal["finished", "playing"],
-        Meta(description="finished, or playing (its bots were woken; they move on their own)"),
-    ]
-
-
-class RoundRun(_Response, frozen=True, kw_only=True):
-    """A tournament round's bots woken: each table finished or playing."""
-
-    number: Annotated[int, Meta(description="The tournament round's number")]
-    completed: Annotated[
-        bool, Meta(description="Every table has its result (the round's secret is revealed).")
-    ]
-    tables: Annotated[list[TableRunView], Meta(description="Each table: finished, or playing")]
-    round: Annotated[
-        RoundView,
-        Meta(description="The tournament round, its finished tables' results collected"),
-    ]
-
-
 # -- answers also offered as CSV ------------------------------------------------------------------
 
 CSV_MEDIA_TYPE = "text/csv"
@@ -298,7 +199,7 @@ async def json_or_csv(
     as_csv: Callable[[Tournament], str],
 ) -> Response[Any]:
     """A tournament's export, as JSON or as CSV (:func:`wants_csv`)."""
-    t = await read.call(TournamentService(read.service).get, tournament_id)
+    t = await read.call(get_tournament, read.service, tournament_id)
     if wants_csv(read.request, fmt):
         return Response(as_csv(t), media_type=CSV_MEDIA_TYPE)
     return Response(as_json(t))
@@ -352,51 +253,23 @@ def team_entry(team: TeamRequest) -> TeamEntry:
     )
 
 
-def team_entries(data: CreateTournamentRequest) -> list[TeamEntry]:
-    return [team_entry(team) for team in data.teams]
-
-
-def controls(data: CreateTournamentRequest) -> dict[str, object]:
-    """The organiser's settings of the create request (``Tournament.create``)."""
-    return {
-        "timers": None if data.timers is None else data.timers.value().to_mapping(),
-        "round_deadline_s": data.round_deadline_s,
-        "deadline_rule": data.deadline_rule,
-        "tiebreaks": data.tiebreaks,
-        "registration": data.registration,
-        "checkin_required": data.checkin_required,
-        "deals": data.deals,
-    }
-
-
-def scheduled_answer(
-    t: Tournament, state: RoundState, tokens: tuple[svc.SeatToken, ...]
-) -> ScheduledRound:
-    return ScheduledRound(
-        round=round_view(t, state),
-        seat_tokens=[
-            SeatTokenView(
-                table=s.table + 1,
-                match_id=str(state.tables[s.table].match_id),
-                seat=s.seat,
-                team=s.team,
-                player=s.player,
-                token=s.token,
-            )
-            for s in tokens
-        ],
-    )
-
-
-def run_answer(t: Tournament, done: svc.RoundRun) -> RoundRun:
-    return RoundRun(
-        number=done.number,
-        completed=done.completed,
-        tables=[
-            TableRunView(table=r.table + 1, match_id=str(r.match_id), status=r.status)
-            for r in done.tables
-        ],
-        round=round_view(t, t.round_state(done.number)),
+def create_command(data: CreateTournamentRequest) -> CreateTournament:
+    """The create request as its command (:mod:`services.tournaments.commands`)."""
+    return CreateTournament(
+        name=data.name,
+        rules=rule_set(data),
+        teams=tuple(team_entry(team) for team in data.teams),
+        fmt=data.format,
+        match_length=data.match_length,
+        preset=data.preset,
+        swiss_rounds=data.swiss_rounds,
+        timers=None if data.timers is None else data.timers.value().to_mapping(),
+        round_deadline_s=data.round_deadline_s,
+        deadline_rule=data.deadline_rule,
+        tiebreaks=data.tiebreaks,
+        registration=data.registration,
+        checkin_required=data.checkin_required,
+        deals=data.deals,
     )
 
 

@@ -1,4 +1,4 @@
-"""Request and response bodies of the organiser's controls (T16,
+"""Request bodies of the organiser's controls (T16,
 :mod:`api.tournaments.registration`, :mod:`api.tournaments.control`): camelCase msgspec
 Structs; requests refuse unknown fields (422 naming the field)."""
 
@@ -10,9 +10,8 @@ import msgspec
 from msgspec import Meta
 
 from api.dto import NOT_BLANK
-from api.tournaments.dto import SeatTokenView, TeamRequest
+from api.tournaments.dto import TeamRequest
 from services import field_docs
-from services.tournaments.views import TournamentView
 
 TeamNumber = Annotated[int, msgspec.Meta(ge=0, le=63, examples=[3])]
 Reason = Annotated[
@@ -94,99 +93,3 @@ class AdjustmentRequest(_Request, frozen=True, kw_only=True):
     ]
     reason: Annotated[Reason, field_docs.REASON]
     by: Annotated[By, Meta(description="Who made the decision (recorded with it).")]
-
-
-class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    pass
-
-
-class RegisteredTeam(_Response, frozen=True, kw_only=True):
-    """The team entered, and the tournament as it now stands."""
-
-    team: Annotated[int, field_docs.TEAM]
-    team_token: Annotated[
-        str | None,
-        Meta(
-            description=(
-                "Shown once, to a team that registered itself: its "
-                "check-in and withdrawal (`Authorization: Bearer`). Null "
-                "when the organiser added the team, or in a replay."
-            )
-        ),
-    ]
-    tournament: Annotated[
-        TournamentView, Meta(description="The tournament after the registration.")
-    ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False
-
-
-class PreviewTable(_Response, frozen=True, kw_only=True):
-    """A table of the pairing the next round would get."""
-
-    table: Annotated[int, Meta(description="The table's number, from 1.")]
-    first_team: Annotated[int, Meta(description="The first team's number (seats 0 and 2).")]
-    first_name: Annotated[str, Meta(description="The first team's name.")]
-    second_team: Annotated[int, Meta(description="The second team's number (seats 1 and 3).")]
-    second_name: Annotated[str, Meta(description="The second team's name.")]
-
-
-class PairingPreview(_Response, frozen=True, kw_only=True):
-    """The pairing the next round would get if scheduled now (nothing is saved)."""
-
-    number: Annotated[int, Meta(description="The round this pairing is for (not scheduled yet).")]
-    tables: Annotated[list[PreviewTable], Meta(description="The tables, table 1 first.")]
-    bye: Annotated[
-        int | None, Meta(description="The team that would sit out (an odd count); null for none.")
-    ]
-    awarded_byes: Annotated[
-        list[int],
-        Meta(
-            description="Round robin: teams whose scheduled opponent withdrew (each scores a bye)."
-        ),
-    ]
-    overridden: Annotated[bool, Meta(description="The organiser's override will be used.")]
-    published: Annotated[
-        bool,
-        Meta(
-            description=(
-                "The organiser published this pairing: anyone may see it, "
-                "and scheduling uses it. Until then the preview is the "
-                "organiser's only."
-            )
-        ),
-    ] = False
-    warnings: Annotated[
-        list[str],
-        Meta(
-            description=(
-                "What the pairing does that the computed one avoids: "
-                "forbidden pairings, rematches (an override's)."
-            )
-        ),
-    ] = []
-
-
-class ReissuedTokens(_Response, frozen=True, kw_only=True):
-    """A table's new seat tokens (the old ones stop working at once)."""
-
-    seat_tokens: Annotated[
-        list[SeatTokenView],
-        Meta(description="The people's new seat tokens (shown once); the old ones no longer work."),
-    ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False

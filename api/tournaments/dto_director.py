@@ -1,4 +1,4 @@
-"""Request and response bodies of the director's tools (:mod:`api.tournaments.director`):
+"""Request bodies of the director's tools (:mod:`api.tournaments.director`):
 camelCase msgspec Structs; requests refuse unknown fields (422 naming the field)."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import msgspec
 from msgspec import Meta
 
 from api.dto import NOT_BLANK, TimersRequest
-from api.tournaments.dto_controls import By, PairingPreview, Reason, TeamNumber
+from api.tournaments.dto_controls import By, Reason, TeamNumber
 from services import field_docs
-from services.tournaments.views import TournamentView
 
 DeadlineS = Annotated[int, msgspec.Meta(ge=1, le=7 * 86_400, examples=[5400])]
 Levels = Annotated[
@@ -175,17 +174,3 @@ class FixedTableRequest(_Request, frozen=True, kw_only=True):
         Meta(description="The table's number (from 1); null: no fixed table any more."),
     ]
     reason: Annotated[Reason, field_docs.REASON]
-
-
-class _Response(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    pass
-
-
-class Published(_Response, frozen=True, kw_only=True):
-    """The pairing published, and the tournament as it now stands."""
-
-    pairing: Annotated[
-        PairingPreview,
-        Meta(description="The pairing as published (GET …/preview shows it to anyone now)."),
-    ]
-    tournament: Annotated[TournamentView, Meta(description="The tournament after the publication.")]

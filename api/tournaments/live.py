@@ -43,7 +43,7 @@ from api.sse import LiveStreams, MatchHub
 from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from api.streams import STANDINGS, stream_route
 from services.tournaments.archive import archive_lines, pending_tables
-from services.tournaments.service import TournamentService
+from services.tournaments.loading import get_tournament
 from services.tournaments.views import standings_view
 
 NDJSON = "application/x-ndjson"
@@ -57,14 +57,13 @@ async def standings_frames(
     runtime: Runtime, hub: MatchHub, tournament_id: UUID, last: int | None
 ) -> AsyncIterator[bytes]:
     """Frames from ``last`` on (module docstring)."""
-    service = TournamentService(runtime.service)
     sent = -1 if last is None else last
     wakes = HubWakes(hub)
     wakes.follow((tournament_id,))  # before the first read: no change falls between
 
     async def poll() -> Polled:
         nonlocal sent
-        t = await runtime.call(service.get, tournament_id)
+        t = await runtime.call(get_tournament, runtime.service, tournament_id)
         frames = []
         if t.version > sent:
             view = msgspec.to_builtins(standings_view(t))
@@ -108,7 +107,7 @@ class LiveController(Controller):
     ) -> Stream:
         chosen = last_event_id if last_event_id is not None else last_event_id_query
         last = None if chosen is None else int(chosen)
-        t = await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
+        t = await runtime.call(get_tournament, runtime.service, tournament_id)  # 404
         if last is not None and last > t.version:
             raise LastEventIdAheadError(last, t.version, "the tournament's version")
         return event_stream(standings_frames(runtime, live.hub, tournament_id, last))
@@ -135,7 +134,7 @@ class LiveController(Controller):
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
     ) -> Response[bytes]:
         def build() -> tuple[bytes, list[str]]:
-            t = TournamentService(runtime.service).get(tournament_id)
+            t = get_tournament(runtime.service, tournament_id)
             return b"".join(archive_lines(runtime.service, t)), pending_tables(t)
 
         body, pending = await runtime.call(build)

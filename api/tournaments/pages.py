@@ -54,7 +54,7 @@ from services.tournaments.display import (
     round_deadline,
     score_sheet_deals,
 )
-from services.tournaments.service import TournamentService
+from services.tournaments.loading import get_tournament
 
 TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).with_name("templates")),
@@ -169,13 +169,12 @@ async def display_frames(
     """A ``display`` frame whenever the tournament or a table of its round changes: its
     ``data`` is ``{"version", "html"}`` — the live part rendered (:func:`live_html`). The
     hub wakes it (a save of the tournament or of a table's match); it reads nothing between."""
-    service = TournamentService(runtime.service)
     sent = -1
     wakes = HubWakes(hub)
     wakes.follow((tournament_id,))  # before the first read: no change falls between
 
     def build() -> tuple[int, bytes | None, list[UUID]]:
-        t = service.get(tournament_id)
+        t = get_tournament(runtime.service, tournament_id)
         d = display_view(runtime.service, t)
         tables = [] if t.current is None else [table.match_id for table in t.current.tables]
         if d.version == sent:
@@ -206,7 +205,7 @@ async def sheet_page(
     """A round's printable sheet of ``template`` in language ``chosen``."""
 
     def build() -> str:
-        t = TournamentService(read.service).get(tournament_id)
+        t = get_tournament(read.service, tournament_id)
         return sheet_html(t, number, template, chosen)
 
     return await read.call(build)
@@ -232,7 +231,7 @@ class PageController(Controller):
         chosen = language(lang, accept_language)
 
         def build() -> str:
-            t = TournamentService(read.service).get(tournament_id)
+            t = get_tournament(read.service, tournament_id)
             return display_html(read.service, t, chosen)
 
         return await read.call(build)
@@ -289,7 +288,7 @@ class PageController(Controller):
         chosen = language(lang, accept_language)
 
         def build() -> str:
-            t = TournamentService(read.service).get(tournament_id)
+            t = get_tournament(read.service, tournament_id)
             return crosstable_html(t, crosstable(t), chosen)
 
         return await read.call(build)
@@ -308,7 +307,7 @@ class DisplayController(Controller):
         """
 
         def build() -> DisplayView:
-            t = TournamentService(read.service).get(tournament_id)
+            t = get_tournament(read.service, tournament_id)
             return display_view(read.service, t)
 
         return await read.call(build)
@@ -326,7 +325,7 @@ class DisplayController(Controller):
         """
 
         def build() -> ComparisonView:
-            t = TournamentService(read.service).get(tournament_id)
+            t = get_tournament(read.service, tournament_id)
             return comparison_view(read.service, t, number)
 
         return await read.call(build)
@@ -338,7 +337,7 @@ class DisplayController(Controller):
         Outcomes: W, D, L, B (a bye: the pairing's, awarded or a forfeit win), R (a requested bye),
         - (no result yet); lines in standings order.
         """
-        t = await read.call(TournamentService(read.service).get, tournament_id)
+        t = await read.call(get_tournament, read.service, tournament_id)
         return crosstable(t)
 
     @stream_route(
@@ -361,6 +360,6 @@ class DisplayController(Controller):
         lang: Lang = None,
         accept_language: AcceptLanguage = None,
     ) -> Stream:
-        await runtime.call(TournamentService(runtime.service).get, tournament_id)  # 404
+        await runtime.call(get_tournament, runtime.service, tournament_id)  # 404
         chosen = language(lang, accept_language)
         return event_stream(display_frames(runtime, live.hub, tournament_id, chosen))

@@ -13,7 +13,7 @@ are added by the organiser, check in, withdraw; the organiser starts the tournam
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
 from litestar import Controller, Response
@@ -21,14 +21,10 @@ from litestar.params import FromPath, PathParameter
 
 from api.calls import CHECKED, OPTIONAL_BEARER, Writing, write_route
 from api.tournaments.dto import team_entry
-from api.tournaments.dto_controls import RegisteredTeam, RegisterTeamRequest, WithdrawRequest
-from api.tournaments.organiser import organiser_write, team_check, view_answer, view_replay
-from domain.tournament.tournament import Tournament
-from services.access import tournament_organiser
-from services.idempotency import Receipt, Stamp
-from services.sources import ORGANISER_ROLE
-from services.tournaments.organise import Organiser
-from services.tournaments.views import TournamentView, tournament_view
+from api.tournaments.dto_controls import RegisterTeamRequest, WithdrawRequest
+from services.tournaments.answers import RegisteredTeam
+from services.tournaments.control_commands import CheckIn, RegisterTeam, Start, Withdraw
+from services.tournaments.views import TournamentView
 
 TeamParam = Annotated[int, PathParameter(ge=0, le=63, description="A team's number, from 0")]
 
@@ -55,42 +51,7 @@ class RegistrationController(Controller):
         team-name-taken, tournament-full.
         """
         data = await write.body()
-        cred, organiser = write.credential, Organiser(write.runtime.service)
-
-        def authorize() -> bool:
-            """By the organiser (its token), or the team itself (no token)."""
-            if cred is not None:
-                tournament_organiser(organiser.get(tournament_id), cred)
-            return cred is not None
-
-        def work(by_organiser: bool, stamp: Stamp) -> tuple[int, RegisteredTeam]:
-            made: list[RegisteredTeam] = []
-
-            def attach(t: Tournament) -> list[Any]:
-                team = len(t.teams) - 1
-                made.append(
-                    RegisteredTeam(team=team, team_token=None, tournament=tournament_view(t))
-                )
-                return stamp.records(Receipt(201, t.id, t.version, facts={"team": team}))
-
-            done = organiser.register(
-                tournament_id, team_entry(data), by_organiser=by_organiser, attach=attach
-            )
-            answer = RegisteredTeam(
-                team=done.team, team_token=done.token, tournament=made[0].tournament
-            )
-            return 201, answer
-
-        def replay(_: bool, outcome: Receipt) -> RegisteredTeam:
-            t = organiser.get(outcome.subject, version=outcome.version)
-            return RegisteredTeam(
-                team=int(outcome.facts.get("team") or 0),
-                team_token=None,
-                tournament=tournament_view(t),
-                token_withheld=True,
-            )
-
-        return await write.run(authorize, work, replay)
+        return await write.send(RegisterTeam(tournament_id, team_entry(data)))
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
     async def check_in_team(
@@ -101,11 +62,7 @@ class RegistrationController(Controller):
         A registered team confirms it is present, before the start (its team token
         or the organiser's); with check-in required, teams that did not are out.
         """
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            return view_answer(o, stamp, o.check_in(tournament_id, team))
-
-        return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
+        return await write.send(CheckIn(tournament_id, team))
 
     @write_route(
         "/{tournament_id:uuid}/teams/{team:int}/withdraw", 200, *CHECKED, body=WithdrawRequest
@@ -121,14 +78,7 @@ class RegistrationController(Controller):
         team-withdrawn, tournament-over.
         """
         data = await write.body()
-        cred = write.credential
-        by = "organiser" if cred is not None and cred.role == ORGANISER_ROLE else f"team {team}"
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            t = o.withdraw(tournament_id, team, reason=data.reason, by=by)
-            return view_answer(o, stamp, o.get(t.id))
-
-        return await organiser_write(write, tournament_id, act, view_replay, team_check(team))
+        return await write.send(Withdraw(tournament_id, team, data.reason))
 
     @write_route("/{tournament_id:uuid}/start", 200, *CHECKED)
     async def start_tournament(
@@ -140,8 +90,4 @@ class RegistrationController(Controller):
         in; the others are marked absent). A round robin's rounds follow from them; Swiss rounds
         must fit (409 too-few-teams).
         """
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            return view_answer(o, stamp, o.start(tournament_id))
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await write.send(Start(tournament_id))

@@ -5,7 +5,6 @@ standings and the results export (JSON or CSV). Reads are public and show no car
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -26,12 +25,9 @@ from api.tournaments.dto import (
     json_or_csv,
     scheduled_round,
 )
-from api.tournaments.organiser import organiser_write, saved, view_answer, view_replay
-from domain.tournament.tournament import Tournament
-from services.idempotency import Receipt, Stamp
+from services.tournaments.commands import CollectResults, CorrectResult, FinishTable
 from services.tournaments.exports import results_csv, standings_csv
-from services.tournaments.organise import Organiser
-from services.tournaments.service import TournamentService
+from services.tournaments.loading import get_tournament
 from services.tournaments.views import (
     ResultsExport,
     StandingsView,
@@ -64,7 +60,7 @@ class ResultController(Controller):
         A tournament round's tables: the pairing, the duplicate seating (R36), the
         match and the result.
         """
-        t = await read.call(TournamentService(read.service).get, tournament_id)
+        t = await read.call(get_tournament, read.service, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
 
     @write_route("/{tournament_id:uuid}/results/collect", 200, 401, 403, 404)
@@ -76,11 +72,7 @@ class ResultController(Controller):
         Organiser: pull the results of the finished tables into the tournament (each
         once), so the standings count them.
         """
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TournamentView]:
-            return view_answer(o, stamp, o.collect(tournament_id))
-
-        return await organiser_write(write, tournament_id, act, view_replay)
+        return await write.send(CollectResults(tournament_id))
 
     @write_route(f"{TABLE_PATH}/finish", 200, *CHECKED, body=FinishTableRequest)
     async def finish_table(
@@ -92,13 +84,7 @@ class ResultController(Controller):
         levels wins (R32); the result is then recorded as any other.
         """
         data = await write.body()
-        answer = table_answer(number, table)
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:
-            t = o.finish_table(tournament_id, number, table - 1, data.reason)
-            return saved(o, stamp, Receipt(200, t.id, t.version), answer(t, None))
-
-        return await organiser_write(write, tournament_id, act, answer)
+        return await write.send(FinishTable(tournament_id, number, table - 1, data.reason))
 
     @write_route(f"{TABLE_PATH}/correction", 200, *CHECKED, body=CorrectionRequest)
     async def correct_table_result(
@@ -109,30 +95,17 @@ class ResultController(Controller):
         Organiser: replace a table's result; recorded with who and why.
         """
         data = await write.body()
-        answer = table_answer(number, table)
-
-        def act(o: Organiser, stamp: Stamp) -> tuple[int, TableView]:
-            made: list[TableView] = []
-
-            def attach(t: Tournament) -> list[Any]:
-                # the key's record is saved with the correction (one save, IETF draft)
-                made.append(answer(t, None))
-                return stamp.records(Receipt(200, t.id, t.version))
-
-            o.correct(
-                tournament_id,
-                number,
-                table - 1,
-                winner=data.winner,
-                levels=(data.levels[0], data.levels[1]),
-                points=(data.points[0], data.points[1]),
-                by=data.by,
-                reason=data.reason,
-                attach=attach,
-            )
-            return 200, made[0]
-
-        return await organiser_write(write, tournament_id, act, answer)
+        command = CorrectResult(
+            tournament_id,
+            number,
+            table - 1,
+            winner=data.winner,
+            levels=(data.levels[0], data.levels[1]),
+            points=(data.points[0], data.points[1]),
+            by=data.by,
+            reason=data.reason,
+        )
+        return await write.send(command)
 
     @route("/{tournament_id:uuid}/standings", **csv_read(StandingsView, "The standings"))
     async def get_standings(
@@ -156,14 +129,3 @@ class ResultController(Controller):
         `?format=csv` or `Accept: text/csv`.
         """
         return await json_or_csv(read, tournament_id, format, results_export, results_csv)
-
-
-def table_answer(number: int, table: int) -> Callable[[Tournament, Receipt | None], TableView]:
-    """The answer of an organiser's write on table ``table`` (1-based) of round ``number``:
-    the table as the tournament ``t`` has it (after the write, or as of a replayed key's
-    version)."""
-
-    def answer(t: Tournament, _: Receipt | None) -> TableView:
-        return table_view(t, number, t.table(number, table - 1))
-
-    return answer

@@ -55,6 +55,14 @@ def check_result(table: ev.TableEntry, result: TableResult) -> None:
             raise InvalidInputError(f"{name}: two integers >= 0 (first team, second team)")
 
 
+def entered_winner(table: ev.TableEntry, winner: int | None, levels: tuple[int, int]) -> int | None:
+    """The winner of an entered result: the one given, else the team that gained more
+    levels (R30); a draw when both gained as many."""
+    if winner is not None or levels[0] == levels[1]:
+        return winner
+    return table.first if levels[0] > levels[1] else table.second
+
+
 class DirectorTools:
     """The director's commands and queries, mixed into the ``Tournament`` aggregate."""
 

@@ -15,7 +15,6 @@ from services.accounts.lobby import TicketRequest
 from services.bots import next_move
 from services.game import GameService
 from services.records.export import export_match
-from services.tournaments.service import TournamentService
 from tests.archive.matches import bot_teams, ended_match
 from tests.commands import (
     act,
@@ -28,6 +27,7 @@ from tests.commands import (
     take_seat,
 )
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 EVERY_SEAT = {seat: "random" for seat in range(4)}
@@ -110,7 +110,7 @@ def generate() -> Population:
         for k in kinds:
             pop.plain.append(kinds_match(service, preset_name, k, 2))
     pop.quick_play, pop.player, pop.player_token = quick_play(service)
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     done = ts.create(
         name="cup", rules=STANDARD, teams=bot_teams(4), fmt="round_robin", match_length=1
     )

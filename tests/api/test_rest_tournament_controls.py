@@ -20,6 +20,7 @@ from infra.store import build_service
 from services.game import GameService
 from services.tournaments.clerk import Clerk
 from tests.api.rest import Json, auth, client
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 
 BOTS = ("heuristic", "random")
@@ -234,7 +235,7 @@ def test_the_round_deadline_flags_or_finishes_unfinished_tables(
         c, n=0, teams=people, swissRounds=1, roundDeadlineS=600, deadlineRule=rule
     )
     scheduled = c.post(f"{url}/rounds", headers=auth(organiser)).json()["round"]
-    clerk = Clerk(store)
+    clerk = Clerk(bus_of(store))
     clock = store.clock
     assert isinstance(clock, FakeClock)
     assert clerk.tick().deadlines == 0  # before the deadline: nothing

@@ -24,9 +24,10 @@ from infra.settings import Settings
 from infra.store import build_service
 from services.game import GameService
 from services.tournaments.clerk import Clerk
-from services.tournaments.organise import Organiser
 from tests.api.rest import Json, auth, client, settle
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
+from tests.tournaments import Tournaments
 
 PEOPLE = ("human", "human")
 JSON = {"content-type": "application/json"}
@@ -182,7 +183,7 @@ def test_the_round_clock_pauses_resumes_and_extends_one_table(
     assert r.json()["round"]["deadlineS"] == 600
     match = store.get_match(UUID(r.json()["round"]["tables"][0]["matchId"]))
     assert match.timers is not None and match.timers.play_ms == 30000
-    clerk = Clerk(store)
+    clerk = Clerk(bus_of(store))
     clock.advance(timedelta(seconds=100))
     paused = c.post(f"{url}/rounds/1/pause", json={"reason": "fire alarm"}, headers=org)
     assert paused.status_code == 200 and paused.json()["rounds"][0]["paused"]
@@ -359,7 +360,7 @@ def test_the_results_csv_holds_tables_byes_flags_and_adjustments_in_one_file(
     clock = store.clock
     assert isinstance(clock, FakeClock)
     clock.advance(timedelta(seconds=601))
-    assert Clerk(store).tick().deadlines == 1  # table 2 flagged
+    assert Clerk(bus_of(store)).tick().deadlines == 1  # table 2 flagged
     enter(c, url, org, 1, 2, [0, 1])
     adjustment = {"team": 2, "matchPoints": -1, "reason": "late", "by": "TD"}
     assert c.post(f"{url}/adjustments", json=adjustment, headers=org).status_code == 200
@@ -452,7 +453,7 @@ def test_a_correction_after_the_event_reaches_a_connected_display(
     tid = UUID(url.rsplit("/", 1)[1])
 
     def correct() -> None:
-        Organiser(store).correct(
+        Tournaments(store).correct(
             tid, 1, 0, winner=None, levels=(1, 1), points=(0, 0), by="TD", reason="misread"
         )
 

@@ -18,6 +18,7 @@ from infra.store import build_service
 from services.game import GameService
 from services.tournaments.clerk import Clerk
 from tests.api.rest import Json, auth, client
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 
 PAIRINGS = {
@@ -117,7 +118,7 @@ def test_an_eight_team_swiss_on_paper_with_a_requested_bye_a_substitute_and_a_pa
                 assert c.post(f"{url}/rounds/2/pause", json={"reason": "power cut"},
                               headers=org).status_code == 200  # fmt: skip
                 clock.advance(timedelta(seconds=1000))
-                assert Clerk(store).tick().deadlines == 0  # paused: nothing is flagged
+                assert Clerk(bus_of(store)).tick().deadlines == 0  # paused: nothing is flagged
                 resumed = c.post(f"{url}/rounds/2/resume", headers=org).json()["rounds"][1]
                 assert not resumed["paused"]
                 moved = datetime.fromisoformat(resumed["deadline"]) - scheduled_at

@@ -56,7 +56,7 @@ def play_round(c: TestClient[Litestar], store: GameService, url: str, number: in
     clock = store.clock
     assert isinstance(clock, FakeClock)
     sweeper = Sweeper(bus_of(store), rescan_s=0)
-    clerk = Clerk(store)
+    clerk = Clerk(bus_of(store))
     for _ in range(400):
         sweeper.sweep()
         clerk.tick()

@@ -20,17 +20,17 @@ from infra.settings import Settings
 from infra.store import build_service
 from services.bot_driver import BotDriver
 from services.game import GameService
-from services.tournaments.service import TournamentService
 from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 
 def test_the_standings_stream_moves_as_tables_finish_and_resumes() -> None:
     service: GameService = build_service(
         Settings(backend="popo"), clock=FakeClock(), seeds=FixedSeeds()
     )
-    tournaments = TournamentService(service)
+    tournaments = Tournaments(service)
     teams = [TeamEntry(f"T{i}", (f"a{i}", f"b{i}"), ("random", "random")) for i in range(2)]
     t = tournaments.create(
         name="cup", rules=STANDARD, teams=teams, fmt="swiss", match_length=1, swiss_rounds=1

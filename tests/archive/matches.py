@@ -9,9 +9,9 @@ from uuid import UUID
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind, preset
 from domain.tournament.events import TeamEntry
 from services.game import GameService
-from services.tournaments.service import TournamentService
 from tests.commands import create_match, finish_match, run_bots, take_seat
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 
 def bot_match(service: GameService, preset_name: str = "standard", rounds: int = 1) -> UUID:
@@ -50,7 +50,7 @@ def bot_teams(n: int, kind: str = "random") -> list[TeamEntry]:
 
 def bot_tournament(service: GameService) -> UUID:
     """A two-table tournament of bots whose round 1 is played and complete (R36)."""
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = ts.create(name="cup", rules=STANDARD, teams=bot_teams(4), fmt="round_robin", match_length=1)
     ts.schedule_next(t.id)
     assert play_round(ts, t.id).completed
@@ -61,7 +61,7 @@ def bot_tournament(service: GameService) -> UUID:
 def tournament_in_play(service: GameService) -> tuple[UUID, list[UUID]]:
     """A tournament of people whose round 1 is dealt and not played: its tables are
     closed to the public (R36). Returns the tournament and its tables' matches."""
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = ts.create(
         name="open cup",
         rules=STANDARD,

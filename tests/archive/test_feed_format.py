@@ -17,13 +17,13 @@ from litestar.testing import TestClient
 
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind
 from services.game import GameService
-from services.tournaments.service import TournamentService
 from tests.apps import make_app
 from tests.archive.matches import bot_match, bot_teams, ended_match, open_match
 from tests.commands import create_match, run_bots, take_seat
 from tests.conftest import FixedSeeds
 from tests.documents import repository_yaml
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "docs" / "feed-examples.json"
@@ -98,7 +98,7 @@ def population() -> list[dict[str, Any]]:
     for seat in range(4):
         take_seat(service, mid, seat, f"bot{seat}", "random")
     run_bots(service, mid, 100_000)  # the bots' choices follow from the round's id
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     cup = ts.create(
         name="cup",
         rules=STANDARD,

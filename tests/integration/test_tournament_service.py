@@ -1,6 +1,7 @@
-"""The tournament service on every store (R35, R36): tables created and seated from
-``RoundScheduled``, duplicate seeds derived from the round's secret, results pulled into
-the tournament, the secret revealed after the round; people's seats and the pacing."""
+"""The tournament commands on every store (R35, R36): tables created and seated with
+``RoundScheduled`` in one save, duplicate seeds derived from the round's secret, results
+recorded in the tournament, the secret revealed after the round; people's seats and the
+pacing."""
 
 from __future__ import annotations
 
@@ -21,15 +22,18 @@ from domain.tournament.tournament import Tournament
 from services.access import Credential, seat_in
 from services.bot_driver import Step, play_one
 from services.bus import Bus
+from services.dealer import Dealer
 from services.errors import VersionConflictError
 from services.game import GameService
+from services.handlers import table_deals
 from services.tournaments.exports import results_csv, standings_csv
-from services.tournaments.organise import Organiser
-from services.tournaments.service import TournamentService, table_result
+from services.tournaments.tables import seat_round, table_result
 from services.tournaments.views import tournament_view
+from services.unit_of_work import UnitOfWork, save
 from tests.commands import run_bots
 from tests.conftest import T0, Backend, FakeClock, FixedSeeds
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 
 def bot_teams(n: int) -> list[TeamEntry]:
@@ -45,16 +49,16 @@ def popo(pacing: Pacing | None = None) -> GameService:
     )
 
 
-def create(ts: TournamentService, teams: list[TeamEntry], **kw: object) -> Tournament:
+def create(ts: Tournaments, teams: list[TeamEntry], **kw: object) -> Tournament:
     args: dict[str, object] = {"fmt": "round_robin", "match_length": 1, **kw}
     return ts.create(name="cup", rules=STANDARD, teams=teams, **args)  # type: ignore[arg-type]
 
 
 def test_a_bots_round_plays_the_same_seeds_at_every_table(backend: Backend) -> None:
     service = backend.service()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = create(ts, bot_teams(4))
-    assert ts.schedule_next(t.id).seat_tokens == ()  # bots need no tokens
+    assert ts.schedule_next(t.id).seat_tokens == []  # bots need no tokens
     run = play_round(ts, t.id)
     assert run.completed and [r.status for r in run.tables] == ["finished", "finished"]
     t = ts.get(t.id)
@@ -76,7 +80,7 @@ def test_a_bots_round_plays_the_same_seeds_at_every_table(backend: Backend) -> N
             result.deals,
         )
     # another service on the same store (another process) sees the same tournament
-    again = TournamentService(backend.service()).get(t.id)
+    again = Tournaments(backend.service()).get(t.id)
     assert tournament_view(again) == tournament_view(t)
 
 
@@ -85,7 +89,7 @@ def test_every_deal_gives_every_table_the_same_hands_seat_for_seat() -> None:
     seat for seat, whoever deals there (tournament deals draw from seat 0, whatever the
     dealer: R16 from the dealer would rotate the hands between tables)."""
     service = popo()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = create(ts, bot_teams(4), match_length=3)
     ts.schedule_next(t.id)
     assert play_round(ts, t.id).completed
@@ -110,11 +114,11 @@ def test_every_deal_gives_every_table_the_same_hands_seat_for_seat() -> None:
 
 
 def test_a_whole_round_robin_then_no_more_rounds() -> None:
-    ts = TournamentService(popo())
+    ts = Tournaments(popo())
     t = create(ts, bot_teams(3), match_length=2)
     for number in (1, 2, 3):
         done = ts.schedule_next(t.id)
-        assert done.number == number
+        assert done.round.number == number
         assert play_round(ts, t.id).completed
     t = ts.get(t.id)
     assert t.finished and [r.bye for r in t.rounds] == [0, 1, 2]
@@ -135,7 +139,7 @@ def test_a_whole_round_robin_then_no_more_rounds() -> None:
 
 def test_people_get_seat_tokens_and_the_round_waits_for_them() -> None:
     service = popo()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     people = TeamEntry("Humans", ("Ann", "Bo"), ("human", "human"))
     t = create(ts, [people, *bot_teams(3)])
     done = ts.schedule_next(t.id)
@@ -147,7 +151,7 @@ def test_people_get_seat_tokens_and_the_round_waits_for_them() -> None:
         assert seat_in(service, match, Credential.parse(s.token)) == s.seat
         assert match.seats[s.seat] is not None and match.seats[s.seat].kind == "human"  # type: ignore[union-attr]
     run = play_round(ts, t.id)
-    statuses = {r.table: r.status for r in run.tables}
+    statuses = {r.table - 1: r.status for r in run.tables}
     assert statuses[human_table.table] == "playing" and not run.completed
     with pytest.raises(IllegalMoveError) as info:
         ts.schedule_next(t.id)
@@ -157,18 +161,18 @@ def test_people_get_seat_tokens_and_the_round_waits_for_them() -> None:
 
 def test_tables_are_materialised_once() -> None:
     service = popo()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = create(ts, bot_teams(4))
     ts.schedule_next(t.id)
+    uow = UnitOfWork(service)
     t = ts.get(t.id)
-    versions = [service.get_match(e.match_id).version for e in t.rounds[0].tables]
-    assert ts.materialise(t, t.rounds[0]) == (0, ())
-    assert [service.get_match(e.match_id).version for e in t.rounds[0].tables] == versions
+    assert seat_round(uow, Dealer(table_deals(service)), t, t.rounds[0]) == (0, ())
+    assert uow.changed() == []  # nothing to create, nothing to seat
 
 
 def test_four_bot_tables_deal_unpaced_and_people_keep_the_pacing() -> None:
     service = popo(Pacing(interval_ms=100, declare_ms=5000, window_ms=0))
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     people = TeamEntry("Humans", ("Ann", "Bo"), ("human", "human"))
     t = create(ts, [people, *bot_teams(3)])
     ts.schedule_next(t.id)
@@ -181,13 +185,13 @@ def test_four_bot_tables_deal_unpaced_and_people_keep_the_pacing() -> None:
     assert intervals == {True: (100, 5000), False: (0, 5000)}
     run = play_round(ts, t.id)
     human = {e.table for e in t.rounds[0].tables if 0 in (e.first, e.second)}
-    assert {r.table: r.status for r in run.tables} == {
+    assert {r.table - 1: r.status for r in run.tables} == {
         e.table: "playing" if e.table in human else "finished" for e in t.rounds[0].tables
     }
 
 
 def test_a_correction_changes_the_standings() -> None:
-    ts = TournamentService(popo())
+    ts = Tournaments(popo())
     t = create(ts, bot_teams(2))
     ts.schedule_next(t.id)
     play_round(ts, t.id)
@@ -202,29 +206,29 @@ def test_a_correction_changes_the_standings() -> None:
 
 
 def test_a_stale_write_is_a_version_conflict(backend: Backend) -> None:
-    ts = TournamentService(backend.service())
+    ts = Tournaments(backend.service())
     t = create(ts, bot_teams(2))
     stale = ts.get(t.id)
-    TournamentService(backend.service()).schedule_next(t.id)  # another process first
+    Tournaments(backend.service()).schedule_next(t.id)  # another process first
     stale.schedule_round(bytes(32), T0)
     with pytest.raises(VersionConflictError):
-        ts.save(stale)
+        save(ts.game, stale)
     assert len(ts.get(t.id).rounds) == 1  # the store and the cache hold the winner's
 
 
 def test_an_interrupted_scheduling_is_finished_by_the_next_call() -> None:
     service = popo()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     people = TeamEntry("Humans", ("Ann", "Bo"), ("human", "human"))
     t = create(ts, [people, *bot_teams(3)])
-    t.schedule_round(bytes(range(32)), T0)  # RoundScheduled saved, then the process stopped
-    ts.save(t)
+    t.schedule_round(bytes(range(32)), T0)  # RoundScheduled saved alone (a store of before
+    service.save(t)  # scheduling was one save), then the process stopped
     assert [r.status for r in play_round(ts, t.id).tables] == ["playing", "playing"]
     with pytest.raises(IllegalMoveError) as info:
         ts.finish_table(t.id, 1, 0, "no show")
     assert info.value.code == "table-not-seated"
-    done = ts.schedule_next(t.id)  # finishes round 1's tables: the people's tokens now
-    assert done.number == 1 and len(done.seat_tokens) == 2
+    done = ts.schedule_next(t.id)  # seats round 1's tables: the people's tokens now
+    assert done.round.number == 1 and len(done.seat_tokens) == 2
     t = ts.get(t.id)
     assert all(service.get_match(e.match_id).seated for e in t.rounds[0].tables)
     with pytest.raises(IllegalMoveError) as info:
@@ -235,18 +239,18 @@ def test_an_interrupted_scheduling_is_finished_by_the_next_call() -> None:
 def test_collecting_after_another_process_collected_first_is_no_conflict(
     backend: Backend,
 ) -> None:
-    """The clerk (every replica's) and the organiser's bots/run or collect pull the same
-    results; the second to save read the tournament before the first saved. Collecting is
-    idempotent, so it reads again rather than answering the organiser a 409 (found on the
-    served product: the first bots/run of a bots-only round was refused)."""
-    ts = TournamentService(backend.service())
+    """The results policy (every replica's) and the organiser's bots/run or collect record
+    the same results; the second to save read the tournament before the first saved.
+    Recording is idempotent, so it reads again rather than answering the organiser a 409
+    (found on the served product: the first bots/run of a bots-only round was refused)."""
+    ts = Tournaments(backend.service())
     t = create(ts, bot_teams(2))
     ts.schedule_next(t.id)
     table = ts.get(t.id).rounds[0].tables[0]  # our copy, read before the other's save
     assert run_bots(ts.game, table.match_id).steps > 0
     assert ts.game.get_match(table.match_id).finished
-    other = TournamentService(backend.service())
-    assert other.collect(t.id).round_state(1).revealed  # the clerk was first
+    other = Tournaments(backend.service())
+    assert other.results(t.id).round_state(1).revealed  # the policy was first
     collected = ts.collect(t.id)
     assert collected.round_state(1).revealed and len(collected.results) == 1
     assert play_round(ts, t.id).completed  # and the organiser's bots/run after it
@@ -257,7 +261,7 @@ def test_the_bot_driver_goes_on_past_conflicts(monkeypatch: pytest.MonkeyPatch) 
     step then conflicts, and it looks at the table again rather than leaving it waiting
     (found on the served product: round 1 of a bots-only round robin not completed)."""
     service = popo()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = create(ts, bot_teams(4))
     ts.schedule_next(t.id)
     raced: list[UUID] = []
@@ -278,17 +282,17 @@ def test_the_bot_driver_goes_on_past_conflicts(monkeypatch: pytest.MonkeyPatch) 
 def test_an_organisers_write_after_a_background_save_is_no_conflict(
     backend: Backend, command: str
 ) -> None:
-    """Tournament writes take no If-Match: a conflict is the clerk's or another call's
-    save, never the organiser's stale read, so the command is checked again against the
-    state that won instead of answering 409 (as collecting does)."""
-    ours = Organiser(backend.service())
+    """Tournament writes take no If-Match: a conflict is a background writer's or another
+    call's save, never the organiser's stale read, so the command is checked again against
+    the state that won instead of answering 409 (the handler's attempts)."""
+    ours = Tournaments(backend.service())
     t = create(ours, bot_teams(4), fmt="swiss", swiss_rounds=2)
     ours.get(t.id)  # our copy, read before the other's save
-    Organiser(backend.service()).adjust(t.id, 0, 1, reason="fair play", by="TD")  # first
+    Tournaments(backend.service()).adjust(t.id, 0, 1, reason="fair play", by="TD")  # first
     if command == "adjust":
         ours.adjust(t.id, 1, -1, reason="late", by="TD")
     elif command == "withdraw":
-        ours.withdraw(t.id, 3, reason="ill", by="TD")
+        ours.withdraw(t.id, 3, reason="ill")
     else:
         ours.forbid(t.id, 0, 1, reason="one club")
     t = ours.get(t.id)

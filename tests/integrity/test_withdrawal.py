@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from domain.game.match import Match
+from domain.game.match import Entered, Match
 from domain.game.match_events import MatchFinished, SeatTokenReissued
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TableForfeited, TeamEntry, TeamWithdrew
 from services.game import GameService
-from services.tournaments import organise
-from services.tournaments.organise import Organiser
+from services.tournaments import tables
 from services.unit_of_work import UnitOfWork
 from tests.conftest import FakeClock, FixedSeeds
+from tests.tournaments import Tournaments
 
 
 def teams() -> list[TeamEntry]:
@@ -31,25 +31,26 @@ def test_a_move_saved_during_a_withdrawal_makes_it_try_again_not_half_done(
     game = GameService(
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds()
     )
-    organiser = Organiser(game)
+    organiser = Tournaments(game)
     t = organiser.create(
         name="cup", rules=STANDARD, teams=teams(), fmt="round_robin", match_length=1
     )
     organiser.schedule_next(t.id)
     table = next(e for e in organiser.get(t.id).rounds[0].tables if 0 in (e.first, e.second))
-    ending = organise.end_match  # type: ignore[attr-defined]
+    ending = tables.ending  # type: ignore[attr-defined]
     raced: list[int] = []
 
-    def racing(uow: UnitOfWork, match: Match, reason: str) -> Any:
+    def racing(uow: UnitOfWork, match: Match, reason: str, entered: Entered | None) -> Any:
         if not raced:  # someone at the table acts first: the match moves on
             other = game.get_match(match.id)
             other.reissue_token(0, "another token", game.clock())
             game.save(other)
             raced.append(other.version)
-        return ending(uow, match, reason)
+        return ending(uow, match, reason, entered)
 
-    monkeypatch.setattr(organise, "end_match", racing)
-    tournament = organiser.withdraw(t.id, 0, reason="ill", by="TD")
+    monkeypatch.setattr(tables, "ending", racing)
+    organiser.withdraw(t.id, 0, reason="ill")
+    tournament = organiser.get(t.id)
     assert raced and 0 in tournament.withdrawn
     match = game.get_match(table.match_id)
     assert match.finished

@@ -30,10 +30,10 @@ from domain.rules.cards import card_name, card_names
 from domain.rules.ruleset import STANDARD
 from domain.tournament.events import TeamEntry
 from services.game import GameService
-from services.tournaments.service import TournamentService
 from tests.commands import run_bots
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 VIEWERS: tuple[int | None, ...] = (None, 0, 1, 2, 3)
 _BURY_ENDS = ("Overcalled", "BottomBuried", "Dealt", "RoundScored")
@@ -47,7 +47,7 @@ Json = Any
 @dataclass
 class Scene:
     service: GameService
-    tournaments: TournamentService
+    tournaments: Tournaments
     tournament_id: UUID
     a: UUID
     """Table A's match: finished."""
@@ -88,7 +88,7 @@ def half_played(deals: int = 2) -> Scene:
     """A round-robin tournament of four bot teams (two tables), round 1 scheduled; table
     A is played to its end by its bots, table B is left as dealt."""
     service = new_service()
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = ts.create(
         name="cup", rules=STANDARD, teams=bot_teams(4), fmt="round_robin", match_length=deals
     )

@@ -13,9 +13,9 @@ from eventsourcing.persistence import StoredEvent
 from domain.game.round import Round, RoundPhase
 from domain.rules.ruleset import STANDARD
 from services.game import GameService
-from services.tournaments.service import TournamentService
 from tests.archive.matches import bot_teams
 from tests.conftest import T0, seed_bytes
+from tests.tournaments import Tournaments
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -44,7 +44,7 @@ def test_a_round_stored_before_boards_plays_no_board() -> None:
 
 def test_a_tournament_stored_before_boards_shares_its_seeds() -> None:
     service = GameService(POPO)
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     t = ts.create(name="cup", rules=STANDARD, teams=bot_teams(2), fmt="round_robin", match_length=1)
     old = uuid4()
     stored = [service.mapper.to_stored_event(e) for e in service.events.get(t.id)]

@@ -15,11 +15,11 @@ from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import encode
 from services.records.text import read_text, write_text
-from services.tournaments.service import TournamentService
 from tests.archive.matches import bot_teams
 from tests.commands import import_record
 from tests.conftest import FixedSeeds
 from tests.driving import play_round
+from tests.tournaments import Tournaments
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 DEALS = 3
@@ -27,7 +27,7 @@ DEALS = 3
 
 def test_r36_a_board_match_s_record_replays_to_itself() -> None:
     service = GameService(POPO, seeds=FixedSeeds())
-    ts = TournamentService(service)
+    ts = Tournaments(service)
     rules = dataclasses.replace(STANDARD, weak_hand_redeal=30)
     t = ts.create(
         name="boards", rules=rules, teams=bot_teams(2), fmt="round_robin", match_length=DEALS,
