@@ -97,6 +97,7 @@ from domain.tournament.events import (
     TournamentStarted,
 )
 from services.idempotency import IdempotencyRecord
+from services.positions import PolicyPosition
 
 SNAPSHOT = Path(__file__).with_name("event_schemas.json")
 
@@ -142,6 +143,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
         ),
     ),
     ("idempotency", (IdempotencyRecord.Recorded,)),
+    ("policy", (PolicyPosition.PositionStarted, PolicyPosition.PositionMoved)),
     (
         "account",
         (

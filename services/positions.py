@@ -37,14 +37,14 @@ class PolicyPosition(Aggregate):
         policy: str
         position: int
 
-    class Started(Aggregate.Created):
+    class PositionStarted(Aggregate.Created):
         policy: str
 
         def apply(self, aggregate: Any) -> None:
             aggregate.policy = self.policy
             aggregate.position = 0
 
-    class Moved(Aggregate.Event):
+    class PositionMoved(Aggregate.Event):
         position: int
 
         def apply(self, aggregate: Any) -> None:
@@ -52,10 +52,12 @@ class PolicyPosition(Aggregate):
 
     @classmethod
     def start(cls, policy: str, now: datetime) -> PolicyPosition:
-        return cls._create(cls.Started, id=position_id(policy), policy=policy, timestamp=now)
+        return cls._create(
+            cls.PositionStarted, id=position_id(policy), policy=policy, timestamp=now
+        )
 
     def move(self, position: int, now: datetime) -> None:
         """Past notification ``position`` (never back: a policy acts on each once)."""
         if position <= self.position:
             raise ValueError(f"position {position} is not past {self.position}")
-        self.trigger_event(self.Moved, position=position, timestamp=now)
+        self.trigger_event(self.PositionMoved, position=position, timestamp=now)
