@@ -8,7 +8,7 @@ public: standings show no card)::
     data: <the standings, JSON: as GET …/standings, with "version">
 
 The first frame is the current standings; then a frame whenever the tournament's
-version grows (a table's result collected — by the clerk as tables finish — a
+version grows (a table's result recorded — by the results policy as tables finish — a
 correction, an adjustment, a withdrawal, a round scheduled). ``Last-Event-ID`` (header,
 else ``?lastEventId=``) resumes: no frame with an id <= it is sent again (the standings are
 the whole state, so the next frame is all a client missed). The stream ends after the

@@ -227,7 +227,7 @@ class ScheduleRoundHandler(Handler[ScheduleRound, str, ScheduledRound]):
         return ScheduledRound(
             round=round_view(t, t.round_state(int(number or len(t.rounds)))),
             seat_tokens=msgspec.json.decode(tokens, type=list[SeatTokenView]),
-            token_withheld=state.replay,
+            token_withheld=state.replay and outcome.withheld,
         )
 
 

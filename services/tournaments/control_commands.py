@@ -180,7 +180,7 @@ class RegisterTeamHandler(Handler[RegisterTeam, bool, RegisteredTeam]):
             team=int(outcome.facts.get("team") or 0),
             team_token=outcome.minted.get(TOKEN),
             tournament=tournament_view(as_of(state, outcome)),
-            token_withheld=state.replay,
+            token_withheld=state.replay and outcome.withheld,
         )
 
 
@@ -295,7 +295,7 @@ class ReissueTokensHandler(Handler[ReissueTokens, str, ReissuedTokens]):
         tokens = outcome.minted.get(TOKENS, "[]")
         return ReissuedTokens(
             seat_tokens=msgspec.json.decode(tokens, type=list[SeatTokenView]),
-            token_withheld=state.replay,
+            token_withheld=state.replay and outcome.withheld,
         )
 
 
