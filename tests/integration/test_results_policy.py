@@ -46,7 +46,7 @@ def recorded(service: GameService, tournament_id: UUID) -> list[int]:
 
 
 def position(service: GameService) -> int:
-    found = service.repository.get(position_id(POLICY))
+    found: object = service.repository.get(position_id(POLICY))
     assert isinstance(found, PolicyPosition)
     return found.position
 

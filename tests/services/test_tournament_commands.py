@@ -22,6 +22,7 @@ from services import handlers
 from services.bus import SERVICE, Bus
 from services.game import GameService
 from services.idempotency import IdempotencyRecord, RequestKey
+from services.tournaments.answers import ScheduledRound
 from services.tournaments import commands as tc
 from services.tournaments import control_commands as cc
 from services.tournaments import director_commands as dc
@@ -55,9 +56,11 @@ class Scene:
 
     def cup(self, teams: list[TeamEntry] | None = None, **kw: Any) -> UUID:
         args: dict[str, Any] = {"fmt": "swiss", "swiss_rounds": 2, "match_length": 1, **kw}
-        return self.ts.create(
+        t: Tournament = self.ts.create(
             name="cup", rules=STANDARD, teams=people(4) if teams is None else teams, **args
-        ).id
+        )
+        tid: UUID = t.id
+        return tid
 
     def in_play(self, **kw: Any) -> UUID:
         """A cup whose round 1 is in play (people's tables: nobody plays them)."""
@@ -312,6 +315,7 @@ def test_a_scheduling_replayed_after_later_rounds_answers_its_round() -> None:
     assert again.replayed
     # bots only: no token was minted, so nothing is withheld and the bytes are the same
     assert msgspec.json.encode(again.body) == msgspec.json.encode(first.body)
+    assert isinstance(again.body, ScheduledRound)
     assert again.body.round.status == "in_play"  # round 1 as it was answered, not as it is
 
 
