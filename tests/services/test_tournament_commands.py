@@ -22,10 +22,10 @@ from services import handlers
 from services.bus import SERVICE, Bus
 from services.game import GameService
 from services.idempotency import IdempotencyRecord, RequestKey
-from services.tournaments.answers import ScheduledRound
 from services.tournaments import commands as tc
 from services.tournaments import control_commands as cc
 from services.tournaments import director_commands as dc
+from services.tournaments.answers import ScheduledRound
 from services.tournaments.results_policy import RecordTableResult
 from tests.commands import bus_of, run_bots
 from tests.conftest import FakeClock, FixedSeeds
