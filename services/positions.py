@@ -38,14 +38,21 @@ class PolicyPosition(Aggregate):
         position: int
 
     class PositionStarted(Aggregate.Created):
+        """A policy that follows the log began (its position 0)."""
+
         policy: str
+        """The policy's name (its position's id is derived from it)."""
 
         def apply(self, aggregate: Any) -> None:
             aggregate.policy = self.policy
             aggregate.position = 0
 
     class PositionMoved(Aggregate.Event):
+        """The policy acted on (or passed over) the log up to a notification, saved with
+        what it wrote."""
+
         position: int
+        """The notification's place in the log."""
 
         def apply(self, aggregate: Any) -> None:
             aggregate.position = self.position

@@ -27,7 +27,7 @@ from services.access import team_or_organiser, tournament_organiser
 from services.bus import Caller, Handler, Outcome, Service
 from services.game import GameService
 from services.idempotency import Fact
-from services.loading import load
+from services.tournaments.loading import get_tournament
 from services.tournaments.views import TournamentView, tournament_view
 from services.unit_of_work import Reading, UnitOfWork
 
@@ -48,16 +48,11 @@ class OfTournament(Protocol):
 C = TypeVar("C", bound=OfTournament)
 
 
-def tournament(service: GameService, tournament_id: UUID) -> Tournament:
-    """The tournament (404 ``no tournament``)."""
-    return load(service, tournament_id, Tournament, "tournament")
-
-
 def organiser(service: GameService, tournament_id: UUID, caller: Caller) -> str:
     """The organiser (its token) or the service: who the events name (the module docstring)."""
     if isinstance(caller, Service):
         return SERVICE_NAME
-    tournament_organiser(tournament(service, tournament_id), caller)
+    tournament_organiser(get_tournament(service, tournament_id), caller)
     return ORGANISER
 
 
@@ -67,7 +62,7 @@ def team_or_organiser_of(
     """A team's own write: the organiser, that team's token (``team N``) or the service."""
     if isinstance(caller, Service):
         return SERVICE_NAME
-    return team_or_organiser(tournament(service, tournament_id), caller, team)
+    return team_or_organiser(get_tournament(service, tournament_id), caller, team)
 
 
 def in_play(t: Tournament, number: int) -> RoundState:

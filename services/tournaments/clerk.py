@@ -26,9 +26,9 @@ from uuid import UUID
 from domain.rules.errors import ShengjiError
 from services.bus import Bus
 from services.errors import VersionConflictError
-from services.tournaments.changes import tournament
 from services.tournaments.control_commands import HANDLED, ApplyDeadline
 from services.tournaments.listing import open_tournaments
+from services.tournaments.loading import get_tournament
 from services.tournaments.results_policy import ResultsPolicy
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ class Clerk:
         looked = handled = 0
         for tid in sorted(self._open):
             try:
-                t = tournament(service, tid)
+                t = get_tournament(service, tid)
                 if t.finished:
                     self._open.discard(tid)
                     continue

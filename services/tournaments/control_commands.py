@@ -34,8 +34,8 @@ from services.tournaments.changes import (
     as_of,
     organiser,
     team_or_organiser_of,
-    tournament,
 )
+from services.tournaments.loading import get_tournament
 from services.tournaments.tables import end_table, record_finished, table_match
 from services.tournaments.views import tournament_view
 from services.unit_of_work import Reading, UnitOfWork
@@ -159,7 +159,7 @@ class RegisterTeamHandler(Handler[RegisterTeam, bool, RegisteredTeam]):
         if isinstance(caller, Service):
             return True
         if caller is not None:
-            tournament_organiser(tournament(self.service, command.tournament_id), caller)
+            tournament_organiser(get_tournament(self.service, command.tournament_id), caller)
         return caller is not None
 
     def handle(self, uow: UnitOfWork, command: RegisterTeam, who: bool) -> Outcome:

@@ -168,18 +168,18 @@ class ResultsPolicy:
                     cursor, PAGE, topics=[_FINISHED], inclusive_of_start=False
                 )
                 for n in page:
-                    if self._is_table(n):
-                        try:
+                    try:
+                        if self._is_table(n):
                             recorded += self.process(n)
-                        except VersionConflictError:
-                            self._cursor = cursor  # busy: the next catch-up tries again
-                            return recorded
-                        passed = 0
-                    else:
-                        passed += 1
-                        if passed >= PASS_EVERY:
-                            self.bus.execute(RecordTableResult(n.id))
                             passed = 0
+                        else:
+                            passed += 1
+                            if passed >= PASS_EVERY:
+                                self.bus.execute(RecordTableResult(n.id))
+                                passed = 0
+                    except VersionConflictError:
+                        self._cursor = cursor  # busy: the next catch-up goes on from here
+                        return recorded
                     cursor = n.id
                 if len(page) < PAGE:
                     break
@@ -193,7 +193,7 @@ class ResultsPolicy:
         try:
             taken: ResultTaken = self.bus.execute(RecordTableResult(notification.id, match_id))
         except VersionConflictError:
-            raise
+            raise  # the store is busy (the command's attempts ran out): not passed over
         except ShengjiError:
             log.exception("the results policy passed over notification %s", notification.id)
             return False
