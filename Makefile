@@ -5,7 +5,7 @@
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
-# make bench-fairplay, make bench-frames, make bench-reads.
+# make bench-fairplay, make bench-frames, make bench-reads, make bench-tournament.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
 # an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
@@ -15,7 +15,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -126,6 +126,11 @@ bench-fairplay: $(STAMP)
 # seat_patch_gzip_kb=<f> ... patch_cpu_ratio=<f> patch_gzip_cpu_ratio=<f>".
 bench-frames: $(STAMP)
 	$(BIN)/python -m bench.frames_bench $(ARGS)
+
+# A tournament round scheduled in one save against a save per table and seat, and the
+# results policy's rate (last line "tournament-bench tables=<n> ... ratio=<f> results_per_s=<f>").
+bench-tournament: $(STAMP)
+	$(BIN)/python -m bench.tournament_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
