@@ -1,17 +1,15 @@
 """The way in of every request: the ``read`` and ``write`` dependencies and the
-``@write_route`` decorator (docs/decisions.md D-pipeline).
+``@write_route`` decorator (docs/decisions.md D-bus).
 
 A handler takes ``read: Read`` — the runtime and the request's credential, parsed once
 by :mod:`services.access` when first asked for — or, for a write, ``write: Write``.
 
 A POST (or an idempotent DELETE) handler takes ``write: Write`` and is a few lines: it
-reads its body (:meth:`Write.body`, as the type its route declares), then hands the
-service a plain call —
-:meth:`Write.command` for a round command (:mod:`services.pipeline`), :meth:`Write.run`
-for any other write: *authorise* (who is calling, from the request's credential; 401/403
-and 404 before anything else), then the write under its Idempotency-Key, in **one**
-worker-thread call. The dependency parses the request's credential once
-(:func:`services.access.read_authorization`) and its ``Idempotency-Key``.
+reads its body (:meth:`Write.body`, as the type its route declares), builds its typed
+command and sends it (:meth:`Write.send`): the bus (:mod:`services.bus`) authorises the
+request's credential (401/403 and 404 before anything else), then runs the command under
+its Idempotency-Key, in **one** worker-thread call. The dependency parses the request's
+credential once (:func:`services.access.read_authorization`) and its ``Idempotency-Key``.
 
 ``Idempotency-Key`` (IETF draft ``httpapi-idempotency-key-header``), on every write:
 
@@ -60,7 +58,7 @@ from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
 from services.bus import Answered
 from services.game import GameService
-from services.idempotency import Receipt, Replayable, RequestKey, Stamp, fingerprint
+from services.idempotency import RequestKey, fingerprint
 
 A = TypeVar("A")
 T = TypeVar("T")
@@ -144,25 +142,6 @@ class Write(Read):
         :func:`api.strict.read_body`)."""
         return await read_body(self.request, target)
 
-    async def run(
-        self,
-        authorize: Callable[[], A],
-        work: Callable[[A, Stamp], tuple[int, T]],
-        replay: Callable[[A, Receipt], T],
-        *,
-        location: Callable[[T], str] | None = None,
-    ) -> Response[T]:
-        """``authorize()`` (who is calling), then ``work(who, stamp)`` — a status and an
-        answer; it saves ``stamp.records(...)`` with its events — under the key, or a
-        recorded answer ``replay(who, outcome)``: one call in a worker thread."""
-        keys = self.runtime.keys
-
-        def blocking() -> Replayable[T]:
-            who = authorize()
-            return keys.once(self.key, partial(work, who), partial(replay, who))
-
-        return respond(await self.runtime.call(blocking), location)
-
     async def send(
         self,
         command: Any,
@@ -217,9 +196,7 @@ async def provide_write(
     return Write(request, runtime, credential, key)
 
 
-def respond(
-    done: Replayable[T] | Answered[T], location: Callable[[T], str] | None = None
-) -> Response[T]:
+def respond(done: Answered[T], location: Callable[[T], str] | None = None) -> Response[T]:
     """The HTTP answer of a write (``Idempotent-Replayed: true`` on a replay)."""
     headers = {REPLAYED_HEADER.name: "true"} if done.replayed else {}
     if done.legacy is not None:

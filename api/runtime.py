@@ -1,5 +1,5 @@
-"""What the REST handlers share: the game service, one thread limiter, the
-Idempotency-Keys and the bot driver (the ``runtime`` dependency, built by ``api.app``).
+"""What the REST handlers share: the bus (the game service and its Idempotency-Keys), one
+thread limiter and the bot driver (the ``runtime`` dependency, built by ``api.app``).
 
 The eventsourcing library is synchronous (docs/decisions.md F2): every blocking call into
 the service made from async code — commands, reads, the live streams' loads, the sweeper —
@@ -26,7 +26,6 @@ from services.access import Credential
 from services.bot_driver import BotDriver
 from services.bus import Bus
 from services.game import GameService
-from services.idempotency import Keys
 from services.readmodels.lists import ReadModels
 from services.sources import PLAYER_ROLE
 
@@ -115,11 +114,6 @@ class Runtime:
     @property
     def service(self) -> GameService:
         return self.bus.service
-
-    @property
-    def keys(self) -> Keys:
-        """The Idempotency-Keys of the bus (one in-flight set per process)."""
-        return self.bus.keys
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the blocking ``fn(*args)`` in a worker thread under the limiter (the

@@ -9,17 +9,16 @@ the status, the resource the request acted on (``subject``), that resource's ver
 it, the acting seat and a few small facts of the answer (a bot's kind, how many moves a
 bot run made). A replay rebuilds the answer from the resource as of that version.
 
-It is saved in the **same** ``save()`` as the command's events
-(:data:`services.game.Attach`), so either both are stored or neither is; a second save of
+It is saved in the **same** ``save()`` as the command's events (the bus's unit of work,
+:mod:`services.bus`), so either both are stored or neither is; a second save of
 the same key fails on the record's version 1 — the store's own optimistic concurrency
 (docs/decisions.md F1) — so, across processes too, one request wins and the others
 find its record.
 
-:class:`Keys` is the one way a write uses a key (docs/decisions.md D-pipeline): after the
-caller is authorised, :meth:`Keys.once` claims the key in this process (409 while its
-first request runs), answers a recorded request again (409 when the key names another
-request), or runs the write, which saves the key's record with its events
-(:class:`Stamp`).
+:class:`Keys` is how the bus uses a key (docs/decisions.md D-bus): after the caller is
+authorised, :meth:`Keys.claimed` holds the key in this process (409 while its first
+request runs) and :meth:`Keys.recorded` finds its record (409 when the key names another
+request), which the bus answers again.
 
 No secret is ever kept in a record: a token minted by the first request (a seat or
 organiser token) is stored only as its hash, in the match's own events, so a replay
@@ -33,21 +32,19 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 
-from services.commands import Attach, Pending
 from services.errors import (
     IdempotencyInFlightError,
     IdempotencyKeyReusedError,
-    VersionConflictError,
 )
 from services.game import GameService
 
@@ -173,45 +170,6 @@ class RequestKey:
         return cls(record_id(scope, key), request_fingerprint)
 
 
-@dataclass(frozen=True, slots=True)
-class Stamp:
-    """What a write saves with its events for its key: nothing without a key."""
-
-    key: RequestKey | None
-    clock: Callable[[], datetime]
-
-    def records(self, outcome: Receipt) -> list[Any]:
-        """The aggregates to save in the write's own save (none without a key)."""
-        if self.key is None:
-            return []
-        return [IdempotencyRecord.record(self.key.rid, self.key.fingerprint, outcome, self.clock())]
-
-    def save_after(self, service: GameService, outcome: Receipt) -> None:
-        """The key's record in a save of its own, after a write of several saves (a retry
-        finds it and replays; the write's own saves are done)."""
-        records = self.records(outcome)
-        if records:
-            service.save(*records)
-
-    def attach(self, outcome: Callable[[Pending], Receipt]) -> Attach | None:
-        """The ``attach`` of a game command: the key's record, from the command's outcome
-        about to be saved (None without a key)."""
-        if self.key is None:
-            return None
-        return lambda pending: self.records(outcome(pending))
-
-
-@dataclass(frozen=True, slots=True)
-class Replayable(Generic[T]):
-    """A write's answer: its status and body, or a recorded answer given again
-    (``replayed``; a record of version 1 gives its stored JSON as ``legacy``)."""
-
-    status: int
-    body: T | None
-    replayed: bool = False
-    legacy: bytes | None = None
-
-
 class Keys:
     """The Idempotency-Keys of one service: those in flight in this process, and the
     records in the store."""
@@ -245,31 +203,3 @@ class Keys:
                 "differ); use a new key for a new request"
             )
         return found
-
-    def once(
-        self,
-        key: RequestKey | None,
-        work: Callable[[Stamp], tuple[int, T]],
-        replay: Callable[[Receipt], T],
-    ) -> Replayable[T]:
-        """Run ``work`` (a status and body; it saves ``stamp.records(...)`` with its
-        events) unless ``key`` names a recorded request, which is answered again by
-        ``replay``. Call it after the caller is authorised: nothing about the key is
-        told to a caller who may not make the request."""
-        stamp = Stamp(key, self.service.clock)
-        if key is None:
-            status, body = work(stamp)
-            return Replayable(status, body)
-        with self.claimed(key):
-            found = self.recorded(key)
-            if found is None:
-                try:
-                    status, body = work(stamp)
-                    return Replayable(status, body)
-                except VersionConflictError:
-                    found = self.recorded(key)  # another process saved this key first
-                    if found is None:
-                        raise
-            if found.legacy_body is not None:  # recorded before records kept outcomes
-                return Replayable(found.outcome.status, None, True, found.legacy_body.encode())
-            return Replayable(found.outcome.status, replay(found.outcome), replayed=True)
