@@ -159,7 +159,8 @@ def test_of_two_conflicting_commands_exactly_one_wins() -> None:
         table = Table.seat_four(c)
         seats = [s for s in range(4) if "pass" in table.view(s)["legal"]["actions"]][:2]
         version = table.public()["version"]
-        answers = race(service, *[lambda s=s: table.act(s, "pass", []) for s in seats])
+        seen = {"If-Match": f'"{version}"'}  # each acts on what it saw: the loser's conflict
+        answers = race(service, *[lambda s=s: table.act(s, "pass", [], **seen) for s in seats])
         statuses = sorted(a.status_code for a in answers)
         assert statuses == [200, 409]
         lost = next(a for a in answers if a.status_code == 409).json()
@@ -174,7 +175,8 @@ def test_a_conflicting_retry_of_the_same_key_replays_the_winner() -> None:
         table = Table.seat_four(c)
         other = Table(c2, table.match_id, table.organiser, table.tokens)
         seat = passer(table)
-        key = {"Idempotency-Key": "twice"}
+        # the same request twice, on what it saw: the loser's conflict finds the winner's record
+        key = {"Idempotency-Key": "twice", "If-Match": f'"{table.public()["version"]}"'}
         answers = race(
             service,
             lambda: table.act(seat, "pass", [], **key),
