@@ -254,6 +254,9 @@ def test_bots_wait_for_a_person_and_play_after_each_command() -> None:
             assert choice is not None, view["expected"]
             action, cards = choice
             r = c.post(f"{url}/actions/{action}", json={"cards": cards}, headers=auth(person))
+            if r.status_code == 409:  # only when a bot moved first (the paced deal goes on)
+                assert c.get(url).json()["version"] != view["version"], r.text
+                continue
             assert r.status_code == 200, r.text
             settle(c)
         summary = c.get(url).json()
