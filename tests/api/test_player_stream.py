@@ -192,6 +192,7 @@ def test_a_resume_from_far_back_starts_from_the_snapshot_not_a_scan_of_the_log(
             ticket(c, p["token"])  # a match: its seating and deal fill the log
         end = service.recorder.max_notification_id() or 0
         assert end > 24
+        c.get("/v1/matches")  # the read models' follower has read the log to its end
         monkeypatch.setattr(service.recorder, "select_notifications", counting)
         got = frames(read_stream(c, players[0]["token"], 0))
         assert [k for _, k, _ in got][:1] == ["snapshot"] and got[0][0] >= end
