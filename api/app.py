@@ -1,10 +1,12 @@
-"""The Litestar application: every route, dependency, middleware and background task of
-the service, assembled from the parts it serves.
+"""The Litestar application: every route, dependency and middleware of the service,
+assembled from the parts it serves.
 
 ``create_app(parts)`` takes what it serves — the service's runtime (service, store limiter,
 view tags), the live streams and their hub, the archive, the webhooks, the OIDC verifier,
-the limits on clients and the background workers — as :class:`AppParts`, built by the
-composition root ``infra.bootstrap`` from one settings object (docs/decisions.md D-root).
+the limits on clients, and the background work to run beside it in an ``all`` process —
+as :class:`AppParts`, built by the composition root ``infra.bootstrap`` from one settings
+object (docs/decisions.md D-root, D-rooms). A worker process builds no such app
+(``infra.worker``).
 The app reads no environment and builds no store; tests build theirs through the same root
 (``tests/apps.py``). It wires the REST core (matches, seats, commands, views, history,
 verification), the rules oracle, the live streams (SSE), health probes, request ids and
@@ -16,8 +18,9 @@ problem+json table and the OpenAPI document (``/schema``, built on first use:
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from litestar import Litestar
 from litestar.di import Provide
@@ -40,7 +43,7 @@ from api.metrics import Metrics
 from api.openapi_config import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
-from api.players.lobby import LobbyController, LobbySweeper
+from api.players.lobby import LobbyController
 from api.players.oidc import sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
@@ -51,12 +54,11 @@ from api.records.bulk import export_records
 from api.records.controller import RecordController
 from api.rulebook import RuleBookController
 from api.rules_oracle import RulesOracleController
-from api.runtime import Runtime, read_models_lifespan
+from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
 from api.streamcap import StreamCaps
-from api.timers import SweeperTask, TimeoutController, driver_lifespan
-from api.tournaments.clerk import ClerkTask
+from api.timers import TimeoutController
 from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
 from api.tournaments.director import DirectorController
@@ -68,6 +70,13 @@ from api.unavailable import UNAVAILABLE_HANDLERS
 from services.bot_driver import BotDriver
 
 MAX_BODY_BYTES = 64 * 1024
+
+
+class Background(Protocol):
+    """The background work run beside the API in this process (an ``all`` process: the
+    runner the composition root builds, ``infra.workers``), from start-up to shutdown."""
+
+    def running(self, app: object) -> AbstractAsyncContextManager[None]: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,19 +93,14 @@ class AppParts:
     rate_limiter: RateLimiter
     quotas: tuple[Quota, ...] = ()
     caps: StreamCaps
-    sweeper: SweeperTask
-    clerk: ClerkTask
-    lobby_sweeper: LobbySweeper
     bots: BotDriver
-    """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver)."""
+    """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver);
+    run by :attr:`background`, woken by the organiser's "run the bots" routes."""
+    background: Background | None = None
+    """The background work this process runs beside the API; None: an ``api`` process
+    beside workers (docs/scaling.md)."""
     on_shutdown: tuple[Callable[[], None], ...] = ()
     """Called when the app shuts down (closing what the composition root opened)."""
-    http: bool = True
-    """Serve the API's routes; False: a worker process, which answers its health probes and
-    metrics only (docs/scaling.md)."""
-    background: bool = True
-    """Run the background work: the bot driver, the sweeper, the tournament clerk, the lobby
-    sweeper and the webhook outbox; False: an API process beside workers."""
 
 
 API_ROUTES: Final = (
@@ -148,7 +152,7 @@ def create_app(parts: AppParts) -> Litestar:
     )
     app = Litestar(
         route_handlers=[
-            *(API_ROUTES if parts.http else ()),
+            *API_ROUTES,
             *health_handlers(store_probe(service), limiter=runtime.limiter),
             metrics.handler(),
         ],
@@ -161,19 +165,8 @@ def create_app(parts: AppParts) -> Litestar:
             "webhooks": Provide(parts.webhooks.provide, sync_to_thread=False),
         },
         lifespan=[
-            parts.live.lifespan,
-            read_models_lifespan(runtime.lists),
-            *(
-                (
-                    driver_lifespan(parts.bots),
-                    parts.sweeper.lifespan,
-                    parts.clerk.lifespan,
-                    parts.lobby_sweeper.lifespan,
-                    parts.webhooks.lifespan,
-                )
-                if parts.background
-                else ()
-            ),
+            parts.live.lifespan,  # the hub first: the background work stops before it
+            *(() if parts.background is None else (parts.background.running,)),
         ],
         on_shutdown=list(parts.on_shutdown),
         exception_handlers={**EXCEPTION_HANDLERS, **UNAVAILABLE_HANDLERS},
@@ -199,9 +192,8 @@ def create_app(parts: AppParts) -> Litestar:
     app.state.runtime = runtime
     app.state.live = parts.live
     app.state.archive = parts.archive
-    app.state.sweeper = parts.sweeper
     app.state.bots = parts.bots
-    app.state.clerk = parts.clerk
+    app.state.workers = parts.background
     app.state.rate_limiter = parts.rate_limiter
     app.state.quotas = parts.quotas
     app.state.metrics = metrics

@@ -46,6 +46,7 @@ from api.streams import KINDS
 from domain.game.actions import ACTIONS
 from services.bot_driver import BotDriver, DriverStats
 from services.game import GameService
+from services.saves import SaveTimed
 
 METRICS_PATH: Final = "/metrics"
 CONTENT_TYPE: Final = "text/plain; version=0.0.4"
@@ -202,8 +203,8 @@ class _Readings:
     def __init__(
         self,
         service: GameService,
-        live: _Streams,
-        limiter: _Limiter,
+        live: _Streams | None,
+        limiter: _Limiter | None,
         hub: Any,
         quotas: Iterable[_Quota] = (),
         caps: _Caps | None = None,
@@ -220,21 +221,23 @@ class _Readings:
         self.revocations = revocations
 
     def collect(self) -> Iterable[Metric]:
-        yield GaugeMetricFamily(
-            "shengji_sse_subscribers",
-            "Live streams (SSE) open in this process",
-            value=self.live.streams,
-        )
+        if self.live is not None:
+            yield GaugeMetricFamily(
+                "shengji_sse_subscribers",
+                "Live streams (SSE) open in this process",
+                value=self.live.streams,
+            )
         yield CounterMetricFamily(
             "shengji_events_replayed",
             "Stored events applied to rebuild matches and rounds (R34)",
             value=self.service.events_replayed,
         )
-        yield CounterMetricFamily(
-            "shengji_rate_limit_rejections",
-            "Requests answered 429 rate-limited",
-            value=self.limiter.rejections,
-        )
+        if self.limiter is not None:
+            yield CounterMetricFamily(
+                "shengji_rate_limit_rejections",
+                "Requests answered 429 rate-limited",
+                value=self.limiter.rejections,
+            )
         quotas = CounterMetricFamily(
             "shengji_quota_rejections",
             "Requests answered 429 quota-exceeded, by quota (its setting)",
@@ -289,8 +292,8 @@ class Metrics:
     def __init__(
         self,
         service: GameService,
-        live: _Streams,
-        limiter: _Limiter,
+        live: _Streams | None = None,
+        limiter: _Limiter | None = None,
         hub: Any = None,
         *,
         quotas: Iterable[_Quota] = (),
@@ -329,7 +332,7 @@ class Metrics:
             _Readings(service, live, limiter, hub, quotas, caps, bots, revocations)
         )
         self._children: dict[tuple[Any, ...], Any] = {}
-        service.save_observers.append(self.observe_save)
+        service.saves.timed.add(self.observe_save)
 
     def _child(self, metric: Counter | Histogram, *values: str) -> Any:
         """``metric.labels(*values)``, remembered: the library's ``labels`` takes a lock
@@ -340,8 +343,8 @@ class Metrics:
             child = self._children[key] = metric.labels(*values)
         return child
 
-    def observe_save(self, seconds: float, outcome: str) -> None:
-        self._child(self.store_append_seconds, outcome).observe(seconds)
+    def observe_save(self, timed: SaveTimed) -> None:
+        self._child(self.store_append_seconds, timed.outcome).observe(timed.seconds)
 
     def observe_request(
         self,

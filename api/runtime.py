@@ -11,9 +11,8 @@ own threads, outside it (docs/decisions.md D-bot-driver).
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
@@ -37,7 +36,7 @@ class ViewTags:
     memory so a poll that is not modified is answered with no store read and no thread.
 
     Only for a single-process store (SQLite, POPO): every save in this process tells
-    :meth:`changed` (the service's ``on_saved``), which drops the match's tag. A tag read
+    :meth:`changed` (the service's ``saves.changed``), which drops the match's tag. A tag read
     before a save and stored after it is refused by the generation check. Views that
     change with the clock (a paced deal, an unclaimed deadline) are never cached.
     """
@@ -123,23 +122,6 @@ class Runtime:
     def provide(self) -> Runtime:
         """The ``runtime`` dependency."""
         return self
-
-
-def read_models_lifespan(
-    lists: ReadModels,
-) -> Callable[[object], contextlib.AbstractAsyncContextManager[None]]:
-    """The read models' follower as background work of the app: its thread runs from
-    start-up to shutdown (docs/decisions.md D-readmodels)."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: object = None) -> AsyncIterator[None]:
-        lists.freshness.start()
-        try:
-            yield
-        finally:
-            await anyio.to_thread.run_sync(lists.freshness.stop)
-
-    return lifespan
 
 
 async def in_thread(limiter: anyio.CapacityLimiter | None, fn: Callable[..., T], *args: Any) -> T:

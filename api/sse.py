@@ -119,6 +119,7 @@ class LiveStreams:
         self._followers: dict[UUID, MatchFollower] = {}
         self._closing_feeds: set[asyncio.Task[None]] = set()
         self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -127,20 +128,23 @@ class LiveStreams:
         """Start the hub; at shutdown end every stream (with a ``retry:`` hint), stop it.
         Pass as ``Litestar(lifespan=[live.lifespan])``."""
         self._closing = False
-        loop = asyncio.get_running_loop()
-
-        def forgotten(ids: frozenset[UUID]) -> None:  # on a worker thread
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(self._reload, ids)
-
-        self.service.on_forgotten.append(forgotten)
+        self._loop = asyncio.get_running_loop()
+        self.service.saves.forgotten.add(self.forgotten)
         await self.hub.start()
         try:
             yield
         finally:
-            self.service.on_forgotten.remove(forgotten)
+            self.service.saves.forgotten.remove(self.forgotten)
             await self.close()
             await self.hub.stop()
+
+    def forgotten(self, ids: frozenset[UUID]) -> None:
+        """Cached copies of ``ids`` were dropped (a name erased): reload them on the event
+        loop (called on the thread that dropped them)."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._reload, ids)
 
     def _reload(self, ids: frozenset[UUID]) -> None:
         """Followed matches among ``ids`` read again from the store, their kept frames

@@ -1,7 +1,7 @@
 """Turn timers over REST (docs/timers.md): ``POST /v1/matches/{match_id}/timeout`` claims
-the timeout of the seat to act; :class:`SweeperTask` and :func:`driver_lifespan` run the
-sweeper (:mod:`services.sweeper`) and the bot driver (:mod:`services.bot_driver`) as
-background work of the app, from start-up to shutdown.
+the timeout of the seat to act. The sweeper (:mod:`services.sweeper`) claims them without
+a request, beside the bot driver (:mod:`services.bot_driver`): background work the
+process's runner runs (``infra.workers``, docs/decisions.md D-rooms).
 
 Anyone at the table may claim: a seat token of the match or its organiser token (401
 without or with a bad token, 403 for another match's). The timeout bot (``TIMEOUT_BOT``,
@@ -14,21 +14,13 @@ act). If-Match and Idempotency-Key work as on every command.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
 from uuid import UUID
 
-import anyio
 from litestar import Controller, Response
 from litestar.params import FromPath
 
 from api.calls import CHECKED, Writing, write_route
 from api.etag import IfMatch, precondition
-from api.runtime import Runtime
-from services.bot_driver import BotDriver
-from services.sweeper import Sweeper
 from services.timers import ClaimTimeout, TimeoutClaimed
 
 TIMEOUT_DOC = """The seat to act is over its time limit (the match's `timers`, counted from the
@@ -54,54 +46,3 @@ class TimeoutController(Controller):
     ) -> Response[TimeoutClaimed]:
         """Claim the turn timeout of the seat to act (the bot moves for it)"""
         return await write.send(ClaimTimeout(match_id, precondition(if_match)))
-
-
-def driver_lifespan(driver: BotDriver) -> Callable[[object], AbstractAsyncContextManager[None]]:
-    """The bot driver as background work of the app: started after start-up, stopped at
-    shutdown (the step it is on ends first)."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: object = None) -> AsyncIterator[None]:
-        driver.start()
-        try:
-            yield
-        finally:
-            await anyio.to_thread.run_sync(driver.stop)
-
-    return lifespan
-
-
-class SweeperTask:
-    """The sweeper as a background task of the app: ``Litestar(lifespan=[…,
-    task.lifespan])`` starts it after start-up and stops it cleanly at shutdown (the
-    sweep in progress ends after its current match). ``interval_ms`` 0: no sweeper."""
-
-    def __init__(self, sweeper: Sweeper, runtime: Runtime, interval_ms: int) -> None:
-        self.sweeper = sweeper
-        self.runtime = runtime
-        self.interval_ms = interval_ms
-        self.task: asyncio.Task[None] | None = None
-
-    @classmethod
-    def build(cls, runtime: Runtime, interval_ms: int) -> SweeperTask:
-        """The sweeper of ``runtime``'s bus, waking its bot driver."""
-        return cls(Sweeper(runtime.bus, wake=runtime.bots.wake), runtime, interval_ms)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(self, _app: object = None) -> AsyncIterator[None]:
-        if self.interval_ms <= 0:
-            yield
-            return
-        self.sweeper.attach()
-        self.task = asyncio.create_task(
-            self.sweeper.run(self.interval_ms / 1000, self.runtime.call), name="sweeper"
-        )
-        try:
-            yield
-        finally:
-            self.sweeper.stop()
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
-            self.task = None
-            self.sweeper.detach()

@@ -1,18 +1,24 @@
 """The composition root: the whole process, put together from one :class:`Settings`.
 
-:func:`build_app` is the one way an app is made — by the server (``infra.serve``), the
-benchmarks and the tests alike (docs/decisions.md D-root). From the settings it builds:
+:func:`build_app` is the one way an API app is made — by the server (``infra.serve``),
+the benchmarks and the tests alike (docs/decisions.md D-root); a worker process builds no
+API app but its own small server (``infra.worker``) on the same :func:`build_core`. From
+the settings it builds:
 
-* the :class:`~services.game.GameService` on the configured store
+* the :class:`~services.game.GameService` on the configured store, complete
   (:func:`infra.store.build_service`: POPO in tests, the embedded SQLite file by default,
-  PostgreSQL in production; docs/decisions.md F1), with the players' keys beside it;
+  PostgreSQL in production, docs/decisions.md F1; the players' keys beside it, the table
+  policy, and one :class:`~services.saves.Saves` that everyone who hears of saves
+  subscribes to, D-rooms);
 * the hub that wakes the live streams (``infra.hub``: LISTEN on PostgreSQL, in-process
   otherwise) and the one limiter of blocking store calls, sized to the store's pool;
-* the OIDC verifier, the webhook outbox's store and its sender;
-* the read models of the lists and their follower (``infra.readviews``: a thread woken by
-  saves, not in a PostgreSQL ``api`` process; docs/decisions.md D-readmodels);
-* the limits on clients and the background workers (sweeper, tournament clerk, lobby
-  sweeper, webhook outbox), run by the process whose role says so (``PROCESS_ROLE``:
+* the bus and its handlers (the OIDC verifier, the timeout bot, the operator), the bot
+  driver, the webhook outbox's store and its sender;
+* the read models of the lists and who keeps them (``infra.readviews``,
+  docs/decisions.md D-readmodels);
+* the limits on clients and the background work (the sweeper, the tournament clerk, the
+  lobby sweeper, the webhook outbox, the lists' follower, the bot driver), run by one
+  runner (``infra.workers``) in the processes whose role says so (``PROCESS_ROLE``:
   ``all`` in one process, else ``api`` processes beside ``worker`` ones; docs/scaling.md);
 
 and hands them to :func:`api.app.create_app`, which reads no environment and builds no
@@ -24,6 +30,7 @@ seeds), a webhook sender, test settings (``tests/apps.py``). A service given to
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from uuid import UUID
 
 import anyio
@@ -32,31 +39,58 @@ from litestar import Litestar
 from api.app import AppParts, create_app
 from api.feed import Archive
 from api.openapi import openapi_yaml as document_yaml
-from api.players.lobby import LobbySweeper
-from api.players.webhooks import WebhookConfig, Webhooks
+from api.players.webhooks import Webhooks
 from api.ratelimit import Quota, RateLimiter, hourly
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.streamcap import StreamCaps
-from api.timers import SweeperTask
-from api.tournaments.clerk import ClerkTask
 from infra.hub import build_hub
-from infra.localhub import InProcessHub
+from infra.localhub import InProcessHub, LocalHub
 from infra.readviews import build_read_models
 from infra.settings import Settings
-from infra.store import build_service, key_store, outbox_env
+from infra.store import build_service, outbox_env
+from infra.workers import Workers
+from services.accounts.lobby_sweeper import LobbySweeper
 from services.accounts.oidc import OidcVerifier
-from services.accounts.players import personal_sealer, seal_personal_data
+from services.background import Loop
 from services.bot_driver import BotDriver
+from services.bus import Bus
 from services.game import GameService
 from services.game_table import TimeoutBot
 from services.handlers import build_bus
 from services.operator import Operator
+from services.readmodels.lists import ReadModels
+from services.saves import Saves
+from services.sweeper import Sweeper
+from services.tournaments.background import TournamentWork
+from services.tournaments.clerk import Clerk
+from services.webhooks.delivery import WebhookDelivery
 from services.webhooks.dispatch import Post
 from services.webhooks.targets import TargetPolicy
 
 SQLITE_POOL = 5
 """The eventsourcing library's SQLite pool: 5 connections (its default; POPO: threads)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Core:
+    """What every process of the settings builds, whatever it serves."""
+
+    settings: Settings
+    service: GameService
+    limiter: anyio.CapacityLimiter
+    """The one limiter of the event loop's blocking store calls (docs/decisions.md F2)."""
+    hub: InProcessHub | LocalHub
+    bus: Bus
+    bots: BotDriver
+    read_models: ReadModels
+    delivery: WebhookDelivery
+    """The webhook outbox and its dispatcher (its loop runs where the background work runs;
+    the operator's routes read its deliveries)."""
+    workers: Workers
+    """The background work this process runs (none in an ``api`` process)."""
+    on_shutdown: tuple[Callable[[], None], ...]
+    """What closes what this root opened (the service it built, the outbox's store)."""
 
 
 def build_app(
@@ -66,9 +100,9 @@ def build_app(
     post: Post | None = None,
     bots: BotDriver | None = None,
 ) -> Litestar:
-    """The app of ``settings`` (the module docstring); ``service`` replaces the one the
+    """The API app of ``settings`` (the module docstring); ``service`` replaces the one the
     settings' store would give, ``post`` sends the webhooks, ``bots`` replaces the bot
-    driver the settings would give (started and stopped with the app)."""
+    driver the settings would give (started and stopped with the app's background work)."""
     return create_app(build_parts(settings, service=service, post=post, bots=bots))
 
 
@@ -79,20 +113,80 @@ def build_parts(
     post: Post | None = None,
     bots: BotDriver | None = None,
 ) -> AppParts:
-    """Everything :func:`api.app.create_app` serves, built from ``settings``."""
-    on_shutdown: tuple[Callable[[], None], ...] = ()
-    if service is None:
-        service = build_service(settings)
-        on_shutdown = (service.close,)
-    service.table = settings.table  # a service given (tests) follows the settings too
-    if personal_sealer(service) is None:
-        seal_personal_data(service, key_store(settings))
-    limiter = anyio.CapacityLimiter(store_capacity(settings))
-    hub = build_hub(settings, service)
-    # One process owns the store (SQLite/POPO): every save passes through on_saved, so
+    """Everything :func:`api.app.create_app` serves, built from ``settings``: an ``all``
+    process runs its background work beside the API, an ``api`` process none."""
+    if settings.process_role == "worker":
+        raise ValueError("a worker process builds no API app (infra.worker)")
+    core = build_core(settings, service=service, post=post, bots=bots)
+    service, hub = core.service, core.hub
+    # One process owns the store (SQLite/POPO): every save passes through its saves, so
     # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
-    service.on_saved.append(tags.changed)
+    service.saves.changed.add(tags.changed)
+    runtime = Runtime(
+        core.bus,
+        core.limiter,
+        core.bots,
+        tags=tags,
+        retry_ms=settings.sse_retry_ms,
+        read_models=core.read_models,
+    )
+    live = LiveStreams(
+        service,
+        hub,
+        StreamSettings(
+            heartbeat_s=settings.sse_heartbeat_s,
+            lifetime_s=settings.sse_lifetime_s,
+            retry_ms=settings.sse_retry_ms,
+        ),
+        limiter=core.limiter,
+    )
+    archive = Archive(
+        service,
+        core.limiter,
+        settings.operator_token,
+        poll_s=settings.feed_poll_ms / 1000,
+        heartbeat_s=settings.sse_heartbeat_s,
+        lifetime_s=settings.sse_lifetime_s,
+        retry_ms=settings.sse_retry_ms,
+    )
+    limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
+    return AppParts(
+        runtime=runtime,
+        hub=hub,
+        live=live,
+        archive=archive,
+        webhooks=Webhooks(runtime, core.delivery, Operator(settings.operator_token)),
+        rate_limiter=RateLimiter(settings.rate_limit_per_minute),
+        quotas=client_quotas(settings) if limited else (),
+        caps=StreamCaps(
+            settings.sse_max_per_identity if limited else 0,
+            settings.sse_max_per_address if limited else 0,
+            settings.stream_caps if limited else None,
+        ),
+        bots=core.bots,
+        background=core.workers if settings.process_role == "all" else None,
+        on_shutdown=core.on_shutdown,
+    )
+
+
+def build_core(
+    settings: Settings,
+    *,
+    service: GameService | None = None,
+    post: Post | None = None,
+    bots: BotDriver | None = None,
+    worker: bool = False,
+) -> Core:
+    """The service, hub, bus, bot driver, read models, outbox and background work of
+    ``settings``; ``worker``: a worker process's, whose runner starts the hub itself (no
+    live streams start it) and hears the other processes' saves through it."""
+    on_shutdown: tuple[Callable[[], None], ...] = ()
+    if service is None:
+        service = build_service(settings, saves=Saves())
+        on_shutdown = (service.close,)
+    limiter = anyio.CapacityLimiter(store_capacity(settings))
+    hub = build_hub(settings, service)
     if bots is None:
         bus = build_bus(
             service,
@@ -110,67 +204,42 @@ def build_parts(
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
         )
-    runtime = Runtime(
-        bots.bus,
-        limiter,
-        bots,
-        tags=tags,
-        retry_ms=settings.sse_retry_ms,
-        read_models=build_read_models(settings, service, hub),
-    )
-    live = LiveStreams(
-        service,
-        hub,
-        StreamSettings(
-            heartbeat_s=settings.sse_heartbeat_s,
-            lifetime_s=settings.sse_lifetime_s,
-            retry_ms=settings.sse_retry_ms,
-        ),
+    read_models = build_read_models(settings, service, hub)
+    policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
+    delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
+    on_shutdown = (*on_shutdown, delivery.close)
+    loops: list[Loop] = []
+    background = worker or settings.process_role == "all"
+    if background:
+        sweep_s = settings.sweep_interval_ms / 1000
+        if sweep_s > 0:  # 0: no sweeper, clerk nor lobby sweeper (tests tick them)
+            sweeper = Sweeper(bots.bus, wake=bots.wake)
+            # round deadlines, the results policy (docs/tournaments.md)
+            tournaments = TournamentWork(Clerk(bots.bus))
+            loops += [
+                sweeper.loop(sweep_s),
+                *tournaments.loops(sweep_s),
+                LobbySweeper(bots.bus).loop(sweep_s),
+            ]
+            if worker:  # the API processes' saves reach this one through the hub
+                hub.on_changed += [sweeper.changed, tournaments.changed]
+        if settings.webhook_interval_ms > 0:
+            loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
+        loops += read_models.freshness.loops()
+        if worker:
+            hub.on_changed += [bots.changed]
+    workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)
+    return Core(
+        settings=settings,
+        service=service,
         limiter=limiter,
-    )
-    archive = Archive(
-        service,
-        limiter,
-        settings.operator_token,
-        poll_s=settings.feed_poll_ms / 1000,
-        heartbeat_s=settings.sse_heartbeat_s,
-        lifetime_s=settings.sse_lifetime_s,
-        retry_ms=settings.sse_retry_ms,
-    )
-    webhooks = WebhookConfig(
-        settings.operator_token,
-        outbox_env(settings),
-        settings.webhook_interval_ms / 1000,
-        TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets),
-        post=post,
-    )
-    limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
-    sweep_ms = settings.sweep_interval_ms
-    sweeper = SweeperTask.build(runtime, sweep_ms)
-    clerk = ClerkTask(runtime, sweep_ms)  # round deadlines, the results policy
-    role = settings.process_role
-    if role == "worker":  # the API processes' saves reach this one through the hub
-        hub.on_changed += [sweeper.sweeper.changed, bots.changed, clerk.changed]
-    return AppParts(
-        runtime=runtime,
         hub=hub,
-        live=live,
-        archive=archive,
-        webhooks=Webhooks(runtime, webhooks),
-        rate_limiter=RateLimiter(settings.rate_limit_per_minute),
-        quotas=client_quotas(settings) if limited else (),
-        caps=StreamCaps(
-            settings.sse_max_per_identity if limited else 0,
-            settings.sse_max_per_address if limited else 0,
-            settings.stream_caps if limited else None,
-        ),
-        sweeper=sweeper,
-        clerk=clerk,  # docs/tournaments.md
-        lobby_sweeper=LobbySweeper(runtime, sweep_ms / 1000),
+        bus=bots.bus,
         bots=bots,
+        read_models=read_models,
+        delivery=delivery,
+        workers=workers,
         on_shutdown=on_shutdown,
-        http=role != "worker",
-        background=role != "api",
     )
 
 

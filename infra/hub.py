@@ -8,7 +8,7 @@ their viewers' frames themselves (:mod:`services.live`, RULES R33). A signal may
 spurious or coalesced (several changes between two waits are one wake-up); one without
 events (a save in this process, a reconnect, an undecodable row) means "read the store".
 
-* :class:`InProcessHub` — one process on SQLite or POPO: ``GameService.on_saved`` calls
+* :class:`InProcessHub` — one process on SQLite or POPO: the service's ``saves.changed`` calls
   :meth:`~InProcessHub.publish_many` after each save (from whatever thread saved).
 * :class:`PostgresHub` — one asyncpg connection per process LISTENs on the channel the
   eventsourcing PostgreSQL recorder NOTIFYs inside every insert transaction (the events

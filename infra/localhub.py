@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
-from domain.tournament.tournament import Tournament
 from services.game import GameService
 
 
@@ -111,7 +110,7 @@ class LocalHub:
 
     def publish_many(self, match_ids: Iterable[UUID]) -> None:
         """Wake the subscribers of every match in ``match_ids`` (thread-safe: a
-        ``GameService.on_saved`` listener runs on the worker thread that saved)."""
+        ``saves.changed`` listener runs on the thread that saved)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return  # nobody ever subscribed: nobody to wake
@@ -163,10 +162,7 @@ class InProcessHub(LocalHub):
     def attach(self, service: GameService) -> None:
         """Publish every match and tournament ``service`` saves from now on (a tournament
         wakes its standings and display streams, docs/decisions.md D-streams)."""
-        if Tournament not in service.followed:
-            service.followed = (*service.followed, Tournament)
-        service.on_saved.append(self.publish_many)
+        service.saves.changed.add(self.publish_many)
 
     def detach(self, service: GameService) -> None:
-        with contextlib.suppress(ValueError):
-            service.on_saved.remove(self.publish_many)
+        service.saves.changed.remove(self.publish_many)

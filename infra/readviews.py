@@ -443,7 +443,7 @@ def build_read_models(settings: Settings, service: GameService, hub: LocalHub) -
     if settings.backend == "postgres" and settings.process_role == "api":
         return ReadModels(service, view, Watcher(view))
     follower = Follower(service, view)
-    service.on_saved.append(follower.poke)
+    service.saves.changed.add(follower.poke)
     if not isinstance(hub, InProcessHub):
         hub.on_changed.append(follower.poke)
     return ReadModels(service, view, follower)

@@ -1,4 +1,6 @@
-"""Run the HTTP service with uvicorn (``make serve``, ``python -m infra.serve``).
+"""Run the HTTP service with uvicorn (``make serve``, ``python -m infra.serve``), or with
+``PROCESS_ROLE=worker`` (``shengji worker``) the worker's own server of probes and metrics
+beside its background work (:mod:`infra.worker`).
 
 Reads :class:`~infra.settings.Settings` from the environment once (docs/configuration.md:
 HOST, PORT, DATABASE_URL → PostgreSQL, else the embedded SQLite file, LOG_LEVEL,
@@ -45,13 +47,16 @@ from infra.bootstrap import build_app
 from infra.logging import configure_logging
 from infra.migrate import wait_for_schema
 from infra.settings import Settings, SettingsError
+from infra.worker import build_worker
 from infra.writerlock import StoreTakenError
 
 
 def uvicorn_config(settings: Settings) -> uvicorn.Config:
-    """The server configuration for ``settings`` (the app is built here)."""
+    """The server configuration for ``settings`` (the app is built here: the API app, or
+    a worker's own small server of probes and metrics, :mod:`infra.worker`)."""
+    worker = settings.process_role == "worker"
     return uvicorn.Config(
-        build_app(settings),
+        build_worker(settings) if worker else build_app(settings),
         host=settings.host,
         port=settings.port,
         log_config=None,

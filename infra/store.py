@@ -18,6 +18,7 @@ from infra.settings import Settings, parse_database_url
 from infra.writerlock import claim_writer
 from services.accounts.keys import KeyStore, MemoryKeys
 from services.game import Clock, GameService, SeedSource
+from services.saves import Saves
 from services.sources import new_seed, utc_now
 
 
@@ -63,9 +64,14 @@ def persistence_env(settings: Settings) -> dict[str, str]:
 
 
 def build_service(
-    settings: Settings, *, clock: Clock | None = None, seeds: SeedSource | None = None
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    seeds: SeedSource | None = None,
+    saves: Saves | None = None,
 ) -> GameService:
-    """A :class:`GameService` on the configured store.
+    """A :class:`GameService` on the configured store, complete: its table policy, the
+    players' keys beside the store (:func:`key_store`), who hears of its saves.
 
     ``clock`` and ``seeds`` default to the wall clock and the OS's CSPRNG (R35); tests
     pass fakes. Close the service (``service.close()``) to release its connections.
@@ -83,13 +89,14 @@ def build_service(
             seeds=seeds or new_seed,
             pacing=settings.pacing,
             table=settings.table,
+            keys=key_store(settings),
+            saves=saves,
+            on_close=() if release is None else (release,),
         )
     except BaseException:
         if release is not None:
             release()
         raise
-    if release is not None:
-        service.on_close.append(release)
     return service
 
 

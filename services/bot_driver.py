@@ -1,7 +1,7 @@
 """The bot driver: the one place bots move, off the request path (docs/decisions.md
 D-bot-driver).
 
-It listens to every save of the service (``GameService.on_saved_state``): when a save
+It listens to every save of the service (its ``saves.stored``, :mod:`services.saves`): when a save
 leaves a bot to act — a person's move, a seat filled, a bot's own move, a deadline
 claimed — the match is queued at once. A pool of ``workers`` threads (the bound on how
 many bot decisions run at once) takes queued matches in turn and makes **one** step each
@@ -183,13 +183,11 @@ class BotDriver:
     # -- hearing saves ------------------------------------------------------------------------
 
     def attach(self) -> None:
-        """Listen to the service's saves (``GameService.on_saved_state``)."""
-        if self.saved not in self.service.on_saved_state:
-            self.service.on_saved_state.append(self.saved)
+        """Listen to the service's saves (its ``saves.stored``)."""
+        self.service.saves.stored.add(self.saved)
 
     def detach(self) -> None:
-        if self.saved in self.service.on_saved_state:
-            self.service.on_saved_state.remove(self.saved)
+        self.service.saves.stored.remove(self.saved)
 
     def saved(self, state: Sequence[Match | Round]) -> None:
         """A save stored these matches and rounds: queue each match where a bot may now

@@ -48,13 +48,13 @@ def _decoder(cls: type[Any]) -> msgspec.json.Decoder[Any]:
 class MsgspecMapper(Mapper[UUID]):
     """Stored event state = msgspec JSON of the event's fields."""
 
-    def __init__(self, **_library_parts: Any) -> None:
+    def __init__(self, *, sealer: Sealer | None = None, **_library_parts: Any) -> None:
         # A follower (the webhook outbox) builds its leader's mapper through the library's
         # factory, which passes a transcoder, cipher and compressor: msgspec needs none.
         super().__init__(transcoder=_NoTranscoder())
-        self.sealer: Sealer | None = None
+        self.sealer = sealer
         """Seals an event's ``PERSONAL_FIELDS`` under its player's key (crypto-shredding,
-        :mod:`services.accounts.keys`); set by the composition root. None: stored plain."""
+        :mod:`services.accounts.keys`; the game service's own). None: stored plain."""
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         state = {k: v for k, v in vars(domain_event).items() if k not in _IDENTITY}

@@ -13,40 +13,30 @@ Every write is a command through the bus (:mod:`services.bus`, its handlers in
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
-from eventsourcing.domain import Aggregate, DomainEventProtocol, MutableOrImmutableAggregate
+from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
-from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
+from services.accounts.keys import KeyStore, MemoryKeys, Sealer
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
+from services.saves import Saves, SaveTimed
 from services.sources import new_seed, utc_now
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
-SaveListener = Callable[[frozenset[UUID]], None]
-"""Told the ids of the matches a save touched (a round counts as its match)."""
-StateListener = Callable[[Sequence[Match | Round]], None]
-"""Told the matches and rounds a save stored, as saved (read only)."""
-SaveObserver = Callable[[float, str], None]
-"""Told each save's duration (seconds) and outcome: ``ok``, ``conflict`` or ``error``."""
-
-log = logging.getLogger(__name__)
-
 QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
 
 
@@ -82,7 +72,17 @@ class GameService(Application[UUID]):
         seeds: SeedSource = new_seed,
         pacing: Pacing | None = None,
         table: TablePolicy | None = None,
+        keys: KeyStore | None = None,
+        saves: Saves | None = None,
+        on_close: Sequence[Callable[[], None]] = (),
     ) -> None:
+        """Everything the service needs, given once (docs/decisions.md D-rooms): ``keys``
+        the players' keys its events' personal fields are sealed under (crypto-shredding;
+        by default keys in memory, which live and die with the service: tests, a record's
+        replay), ``saves`` who hears of its saves, ``on_close`` what runs once its store is
+        closed (the embedded store's writer claim)."""
+        self.sealer = Sealer(keys if keys is not None else MemoryKeys())
+        """Seals and opens the events' personal fields (read by the mapper, built below)."""
         super().__init__(env)
         self.clock = clock
         self.seeds = seeds
@@ -90,24 +90,12 @@ class GameService(Application[UUID]):
         self.table = table or TablePolicy()
         """Sessions' idle limit, quick play's match length and turn limits, the bot that
         takes a seat left (``SESSION_IDLE_S``, ``QUICK_PLAY_*``, ``TIMEOUT_BOT``)."""
-        self.on_saved: list[SaveListener] = []
-        """Called after every save, on the saving thread (the in-process live hub), with the
-        ids of the matches it changed and of the :attr:`followed` aggregates it saved."""
-        self.followed: tuple[type[Aggregate], ...] = (Account,)
-        """Aggregates told to :attr:`on_saved` by their own id: an account (a player's streams
-        end when its token is revoked, docs/decisions.md D-fair); the composition root adds
-        the tournament (its standings and display streams, D-streams)."""
-        self.on_saved_state: list[StateListener] = []
-        """Told each save's matches and rounds as saved (read only; the sweeper)."""
-        self.save_observers: list[SaveObserver] = []
-        """Told every save's duration and outcome (the store append latency metric)."""
+        self.saves = saves or Saves()
+        """Who hears of the saves (:mod:`services.saves`)."""
         self.events_replayed = 0
         """Events applied to rebuild aggregates from the store (metrics)."""
         self._replayed_lock = threading.Lock()
-        self.on_forgotten: list[SaveListener] = []
-        """Told ids whose cached copies were dropped with no new version (a name erased)."""
-        self.on_close: list[Callable[[], None]] = []
-        """Called once the store is closed (the embedded store's writer claim)."""
+        self._on_close = tuple(on_close)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Subclasses (test doubles, benches) keep the same event tables."""
@@ -115,16 +103,16 @@ class GameService(Application[UUID]):
         cls.name = GameService.name
 
     def close(self) -> None:
-        """Close the store, then run :attr:`on_close`."""
+        """Close the store, then run ``on_close`` (once)."""
         try:
             super().close()
         finally:
-            callbacks, self.on_close = self.on_close, []
+            callbacks, self._on_close = self._on_close, ()
             for callback in callbacks:
                 callback()
 
     def construct_mapper(self) -> Mapper[UUID]:
-        return MsgspecMapper()
+        return MsgspecMapper(sealer=self.sealer)
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -171,8 +159,8 @@ class GameService(Application[UUID]):
         *objs: MutableOrImmutableAggregate[UUID] | DomainEventProtocol[UUID] | None,
         **kwargs: Any,
     ) -> list[Recording[UUID]]:
-        """Save, then tell :attr:`on_saved` which matches changed. The events are
-        stored whatever a listener does, so a listener's error is logged, not raised."""
+        """Save, then tell :attr:`saves` (the events are stored whatever a listener
+        does: a listener's error is logged, not raised)."""
         started = time.perf_counter()
         try:
             recordings = super().save(*objs, **kwargs)
@@ -180,24 +168,10 @@ class GameService(Application[UUID]):
             self._observe_save(started, "conflict" if isinstance(e, IntegrityError) else "error")
             raise
         self._observe_save(started, "ok")
-        if recordings and (self.on_saved or self.on_saved_state):
-            state = [o for o in objs if isinstance(o, Match | Round)]
-            # The matches changed, and the accounts: a player's streams follow their
-            # account, to end when its token is revoked (docs/decisions.md D-fair).
-            touched = frozenset(o.id if isinstance(o, Match) else o.match_id for o in state)
-            touched |= {o.id for o in objs if isinstance(o, self.followed)}
-            listeners: list[Callable[[], None]] = [
-                *(partial(listener, touched) for listener in self.on_saved),
-                *(partial(listener, state) for listener in self.on_saved_state),
-            ]
-            for call in listeners:
-                try:
-                    call()
-                except Exception:
-                    log.exception("a save listener failed (the events are saved)")
+        if recordings:
+            self.saves.saved(objs)
         return recordings
 
     def _observe_save(self, started: float, outcome: str) -> None:
-        seconds = time.perf_counter() - started
-        for observe in self.save_observers:
-            observe(seconds, outcome)
+        if self.saves.timed:
+            self.saves.timed.tell(SaveTimed(time.perf_counter() - started, outcome))

@@ -29,11 +29,10 @@ commands are optimistic, so the loser of a race gets ``version-conflict`` and mo
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
@@ -46,6 +45,7 @@ from domain.game.match_events import MatchCreated, MatchFinished
 from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.timers import Timers, TurnClock, turn_clock
 from domain.rules.errors import ShengjiError
+from services.background import Loop
 from services.bot_driver import DEFAULT_STEPS
 from services.bots import bot_seats, bot_to_act
 from services.bus import Bus
@@ -118,12 +118,12 @@ class Sweeper:
     # -- following matches --------------------------------------------------------------------
 
     def attach(self) -> None:
-        """Listen to the service's saves (``GameService.on_saved_state``)."""
-        self.service.on_saved_state.append(self.saved)
+        """Listen to the service's saves (its ``saves.stored``)."""
+        self._stopping.clear()
+        self.service.saves.stored.add(self.saved)
 
     def detach(self) -> None:
-        if self.saved in self.service.on_saved_state:
-            self.service.on_saved_state.remove(self.saved)
+        self.service.saves.stored.remove(self.saved)
 
     def saved(self, state: Sequence[Match | Round]) -> None:
         """A save stored these matches and rounds: each match is due at once, or — when
@@ -299,26 +299,17 @@ class Sweeper:
             times.append(opened + timedelta(milliseconds=round_.pacing.window_ms) + _TICK)
         return min(times)
 
-    # -- the background task ----------------------------------------------------------------------
+    # -- the background work ----------------------------------------------------------------------
 
-    async def run(
-        self,
-        interval_s: float,
-        call: Callable[[Callable[[], SweepReport]], Awaitable[SweepReport]],
-    ) -> None:
-        """Sweep every ``interval_s`` until cancelled; ``call`` runs the blocking sweep in
-        a worker thread (the API's ``Runtime.call``, under its thread limiter)."""
-        self._stopping.clear()
-        while not self._stopping.is_set():
-            try:
-                await call(self.sweep)
-            except Exception:
-                log.exception("a sweep failed; the next one runs as usual")
-            await asyncio.sleep(interval_s)
+    def loop(self, period_s: float) -> Loop:
+        """The sweeper as background work (:mod:`services.background`): a sweep every
+        ``period_s``, listening to saves while it runs."""
+        return Loop("sweeper", self.sweep, period_s, begin=self.attach, halt=self.stop)
 
     def stop(self) -> None:
-        """Ask a running sweep to stop after the match it is on."""
+        """Stop listening, and ask a running sweep to stop after the match it is on."""
         self._stopping.set()
+        self.detach()
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,14 +172,13 @@ def save(service: GameService, *aggregates: Any) -> None:
 
 def forget(service: GameService, *ids: UUID) -> None:
     """Drop cached copies, so the next load reads the store; tell
-    :attr:`GameService.on_forgotten` (the live streams reload those matches)."""
+    the service's ``saves.forgotten`` (the live streams reload those matches)."""
     cache = service.repository.cache
     if cache is not None:
         for aggregate_id in ids:
             with contextlib.suppress(KeyError):
                 cache.get(aggregate_id, evict=True)
-    for listener in service.on_forgotten:
-        listener(frozenset(ids))
+    service.saves.forgotten.tell(frozenset(ids))
 
 
 class Reading:

@@ -14,6 +14,7 @@ starts that app (its lifespan) with a client through ASGI, for a test that also 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -57,10 +58,15 @@ def make_app(
     **changes: Any,
 ) -> Litestar:
     """The app on ``service`` (by default one the settings' store gives, closed with the
-    app) with ``settings`` changed by ``changes`` (``Settings`` fields)."""
-    if changes:
-        settings = msgspec.structs.replace(settings, **changes)
-    return build_app(settings, service=service, post=post, bots=bots)
+    app) with ``settings`` changed by ``changes`` (``Settings`` fields). A service given
+    is complete as it was built: its table policy is its own (``table=settings.table``
+    when it should follow the settings, :func:`settings_of`)."""
+    return build_app(settings_of(settings, **changes), service=service, post=post, bots=bots)
+
+
+def settings_of(settings: Settings = TEST_SETTINGS, **changes: Any) -> Settings:
+    """``settings`` changed by ``changes`` (``Settings`` fields)."""
+    return msgspec.structs.replace(settings, **changes) if changes else settings
 
 
 @asynccontextmanager
@@ -71,3 +77,15 @@ async def served(service: GameService) -> AsyncIterator[tuple[Litestar, httpx.As
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         yield app, c
     service.close()
+
+
+def loop_periods(app: Litestar) -> dict[str, float]:
+    """The background loops ``app``'s process runs (``infra.workers``), by name: their
+    periods in seconds."""
+    workers = app.state.workers
+    return {} if workers is None else {loop.name: loop.period_s for loop in workers.loops}
+
+
+def running_threads() -> set[str]:
+    """The names of the threads alive in this process (a background loop's is its name)."""
+    return {thread.name for thread in threading.enumerate()}

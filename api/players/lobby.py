@@ -4,20 +4,18 @@ A player (player token) opens a ticket for a rule set (a preset, §10 fields ove
 optionally naming a partner (who sits opposite, R2, once their ticket names this player
 too) and a wait after which bots fill the free seats. The ticket can be read, streamed
 (SSE: one ``ticket`` frame per version, resumable with ``Last-Event-ID``) and cancelled
-while it waits. :class:`LobbySweeper` gives bots to tickets whose wait has passed.
+while it waits. The lobby sweeper (:mod:`services.accounts.lobby_sweeper`) gives bots to
+tickets whose wait has passed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 from collections.abc import AsyncIterator
 from typing import Annotated
 from uuid import UUID
 
-import anyio
 import msgspec
-from litestar import Controller, Litestar, Response, delete
+from litestar import Controller, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
@@ -45,7 +43,6 @@ from services.accounts.lobby_commands import (
 )
 from services.errors import UnauthorizedError
 
-log = logging.getLogger(__name__)
 POLL_S = 0.5
 STREAM_LIFETIME_S = 300.0
 HEARTBEAT_S = 15.0
@@ -162,42 +159,3 @@ class LobbyController(Controller):
                 yield frame
 
         return event_stream(live.revocations.guard(cred, frames()))
-
-
-class LobbySweeper:
-    """Every ``interval_s``: bots for the tickets whose wait has passed, in the lobbies
-    where such a ticket waits (:class:`services.accounts.lobby.Lobbies`: an idle sweep
-    costs the same however many lobbies were ever opened; reading a ticket sweeps its
-    lobby too). Replicas may sweep at once: the
-    lobby's version lets one match through (:mod:`services.accounts.lobby`). The bots
-    seated move by the bot driver, which hears the seating's save."""
-
-    def __init__(self, runtime: Runtime, interval_s: float = 1.0) -> None:
-        self.runtime = runtime
-        self.interval_s = interval_s
-        self.lobbies = lobby.Lobbies()
-
-    def sweep_all(self) -> None:
-        """A match for every lobby where one is due (its own command each)."""
-        for lid in lobby.due_lobbies(self.runtime.service, self.lobbies):
-            self.runtime.bus.execute(MakeDueMatch(lid))
-
-    @contextlib.asynccontextmanager
-    async def lifespan(self, app: Litestar) -> AsyncIterator[None]:
-        if not self.interval_s:  # off (an app on a given service: tests sweep by reading)
-            yield
-            return
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._loop)
-            try:
-                yield
-            finally:
-                tg.cancel_scope.cancel()
-
-    async def _loop(self) -> None:
-        while True:
-            await anyio.sleep(self.interval_s)
-            try:
-                await self.runtime.call(self.sweep_all)
-            except Exception:  # the next sweep tries again
-                log.exception("the lobby sweep failed")

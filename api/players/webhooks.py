@@ -1,25 +1,18 @@
-"""Webhooks for the app's push service (docs/webhooks.md): the operator's routes and the
-worker that runs the outbox.
+"""Webhooks for the app's push service (docs/webhooks.md): the operator's routes.
 
 ``POST /v1/webhooks`` registers a subscription (URL, secret, kinds), ``GET`` lists them,
 ``DELETE /v1/webhooks/{id}`` stops it, ``GET /v1/webhooks/{id}/deliveries`` is its
 delivery log; all with ``Authorization: Bearer <OPERATOR_TOKEN>`` (403 when the service
-has none, or for another token). :class:`WebhookWorker` follows the event log into the
-outbox and sends what is due, every ``interval_s``, on every replica (the store lets one
-record each result).
+has none, or for another token). The outbox's work — following the event log into it and
+sending what is due — is background work (:mod:`services.webhooks.delivery`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from typing import Annotated, Any
 from uuid import UUID
 
-import anyio
-from litestar import Controller, Litestar, Request, Response, delete
+from litestar import Controller, Request, Response, delete
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
@@ -33,73 +26,24 @@ from services.operator import Operator
 from services.webhooks import subscriptions as subs
 from services.webhooks.commands import WEBHOOKS, RemoveWebhook
 from services.webhooks.commands import RegisterWebhook as Register
-from services.webhooks.dispatch import Dispatcher, Post
-from services.webhooks.outbox import WebhookOutbox
-from services.webhooks.targets import TargetPolicy
-
-log = logging.getLogger(__name__)
-
-
-@dataclass
-class WebhookConfig:
-    """What the app factory passes: the operator token, the outbox's store environment,
-    the worker's period (0: off) and how to send (tests pass a fake)."""
-
-    operator_token: str | None = None
-    outbox_env: Mapping[str, str] = field(
-        default_factory=lambda: {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-    )
-    interval_s: float = 0.0
-    policy: TargetPolicy = field(default_factory=TargetPolicy)
-    """Where deliveries may go (checked at registration and at every delivery)."""
-    post: Post | None = None
-    """How to send; None: :meth:`TargetPolicy.post` (tests pass a fake)."""
+from services.webhooks.delivery import WebhookDelivery
 
 
 class Webhooks:
-    """The outbox, its dispatcher and the operator check (the ``webhooks`` dependency)."""
+    """The operator check and the outbox's deliveries (the ``webhooks`` dependency)."""
 
-    def __init__(self, runtime: Runtime, config: WebhookConfig) -> None:
+    def __init__(self, runtime: Runtime, delivery: WebhookDelivery, operator: Operator) -> None:
         self.runtime = runtime
-        self.config = config
-        self.outbox = WebhookOutbox(config.outbox_env, leader=runtime.service)
-        self.dispatcher = Dispatcher(
-            self.outbox, runtime.service, post=config.post or config.policy.post
-        )
-        self.operator = Operator(config.operator_token)
+        self.delivery = delivery
+        """The outbox and its dispatcher (:mod:`services.webhooks.delivery`: their loop runs
+        in the processes that run the background work)."""
+        self.operator = operator
 
     def provide(self) -> Webhooks:
         return self
 
     def require_operator(self, cred: Credential | None) -> None:
         self.operator.require(cred, WEBHOOKS)
-
-    def run_once(self) -> int:
-        """Follow the log into the outbox, then send what is due (blocking)."""
-        self.outbox.catch_up()
-        return self.dispatcher.deliver_due()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(self, app: Litestar) -> AsyncIterator[None]:
-        if not self.config.interval_s:
-            yield
-            self.outbox.close()
-            return
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._loop)
-            try:
-                yield
-            finally:
-                tg.cancel_scope.cancel()
-        self.outbox.close()
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.runtime.call(self.run_once)
-            except Exception:  # the tracked position stays: the next run resumes there
-                log.exception("the webhook outbox failed")
-            await anyio.sleep(self.config.interval_s)
 
 
 class WebhookController(Controller):
@@ -161,5 +105,5 @@ class WebhookController(Controller):
         webhooks.require_operator(credential(request))
         service = webhooks.runtime.service
         return await webhooks.runtime.call(
-            subs.deliveries, service, webhooks.dispatcher, subscription_id, limit
+            subs.deliveries, service, webhooks.delivery.dispatcher, subscription_id, limit
         )

@@ -5,5 +5,6 @@ sends its command through the bus (:mod:`services.tournaments.commands`).
 
 The organiser controls (T16): registration (:mod:`api.tournaments.registration`), pairing
 control, adjustments, tokens and sheets (:mod:`api.tournaments.control`), the standings
-stream and the archive (:mod:`api.tournaments.live`), the clerk and the results
-policy's task (:mod:`api.tournaments.clerk`)."""
+stream and the archive (:mod:`api.tournaments.live`). The tournament clerk and the results
+policy are background work (:mod:`services.tournaments.background`, run by the process's
+runner, ``infra.workers``)."""

@@ -28,7 +28,7 @@ from services import table_life
 from services.access import signed_player
 from services.accounts.lobby import withdraw_ticket
 from services.accounts.oidc import OidcError, OidcVerifier, account_id_of
-from services.accounts.players import Signed, get_account, personal_sealer
+from services.accounts.players import Signed, get_account
 from services.accounts.seat_commands import PlayerSeat
 from services.bus import Caller, Handler, Outcome, Service
 from services.errors import ForbiddenError, NotFoundError, UnauthorizedError
@@ -449,9 +449,7 @@ class ErasePlayerHandler(_PlayerCommand, Handler[ErasePlayer, Signed, None]):
             if not uow.match(match_id).finished:
                 table_life.leave(uow, account, match_id, self.service.table.substitute)
         account.erase(uow.now)  # refused when erased already
-        sealer = personal_sealer(self.service)
-        if sealer is not None:
-            sealer.keys.erase(account.id)
+        self.service.sealer.keys.erase(account.id)
         for match_id, seat in account.seats.items():  # the seats it still holds: finished
             match = uow.match(match_id)
             if match.seats[seat] is not None:

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from domain.accounts.account import Account
-from services.accounts.keys import KeyStore, Sealer
-from services.codec import MsgspecMapper
 from services.game import GameService
 from services.loading import load
 
@@ -34,17 +32,3 @@ def get_account(service: GameService, account_id: UUID) -> Account:
 def seat_for(account: Account, match_id: UUID) -> int | None:
     """The seat the account holds in ``match_id`` (its player token acts for it)."""
     return account.seats.get(match_id)
-
-
-def personal_sealer(service: GameService) -> Sealer | None:
-    """The sealer of the service's personal fields, if it has one."""
-    mapper = service.mapper
-    return mapper.sealer if isinstance(mapper, MsgspecMapper) else None
-
-
-def seal_personal_data(service: GameService, keys: KeyStore) -> None:
-    """From now on, the service's events store personal fields sealed under the players'
-    keys (crypto-shredding); the composition root calls it once, before any save."""
-    mapper = service.mapper
-    assert isinstance(mapper, MsgspecMapper)
-    mapper.sealer = Sealer(keys)

@@ -7,12 +7,14 @@ batch is written in one transaction with its last tracking record, and only if t
 view's position is still the one it started from (several followers on one database: the
 loser's batch is rolled back, it reads the position again and goes on from there).
 
-It runs in a thread of its own, woken by :meth:`Follower.poke` (every save of this process,
-``GameService.on_saved``; on PostgreSQL the hub's notifications of other processes' saves)
-and every :attr:`Follower.poll_s` seconds. A read catches up first
-(:meth:`Follower.reach`): it waits for the thread — or, when the thread is not running (a
-test's app without its lifespan), does the work itself — until the view has reached the
-log's last notification id, for :data:`WAIT_S` at most; then it reads what the view has.
+It is background work (:meth:`Follower.loop`, run by the process's runner on a thread of
+its own: docs/decisions.md D-rooms), woken by its doorbell (every save of this process,
+the service's ``saves.changed``; on PostgreSQL the hub's notifications of other processes'
+saves) and every :attr:`Follower.poll_s` seconds. A read catches up first
+(:meth:`Follower.reach`): it waits for the loop's step in progress — or, when none runs
+(a test's app without its lifespan), does the work itself — until the view has reached
+the log's last notification id, for :data:`WAIT_S` at most; then it reads what the view
+has.
 
 A process that writes no view (a PostgreSQL ``api`` process beside ``worker`` ones) waits
 for the worker's follower with :class:`Watcher`: the library's ``TrackingRecorder.wait``.
@@ -27,6 +29,7 @@ from typing import Final, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking
 
+from services.background import Doorbell, Loop
 from services.game import GameService
 from services.readmodels.projection import Lists
 from services.readmodels.view import UPSTREAM, ListsView, PositionMovedError
@@ -49,9 +52,9 @@ class Freshness(Protocol):
         did not within ``timeout`` seconds (the read goes on with what the view has)."""
         ...
 
-    def start(self) -> None: ...
-
-    def stop(self) -> None: ...
+    def loops(self) -> tuple[Loop, ...]:
+        """The background work that keeps the view (none: another process keeps it)."""
+        ...
 
 
 class Follower:
@@ -68,41 +71,18 @@ class Follower:
         self.batch = batch
         self.reached = 0
         """The position this process last saw the view at (never ahead of it)."""
+        self.doorbell = Doorbell()
+        """Rung by every save heard of: the loop catches up at once."""
         self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    # -- the thread ----------------------------------------------------------------------------
-
-    def start(self) -> None:
-        if self._thread is None:
-            self._stopping.clear()
-            self._thread = threading.Thread(target=self._run, name="read-models", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._stopping.set()
-            self._wake.set()
-            thread.join()
+    # -- the background work ----------------------------------------------------------------
 
     def poke(self, *_: object) -> None:
         """Something was saved: follow it (thread-safe, returns at once)."""
-        self._wake.set()
+        self.doorbell.ring()
 
-    def _run(self) -> None:
-        while not self._stopping.is_set():
-            self._wake.wait(self.poll_s)
-            self._wake.clear()
-            if self._stopping.is_set():
-                return
-            try:
-                self.catch_up()
-            except Exception:
-                log.exception("read models: following the log failed (tried again)")
-                time.sleep(self.poll_s)
+    def loops(self) -> tuple[Loop, ...]:
+        return (Loop("read-models", self.catch_up, self.poll_s, self.doorbell),)
 
     # -- catching up ---------------------------------------------------------------------------
 
@@ -179,8 +159,5 @@ class Watcher:
             return False
         return True
 
-    def start(self) -> None:
-        return
-
-    def stop(self) -> None:
-        return
+    def loops(self) -> tuple[Loop, ...]:
+        return ()

@@ -17,9 +17,7 @@ deadline handled already is not handled twice (``RoundDeadlinePassed`` flags its
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -50,7 +48,6 @@ class Clerk:
         self.policy = policy or ResultsPolicy(bus)
         self._cursor = 0
         self._open: set[UUID] = set()
-        self._stopping = False
 
     def tick(self) -> ClerkReport:
         service = self.bus.service
@@ -76,17 +73,3 @@ class Clerk:
             except ShengjiError:
                 log.exception("the clerk could not move tournament %s", tid)
         return ClerkReport(looked, recorded, handled)
-
-    async def run(
-        self, interval_s: float, call: Callable[[Callable[[], ClerkReport]], Awaitable[ClerkReport]]
-    ) -> None:
-        self._stopping = False
-        while not self._stopping:
-            try:
-                await call(self.tick)
-            except Exception:
-                log.exception("a clerk tick failed; the next one runs as usual")
-            await asyncio.sleep(interval_s)
-
-    def stop(self) -> None:
-        self._stopping = True

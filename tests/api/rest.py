@@ -15,8 +15,11 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from domain.game.round import Round
-from services.game import GameService
-from tests.apps import make_app
+from infra.settings import Settings
+from services.bot_driver import BotDriver
+from services.game import GameService, TablePolicy
+from services.webhooks.dispatch import Post
+from tests.apps import TEST_SETTINGS, make_app, settings_of
 from tests.conftest import FakeClock, FixedSeeds
 
 Json = dict[str, Any]
@@ -47,15 +50,30 @@ class GatedService(GameService):
         return super().save(*objs, **kwargs)
 
 
-def new_service(seed: int = 0) -> GatedService:
+def new_service(seed: int = 0, table: TablePolicy | None = None) -> GatedService:
     return GatedService(
-        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=FakeClock(), seeds=FixedSeeds(seed)
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"},
+        clock=FakeClock(),
+        seeds=FixedSeeds(seed),
+        table=table,
     )
 
 
 @contextmanager
-def client(service: GameService | None = None, **kwargs: Any) -> Iterator[TestClient[Litestar]]:
-    with TestClient(make_app(service or new_service(), **kwargs)) as c:
+def client(
+    service: GameService | None = None,
+    *,
+    settings: Settings = TEST_SETTINGS,
+    post: Post | None = None,
+    bots: BotDriver | None = None,
+    **changes: Any,
+) -> Iterator[TestClient[Litestar]]:
+    """A client of the app of ``settings`` changed by ``changes``, on ``service`` (by
+    default a new one with the settings' table policy), ``post`` and ``bots`` as
+    :func:`tests.apps.make_app` takes them."""
+    settings = settings_of(settings, **changes)
+    service = service or new_service(table=settings.table)
+    with TestClient(make_app(service, settings=settings, post=post, bots=bots)) as c:
         yield c
 
 

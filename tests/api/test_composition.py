@@ -17,6 +17,7 @@ import api.openapi
 from api.openapi import openapi_document
 from infra.bootstrap import build_app, build_parts
 from infra.settings import Settings
+from infra.workers import Workers
 from services.accounts.commands import SignInWithOidc
 from services.game import GameService
 from services.timers import ClaimTimeout
@@ -80,31 +81,49 @@ def test_the_app_is_built_from_the_settings() -> None:
         "SESSION_QUOTA_PER_HOUR",
     ]
     assert set(parts.caps.per_kind.values()) == {8} and parts.caps.per_address == 32
-    assert parts.sweeper.interval_ms == parts.clerk.interval_ms == 250
-    assert parts.lobby_sweeper.interval_s == 0.25
+    workers = parts.background
+    assert isinstance(workers, Workers)  # an ``all`` process runs the background work
+    periods = {loop.name: loop.period_s for loop in workers.loops}
+    assert periods == {
+        "sweeper": 0.25,
+        "tournament-clerk": 0.25,
+        "lobby-sweeper": 0.25,
+        "read-models": 2.0,
+    }  # WEBHOOK_INTERVAL_MS=0: no outbox loop
+    assert workers.crews == (parts.bots,)
     assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
-    assert parts.webhooks.operator.configured and parts.webhooks.config.interval_s == 0
+    assert parts.webhooks.operator.configured
     assert getattr(parts.runtime.bus.handler(SignInWithOidc("t")), "verifier", None) is not None
-    assert parts.on_shutdown == (parts.runtime.service.close,)  # built here, closed here
+    # built here, closed here: the service and the outbox's store
+    assert parts.on_shutdown == (parts.runtime.service.close, parts.webhooks.delivery.close)
     off = build_parts(TEST_SETTINGS)
     assert off.rate_limiter.per_minute == 0 and off.quotas == ()
     assert not off.caps.enabled
-    assert (
-        off.sweeper.interval_ms == 0
-        and getattr(off.runtime.bus.handler(SignInWithOidc("t")), "verifier", 0) is None
-    )
+    assert isinstance(off.background, Workers)
+    assert [loop.name for loop in off.background.loops] == ["read-models"]
+    assert getattr(off.runtime.bus.handler(SignInWithOidc("t")), "verifier", 0) is None
     assert not off.webhooks.operator.configured
 
 
+def test_each_role_runs_what_it_says() -> None:
+    """``all``: the API and the background work; ``worker``: no API app at all
+    (``infra.worker``)."""
+    worker = Settings(
+        backend="postgres", database_url="postgresql://u:p@127.0.0.1:9/db", process_role="worker"
+    )
+    with pytest.raises(ValueError, match="a worker process builds no API app"):
+        build_parts(worker)  # refused before anything is built (nothing is reached)
+
+
 def test_a_given_service_stays_open_after_the_app() -> None:
-    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
     closed: list[str] = []
-    service.on_close.append(lambda: closed.append("given"))
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, on_close=(lambda: closed.append("given"),)
+    )
     with TestClient(build_app(TEST_SETTINGS, service=service)):
         pass
     assert closed == []
+    service.close()
+    assert closed == ["given"]
     parts = build_parts(TEST_SETTINGS)
-    parts.runtime.service.on_close.append(lambda: closed.append("built"))
-    for close in parts.on_shutdown:
-        close()
-    assert closed == ["built"]
+    assert parts.runtime.service.close in parts.on_shutdown  # built here, closed here

@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 import httpx
+import msgspec
 import pytest
 from litestar import Litestar
 
@@ -260,8 +261,11 @@ async def test_a_session_that_expires_ends_its_streams(monkeypatch: pytest.Monke
     settings = Settings(
         backend="popo", sweep_interval_ms=0, webhook_interval_ms=0, rate_limit_per_minute=0
     )
-    service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock)
-    app = make_app(service, settings=settings, session_idle_s=60)
+    settings = msgspec.structs.replace(settings, session_idle_s=60)
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, table=settings.table
+    )
+    app = make_app(service, settings=settings)
     async with app.lifespan(), client_at(app) as c:
         p = await new_player(c)
         made = (await c.post("/v1/matches", json={})).json()

@@ -16,6 +16,7 @@ from litestar.testing import TestClient
 from services.accounts.feed import PlayerFeed, start_position
 from tests.api.rest import Json, Table, auth, choose, client, new_service, settle
 from tests.api.test_rest_players import new_player
+from tests.apps import settings_of
 
 
 def listed(c: TestClient[Litestar]) -> list[str]:
@@ -215,7 +216,7 @@ def test_a_wrong_role_is_403_and_a_bad_token_401(shared: TestClient[Litestar]) -
 
 
 def test_a_session_expires_when_idle_and_a_refresh_keeps_it() -> None:
-    service = new_service()
+    service = new_service(table=settings_of(session_idle_s=600).table)
     clock = service.clock
     with client(service, session_idle_s=600) as c:
         token = new_player(c)["token"]

@@ -18,7 +18,7 @@ from infra.settings import Settings, SettingsError
 from services.timers import ClaimTimeout
 from tests.api.ops.small_app import is_problem
 from tests.api.rest import Json, Table, auth, bots_match, client, new_service, settle
-from tests.apps import make_app
+from tests.apps import loop_periods, make_app, running_threads
 from tests.conftest import FakeClock
 
 TIMERS = {"declareMs": 5_000, "buryMs": 6_000, "playMs": 20_000}
@@ -141,11 +141,9 @@ def test_the_bot_driver_plays_a_bots_only_match_with_no_command() -> None:
         summary = c.get(url).json()
         assert summary["finished"] and summary["version"] > seated + 50
         assert summary["rounds"][0]["status"] == "scored"
-        task, driver = c.app.state.sweeper, c.app.state.bots
-        assert task.task is not None and not task.task.done()
-    assert task.task is None  # stopped cleanly at shutdown
-    assert task.sweeper.saved not in service.on_saved_state
-    assert driver.saved not in service.on_saved_state
+        assert "sweeper" in running_threads()
+    assert "sweeper" not in running_threads()  # stopped cleanly at shutdown
+    assert not service.saves.stored  # neither the sweeper nor the driver hears saves now
 
 
 def test_the_sweeper_is_on_with_the_settings() -> None:
@@ -154,8 +152,8 @@ def test_the_sweeper_is_on_with_the_settings() -> None:
     assert Settings.from_env(env).sweep_interval_ms == 250
     with pytest.raises(SettingsError, match="SWEEP_INTERVAL_MS"):
         Settings.from_env({**env, "SWEEP_INTERVAL_MS": "-1"})
-    assert build_app(Settings.from_env(env)).state.sweeper.interval_ms == 250
-    assert make_app(new_service()).state.sweeper.interval_ms == 0  # tests' apps
+    assert loop_periods(build_app(Settings.from_env(env)))["sweeper"] == 0.25
+    assert "sweeper" not in loop_periods(make_app(new_service()))  # tests' apps
 
 
 @pytest.mark.parametrize("kind", ["random", "strong"])
@@ -170,7 +168,6 @@ def test_the_timeout_bot_is_the_configured_kind(kind: str) -> None:
     with client(service, settings=settings) as c:
         claims = c.app.state.runtime.bus.handler(ClaimTimeout(uuid4()))
         assert getattr(claims, "kind", None) == kind  # the sweeper's claims go to it too
-        assert c.app.state.sweeper.sweeper.bus is c.app.state.runtime.bus
         t = timed_table(c)
         public = until_playing(t)
         clock.set(datetime.fromisoformat(public["turnDeadline"]) + timedelta(milliseconds=1))

@@ -93,7 +93,7 @@ async def test_saves_wake_the_hub_and_a_failing_listener_loses_nothing() -> None
     hub.attach(service)
     await hub.start()
     broken: Callable[[frozenset[UUID]], None] = _raise
-    service.on_saved.insert(0, broken)
+    service.saves.changed.add(broken, first=True)
     match_id = create_match(service, RuleSet())
     sub = hub.subscribe(match_id)
     await anyio.to_thread.run_sync(take_seat, service, match_id, 0, "p0")

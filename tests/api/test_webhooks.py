@@ -47,7 +47,7 @@ def world() -> Iterator[tuple[TestClient[Litestar], GatedService, Receiver, Webh
     receiver = Receiver(failures=3)
     with client(service, operator_token=OPERATOR, post=receiver) as c:
         hooks: Webhooks = c.app.state.webhooks
-        hooks.dispatcher.jitter = lambda: 1.0
+        hooks.delivery.dispatcher.jitter = lambda: 1.0
         yield c, service, receiver, hooks
 
 
@@ -61,7 +61,7 @@ def subscribe(c: TestClient[Litestar], kinds: list[str]) -> Json:
 
 def run_until_quiet(hooks: Webhooks, service: GatedService, rounds: int = 12) -> None:
     for _ in range(rounds):
-        hooks.run_once()
+        hooks.delivery.step()
         service.clock.advance(timedelta(seconds=400))  # type: ignore[attr-defined]
 
 
@@ -82,9 +82,9 @@ def test_deliveries_are_signed_in_order_and_retried(world: Any) -> None:
     assert "secret" not in sub
     players, created, _ = seated_table(c)
     c.post(f"/v1/matches/{created['matchId']}/finish", headers=auth(created["organiserToken"]))
-    hooks.run_once()  # three players' queues fail at their head and wait their backoff
+    hooks.delivery.step()  # three players' queues fail at their head and wait their backoff
     assert len({json.loads(b)["playerId"] for _, b in receiver.got}) == 1
-    hooks.run_once()
+    hooks.delivery.step()
     assert len({json.loads(b)["playerId"] for _, b in receiver.got}) == 1  # not yet due
     run_until_quiet(hooks, service)
     per_player: dict[str, list[tuple[int, str]]] = {}
@@ -110,11 +110,11 @@ def test_deliveries_are_signed_in_order_and_retried(world: Any) -> None:
 
 def test_backoff_doubles_with_jitter(world: Any) -> None:
     _, _, _, hooks = world
-    hooks.dispatcher.jitter = lambda: 0.0
-    waits = [hooks.dispatcher.backoff(n).total_seconds() for n in range(12)]
+    hooks.delivery.dispatcher.jitter = lambda: 0.0
+    waits = [hooks.delivery.dispatcher.backoff(n).total_seconds() for n in range(12)]
     assert waits[:4] == [0.5, 1.0, 2.0, 4.0] and waits[-1] == 150.0  # half of the 300 s cap
-    hooks.dispatcher.jitter = lambda: 1.0
-    assert hooks.dispatcher.backoff(3).total_seconds() == 8.0
+    hooks.delivery.dispatcher.jitter = lambda: 1.0
+    assert hooks.delivery.dispatcher.backoff(3).total_seconds() == 8.0
 
 
 @pytest.mark.parametrize(
@@ -181,13 +181,13 @@ class CountingPolicy:
 
     def __init__(self, hooks: Webhooks, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[str] = []
-        policy = hooks.outbox.policy
+        policy = hooks.delivery.outbox.policy
 
         def counted(event: Any, processing: Any) -> None:
             self.calls.append(type(event).__name__)
             policy(event, processing)
 
-        monkeypatch.setattr(hooks.outbox, "policy", counted)
+        monkeypatch.setattr(hooks.delivery.outbox, "policy", counted)
 
 
 def test_the_outbox_follows_only_what_subscriptions_want(
@@ -200,23 +200,23 @@ def test_the_outbox_follows_only_what_subscriptions_want(
     for _ in range(20):
         table.step()
     top = service.recorder.max_notification_id()
-    hooks.run_once()
+    hooks.delivery.step()
     # Nobody subscribed: the seat claims only (a later subscription's tables), no round
     # event read; the tracked position still reaches the end of the log.
     assert counting.calls == ["SeatClaimed"] * 4
-    assert hooks.outbox.recorder.max_tracking_id(service.name) == top
-    hooks.run_once()
+    assert hooks.delivery.outbox.recorder.max_tracking_id(service.name) == top
+    hooks.delivery.step()
     assert counting.calls == ["SeatClaimed"] * 4  # idle: nothing read again
 
     subscribe(c, ["match-finished"])
     for _ in range(10):
         table.step()
-    hooks.run_once()
+    hooks.delivery.step()
     assert counting.calls[4:] == ["SubscriptionRegistered"]  # no round event wanted yet
     subscribe(c, ["your-turn"])
     for _ in range(10):
         table.step()
-    hooks.run_once()
+    hooks.delivery.step()
     assert counting.calls[5] == "SubscriptionRegistered"
     assert len(counting.calls) > 6  # the round events after it, for your-turn
     run_until_quiet(hooks, service, rounds=2)

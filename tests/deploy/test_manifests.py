@@ -13,7 +13,6 @@ the grace period.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from api.app import create_app
-from infra.bootstrap import build_parts
 from infra.cli import build_parser
 from infra.settings import Settings, parse_database_url
+from infra.worker import build_worker
 from tests.apps import TEST_SETTINGS, make_app
 from tests.documents import load_yaml_all
 
@@ -402,7 +400,6 @@ def test_the_workers_probes_answer_on_a_worker(probe: str, path: str) -> None:
     assert spec["httpGet"]["path"] == path
     ports = {p["name"]: p["containerPort"] for p in _container(_deployment("worker"))["ports"]}
     assert ports[spec["httpGet"]["port"]] == Settings.from_env(_environment()).port
-    worker_app = create_app(dataclasses.replace(build_parts(TEST_SETTINGS), http=False))
-    with TestClient(worker_app) as worker:
+    with TestClient(build_worker(TEST_SETTINGS)) as worker:  # the worker's own server
         assert worker.get(path).status_code == 200
         assert worker.get("/v1/matches").status_code == 404  # a worker serves no API

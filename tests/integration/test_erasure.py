@@ -19,7 +19,6 @@ from psycopg import sql
 from infra.bootstrap import build_app
 from infra.settings import Settings
 from services.accounts.keys import ERASED
-from services.accounts.players import personal_sealer
 from tests.api.rest import Table, auth
 from tests.resilience.harness import drop_schema, fresh_schema
 
@@ -46,8 +45,7 @@ def play_then_erase(c: TestClient[Litestar]) -> tuple[bytes, str]:
     assert finished.status_code == 200  # a finished match has a record
     assert c.get(f"/v1/matches/{match_id}").json()["seats"][0]["name"] == NAME
     app: Litestar = c.app
-    sealer = personal_sealer(app.state.runtime.service)
-    assert sealer is not None
+    sealer = app.state.runtime.service.sealer
     key = sealer.keys.get(UUID(player_id))
     assert key is not None
     assert c.delete("/v1/players/me", headers=auth(player)).status_code == 204

@@ -129,3 +129,26 @@ def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
         api.stop()
         receiver.server.shutdown()
         receiver.server.server_close()
+
+
+def test_a_worker_serves_its_probes_and_metrics_and_no_api_route(
+    pg_url: str, schema: str, tmp_path: Path
+) -> None:
+    """``shengji worker`` builds no API app (docs/decisions.md D-rooms): its port answers
+    the probes and ``/metrics`` and nothing else; SIGTERM stops its background work
+    cleanly and it exits 0."""
+    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED)
+    try:
+        worker.start()
+        asyncio.run(worker.ready())
+        for path in ("/healthz", "/readyz"):
+            assert httpx.get(worker.base + path, timeout=5).status_code == 200, path
+        metrics = httpx.get(worker.base + "/metrics", timeout=5)
+        assert metrics.status_code == 200
+        assert "shengji_live_hub_connected 1.0" in metrics.text  # its hub listens
+        assert "shengji_bot_steps_total" in metrics.text
+        for path in ("/v1/matches", "/v1/tournaments", "/schema", "/schema/openapi.json"):
+            assert httpx.get(worker.base + path, timeout=5).status_code == 404, path
+    finally:
+        worker.stop()
+    assert worker.proc is not None and worker.proc.returncode == 0, worker.tail()

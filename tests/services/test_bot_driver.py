@@ -138,7 +138,7 @@ def test_a_bots_only_wrap_match_ends_at_the_cap(cap: int, scored: int) -> None:
             enough.set()
 
     if not cap:
-        service.on_saved_state.append(count)
+        service.saves.stored.add(count)
     driver.start()
     try:
         for n in range(4):

@@ -6,18 +6,16 @@ looks only at those due; two drivers on one store (two replicas) race safely.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from datetime import timedelta
 from uuid import UUID
 
-import pytest
-
 from domain.game.round import RoundPhase
 from domain.game.round_events import Pacing, TurnTimedOut
 from domain.game.timers import Timers, turn_clock
 from domain.rules.ruleset import STANDARD, RuleSet
+from infra.workers import Workers
 from services.bot_driver import BotDriver
 from services.bots import next_move
 from services.game import GameService
@@ -94,32 +92,24 @@ def test_a_bots_only_match_is_found_by_the_sweeper_and_played_by_the_driver() ->
     assert verify_round(service, match.results[0].round_id).number == 1
 
 
-def test_the_background_task_and_the_driver_move_a_bots_only_match() -> None:
-    """Sweeper.run as the app runs it (a worker thread per sweep) beside the started
-    driver, real time, no request."""
+def test_the_background_loop_and_the_driver_move_a_bots_only_match() -> None:
+    """The sweeper's loop as a process runs it (``infra.workers``: a thread of its own)
+    beside the started driver, real time, no request; it stops cleanly."""
     clock = FakeClock()
     service = new_service(clock)
     match_id = seated(service, BOTS)
-
-    async def main() -> float:
-        started = time.perf_counter()
-        with driving(service) as driver:
-            sweeper = Sweeper(bus_of(service), wake=driver.wake)
-            sweeper.attach()
-            task = asyncio.create_task(sweeper.run(0.01, asyncio.to_thread))
-            try:
-                async with asyncio.timeout(60):
-                    while not service.get_match(match_id).finished:
-                        await asyncio.sleep(0.01)
-            finally:
-                sweeper.stop()
-                task.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await task
-        return time.perf_counter() - started
-
-    elapsed = asyncio.run(main())
-    assert service.get_match(match_id).finished and elapsed < 60
+    started = time.perf_counter()
+    with driving(service) as driver:
+        workers = Workers([Sweeper(bus_of(service), wake=driver.wake).loop(0.01)])
+        workers.start()
+        try:
+            deadline = time.monotonic() + 60
+            while not service.get_match(match_id).finished and time.monotonic() < deadline:
+                time.sleep(0.01)
+        finally:
+            workers.stop()
+    assert service.get_match(match_id).finished and time.perf_counter() - started < 60
+    assert not service.saves.stored  # the sweeper stopped listening
 
 
 def test_a_stalled_seat_is_timed_out_by_the_sweeper_at_its_deadline() -> None:

@@ -1,0 +1,55 @@
+"""The tournaments' background work (docs/tournaments.md; docs/decisions.md D-rooms): the
+clerk's tick every period (:mod:`services.tournaments.clerk`: round deadlines), and the
+results policy (:mod:`services.tournaments.results_policy`) caught up as soon as a save
+ends a tournament table — a save of this process, or, in a worker process, the hub's news
+of another's — and at least once a period."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from uuid import UUID
+
+from domain.game.match import Match
+from domain.game.round import Round
+from services.background import Doorbell, Loop
+from services.tournaments.clerk import Clerk
+from services.tournaments.results_policy import finished_table
+
+
+class TournamentWork:
+    """The clerk's and the results policy's loops, and what wakes the policy."""
+
+    def __init__(self, clerk: Clerk) -> None:
+        self.clerk = clerk
+        self.doorbell = Doorbell()
+        """Rung by a save that ended a tournament table: the policy catches up at once."""
+
+    def loops(self, period_s: float) -> tuple[Loop, Loop]:
+        """The clerk's tick and the policy's catch-up, every ``period_s`` at least."""
+        return (
+            Loop("tournament-clerk", self.clerk.tick, period_s),
+            Loop(
+                "tournament-results",
+                self.clerk.policy.catch_up,
+                period_s,
+                self.doorbell,
+                begin=self.listen,
+                halt=self.deafen,
+            ),
+        )
+
+    def listen(self) -> None:
+        """Hear this process's saves (the service's ``saves.stored``)."""
+        self.clerk.bus.service.saves.stored.add(self.saved)
+
+    def deafen(self) -> None:
+        self.clerk.bus.service.saves.stored.remove(self.saved)
+
+    def saved(self, state: Sequence[Match | Round]) -> None:
+        """A save of this process: wake the policy when it ended a tournament table."""
+        if finished_table(state):
+            self.doorbell.ring()
+
+    def changed(self, _match_ids: Iterable[UUID] = ()) -> None:
+        """Another process saved (the hub's news, without the state): wake the policy."""
+        self.doorbell.ring()
