@@ -47,12 +47,11 @@ from typing import Annotated, Any, TypeVar
 from litestar import MediaType, Request, Response, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.handlers import HTTPRouteHandler
 from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
 from api.logging import bind_seat
-from api.routes import WRITE, RouteDecorator, documented
+from api.routes import WRITE, Documented, RouteDecorator
 from api.runtime import Runtime
 from api.strict import json_body, read_body
 from services.access import Credential, read_authorization
@@ -227,19 +226,15 @@ def write_route(
     it. Its summary and description are its handler's docstring: the first
     paragraph, then the others (``description`` given instead: that)."""
 
-    def route(fn: Callable[..., Any]) -> HTTPRouteHandler:
-        summary, rest = documented(fn)
-        extra: dict[str, Any] = {} if security is None else {"security": security}
-        extra["opt"] = {WRITE: True, **(json_body(body) if body is not None else {})}
-        return handler(
-            path,
-            status_code=status_code,
-            summary=summary,
-            description=description or rest,
-            responses=problems(*statuses, body=body is not None),
-            response_headers=[*headers, REPLAYED_HEADER],
-            **extra,
-            **kwargs,
-        )(fn)
-
-    return route
+    extra: dict[str, Any] = {} if security is None else {"security": security}
+    extra["opt"] = {WRITE: True, **(json_body(body) if body is not None else {})}
+    return Documented(
+        handler,
+        path,
+        description,
+        status_code=status_code,
+        responses=problems(*statuses, body=body is not None),
+        response_headers=[*headers, REPLAYED_HEADER],
+        **extra,
+        **kwargs,
+    )

@@ -71,58 +71,35 @@ class EdgeMiddleware:
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id, **_route_context(scope))
         allow = self._allow(scope) if scope.get("method") == "OPTIONS" else None
-        status = 0
-        replayed = False
-        code = ""
+        reply = Reply(send, echoed, allow)
         started = time.perf_counter()
-
-        async def edge_send(message: Message) -> None:
-            nonlocal status, replayed, code
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = []
-                for key, value in message.get("headers", ()):
-                    lower = key.lower()
-                    if lower == _REQUEST_ID or (allow is not None and lower == _ALLOW):
-                        continue
-                    if lower == _REPLAYED:
-                        replayed = True
-                    headers.append((key, value))
-                headers.append((_REQUEST_ID, echoed))
-                if allow is not None:
-                    headers.append((_ALLOW, allow))
-                message["headers"] = headers
-            elif status == 409 and not code and message["type"] == "http.response.body":
-                code = conflict_code(message.get("body", b""))
-            await send(message)
-
         try:
             try:
-                await self.app(scope, receive, edge_send)
+                await self.app(scope, receive, reply.send)
             finally:
                 if self.observe is not None and not state.get(REFUSED_STATE_KEY):
                     self.observe(
                         scope.get("method", ""),
                         scope.get("path_template"),
                         scope.get("path_params") or {},
-                        status,
+                        reply.status,
                         time.perf_counter() - started,
-                        code=code,
-                        replayed=replayed,
+                        code=reply.code,
+                        replayed=reply.replayed,
                     )
         except Exception:
             access_log.error("unhandled error", exc_info=True)
-            if status:
+            if reply.status:
                 raise
             await send_problem(
                 scope,
-                edge_send,
+                reply.send,
                 code="internal-error",
                 status=500,
                 detail="the server could not handle this request; nothing was changed",
             )
         finally:
-            _log(scope, status, started)
+            _log(scope, reply.status, started)
             structlog.contextvars.clear_contextvars()
 
     def _allow(self, scope: Scope) -> bytes | None:
@@ -135,6 +112,42 @@ class EdgeMiddleware:
         path = scope.get("path", "")
         allow = next((m for pattern, m in self.routes if pattern.match(path)), None)
         return None if allow is None else allow.encode()
+
+
+class Reply:
+    """One request's ``send``, wrapped (the module docstring): the request id echoed, the
+    ``Allow`` of an ``OPTIONS``, and what the answer said — its status, whether it was a
+    replay, a 409's problem ``code``."""
+
+    __slots__ = ("_send", "allow", "code", "echoed", "replayed", "status")
+
+    def __init__(self, send: Send, echoed: bytes, allow: bytes | None) -> None:
+        self._send = send
+        self.echoed = echoed
+        self.allow = allow
+        self.status = 0
+        self.replayed = False
+        self.code = ""
+
+    async def send(self, message: Message) -> None:
+        allow = self.allow
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            headers = []
+            for key, value in message.get("headers", ()):
+                lower = key.lower()
+                if lower == _REQUEST_ID or (allow is not None and lower == _ALLOW):
+                    continue
+                if lower == _REPLAYED:
+                    self.replayed = True
+                headers.append((key, value))
+            headers.append((_REQUEST_ID, self.echoed))
+            if allow is not None:
+                headers.append((_ALLOW, allow))
+            message["headers"] = headers
+        elif self.status == 409 and not self.code and message["type"] == "http.response.body":
+            self.code = conflict_code(message.get("body", b""))
+        await self._send(message)
 
 
 def _route_context(scope: Scope) -> dict[str, Any]:

@@ -207,25 +207,37 @@ class Archive:
         new, and a final ``retry:`` once the stream's lifetime is over (or the server
         drains). At the log's end it asks only for the last position (one indexed query)
         until something is new."""
-        cursor, at_end = after, False
-
-        async def poll() -> Polled:
-            nonlocal cursor, at_end
-            if at_end and await self.last() <= cursor:
-                return Polled()
-            page = await self.page(cursor, self.batch, operator, where)
-            cursor, at_end = page.next, not page.more
-            frames = [sse_frame("event", _ENCODER.encode(i), i.position) for i in page.items]
-            return Polled(frames, more=page.more)
-
+        reader = FeedReader(self, after, operator, where)
         timing = Timing(self.poll_s, self.heartbeat_s, self.lifetime_s, self.retry_ms)
         self.streams += 1
         try:
             yield retry_hint(self.retry_ms)
-            async for frame in polled(poll, timing, lambda: self.closing):
+            async for frame in polled(reader.poll, timing, lambda: self.closing):
                 yield frame
         finally:
             self.streams -= 1
+
+
+class FeedReader:
+    """One stream's reading of the feed: where it is, and whether it reached the end."""
+
+    def __init__(
+        self, archive: Archive, after: int, operator: bool, where: FeedFilter | None
+    ) -> None:
+        self.archive = archive
+        self.cursor = after
+        self.at_end = False
+        self.operator = operator
+        self.where = where
+
+    async def poll(self) -> Polled:
+        archive = self.archive
+        if self.at_end and await archive.last() <= self.cursor:
+            return Polled()
+        page = await archive.page(self.cursor, archive.batch, self.operator, self.where)
+        self.cursor, self.at_end = page.next, not page.more
+        frames = [sse_frame("event", _ENCODER.encode(i), i.position) for i in page.items]
+        return Polled(frames, more=page.more)
 
 
 def _resume_at(header: str | None, query: str | None, after: int) -> int:

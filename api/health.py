@@ -42,12 +42,7 @@ class HealthStatus(msgspec.Struct):
 
 def store_probe(service: GameService) -> Probe:
     """Read the highest notification id: needs a connection and the events table."""
-    recorder = service.recorder
-
-    def probe() -> object:
-        return recorder.max_notification_id()
-
-    return probe
+    return service.recorder.max_notification_id
 
 
 def health_handlers(
@@ -59,45 +54,64 @@ def health_handlers(
 ) -> list[HTTPRouteHandler]:
     """``/healthz`` and ``/readyz``; ``/readyz`` runs ``probe`` (see the module doc) under
     ``limiter``, the app's one store limiter (a probe is a store read like any other)."""
-    limiters: list[anyio.CapacityLimiter] = [] if limiter is None else [limiter]
+    return Probes(probe, timeout=timeout, retry_after=retry_after, limiter=limiter).handlers()
 
-    @get(
-        "/healthz",
-        summary="Liveness",
-        tags=["health"],
-        description="Liveness: the process answers. Kubernetes restarts it when this fails.",
-    )
-    async def get_health() -> HealthStatus:
+
+class Probes:
+    """The two probes of one app (the module docstring)."""
+
+    def __init__(
+        self,
+        probe: Probe,
+        *,
+        timeout: float,
+        retry_after: int,
+        limiter: anyio.CapacityLimiter | None,
+    ) -> None:
+        self.probe = probe
+        self.timeout = timeout
+        self.retry_after = retry_after
+        self.limiter = limiter or anyio.CapacityLimiter(1)
+
+    def handlers(self) -> list[HTTPRouteHandler]:
+        """The route handlers of :meth:`get_health` and :meth:`get_readiness`."""
+        health = get(
+            "/healthz",
+            summary="Liveness",
+            tags=["health"],
+            description="Liveness: the process answers. Kubernetes restarts it when this fails.",
+        )
+        readiness = get(
+            "/readyz",
+            summary="Readiness: the store is reachable and its schema ready",
+            tags=["health"],
+            responses={
+                503: ResponseSpec(
+                    data_container=Problem,
+                    media_type=PROBLEM_MEDIA_TYPE,
+                    description="Not ready (the store is unreachable or has no schema yet)",
+                    generate_examples=False,
+                )
+            },
+            description="Readiness: the store is reachable and its schema is in place; 503 "
+            "`not-ready` otherwise (the pod is taken out of its Service).",
+        )
+        return [health(self.get_health), readiness(self.get_readiness)]
+
+    async def get_health(self) -> HealthStatus:
         return HealthStatus("ok")
 
-    @get(
-        "/readyz",
-        summary="Readiness: the store is reachable and its schema ready",
-        tags=["health"],
-        responses={
-            503: ResponseSpec(
-                data_container=Problem,
-                media_type=PROBLEM_MEDIA_TYPE,
-                description="Not ready (the store is unreachable or has no schema yet)",
-                generate_examples=False,
-            )
-        },
-        description="Readiness: the store is reachable and its schema is in place; 503 "
-        "`not-ready` otherwise (the pod is taken out of its Service).",
-    )
-    async def get_readiness(request: Request[Any, Any, Any]) -> Response[Any]:
-        if not limiters:
-            limiters.append(anyio.CapacityLimiter(1))
+    async def get_readiness(self, request: Request[Any, Any, Any]) -> Response[Any]:
         try:
-            with anyio.fail_after(timeout):
-                await anyio.to_thread.run_sync(probe, abandon_on_cancel=True, limiter=limiters[0])
+            with anyio.fail_after(self.timeout):
+                await anyio.to_thread.run_sync(
+                    self.probe, abandon_on_cancel=True, limiter=self.limiter
+                )
         except Exception as e:
             reason = "timed out" if isinstance(e, TimeoutError) else type(e).__name__
             log.warning("not ready", reason=reason, error=str(e)[:200])
-            return _not_ready(request, reason, timeout, retry_after)
+            return _not_ready(request, reason, self.timeout, self.retry_after)
         return Response(HealthStatus("ready"))
-
-    return [get_health, get_readiness]
 
 
 def _not_ready(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 
 import anyio
 from litestar.types import Scope
@@ -65,14 +66,16 @@ def bearer_of(scope: Scope) -> str | None:
 
 
 def token_verifier(service: GameService) -> Verify:
+    """The identity of a token when it opens what it names in ``service``
+    (:func:`verify_token`), else None."""
+    return partial(verify_token, service)
+
+
+def verify_token(service: GameService, token: str) -> str | None:
     """The identity of ``token`` when it opens what it names
-    (:func:`services.access.caller_of`), else None."""
-
-    def verify(token: str) -> str | None:
-        caller = caller_of(service, Credential.parse(token))
-        return None if caller is None else caller.identity
-
-    return verify
+    (:func:`services.access.caller_of`), else None (blocking)."""
+    caller = caller_of(service, Credential.parse(token))
+    return None if caller is None else caller.identity
 
 
 class Identities:

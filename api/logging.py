@@ -69,8 +69,16 @@ Observe = Callable[..., None]
 def unrouted(observe: Observe) -> Callable[[Message, Scope], Awaitable[None]]:
     """The ``before_send`` hook for requests no route took (404, 405): the request id,
     the access line (route ``None``) and the request's count (route ``unmatched``)."""
+    return Unrouted(observe).hook
 
-    async def hook(message: Message, scope: Scope) -> None:
+
+class Unrouted:
+    """:func:`unrouted`'s hook, counting with ``observe``."""
+
+    def __init__(self, observe: Observe) -> None:
+        self.observe = observe
+
+    async def hook(self, message: Message, scope: Scope) -> None:
         if message["type"] != "http.response.start" or scope["type"] != ScopeType.HTTP:
             return
         state = scope.setdefault("state", {})
@@ -84,6 +92,4 @@ def unrouted(observe: Observe) -> Callable[[Message, Scope], Awaitable[None]]:
         status = message["status"]
         method = scope.get("method", "")
         access_log.info("request", method=method, path=None, status=status, request_id=request_id)
-        observe(method, None, {}, status, 0.0)
-
-    return hook
+        self.observe(method, None, {}, status, 0.0)

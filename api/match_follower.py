@@ -72,6 +72,40 @@ def patch_block(version: int, data: bytes) -> bytes:
     return b"event: patch\nid: %d\ndata: %s\n\n" % (version, data)
 
 
+Advanced = list[tuple[int, dict[int | None, bytes], dict[int | None, bytes]]]
+"""Per new version: the version, each viewer's frame and each patching viewer's patch."""
+
+
+def advance(
+    table: LiveTable,
+    known: list[Any] | None,
+    viewers: list[int | None],
+    bases: dict[int | None, Json | None],
+) -> Advanced:
+    """Apply what was saved since to ``table`` (``known``: the events the hub handed
+    over, else read from the store) and encode each new version's frame for ``viewers``,
+    and its patch against ``bases`` (each patching viewer's last view, moved on here) —
+    blocking."""
+    out = []
+    for step in table.advance(known):
+        frames: dict[int | None, bytes] = {}
+        patches: dict[int | None, bytes] = {}
+        for v in viewers:
+            frame = table.frame(step, v)
+            block = frames[v] = version_frame(step.version, encode(frame))
+            if v in bases:
+                base = bases[v]
+                if base is None or full_due(step.version):
+                    patches[v], bases[v] = block, view_json(frame.view)
+                else:
+                    patch, bases[v] = patch_frame(frame, base)
+                    patches[v] = patch_block(step.version, encode(patch))
+        out.append((step.version, frames, patches))
+    if table.match.tournament_id is not None:
+        table.refresh_embargo()  # R36: released with no new version
+    return out
+
+
 def full_due(version: int) -> bool:
     """A patch stream sends this version whole (every :data:`FULL_EVERY`-th)."""
     return version % FULL_EVERY == 0
@@ -155,28 +189,7 @@ class MatchFollower:
         assert table is not None
         viewers = list(self.viewers)
         bases = {v: self.bases.get(v) for v in self.patchers}
-
-        def advance() -> list[tuple[int, dict[int | None, bytes], dict[int | None, bytes]]]:
-            out = []
-            for step in table.advance(known):
-                frames: dict[int | None, bytes] = {}
-                patches: dict[int | None, bytes] = {}
-                for v in viewers:
-                    frame = table.frame(step, v)
-                    block = frames[v] = version_frame(step.version, encode(frame))
-                    if v in bases:
-                        base = bases[v]
-                        if base is None or full_due(step.version):
-                            patches[v], bases[v] = block, view_json(frame.view)
-                        else:
-                            patch, bases[v] = patch_frame(frame, base)
-                            patches[v] = patch_block(step.version, encode(patch))
-                out.append((step.version, frames, patches))
-            if table.match.tournament_id is not None:
-                table.refresh_embargo()  # R36: released with no new version
-            return out
-
-        for version, frames, patches in await self.store(advance):
+        for version, frames, patches in await self.store(advance, table, known, viewers, bases):
             for viewer, block in frames.items():
                 self._ring(viewer).append((version, block))
             for viewer, block in patches.items():

@@ -369,10 +369,8 @@ class Metrics:
         return generate_latest(self.registry)
 
     def handler(self) -> HTTPRouteHandler:
-        """``GET /metrics`` (not in the OpenAPI document)."""
+        """``GET /metrics`` (not in the OpenAPI document): :meth:`exposition`."""
+        return get(METRICS_PATH, include_in_schema=False, sync_to_thread=False)(self.exposition)
 
-        @get(METRICS_PATH, include_in_schema=False, sync_to_thread=False)
-        def metrics() -> Response[bytes]:
-            return Response(self.render(), media_type=CONTENT_TYPE)
-
-        return metrics
+    def exposition(self) -> Response[bytes]:
+        return Response(self.render(), media_type=CONTENT_TYPE)

@@ -269,35 +269,36 @@ def tag_unions(document: Json) -> None:
     decode each answer as its own type (docs/decisions.md D-contract-native). A union
     with no such tag fails the generation."""
     schemas = document["components"]["schemas"]
-
-    def tag(node: Any) -> None:
-        if isinstance(node, list):
-            for item in node:
-                tag(item)
-        if not isinstance(node, dict):
-            return
-        refs = [b.get("$ref", "") for b in node.get("oneOf", ())]
-        if refs and all(refs) and "discriminator" not in node:  # a named, tagged one stays
-            named = {ref: schemas[ref.rsplit("/", 1)[1]] for ref in refs}
-            common = set.intersection(
-                *({k for k, v in s["properties"].items() if "const" in v} for s in named.values())
-            )
-            if not common:
-                raise RuntimeError(f"OpenAPI: a oneOf of {refs} has no tag to tell them apart")
-            name = min(common)
-            mapping = {s["properties"][name]["const"]: ref for ref, s in named.items()}
-            names = [ref.rsplit("/", 1)[1] for ref in refs]
-            prefix = os.path.commonprefix(names)  # noqa: RUF071 - names, not paths
-            union = "Or".join(names) if len(names) <= 3 or not prefix else prefix + "Any"
-            schemas[union] = {
-                "description": f"{' or '.join(names[:3])}{', …' if len(names) > 3 else ''}, "
-                f"told apart by `{name}`",
-                "oneOf": node.pop("oneOf"),
-                "discriminator": {"propertyName": name, "mapping": mapping},
-            }
-            node["$ref"] = f"#/components/schemas/{union}"
-        for value in list(node.values()):
-            tag(value)
-
-    tag(document)
+    _tag_unions_in(document, schemas)
     document["components"]["schemas"] = dict(sorted(schemas.items()))
+
+
+def _tag_unions_in(node: Any, schemas: Json) -> None:
+    """:func:`tag_unions` in ``node`` and every node below it."""
+    if isinstance(node, list):
+        for item in node:
+            _tag_unions_in(item, schemas)
+    if not isinstance(node, dict):
+        return
+    refs = [b.get("$ref", "") for b in node.get("oneOf", ())]
+    if refs and all(refs) and "discriminator" not in node:  # a named, tagged one stays
+        named = {ref: schemas[ref.rsplit("/", 1)[1]] for ref in refs}
+        common = set.intersection(
+            *({k for k, v in s["properties"].items() if "const" in v} for s in named.values())
+        )
+        if not common:
+            raise RuntimeError(f"OpenAPI: a oneOf of {refs} has no tag to tell them apart")
+        name = min(common)
+        mapping = {s["properties"][name]["const"]: ref for ref, s in named.items()}
+        names = [ref.rsplit("/", 1)[1] for ref in refs]
+        prefix = os.path.commonprefix(names)  # noqa: RUF071 - names, not paths
+        union = "Or".join(names) if len(names) <= 3 or not prefix else prefix + "Any"
+        schemas[union] = {
+            "description": f"{' or '.join(names[:3])}{', …' if len(names) > 3 else ''}, "
+            f"told apart by `{name}`",
+            "oneOf": node.pop("oneOf"),
+            "discriminator": {"propertyName": name, "mapping": mapping},
+        }
+        node["$ref"] = f"#/components/schemas/{union}"
+    for value in list(node.values()):
+        _tag_unions_in(value, schemas)

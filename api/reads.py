@@ -19,7 +19,7 @@ from litestar import Controller, Request, Response, post
 from litestar.openapi.spec import Example
 from litestar.params import FromPath, PathParameter, QueryParameter
 
-from api.calls import BEARER, OPTIONAL_BEARER, Reading
+from api.calls import BEARER, OPTIONAL_BEARER, Read, Reading
 from api.commands import parse_field
 from api.dto import DealVerified, RoundVerified, VerifyRequest, problems
 from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tagged
@@ -33,7 +33,7 @@ from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
 from services import field_docs
-from services.access import seat_in
+from services.access import Credential, seat_in
 from services.embargo import embargo_marker, view_embargo
 from services.errors import NotFoundError, VerificationError
 from services.game import GameService
@@ -71,6 +71,88 @@ def _round(service: GameService, match_id: UUID, number: int) -> tuple[Match, Ro
     return match, service.get_round(round_id(match_id, number))
 
 
+def seat_view(
+    read: Read, match_id: UUID, if_none_match: str | None
+) -> tuple[int, str, SeatView | None]:
+    """The caller's seat, the view's ETag and the seat's view (None: ``if_none_match``
+    matches it), remembered in the view tags when no clock can change it (blocking)."""
+    service, cred, tags = read.service, read.credential, read.runtime.tags
+    generation = tags.generation(match_id)
+    match, round_ = snapshot(service, match_id)
+    seat = seat_in(service, match, cred)
+    assert cred is not None
+    tags.remember_seat(match_id, cred, seat)
+    now = service.clock()
+    embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
+    marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
+    tag = etag(match_version(match, round_), marker)
+    if stable(round_, now) and closed(service, match) is None:
+        tags.remember(match_id, generation, tag)  # R36: /public answers from it
+    if not_modified(if_none_match, tag):
+        return seat, tag, None
+    return seat, tag, table_view(match, round_, seat, now, embargo=embargo)
+
+
+def public_view(
+    read: Read, match_id: UUID, if_none_match: str | None
+) -> tuple[str, PublicView | None]:
+    """The public view's ETag and the view (None: ``if_none_match`` matches it), as
+    :func:`seat_view` (blocking)."""
+    service, tags = read.service, read.runtime.tags
+    generation = tags.generation(match_id)
+    match, round_ = snapshot(service, match_id)
+    shut = admit(service, match, read.request)  # R36: a tournament table in play is closed
+    now = service.clock()
+    embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
+    marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
+    tag = etag(match_version(match, round_), marker)
+    if stable(round_, now) and shut is None:  # R36: no 304 for a closed table
+        tags.remember(match_id, generation, tag)
+    if not_modified(if_none_match, tag):
+        return tag, None
+    return tag, table_view(match, round_, None, now, embargo=embargo)
+
+
+def history_for(
+    service: GameService, cred: Credential | None, match_id: UUID, after: int, limit: int
+) -> HistoryPage:
+    """A page of the match's history as ``cred``'s viewer sees it (blocking)."""
+    viewer = reader_of(service, service.get_match(match_id), cred)
+    return match_history(service, match_id, viewer, after=after, limit=limit)
+
+
+def state_for(
+    service: GameService,
+    cred: Credential | None,
+    match_id: UUID,
+    version: int | None,
+    at: datetime | None,
+) -> StateAt:
+    """The table at ``version`` or at the moment ``at`` as ``cred``'s viewer saw it."""
+    viewer = reader_of(service, service.get_match(match_id), cred)
+    wanted = version if at is None else version_at(service, match_id, at)
+    assert wanted is not None
+    return state_at(service, match_id, wanted, viewer)
+
+
+def round_view(read: Read, match_id: UUID, number: int) -> PublicView:
+    """Round ``number`` as a spectator sees it now (blocking)."""
+    service = read.service
+    match, round_ = _round(service, match_id, number)
+    admit(service, match, read.request)  # R36: a tournament table in play is closed
+    embargo = view_embargo(service, match, round_)  # R36
+    return table_view(match, round_, None, service.clock(), embargo=embargo)
+
+
+def round_verified(service: GameService, match_id: UUID, number: int) -> RoundVerified:
+    """Round ``number`` checked against its commitment and events (R35; blocking)."""
+    match, round_ = _round(service, match_id, number)
+    c = verify_round(service, round_.id)
+    return RoundVerified(
+        seeds_from="server" if match.imported is None else "record", ok=True, **asdict(c)
+    )
+
+
 class ReadController(Controller):
     path = "/v1/matches"
     tags = ["views"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -84,31 +166,13 @@ class ReadController(Controller):
         Own hand, the cards it may see, whose turn and what action is expected, legal-action hints,
         the current and last trick, the points so far.
         """
-        service = read.service
         cred = read.credential
         tags = read.runtime.tags
         known, seat_known = tags.tag(match_id), tags.seat(match_id, cred)
         if known is not None and seat_known is not None and not_modified(if_none_match, known):
             bind_seat(read.request, seat_known)
             return not_modified_response(known)  # nothing saved since: no store read
-
-        def work() -> tuple[int, str, SeatView | None]:
-            generation = tags.generation(match_id)
-            match, round_ = snapshot(service, match_id)
-            seat = seat_in(service, match, cred)
-            assert cred is not None
-            tags.remember_seat(match_id, cred, seat)
-            now = service.clock()
-            embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
-            marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
-            tag = etag(match_version(match, round_), marker)
-            if stable(round_, now) and closed(service, match) is None:
-                tags.remember(match_id, generation, tag)  # R36: /public answers from it
-            if not_modified(if_none_match, tag):
-                return seat, tag, None
-            return seat, tag, table_view(match, round_, seat, now, embargo=embargo)
-
-        seat, tag, view = await read.call(work)
+        seat, tag, view = await read.call(seat_view, read, match_id, if_none_match)
         bind_seat(read.request, seat)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
@@ -126,26 +190,10 @@ class ReadController(Controller):
         A tournament table is closed to spectators until its tournament round completes: 403
         `table-closed` without a seat token of that table or the organiser's token (R36).
         """
-        service = read.service
         known = read.runtime.tags.tag(match_id)
         if known is not None and not_modified(if_none_match, known):
             return not_modified_response(known)  # nothing saved since: no store read
-
-        def work() -> tuple[str, PublicView | None]:
-            generation = read.runtime.tags.generation(match_id)
-            match, round_ = snapshot(service, match_id)
-            shut = admit(service, match, read.request)  # R36: a tournament table in play is closed
-            now = service.clock()
-            embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
-            marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
-            tag = etag(match_version(match, round_), marker)
-            if stable(round_, now) and shut is None:  # R36: no 304 for a closed table
-                read.runtime.tags.remember(match_id, generation, tag)
-            if not_modified(if_none_match, tag):
-                return tag, None
-            return tag, table_view(match, round_, None, now, embargo=embargo)
-
-        tag, view = await read.call(work)
+        tag, view = await read.call(public_view, read, match_id, if_none_match)
         return not_modified_response(tag) if view is None else tagged(view, tag)
 
     @route("/{match_id:uuid}/history", responses=spectator_problems(404), security=OPTIONAL_BEARER)
@@ -162,14 +210,7 @@ class ReadController(Controller):
         page: nothing is lost or repeated. A tournament table in play: a seat token of that table or
         the organiser's token (403 `table-closed`, R36).
         """
-        service = read.service
-        cred = read.credential
-
-        def work() -> HistoryPage:
-            viewer = reader_of(service, service.get_match(match_id), cred)
-            return match_history(service, match_id, viewer, after=after, limit=limit)
-
-        return await read.call(work)
+        return await read.call(history_for, read.service, read.credential, match_id, after, limit)
 
     @route("/{match_id:uuid}/state", responses=spectator_problems(404), security=OPTIONAL_BEARER)
     async def get_state_at(
@@ -196,19 +237,10 @@ class ReadController(Controller):
         once its tournament round completes (`embargo` says so until then, R36). A tournament table
         in play: a seat token of that table or the organiser's token (403 `table-closed`, R36).
         """
-        service = read.service
-        cred = read.credential
         reject_repeated(read.request, "version", moments=("at",))
         if (version is None) == (at is None):
             raise InvalidInputError("give either version (a match version) or at (a moment)")
-
-        def work() -> StateAt:
-            viewer = reader_of(service, service.get_match(match_id), cred)
-            wanted = version if at is None else version_at(service, match_id, at)
-            assert wanted is not None
-            return state_at(service, match_id, wanted, viewer)
-
-        return await read.call(work)
+        return await read.call(state_for, read.service, read.credential, match_id, version, at)
 
     @route("/{match_id:uuid}/rounds", 404)
     async def list_rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
@@ -233,15 +265,7 @@ class ReadController(Controller):
         A tournament table is closed to spectators until its tournament round completes: 403
         `table-closed` without a seat token of that table or the organiser's token (R36).
         """
-        service = read.service
-
-        def work() -> PublicView:
-            match, round_ = _round(service, match_id, number)
-            admit(service, match, read.request)  # R36: a tournament table in play is closed
-            embargo = view_embargo(service, match, round_)  # R36
-            return table_view(match, round_, None, service.clock(), embargo=embargo)
-
-        return await read.call(work)
+        return await read.call(round_view, read, match_id, number)
 
     @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
     async def verify_round(
@@ -252,16 +276,7 @@ class ReadController(Controller):
         409 `round-not-scored` before the round is scored; 409 `deal-embargoed` for a tournament
         table until its tournament round completes (R36).
         """
-        service = read.service
-
-        def work() -> RoundVerified:
-            match, round_ = _round(service, match_id, number)
-            c = verify_round(service, round_.id)
-            return RoundVerified(
-                seeds_from="server" if match.imported is None else "record", ok=True, **asdict(c)
-            )
-
-        return await read.call(work)
+        return await read.call(round_verified, read.service, match_id, number)
 
 
 @post(

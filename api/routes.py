@@ -42,15 +42,30 @@ def route(
     ``responses`` given whole), ``tagged``: an ``ETag`` answered and ``If-None-Match``'s
     304 (:mod:`api.etag`), and the decorator's other arguments; documented by its
     handler's docstring (``description`` given instead: that)."""
+    responses = kwargs.pop("responses", None) or problems(*statuses)
+    if tagged:
+        responses = {304: NOT_MODIFIED, **responses}
+        kwargs["response_headers"] = [ETAG_HEADER]
+    return Documented(handler, path, description, responses=responses, **kwargs)
 
-    def route(fn: Callable[..., Any]) -> HTTPRouteHandler:
+
+class Documented:
+    """A route decorator that documents its handler by the handler's docstring
+    (:func:`documented`): ``handler(path, summary=…, description=…, **kwargs)(fn)``."""
+
+    def __init__(
+        self,
+        handler: Callable[..., RouteDecorator],
+        path: str,
+        description: str | None,
+        **kwargs: Any,
+    ) -> None:
+        self.handler = handler
+        self.path = path
+        self.description = description
+        self.kwargs = kwargs
+
+    def __call__(self, fn: Callable[..., Any]) -> HTTPRouteHandler:
         summary, rest = documented(fn)
-        responses = kwargs.pop("responses", None) or problems(*statuses)
-        if tagged:
-            responses = {304: NOT_MODIFIED, **responses}
-            kwargs["response_headers"] = [ETAG_HEADER]
-        return handler(
-            path, summary=summary, description=description or rest, responses=responses, **kwargs
-        )(fn)
-
-    return route
+        description = self.description or rest
+        return self.handler(self.path, summary=summary, description=description, **self.kwargs)(fn)

@@ -312,21 +312,7 @@ class LiveStreams:
         base: Json = view_json(first.view) if patches else None
         yield last + 1, version_frame(last + 1, encode(first))
         while True:
-
-            def chunk() -> list[tuple[int, bytes]]:
-                nonlocal base
-                out = []
-                for step in table.advance(upto=table.version + RESUME_CHUNK):
-                    frame = table.frame(step, viewer)
-                    if not patches or full_due(step.version):
-                        base = view_json(frame.view) if patches else None
-                        out.append((step.version, version_frame(step.version, encode(frame))))
-                    else:
-                        patch, base = patch_frame(frame, base)
-                        out.append((step.version, patch_block(step.version, encode(patch))))
-                return out
-
-            steps = await self.store(chunk)
+            steps, base = await self.store(replay_chunk, table, viewer, patches, base)
             for version, block in steps:
                 yield version, block
             if len(steps) < RESUME_CHUNK:
@@ -340,3 +326,20 @@ class LiveStreams:
         organiser (403 ``table-closed``, R36)."""
         service = self.service
         return await follower.check(lambda table: reader_of(service, table.match, cred))
+
+
+def replay_chunk(
+    table: LiveTable, viewer: int | None, patches: bool, base: Json
+) -> tuple[list[tuple[int, bytes]], Json]:
+    """The next :data:`RESUME_CHUNK` versions' frames of a resume from the store, and the
+    viewer's last view after them (the base of its next patch; blocking)."""
+    out = []
+    for step in table.advance(upto=table.version + RESUME_CHUNK):
+        frame = table.frame(step, viewer)
+        if not patches or full_due(step.version):
+            base = view_json(frame.view) if patches else None
+            out.append((step.version, version_frame(step.version, encode(frame))))
+        else:
+            patch, base = patch_frame(frame, base)
+            out.append((step.version, patch_block(step.version, encode(patch))))
+    return out, base

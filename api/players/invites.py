@@ -25,6 +25,7 @@ from domain.accounts.invite import normal_code
 from services.accounts.invites import find_invite
 from services.accounts.seat_commands import CreateInvite, JoinByInvite, NewInvite, PlayerSeat
 from services.accounts.seating import free_seats
+from services.game import GameService
 
 CodeParam = Annotated[
     str,
@@ -58,20 +59,7 @@ class InviteController(Controller):
         The table an invite code seats at and its free seats; the code is the
         invitation, so no token is needed.
         """
-        service = read.service
-
-        def info() -> InviteInfo:
-            invite = find_invite(service, code)
-            invite.check_open(service.clock())
-            match = service.get_match(invite.match_id)
-            return InviteInfo(
-                match_id=str(match.id),
-                name=match.name,
-                expires_at=invite.expires_at.isoformat(),
-                free_seats=free_seats(match),
-            )
-
-        return await read.call(info)
+        return await read.call(invite_info, read.service, code)
 
     @write_route("/v1/invites/{code:str}", 201, *CHECKED, security=None, body=JoinRequest | None)
     async def join_by_invite(self, write: Writing, code: CodeParam) -> Response[PlayerSeat]:
@@ -85,3 +73,16 @@ class InviteController(Controller):
         data = await write.body() or JoinRequest()
         normal_code(code)  # 422 for a code that cannot be one
         return await write.send(JoinByInvite(code, data.name or "guest", data.seat))
+
+
+def invite_info(service: GameService, code: str) -> InviteInfo:
+    """The table ``code`` seats at and its free seats (blocking; 404, 409 once closed)."""
+    invite = find_invite(service, code)
+    invite.check_open(service.clock())
+    match = service.get_match(invite.match_id)
+    return InviteInfo(
+        match_id=str(match.id),
+        name=match.name,
+        expires_at=invite.expires_at.isoformat(),
+        free_seats=free_seats(match),
+    )

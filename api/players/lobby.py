@@ -20,7 +20,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
-from api.calls import BEARER, Reading, Writing, write_route
+from api.calls import BEARER, Read, Reading, Writing, write_route
 from api.dto import LOCATION_HEADER
 from api.players.dto import TicketRequestBody
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
@@ -127,35 +127,45 @@ class LobbyController(Controller):
         once the player token is rotated, its session ended or the player erased. A `Last-Event-ID`
         beyond the ticket's version is a 422 `last-event-id-ahead` (R34).
         """
-        service, cred = read.service, read.credential
-        first = await read.call(read_ticket, read.runtime, cred, ticket_id)  # 401/404 now
+        first = await read.call(read_ticket, read.runtime, read.credential, ticket_id)  # 401/404
         if last_event_id is not None and last_event_id > first.version:
             raise LastEventIdAheadError(last_event_id, first.version, "the ticket's version")
+        stream = TicketStream(read, ticket_id, first, seen=last_event_id or 0)
+        return event_stream(live.revocations.guard(read.credential, stream.frames()))
 
-        seen = last_event_id or 0
-        ticket: Ticket | None = first
 
-        async def poll() -> Polled:
-            nonlocal seen, ticket
-            if ticket is None:
-                try:
-                    ticket = await read.call(read_ticket, read.runtime, cred, ticket_id)
-                except UnauthorizedError:  # the token was revoked meanwhile
-                    return Polled([REVOKED], done=True)
-            frames = []
-            if ticket.version > seen:
-                seen = ticket.version
-                view = await read.call(ticket_view, service, ticket)
-                frames.append(sse_frame("ticket", msgspec.json.encode(view), seen))
-            done, ticket = ticket.status != "waiting", None
-            return Polled(frames, done=done)
+class TicketStream:
+    """One ticket's stream: read every :data:`POLL_S`, a frame per new version, until the
+    ticket is matched or cancelled."""
 
-        retry_ms = read.runtime.retry_ms
-        timing = Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, retry_ms)
+    def __init__(self, read: Read, ticket_id: UUID, first: Ticket, *, seen: int) -> None:
+        self.read = read
+        self.ticket_id = ticket_id
+        self.ticket: Ticket | None = first
+        """The ticket as read last and not yet sent (None: read it again)."""
+        self.seen = seen
+        """The last version sent (or known to the client)."""
 
-        async def frames() -> AsyncIterator[bytes]:
-            yield retry_hint(retry_ms)  # first: a wait for bots may last an hour
-            async for frame in polled(poll, timing):
-                yield frame
+    async def frames(self) -> AsyncIterator[bytes]:
+        retry_ms = self.read.runtime.retry_ms
+        yield retry_hint(retry_ms)  # first: a wait for bots may last an hour
+        async for frame in polled(
+            self.poll, Timing(POLL_S, HEARTBEAT_S, STREAM_LIFETIME_S, retry_ms)
+        ):
+            yield frame
 
-        return event_stream(live.revocations.guard(cred, frames()))
+    async def poll(self) -> Polled:
+        read = self.read
+        ticket = self.ticket
+        if ticket is None:
+            try:
+                ticket = await read.call(read_ticket, read.runtime, read.credential, self.ticket_id)
+            except UnauthorizedError:  # the token was revoked meanwhile
+                return Polled([REVOKED], done=True)
+        frames = []
+        if ticket.version > self.seen:
+            self.seen = ticket.version
+            view = await read.call(ticket_view, read.service, ticket)
+            frames.append(sse_frame("ticket", msgspec.json.encode(view), self.seen))
+        self.ticket = None
+        return Polled(frames, done=ticket.status != "waiting")

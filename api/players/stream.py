@@ -29,9 +29,10 @@ from api.runtime import Runtime
 from api.sse import LiveStreams
 from api.stream import LastEventIdAheadError
 from api.streams import PLAYER, stream_route
-from services.access import player_of, signed_player
+from services.access import Credential, player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
+from services.game import GameService
 
 log = logging.getLogger(__name__)
 POLL_S = 0.5
@@ -87,74 +88,89 @@ class PlayerStreamController(Controller):
             ),
         ] = None,
     ) -> Stream:
-        service = runtime.service
         seen = stream_credential(request, token)
+        feed, first = await runtime.call(begin, runtime.service, seen, last_event_id)  # 401/403/422
+        stream = PlayerStream(runtime, live, seen, feed)
+        return event_stream(live.revocations.guard(seen, stream.frames(first)))
 
-        def begin() -> tuple[PlayerFeed, Frame | None]:
-            account = signed_player(service, seen).account
-            end = start_position(service)
-            if last_event_id is not None and last_event_id > end:
-                raise LastEventIdAheadError(last_event_id, end, "the event log's end")
-            resume = last_event_id is not None and end - last_event_id <= RESUME_WINDOW
-            position = last_event_id if resume and last_event_id is not None else end
-            feed = PlayerFeed(service, account.id, position)
-            if resume:
-                return feed, None
-            data = {
-                "matches": msgspec.to_builtins(my_matches(service, account)),
-                "ticket": None if account.ticket is None else str(account.ticket),
-            }
-            return feed, Frame(id=position, kind="snapshot", data=data)
 
-        feed, first = await runtime.call(begin)  # 401/403/422 before the stream starts
-        wake = asyncio.Event()
-        followed: dict[UUID, MatchFollower] = {}
+def begin(
+    service: GameService, seen: Credential | None, last_event_id: int | None
+) -> tuple[PlayerFeed, Frame | None]:
+    """The player's feed from where the stream starts, and its ``snapshot`` frame when it
+    does not resume (blocking; 401/403, 422 for a ``Last-Event-ID`` beyond the log)."""
+    account = signed_player(service, seen).account
+    end = start_position(service)
+    if last_event_id is not None and last_event_id > end:
+        raise LastEventIdAheadError(last_event_id, end, "the event log's end")
+    resume = last_event_id is not None and end - last_event_id <= RESUME_WINDOW
+    position = last_event_id if resume and last_event_id is not None else end
+    feed = PlayerFeed(service, account.id, position)
+    if resume:
+        return feed, None
+    data = {
+        "matches": msgspec.to_builtins(my_matches(service, account)),
+        "ticket": None if account.ticket is None else str(account.ticket),
+    }
+    return feed, Frame(id=position, kind="snapshot", data=data)
 
-        async def follow() -> None:
-            """Be woken by the match follower of each match being played: a turn is pushed as
-            soon as the move that gave it is saved (on any replica), not at the next tick."""
-            playing = set(feed.playing)
-            for match_id in [m for m in followed if m not in playing]:
-                unfollow(match_id)
-            for match_id in playing.difference(followed):
-                try:
-                    followed[match_id] = await live.acquire(match_id)
-                except Exception:  # the store is unreachable: the next tick reads it
-                    log.warning("player stream: following match %s failed", match_id)
-                    continue
-                followed[match_id].clients.add(wake)
 
-        def unfollow(match_id: UUID) -> None:
-            follower = followed.pop(match_id)
-            follower.clients.discard(wake)
-            live.release(follower)
+class PlayerStream:
+    """One player's stream: its feed read every :data:`POLL_S`, and woken at once by the
+    match follower of each match the player is playing."""
 
-        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
+    def __init__(
+        self, runtime: Runtime, live: LiveStreams, seen: Credential | None, feed: PlayerFeed
+    ) -> None:
+        self.runtime = runtime
+        self.live = live
+        self.seen = seen
+        self.feed = feed
+        self.wake = asyncio.Event()
+        self.followed: dict[UUID, MatchFollower] = {}
 
-        def pull() -> list[Frame] | None:
-            """The next frames, or None once the token no longer signs in: a revoked
-            device (a lost phone) or an erased player hears nothing more (the guard
-            below usually ends the stream first, at the revocation's save)."""
-            if seen is None or player_of(service, seen) is None:
-                return None
-            return feed.poll()
+    async def frames(self, first: Frame | None) -> AsyncIterator[bytes]:
+        timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, self.runtime.retry_ms)
+        try:
+            yield retry_hint(self.runtime.retry_ms)
+            if first is not None:
+                yield encode(first)
+            async for frame in polled(self.poll, timing, wake=self.wake):
+                yield frame
+        finally:
+            for match_id in list(self.followed):
+                self.unfollow(match_id)
 
-        async def poll() -> Polled:
-            batch = await runtime.call(pull)
-            if batch is None:  # the token was rotated, its session ended, or erased
-                return Polled([REVOKED], done=True)
-            await follow()
-            return Polled([encode(frame) for frame in batch], more=bool(batch))
+    async def poll(self) -> Polled:
+        batch = await self.runtime.call(self.pull)
+        if batch is None:  # the token was rotated, its session ended, or erased
+            return Polled([REVOKED], done=True)
+        await self.follow()
+        return Polled([encode(frame) for frame in batch], more=bool(batch))
 
-        async def frames() -> AsyncIterator[bytes]:
+    def pull(self) -> list[Frame] | None:
+        """The next frames, or None once the token no longer signs in: a revoked device (a
+        lost phone) or an erased player hears nothing more (the revocations' guard usually
+        ends the stream first, at the revocation's save). Blocking."""
+        if self.seen is None or player_of(self.runtime.service, self.seen) is None:
+            return None
+        return self.feed.poll()
+
+    async def follow(self) -> None:
+        """Be woken by the match follower of each match being played: a turn is pushed as
+        soon as the move that gave it is saved (on any replica), not at the next tick."""
+        playing = set(self.feed.playing)
+        for match_id in [m for m in self.followed if m not in playing]:
+            self.unfollow(match_id)
+        for match_id in playing.difference(self.followed):
             try:
-                yield retry_hint(runtime.retry_ms)
-                if first is not None:
-                    yield encode(first)
-                async for frame in polled(poll, timing, wake=wake):
-                    yield frame
-            finally:
-                for match_id in list(followed):
-                    unfollow(match_id)
+                self.followed[match_id] = await self.live.acquire(match_id)
+            except Exception:  # the store is unreachable: the next tick reads it
+                log.warning("player stream: following match %s failed", match_id)
+                continue
+            self.followed[match_id].clients.add(self.wake)
 
-        return event_stream(live.revocations.guard(seen, frames()))
+    def unfollow(self, match_id: UUID) -> None:
+        follower = self.followed.pop(match_id)
+        follower.clients.discard(self.wake)
+        self.live.release(follower)

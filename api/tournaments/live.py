@@ -42,6 +42,7 @@ from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from api.streams import STANDINGS, stream_route
+from services.game import GameService
 from services.tournaments.archive import archive_lines, pending_tables
 from services.tournaments.loading import get_tournament
 from services.tournaments.views import standings_view
@@ -57,27 +58,41 @@ async def standings_frames(
     runtime: Runtime, hub: MatchHub, tournament_id: UUID, last: int | None
 ) -> AsyncIterator[bytes]:
     """Frames from ``last`` on (module docstring)."""
-    sent = -1 if last is None else last
     wakes = HubWakes(hub)
     wakes.follow((tournament_id,))  # before the first read: no change falls between
-
-    async def poll() -> Polled:
-        nonlocal sent
-        t = await runtime.call(get_tournament, runtime.service, tournament_id)
-        frames = []
-        if t.version > sent:
-            view = msgspec.to_builtins(standings_view(t))
-            data = msgspec.json.encode({**view, "version": t.version})
-            frames.append(sse_frame("standings", data, t.version))
-            sent = t.version
-        return Polled(frames, done=t.finished)
-
+    standings = Standings(runtime, tournament_id, -1 if last is None else last)
     timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms)
     try:
-        async for frame in polled(poll, timing, wake=wakes.event):
+        async for frame in polled(standings.poll, timing, wake=wakes.event):
             yield frame
     finally:
         wakes.close()
+
+
+class Standings:
+    """One standings stream's reads: a frame per tournament version after ``sent``."""
+
+    def __init__(self, runtime: Runtime, tournament_id: UUID, sent: int) -> None:
+        self.runtime = runtime
+        self.tournament_id = tournament_id
+        self.sent = sent
+
+    async def poll(self) -> Polled:
+        t = await self.runtime.call(get_tournament, self.runtime.service, self.tournament_id)
+        frames = []
+        if t.version > self.sent:
+            view = msgspec.to_builtins(standings_view(t))
+            data = msgspec.json.encode({**view, "version": t.version})
+            frames.append(sse_frame("standings", data, t.version))
+            self.sent = t.version
+        return Polled(frames, done=t.finished)
+
+
+def tournament_archive(service: GameService, tournament_id: UUID) -> tuple[bytes, list[str]]:
+    """Every completed round's tables' records as ND-JSON lines, and the tables still
+    pending (blocking; 404)."""
+    t = get_tournament(service, tournament_id)
+    return b"".join(archive_lines(service, t)), pending_tables(t)
 
 
 class LiveController(Controller):
@@ -133,11 +148,7 @@ class LiveController(Controller):
     async def get_tournament_archive(
         self, runtime: NamedDependency[Runtime], tournament_id: FromPath[UUID]
     ) -> Response[bytes]:
-        def build() -> tuple[bytes, list[str]]:
-            t = get_tournament(runtime.service, tournament_id)
-            return b"".join(archive_lines(runtime.service, t)), pending_tables(t)
-
-        body, pending = await runtime.call(build)
+        body, pending = await runtime.call(tournament_archive, runtime.service, tournament_id)
         name = f"tournament-{tournament_id}.ndjson"
         headers: dict[str, Any] = {
             "Content-Disposition": f'attachment; filename="{name}"',

@@ -169,46 +169,75 @@ async def display_frames(
     """A ``display`` frame whenever the tournament or a table of its round changes: its
     ``data`` is ``{"version", "html"}`` — the live part rendered (:func:`live_html`). The
     hub wakes it (a save of the tournament or of a table's match); it reads nothing between."""
-    sent = -1
     wakes = HubWakes(hub)
     wakes.follow((tournament_id,))  # before the first read: no change falls between
-
-    def build() -> tuple[int, bytes | None, list[UUID]]:
-        t = get_tournament(runtime.service, tournament_id)
-        d = display_view(runtime.service, t)
-        tables = [] if t.current is None else [table.match_id for table in t.current.tables]
-        if d.version == sent:
-            return d.version, None, tables
-        frame = DisplayFrame(version=d.version, html=live_html(t, d, lang))
-        return d.version, msgspec.json.encode(frame), tables
-
-    async def poll() -> Polled:
-        nonlocal sent
-        version, data, tables = await runtime.call(build)
-        wakes.follow((tournament_id, *tables))
-        if data is None:
-            return Polled()
-        sent = version
-        return Polled([sse_frame("display", data, version)])
-
+    display = Display(runtime, wakes, tournament_id, lang)
     timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, runtime.retry_ms, MIN_GAP_S)
     try:
-        async for frame in polled(poll, timing, wake=wakes.event):
+        async for frame in polled(display.poll, timing, wake=wakes.event):
             yield frame
     finally:
         wakes.close()
 
 
-async def sheet_page(
-    read: Reading, tournament_id: UUID, number: int, template: str, chosen: str
+class Display:
+    """One display stream's reads: a frame per display version after the last sent, and
+    the hub's wake-ups following the tournament and its round's tables."""
+
+    def __init__(self, runtime: Runtime, wakes: HubWakes, tournament_id: UUID, lang: str) -> None:
+        self.runtime = runtime
+        self.wakes = wakes
+        self.tournament_id = tournament_id
+        self.lang = lang
+        self.sent = -1
+
+    async def poll(self) -> Polled:
+        version, data, tables = await self.runtime.call(self.build)
+        self.wakes.follow((self.tournament_id, *tables))
+        if data is None:
+            return Polled()
+        self.sent = version
+        return Polled([sse_frame("display", data, version)])
+
+    def build(self) -> tuple[int, bytes | None, list[UUID]]:
+        """The display's version, its frame (None: sent already) and the round's tables
+        (blocking)."""
+        game = self.runtime.service
+        t = get_tournament(game, self.tournament_id)
+        d = display_view(game, t)
+        tables = [] if t.current is None else [table.match_id for table in t.current.tables]
+        if d.version == self.sent:
+            return d.version, None, tables
+        frame = DisplayFrame(version=d.version, html=live_html(t, d, self.lang))
+        return d.version, msgspec.json.encode(frame), tables
+
+
+def display_page(game: GameService, tournament_id: UUID, lang: str) -> str:
+    """The tournament's display page (HTML; blocking, 404)."""
+    return display_html(game, get_tournament(game, tournament_id), lang)
+
+
+def sheet_page(
+    game: GameService, tournament_id: UUID, number: int, template: str, lang: str
 ) -> str:
-    """A round's printable sheet of ``template`` in language ``chosen``."""
+    """A round's printable sheet of ``template`` in language ``lang`` (blocking, 404)."""
+    return sheet_html(get_tournament(game, tournament_id), number, template, lang)
 
-    def build() -> str:
-        t = get_tournament(read.service, tournament_id)
-        return sheet_html(t, number, template, chosen)
 
-    return await read.call(build)
+def crosstable_page(game: GameService, tournament_id: UUID, lang: str) -> str:
+    """The crosstable page (HTML; blocking, 404)."""
+    t = get_tournament(game, tournament_id)
+    return crosstable_html(t, crosstable(t), lang)
+
+
+def display_of(game: GameService, tournament_id: UUID) -> DisplayView:
+    """The display page's data (blocking, 404)."""
+    return display_view(game, get_tournament(game, tournament_id))
+
+
+def comparison_of(game: GameService, tournament_id: UUID, number: int) -> ComparisonView:
+    """Round ``number``'s deals compared across its tables (blocking, 404, 409)."""
+    return comparison_view(game, get_tournament(game, tournament_id), number)
 
 
 class PageController(Controller):
@@ -229,12 +258,7 @@ class PageController(Controller):
         (`?lang=zh-CN` or Accept-Language).
         """
         chosen = language(lang, accept_language)
-
-        def build() -> str:
-            t = get_tournament(read.service, tournament_id)
-            return display_html(read.service, t, chosen)
-
-        return await read.call(build)
+        return await read.call(display_page, read.service, tournament_id, chosen)
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/pairings", 404, media_type=MediaType.HTML)
     async def pairing_sheet_page(
@@ -250,9 +274,9 @@ class PageController(Controller):
         Table numbers, teams with their seats (R36) and players (substitutes in place), the start
         time and the deadline, and result boxes (filled once a result is in).
         """
-        return await sheet_page(
-            read, tournament_id, number, "pairings.html.j2", language(lang, accept_language)
-        )
+        chosen = language(lang, accept_language)
+        template = "pairings.html.j2"
+        return await read.call(sheet_page, read.service, tournament_id, number, template, chosen)
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/scoresheets", 404, media_type=MediaType.HTML)
     async def score_sheets_page(
@@ -268,9 +292,9 @@ class PageController(Controller):
         Teams, seats and players, the start time and the table's deadline, one row per deal (dealer,
         trump, attackers' points, team up, levels gained), the totals and the signatures.
         """
-        return await sheet_page(
-            read, tournament_id, number, "scoresheets.html.j2", language(lang, accept_language)
-        )
+        chosen = language(lang, accept_language)
+        template = "scoresheets.html.j2"
+        return await read.call(sheet_page, read.service, tournament_id, number, template, chosen)
 
     @route("/{tournament_id:uuid}/crosstable", 404, media_type=MediaType.HTML)
     async def crosstable_page(
@@ -286,12 +310,7 @@ class PageController(Controller):
         opponent by its rank; lines in standings order. Printable.
         """
         chosen = language(lang, accept_language)
-
-        def build() -> str:
-            t = get_tournament(read.service, tournament_id)
-            return crosstable_html(t, crosstable(t), chosen)
-
-        return await read.call(build)
+        return await read.call(crosstable_page, read.service, tournament_id, chosen)
 
 
 class DisplayController(Controller):
@@ -305,12 +324,7 @@ class DisplayController(Controller):
         Each table's deal, trick and attackers' points so far (public, R26/R33), its status and
         result; the round's deadline and whether it is paused; the next pairing once published.
         """
-
-        def build() -> DisplayView:
-            t = get_tournament(read.service, tournament_id)
-            return display_view(read.service, t)
-
-        return await read.call(build)
+        return await read.call(display_of, read.service, tournament_id)
 
     @route("/{tournament_id:uuid}/rounds/{number:int}/comparison", 404, 409)
     async def compare_deals(
@@ -323,12 +337,7 @@ class DisplayController(Controller):
         (2 per table beaten, 1 per tie), and each team's matchpoints over the round
         (docs/tournaments.md). 409 round-in-play until every table is done.
         """
-
-        def build() -> ComparisonView:
-            t = get_tournament(read.service, tournament_id)
-            return comparison_view(read.service, t, number)
-
-        return await read.call(build)
+        return await read.call(comparison_of, read.service, tournament_id, number)
 
     @route("/{tournament_id:uuid}/crosstable", 404)
     async def get_crosstable(self, read: Reading, tournament_id: FromPath[UUID]) -> Crosstable:
