@@ -44,6 +44,7 @@ from infra.pgstore import LockingInsertRecorder
 from infra.readviews import PG_TRACKING, SQLITE_TRACKING, TABLES, open_view
 from infra.settings import Settings, SettingsError, parse_database_url
 from infra.store import build_service
+from services.accounts.keys import MemoryKeys
 from services.game import GameService
 
 ADVISORY_LOCK_KEY: Final = 0x5348_454E_474A_49  # "SHENGJI": one migration at a time
@@ -229,7 +230,7 @@ def _schema_service(settings: Settings) -> Iterator[GameService]:
         create_tables=False,
         postgres_pool_size=max(2, settings.postgres_pool_size),
     )
-    service = build_service(settings)
+    service = build_service(settings, keys=MemoryKeys())  # it seals no name: no key table
     try:
         yield service
     finally:

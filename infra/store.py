@@ -68,10 +68,12 @@ def build_service(
     *,
     clock: Clock | None = None,
     seeds: SeedSource | None = None,
+    keys: KeyStore | None = None,
     saves: Saves | None = None,
 ) -> GameService:
     """A :class:`GameService` on the configured store, complete: its table policy, the
-    players' keys beside the store (:func:`key_store`), who hears of its saves.
+    players' ``keys`` (by default the store's own, :func:`key_store`), who hears of its
+    saves.
 
     ``clock`` and ``seeds`` default to the wall clock and the OS's CSPRNG (R35); tests
     pass fakes. Close the service (``service.close()``) to release its connections.
@@ -89,7 +91,7 @@ def build_service(
             seeds=seeds or new_seed,
             pacing=settings.pacing,
             table=settings.table,
-            keys=key_store(settings),
+            keys=key_store(settings) if keys is None else keys,
             saves=saves,
             on_close=() if release is None else (release,),
         )

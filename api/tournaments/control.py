@@ -31,7 +31,8 @@ from api.tournaments.dto import (
     wants_csv,
 )
 from api.tournaments.dto_controls import AdjustmentRequest, ForbidRequest, OverrideRequest
-from services.access import tournament_organiser
+from services.access import Credential, tournament_organiser
+from services.game import GameService
 from services.tournaments.answers import PairingPreview, ReissuedTokens, preview_answer
 from services.tournaments.control_commands import (
     AdjustScore,
@@ -86,14 +87,7 @@ class ControlController(Controller):
         published (POST …/publish); then anyone's. During a round in play a Swiss preview uses the
         provisional standings. 409 registration-open, tournament-over.
         """
-
-        def answer() -> PairingPreview:
-            t = get_tournament(read.service, tournament_id)
-            if len(t.rounds) + 1 not in t.published:
-                tournament_organiser(t, read.credential)
-            return preview_answer(t)
-
-        return await read.call(answer)
+        return await read.call(pairing_preview, read.service, read.credential, tournament_id)
 
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
@@ -176,3 +170,14 @@ class ControlController(Controller):
         if wants_csv(read.request, format):
             return Response(sheet_csv(t, state), media_type="text/csv")
         return Response(sheet_text(t, state), media_type="text/plain")
+
+
+def pairing_preview(
+    service: GameService, cred: Credential | None, tournament_id: UUID
+) -> PairingPreview:
+    """The next round's pairing as scheduling would make it now: the organiser's only until
+    published (blocking; 401/403/404/409)."""
+    t = get_tournament(service, tournament_id)
+    if len(t.rounds) + 1 not in t.published:
+        tournament_organiser(t, cred)
+    return preview_answer(t)

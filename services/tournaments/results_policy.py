@@ -22,9 +22,10 @@ Other matches' finishes are passed over without a save; every :data:`PASS_EVERY`
 position moves by itself, so a restart re-reads at most that many.
 
 **Where it runs.** :meth:`ResultsPolicy.catch_up` reads from its position to the end of the
-log; a runner calls it where background work runs (the clerk's task, process roles ``all``
-and ``worker``), woken by a save that finished a table (:func:`finished_table`, the service's
-``on_saved_state``; the hub's changes on a worker), and by the clerk's tick. A caller that
+log; a loop calls it where background work runs (:mod:`services.tournaments.background`,
+process roles ``all`` and ``worker``), woken by a save that finished a table
+(:func:`finished_table`, the service's ``saves.stored``; the hub's changes on a worker), and
+by the clerk's tick. A caller that
 needs the standings fresh right after a table finished — a test, a tool — calls
 ``catch_up()`` itself before reading: it is synchronous and safe beside the runner.
 """

@@ -87,6 +87,7 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert periods == {
         "sweeper": 0.25,
         "tournament-clerk": 0.25,
+        "tournament-results": 0.25,
         "lobby-sweeper": 0.25,
         "read-models": 2.0,
     }  # WEBHOOK_INTERVAL_MS=0: no outbox loop

@@ -14,23 +14,8 @@ from pathlib import Path
 
 API = Path(__file__).resolve().parents[2] / "api"
 
-LIMIT = 1
-"""Nested functions allowed in ``api/`` outside :data:`MOVING`: ``Write.run``'s
-worker-thread call (``api/calls.py``), which goes once the tournament writes are commands
-on the bus (docs/decisions.md D-bus)."""
-
-MOVING = frozenset(
-    {
-        "tournaments/controller.py",
-        "tournaments/control.py",
-        "tournaments/registration.py",
-        "tournaments/results.py",
-        "tournaments/director.py",
-        "tournaments/organiser.py",
-    }
-)
-"""The tournament write routes, moving onto the bus now: counted once they have moved
-(their routes then send commands and define no function inside another)."""
+LIMIT = 0
+"""Nested functions allowed in ``api/``."""
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -76,9 +61,7 @@ async def outer():
 
 def test_api_defines_no_function_inside_another() -> None:
     functions, lambdas = counts()
-    counted = {name: n for name, n in functions.items() if name not in MOVING}
-    assert sum(counted.values()) <= LIMIT, (
-        f"{sum(counted.values())} functions nested in functions in api/ (limit {LIMIT}): "
-        f"{counted}; lambdas apart: {dict(lambdas)}"
+    assert sum(functions.values()) <= LIMIT, (
+        f"{sum(functions.values())} functions nested in functions in api/ (limit {LIMIT}): "
+        f"{dict(functions)}; lambdas apart: {dict(lambdas)}"
     )
-    assert all((API / name).is_file() for name in MOVING)  # gone: drop it from MOVING

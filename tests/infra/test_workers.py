@@ -18,7 +18,14 @@ from services.background import Loop
 from tests.api.rest import new_service
 from tests.apps import settings_of
 
-LOOPS = ("sweeper", "tournament-clerk", "lobby-sweeper", "webhook-outbox", "read-models")
+LOOPS = (
+    "sweeper",
+    "tournament-clerk",
+    "tournament-results",
+    "lobby-sweeper",
+    "webhook-outbox",
+    "read-models",
+)
 """Every loop of a worker process whose settings turn them all on."""
 
 

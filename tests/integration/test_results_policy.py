@@ -110,7 +110,7 @@ def test_two_policies_racing_on_one_store_record_each_table_once(backend: Backen
 def test_only_a_save_that_ends_a_table_wakes_the_policy() -> None:
     service = GameService({"PERSISTENCE_MODULE": "eventsourcing.popo"})
     woken: list[bool] = []
-    service.on_saved_state.append(lambda saved: woken.append(finished_table(saved)))
+    service.saves.stored.add(lambda saved: woken.append(finished_table(saved)))
     _, (a, _) = scheduled(service)
     assert not any(woken)  # scheduling seats and deals: nothing finished
     run_bots(service, a)
