@@ -26,7 +26,7 @@ from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
 from services import field_docs, table_life
 from services.access import organiser_of, seat_in, seat_or_organiser
-from services.accounts.seating import check_admitted, open_if_seated
+from services.accounts.seating import check_admitted, open_if_seated, refuse_a_seated_guest
 from services.bots import bot_seats, bot_to_act
 from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
@@ -374,6 +374,7 @@ class ClaimSeatHandler(Handler[ClaimSeat, Match, SeatClaimed]):
             organiser = True
         else:
             organiser = False
+            refuse_a_seated_guest(self.service, match, caller)  # R1: 409 already-seated
         check_admitted(match, command.seat, organiser=organiser)
         return match
 

@@ -25,10 +25,15 @@ from domain.accounts.invite import Invite
 from domain.game.match import Match
 from domain.rules.errors import IllegalMoveError
 from services import field_docs, table_life
-from services.access import player_if_any, seat_or_organiser, signed_player
+from services.access import Credential, player_if_any, seat_or_organiser, signed_player
 from services.accounts.invites import find_invite, new_code
 from services.accounts.players import Signed
-from services.accounts.seating import check_admitted, claim_seat, free_seats
+from services.accounts.seating import (
+    check_admitted,
+    claim_seat,
+    free_seats,
+    refuse_a_seated_guest,
+)
 from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.game import GameService
@@ -135,6 +140,14 @@ class JoinByInvite:
     code: str
     name: str = "guest"
     seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Guest:
+    """A caller without an account: known only by the seat token it presents, if any
+    (:func:`~services.accounts.seating.refuse_a_seated_guest`)."""
+
+    seat_token: Credential | None = None
 
 
 def _player(service: GameService, caller: Caller) -> Signed:
@@ -244,9 +257,10 @@ class CreateInviteHandler(Handler[CreateInvite, str, NewInvite]):
         )
 
 
-class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
+class JoinByInviteHandler(Handler[JoinByInvite, Signed | Guest, PlayerSeat]):
     """Two callers racing for one seat conflict on the match's version; the loser looks
-    again (the next free seat)."""
+    again (the next free seat). A player sits as their account (R1 on the account); a
+    guest presenting a seat token of the match sits already (R1: 409 ``already-seated``)."""
 
     attempts = ATTEMPTS
 
@@ -254,17 +268,21 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
         self.service = service
         self.dealer = dealer
 
-    def authorise(self, command: JoinByInvite, caller: Caller) -> Signed | None:
+    def authorise(self, command: JoinByInvite, caller: Caller) -> Signed | Guest:
         if isinstance(caller, Service):
-            return None
-        return player_if_any(self.service, caller)
+            return Guest()
+        if caller is not None and caller.role == SEAT_ROLE:
+            return Guest(caller)
+        return player_if_any(self.service, caller) or Guest()
 
-    def handle(self, uow: UnitOfWork, command: JoinByInvite, who: Signed | None) -> Outcome:
+    def handle(self, uow: UnitOfWork, command: JoinByInvite, who: Signed | Guest) -> Outcome:
         invite = find_invite(self.service, command.code)
         invite.check_open(uow.now)
         match: Match = uow.match(invite.match_id)
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
+        if isinstance(who, Guest):
+            refuse_a_seated_guest(self.service, match, who.seat_token)
         free = free_seats(match)
         if command.seat is None and not free:
             raise IllegalMoveError(
@@ -272,7 +290,7 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
             )
         chosen = free[0] if command.seat is None else command.seat
         check_admitted(match, chosen, invited=True)  # a rematch's kept seat: 403
-        if who is not None:
+        if isinstance(who, Signed):
             account = uow.get(who.account.id, Account, "player")
             token = claim_seat(uow, self.dealer, account, match, chosen, invited=True)
         else:
@@ -282,6 +300,6 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
         return Outcome(201, match.id, version, chosen, minted={TOKEN: token})
 
     def answer(
-        self, command: JoinByInvite, who: Signed | None, outcome: Outcome, state: Reading
+        self, command: JoinByInvite, who: Signed | Guest, outcome: Outcome, state: Reading
     ) -> PlayerSeat:
         return _seat_answer(outcome, state)

@@ -9,8 +9,11 @@ from uuid import UUID
 from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round
+from domain.rules.errors import IllegalMoveError
+from services.access import Credential, seat_in
 from services.dealer import Dealer
 from services.errors import ForbiddenError
+from services.game import GameService
 from services.sources import SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import UnitOfWork
 
@@ -32,6 +35,21 @@ def account_holder(account_id: UUID) -> str:
 def token_holder(digest: str) -> str:
     """A rematch seat kept for a guest: the hash of their seat token of the first match."""
     return f"token:{digest}"
+
+
+def refuse_a_seated_guest(service: GameService, match: Match, cred: Credential | None) -> None:
+    """R1 for a guest: a guest has no account and is known only by the seat token it holds
+    (docs/players.md). A seat token of ``match`` presented to take another seat of it is
+    409 ``already-seated`` (401 when no seat holds it); any other credential, or none, is
+    no tie to this match."""
+    if cred is None or cred.role != SEAT_ROLE or cred.owner != match.id:
+        return
+    held = seat_in(service, match, cred)
+    raise IllegalMoveError(
+        f"R1: one seat per person in a match; your seat token is seat {held}'s of match {match.id}",
+        rule="R1",
+        code="already-seated",
+    )
 
 
 def check_admitted(
