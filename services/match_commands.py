@@ -25,14 +25,14 @@ from domain.game.round import Round
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
 from services import field_docs, table_life
-from services.access import organiser_of, seat_in, seat_or_organiser
+from services.access import organiser_of, player_of, seat_in, seat_or_organiser
 from services.accounts.seating import check_admitted, open_if_seated, refuse_a_seated_guest
 from services.bots import bot_seats, bot_to_act
 from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.game import GameService
 from services.idempotency import Fact
-from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
+from services.sources import ORGANISER_ROLE, PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import Reading, UnitOfWork
 from services.view_types import RulesView, rules_view
 
@@ -505,7 +505,11 @@ class AskRematchHandler(Handler[AskRematch, table_life.Caller, RematchView]):
             return table_life.Caller(None)
         assert caller is not None
         account = match.accounts.get(who)
-        return table_life.Caller(who, account, "" if account is not None else caller.digest)
+        if account is None:
+            return table_life.Caller(who, None, caller.digest)
+        signed = player_of(self.service, caller) if caller.role == PLAYER_ROLE else None
+        session = match.minted_through.get(who) if signed is None else signed.session_id
+        return table_life.Caller(who, account, session_id=session)
 
     def handle(self, uow: UnitOfWork, command: AskRematch, who: table_life.Caller) -> Outcome:
         done = table_life.rematch(uow, self.dealer, command.match_id, who)

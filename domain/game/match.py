@@ -74,6 +74,9 @@ class Match(GameAggregate):
         """Per seat, who may take it in a rematch (``MatchCreated.reserved``); "" anyone."""
         accounts: Mapping[int, UUID]
         """Seats held by a player's account (not a guest's or a bot's) → the account."""
+        minted_through: Mapping[int, UUID]
+        """Seats whose token was minted through a player's session → that session: the
+        token works while the session does (docs/players.md)."""
         left: Mapping[int, str]
         """Seats whose holder left after round 1 began → the bot that plays them."""
         resigned: frozenset[int]
@@ -89,6 +92,7 @@ class Match(GameAggregate):
     rematch_of = None
     reserved = ("", "", "", "")
     accounts = MappingProxyType({})
+    minted_through = MappingProxyType({})
     left = MappingProxyType({})
     resigned = frozenset()
     rematch = None
@@ -178,7 +182,9 @@ class Match(GameAggregate):
         token_hash: str,
         now: datetime,
         account_id: UUID | None = None,
+        session_id: UUID | None = None,
     ) -> None:
+        """``session_id``: the player's session the token is minted through."""
         if type(seat) is not int or not 0 <= seat <= 3:
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
@@ -195,6 +201,7 @@ class Match(GameAggregate):
             kind=kind,
             token_hash=token_hash,
             account_id=account_id,
+            session_id=session_id,
         )
 
     def make_private(self, now: datetime) -> None:
@@ -253,11 +260,16 @@ class Match(GameAggregate):
             )
         self._emit(ev.RematchOffered, now, rematch_id=rematch_id, seat=seat)
 
-    def reissue_token(self, seat: int, token_hash: str, now: datetime) -> None:
-        """A taken seat gets a new token (its old one stops working)."""
+    def reissue_token(
+        self, seat: int, token_hash: str, now: datetime, session_id: UUID | None = None
+    ) -> None:
+        """A taken seat gets a new token (its old one stops working); ``session_id``: the
+        player's session it is minted through."""
         if type(seat) is not int or not 0 <= seat <= 3 or self.seats[seat] is None:
             raise IllegalMoveError(f"seat {seat!r} is not taken", rule="R1", code="seat-free")
-        self._emit(ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash)
+        self._emit(
+            ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash, session_id=session_id
+        )
 
     def begin_round(self, now: datetime, *, dealer: int | None = None) -> UUID:
         """Open the next round (the service then starts and deals it in the same save).

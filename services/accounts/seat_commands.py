@@ -181,7 +181,9 @@ class ClaimSeatAsPlayerHandler(Handler[ClaimSeatAsPlayer, Signed, PlayerSeat]):
     def handle(self, uow: UnitOfWork, command: ClaimSeatAsPlayer, who: Signed) -> Outcome:
         uow.add(who.account)
         match = uow.match(command.match_id)
-        token = claim_seat(uow, self.dealer, who.account, match, command.seat)
+        token = claim_seat(
+            uow, self.dealer, who.account, match, command.seat, session_id=who.session_id
+        )
         version = match_version(uow, match)
         return Outcome(201, match.id, version, command.seat, minted={TOKEN: token})
 
@@ -292,7 +294,9 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | Guest, PlayerSeat]):
         check_admitted(match, chosen, invited=True)  # a rematch's kept seat: 403
         if isinstance(who, Signed):
             account = uow.get(who.account.id, Account, "player")
-            token = claim_seat(uow, self.dealer, account, match, chosen, invited=True)
+            token = claim_seat(
+                uow, self.dealer, account, match, chosen, invited=True, session_id=who.session_id
+            )
         else:
             token = new_token(match.id, SEAT_ROLE)
             take_seat(uow, self.dealer, match, chosen, command.name, "human", token)

@@ -86,13 +86,17 @@ def claim_seat(
     seat: int,
     *,
     invited: bool = False,
+    session_id: UUID | None = None,
 ) -> str:
     """The player takes ``seat`` (R1) under their display name; answers a seat token
-    (the player token acts for the seat too, from any device). ``invited``: with an
-    invite code (a private table's seats). Round 1 is dealt when it was the fourth seat."""
+    (the player token acts for the seat too, from any device), minted through the player's
+    session ``session_id``: it works while that session does (docs/players.md).
+    ``invited``: with an invite code (a private table's seats). Round 1 is dealt when it
+    was the fourth seat."""
     check_admitted(match, seat, invited=invited, holder=account_holder(account.id))
     account.claim_seat(match.id, seat, uow.now)  # refuses a second seat (R1)
     token = new_token(match.id, SEAT_ROLE)
-    match.take_seat(seat, account.display_name, "human", token_hash(token), uow.now, account.id)
+    digest = token_hash(token)
+    match.take_seat(seat, account.display_name, "human", digest, uow.now, account.id, session_id)
     open_if_seated(uow, dealer, match)
     return token
