@@ -40,7 +40,7 @@ header.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
@@ -48,6 +48,7 @@ from litestar import MediaType, Request, Response, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
@@ -218,6 +219,7 @@ def write_route(
     headers: Sequence[ResponseHeader] = (),
     description: str | None = None,
     handler: Callable[..., RouteDecorator] = post,
+    also: Mapping[int, ResponseSpec] | None = None,
     **kwargs: Any,
 ) -> RouteDecorator:
     """A write's route (``post`` by default): its status, the problems it may answer
@@ -225,7 +227,8 @@ def write_route(
     header, the bearer security (``None``: no token needed) and the request body's type,
     declared here only: the handler reads it (:meth:`Write.body`) and the document shows
     it. Its summary and description are its handler's docstring: the first
-    paragraph, then the others (``description`` given instead: that)."""
+    paragraph, then the others (``description`` given instead: that). ``also``: another
+    success it may answer (quick play's ticket asked for again: 200 beside 201)."""
 
     def route(fn: Callable[..., Any]) -> HTTPRouteHandler:
         summary, rest = documented(fn)
@@ -236,7 +239,7 @@ def write_route(
             status_code=status_code,
             summary=summary,
             description=description or rest,
-            responses=problems(*statuses, body=body is not None),
+            responses={**problems(*statuses, body=body is not None), **(also or {})},
             response_headers=[*headers, REPLAYED_HEADER],
             **extra,
             **kwargs,
