@@ -2,8 +2,9 @@
 
 :class:`EdgeMiddleware` is the outermost of the app's Litestar middleware and the only one
 that wraps ``send``. Its wrapper touches the ``http.response.start`` message alone — the
-``X-Request-ID`` echo, ``Allow`` on ``OPTIONS``, the status and ``Idempotent-Replayed``
-for the metrics — and hands every body chunk (an SSE stream's included) straight on; it
+``X-Request-ID`` echo, ``Allow`` on ``OPTIONS``, what a browser may do with the answer
+(:mod:`api.content_policy`), the status and ``Idempotent-Replayed`` for the metrics —
+and hands every body chunk (an SSE stream's included) straight on; it
 reads a body only when the status is 409, for the conflict's ``code`` in the metrics.
 Around the request it does what needs no ``send`` at all: the request id (the client's
 ``X-Request-ID`` when well-formed, else a new one), the structlog context (``request_id``,
@@ -28,6 +29,7 @@ from litestar import Litestar
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.content_policy import policy_headers
 from api.logging import (
     REQUEST_ID_STATE_KEY,
     SEAT_STATE_KEY,
@@ -89,6 +91,7 @@ class EdgeMiddleware:
                         replayed = True
                     headers.append((key, value))
                 headers.append((_REQUEST_ID, echoed))
+                headers += policy_headers(scope.get("path", ""), headers)
                 if allow is not None:
                     headers.append((_ALLOW, allow))
                 message["headers"] = headers
