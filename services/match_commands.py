@@ -299,12 +299,21 @@ def create(uow: UnitOfWork, command: CreateMatch, match_id: UUID, organiser_hash
 
 
 def take_seat(
-    uow: UnitOfWork, dealer: Dealer, match: Match, seat: int, name: str, kind: str, token: str
+    uow: UnitOfWork,
+    dealer: Dealer,
+    match: Match,
+    seat: int,
+    name: str,
+    kind: str,
+    token: str,
+    *,
+    distinct: bool = False,
 ) -> None:
     """``name`` (a person, or a bot of ``kind``) takes ``seat`` with ``token`` (its hash is
-    kept); round 1 is dealt when it was the fourth seat (R1, R16)."""
+    kept); round 1 is dealt when it was the fourth seat (R1, R16). ``distinct``: a person
+    named themselves at this table (their name may not look like another seat's)."""
     uow.add(match)
-    match.take_seat(seat, name, kind, token_hash(token), uow.now)
+    match.take_seat(seat, name, kind, token_hash(token), uow.now, distinct=distinct)
     open_if_seated(uow, dealer, match)
 
 
@@ -380,7 +389,7 @@ class ClaimSeatHandler(Handler[ClaimSeat, Match, SeatClaimed]):
 
     def handle(self, uow: UnitOfWork, command: ClaimSeat, who: Match) -> Outcome:
         token = new_token(who.id, SEAT_ROLE)
-        take_seat(uow, self.dealer, who, command.seat, command.name, "human", token)
+        take_seat(uow, self.dealer, who, command.seat, command.name, "human", token, distinct=True)
         version = match_version(uow, who)
         return Outcome(201, who.id, version, command.seat, minted={TOKEN: token})
 

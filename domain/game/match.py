@@ -19,7 +19,7 @@ from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
 from domain.game.timers import Timers
-from domain.names import checked_name, checked_title
+from domain.names import check_apart, checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
@@ -183,13 +183,21 @@ class Match(GameAggregate):
         now: datetime,
         account_id: UUID | None = None,
         session_id: UUID | None = None,
+        *,
+        distinct: bool = False,
     ) -> None:
-        """``session_id``: the player's session the token is minted through."""
+        """``session_id``: the player's session the token is minted through. ``distinct``:
+        a person chose this table, so their name may not look like another seat's (the
+        name policy, :func:`domain.names.check_apart`); the service's own seatings — quick
+        play, a tournament's tables, a record — seat names chosen elsewhere."""
         if type(seat) is not int or not 0 <= seat <= 3:
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
         player = checked_name(player, "name", bot=kind != "human")
+        if distinct:
+            others = [i.name for i in self.seats if i is not None and isinstance(i.name, str)]
+            check_apart(player, others, "name")
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")

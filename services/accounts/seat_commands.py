@@ -182,7 +182,13 @@ class ClaimSeatAsPlayerHandler(Handler[ClaimSeatAsPlayer, Signed, PlayerSeat]):
         uow.add(who.account)
         match = uow.match(command.match_id)
         token = claim_seat(
-            uow, self.dealer, who.account, match, command.seat, session_id=who.session_id
+            uow,
+            self.dealer,
+            who.account,
+            match,
+            command.seat,
+            session_id=who.session_id,
+            distinct=True,
         )
         version = match_version(uow, match)
         return Outcome(201, match.id, version, command.seat, minted={TOKEN: token})
@@ -295,11 +301,18 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | Guest, PlayerSeat]):
         if isinstance(who, Signed):
             account = uow.get(who.account.id, Account, "player")
             token = claim_seat(
-                uow, self.dealer, account, match, chosen, invited=True, session_id=who.session_id
+                uow,
+                self.dealer,
+                account,
+                match,
+                chosen,
+                invited=True,
+                session_id=who.session_id,
+                distinct=True,
             )
         else:
             token = new_token(match.id, SEAT_ROLE)
-            take_seat(uow, self.dealer, match, chosen, command.name, "human", token)
+            take_seat(uow, self.dealer, match, chosen, command.name, "human", token, distinct=True)
         version = match_version(uow, match)
         return Outcome(201, match.id, version, chosen, minted={TOKEN: token})
 

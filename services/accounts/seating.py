@@ -87,16 +87,19 @@ def claim_seat(
     *,
     invited: bool = False,
     session_id: UUID | None = None,
+    distinct: bool = False,
 ) -> str:
     """The player takes ``seat`` (R1) under their display name; answers a seat token
     (the player token acts for the seat too, from any device), minted through the player's
     session ``session_id``: it works while that session does (docs/players.md).
     ``invited``: with an invite code (a private table's seats). Round 1 is dealt when it
-    was the fourth seat."""
+    was the fourth seat. ``distinct``: the player chose this table (their name may not
+    look like another seat's, :func:`domain.names.check_apart`)."""
     check_admitted(match, seat, invited=invited, holder=account_holder(account.id))
     account.claim_seat(match.id, seat, uow.now)  # refuses a second seat (R1)
     token = new_token(match.id, SEAT_ROLE)
     digest = token_hash(token)
-    match.take_seat(seat, account.display_name, "human", digest, uow.now, account.id, session_id)
+    name = account.display_name
+    match.take_seat(seat, name, "human", digest, uow.now, account.id, session_id, distinct=distinct)
     open_if_seated(uow, dealer, match)
     return token
