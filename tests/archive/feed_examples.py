@@ -30,6 +30,7 @@ from services.game import GameService
 from services.tournaments.clerk import Clerk
 from tests.api.rest import GatedService, Json, Table, auth, bots_match, client, settle
 from tests.archive.test_feed_format import first_of_each_type, population, served
+from tests.commands import bus_of
 from tests.conftest import FakeClock, FixedSeeds
 
 ROOT = Path(__file__).parents[2]
@@ -166,7 +167,7 @@ def _tournaments(c: TestClient[Litestar], service: GameService) -> None:
     more = {"seconds": 300, "reason": "a late start", "by": "TD"}
     _ok(c.post(f"{url}/rounds/1/tables/1/extension", json=more, headers=org))
     _clock(service).advance(timedelta(seconds=1600))
-    Clerk(service).tick()
+    Clerk(bus_of(service)).tick()
     paper = {"levels": [2, 0], "reason": "played on paper", "by": "TD"}
     _ok(c.post(f"{url}/rounds/1/tables/1/result", json=paper, headers=org))
     table = c.get(f"{url}/rounds/1").json()["tables"][0]
