@@ -12,25 +12,25 @@ from it silently. It is refused, with a problem naming the field and what was re
   spaces and joiners, the Hangul fillers, variation selectors, tag characters …) — except
   inside an emoji sequence Unicode recommends (RGI: ``❤️``, ``👨‍👩‍👧``, a subdivision flag),
   where they are part of the emoji;
-* a character UTS #39 marks as not for ordinary text (its Identifier_Type: technical —
+* a character UTS 39 marks as not for ordinary text (its Identifier_Type: technical —
   the braille blank U+2800, the ligature U+FDFD —, obsolete, historic, deprecated, or not a
   character);
-* more than four combining marks in a row, or one mark twice in a row (UTS #39 §5.4:
+* more than four combining marks in a row, or one mark twice in a row (UTS 39 §5.4:
   "Zalgo" text spilling over its neighbours);
-* letters of scripts UTS #39's **moderately restrictive** level does not allow together
+* letters of scripts UTS 39's **moderately restrictive** level does not allow together
   (``еrased`` with a Cyrillic е; Latin with Han, Hiragana, Katakana or Hangul is fine),
   or digits of two numbering systems;
 * no letter, digit, symbol or emoji at all, or more than its limit — counted in
   characters after compatibility decomposition (NFKC), so a ligature that stands for a
   phrase counts as the phrase;
-* **confusable** (UTS #39 skeleton, case ignored) with a name the service shows itself —
+* **confusable** (UTS 39 skeleton, case ignored) with a name the service shows itself —
   ``erased player``, ``unavailable name``, ``organiser``, the bots' default names
   (``random bot 2``; only the service names a bot so) — or a look-alike of the names it
   gives a person who wrote none (``guest``, ``player``: those very names are allowed);
 * at a table, confusable with another seat's name (:func:`check_apart`: ``Kirn`` beside
   ``Kim``; two seats may both be a plain ``guest``).
 
-Unicode's data comes from ICU (UTS #39's reference implementation, through PyICU: its
+Unicode's data comes from ICU (UTS 39's reference implementation, through PyICU: its
 ``SpoofChecker``, properties and emoji sets), pure functions over tables, no IO
 (docs/decisions.md D-doors). A name that looks like a sealed value (``enc:v1:…``) is plain
 text and reads as written, since sealed values are typed (:mod:`services.accounts.keys`).
@@ -58,9 +58,9 @@ SHOWN: Final = frozenset({"erased player", "unavailable name", "organiser", "org
 DEFAULTS: Final = frozenset({"guest", "player"})
 """What the service calls a person who wrote no name: allowed as written, not a look-alike."""
 MAX_MARKS: Final = 4
-"""Combining marks in a row (UTS #39 §5.4)."""
+"""Combining marks in a row (UTS 39 §5.4)."""
 UNFIT_TYPES: Final = ("Technical", "Obsolete", "Exclusion", "Deprecated", "Not_Character")
-"""UTS #39 Identifier_Types of characters not for ordinary text."""
+"""UTS 39 Identifier_Types of characters not for ordinary text."""
 
 _UNFIT: Final = {t: icu.UnicodeSet(f"[:Identifier_Type={t}:]") for t in UNFIT_TYPES}
 _IGNORABLE: Final = icu.UnicodeSet("[:Default_Ignorable_Code_Point:]")
@@ -100,7 +100,7 @@ def _named(ch: str) -> str:
 
 
 def _clusters(text: str) -> Iterator[str]:
-    """``text``'s grapheme clusters (what a reader sees as one character, UAX #29)."""
+    """``text``'s grapheme clusters (what a reader sees as one character, UAX 29)."""
     breaks = icu.BreakIterator.createCharacterInstance(icu.Locale.getRoot())
     unit = icu.UnicodeString(text)
     breaks.setText(unit)
@@ -111,7 +111,7 @@ def _clusters(text: str) -> Iterator[str]:
 
 
 def keys(name: str) -> frozenset[str]:
-    """What ``name`` looks like: its UTS #39 skeleton, case and runs of spaces ignored
+    """What ``name`` looks like: its UTS 39 skeleton, case and runs of spaces ignored
     (two names look alike when their keys meet)."""
     found = set()
     for form in (name, name.casefold(), unicodedata.normalize("NFKC", name).casefold()):
@@ -130,7 +130,7 @@ _DEFAULT_KEYS: Final = _keys_of(DEFAULTS)
 
 
 def look_alike(a: str, b: str) -> bool:
-    """``a`` and ``b`` are confusable (UTS #39), case and spacing aside."""
+    """``a`` and ``b`` are confusable (UTS 39), case and spacing aside."""
     return not keys(a).isdisjoint(keys(b))
 
 
@@ -153,7 +153,7 @@ def _check_characters(name: str, field: str) -> None:
             unfit = next((t for t, s in _UNFIT.items() if s.contains(ch)), None)
             if unfit is not None:
                 raise InvalidNameError(
-                    field, f"may not hold {_named(ch)}: not for ordinary text ({unfit}, UTS #39)"
+                    field, f"may not hold {_named(ch)}: not for ordinary text ({unfit}, UTS 39)"
                 )
         run = 0
         for ch in unicodedata.normalize("NFD", cluster):
@@ -174,7 +174,7 @@ def _check_scripts(name: str, field: str) -> None:
         scripts = sorted({icu.Script.getScript(ch).getName() for ch in name if ch.isalpha()})
         raise InvalidNameError(
             field,
-            f"mixes letters of scripts not written together ({' and '.join(scripts)}; UTS #39 "
+            f"mixes letters of scripts not written together ({' and '.join(scripts)}; UTS 39 "
             "moderately restrictive: Latin goes with one other script, Cyrillic and Greek "
             "with none)",
         )
