@@ -40,13 +40,14 @@ header.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
 from litestar import MediaType, Request, Response, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
@@ -217,6 +218,7 @@ def write_route(
     headers: Sequence[ResponseHeader] = (),
     description: str | None = None,
     handler: Callable[..., RouteDecorator] = post,
+    also: Mapping[int, ResponseSpec] | None = None,
     **kwargs: Any,
 ) -> RouteDecorator:
     """A write's route (``post`` by default): its status, the problems it may answer
@@ -224,7 +226,8 @@ def write_route(
     header, the bearer security (``None``: no token needed) and the request body's type,
     declared here only: the handler reads it (:meth:`Write.body`) and the document shows
     it. Its summary and description are its handler's docstring: the first
-    paragraph, then the others (``description`` given instead: that)."""
+    paragraph, then the others (``description`` given instead: that). ``also``: another
+    success it may answer (quick play's ticket asked for again: 200 beside 201)."""
 
     extra: dict[str, Any] = {} if security is None else {"security": security}
     extra["opt"] = {WRITE: True, **(json_body(body) if body is not None else {})}
@@ -233,7 +236,7 @@ def write_route(
         path,
         description,
         status_code=status_code,
-        responses=problems(*statuses, body=body is not None),
+        responses={**problems(*statuses, body=body is not None), **(also or {})},
         response_headers=[*headers, REPLAYED_HEADER],
         **extra,
         **kwargs,

@@ -2,8 +2,9 @@
 
 :class:`EdgeMiddleware` is the outermost of the app's Litestar middleware and the only one
 that wraps ``send``. Its wrapper touches the ``http.response.start`` message alone — the
-``X-Request-ID`` echo, ``Allow`` on ``OPTIONS``, the status and ``Idempotent-Replayed``
-for the metrics — and hands every body chunk (an SSE stream's included) straight on; it
+``X-Request-ID`` echo, ``Allow`` on ``OPTIONS``, what a browser may do with the answer
+(:mod:`api.content_policy`), the status and ``Idempotent-Replayed`` for the metrics —
+and hands every body chunk (an SSE stream's included) straight on; it
 reads a body only when the status is 409, for the conflict's ``code`` in the metrics.
 Around the request it does what needs no ``send`` at all: the request id (the client's
 ``X-Request-ID`` when well-formed, else a new one), the structlog context (``request_id``,
@@ -28,6 +29,7 @@ from litestar import Litestar
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.content_policy import policy_headers
 from api.logging import (
     REQUEST_ID_STATE_KEY,
     SEAT_STATE_KEY,
@@ -71,7 +73,7 @@ class EdgeMiddleware:
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id, **_route_context(scope))
         allow = self._allow(scope) if scope.get("method") == "OPTIONS" else None
-        reply = Reply(send, echoed, allow)
+        reply = Reply(send, echoed, allow, scope.get("path", ""))
         started = time.perf_counter()
         try:
             try:
@@ -116,15 +118,17 @@ class EdgeMiddleware:
 
 class Reply:
     """One request's ``send``, wrapped (the module docstring): the request id echoed, the
-    ``Allow`` of an ``OPTIONS``, and what the answer said — its status, whether it was a
-    replay, a 409's problem ``code``."""
+    ``Allow`` of an ``OPTIONS``, the content policy's headers (:mod:`api.content_policy`),
+    and what the answer said — its status, whether it was a replay, a 409's problem
+    ``code``."""
 
-    __slots__ = ("_send", "allow", "code", "echoed", "replayed", "status")
+    __slots__ = ("_send", "allow", "code", "echoed", "path", "replayed", "status")
 
-    def __init__(self, send: Send, echoed: bytes, allow: bytes | None) -> None:
+    def __init__(self, send: Send, echoed: bytes, allow: bytes | None, path: str) -> None:
         self._send = send
         self.echoed = echoed
         self.allow = allow
+        self.path = path
         self.status = 0
         self.replayed = False
         self.code = ""
@@ -142,6 +146,7 @@ class Reply:
                     self.replayed = True
                 headers.append((key, value))
             headers.append((_REQUEST_ID, self.echoed))
+            headers += policy_headers(self.path, headers)
             if allow is not None:
                 headers.append((_ALLOW, allow))
             message["headers"] = headers

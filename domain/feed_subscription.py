@@ -9,7 +9,10 @@ one consumer at a time; a lease not acknowledged before it expires is claimed ag
 whichever consumer asks next (at least once, never lost). The **checkpoint** is the
 highest position below which every range is acknowledged: a consumer that restarts, on
 any replica, resumes there. A single consumer may also **commit** a position directly
-(the stream's ``Last-Event-ID``), moving the checkpoint on.
+(the stream's ``Last-Event-ID``): everything up to it that no consumer holds a lease on
+counts as acknowledged, and the checkpoint moves on as far as no open lease stops it. A
+commit never drops a lease: the range is acknowledged by its consumer, or, expired, claimed
+again (docs/decisions.md D-doors).
 
 Pure: ids, lease ids and ``now`` come in as arguments.
 """
@@ -58,6 +61,22 @@ def _join_acknowledged(s: FeedSubscription) -> None:
     """The checkpoint moves over the acknowledged ranges that start where it stands."""
     while s.checkpoint in s.acked:
         s.checkpoint = s.acked.pop(s.checkpoint)
+
+
+def _acknowledge_unleased(s: FeedSubscription, position: int) -> None:
+    """What lies between the checkpoint and ``position`` outside every lease (open or
+    expired) and every acknowledged range counts as acknowledged: a commit never takes a
+    range leased to a consumer, which acknowledges it or loses it to the next claim."""
+    cursor = s.checkpoint
+    held = sorted([*((x.after, x.upto) for x in s.leases.values()), *s.acked.items()])
+    for after, upto in held:
+        if after >= position:
+            break
+        if after > cursor:
+            s.acked[cursor] = after
+        cursor = max(cursor, upto)
+    if cursor < position:
+        s.acked[cursor] = position
 
 
 class FeedSubscriptionCreated(Aggregate.Created):
@@ -110,7 +129,8 @@ class RangeAcknowledged(Aggregate.Event):
 
 
 class CheckpointCommitted(Aggregate.Event):
-    """A consumer said it processed everything up to ``position``."""
+    """A consumer said it processed everything up to ``position``: what is not leased to a
+    consumer counts as acknowledged (a lease stays: :func:`_acknowledge_unleased`)."""
 
     class_version: ClassVar[int] = 1
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
@@ -118,10 +138,8 @@ class CheckpointCommitted(Aggregate.Event):
 
     def apply(self, aggregate: Any) -> None:
         s: FeedSubscription = aggregate
-        s.checkpoint = max(s.checkpoint, self.position)
-        s.handed = max(s.handed, s.checkpoint)
-        s.leases = {k: v for k, v in s.leases.items() if v.upto > s.checkpoint}
-        s.acked = {a: u for a, u in s.acked.items() if u > s.checkpoint}
+        _acknowledge_unleased(s, self.position)
+        s.handed = max(s.handed, self.position)
         _join_acknowledged(s)
 
 

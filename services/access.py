@@ -143,8 +143,41 @@ def seat_in(service: GameService, match: Match, cred: Credential | None) -> int:
     _shaped(cred, match.id, SEAT_ROLE, "a seat", "match")
     for seat, info in enumerate(match.seats):
         if info is not None and cred.matches(info.token_hash):
+            ended = _session_ended(service, match, seat)
+            if ended is not None:
+                raise UnauthorizedError(ended)
             return seat
     raise UnauthorizedError("the token is not a seat token of this match")
+
+
+def _session_ended(service: GameService, match: Match, seat: int) -> str | None:
+    """Why the seat's token no longer works although it is the seat's: it was minted
+    through a player's session (:attr:`Match.minted_through`) that has since ended or
+    expired — a seat token lives no longer than the session that got it (docs/players.md).
+    None: it works (a guest's token, or one minted through no session)."""
+    session_id = match.minted_through.get(seat)
+    account_id = match.accounts.get(seat)
+    if session_id is None or account_id is None:
+        return None
+    try:
+        account = get_account(service, account_id)
+    except NotFoundError:
+        return "the player session this seat token was minted through has ended"
+    session = account.sessions.get(session_id)
+    if session is None:
+        return (
+            "the player session this seat token was minted through has ended (signed out, "
+            "revoked or erased): sign in again and ask for a fresh seat token"
+        )
+    idle = service.table.session_idle
+    expires = session.expires_at(idle)
+    if service.clock() >= expires:
+        return (
+            f"the player session this seat token was minted through expired at "
+            f"{expires.isoformat()} (unused for more than {int(idle.total_seconds())} s): "
+            "sign in again and ask for a fresh seat token"
+        )
+    return None
 
 
 def organiser_of(match: Match, cred: Credential | None) -> None:
@@ -336,6 +369,8 @@ def caller_of(service: GameService, cred: Credential) -> Caller | None:
         elif cred.role == SEAT_ROLE:
             for seat, info in enumerate(found.seats):
                 if info is not None and cred.matches(info.token_hash):
+                    if _session_ended(service, found, seat) is not None:
+                        return None
                     return Caller(SEAT_ROLE, cred.owner, seat=seat)
     elif isinstance(found, Tournament):
         if cred.role == ORGANISER_ROLE:

@@ -89,9 +89,8 @@ def next_move(
     if phase is RoundPhase.DEALING:
         return _dealing_move(round_, bots, now)
     if phase is RoundPhase.PLAYING:
-        assert round_.play is not None
-        turn = round_.play.turn
-        if turn not in bots:
+        turn = round_.to_act()
+        if turn is None or turn not in bots:
             return None
         cards = _player(bots[turn], stop).play(_play_view(round_, turn), _rng(round_, turn))
         return BotMove(turn, Play(tuple(cards)))

@@ -45,6 +45,9 @@ from services.history_items import (
     RULES,
     STRENGTH,
     SUIT,
+    TABLE,
+    TABLES,
+    TIMERS,
     camel,
     wire_form,
 )
@@ -71,6 +74,8 @@ CARD_SCHEMA: dict[str, Any] = {"$ref": "FeedCard"}
 RANK_SCHEMA: dict[str, Any] = {"$ref": "FeedRank"}
 SUIT_SCHEMA: dict[str, Any] = {"$ref": "FeedSuit"}
 STRENGTH_SCHEMA: dict[str, Any] = {"$ref": "FeedStrength"}
+TABLE_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 1}
+"""A tournament table's number: from 1, as the API counts them."""
 
 
 def _of_type(t: mi.Type) -> dict[str, Any]:
@@ -127,6 +132,16 @@ def _field(owner: type[Any], name: str, t: mi.Type) -> dict[str, Any]:
         shape = STRENGTH_SCHEMA
     elif form == RULES:
         shape = {"type": "object", "additionalProperties": True}
+    elif form == TABLE:
+        shape = TABLE_SCHEMA
+    elif form == TABLES:
+        shape = {"type": "array", "items": TABLE_SCHEMA}
+    elif form == TIMERS:
+        shape = {
+            "type": "object",
+            "propertyNames": {"pattern": "^[a-z][A-Za-z0-9]*$"},
+            "additionalProperties": {"type": "integer"},
+        }
     else:
         return _of_type(t)
     return {"anyOf": [shape, {"type": "null"}]} if nullable else dict(shape)
@@ -138,10 +153,25 @@ def _object(
     *,
     required: bool,
     optional: frozenset[str] = frozenset(),
+    event: bool = False,
 ) -> dict[str, Any]:
-    props = {
-        camel(f.name): _field(owner, f.name, f.type) for f in fields if f.name not in _IDENTITY
-    }
+    """The object of ``owner``'s ``fields``, each described by the docstring under it in
+    ``owner``'s source (an ``event``'s field without one is named for what it is; a value
+    class's must have one: a test walks the schemas)."""
+    docs: dict[str, str] = {}
+    for klass in reversed(owner.__mro__):
+        docs.update(_field_docstrings(klass))
+    props: dict[str, Any] = {}
+    for f in fields:
+        if f.name in _IDENTITY:
+            continue
+        prop = _field(owner, f.name, f.type)
+        text = docs.get(f.name)
+        if text is None and event:
+            text = f"The event's `{camel(f.name)}` (docs/events.md)"
+        if text is not None:
+            prop = {**prop, "description": text}
+        props[camel(f.name)] = prop
     needed = [
         camel(f.name)
         for f in fields
@@ -165,7 +195,7 @@ def data_schema(cls: type[Any], *, strict: bool = True) -> dict[str, Any]:
     secret = frozenset(getattr(cls, "SECRET_FIELDS", ())) | frozenset(
         getattr(cls, "SHOWN_TO_NOBODY", ())
     )
-    shape = _object(cls, info.fields, required=strict, optional=secret)
+    shape = _object(cls, info.fields, required=strict, optional=secret, event=True)
     if not strict:
         del shape["additionalProperties"]
     return shape
@@ -335,18 +365,11 @@ def feed_item_schemas() -> dict[str, dict[str, Any]]:
 
 
 def _described(cls: type[Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` of event class ``cls``'s data described from the class: its docstring,
-    and the docstrings under its fields (read from its source: the domain imports no
-    msgspec, so its events cannot carry ``Meta``); a field without one is named for what
-    it is."""
+    """``schema`` of event class ``cls``'s data described from the class's docstring (its
+    fields are, by :func:`_object`, from the docstrings under them in its source: the
+    domain imports no msgspec, so its events cannot carry ``Meta``)."""
     own = cls.__doc__ if "__doc__" in vars(cls) else None
     schema["description"] = _clean(own) if own else f"The fields of a `{cls.__name__}`"
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        docs.update(_field_docstrings(klass))
-    by_wire = {camel(name): text for name, text in docs.items()}
-    for prop, sub in schema["properties"].items():
-        sub["description"] = by_wire.get(prop, f"The event's `{prop}` (docs/events.md)")
     return schema
 
 

@@ -28,7 +28,13 @@ DEALER: Final = Meta(
     description="The dealer (庄家) of the round (R18, R31); null before round 1's first declaration"
 )
 DECLARATIONS: Final = Meta(description="Every declaration (R17) and overcall (R20), in order")
-EXPECTED: Final = Meta(description="Whose action the round waits for, and which; null when none")
+EXPECTED: Final = Meta(
+    description=(
+        "Whose action the round waits for, and which; null when none — between a trick's "
+        "fourth card and its TrickWon (the trick is being won, R24) and once every card is "
+        "played until the round is scored (R26)"
+    )
+)
 FAILED_THROWS: Final = Meta(description="Throws that failed this round (R22), in order")
 FINISHED: Final = Meta(description="The match is over (R32)")
 FIRST_SEAT: Final = Meta(

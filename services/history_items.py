@@ -93,7 +93,7 @@ def _camel(name: str) -> str:
 camel = _camel
 """A field's name on the wire."""
 
-CARDS, CARD, SUIT, RANK, RANKS_, STRENGTH, RULES, PLAIN = (
+CARDS, CARD, SUIT, RANK, RANKS_, STRENGTH, RULES, TABLE, TABLES, TIMERS, PLAIN = (
     "cards",
     "card",
     "suit",
@@ -101,6 +101,9 @@ CARDS, CARD, SUIT, RANK, RANKS_, STRENGTH, RULES, PLAIN = (
     "ranks",
     "strength",
     "rules",
+    "table",
+    "tables",
+    "timers",
     "plain",
 )
 _FORMS: dict[str, str] = {
@@ -112,6 +115,8 @@ _FORMS: dict[str, str] = {
     "levels": RANKS_,
     "strength": STRENGTH,
     "rules": RULES,
+    "table": TABLE,
+    "timers": TIMERS,
 }
 
 
@@ -119,10 +124,16 @@ def wire_form(owner: type[Any] | None, name: str) -> str:
     """How field ``name`` of ``owner`` is written on the wire: cards in R4 notation,
     ranks and suits as letters, a strength by name — or as it is (``plain``). A class
     lists in ``COUNT_FIELDS`` the fields that are counts although their name says rank
-    (a tournament result's ``levels``: levels gained, R30). :func:`history_item` and the
-    feed's schemas (:mod:`services.feed_schema`) both read this one table."""
+    (a tournament result's ``levels``: levels gained, R30), and in ``TABLE_FIELDS`` the
+    ones that are table numbers. A tournament's table numbers are served from 1, as the
+    API counts them (stored from 0: the served form maps them, the events stay as they
+    are); turn timers' names in camelCase, as every served field (docs/events.md,
+    docs/decisions.md D-doors). :func:`history_item` and the feed's schemas
+    (:mod:`services.feed_schema`) both read this one table."""
     if name in getattr(owner, "COUNT_FIELDS", ()):
         return PLAIN
+    if name in getattr(owner, "TABLE_FIELDS", ()):
+        return TABLES
     return _FORMS.get(name, PLAIN)
 
 
@@ -143,8 +154,12 @@ def _plain(owner: type[Any] | None, name: str, value: Any) -> Any:
         return [RANKS[v] for v in value]
     if form == STRENGTH:
         return Strength(value).name.lower()
-    if form == RULES and isinstance(value, dict):
+    if form in (RULES, TIMERS) and isinstance(value, dict):
         return {_camel(str(k)): v for k, v in value.items()}
+    if form == TABLE:
+        return value + 1
+    if form == TABLES:
+        return [t + 1 for t in value]
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, datetime):

@@ -172,7 +172,7 @@ def legal_actions(
             actions=["bury", *actions], bury_from=sorted_names(full, ctx), bury_count=BOTTOM
         )
     play = r.play
-    if phase is RoundPhase.PLAYING and play is not None and play.turn == seat:
+    if phase is RoundPhase.PLAYING and play is not None and play.to_play == seat:
         if not play.trick:
             return LegalActions(actions=["play"], lead=LEAD_NOTE, leads=lead_choices(play, seat))
         lead = play.lead_shape

@@ -25,14 +25,14 @@ from domain.game.round import Round
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
 from services import field_docs, table_life
-from services.access import organiser_of, seat_in, seat_or_organiser
-from services.accounts.seating import check_admitted, open_if_seated
+from services.access import organiser_of, player_of, seat_in, seat_or_organiser
+from services.accounts.seating import check_admitted, open_if_seated, refuse_a_seated_guest
 from services.bots import bot_seats, bot_to_act
 from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.game import GameService
 from services.idempotency import Fact
-from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
+from services.sources import ORGANISER_ROLE, PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import Reading, UnitOfWork
 from services.view_types import RulesView, rules_view
 
@@ -299,12 +299,21 @@ def create(uow: UnitOfWork, command: CreateMatch, match_id: UUID, organiser_hash
 
 
 def take_seat(
-    uow: UnitOfWork, dealer: Dealer, match: Match, seat: int, name: str, kind: str, token: str
+    uow: UnitOfWork,
+    dealer: Dealer,
+    match: Match,
+    seat: int,
+    name: str,
+    kind: str,
+    token: str,
+    *,
+    distinct: bool = False,
 ) -> None:
     """``name`` (a person, or a bot of ``kind``) takes ``seat`` with ``token`` (its hash is
-    kept); round 1 is dealt when it was the fourth seat (R1, R16)."""
+    kept); round 1 is dealt when it was the fourth seat (R1, R16). ``distinct``: a person
+    named themselves at this table (their name may not look like another seat's)."""
     uow.add(match)
-    match.take_seat(seat, name, kind, token_hash(token), uow.now)
+    match.take_seat(seat, name, kind, token_hash(token), uow.now, distinct=distinct)
     open_if_seated(uow, dealer, match)
 
 
@@ -374,12 +383,13 @@ class ClaimSeatHandler(Handler[ClaimSeat, Match, SeatClaimed]):
             organiser = True
         else:
             organiser = False
+            refuse_a_seated_guest(self.service, match, caller)  # R1: 409 already-seated
         check_admitted(match, command.seat, organiser=organiser)
         return match
 
     def handle(self, uow: UnitOfWork, command: ClaimSeat, who: Match) -> Outcome:
         token = new_token(who.id, SEAT_ROLE)
-        take_seat(uow, self.dealer, who, command.seat, command.name, "human", token)
+        take_seat(uow, self.dealer, who, command.seat, command.name, "human", token, distinct=True)
         version = match_version(uow, who)
         return Outcome(201, who.id, version, command.seat, minted={TOKEN: token})
 
@@ -504,7 +514,11 @@ class AskRematchHandler(Handler[AskRematch, table_life.Caller, RematchView]):
             return table_life.Caller(None)
         assert caller is not None
         account = match.accounts.get(who)
-        return table_life.Caller(who, account, "" if account is not None else caller.digest)
+        if account is None:
+            return table_life.Caller(who, None, caller.digest)
+        signed = player_of(self.service, caller) if caller.role == PLAYER_ROLE else None
+        session = match.minted_through.get(who) if signed is None else signed.session_id
+        return table_life.Caller(who, account, session_id=session)
 
     def handle(self, uow: UnitOfWork, command: AskRematch, who: table_life.Caller) -> Outcome:
         done = table_life.rematch(uow, self.dealer, command.match_id, who)

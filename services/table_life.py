@@ -92,6 +92,9 @@ class Caller:
     seat: int | None
     account_id: UUID | None = None
     token_digest: str = ""
+    session_id: UUID | None = None
+    """The player's session the caller's credential answers to (the rematch's seat token
+    is minted through it, docs/players.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +177,7 @@ def _take(uow: UnitOfWork, dealer: Dealer, match: Match, caller: Caller) -> Rema
     assert seat is not None
     if caller.account_id is not None:
         account = uow.get(caller.account_id, Account, "player")
-        token = claim_seat(uow, dealer, account, match, seat)
+        token = claim_seat(uow, dealer, account, match, seat, session_id=caller.session_id)
         return Rematched(match, token)
     check_admitted(match, seat, holder=token_holder(caller.token_digest))
     token = new_token(match.id, SEAT_ROLE)

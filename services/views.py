@@ -356,13 +356,16 @@ def _expected(round_: Round) -> Expected | None:
         return Expected(seat=None, action="redeal")
     if phase in (RoundPhase.SCORED, RoundPhase.ABANDONED):
         return None
+    seat = round_.to_act()
+    if phase is RoundPhase.PLAYING and seat is None:
+        return None  # a trick being won, or every card played and the round not yet scored
     action = {
         RoundPhase.DECLARING: "declare_or_pass",
         RoundPhase.OVERCALLING: "overcall_or_pass",
         RoundPhase.BURYING: "bury",
         RoundPhase.PLAYING: "play",
     }[phase]
-    return Expected(seat=round_.to_act(), action=cast("ExpectedAction", action))
+    return Expected(seat=seat, action=cast("ExpectedAction", action))
 
 
 def _result_fields(round_: Round, embargo: Embargo | None) -> dict[str, Any]:

@@ -68,7 +68,9 @@ class InviteController(Controller):
         With a player token the player sits under their display name and acts with the player token
         too; without one, under `name` (`guest` by default). `seat` seats a friend as partner (R2).
         Answers a seat token once. 409 `seat-taken`, `no-free-seat` when four sit already,
-        `invite-expired` after its time. The code is the only way in to a private table.
+        `already-seated` for a player seated there or a guest presenting a seat token of the
+        match (R1: a guest is known by its seat token), `invite-expired` after its time. The
+        code is the only way in to a private table.
         """
         data = await write.body() or JoinRequest()
         normal_code(code)  # 422 for a code that cannot be one

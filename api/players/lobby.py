@@ -17,6 +17,7 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Response, delete
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter
 from litestar.response import Stream
 
@@ -69,13 +70,29 @@ class LobbyController(Controller):
     path = "/v1/lobby/tickets"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route("/", 201, 401, 403, 409, headers=(LOCATION_HEADER,), body=TicketRequestBody | None)
+    @write_route(
+        "/",
+        201,
+        401,
+        403,
+        409,
+        headers=(LOCATION_HEADER,),
+        body=TicketRequestBody | None,
+        also={
+            200: ResponseSpec(
+                data_container=TicketView,
+                description="The same ticket asked for again: the player's ticket, as it is",
+            )
+        },
+    )
     async def queue_for_match(self, write: Writing) -> Response[TicketView]:
         """Queue for quick play (a player); four compatible tickets make a match
 
         Tickets with the same preset and rules are matched first come, first seated; partners who
         name each other sit opposite (R2). With `botsAfterSeconds`, bots fill the free seats once
-        the ticket has waited that long. 409 `already-queued`: the player waits with another ticket.
+        the ticket has waited that long. One quick play at a time: while the player's ticket
+        waits, or its match goes on with the player seated, the same ticket asked for again (a
+        double tap) answers that ticket with 200; another one is 409 `already-queued`.
         """
         body = await write.body() or TicketRequestBody()
         wait = body.bots_after_seconds

@@ -78,6 +78,7 @@ class AccountCreated(Aggregate.Created):
         a.seats = {}
         a.left = {}
         a.ticket = None
+        a.quick_play = {}
         a.erased = False
 
 
@@ -152,8 +153,10 @@ class SeatClaimed(AccountEvent):
 
     def apply_to(self, account: Account) -> None:
         account.seats[self.match_id] = self.seat
-        if self.ticket_id is not None and account.ticket == self.ticket_id:
-            account.ticket = None
+        if self.ticket_id is not None:
+            account.quick_play[self.match_id] = self.ticket_id
+            if account.ticket == self.ticket_id:
+                account.ticket = None
 
 
 class MatchLeft(AccountEvent):
@@ -206,6 +209,8 @@ class Account(GameAggregate):
         """Matches the player left, and the seat they held there."""
         ticket: UUID | None
         """The lobby ticket the account waits with, if any."""
+        quick_play: dict[UUID, UUID]
+        """Matches quick play seated the account in → the ticket that did."""
         erased: bool
 
     @classmethod

@@ -19,7 +19,7 @@ from domain.game.base import GameAggregate
 from domain.game.round import round_id
 from domain.game.round_events import RoundScored
 from domain.game.timers import Timers
-from domain.names import checked_name, checked_title
+from domain.names import check_apart, checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
@@ -74,6 +74,9 @@ class Match(GameAggregate):
         """Per seat, who may take it in a rematch (``MatchCreated.reserved``); "" anyone."""
         accounts: Mapping[int, UUID]
         """Seats held by a player's account (not a guest's or a bot's) → the account."""
+        minted_through: Mapping[int, UUID]
+        """Seats whose token was minted through a player's session → that session: the
+        token works while the session does (docs/players.md)."""
         left: Mapping[int, str]
         """Seats whose holder left after round 1 began → the bot that plays them."""
         resigned: frozenset[int]
@@ -89,6 +92,7 @@ class Match(GameAggregate):
     rematch_of = None
     reserved = ("", "", "", "")
     accounts = MappingProxyType({})
+    minted_through = MappingProxyType({})
     left = MappingProxyType({})
     resigned = frozenset()
     rematch = None
@@ -178,12 +182,22 @@ class Match(GameAggregate):
         token_hash: str,
         now: datetime,
         account_id: UUID | None = None,
+        session_id: UUID | None = None,
+        *,
+        distinct: bool = False,
     ) -> None:
+        """``session_id``: the player's session the token is minted through. ``distinct``:
+        a person chose this table, so their name may not look like another seat's (the
+        name policy, :func:`domain.names.check_apart`); the service's own seatings — quick
+        play, a tournament's tables, a record — seat names chosen elsewhere."""
         if type(seat) is not int or not 0 <= seat <= 3:
             raise InvalidInputError(f"seat must be 0..3, got {seat!r}", rule="R1")
         if kind not in SEAT_KINDS:
             raise InvalidInputError(f"seat kind must be one of {', '.join(SEAT_KINDS)}")
         player = checked_name(player, "name", bot=kind != "human")
+        if distinct:
+            others = [i.name for i in self.seats if i is not None and isinstance(i.name, str)]
+            check_apart(player, others, "name")
         self._check_open()
         if self.seats[seat] is not None:
             raise IllegalMoveError(f"seat {seat} is taken", rule="R1", code="seat-taken")
@@ -195,6 +209,7 @@ class Match(GameAggregate):
             kind=kind,
             token_hash=token_hash,
             account_id=account_id,
+            session_id=session_id,
         )
 
     def make_private(self, now: datetime) -> None:
@@ -253,11 +268,16 @@ class Match(GameAggregate):
             )
         self._emit(ev.RematchOffered, now, rematch_id=rematch_id, seat=seat)
 
-    def reissue_token(self, seat: int, token_hash: str, now: datetime) -> None:
-        """A taken seat gets a new token (its old one stops working)."""
+    def reissue_token(
+        self, seat: int, token_hash: str, now: datetime, session_id: UUID | None = None
+    ) -> None:
+        """A taken seat gets a new token (its old one stops working); ``session_id``: the
+        player's session it is minted through."""
         if type(seat) is not int or not 0 <= seat <= 3 or self.seats[seat] is None:
             raise IllegalMoveError(f"seat {seat!r} is not taken", rule="R1", code="seat-free")
-        self._emit(ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash)
+        self._emit(
+            ev.SeatTokenReissued, now, seat=seat, token_hash=token_hash, session_id=session_id
+        )
 
     def begin_round(self, now: datetime, *, dealer: int | None = None) -> UUID:
         """Open the next round (the service then starts and deals it in the same save).

@@ -37,6 +37,14 @@ class SeatInfo(Value):
         return hash((self.name, self.kind, self.token_hash))
 
 
+def _minted_through(match: Match, seat: int, session_id: UUID | None) -> None:
+    """The seat's current token was minted through ``session_id`` (None: no session)."""
+    if session_id is not None:
+        match.minted_through = {**match.minted_through, seat: session_id}
+    elif seat in match.minted_through:
+        match.minted_through = {s: x for s, x in match.minted_through.items() if s != seat}
+
+
 class MatchEvent(Aggregate.Event):
     class_version: ClassVar[int] = 1
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ()
@@ -119,10 +127,12 @@ class MatchCreated(Aggregate.Created):
 
 class SeatTaken(MatchEvent):
     """A player (or a bot) took a seat (R1). Version 2 names the player's
-    account; version 1 events are read with none (:meth:`upcast_v1_v2`)."""
+    account; version 1 events are read with none (:meth:`upcast_v1_v2`). Version 3 names
+    the player session the seat's token was minted through (the token works while that
+    session does, docs/players.md); version 2 events are read with none."""
 
-    class_version: ClassVar[int] = 2
-    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash", "account_id")
+    class_version: ClassVar[int] = 3
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash", "account_id", "session_id")
     """Never public: the account id would link a player's matches (after an erasure too);
     the operator's feed reads it (docs/players.md)."""
     PERSONAL_FIELDS: ClassVar[dict[str, str]] = {"player": "account_id"}
@@ -134,33 +144,52 @@ class SeatTaken(MatchEvent):
     token_hash: str
     account_id: UUID | None = None
     """The player's account, when a player (not a guest or a bot) took the seat."""
+    session_id: UUID | None = None
+    """The player's session the seat token was minted through; None: a guest's, a bot's,
+    or a token that answers to no session (docs/players.md)."""
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         """A seat taken before players existed: a guest or a bot, no account."""
         state["account_id"] = None
 
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        """A seat token minted before tokens were tied to a session: tied to none."""
+        state["session_id"] = None
+
     def apply_to(self, match: Match) -> None:
         match.seats[self.seat] = SeatInfo(self.player, self.kind, self.token_hash)
         if self.account_id is not None:
             match.accounts = {**match.accounts, self.seat: self.account_id}
+        _minted_through(match, self.seat, self.session_id)
 
 
 class SeatTokenReissued(MatchEvent):
     """A new token for a seat — a tournament organiser re-issued the table's tokens
     (docs/tournaments.md), or a player asked for a fresh seat token (docs/players.md): the old one
-    stops working. class_version 1. No move of the game: it takes no match version
-    (``VERSIONED``), so it may come in the middle of a round."""
+    stops working. No move of the game: it takes no match version (``VERSIONED``), so it
+    may come in the middle of a round. Version 2 names the player session the new token
+    was minted through (as :class:`SeatTaken` v3); version 1 events are read with none."""
 
-    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash",)
+    class_version: ClassVar[int] = 2
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("token_hash", "session_id")
     VERSIONED: ClassVar[bool] = False
     seat: int
     token_hash: str
+    session_id: UUID | None = None
+    """The player's session the new token was minted through; None: tied to none."""
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A token re-issued before tokens were tied to a session: tied to none."""
+        state["session_id"] = None
 
     def apply_to(self, match: Match) -> None:
         info = match.seats[self.seat]
         assert info is not None
         match.seats[self.seat] = SeatInfo(info.name, info.kind, self.token_hash)
+        _minted_through(match, self.seat, self.session_id)
         match.unversioned += 1
 
 
@@ -251,6 +280,7 @@ class SeatLeft(MatchEvent):
         info = match.seats[self.seat]
         assert info is not None
         match.accounts = {s: a for s, a in match.accounts.items() if s != self.seat}
+        _minted_through(match, self.seat, None)
         if self.replaced_by is None:
             match.seats[self.seat] = None
         else:

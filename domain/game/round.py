@@ -176,7 +176,7 @@ class Round(GameAggregate):
         phase = self.phase
         if phase is RoundPhase.PLAYING:
             assert self.play is not None
-            return self.play.turn
+            return self.play.to_play  # none between a trick's fourth card and TrickWon
         if phase in (RoundPhase.OVERCALLING, RoundPhase.DECLARING):
             return self.bidding.to_speak
         if phase is RoundPhase.BURYING:

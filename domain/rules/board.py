@@ -34,9 +34,9 @@ class Board(Value):
     dealer: int
     """The dealer's seat 0..3; the dealer's team defends (R6) and the dealer leads (R22)."""
     level: int
-    """The level rank's index 0..12 (2 … A): the rank of the level cards (R5)."""
+    """The level rank (R5: 2 … A; stored as its index 0..12): the rank of the level cards."""
     trump: int | None
-    """The trump suit 0..3 (S H C D); None: no-trump (R9)."""
+    """The trump suit (S H C D; stored as 0..3); none: no-trump (R9)."""
 
     def __post_init__(self) -> None:
         for name, value, low, high in (

@@ -102,12 +102,30 @@ class TrickPlay:
     def finished(self) -> bool:
         return not self.trick and not self.hands[self.turn]
 
+    @property
+    def collecting(self) -> bool:
+        """Every seat has played to the trick: it is being won (``TrickWon``, R24) and
+        nobody plays until it is (R22)."""
+        return len(self.trick) == 4
+
+    @property
+    def to_play(self) -> int | None:
+        """The seat to play now (R22); None while a trick is being collected or once every
+        card is played (the round is being scored, R26)."""
+        return None if self.collecting or self.finished else self.turn
+
     def check(self, seat: int, cards: Sequence[Card], *, test_throw: bool = True) -> PlayOutcome:
         """Validate ``seat`` playing ``cards``; raise IllegalMoveError naming the rule.
         ``test_throw`` False: a throw is judged by its shape alone, as the thrower can
         judge it (R22: the other hands test it only when it is played, R33)."""
         if self.finished:
             raise IllegalMoveError("every card has been played", rule="R22", code="round-over")
+        if self.collecting:
+            raise IllegalMoveError(
+                "the trick is complete: it is being won (R24) before anyone plays again",
+                rule="R22",
+                code="not-your-turn",
+            )
         if seat != self.turn:
             raise IllegalMoveError(
                 f"it is seat {self.turn}'s turn to play, not seat {seat}'s",

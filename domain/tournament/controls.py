@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from domain.game.timers import Timers
+from domain.names import look_alike
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.tournament import events as ev
 from domain.tournament.pairing import MAX_TEAMS, round_robin_rounds
@@ -165,9 +166,11 @@ class OrganiserControls:
         """A team enters: during registration (by itself or the organiser), or — Swiss
         only, organiser only — as a late entry from the next round. Its number."""
         check_team(team)
-        if any(t.name == team.name for t in self.teams):
+        if any(look_alike(t.name, team.name) for t in self.teams):
             raise IllegalMoveError(
-                f"a team is already called {team.name!r}", rule="R36", code="team-name-taken"
+                f"a team is already called {team.name!r}, or a name that looks like it",
+                rule="R36",
+                code="team-name-taken",
             )
         if len(self.teams) >= MAX_TEAMS:
             raise IllegalMoveError(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from domain.game.match import SEAT_KINDS
 from domain.game.timers import Timers
+from domain.names import look_alike
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.tournament import events as ev
 from domain.tournament.controls import DEADLINE_RULES, MAX_DEADLINE_S
@@ -311,9 +312,11 @@ class DirectorTools:
         self.check_team_number(team)
         old = self.teams[team]
         check_team(ev.TeamEntry(name, old.players, old.kinds))
-        if any(t.name == name and i != team for i, t in enumerate(self.teams)):
+        if any(look_alike(t.name, name) and i != team for i, t in enumerate(self.teams)):
             raise IllegalMoveError(
-                f"a team is already called {name!r}", rule="R36", code="team-name-taken"
+                f"a team is already called {name!r}, or a name that looks like it",
+                rule="R36",
+                code="team-name-taken",
             )
         reason, _ = _why(reason)
         self._emit(ev.TeamRenamed, now, team=team, name=name, reason=reason)

@@ -26,8 +26,12 @@ class TeamEntry:
     policy: ``random``, ``heuristic``, ``strong``). Partners sit opposite (R2)."""
 
     name: str
+    """The team's name (the name policy, docs/decisions.md D-integrity)."""
     players: tuple[str, str]
+    """Its two players' names; partners sit opposite (R2)."""
     kinds: tuple[str, str]
+    """Each player's seat kind: ``human``, or a bot policy (``random``, ``heuristic``,
+    ``strong``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +40,15 @@ class TableEntry:
     0/2, 1: seats 1/3, see :mod:`domain.tournament.duplicate`) and its match."""
 
     table: int
+    """The table's number (stored from 0; served from 1, as the API counts them)."""
     first: int
+    """The first team of the pairing (its number: registration order, from 0)."""
     second: int
+    """The second team of the pairing."""
     first_parity: int
+    """The first team's seats: 0 for seats 0 and 2, 1 for seats 1 and 3 (R2)."""
     match_id: UUID
+    """The table's match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,6 +414,8 @@ class RoundDeadlinePassed(TournamentEvent):
     """Round ``number``'s deadline passed with ``tables`` (0-based) unfinished; by the
     tournament's ``rule`` they were finished (R32) or flagged for the organiser."""
 
+    TABLE_FIELDS: ClassVar[tuple[str, ...]] = ("tables",)
+    """Fields that are table numbers although their name does not say so (served 1-based)."""
     number: int
     tables: tuple[int, ...]
     rule: str

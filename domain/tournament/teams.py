@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.game.match import SEAT_KINDS
-from domain.names import InvalidNameError, checked_name
+from domain.names import InvalidNameError, check_apart, checked_name
 from domain.rules.errors import InvalidInputError
 from domain.tournament import events as ev
 from domain.tournament.pairing import MAX_TEAMS
@@ -37,3 +37,4 @@ def check_teams(teams: Sequence[ev.TeamEntry], at_least: int = 2) -> None:
         raise InvalidInputError("teams: team names must differ")
     for i, team in enumerate(teams):
         check_team(team, f"teams[{i}]")
+        check_apart(team.name, [t.name for t in teams[:i]], f"teams[{i}].name")

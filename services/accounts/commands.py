@@ -419,7 +419,7 @@ class RenewSeatTokenHandler(_PlayerCommand, Handler[RenewSeatToken, Signed, Play
             raise NotFoundError(f"you hold no seat in match {command.match_id}")
         match = uow.match(command.match_id)
         token = new_token(match.id, SEAT_ROLE)
-        match.reissue_token(seat, token_hash(token), uow.now)
+        match.reissue_token(seat, token_hash(token), uow.now, who.session_id)
         version = match_version(uow, match)
         return Outcome(200, match.id, version, seat, minted={TOKEN: token})
 

@@ -18,8 +18,9 @@ import msgspec
 from msgspec import Meta
 
 from domain.accounts.account import Account
-from domain.accounts.lobby import Lobby
+from domain.accounts.lobby import Lobby, lobby_id, rules_key
 from domain.accounts.ticket import Ticket
+from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet
 from services import field_docs
 from services.access import signed_player
@@ -29,6 +30,7 @@ from services.accounts.lobby import (
     matchmake,
     owned_ticket,
     queue_ticket,
+    quick_play_rules,
     withdraw_ticket,
 )
 from services.accounts.players import Signed
@@ -169,6 +171,30 @@ class MakeDueMatch:
     lobby_id: UUID
 
 
+def current_ticket(uow: UnitOfWork, account_id: UUID) -> Ticket | None:
+    """The player's quick play now: the ticket waiting, or the ticket whose match goes on
+    with the player seated (not left, not finished); None when there is none."""
+    account = uow.get(account_id, Account, "player")
+    if account.ticket is not None:
+        return uow.get(account.ticket, Ticket, "ticket")
+    for match_id, ticket_id in account.quick_play.items():
+        if match_id in account.seats and not uow.match(match_id).finished:
+            return uow.get(ticket_id, Ticket, "ticket")
+    return None
+
+
+def same_request(service: GameService, ticket: Ticket, request: TicketRequest) -> bool:
+    """``request`` asks for what ``ticket`` was: its lobby (rules and preset), partner,
+    wait and bots."""
+    mapping = quick_play_rules(service, request.rules).to_mapping()
+    return (
+        ticket.lobby_id == lobby_id(rules_key(mapping, request.preset))
+        and ticket.partner_id == request.partner_id
+        and ticket.bots_after_ms == request.bots_after_ms
+        and ticket.bot_kind == request.bot_kind
+    )
+
+
 def _player(service: GameService, caller: Caller) -> Signed:
     if isinstance(caller, Service):
         raise ForbiddenError("a ticket is a player's: the player's token is needed")
@@ -183,7 +209,10 @@ def _ticket(outcome: Outcome, state: Reading, service: GameService) -> TicketVie
 
 
 class QueueTicketHandler(Handler[QueueTicket, Signed, TicketView]):
-    """409 ``already-queued``: the player waits with another ticket."""
+    """One quick play at a time (docs/players.md): while the player's ticket waits, or the
+    quick-play match it made goes on with the player in it, the same ticket asked for again
+    (a double tap, a retry without an Idempotency-Key) answers that ticket, 200; another
+    one is 409 ``already-queued``."""
 
     attempts = ATTEMPTS
 
@@ -203,6 +232,15 @@ class QueueTicketHandler(Handler[QueueTicket, Signed, TicketView]):
             command.bots_after_ms,
             command.bot_kind,
         )
+        held = current_ticket(uow, who.account.id)
+        if held is not None:
+            if not same_request(uow.service, held, request):
+                raise IllegalMoveError(
+                    f"you have quick-play ticket {held.id} ({held.status}) already: cancel "
+                    "it, or finish or leave its match, first",
+                    code="already-queued",
+                )
+            return Outcome(200, held.id, held.version)
         ticket = queue_ticket(uow, self.dealer, request, uuid4())
         return Outcome(201, ticket.id, ticket.version)
 

@@ -68,6 +68,11 @@ class OidcVerifier:
             raise OidcError(f"the identity token does not verify: {e}") from None
         except (TypeError, ValueError) as e:  # a key the header's algorithm cannot use
             raise OidcError(f"the identity token does not verify with its key: {e}") from None
+        subject = claims.get("sub")
+        if not isinstance(subject, str) or not subject.strip():
+            raise OidcError(
+                "the identity token names no subject (`sub` is empty): it cannot be one person"
+            )
         return claims
 
 

@@ -25,10 +25,15 @@ from domain.accounts.invite import Invite
 from domain.game.match import Match
 from domain.rules.errors import IllegalMoveError
 from services import field_docs, table_life
-from services.access import player_if_any, seat_or_organiser, signed_player
+from services.access import Credential, player_if_any, seat_or_organiser, signed_player
 from services.accounts.invites import find_invite, new_code
 from services.accounts.players import Signed
-from services.accounts.seating import check_admitted, claim_seat, free_seats
+from services.accounts.seating import (
+    check_admitted,
+    claim_seat,
+    free_seats,
+    refuse_a_seated_guest,
+)
 from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.game import GameService
@@ -137,6 +142,14 @@ class JoinByInvite:
     seat: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Guest:
+    """A caller without an account: known only by the seat token it presents, if any
+    (:func:`~services.accounts.seating.refuse_a_seated_guest`)."""
+
+    seat_token: Credential | None = None
+
+
 def _player(service: GameService, caller: Caller) -> Signed:
     if isinstance(caller, Service):
         raise IllegalMoveError("a player's command needs the player's token")
@@ -168,7 +181,15 @@ class ClaimSeatAsPlayerHandler(Handler[ClaimSeatAsPlayer, Signed, PlayerSeat]):
     def handle(self, uow: UnitOfWork, command: ClaimSeatAsPlayer, who: Signed) -> Outcome:
         uow.add(who.account)
         match = uow.match(command.match_id)
-        token = claim_seat(uow, self.dealer, who.account, match, command.seat)
+        token = claim_seat(
+            uow,
+            self.dealer,
+            who.account,
+            match,
+            command.seat,
+            session_id=who.session_id,
+            distinct=True,
+        )
         version = match_version(uow, match)
         return Outcome(201, match.id, version, command.seat, minted={TOKEN: token})
 
@@ -244,9 +265,10 @@ class CreateInviteHandler(Handler[CreateInvite, str, NewInvite]):
         )
 
 
-class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
+class JoinByInviteHandler(Handler[JoinByInvite, Signed | Guest, PlayerSeat]):
     """Two callers racing for one seat conflict on the match's version; the loser looks
-    again (the next free seat)."""
+    again (the next free seat). A player sits as their account (R1 on the account); a
+    guest presenting a seat token of the match sits already (R1: 409 ``already-seated``)."""
 
     attempts = ATTEMPTS
 
@@ -254,17 +276,21 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
         self.service = service
         self.dealer = dealer
 
-    def authorise(self, command: JoinByInvite, caller: Caller) -> Signed | None:
+    def authorise(self, command: JoinByInvite, caller: Caller) -> Signed | Guest:
         if isinstance(caller, Service):
-            return None
-        return player_if_any(self.service, caller)
+            return Guest()
+        if caller is not None and caller.role == SEAT_ROLE:
+            return Guest(caller)
+        return player_if_any(self.service, caller) or Guest()
 
-    def handle(self, uow: UnitOfWork, command: JoinByInvite, who: Signed | None) -> Outcome:
+    def handle(self, uow: UnitOfWork, command: JoinByInvite, who: Signed | Guest) -> Outcome:
         invite = find_invite(self.service, command.code)
         invite.check_open(uow.now)
         match: Match = uow.match(invite.match_id)
         if match.finished:
             raise IllegalMoveError("the match is over", rule="R32", code="match-finished")
+        if isinstance(who, Guest):
+            refuse_a_seated_guest(self.service, match, who.seat_token)
         free = free_seats(match)
         if command.seat is None and not free:
             raise IllegalMoveError(
@@ -272,16 +298,25 @@ class JoinByInviteHandler(Handler[JoinByInvite, Signed | None, PlayerSeat]):
             )
         chosen = free[0] if command.seat is None else command.seat
         check_admitted(match, chosen, invited=True)  # a rematch's kept seat: 403
-        if who is not None:
+        if isinstance(who, Signed):
             account = uow.get(who.account.id, Account, "player")
-            token = claim_seat(uow, self.dealer, account, match, chosen, invited=True)
+            token = claim_seat(
+                uow,
+                self.dealer,
+                account,
+                match,
+                chosen,
+                invited=True,
+                session_id=who.session_id,
+                distinct=True,
+            )
         else:
             token = new_token(match.id, SEAT_ROLE)
-            take_seat(uow, self.dealer, match, chosen, command.name, "human", token)
+            take_seat(uow, self.dealer, match, chosen, command.name, "human", token, distinct=True)
         version = match_version(uow, match)
         return Outcome(201, match.id, version, chosen, minted={TOKEN: token})
 
     def answer(
-        self, command: JoinByInvite, who: Signed | None, outcome: Outcome, state: Reading
+        self, command: JoinByInvite, who: Signed | Guest, outcome: Outcome, state: Reading
     ) -> PlayerSeat:
         return _seat_answer(outcome, state)

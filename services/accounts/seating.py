@@ -9,8 +9,11 @@ from uuid import UUID
 from domain.accounts.account import Account
 from domain.game.match import Match
 from domain.game.round import Round
+from domain.rules.errors import IllegalMoveError
+from services.access import Credential, seat_in
 from services.dealer import Dealer
 from services.errors import ForbiddenError
+from services.game import GameService
 from services.sources import SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import UnitOfWork
 
@@ -32,6 +35,21 @@ def account_holder(account_id: UUID) -> str:
 def token_holder(digest: str) -> str:
     """A rematch seat kept for a guest: the hash of their seat token of the first match."""
     return f"token:{digest}"
+
+
+def refuse_a_seated_guest(service: GameService, match: Match, cred: Credential | None) -> None:
+    """R1 for a guest: a guest has no account and is known only by the seat token it holds
+    (docs/players.md). A seat token of ``match`` presented to take another seat of it is
+    409 ``already-seated`` (401 when no seat holds it); any other credential, or none, is
+    no tie to this match."""
+    if cred is None or cred.role != SEAT_ROLE or cred.owner != match.id:
+        return
+    held = seat_in(service, match, cred)
+    raise IllegalMoveError(
+        f"R1: one seat per person in a match; your seat token is seat {held}'s of match {match.id}",
+        rule="R1",
+        code="already-seated",
+    )
 
 
 def check_admitted(
@@ -68,13 +86,20 @@ def claim_seat(
     seat: int,
     *,
     invited: bool = False,
+    session_id: UUID | None = None,
+    distinct: bool = False,
 ) -> str:
     """The player takes ``seat`` (R1) under their display name; answers a seat token
-    (the player token acts for the seat too, from any device). ``invited``: with an
-    invite code (a private table's seats). Round 1 is dealt when it was the fourth seat."""
+    (the player token acts for the seat too, from any device), minted through the player's
+    session ``session_id``: it works while that session does (docs/players.md).
+    ``invited``: with an invite code (a private table's seats). Round 1 is dealt when it
+    was the fourth seat. ``distinct``: the player chose this table (their name may not
+    look like another seat's, :func:`domain.names.check_apart`)."""
     check_admitted(match, seat, invited=invited, holder=account_holder(account.id))
     account.claim_seat(match.id, seat, uow.now)  # refuses a second seat (R1)
     token = new_token(match.id, SEAT_ROLE)
-    match.take_seat(seat, account.display_name, "human", token_hash(token), uow.now, account.id)
+    digest = token_hash(token)
+    name = account.display_name
+    match.take_seat(seat, name, "human", digest, uow.now, account.id, session_id, distinct=distinct)
     open_if_seated(uow, dealer, match)
     return token

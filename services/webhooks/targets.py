@@ -46,11 +46,43 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+NAT64: Final = ipaddress.IPv6Network("64:ff9b::/96")
+"""The NAT64 well-known prefix (RFC 6052): the IPv4 address is the last 32 bits."""
+LOCAL_NAT64: Final = ipaddress.IPv6Network("64:ff9b:1::/48")
+"""The local-use NAT64 prefix (RFC 8215): the IPv4 address is bits 48–63 and 72–87."""
+IPV4_COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
+"""IPv4-compatible addresses (RFC 4291, deprecated): the last 32 bits."""
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address reaches through a translator or a tunnel:
+    IPv4-mapped and -compatible, NAT64 (both prefixes), 6to4 (2002::/16) and Teredo
+    (2001::/32: its server and its client)."""
+    packed = address.packed
+    if address.ipv4_mapped is not None:
+        return (address.ipv4_mapped,)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    if address in NAT64 or address in IPV4_COMPATIBLE:
+        return (ipaddress.IPv4Address(packed[12:]),)
+    if address in LOCAL_NAT64:
+        return (ipaddress.IPv4Address(packed[6:8] + packed[9:11]),)
+    return ()
+
+
 def public(address: Address) -> bool:
     """A globally routable unicast address: not loopback, private, link-local, shared,
-    reserved, multicast or unspecified (an IPv4-mapped IPv6 address is judged as IPv4)."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    reserved, multicast or unspecified. An IPv6 address that carries an IPv4 one (NAT64,
+    6to4, Teredo, IPv4-mapped or -compatible: :func:`embedded_ipv4`) is public only if
+    every IPv4 address it carries is; an IPv4-mapped or -compatible one is judged as IPv4."""
+    if isinstance(address, ipaddress.IPv6Address):
+        carried = embedded_ipv4(address)
+        if not all(public(ipv4) for ipv4 in carried):
+            return False
+        if carried and (address.ipv4_mapped is not None or address in IPV4_COMPATIBLE):
+            return True
     return address.is_global and not address.is_multicast
 
 

@@ -4,6 +4,8 @@ that is not JSON, a problem naming an id that is not a UUID, one charset on text
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 
 import pytest
@@ -150,3 +152,56 @@ def test_a_card_is_needed_where_the_schema_says_so(c: TestClient[Litestar], path
     body = {"level": "2", "trumpSuit": "H", field: [], "otherHands": ["", "", ""]}
     r = c.post(path, json=body)
     assert r.status_code == 422 and r.json()["code"] == "validation-failed", r.text
+
+
+# every HTML answer: the director's pages (their inline script and style allowed by hash
+# only) and the API's documentation pages under /schema
+HTML_ANSWERS = [
+    "/tournaments/{tid}",
+    "/tournaments/{tid}?lang=zh-CN",
+    "/tournaments/{tid}/rounds/1/pairings",
+    "/tournaments/{tid}/rounds/1/scoresheets",
+    "/tournaments/{tid}/crosstable",
+    "/schema",
+    "/schema/swagger",
+    "/schema/elements",
+    "/schema/rapidoc",
+]
+
+
+def policy(header: str) -> dict[str, list[str]]:
+    """A Content-Security-Policy header's directives."""
+    directives = [d.split() for d in header.split(";") if d.strip()]
+    return {d[0]: d[1:] for d in directives}
+
+
+@pytest.mark.parametrize("path", HTML_ANSWERS)
+def test_html_answers_carry_a_content_security_policy(c: TestClient[Litestar], path: str) -> None:
+    """Every HTML answer says ``nosniff`` and a CSP that is never framed, runs no plugin
+    and no base or form elsewhere; a director's page runs only its own inline script and
+    style (their sha256 in the policy: an injected script would not run)."""
+    tid, organiser = create(c)
+    assert c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(organiser)).status_code == 201
+    answer = c.get(path.format(tid=tid))
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/html")
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    csp = policy(answer.headers["content-security-policy"])
+    assert csp["frame-ancestors"] == ["'none'"] and csp["object-src"] == ["'none'"]
+    assert csp["base-uri"] == ["'none'"] and csp["form-action"] == ["'none'"]
+    if path.startswith("/schema"):
+        return
+    assert csp["default-src"] == ["'none'"] and csp["connect-src"] == ["'self'"]
+    for tag, directive in (("script", "script-src"), ("style", "style-src")):
+        for body in re.findall(rf"<{tag}>(.*?)</{tag}>", answer.text, re.S):
+            digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+            assert f"'sha256-{digest}'" in csp[directive], (tag, path)
+        assert "'unsafe-inline'" not in csp[directive]
+
+
+@pytest.mark.parametrize(("path", "media_type"), TEXT_ANSWERS)
+def test_text_answers_say_nosniff(c: TestClient[Litestar], path: str, media_type: str) -> None:
+    tid, organiser = create(c)
+    assert c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(organiser)).status_code == 201
+    url = path if path.startswith("/") else f"/v1/tournaments/{tid}/{path}"
+    assert c.get(url).headers["x-content-type-options"] == "nosniff"

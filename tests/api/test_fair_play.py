@@ -114,6 +114,9 @@ async def test_quick_play_spends_the_match_quota() -> None:
             made.append(r.status_code)
             if r.status_code == 201:
                 assert r.json()["status"] == "matched"  # bots at once: a match made
+                # one quick play at a time: leave it (a bot plays on) to ask for another
+                leave = f"/v1/players/me/matches/{r.json()['matchId']}/leave"
+                assert (await c.post(leave, headers=auth(token))).status_code == 200
         assert made == [201, 201, 429, 429, 429]
         r = await c.post("/v1/lobby/tickets", json={}, headers=auth(token))
         assert r.json()["code"] == "quota-exceeded"

@@ -119,6 +119,9 @@ def test_an_erased_subject_never_comes_back_as_the_same_player(
         {"aud": "another-app"},
         {"exp": int(time.time()) - 3600},
         {"sign_with_stranger": True},
+        {"sub": ""},  # no subject: every such token would be one account
+        {"sub": "   "},
+        {"sub": "\t\n"},
     ],
 )
 def test_tokens_that_do_not_verify_are_401(

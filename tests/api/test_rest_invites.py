@@ -108,3 +108,36 @@ def test_racing_joiners_are_each_seated_once(c: TestClient[Litestar]) -> None:
         len(c.get("/v1/players/me/matches", headers=auth(t)).json()["current"]) for t in tokens
     ]
     assert sorted(seated) == [0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def test_a_guest_who_holds_a_seat_of_the_match_gets_no_second_one(
+    c: TestClient[Litestar],
+) -> None:
+    """R1 for guests: a guest is known by the seat token it holds. Presenting a seat token
+    of the invite's match is 409 ``already-seated``; one of another match is no tie to this
+    one (the guest joins); a player who sits already is refused as before."""
+    m = new_match(c)
+    code = invite(c, m["matchId"], m["organiserToken"])["code"]
+    guest = c.post(f"/v1/invites/{code}", json={"name": "ann"}).json()
+    again = c.post(f"/v1/invites/{code}", json={"name": "ann 2"}, headers=auth(guest["token"]))
+    assert (again.status_code, again.json()["code"], again.json()["rule"]) == (
+        409,
+        "already-seated",
+        "R1",
+    )
+    other = new_match(c)
+    elsewhere = c.post(f"/v1/matches/{other['matchId']}/seats/0", json={"name": "bo"}).json()[
+        "token"
+    ]
+    joined = c.post(f"/v1/invites/{code}", json={"name": "bo"}, headers=auth(elsewhere))
+    assert joined.status_code == 201, joined.text
+    player = new_player(c)["token"]
+    assert c.post(f"/v1/invites/{code}", headers=auth(player)).status_code == 201
+    twice = c.post(f"/v1/invites/{code}", headers=auth(player))
+    assert (twice.status_code, twice.json()["code"]) == (409, "already-seated")
+    assert c.get(f"/v1/invites/{code}").json()["freeSeats"] == [3]
+    # the same rule on a public table's seats
+    seat = c.post(
+        f"/v1/matches/{other['matchId']}/seats/1", json={"name": "bo"}, headers=auth(elsewhere)
+    )
+    assert (seat.status_code, seat.json()["code"]) == (409, "already-seated")

@@ -84,8 +84,10 @@ def test_a_ticket_is_cancelled_once_and_one_waits_at_a_time() -> None:
     with client() as c:
         mei = new_player(c)
         first = ticket(c, mei["token"])
-        again = c.post("/v1/lobby/tickets", headers=auth(mei["token"]))
-        assert (again.status_code, again.json()["code"]) == (409, "already-queued")
+        other = c.post(
+            "/v1/lobby/tickets", json={"botsAfterSeconds": 30}, headers=auth(mei["token"])
+        )
+        assert (other.status_code, other.json()["code"]) == (409, "already-queued")
         url = f"/v1/lobby/tickets/{first['ticketId']}"
         r = c.delete(url, headers=auth(mei["token"]))
         assert (r.status_code, r.json()["status"]) == (200, "cancelled")
@@ -180,3 +182,30 @@ def test_a_partner_who_can_never_queue_is_refused(
     assert queued["status"] == "waiting"  # nothing was queued
     r = c.delete(f"/v1/lobby/tickets/{queued['ticketId']}", headers=auth(mei["token"]))
     assert (r.status_code, r.json()["status"]) == (200, "cancelled")
+
+
+def test_a_second_tap_answers_the_first_ticket() -> None:
+    """The same ticket asked for again without an Idempotency-Key (a double tap) answers
+    the player's ticket, 200: the one waiting, or the one whose quick-play match the player
+    still plays — never a second match (one quick play at a time)."""
+    with client() as c:
+        players = [new_player(c, f"p{i}") for i in range(4)]
+        mei = players[0]["token"]
+        first = ticket(c, mei)
+        tap = c.post("/v1/lobby/tickets", headers=auth(mei))
+        assert (tap.status_code, tap.json()["ticketId"]) == (200, first["ticketId"])
+        assert tap.json()["status"] == "waiting"
+        for p in players[1:]:
+            ticket(c, p["token"])
+        matched = read(c, mei, first["ticketId"])
+        assert matched["status"] == "matched"
+        tap = c.post("/v1/lobby/tickets", headers=auth(mei))
+        assert (tap.status_code, tap.json()["ticketId"]) == (200, first["ticketId"])
+        assert tap.json()["matchId"] == matched["matchId"]
+        current = c.get("/v1/players/me/matches", headers=auth(mei)).json()["current"]
+        assert [m["matchId"] for m in current] == [matched["matchId"]]
+        other = c.post("/v1/lobby/tickets", json={"botsAfterSeconds": 30}, headers=auth(mei))
+        assert (other.status_code, other.json()["code"]) == (409, "already-queued")
+        left = c.post(f"/v1/players/me/matches/{matched['matchId']}/leave", headers=auth(mei))
+        assert left.status_code == 200, left.text
+        assert ticket(c, mei)["ticketId"] != first["ticketId"]  # left: free to queue again

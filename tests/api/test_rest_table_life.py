@@ -415,3 +415,42 @@ def test_an_erased_player_leaves_the_tables_still_being_played(
     assert summary["finished"], "the table waited for an erased player"
     assert (summary["seats"][0]["kind"], summary["seats"][0]["left"]) == ("heuristic", True)
     assert summary["seats"][0]["name"] == "erased player"
+
+
+def test_a_seat_token_minted_through_a_session_ends_with_it() -> None:
+    """A seat token a player got through a session (claiming a seat, a fresh seat token)
+    works while that session does: idle past SESSION_IDLE_S or ended, it is a 401; a fresh
+    one through another session works; a guest's token is no session's."""
+    service = new_service()
+    clock = service.clock
+    with client(service, session_idle_s=600) as c:
+        made = c.post("/v1/matches").json()
+        view = f"/v1/matches/{made['matchId']}/view"
+        phone = new_player(c)["token"]
+        tablet = c.post("/v1/players/me/sessions", headers=auth(phone)).json()["token"]
+        claimed = c.post(
+            "/v1/players/me/seats",
+            json={"matchId": made["matchId"], "seat": 0},
+            headers=auth(phone),
+        )
+        assert claimed.status_code == 201, claimed.text
+        seat_token = claimed.json()["token"]
+        guest = c.post(f"/v1/matches/{made['matchId']}/seats/1", json={"name": "ann"}).json()
+        assert c.get(view, headers=auth(seat_token)).status_code == 200
+        clock.advance(seconds=500)  # type: ignore[attr-defined]
+        refreshed = c.post("/v1/players/me/sessions/current/refresh", headers=auth(tablet))
+        assert refreshed.status_code == 200, refreshed.text
+        clock.advance(seconds=101)  # type: ignore[attr-defined]  # the phone's session expired
+        expired = problem(c.get(view, headers=auth(seat_token)), 401, "unauthorized")
+        assert "expired" in expired["detail"]
+        assert c.get(view, headers=auth(guest["token"])).status_code == 200
+        url = f"/v1/players/me/matches/{made['matchId']}/seat-token"
+        renewed = c.post(url, headers=auth(tablet))
+        assert renewed.status_code == 200, renewed.text
+        fresh = renewed.json()["token"]
+        assert c.get(view, headers=auth(fresh)).status_code == 200
+        session = c.get("/v1/players/me", headers=auth(tablet)).json()["sessionId"]
+        ended = c.delete(f"/v1/players/me/sessions/{session}", headers=auth(tablet))
+        assert ended.status_code == 204, ended.text
+        ended_detail = problem(c.get(view, headers=auth(fresh)), 401, "unauthorized")["detail"]
+        assert "ended" in ended_detail

@@ -63,6 +63,44 @@ def test_internal_targets_are_refused(url: str) -> None:
         policy.check(url, True)
 
 
+EMBEDDED = [
+    # (IPv6 literal, allowed): an address that carries an IPv4 one is judged by it too
+    ("64:ff9b::7f00:1", False),  # NAT64 well-known prefix → 127.0.0.1
+    ("64:ff9b::a01:203", False),  # NAT64 → 10.1.2.3
+    ("64:ff9b::a9fe:a9fe", False),  # NAT64 → 169.254.169.254
+    ("64:ff9b::808:808", True),  # NAT64 → 8.8.8.8
+    ("64:ff9b:1:7f00:0:100::", False),  # local-use NAT64 /48 → 127.0.0.1
+    ("64:ff9b:1:c0a8:0:101::", False),  # local-use NAT64 /48 → 192.168.1.1
+    ("2002:7f00:1::", False),  # 6to4 → 127.0.0.1
+    ("2002:a00:1::1", False),  # 6to4 → 10.0.0.1
+    ("2002:c0a8:101::", False),  # 6to4 → 192.168.1.1
+    ("2002:808:808::1", True),  # 6to4 → 8.8.8.8
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", False),  # Teredo, client 127.0.0.1
+    ("2001:0:7f00:1::", False),  # Teredo, server 127.0.0.1
+    ("::ffff:127.0.0.1", False),  # IPv4-mapped
+    ("::ffff:a00:1", False),  # IPv4-mapped 10.0.0.1
+    ("::ffff:808:808", True),  # IPv4-mapped 8.8.8.8
+    ("::127.0.0.1", False),  # IPv4-compatible (deprecated)
+    ("::a9fe:a9fe", False),  # IPv4-compatible 169.254.169.254
+    ("::808:808", True),  # IPv4-compatible 8.8.8.8
+    ("2606:4700::1111", True),  # plain public IPv6
+]
+
+
+@pytest.mark.parametrize(("address", "allowed"), EMBEDDED)
+def test_ipv6_spellings_of_ipv4_addresses_are_judged_by_the_ipv4_address(
+    address: str, allowed: bool
+) -> None:
+    """NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16), Teredo (2001::/32) and
+    IPv4-mapped/compatible addresses reach the IPv4 address inside them."""
+    url = f"https://[{address}]/hook"
+    if allowed:
+        assert TargetPolicy().check(url, True) is not None
+    else:
+        with pytest.raises(TargetRefusedError):
+            TargetPolicy().check(url, True)
+
+
 def test_public_targets_and_allowed_private_ones_pass() -> None:
     policy = TargetPolicy(
         private=("10.0.0.0/8", "push.internal"),

@@ -16,6 +16,8 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind
+from services.event_schema import EVENT_CLASSES
+from services.feed_schema import feed_item_schemas
 from services.game import GameService
 from tests.apps import make_app
 from tests.archive.matches import bot_match, bot_teams, ended_match, open_match
@@ -226,3 +228,24 @@ def test_the_feed_reads_backwards() -> None:
         for bad in bads:
             r = client.get("/v1/events", params=bad)
             assert r.status_code == 422, (bad, r.text)
+
+
+def test_every_public_type_has_an_example_that_fits_its_schema() -> None:
+    """docs/events.md: every event type the public feed serves has an example of its
+    current version (made from a played population: tests/archive/feed_examples.py), and
+    it validates against the type's published schema (``GET /v1/events/schema``)."""
+    examples: dict[str, dict[str, Any]] = json.loads(EXAMPLES.read_text())
+    schemas = feed_item_schemas()
+    public = [c for stream, c in EVENT_CLASSES if stream in ("match", "round", "tournament")]
+    missing = []
+    for cls in public:
+        key = f"{cls.__name__}/{getattr(cls, 'class_version', 1)}"
+        if key not in examples:
+            missing.append(key)
+            continue
+        errors = [
+            e.message
+            for e in Draft202012Validator(schemas[cls.__name__]).iter_errors(examples[key])
+        ]
+        assert errors == [], (key, errors)
+    assert missing == [], f"run python -m tests.archive.feed_examples: {missing}"

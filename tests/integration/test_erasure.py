@@ -36,7 +36,9 @@ def play_then_erase(c: TestClient[Litestar]) -> tuple[bytes, str]:
     tokens = [player]
     for seat in (1, 2, 3):
         tokens.append(
-            c.post(f"/v1/matches/{match_id}/seats/{seat}", json={"name": "g"}).json()["token"]
+            c.post(f"/v1/matches/{match_id}/seats/{seat}", json={"name": f"g{seat}"}).json()[
+                "token"
+            ]
         )
     table = Table(c, match_id, created["organiserToken"], tokens)
     for _ in range(10):
@@ -57,7 +59,7 @@ def play_then_erase(c: TestClient[Litestar]) -> tuple[bytes, str]:
 def reads_show_erased(c: TestClient[Litestar], match_id: str) -> None:
     url = f"/v1/matches/{match_id}"
     summary = c.get(url).json()
-    assert summary["seats"][0]["name"] == ERASED and summary["seats"][1]["name"] == "g"
+    assert summary["seats"][0]["name"] == ERASED and summary["seats"][1]["name"] == "g1"
     history = c.get(f"{url}/history?limit=1000").json()["items"]
     seat_taken = [i for i in history if i["type"] == "SeatTaken"]
     assert seat_taken[0]["data"]["player"] == ERASED

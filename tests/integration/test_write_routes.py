@@ -84,7 +84,9 @@ class World:
         r = self.c.post("/v1/players/me/seats", json=body, headers=auth(token))
         assert r.status_code == 201, r.text
         others = [
-            self.ok("POST", f"/v1/matches/{made['matchId']}/seats/{seat}", json={"name": "p"})
+            self.ok(
+                "POST", f"/v1/matches/{made['matchId']}/seats/{seat}", json={"name": f"p{seat}"}
+            )
             for seat in (1, 2, 3)
         ]
         return token, made["matchId"], [o["token"] for o in others]

@@ -39,7 +39,7 @@ HOSTILE_NAMES = (
     "enc:v1:00000000000000000000000000000000:QUFBQUFBQUFBQUFBQUFBQUFBQUE=",
     "enc:v1:",
     "Ω" * 100,
-    "李小龙 Ωmega مرحبا",
+    "李小龙 Bruce 🐉",
     "Cafe\u0301",
 )
 """Seat names a client may write (each is plain text, shown as written)."""

@@ -143,7 +143,14 @@ def test_the_name_policy_refuses_what_misleads_a_reader(name: str, why: str) -> 
 
 def test_the_name_policy_keeps_names_as_written_in_nfc() -> None:
     assert checked_name("Cafe\u0301", "name") == "Caf\u00e9"
-    for name in ("李小龙 Ωmega مرحبا", "enc:v1:zz:QUFBQQ==", "Ω" * 100, "random bot 2 fan"):
+    for name in (
+        "李小龙 Bruce",
+        "Ωμέγα",
+        "مرحبا",
+        "enc:v1:zz:QUFBQQ==",
+        "Ω" * 100,
+        "random bot 2 fan",
+    ):
         assert checked_name(name, "name") == name
     assert checked_name("random bot 2", "name", bot=True) == "random bot 2"
 
@@ -196,3 +203,27 @@ def test_a_device_label_is_sealed_like_a_name() -> None:
     assert b"Mei" not in saved.state and json.loads(saved.state)["label"]["sealed"] == "v1"
     opened = m.to_domain_event(saved)
     assert isinstance(opened, SessionOpened) and opened.label == "Mei's phone"
+
+
+def test_write_routes_refuse_a_spoofing_name_and_a_look_alike_at_the_table() -> None:
+    """The spoofing policy (tests/domain/test_names.py) on the routes: 422 ``invalid-name``
+    naming the field and what was refused."""
+    from litestar.testing import TestClient  # noqa: PLC0415
+
+    from tests.apps import make_app  # noqa: PLC0415
+
+    with TestClient(make_app()) as c:
+        match_id = c.post("/v1/matches", json={"name": "x"}).json()["matchId"]
+        seats = f"/v1/matches/{match_id}/seats"
+        assert c.post(f"{seats}/0", json={"name": "Kim"}).status_code == 201
+        refusals = [
+            (c.post(f"{seats}/1", json={"name": "Kirn"}), "looks like 'Kim'"),
+            (c.post(f"{seats}/1", json={"name": "\u2800"}), "BRAILLE PATTERN BLANK"),
+            (c.post("/v1/players", json={"displayName": "\u0435rased player"}), "Cyrillic"),
+            (c.post("/v1/players", json={"displayName": "Mei\u200b"}), "ZERO WIDTH SPACE"),
+        ]
+        for r, why in refusals:
+            assert r.status_code == 422, r.text
+            assert r.json()["code"] == "invalid-name" and why in r.json()["detail"], r.text
+            assert r.json()["type"].endswith("/invalid-name")
+        assert c.post(f"{seats}/1", json={"name": "李明 🐼"}).status_code == 201
