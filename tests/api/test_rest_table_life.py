@@ -14,6 +14,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.accounts.feed import PlayerFeed, start_position
+from services.game import TablePolicy
 from tests.api.rest import Json, Table, auth, choose, client, new_service, settle
 from tests.api.test_rest_players import new_player
 from tests.apps import settings_of
@@ -421,7 +422,7 @@ def test_a_seat_token_minted_through_a_session_ends_with_it() -> None:
     """A seat token a player got through a session (claiming a seat, a fresh seat token)
     works while that session does: idle past SESSION_IDLE_S or ended, it is a 401; a fresh
     one through another session works; a guest's token is no session's."""
-    service = new_service()
+    service = new_service(table=TablePolicy(session_idle=timedelta(seconds=600)))
     clock = service.clock
     with client(service, session_idle_s=600) as c:
         made = c.post("/v1/matches").json()
