@@ -104,3 +104,9 @@ VERSION: Final = Meta(
     description="The match's version: how many events the match and its rounds hold (the ETag)"
 )
 VERSIONS: Final = Meta(description="The aggregates' own versions the view was built from")
+TOKEN_WITHHELD: Final = Meta(
+    description=(
+        "An idempotent replay: the token minted by the first request is not shown again "
+        "(the token is null)."
+    )
+)

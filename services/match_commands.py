@@ -71,14 +71,7 @@ class NewMatch(_Answer, frozen=True, kw_only=True):
         ),
     ]
     rules: Annotated[RulesView, Meta(description="The match's rule set (§10), fixed for good")]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first request is not shown again."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class SeatClaimed(_Answer, frozen=True, kw_only=True):
@@ -97,14 +90,7 @@ class SeatClaimed(_Answer, frozen=True, kw_only=True):
         ),
     ]
     version: Annotated[int, Meta(description="The match version right after")]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first request is not shown again."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class BotSeated(_Answer, frozen=True, kw_only=True):
@@ -183,14 +169,7 @@ class RematchView(_Answer, frozen=True, kw_only=True):
         ),
     ]
     version: Annotated[int, field_docs.VERSION]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first request is not shown again."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 # -- the commands --------------------------------------------------------------------------------

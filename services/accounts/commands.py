@@ -24,7 +24,7 @@ from msgspec import Meta
 from domain.accounts.account import LOCALES, Account
 from domain.accounts.ticket import Ticket
 from domain.rules.errors import IllegalMoveError
-from services import table_life
+from services import field_docs, table_life
 from services.access import signed_player
 from services.accounts.lobby import withdraw_ticket
 from services.accounts.oidc import OidcError, OidcVerifier, account_id_of
@@ -62,15 +62,7 @@ class NewPlayer(_Answer, frozen=True, kw_only=True):
     ] = msgspec.field(default=None)
     display_name: Annotated[str, Meta(description="The name shown at tables.")]
     locale: Annotated[str, Meta(description="`en` or `zh-CN`.")]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class Profile(_Answer, frozen=True, kw_only=True):
@@ -119,15 +111,7 @@ class SessionToken(_Answer, frozen=True, kw_only=True):
             examples=["s-8e1d47…"],
         ),
     ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 # -- the commands --------------------------------------------------------------------------------

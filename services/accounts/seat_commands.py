@@ -64,15 +64,7 @@ class PlayerSeat(_Answer, frozen=True, kw_only=True):
         ),
     ]
     version: Annotated[int, field_docs.VERSION]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class LeftSeat(_Answer, frozen=True, kw_only=True):

@@ -38,14 +38,7 @@ class NewTournament(_Answer, frozen=True, kw_only=True):
         ),
     ]
     tournament: Annotated[TournamentView, Meta(description="The tournament created")]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first request is not shown again."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class SeatTokenView(_Answer, frozen=True, kw_only=True):
@@ -79,14 +72,7 @@ class ScheduledRound(_Answer, frozen=True, kw_only=True):
             )
         ),
     ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the tokens minted by the first request are not shown again."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class TableRunView(_Answer, frozen=True, kw_only=True):
@@ -131,15 +117,7 @@ class RegisteredTeam(_Answer, frozen=True, kw_only=True):
     tournament: Annotated[
         TournamentView, Meta(description="The tournament after the registration.")
     ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class PreviewTable(_Answer, frozen=True, kw_only=True):
@@ -195,15 +173,7 @@ class ReissuedTokens(_Answer, frozen=True, kw_only=True):
         list[SeatTokenView],
         Meta(description="The people's new seat tokens (shown once); the old ones no longer work."),
     ]
-    token_withheld: Annotated[
-        bool,
-        Meta(
-            description=(
-                "An idempotent replay: the token minted by the first "
-                "request is not shown again (`token` is null)."
-            )
-        ),
-    ] = False
+    token_withheld: Annotated[bool, field_docs.TOKEN_WITHHELD] = False
 
 
 class Published(_Answer, frozen=True, kw_only=True):
