@@ -48,7 +48,7 @@ from api.players.oidc import sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.query import refuse_unknown_query
-from api.ratelimit import Quota, RateLimiter
+from api.ratelimit import Quota
 from api.reads import ReadController, verify_deal
 from api.records.bulk import export_records
 from api.records.controller import RecordController
@@ -68,6 +68,7 @@ from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from services.bot_driver import BotDriver
+from services.limits import Allowance, RateLimiter
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -92,6 +93,10 @@ class AppParts:
     webhooks: Webhooks
     rate_limiter: RateLimiter
     quotas: tuple[Quota, ...] = ()
+    """The per-request quotas admission checks (:mod:`api.ratelimit`)."""
+    allowances: tuple[Allowance, ...] = ()
+    """The quotas spent as many at a time as a call makes (the bus's match quota,
+    :mod:`services.limits`): counted in the metrics with the others."""
     caps: StreamCaps
     bots: BotDriver
     """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver);
@@ -145,7 +150,7 @@ def create_app(parts: AppParts) -> Litestar:
         parts.live,
         parts.rate_limiter,
         parts.hub,
-        quotas=parts.quotas,
+        quotas=(*parts.quotas, *parts.allowances),
         caps=parts.caps,
         bots=parts.bots,
         revocations=parts.live.revocations,

@@ -253,8 +253,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         Meta(
             ge=0,
             le=_MANY,
-            description="Matches a client may create an hour, quick-play tickets and "
-            "rematches included (each can make a match); 0: no quota.",
+            description="Matches a client may make an hour, by any route, counted as many "
+            "as a command makes: a match, a rematch, a stored record, a quick-play ticket "
+            "(one each), a tournament round (one a table; docs/decisions.md D-bounded); 0: "
+            "no quota.",
         ),
     ] = 60
     tournament_quota_per_hour: Annotated[

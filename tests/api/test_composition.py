@@ -73,8 +73,9 @@ def test_the_app_is_built_from_the_settings() -> None:
     )
     parts = build_parts(settings)
     assert parts.rate_limiter.per_minute == 7
+    assert [q.setting for q in parts.allowances] == ["MATCH_QUOTA_PER_HOUR"]
+    assert parts.allowances[0].limiter.limit == 60  # the bus's (docs/decisions.md D-bounded)
     assert [q.setting for q in parts.quotas] == [
-        "MATCH_QUOTA_PER_HOUR",
         "TOURNAMENT_QUOTA_PER_HOUR",
         "IMPORT_QUOTA_PER_HOUR",
         "PLAYER_QUOTA_PER_HOUR",
