@@ -206,6 +206,7 @@ def build_core(
             workers=settings.bot_workers,
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
+            quota_ms=settings.bot_quota_ms_per_hour,
         )
     read_models = build_read_models(settings, service, hub)
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)

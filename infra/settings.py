@@ -39,7 +39,7 @@ from domain.game.round_events import Pacing
 from domain.game.timers import Timers
 from domain.rules.errors import InvalidInputError
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
-from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
+from services.bot_driver import BOT_QUOTA_MS, BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.game import TablePolicy
 from services.timers import TIMEOUT_KIND
 
@@ -209,6 +209,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "`wrap`) plays before the bot driver ends it (docs/bots.md); 0: no cap.",
         ),
     ] = BOTS_ONLY_ROUNDS
+    bot_quota_ms_per_hour: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="CPU ms the bots of one owner (a tournament's tables together, else "
+            "one match) may take an hour; an owner whose time is spent waits for it to come "
+            "back while the others' bots play on (docs/decisions.md D-bounded); 0: no quota.",
+        ),
+    ] = BOT_QUOTA_MS
     # -- tables and players (docs/players.md) ---------------------------------------------
     session_idle_s: Annotated[
         int,

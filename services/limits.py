@@ -117,6 +117,30 @@ class RateLimiter:
                 tokens = self._refilled(key, now)
                 self._buckets[key] = (min(self.capacity, tokens + count), now)
 
+    def owe(self, key: str, amount: float) -> None:
+        """Take ``amount`` after the fact, below nothing if need be (what a step cost,
+        known once it is done): ``key`` then waits until its bucket is above nothing."""
+        if not self.enabled or amount <= 0:
+            return
+        now = self.clock()
+        with self._lock:
+            self._buckets[key] = (self._refilled(key, now) - amount, now)
+            while len(self._buckets) > self.max_clients:
+                self._buckets.popitem(last=False)
+
+    def due(self, key: str) -> float | None:
+        """None while ``key`` holds more than nothing; else the seconds until it does."""
+        if not self.enabled:
+            return None
+        now = self.clock()
+        with self._lock:
+            found = self._buckets.get(key)
+            if found is None:
+                return None
+            tokens, stamp = found
+            tokens = min(self.capacity, tokens + (now - stamp) * self.rate)
+        return None if tokens > 0 else max(-tokens / self.rate, 0.001)
+
     def _refilled(self, key: str, now: float) -> float:
         """``key``'s tokens now (its bucket moved to the most recently seen end)."""
         tokens, stamp = self._buckets.pop(key, (self.capacity, now))
