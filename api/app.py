@@ -32,6 +32,7 @@ from api.commands import CommandController
 from api.compression import COMPRESSION
 from api.edge import EdgeMiddleware
 from api.errors import EXCEPTION_HANDLERS
+from api.export_gate import Exports
 from api.exports import export_table
 from api.feed import Archive, FeedController
 from api.feed_subscriptions import SubscriptionController
@@ -90,6 +91,8 @@ class AppParts:
     """What wakes the live streams when a match changes (in-process or PostgreSQL's)."""
     live: LiveStreams
     archive: Archive
+    exports: Exports
+    """The exports' bounds and built partitions (:mod:`api.export_gate`)."""
     webhooks: Webhooks
     rate_limiter: RateLimiter
     quotas: tuple[Quota, ...] = ()
@@ -167,6 +170,7 @@ def create_app(parts: AppParts) -> Litestar:
             "write": Provide(provide_write),
             "live": Provide(parts.live.provide, sync_to_thread=False),
             "archive": Provide(parts.archive.provide, sync_to_thread=False),
+            "exports": Provide(parts.exports.provide, sync_to_thread=False),
             "webhooks": Provide(parts.webhooks.provide, sync_to_thread=False),
         },
         lifespan=[
@@ -197,6 +201,7 @@ def create_app(parts: AppParts) -> Litestar:
     app.state.runtime = runtime
     app.state.live = parts.live
     app.state.archive = parts.archive
+    app.state.exports = parts.exports
     app.state.bots = parts.bots
     app.state.workers = parts.background
     app.state.rate_limiter = parts.rate_limiter

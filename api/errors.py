@@ -22,6 +22,7 @@ from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chines
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
 from services.access import player_locale, read_authorization
 from services.errors import (
+    BusyError,
     NotFoundError,
     PreconditionFailedError,
     QuotaExceededError,
@@ -124,7 +125,7 @@ def domain_error_handler(request: Request[Any, Any, Any], exc: ShengjiError) -> 
     extra = {}
     if isinstance(exc, PreconditionFailedError) and exc.current is not None:
         extra["ETag"] = etag(exc.current)  # the version to send as If-Match now
-    if isinstance(exc, QuotaExceededError):
+    if isinstance(exc, QuotaExceededError | BusyError):
         extra["Retry-After"] = str(exc.retry_after)
     return problem_response(request, problem, extra)
 

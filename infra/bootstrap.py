@@ -37,6 +37,7 @@ import anyio
 from litestar import Litestar
 
 from api.app import AppParts, create_app
+from api.export_gate import Exports
 from api.feed import Archive
 from api.openapi import openapi_yaml as document_yaml
 from api.players.webhooks import Webhooks
@@ -152,15 +153,28 @@ def build_parts(
         retry_ms=settings.sse_retry_ms,
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
+    exports = Exports(
+        service,
+        core.limiter,
+        Operator(settings.operator_token),
+        concurrency=settings.export_concurrency,
+        quota=Allowance(
+            "export files built",
+            "EXPORT_QUOTA_PER_HOUR",
+            settings.export_quota_per_hour if limited else 0,
+        ),
+        cache_bytes=settings.export_cache_mb * 2**20,
+    )
     return AppParts(
         runtime=runtime,
         hub=hub,
         live=live,
         archive=archive,
+        exports=exports,
         webhooks=Webhooks(runtime, core.delivery, Operator(settings.operator_token)),
         rate_limiter=RateLimiter(settings.rate_limit_per_minute),
         quotas=client_quotas(settings) if limited else (),
-        allowances=(core.bus.matches,),
+        allowances=(core.bus.matches, exports.quota),
         caps=StreamCaps(
             settings.sse_max_per_identity if limited else 0,
             settings.sse_max_per_address if limited else 0,

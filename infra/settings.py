@@ -290,6 +290,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "sessions and identity-provider sign-ins; 0: no quota.",
         ),
     ] = 30
+    export_quota_per_hour: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MANY,
+            description="Export files a client may have built an hour (`GET /v1/exports`, "
+            "`GET /v1/records`); a settled day's partition served from the cache, or its "
+            "304, is free (docs/decisions.md D-bounded); 0: no quota.",
+        ),
+    ] = 30
     sse_max_per_identity: Annotated[
         int,
         Meta(
@@ -314,6 +324,27 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(ge=0, le=100_000, description="Live streams open at once per address; 0: no cap."),
     ] = 32
+    # -- exports (docs/analysis.md) -------------------------------------------------------
+    export_concurrency: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=64,
+            description="Exports built at once by this process (a table's file, a day's "
+            "partition not in the cache, the bulk records); one more is 503 `exports-busy` "
+            "with `Retry-After` (docs/decisions.md D-bounded); 0: no cap.",
+        ),
+    ] = 2
+    export_cache_mb: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=65_536,
+            description="MB of settled days' partitions kept built, served again with their "
+            "`ETag` and `Last-Modified` while nothing that could change them happened "
+            "(docs/analysis.md); 0: none kept.",
+        ),
+    ] = 64
     # -- live streams ---------------------------------------------------------------------
     sse_heartbeat_s: Annotated[
         int, Meta(ge=1, le=3600, description="Seconds between a live stream's pings.")

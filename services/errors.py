@@ -74,3 +74,15 @@ class QuotaExceededError(ShengjiError):
     def __init__(self, detail: str, *, retry_after: int) -> None:
         super().__init__(detail)
         self.retry_after = retry_after
+
+
+class BusyError(ShengjiError):
+    """503: as many exports are being built as may be at once (``EXPORT_CONCURRENCY``);
+    ``retry_after``: whole seconds to wait before trying again."""
+
+    code = "exports-busy"
+    status: ClassVar[int] = 503
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
