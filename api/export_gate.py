@@ -166,28 +166,27 @@ class Exports:
         reader: Reader,
         day: date,
     ) -> Built:
-        """A settled day's partition: as kept, or built now (admitted, :meth:`admit`), or
-        as another request is building it."""
+        """A settled day's partition: as kept, or built now (admitted, :meth:`admit`). One
+        request at a time looks at a partition: the others wait, then find it kept."""
         key: Key = (table, fmt, reader, day)
-        while True:
+        while (building := self._building.get(key)) is not None:
+            await building.wait()  # one request at a time looks at a partition
+        done = self._building[key] = anyio.Event()
+        try:
             mark = await in_thread(self.limiter, self.changes.mark, table)
             found = self.cache.get(key, mark.position)
             if found is not None:
                 return found
-            building = self._building.get(key)
-            if building is None:
-                break
-            await building.wait()
-        slot = self.admit(request)
-        done = self._building[key] = anyio.Event()
-        try:
-            built = await in_thread(
-                self.limiter, build, self.service, table, fmt, reader, day, mark
-            )
+            slot = self.admit(request)
+            try:
+                built = await in_thread(
+                    self.limiter, build, self.service, table, fmt, reader, day, mark
+                )
+            finally:
+                slot.release()
             self.cache.put(key, built)
             return built
         finally:
-            slot.release()
             del self._building[key]
             done.set()
 

@@ -230,3 +230,12 @@ def test_the_marks_move_with_what_could_change_a_settled_partition() -> None:
     erased = changes.mark("matches")
     assert erased.position > start["matches"].position and erased.at == clock()
     assert changes.mark("tournament_tables") == erased
+
+
+async def test_requests_for_a_partition_being_built_wait_for_it(builds: Builds) -> None:
+    """Eight at once, one export built at a time: one build, eight files, no refusal."""
+    app = app_of(played(FakeClock(), 1), export_concurrency=1)
+    async with app.lifespan(), client_at(app) as c:
+        answers = await asyncio.gather(*(c.get(MATCHES) for _ in range(8)))
+    assert [r.status_code for r in answers] == [200] * 8
+    assert len({r.content for r in answers}) == 1 and builds == ["matches"]
