@@ -17,7 +17,8 @@ Which matches and which day (docs/analysis.md, "Partitions"): every finished mat
 UTC day it ended; for the public a tournament table enters the history when its
 tournament round completes (R36: until then it is left out, as the bulk records leave it
 out), so its public day is the later of the two and a public partition of a past day
-never changes.
+gains no match as the log goes on — but for a record imported later, and its rows change
+when a player is erased or a tournament corrected (:mod:`services.analysis.partitions`).
 """
 
 from __future__ import annotations
