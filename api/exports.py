@@ -47,6 +47,7 @@ from api.dto import problems
 from api.etag import not_modified
 from api.export_gate import Exports
 from api.feed import OPERATOR
+from api.records.bulk import reject_repeated
 from services.analysis.dump import table_chunks
 from services.analysis.partitions import Built, settled
 from services.analysis.schema import TABLES
@@ -159,6 +160,7 @@ async def export_table(
     if_none_match: IfNoneMatch = None,
     if_modified_since: IfModifiedSince = None,
 ) -> Response[Any]:
+    reject_repeated(request, "day")  # `day=null` is no day left out
     reader = exports.reader(request)
     table, fmt = table_file.rsplit(".", 1)
     media = PARQUET if fmt == "parquet" else CSV

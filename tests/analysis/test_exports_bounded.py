@@ -119,6 +119,7 @@ async def test_a_day_not_settled_is_built_each_time_and_not_kept(builds: Builds)
             assert r.status_code == 200, r.text
             assert "etag" not in r.headers and r.headers["cache-control"] == "no-store"
             assert rows(r.content) == []
+        assert (await c.get("/v1/exports/matches.csv?day=null")).status_code == 422
     assert builds == []  # streamed: never a kept partition
 
 
