@@ -175,13 +175,13 @@ class Allowance:
             return count
         if count > limiter.capacity:
             raise QuotaExceededError(
-                f"this would make {count} {self.name}, more than {self.setting} allows in an "
-                f"hour ({limiter.limit}); the operator sets it",
+                f"{count} more {self.name} are more than {self.setting} allows in an hour "
+                f"({limiter.limit}); the operator sets it",
                 retry_after=math.ceil(limiter.period_s),
             )
         seconds = max(1, math.ceil(wait))
         raise QuotaExceededError(
-            f"this would make {count} {self.name}; more than this client has left of its "
+            f"{count} more {self.name} are more than this client has left of its "
             f"{limiter.limit} {limiter.period} ({self.setting}); retry in {seconds} s",
             retry_after=seconds,
         )

@@ -66,7 +66,7 @@ def test_an_allowance_says_when_to_retry_and_when_a_command_never_fits() -> None
     assert soon.value.retry_after == 60  # one match a minute comes back
     with pytest.raises(QuotaExceededError) as never:
         allowance.spend(Payer(("addr:2",)), 61)
-    assert "more than MATCH_QUOTA_PER_HOUR allows in an hour" in never.value.detail
+    assert "61 more matches created are more than MATCH_QUOTA_PER_HOUR allows" in never.value.detail
     assert allowance.spend(None, 1000) == 0  # the service itself pays nothing
 
 
