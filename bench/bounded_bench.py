@@ -470,7 +470,7 @@ async def measure(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--history", type=int, default=40, help="matches stored before")
-X
+    parser.add_argument("--bots-s", type=float, default=24.0, help="the person's play, loaded")
     parser.add_argument("--quota-s", type=float, default=20.0, help="the quota loop, at most")
     parser.add_argument("--export-s", type=float, default=20.0, help="the exports' attack")
     args = parser.parse_args(argv)
