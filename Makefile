@@ -5,7 +5,8 @@
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
-# make bench-fairplay, make bench-frames, make bench-reads, make bench-tournament.
+# make bench-fairplay, make bench-frames, make bench-reads, make bench-tournament,
+# make bench-bounded.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
 # an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
@@ -15,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -131,6 +132,14 @@ bench-frames: $(STAMP)
 # results policy's rate (last line "tournament-bench tables=<n> ... ratio=<f> results_per_s=<f>").
 bench-tournament: $(STAMP)
 	$(BIN)/python -m bench.tournament_bench $(ARGS)
+
+# What one anonymous client may cost a served instance (docs/decisions.md D-bounded): the
+# matches it made against its quota, another person's bots beside a 64-team tournament of
+# strong bots, a plain GET beside 24 exports, display streams past the cap (~90 s); the last
+# line is "bounded created=<n> quota=<n> other_bot_p99_ms=<f> export_get_p99_ms=<f>
+# display_over_cap=<n>".
+bench-bounded: $(STAMP)
+	$(BIN)/python -m bench.bounded_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -5,7 +5,9 @@
 (:mod:`api.ratelimit`: the client's bucket, then the quota of the call, if any) and the
 stream caps (:mod:`api.streamcap`: ``GET`` on a route declared a stream,
 :mod:`api.streams`) ask, with the client's
-verified identity (:mod:`api.identity`) looked up once for all of them. A refusal is a 429
+verified identity (:mod:`api.identity`) looked up once for all of them, and kept in the
+request's state as who pays for what it makes (:mod:`api.payer`: the bus charges the
+matches a command makes to it, docs/decisions.md D-bounded). A refusal is a 429
 problem+json with ``Retry-After`` and is counted by the check that refused it. An admitted
 request runs with the ``send`` it came with: nothing here wraps a response or a stream's
 chunks; an admitted stream only gives its place back when its request ends, however it ends.
@@ -20,15 +22,16 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.edge import REFUSED_STATE_KEY
 from api.identity import Identities, address_key, bearer_of
+from api.payer import keep_payer
 from api.ratelimit import (
     DEFAULT_EXCLUDED,
     Quota,
-    RateLimiter,
     send_problem,
     too_many,
 )
 from api.streamcap import RETRY_AFTER_S, StreamCaps
 from api.streams import declared
+from services.limits import RateLimiter
 
 
 class AdmissionMiddleware:
@@ -73,8 +76,10 @@ class AdmissionMiddleware:
         if self.identities is not None and (limited or (caps is not None and caps.enabled)):
             identity = await self.identities.identify(bearer_of(scope))
         address = address_key(scope)
-        if limited and await self._refused(scope, send, identity, address):
-            return
+        if limited:
+            keep_payer(scope, address, identity)
+            if await self._refused(scope, send, identity, address):
+                return
         if kind is None or caps is None:
             await self.app(scope, receive, send)
             return

@@ -32,6 +32,7 @@ from api.commands import CommandController
 from api.compression import COMPRESSION
 from api.edge import EdgeMiddleware
 from api.errors import EXCEPTION_HANDLERS
+from api.export_gate import Exports
 from api.exports import export_table
 from api.feed import Archive, FeedController
 from api.feed_subscriptions import SubscriptionController
@@ -48,7 +49,7 @@ from api.players.oidc import sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.query import refuse_unknown_query
-from api.ratelimit import Quota, RateLimiter
+from api.ratelimit import Quota
 from api.reads import ReadController, verify_deal
 from api.records.bulk import export_records
 from api.records.controller import RecordController
@@ -68,6 +69,7 @@ from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from services.bot_driver import BotDriver
+from services.limits import Allowance, RateLimiter
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -89,9 +91,15 @@ class AppParts:
     """What wakes the live streams when a match changes (in-process or PostgreSQL's)."""
     live: LiveStreams
     archive: Archive
+    exports: Exports
+    """The exports' bounds and built partitions (:mod:`api.export_gate`)."""
     webhooks: Webhooks
     rate_limiter: RateLimiter
     quotas: tuple[Quota, ...] = ()
+    """The per-request quotas admission checks (:mod:`api.ratelimit`)."""
+    allowances: tuple[Allowance, ...] = ()
+    """The quotas spent as many at a time as a call makes (the bus's match quota,
+    :mod:`services.limits`): counted in the metrics with the others."""
     caps: StreamCaps
     bots: BotDriver
     """The bot driver: moves every bot off the request path (docs/decisions.md D-bot-driver);
@@ -145,7 +153,7 @@ def create_app(parts: AppParts) -> Litestar:
         parts.live,
         parts.rate_limiter,
         parts.hub,
-        quotas=parts.quotas,
+        quotas=(*parts.quotas, *parts.allowances),
         caps=parts.caps,
         bots=parts.bots,
         revocations=parts.live.revocations,
@@ -162,6 +170,7 @@ def create_app(parts: AppParts) -> Litestar:
             "write": Provide(provide_write),
             "live": Provide(parts.live.provide, sync_to_thread=False),
             "archive": Provide(parts.archive.provide, sync_to_thread=False),
+            "exports": Provide(parts.exports.provide, sync_to_thread=False),
             "webhooks": Provide(parts.webhooks.provide, sync_to_thread=False),
         },
         lifespan=[
@@ -192,6 +201,7 @@ def create_app(parts: AppParts) -> Litestar:
     app.state.runtime = runtime
     app.state.live = parts.live
     app.state.archive = parts.archive
+    app.state.exports = parts.exports
     app.state.bots = parts.bots
     app.state.workers = parts.background
     app.state.rate_limiter = parts.rate_limiter

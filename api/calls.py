@@ -52,6 +52,7 @@ from litestar.params import HeaderParameter
 
 from api.dto import REPLAYED_HEADER, problems
 from api.logging import bind_seat
+from api.payer import payer_of
 from api.routes import WRITE, Documented, RouteDecorator
 from api.runtime import Runtime
 from api.strict import json_body, read_body
@@ -154,8 +155,9 @@ class Write(Read):
         call; rendered with ``Idempotent-Replayed`` (and ``Location`` from ``location``)."""
         bus = self.runtime.bus
         key = None if dry else self.key
+        payer = payer_of(self.request.scope)
         done = await self.runtime.call(
-            partial(bus.handle, key=key, dry=dry), command, self.credential
+            partial(bus.handle, key=key, dry=dry, payer=payer), command, self.credential
         )
         if done.outcome is not None and done.outcome.seat is not None:
             bind_seat(self.request, done.outcome.seat)
@@ -166,7 +168,10 @@ class Write(Read):
         Litestar documents a 204 only for a handler that returns nothing, so a replay's
         ``Idempotent-Replayed`` is not told)."""
         bus = self.runtime.bus
-        await self.runtime.call(partial(bus.handle, key=self.key), command, self.credential)
+        payer = payer_of(self.request.scope)
+        await self.runtime.call(
+            partial(bus.handle, key=self.key, payer=payer), command, self.credential
+        )
 
 
 Writing = NamedDependency[Write]

@@ -364,10 +364,13 @@ PROBLEM_DOCS: dict[int, str] = {
     413: "Request body too large",
     415: "The request body is not JSON (Content-Type)",
     422: "Invalid input: a field, card token or rule set (the problem names it)",
-    429: "Too many requests from this client (`rate-limited`), over the hourly quota of "
-    "creations and imports (`quota-exceeded`), or too many live streams open "
-    "(`too-many-streams`); see Retry-After",
+    429: "Too many requests from this client (`rate-limited`), over an hourly quota — of "
+    "matches made (a tournament round's tables too), creations, imports or exports built "
+    "(`quota-exceeded`) — or too many live streams open (`too-many-streams`); see "
+    "Retry-After",
     500: "Server fault (nothing was changed)",
+    503: "As many exports are being built as may be at once (`exports-busy`, "
+    "`EXPORT_CONCURRENCY`); see Retry-After",
 }
 
 
@@ -423,7 +426,6 @@ PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
     422: ("validation-failed", "invalid-input", "invalid-card", "invalid-rule-set", "invalid-name"),
     429: ("rate-limited", "quota-exceeded", "too-many-streams"),
     500: ("internal-error",),
-    503: ("not-ready",),
 }
 """The problem ``type`` codes (``…/problems/<code>``) each status can carry anywhere."""
 
@@ -453,6 +455,7 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
     "records": {
         409: ("record-unavailable", "deal-embargoed"),
         422: ("record-invalid", "record-tampered"),
+        503: ("exports-busy",),
     },
     "tournaments": {
         409: (
@@ -505,7 +508,8 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
         422: ("last-event-id-ahead",),
     },
     "webhooks": {409: ("no-subscription",)},
-    "archive": {422: ("last-event-id-ahead",)},
+    "archive": {422: ("last-event-id-ahead",), 503: ("exports-busy",)},
+    "health": {503: ("not-ready",)},
 }
 """More codes a status carries in the operations of a tag."""
 

@@ -22,8 +22,10 @@ from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chines
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
 from services.access import player_locale, read_authorization
 from services.errors import (
+    BusyError,
     NotFoundError,
     PreconditionFailedError,
+    QuotaExceededError,
     VerificationError,
     VersionConflictError,
 )
@@ -62,7 +64,7 @@ def problem_response(
         **(extra or {}),
     }
     if problem.status == 429:
-        headers["Retry-After"] = "1"
+        headers.setdefault("Retry-After", "1")
     if problem.status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="shengji"'  # RFC 6750
     return Response(
@@ -123,6 +125,8 @@ def domain_error_handler(request: Request[Any, Any, Any], exc: ShengjiError) -> 
     extra = {}
     if isinstance(exc, PreconditionFailedError) and exc.current is not None:
         extra["ETag"] = etag(exc.current)  # the version to send as If-Match now
+    if isinstance(exc, QuotaExceededError | BusyError):
+        extra["Retry-After"] = str(exc.retry_after)
     return problem_response(request, problem, extra)
 
 

@@ -73,6 +73,9 @@ MESSAGES: Final[dict[str, Message]] = {
         "`Last-Event-ID` 超出了该流当前的版本或位置，从未发送过这样的帧",
     ),
     "quota-exceeded": _m("Quota exceeded", "超出配额", "此类请求已超出每小时配额，请稍后再试"),
+    "exports-busy": _m(
+        "Exports busy", "导出繁忙", "服务器正在生成的导出已达上限，请按 Retry-After 稍后重试"
+    ),
     "round-paused": _m("Round paused", "本轮已暂停", "本轮的时钟已暂停，请先恢复"),
     "round-not-paused": _m("Round not paused", "本轮未暂停", "本轮的时钟没有暂停，无需恢复"),
     "team-not-active": _m(

@@ -177,6 +177,11 @@ def _bot_readings(stats: DriverStats) -> Iterable[Metric]:
         "shengji_bot_matches_queued", "Matches waiting for a bot step", value=stats.queued
     )
     yield GaugeMetricFamily(
+        "shengji_bot_matches_out_of_time",
+        "Queued matches whose owner has spent its bot time (BOT_QUOTA_MS_PER_HOUR)",
+        value=stats.out_of_time,
+    )
+    yield GaugeMetricFamily(
         "shengji_bot_steps_running", "Bot steps (decisions) running now", value=stats.running
     )
     yield CounterMetricFamily(

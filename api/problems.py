@@ -67,6 +67,7 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         ProblemType("invalid-name", 422, "Name not allowed", "名称不允许"),
         ProblemType("unknown-parameter", 400, "Unknown query parameter", "未知的查询参数"),
         ProblemType("not-ready", 503, "Service not ready", "服务尚未就绪"),
+        ProblemType("exports-busy", 503, "Exports busy", "导出繁忙"),
     )
 }
 

@@ -12,14 +12,15 @@ nor the match streams (their declaration says so, :mod:`api.streams`: they have 
 :mod:`api.streamcap`). Buckets live in memory, per process, at most ``max_clients`` of
 them (the least recently seen are forgotten first).
 
-**Quotas** (:class:`Quota`): creating matches (quick-play tickets and rematches too: each
-can make a match), creating tournaments, importing records, creating players and minting player
-tokens (rotating one, opening a session) have hourly buckets of their own. A quota is
-charged to the client's *address* always, and to its verified identity too when it has
-one: a token is what those calls hand out, so a token must not buy more of them (an
-organiser token minted by ``POST /v1/matches`` would otherwise create matches on a quota
-of its own, and so on). Over a quota: 429
-``quota-exceeded`` with ``Retry-After``.
+**Quotas** (:class:`Quota`): creating tournaments, importing records, creating players and
+minting player tokens (rotating one, opening a session) have hourly buckets of their own,
+one token a call. A quota is charged to the client's *address* always, and to its
+verified identity too when it has one: a token is what those calls hand out, so a token
+must not buy more of them (an organiser token minted by ``POST /v1/tournaments`` would
+otherwise create tournaments on a quota of its own, and so on). Over a quota: 429
+``quota-exceeded`` with ``Retry-After``. Matches are counted apart, as many as a command
+makes, by whatever route (:mod:`services.limits`, spent by the bus: docs/decisions.md
+D-bounded).
 
 :attr:`RateLimiter.rejections` counts the 429s (for the metrics).
 """
@@ -27,10 +28,7 @@ of its own, and so on). Over a quota: 429
 from __future__ import annotations
 
 import math
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -39,86 +37,25 @@ from litestar.types import Scope, Send
 
 from api.i18n import localize, prefers_chinese
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
+from services.limits import RateLimiter
 
-DEFAULT_PER_MINUTE: Final = 600
 DEFAULT_EXCLUDED: Final = ("/healthz", "/readyz", "/metrics")
 RawHeaders = Iterable[tuple[bytes, bytes]]
 
 
-class RateLimiter:
-    """Token buckets keyed by client: ``limit`` requests a ``period_s`` (a minute);
-    ``limit=0`` turns limiting off."""
-
-    def __init__(
-        self,
-        limit: int = DEFAULT_PER_MINUTE,
-        *,
-        period_s: float = 60.0,
-        burst: int | None = None,
-        max_clients: int = 100_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if limit < 0:
-            raise ValueError(f"limit must be >= 0, got {limit}")
-        if period_s <= 0:
-            raise ValueError(f"period_s must be > 0, got {period_s}")
-        if burst is not None and burst < 1:
-            raise ValueError(f"burst must be >= 1, got {burst}")
-        if max_clients < 1:
-            raise ValueError(f"max_clients must be >= 1, got {max_clients}")
-        self.limit = limit
-        self.period_s = period_s
-        self.per_minute = limit if period_s == 60.0 else round(limit * 60 / period_s)
-        self.capacity = float(burst if burst is not None else limit)
-        self.rate = limit / period_s
-        self.max_clients = max_clients
-        self.clock = clock
-        self.rejections = 0
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @property
-    def enabled(self) -> bool:
-        return self.limit > 0
-
-    @property
-    def period(self) -> str:
-        """The period in words (``a minute``, ``an hour``) for problem details."""
-        return {60.0: "a minute", 3600.0: "an hour"}.get(self.period_s, f"{self.period_s:g} s")
-
-    def acquire(self, key: str) -> float | None:
-        """Take a token for ``key``: None when allowed, else the seconds until one is back."""
-        if not self.enabled:
-            return None
-        now = self.clock()
-        with self._lock:
-            tokens, stamp = self._buckets.pop(key, (self.capacity, now))
-            tokens = min(self.capacity, tokens + (now - stamp) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
-                wait = None
-            else:
-                self._buckets[key] = (tokens, now)
-                self.rejections += 1
-                wait = (1.0 - tokens) / self.rate
-            while len(self._buckets) > self.max_clients:
-                self._buckets.popitem(last=False)
-        return wait
-
-
 @dataclass(frozen=True, slots=True)
 class Quota:
-    """An hourly allowance of one kind of call (``POST /v1/matches`` …) per client."""
+    """An hourly allowance of one kind of call (``POST /v1/tournaments`` …) per client."""
 
     name: str
     """What is counted, in words: ``matches created``."""
     setting: str
-    """The setting that sizes it (``MATCH_QUOTA_PER_HOUR``)."""
+    """The setting that sizes it (``TOURNAMENT_QUOTA_PER_HOUR``)."""
     method: str
     paths: tuple[str, ...]
-    """Every route that spends it (``POST /v1/matches``, a quick-play ticket and a rematch,
-    which each make a match, spend the same allowance); ``*`` stands for one segment (an
-    id): ``/v1/matches/*/rematch``."""
+    """Every route that spends it (``POST /v1/players/me/token`` and
+    ``POST /v1/players/me/sessions`` each mint a player token and spend one allowance);
+    ``*`` stands for one segment (an id)."""
     limiter: RateLimiter
 
     def applies(self, scope: Scope) -> bool:

@@ -37,10 +37,11 @@ import anyio
 from litestar import Litestar
 
 from api.app import AppParts, create_app
+from api.export_gate import Exports
 from api.feed import Archive
 from api.openapi import openapi_yaml as document_yaml
 from api.players.webhooks import Webhooks
-from api.ratelimit import Quota, RateLimiter, hourly
+from api.ratelimit import Quota, hourly
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.streamcap import StreamCaps
@@ -58,6 +59,7 @@ from services.bus import Bus
 from services.game import GameService
 from services.game_table import TimeoutBot
 from services.handlers import build_bus
+from services.limits import Allowance, RateLimiter
 from services.operator import Operator
 from services.readmodels.lists import ReadModels
 from services.saves import Saves
@@ -151,14 +153,28 @@ def build_parts(
         retry_ms=settings.sse_retry_ms,
     )
     limited = settings.rate_limit_per_minute > 0  # 0: no limit on clients at all
+    exports = Exports(
+        service,
+        core.limiter,
+        Operator(settings.operator_token),
+        concurrency=settings.export_concurrency,
+        quota=Allowance(
+            "export files built",
+            "EXPORT_QUOTA_PER_HOUR",
+            settings.export_quota_per_hour if limited else 0,
+        ),
+        cache_bytes=settings.export_cache_mb * 2**20,
+    )
     return AppParts(
         runtime=runtime,
         hub=hub,
         live=live,
         archive=archive,
+        exports=exports,
         webhooks=Webhooks(runtime, core.delivery, Operator(settings.operator_token)),
         rate_limiter=RateLimiter(settings.rate_limit_per_minute),
         quotas=client_quotas(settings) if limited else (),
+        allowances=(core.bus.matches, exports.quota),
         caps=StreamCaps(
             settings.sse_max_per_identity if limited else 0,
             settings.sse_max_per_address if limited else 0,
@@ -197,12 +213,14 @@ def build_core(
             webhook_targets=TargetPolicy(
                 settings.webhook_allow_http, settings.webhook_private_targets
             ),
+            matches=match_quota(settings),
         )
         bots = BotDriver(
             bus,
             workers=settings.bot_workers,
             decision_cpu_s=settings.bot_decision_ms / 1000,
             bots_only_rounds=settings.bots_only_rounds,
+            quota_ms=settings.bot_quota_ms_per_hour,
         )
     read_models = build_read_models(settings, service, hub)
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
@@ -262,18 +280,20 @@ def ring(driver: Callable[[], BotDriver | None]) -> Callable[[UUID], None]:
     return wake
 
 
+def match_quota(settings: Settings) -> Allowance:
+    """The match quota (``MATCH_QUOTA_PER_HOUR``): every match a command makes, by any
+    route, is charged to it by the bus (docs/decisions.md D-bounded); none when the limits
+    on clients are off (``RATE_LIMIT_PER_MINUTE=0``)."""
+    limited = settings.rate_limit_per_minute > 0
+    per_hour = settings.match_quota_per_hour if limited else 0
+    return Allowance("matches created", "MATCH_QUOTA_PER_HOUR", per_hour)
+
+
 def client_quotas(settings: Settings) -> tuple[Quota, ...]:
-    """The hourly quotas of the calls that create things (docs/security.md); a quota of 0
-    counts nothing."""
+    """The hourly quotas of the calls that create things one a call (docs/security.md); a
+    quota of 0 counts nothing. Matches are counted by the bus, as many as a command makes
+    (:func:`match_quota`)."""
     return (
-        hourly(
-            "matches created",
-            "MATCH_QUOTA_PER_HOUR",
-            "POST",
-            # a ticket makes a match (bots after a wait), and so does a rematch
-            ("/v1/matches", "/v1/lobby/tickets", "/v1/matches/*/rematch"),
-            settings.match_quota_per_hour,
-        ),
         hourly(
             "tournaments created",
             "TOURNAMENT_QUOTA_PER_HOUR",

@@ -39,7 +39,7 @@ from domain.game.round_events import Pacing
 from domain.game.timers import Timers
 from domain.rules.errors import InvalidInputError
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
-from services.bot_driver import BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
+from services.bot_driver import BOT_QUOTA_MS, BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.game import TablePolicy
 from services.timers import TIMEOUT_KIND
 
@@ -209,6 +209,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "`wrap`) plays before the bot driver ends it (docs/bots.md); 0: no cap.",
         ),
     ] = BOTS_ONLY_ROUNDS
+    bot_quota_ms_per_hour: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MS,
+            description="CPU ms the bots of one owner (a tournament's tables together, else "
+            "one match) may take an hour; an owner whose time is spent waits for it to come "
+            "back while the others' bots play on (docs/decisions.md D-bounded); 0: no quota.",
+        ),
+    ] = BOT_QUOTA_MS
     # -- tables and players (docs/players.md) ---------------------------------------------
     session_idle_s: Annotated[
         int,
@@ -253,8 +263,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         Meta(
             ge=0,
             le=_MANY,
-            description="Matches a client may create an hour, quick-play tickets and "
-            "rematches included (each can make a match); 0: no quota.",
+            description="Matches a client may make an hour, by any route, counted as many "
+            "as a command makes: a match, a rematch, a stored record, a quick-play ticket "
+            "(one each), a tournament round (one a table; docs/decisions.md D-bounded); 0: "
+            "no quota.",
         ),
     ] = 60
     tournament_quota_per_hour: Annotated[
@@ -276,6 +288,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             le=_MANY,
             description="Player tokens a client may mint an hour: token rotations, new "
             "sessions and identity-provider sign-ins; 0: no quota.",
+        ),
+    ] = 30
+    export_quota_per_hour: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MANY,
+            description="Export files a client may have built an hour (`GET /v1/exports`, "
+            "`GET /v1/records`); a settled day's partition served from the cache, or its "
+            "304, is free (docs/decisions.md D-bounded); 0: no quota.",
         ),
     ] = 30
     sse_max_per_identity: Annotated[
@@ -302,6 +324,27 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(ge=0, le=100_000, description="Live streams open at once per address; 0: no cap."),
     ] = 32
+    # -- exports (docs/analysis.md) -------------------------------------------------------
+    export_concurrency: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=64,
+            description="Exports built at once by this process (a table's file, a day's "
+            "partition not in the cache, the bulk records); one more is 503 `exports-busy` "
+            "with `Retry-After` (docs/decisions.md D-bounded); 0: no cap.",
+        ),
+    ] = 2
+    export_cache_mb: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=65_536,
+            description="MB of settled days' partitions kept built, served again with their "
+            "`ETag` and `Last-Modified` while nothing that could change them happened "
+            "(docs/analysis.md); 0: none kept.",
+        ),
+    ] = 64
     # -- live streams ---------------------------------------------------------------------
     sse_heartbeat_s: Annotated[
         int, Meta(ge=1, le=3600, description="Seconds between a live stream's pings.")

@@ -7,8 +7,25 @@ claimed — the match is queued at once. A pool of ``workers`` threads (the boun
 many bot decisions run at once) takes queued matches in turn and makes **one** step each
 (:func:`play_one`: a deadline claimed or one bot's move, under a
 per-decision CPU budget), then queues the match again if it may go on: so every table
-moves fairly, a move at a time, and a person's command is answered as soon as its own
+moves a move at a time, and a person's command is answered as soon as its own
 move is saved — the bots' replies reach every client as stream frames of their own.
+
+**Bot time is shared fairly** (docs/decisions.md D-bounded). Each table has an *owner*:
+its tournament (every table of a tournament, whoever plays there), else the match itself.
+
+* **A table with a person comes first.** Its steps are taken before any bots-only
+  table's; no bots-only step starts while one of them runs, and bots-only tables take at
+  most ``workers - 1`` workers (one, when there is only one), so a person's bots never
+  wait for a bots-only table's decision to end nor run beside more than the one already
+  under way. (The deciders are Python threads: two searches at once share one core, so
+  the worker kept back costs the bots-only tables almost nothing.)
+* **Owners take turns.** Within each of the two, the queue is a queue of owners: each
+  owner's next table makes one step, then the next owner's, so 32 tables of one
+  tournament get one turn where another owner's table gets one too.
+* **Bot time is a quota per owner** (``BOT_QUOTA_MS_PER_HOUR``): the CPU its steps took
+  (decisions, loads and saves, measured on the deciding thread) is charged to its owner
+  after each step; an owner whose hour is spent waits — its tables stay queued — until
+  its time comes back (a token bucket: an hour's worth, refilled evenly).
 
 The workers are threads of their own: a bot's decision never holds a slot of the store's
 limiter (the request path's), only the store's own connection for its load and save.
@@ -33,7 +50,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -47,6 +64,7 @@ from services.bots import Stop, bot_seats, bot_to_act, cpu_budget, next_move
 from services.bus import Bus
 from services.errors import NotFoundError, VersionConflictError
 from services.legal import claimed
+from services.limits import HOUR_S, RateLimiter
 from services.match_commands import FinishMatch
 from services.round_commands import Act, ClaimDeadlines
 
@@ -60,6 +78,10 @@ DECISION_CPU_S: Final = 1.0
 BOTS_ONLY_ROUNDS: Final = 20
 """Rounds a bots-only ``wrap`` match plays before the driver ends it
 (``BOTS_ONLY_ROUNDS``; 0: no cap)."""
+BOT_QUOTA_MS: Final = 600_000
+"""CPU ms an owner's bots may take an hour (``BOT_QUOTA_MS_PER_HOUR``; 0: no quota): ten
+minutes, some 4,000 strong decisions — a person's table of three strong bots takes about
+a tenth of it, a tournament of 32 bots-only tables a round in a few minutes."""
 _KNOWN: Final = 100_000
 """Tables whose bots (or none) are remembered; past it the memory starts again."""
 
@@ -76,6 +98,79 @@ class DriverStats:
     """Bots-only matches ended at the round cap."""
     queued: int
     running: int
+    out_of_time: int = 0
+    """Queued tables whose owner has spent its bot time (they wait for it to come back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What the driver knows of a seated table: its bots (seat → kind; seats never change
+    hands once the table is full), whose it is (:func:`owner_of`) and whether a person
+    holds a seat."""
+
+    bots: dict[int, str]
+    owner: str
+    people: bool
+
+    @classmethod
+    def of(cls, match: Match) -> Table:
+        bots = bot_seats(match)
+        return cls(bots, owner_of(match), len(bots) < 4)
+
+
+def owner_of(match: Match) -> str:
+    """Whose bot time a table's steps are: its tournament's, else its own."""
+    if match.tournament_id is not None:
+        return f"tournament:{match.tournament_id}"
+    return f"match:{match.id}"
+
+
+class FairQueue:
+    """The matches waiting for a step, in two lanes — tables with a person, bots-only
+    tables — each a queue of owners taking turns (the module docstring). A match is in the
+    queue once at most."""
+
+    def __init__(self) -> None:
+        self._lanes: dict[bool, OrderedDict[str, deque[UUID]]] = {
+            True: OrderedDict(),
+            False: OrderedDict(),
+        }
+        self._where: dict[UUID, tuple[bool, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def __contains__(self, match_id: object) -> bool:
+        return match_id in self._where
+
+    def push(self, match_id: UUID, owner: str, people: bool) -> None:
+        """Queue ``match_id`` at the end of its owner's tables (an owner new to the lane
+        takes its turn after those waiting)."""
+        if match_id in self._where:
+            return
+        self._where[match_id] = (people, owner)
+        self._lanes[people].setdefault(owner, deque()).append(match_id)
+
+    def pop(self, people: bool, ready: Callable[[str], bool]) -> UUID | None:
+        """The next table of the lane: the first owner in turn that is ``ready`` gives its
+        oldest queued table and goes to the end of the turns; None when none is."""
+        lane = self._lanes[people]
+        for owner, tables in lane.items():
+            if ready(owner):
+                match_id = tables.popleft()
+                if tables:
+                    lane.move_to_end(owner)
+                else:
+                    del lane[owner]
+                del self._where[match_id]
+                return match_id
+        return None
+
+    def owners(self) -> dict[str, int]:
+        """Each waiting owner and how many of its tables are queued."""
+        return {
+            owner: len(tables) for lane in self._lanes.values() for owner, tables in lane.items()
+        }
 
 
 Stopped = Literal["waiting", "limit", "conflict", "refused"]
@@ -159,6 +254,9 @@ class BotDriver:
         workers: int = WORKERS,
         decision_cpu_s: float = DECISION_CPU_S,
         bots_only_rounds: int = BOTS_ONLY_ROUNDS,
+        quota_ms: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+        cpu: Callable[[], float] = time.thread_time,
     ) -> None:
         if workers < 1:
             raise ValueError(f"the bot driver needs at least one worker, not {workers}")
@@ -167,14 +265,17 @@ class BotDriver:
         self.workers = workers
         self.decision_cpu_s = decision_cpu_s
         self.bots_only_rounds = bots_only_rounds
+        self.bot_time = RateLimiter(quota_ms, period_s=HOUR_S, clock=clock)
+        """Each owner's bot time in CPU ms (``BOT_QUOTA_MS_PER_HOUR``; 0: no quota),
+        refilled by ``clock``; a step's cost is read off ``cpu`` (the deciding thread's)."""
+        self.cpu = cpu
         self._cond = threading.Condition()
-        self._queue: deque[UUID] = deque()
-        self._queued: set[UUID] = set()
-        self._running: set[UUID] = set()
+        self._queue = FairQueue()
+        self._running: dict[UUID, bool] = {}
+        """The matches being stepped, and whether a person sits at each."""
         self._again: set[UUID] = set()
-        self._tables: dict[UUID, dict[int, str]] = {}
-        """A seated match's bots (seat → kind; empty for a table of people): seats never
-        change hands once the table is full."""
+        self._tables: dict[UUID, Table] = {}
+        """The seated tables seen (a table of people has no bots)."""
         self._threads: list[threading.Thread] = []
         self._stopping = False
         self._paused = False
@@ -196,15 +297,15 @@ class BotDriver:
         for aggregate in state:
             if isinstance(aggregate, Match):
                 if aggregate.seated:
-                    self._remember(aggregate.id, bot_seats(aggregate))
+                    self._remember(aggregate.id, Table.of(aggregate))
                 latest.setdefault(aggregate.id, None)
             else:
                 latest[aggregate.match_id] = aggregate
         for match_id, round_ in latest.items():
-            bots = self._tables.get(match_id)
-            if bots is not None and not bots:
+            table = self._tables.get(match_id)
+            if table is not None and not table.bots:
                 continue  # a table of people
-            if bots is not None and round_ is not None and not bot_to_act(round_, bots):
+            if table is not None and round_ is not None and not bot_to_act(round_, table.bots):
                 continue  # the round waits for a person
             self.wake(match_id)
 
@@ -213,24 +314,32 @@ class BotDriver:
         through the hub, without their state): queue each that may seat a bot — a table
         known to seat none is left alone, an unknown one is looked at once."""
         for match_id in match_ids:
-            bots = self._tables.get(match_id)
-            if bots is None or bots:
+            table = self._tables.get(match_id)
+            if table is None or table.bots:
                 self.wake(match_id)
 
-    def _remember(self, match_id: UUID, bots: dict[int, str]) -> None:
+    def _remember(self, match_id: UUID, table: Table) -> None:
         if len(self._tables) >= _KNOWN:
             self._tables.clear()
-        self._tables[match_id] = bots
+        self._tables[match_id] = table
 
     def wake(self, match_id: UUID) -> None:
         """Queue the match (a bot may be to act); at once if it is being moved now."""
         with self._cond:
             if match_id in self._running:
                 self._again.add(match_id)
-            elif match_id not in self._queued:
-                self._queued.add(match_id)
-                self._queue.append(match_id)
-                self._cond.notify()
+            else:
+                self._push(match_id)
+                self._cond.notify_all()
+
+    def _push(self, match_id: UUID) -> None:
+        """Queue the match in its lane and under its owner (a table not seen yet: with the
+        tables of people, as its own owner, until its first step has read it)."""
+        table = self._tables.get(match_id)
+        if table is None:
+            self._queue.push(match_id, f"match:{match_id}", True)
+        else:
+            self._queue.push(match_id, table.owner, table.people)
 
     # -- the workers ----------------------------------------------------------------------------
 
@@ -270,12 +379,12 @@ class BotDriver:
             self._cond.notify_all()
 
     def idle(self, timeout: float = 60.0) -> bool:
-        """Wait until no step runs and none will start — nothing queued, or paused (false
-        if ``timeout`` passed first): every bot has moved as far as it can without a
-        person or the clock."""
+        """Wait until no step runs and none will start — nothing queued, or paused, or the
+        owners of what is queued out of bot time (false if ``timeout`` passed first): every
+        bot has moved as far as it can without a person or the clock."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._running or (self._queue and not self._paused):
+            while self._running or (not self._paused and self._startable()):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -285,6 +394,8 @@ class BotDriver:
     @property
     def stats(self) -> DriverStats:
         with self._cond:
+            waiting = self._queue.owners()
+            out = sum(n for owner, n in waiting.items() if not self._has_time(owner))
             return DriverStats(
                 self._steps,
                 self._conflicts,
@@ -292,26 +403,68 @@ class BotDriver:
                 self._ended,
                 len(self._queue),
                 len(self._running),
+                out,
             )
 
     def _work(self) -> None:
         while True:
             with self._cond:
-                while not self._stopping and (self._paused or not self._queue):
-                    self._cond.wait()
-                if self._stopping:
+                match_id = None
+                while not self._stopping:
+                    if not self._paused:
+                        match_id = self._next()
+                        if match_id is not None:
+                            break
+                    self._cond.wait(None if self._paused else self._time_back())
+                if self._stopping or match_id is None:
                     return
-                match_id = self._queue.popleft()
-                self._queued.discard(match_id)
-                self._running.add(match_id)
+                table = self._tables.get(match_id)
+                self._running[match_id] = table is None or table.people
+            started = self.cpu()
             more = self.step(match_id)
+            spent_ms = (self.cpu() - started) * 1000
             with self._cond:
-                self._running.discard(match_id)
-                if (more or match_id in self._again) and match_id not in self._queued:
-                    self._queued.add(match_id)
-                    self._queue.append(match_id)
+                self._charge(match_id, spent_ms)
+                del self._running[match_id]
+                if more or match_id in self._again:
+                    self._push(match_id)
                 self._again.discard(match_id)
                 self._cond.notify_all()
+
+    def _next(self) -> UUID | None:
+        """The match to step now (under the lock; the module docstring): a table with a
+        person first; a bots-only table only while no table with a person is stepped and
+        fewer bots-only steps run than they may."""
+        found = self._queue.pop(True, self._has_time)
+        if found is not None:
+            return found
+        running = self._running.values()
+        if any(running) or sum(not people for people in running) >= self._bots_only_workers:
+            return None
+        return self._queue.pop(False, self._has_time)
+
+    def _startable(self) -> bool:
+        """A queued table whose owner has bot time left (under the lock)."""
+        return any(self._has_time(owner) for owner in self._queue.owners())
+
+    @property
+    def _bots_only_workers(self) -> int:
+        return max(1, self.workers - 1)
+
+    def _has_time(self, owner: str) -> bool:
+        return self.bot_time.due(owner) is None
+
+    def _time_back(self) -> float | None:
+        """Seconds until the first owner of a queued table has bot time again (None: no
+        owner waits for it)."""
+        waits = [self.bot_time.due(owner) for owner in self._queue.owners()]
+        known = [w for w in waits if w is not None]
+        return min(known) if known else None
+
+    def _charge(self, match_id: UUID, spent_ms: float) -> None:
+        table = self._tables.get(match_id)
+        owner = f"match:{match_id}" if table is None else table.owner
+        self.bot_time.owe(owner, spent_ms)
 
     # -- one step ---------------------------------------------------------------------------------
 
@@ -320,7 +473,7 @@ class BotDriver:
         try:
             match = self.service.get_match(match_id)
             if match.seated:
-                self._remember(match_id, bot_seats(match))
+                self._remember(match_id, Table.of(match))
             if self._end_if_capped(match):
                 return False
             done = play_one(self.bus, match_id, match=match, stop=self._budget)

@@ -13,9 +13,15 @@ the bus runs in this order, in one place (:meth:`Bus.handle`):
 3. **handle**: load through the command's :class:`~services.unit_of_work.UnitOfWork`,
    decide (the domain's commands raise a problem naming the rule), change the aggregates
    and answer an :class:`Outcome` — what the key's record keeps;
-4. **save** every changed aggregate and the key's record in one transaction (a version
-   taken meanwhile: the handler runs again when it allows it, ``attempts``, else 409);
-5. **answer**: :meth:`Handler.answer` builds the body from the outcome and the state as
+4. **charge** the matches it makes (:meth:`Handler.matches_made`: by default those its
+   unit of work creates) to the caller's match quota (``MATCH_QUOTA_PER_HOUR``,
+   :class:`~services.limits.Allowance`; the request's :class:`~services.limits.Payer`):
+   not enough left is a 429 ``quota-exceeded`` and nothing is saved (docs/decisions.md
+   D-bounded);
+5. **save** every changed aggregate and the key's record in one transaction (a version
+   taken meanwhile: the handler runs again when it allows it, ``attempts``, else 409;
+   what was charged for it is given back);
+6. **answer**: :meth:`Handler.answer` builds the body from the outcome and the state as
    the command left it. A replay calls the same function on the state as of the recorded
    version, so it answers exactly what the first call answered (a token the first call
    minted is withheld, never stored: docs/security.md).
@@ -25,7 +31,9 @@ A **dry run** (``dry=True``) is steps 1 and 3 on copies, nothing saved, no key u
 
 In-process callers — the bot driver, the sweeper, a record's replay, tools and tests — send
 commands as :data:`SERVICE`, the service itself, which every handler admits (what it acts
-for is in the command). Nothing here knows HTTP; nothing calls back.
+for is in the command), and which pays no quota: what it makes, it makes on behalf of a
+caller who paid (a lobby's match for its tickets). Nothing here knows HTTP; nothing calls
+back.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from services.access import Credential
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
+from services.limits import NO_ALLOWANCE, Allowance, Payer
 from services.unit_of_work import Reading, UnitOfWork
 
 C = TypeVar("C")
@@ -123,6 +132,12 @@ class Handler(ABC, Generic[C, W, A]):
         """The answer, from ``outcome`` and ``state``: the same function for the first call
         (the state as the command left it) and a replay (as of the recorded version)."""
 
+    def matches_made(self, command: C, uow: UnitOfWork, outcome: Outcome) -> int:
+        """The matches the command makes, charged to the caller's match quota before the
+        save (docs/decisions.md D-bounded): those its unit of work creates. A command that
+        makes one later, on the caller's behalf, counts it here (a quick-play ticket)."""
+        return uow.new_matches
+
     def dry_run(self, command: C, who: W, uow: UnitOfWork) -> A:
         """The command checked on copies, nothing saved (round commands)."""
         raise InvalidInputError("this command has no dry run")
@@ -150,11 +165,14 @@ class Bus:
         handlers: Mapping[type[Any], Handler[Any, Any, Any]],
         *,
         clock: Callable[[], datetime] | None = None,
+        matches: Allowance = NO_ALLOWANCE,
     ) -> None:
         self.service = service
         self.handlers = dict(handlers)
         self.keys = Keys(service)
         self.clock = clock or service.clock
+        self.matches = matches
+        """The match quota every command's new matches are charged to (the payer's)."""
 
     @property
     def commands(self) -> Iterable[type[Any]]:
@@ -174,21 +192,23 @@ class Bus:
         *,
         key: RequestKey | None = None,
         dry: bool = False,
+        payer: Payer | None = None,
     ) -> Answered[Any]:
         """Run ``command`` for ``caller`` under ``key`` (blocking: call it in a worker
-        thread from async code)."""
+        thread from async code); the matches it makes are charged to ``payer`` (None: the
+        service's own, free)."""
         handler = self.handler(command)
         who = handler.authorise(command, caller)
         if dry:
             copies = UnitOfWork(self.service, self.clock)
             return Answered(200, handler.dry_run(command, who, copies))
         if key is None:
-            return self._run(handler, command, who, None)
+            return self._run(handler, command, who, None, payer)
         with self.keys.claimed(key):
             found = self.keys.recorded(key)
             if found is None:
                 try:
-                    return self._run(handler, command, who, key)
+                    return self._run(handler, command, who, key, payer)
                 except VersionConflictError:
                     found = self.keys.recorded(key)  # another process saved this key first
                     if found is None:
@@ -205,7 +225,12 @@ class Bus:
         return self.handle(command, caller).body
 
     def _run(
-        self, handler: Handler[Any, Any, Any], command: Any, who: Any, key: RequestKey | None
+        self,
+        handler: Handler[Any, Any, Any],
+        command: Any,
+        who: Any,
+        key: RequestKey | None,
+        payer: Payer | None,
     ) -> Answered[Any]:
         attempts = handler.attempts_for(command)
         for attempt in range(1, attempts + 1):
@@ -224,12 +249,17 @@ class Bus:
                 receipt = outcome.receipt()
                 now = uow.now
                 records.append(IdempotencyRecord.record(key.rid, key.fingerprint, receipt, now))
+            spent = self.matches.spend(payer, handler.matches_made(command, uow, outcome))
             try:
                 uow.commit(*records)
             except VersionConflictError:
+                self.matches.refund(payer, spent)
                 if attempt == attempts:
                     raise
                 continue  # the state moved under us: decide again on the state as it is
+            except BaseException:
+                self.matches.refund(payer, spent)
+                raise
             body = handler.answer(command, who, outcome, uow.reading())
             return Answered(outcome.status, body, outcome=outcome)
         raise AssertionError("unreachable")  # pragma: no cover - attempts >= 1

@@ -62,3 +62,27 @@ class IdempotencyInFlightError(ShengjiError):
 
     code = "idempotency-in-flight"
     status: ClassVar[int] = 409
+
+
+class QuotaExceededError(ShengjiError):
+    """429: the caller has not enough left of an hourly allowance for this command
+    (:mod:`services.limits`); ``retry_after``: whole seconds until it has."""
+
+    code = "quota-exceeded"
+    status: ClassVar[int] = 429
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class BusyError(ShengjiError):
+    """503: as many exports are being built as may be at once (``EXPORT_CONCURRENCY``);
+    ``retry_after``: whole seconds to wait before trying again."""
+
+    code = "exports-busy"
+    status: ClassVar[int] = 503
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after

@@ -67,6 +67,7 @@ from services.feed_subscriptions import (
 )
 from services.game import GameService
 from services.game_table import DEFAULT_TIMEOUT_BOT, Handlers, TimeoutBot, game_handlers, nobody
+from services.limits import NO_ALLOWANCE, Allowance
 from services.operator import NO_OPERATOR, Operator
 from services.records.replay import ImportRecord, ImportRecordHandler
 from services.tournaments import commands as tc
@@ -97,12 +98,14 @@ def build_bus(
     operator: Operator = NO_OPERATOR,
     oidc: OidcVerifier | None = None,
     webhook_targets: TargetPolicy = PUBLIC_HTTPS,
+    matches: Allowance = NO_ALLOWANCE,
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
     doorbell; ``operator``: who runs webhooks and feed subscriptions (none by default);
     ``oidc``: the identity provider's verifier (sign-in off without one);
     ``webhook_targets``: where webhooks may post (``WEBHOOK_ALLOW_HTTP``,
-    ``WEBHOOK_PRIVATE_TARGETS``)."""
+    ``WEBHOOK_PRIVATE_TARGETS``); ``matches``: the match quota the matches a command makes
+    are charged to (``MATCH_QUOTA_PER_HOUR``; none by default)."""
     dealer = Dealer(table_deals(service))
     handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
     handlers |= {
@@ -165,4 +168,4 @@ def build_bus(
         dc.PublishPairing: dc.PublishPairingHandler(service),
         RecordTableResult: RecordTableResultHandler(),
     }
-    return Bus(service, handlers)
+    return Bus(service, handlers, matches=matches)

@@ -28,6 +28,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain.game.match import Match
+from domain.game.match_events import MatchCreated
 from domain.game.round import Round
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
@@ -135,6 +136,14 @@ class UnitOfWork:
     def changed(self) -> list[Any]:
         """The aggregates with events to save, in the order they were loaded or added."""
         return [a for a in self._held.values() if a.pending_events]
+
+    @property
+    def new_matches(self) -> int:
+        """The matches this unit creates: the ``MatchCreated`` events it is to save (a
+        match made here, or an imported record's, :meth:`record`) — what the bus charges
+        to the caller's match quota (docs/decisions.md D-bounded)."""
+        pending = (e for a in self._held.values() for e in a.pending_events)
+        return sum(isinstance(e, MatchCreated) for e in (*pending, *self._events))
 
     def commit(self, *records: Any) -> None:
         """Save every changed aggregate and ``records`` in one save; then the effects."""

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -24,7 +25,7 @@ from tests.tournaments import Tournaments
 
 
 @contextmanager
-def driving(service: GameService, **kwargs: int) -> Iterator[BotDriver]:
+def driving(service: GameService, **kwargs: Any) -> Iterator[BotDriver]:
     """A started bot driver on ``service`` (stopped after the block)."""
     driver = BotDriver(bus_of(service), **kwargs)
     driver.start()

@@ -12,7 +12,7 @@ exact bytes of ``GET /v1/matches/{id}/record`` for that match.
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -34,6 +34,7 @@ from litestar.response import Stream
 
 from api.compression import OWN_ENCODING
 from api.dto import problems
+from api.export_gate import Exports
 from api.runtime import Runtime
 from domain.rules.errors import InvalidInputError
 from services.access import read_authorization, signed_player
@@ -118,7 +119,7 @@ def own_records(service: GameService, authorization: str | None, player: UUID) -
         raise ForbiddenError("player: a player's records are asked for with its own token")
 
 
-async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIterator[bytes]:
+async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncGenerator[bytes]:
     packer = zlib.compressobj(6, zlib.DEFLATED, 31) if gzip else None
     while chunk := await runtime.call(take, lines, CHUNK):
         data = b"".join(chunk)
@@ -140,8 +141,10 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
     "tournament round completes (R36). `tournamentId` keeps one tournament's tables; "
     "`player` one player's matches, with that player's token (401/403 otherwise). "
     "422 for a time without a time zone, "
-    "`finishedFrom` after `finishedTo` or an unknown preset.",
-    responses=problems(401, 403),
+    "`finishedFrom` after `finishedTo` or an unknown preset. An export: at most "
+    "`EXPORT_CONCURRENCY` are built at once (503 `exports-busy`), "
+    "`EXPORT_QUOTA_PER_HOUR` a client (429).",
+    responses=problems(401, 403, 503),
     security=[{}, {"bearer": []}],
     operation_class=BulkOperation,
     opt={OWN_ENCODING: True},  # gzip of its own, flushed per chunk of records
@@ -149,6 +152,7 @@ async def _body(runtime: Runtime, lines: Iterator[bytes], gzip: bool) -> AsyncIt
 async def export_records(
     request: Request[Any, Any, Any],
     runtime: NamedDependency[Runtime],
+    exports: NamedDependency[Exports],
     finished_from: Annotated[
         datetime | None, moment_parameter("finishedFrom", "Matches that finished at or after it")
     ] = None,
@@ -184,4 +188,5 @@ async def export_records(
     if gzip:
         headers["Content-Encoding"] = "gzip"
     lines = finished_records(runtime.service, where)
-    return Stream(_body(runtime, lines, gzip), media_type=ND_JSON, headers=headers)
+    body = await exports.held(request, _body(runtime, lines, gzip))
+    return Stream(body, media_type=ND_JSON, headers=headers)

@@ -244,6 +244,12 @@ class QueueTicketHandler(Handler[QueueTicket, Signed, TicketView]):
         ticket = queue_ticket(uow, self.dealer, request, uuid4())
         return Outcome(201, ticket.id, ticket.version)
 
+    def matches_made(self, command: QueueTicket, uow: UnitOfWork, outcome: Outcome) -> int:
+        """A new ticket makes one match, now or later (the lobby's, with bots after its
+        wait, made by the service for it): it is charged now; the same ticket asked for
+        again makes none."""
+        return 1 if outcome.status == 201 else 0
+
     def answer(
         self, command: QueueTicket, who: Signed, outcome: Outcome, state: Reading
     ) -> TicketView:

@@ -17,7 +17,8 @@ Which matches and which day (docs/analysis.md, "Partitions"): every finished mat
 UTC day it ended; for the public a tournament table enters the history when its
 tournament round completes (R36: until then it is left out, as the bulk records leave it
 out), so its public day is the later of the two and a public partition of a past day
-never changes.
+gains no match as the log goes on — but for a record imported later, and its rows change
+when a player is erased or a tournament corrected (:mod:`services.analysis.partitions`).
 """
 
 from __future__ import annotations
@@ -129,28 +130,44 @@ class _Tournaments:
 
 
 def dumped_matches(
-    service: GameService, reader: Reader, since: date | None = None
+    service: GameService, reader: Reader, since: date | None = None, only: date | None = None
 ) -> Iterator[Dumped]:
     """The finished matches ``reader``'s dump takes, in the order they finished, with
-    their day (module docstring); ``since``: only those of that day or later."""
+    their day (module docstring); ``since``: only those of that day or later; ``only``:
+    only those of that day (a match that ended on another day is passed over unread,
+    unless its public day may be later: a tournament table's)."""
     tournaments = _Tournaments(service)
     for finished in finishes(service):
         match_id: UUID = finished.originator_id
+        day = _day(finished.timestamp)
+        may_be_later = reader == "public" and only is not None and day < only
+        if (
+            only is not None
+            and day != only
+            and not (may_be_later and _of_a_tournament(service, match_id))
+        ):
+            continue
         events = list(service.events.get(match_id))
         created = events[0]
         if not isinstance(created, MatchCreated):
             continue
-        day = _day(finished.timestamp)
         table = tournaments.table(created)
         if created.tournament_id is not None and reader == "public":
             if embargo_for(service, created.tournament_id, created.tournament_round):
                 continue  # R36: it enters the public history when its round completes
             if table is not None and table.completed is not None:
                 day = max(day, _day(table.completed))
-        if since is not None and day < since:
+        if (since is not None and day < since) or (only is not None and day != only):
             continue
         rounds = [list(service.events.get(e.round_id)) for e in events if isinstance(e, RoundBegun)]
         yield Dumped(match_id, day, events, rounds, table)
+
+
+def _of_a_tournament(service: GameService, match_id: UUID) -> bool:
+    """The match is a tournament table (its first event read alone)."""
+    stored = service.recorder.select_events(match_id, lte=1)
+    created: Any = service.mapper.to_domain_event(stored[0]) if stored else None
+    return isinstance(created, MatchCreated) and created.tournament_id is not None
 
 
 def _day(moment: datetime) -> date:
@@ -276,14 +293,17 @@ class _Sink:
         return data
 
 
-def table_chunks(service: GameService, table: str, fmt: Format, reader: Reader) -> Iterator[bytes]:
+def table_chunks(
+    service: GameService, table: str, fmt: Format, reader: Reader, day: date | None = None
+) -> Iterator[bytes]:
     """``table`` of ``reader``'s dump as one file (``day`` first), a chunk of bytes per
-    :data:`CHUNK_MATCHES` matches (a row group), the file's end last."""
+    :data:`CHUNK_MATCHES` matches (a row group), the file's end last; ``day``: that
+    day's partition only."""
     check_choice(table, fmt, reader)
     sink = _Sink()
     writer = _Writer(sink, fmt, arrow_schema(table, with_day=True))
     rows: list[dict[str, Any]] = []
-    for matches, found in enumerate(dumped_matches(service, reader), 1):
+    for matches, found in enumerate(dumped_matches(service, reader, only=day), 1):
         rows += rows_of(found, reader).tables[table]
         if matches % CHUNK_MATCHES == 0 and rows:
             writer.write(rows)

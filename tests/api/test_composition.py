@@ -73,8 +73,13 @@ def test_the_app_is_built_from_the_settings() -> None:
     )
     parts = build_parts(settings)
     assert parts.rate_limiter.per_minute == 7
+    assert [q.setting for q in parts.allowances] == [
+        "MATCH_QUOTA_PER_HOUR",  # the bus's (docs/decisions.md D-bounded)
+        "EXPORT_QUOTA_PER_HOUR",  # the exports'
+    ]
+    assert [q.limiter.limit for q in parts.allowances] == [60, 30]
+    assert parts.exports.slots.limit == 2 and parts.bots.bot_time.limit == 600_000
     assert [q.setting for q in parts.quotas] == [
-        "MATCH_QUOTA_PER_HOUR",
         "TOURNAMENT_QUOTA_PER_HOUR",
         "IMPORT_QUOTA_PER_HOUR",
         "PLAYER_QUOTA_PER_HOUR",

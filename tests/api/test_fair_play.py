@@ -124,15 +124,23 @@ async def test_quick_play_spends_the_match_quota() -> None:
 
 async def test_a_rematch_spends_the_match_quota() -> None:
     """A rematch makes a match: without the quota, bots-only matches rematched one after
-    another would make matches without end."""
+    another would make matches without end. A rematch refused makes none and spends none
+    (docs/decisions.md D-bounded)."""
     app = new_app(rate_limit_per_minute=600, match_quota_per_hour=2)
     async with app.lifespan(), client_at(app) as c:
         made = (await c.post("/v1/matches", json={})).json()
-        url = f"/v1/matches/{made['matchId']}/rematch"
-        first = await c.post(url, headers=auth(made["organiserToken"]))
-        assert first.status_code == 409, first.text  # not finished: refused, but counted
-        again = await c.post(url, headers=auth(made["organiserToken"]))
-        assert (again.status_code, again.json()["code"]) == (429, "quota-exceeded")
+        url = f"/v1/matches/{made['matchId']}"
+        org = auth(made["organiserToken"])
+        first = await c.post(f"{url}/rematch", headers=org)
+        assert first.status_code == 409, first.text  # not finished: refused, nothing made
+        assert (await c.post(f"{url}/finish", json={}, headers=org)).status_code == 200
+        rematch = await c.post(f"{url}/rematch", headers=org)
+        assert rematch.status_code == 201, rematch.text
+        again = f"/v1/matches/{rematch.json()['matchId']}"
+        org = auth(rematch.json()["token"])
+        assert (await c.post(f"{again}/finish", json={}, headers=org)).status_code == 200
+        third = await c.post(f"{again}/rematch", headers=org)
+        assert (third.status_code, third.json()["code"]) == (429, "quota-exceeded")
 
 
 # -- every kind of stream is capped ---------------------------------------------------------------

@@ -22,9 +22,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from api.metrics import COMMANDS, OUTCOMES, Metrics, command_of, outcome_of
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
-from api.ratelimit import RateLimiter
 from domain.game.match import Match
 from services.game import GameService
+from services.limits import RateLimiter
 from tests.api.rest import Table, auth, client, new_service
 from tests.apps import make_app
 from tests.conftest import FakeClock, FixedSeeds

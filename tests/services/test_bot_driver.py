@@ -15,6 +15,7 @@ import pytest
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.rules.ruleset import STANDARD, RuleSet
+from domain.tournament.events import TeamEntry
 from services import bot_driver
 from services.bot_driver import BotDriver, Step, play_one
 from services.bots import cpu_budget, next_move
@@ -22,6 +23,7 @@ from services.game import GameService
 from tests.commands import act, bus_of, create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 from tests.driving import driving, record_decisions
+from tests.tournaments import Tournaments
 
 ONE_ROUND = RuleSet.from_mapping({**STANDARD.to_mapping(), "match_end": "rounds:1"})
 
@@ -150,3 +152,156 @@ def test_a_bots_only_wrap_match_ends_at_the_cap(cap: int, scored: int) -> None:
     match = service.get_match(match_id)
     assert match.finished == bool(cap) and len(match.results) >= scored
     assert driver.stats.ended == (1 if cap else 0)
+
+
+# -- bot time shared fairly (docs/decisions.md D-bounded) ------------------------------------
+
+
+class Steps(list[UUID]):
+    """The matches the driver stepped, in order (``play_one`` recorded)."""
+
+
+@pytest.fixture
+def steps(monkeypatch: pytest.MonkeyPatch) -> Steps:
+    order = Steps()
+    step = play_one
+
+    def recorded(game: GameService, match_id: UUID, **kw: object) -> Step:
+        order.append(match_id)
+        return step(game, match_id, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bot_driver, "play_one", recorded)
+    return order
+
+
+def bots_tournament(service: GameService, teams: int) -> list[UUID]:
+    """A round of a bots-only tournament scheduled (its tables seated): their matches."""
+    ts = Tournaments(service)
+    entries = [TeamEntry(f"T{i}", (f"a{i}", f"b{i}"), ("random", "random")) for i in range(teams)]
+    t = ts.create(name="bots", rules=ONE_ROUND, teams=entries, fmt="round_robin", match_length=1)
+    scheduled = ts.schedule_next(t.id)
+    return [UUID(table.match_id) for table in scheduled.round.tables]
+
+
+def test_a_table_with_a_person_is_stepped_before_queued_bots_only_tables(steps: Steps) -> None:
+    """The finding: a person's bots waited 2–11 s behind 32 bots-only tables. Queued
+    after eight bots-only tables, the person's table (three bots to pass while declaring,
+    R17) is stepped first, and each of its bots before any bots-only table moves."""
+    service = new_service()
+    driver = BotDriver(bus_of(service), workers=1)
+    driver.attach()
+    driver.pause()
+    tables = bots_tournament(service, 16)
+    person = seat(service, ["human", "random", "random", "random"])
+    driver.start()
+    driver.resume()
+    try:
+        assert driver.idle(120)
+    finally:
+        driver.stop()
+    assert steps[0] == person
+    first_bots_only = next(i for i, m in enumerate(steps) if m in tables)
+    assert set(steps[:first_bots_only]) == {person}
+    assert first_bots_only >= 3  # every bot of the person's table (R17 passes) went first
+
+
+def test_owners_take_turns_whatever_their_number_of_tables(steps: Steps) -> None:
+    """Eight tables of one tournament and one match of another owner: the match gets
+    every other step while both wait, not one step in nine."""
+    service = new_service()
+    driver = BotDriver(bus_of(service), workers=1)
+    driver.attach()
+    driver.pause()
+    tables = bots_tournament(service, 16)
+    alone = seat(service, ["random"] * 4)
+    driver.start()
+    driver.resume()
+    try:
+        assert driver.idle(300)
+    finally:
+        driver.stop()
+    assert service.get_match(alone).finished
+    last = len(steps) - steps[::-1].index(alone)  # the alone match's last step
+    mine = sum(1 for m in steps[:last] if m == alone)
+    theirs = sum(1 for m in steps[:last] if m in tables)
+    assert abs(mine - theirs) <= 1  # turn about, until the match was over
+
+
+def test_an_owner_out_of_bot_time_waits_while_others_play_on(steps: Steps) -> None:
+    """A quota of 1 CPU ms an hour and steps of 1 ms each: each owner's first step spends
+    it. The tournament's tables then wait — queued, not dropped — while the match of
+    another owner that still has time plays; an hour later they go on."""
+    service = new_service()
+    now = [0.0]
+    ticks = itertools.count()
+    driver = BotDriver(
+        bus_of(service),
+        workers=1,
+        quota_ms=1,
+        clock=lambda: now[0],
+        cpu=lambda: next(ticks) / 1000,  # a tick a reading: 1 ms a step
+    )
+    driver.attach()
+    driver.pause()
+    tables = bots_tournament(service, 4)
+    driver.start()
+    driver.resume()
+    try:
+        assert driver.idle(60)
+        waiting = driver.stats
+        assert waiting.out_of_time == waiting.queued >= 1
+        assert sum(1 for m in steps if m in tables) == 1  # one step, then out of time
+        alone = seat(service, ["random"] * 4)
+        assert driver.idle(60)
+        assert steps[-1] == alone and steps.count(alone) == 1
+        now[0] += 3600.0  # an hour later: every owner's time is back
+        for table in tables:
+            driver.wake(table)
+        before = len(steps)
+        assert driver.idle(60)
+        assert len(steps) > before
+    finally:
+        driver.stop()
+
+
+def test_bots_only_tables_keep_a_worker_free_for_tables_with_a_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two workers: bots-only tables take one at most, and none of their steps starts
+    while a step of a table with a person runs."""
+    service = new_service()
+    people: set[UUID] = set()
+    running: dict[UUID, bool] = {}
+    lock = threading.Lock()
+    seen = {"most_bots_only": 0, "started_beside_a_person": 0}
+    step = play_one
+
+    def recorded(game: GameService, match_id: UUID, **kw: object) -> Step:
+        with lock:
+            person = match_id in people
+            if not person and any(running.values()):
+                seen["started_beside_a_person"] += 1
+            running[match_id] = person
+            bots_only = sum(1 for p in running.values() if not p)
+            seen["most_bots_only"] = max(seen["most_bots_only"], bots_only)
+        try:
+            return step(game, match_id, **kw)  # type: ignore[arg-type]
+        finally:
+            with lock:
+                del running[match_id]
+
+    monkeypatch.setattr(bot_driver, "play_one", recorded)
+    driver = BotDriver(bus_of(service), workers=2)
+    driver.attach()
+    driver.pause()
+    bots_tournament(service, 8)
+    for _ in range(3):
+        people.add(seat(service, ["human", "heuristic", "heuristic", "heuristic"]))
+    driver.start()
+    driver.resume()
+    try:
+        assert driver.idle(300)
+    finally:
+        driver.stop()
+    assert seen["most_bots_only"] == 1
+    assert seen["started_beside_a_person"] == 0

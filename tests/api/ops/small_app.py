@@ -25,10 +25,10 @@ from api.health import Probe, health_handlers
 from api.identity import Identities
 from api.logging import bind_seat, unrouted
 from api.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE
-from api.ratelimit import RateLimiter
 from api.streams import MATCH as MATCH_STREAM
 from api.streams import stream_route
 from domain.rules.errors import IllegalMoveError
+from services.limits import RateLimiter
 
 ROOT = Path(__file__).resolve().parents[3]
 HEX32 = re.compile(r"[0-9a-f]{32}")

@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 
 from api.i18n import MESSAGES, detail, localize, prefers_chinese, title
 from api.problems import PROBLEM_TYPES
-from api.ratelimit import RateLimiter
+from services.limits import RateLimiter
 from tests.api.ops.small_app import ROOT, FakeClock, failing_probe, is_problem, small_app
 
 

@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 from litestar.types import Scope
 
 from api.identity import Identities, address_key, bearer_of
-from api.ratelimit import RateLimiter
+from services.limits import RateLimiter
 from tests.api.ops.small_app import MATCH, MAX_BODY, FakeClock, is_problem, small_app
 
 
