@@ -227,8 +227,9 @@ class DirectorTools:
         return current
 
     def round_timers(self, state: ev.RoundState) -> dict[str, int] | None:
-        """The turn timers of round ``state``'s tables: its own, else the tournament's."""
-        return state.timers if state.timed else self.timers
+        """The turn timers of round ``state``'s tables: the tournament's when it was
+        scheduled, or its own (never a later change's, D-hidden)."""
+        return state.timers
 
     # -- entries ---------------------------------------------------------------------------
 
