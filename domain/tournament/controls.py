@@ -410,5 +410,5 @@ class OrganiserControls:
             now,
             number=current.number,
             tables=tuple(tables),
-            rule=self.deadline_rule,
+            rule=current.deadline_rule,
         )

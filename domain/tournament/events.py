@@ -91,6 +91,9 @@ class RoundState:
     tournament's time control (``TimeControlChanged``) is for the rounds to come."""
     timers: dict[str, int] | None = None
     """Its tables' turn timers, kept the same way."""
+    deadline_rule: str = "flag"
+    """What its deadline does to unfinished tables (``flag`` or ``finish``): the
+    tournament's rule when it was scheduled."""
     extensions: dict[int, int] = field(default_factory=dict)
     """Seconds added to the deadline of one table (0-based)."""
     paused_at: datetime | None = None
@@ -176,6 +179,7 @@ class RoundScheduled(TournamentEvent):
                 # the time control in force now is this round's for good (D-hidden)
                 deadline_s=t.round_deadline_s,
                 timers=None if t.timers is None else dict(t.timers),
+                deadline_rule=t.deadline_rule,
             )
         )
 

@@ -473,9 +473,10 @@ def test_a_correction_after_the_event_reaches_a_connected_display(
 def test_a_patched_deadline_applies_to_rounds_scheduled_after_it_only(
     own: TestClient[Litestar], own_store: GameService
 ) -> None:
-    """R36: PATCH roundDeadlineS sets the deadline of the rounds to come; the round in play
-    keeps the one it was scheduled with — its views, its score sheet, the clerk's flagging
-    and the tournament rebuilt from its history — and the next round gets the new one."""
+    """R36: PATCH roundDeadlineS (and deadlineRule) set the time control of the rounds to
+    come; the round in play keeps the one it was scheduled with — its views, its score
+    sheet, the clerk's flagging by its own rule and the tournament rebuilt from its
+    history — and the next round gets the new one."""
     c, store = own, own_store
     url, org = create(c, swissRounds=2, roundDeadlineS=600, deadlineRule="flag")
     clock = store.clock
@@ -484,7 +485,7 @@ def test_a_patched_deadline_applies_to_rounds_scheduled_after_it_only(
     assert first["deadlineS"] == 600
     clerk = Clerk(bus_of(store))
     clock.advance(timedelta(seconds=10))
-    r = c.patch(url, json={"roundDeadlineS": 30}, headers=org)
+    r = c.patch(url, json={"roundDeadlineS": 30, "deadlineRule": "finish"}, headers=org)
     assert r.status_code == 200, r.text
     assert r.json()["settings"]["roundDeadlineS"] == 30
     in_play = c.get(f"{url}/rounds/1").json()
@@ -497,6 +498,10 @@ def test_a_patched_deadline_applies_to_rounds_scheduled_after_it_only(
     assert c.get(f"{url}/rounds/1").json()["flaggedTables"] == []
     rebuilt = Tournaments(store).get(UUID(url.rsplit("/", 1)[1]))  # from the history
     assert rebuilt.round_deadline_s_of(rebuilt.rounds[0]) == 600
+    clock.advance(timedelta(seconds=600))  # past 600 s: flagged by the round's rule, not ended
+    assert clerk.tick().deadlines == 2
+    assert c.get(f"{url}/rounds/1").json()["flaggedTables"] == [1, 2]
+    assert not any(store.get_match(UUID(t["matchId"])).finished for t in first["tables"])
     for table in (1, 2):
         enter(c, url, org, 1, table, [1, 0])
     second = c.post(f"{url}/rounds", headers=org).json()["round"]
