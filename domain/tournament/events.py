@@ -442,6 +442,9 @@ class TableResultEntered(TournamentEvent):
     offline, or a result handed in late): levels gained per team, the winner and why. The
     table's match is ended with the same result; nothing was played to reach it here."""
 
+    COUNT_FIELDS: ClassVar[tuple[str, ...]] = ("levels",)
+    """``levels`` are levels gained by each team (R30), not ranks."""
+
     number: int
     table: int
     winner: int | None

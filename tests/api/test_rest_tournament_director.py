@@ -128,6 +128,9 @@ def test_a_paper_result_is_entered_as_such_in_the_tournament_and_the_match_recor
     assert after["status"] == "completed" and after["secret"] is not None  # R35
     kinds = kinds_of(store, url.rsplit("/", 1)[1])
     assert "TableResultRecorded" not in kinds and kinds.count("TableResultEntered") == 2
+    tid = url.rsplit("/", 1)[1]
+    fed = c.get(f"/v1/events?tournamentId={tid}&type=TableResultEntered").json()["items"]
+    assert [i["data"]["levels"] for i in fed] == [[3, 1], [0, 0]]  # R30: gained, not ranks
     standings = c.get(f"{url}/standings").json()["standings"]
     top = standings[0]
     assert top["team"] == first["firstTeam"] and top["matchPoints"] == 2
