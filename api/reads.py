@@ -34,7 +34,7 @@ from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
 from services import field_docs
 from services.access import Credential, seat_in
-from services.embargo import embargo_marker, view_embargo
+from services.embargo import embargo_marker, embargo_of, view_embargo
 from services.errors import NotFoundError, VerificationError
 from services.game import GameService
 from services.history import (
@@ -144,6 +144,12 @@ def round_view(read: Read, match_id: UUID, number: int) -> PublicView:
     return table_view(match, round_, None, service.clock(), embargo=embargo)
 
 
+def rounds_of(service: GameService, match_id: UUID) -> RoundList:
+    """The match's rounds (blocking), under its tournament embargo (R36)."""
+    match, current = snapshot(service, match_id)
+    return RoundList(items=round_summaries(match, current, embargo=embargo_of(service, match)))
+
+
 def round_verified(service: GameService, match_id: UUID, number: int) -> RoundVerified:
     """Round ``number`` checked against its commitment and events (R35; blocking)."""
     match, round_ = _round(service, match_id, number)
@@ -247,10 +253,10 @@ class ReadController(Controller):
         """The match's rounds and results
 
         The match's rounds in order: playing, scored (with the recorded result,
-        R29-R32) or abandoned.
+        R29-R32) or abandoned. A tournament table's dealers and results wait for its
+        tournament round to complete (R36).
         """
-        match, current = await read.call(snapshot, read.service, match_id)
-        return RoundList(items=round_summaries(match, current))
+        return await read.call(rounds_of, read.service, match_id)
 
     @route(
         "/{match_id:uuid}/rounds/{number:int}",

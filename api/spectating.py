@@ -24,9 +24,10 @@ the tournament's organiser token still reads as a spectator.
 tournament until the round completes; completion is remembered per service
 (:mod:`services.embargo`).
 
-Match summaries (``GET /v1/matches``, ``GET /v1/matches/{id}``, ``/rounds``) stay open:
-they show seats, levels and scores, never a card. Deal verification and records answer
-409 ``deal-embargoed`` to everyone until the round completes (:mod:`services.embargo`).
+Match summaries (``GET /v1/matches``, ``GET /v1/matches/{id}``, ``/rounds``) stay open
+but show no result of a tournament table in play — no levels, dealers, results or winner
+(R36, docs/decisions.md D-hidden). Deal verification and records answer 409
+``deal-embargoed`` to everyone until the round completes (:mod:`services.embargo`).
 """
 
 from __future__ import annotations

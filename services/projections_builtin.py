@@ -1,7 +1,10 @@
 """The service's own read models as projections of the log (:mod:`services.projections`).
 
 * ``match-summaries`` — every match's summary (``GET /v1/matches/{id}``: seats, levels,
-  rounds and results, R29–R32), folded from the match's and its rounds' events;
+  rounds and results, R29–R32), folded from the match's and its rounds' events — the
+  whole summary the log holds, a tournament table's results too (the route withholds
+  them while its tournament round is in play, R36: a moment of the tournament, not of
+  the match's log);
 * ``tournament-standings`` — every tournament's standings (R36), folded from its events;
 * ``finished-matches`` — the finished matches the bulk export (``GET /v1/records``) takes:
   when each finished and its preset.
@@ -85,7 +88,8 @@ class MatchSummaries:
 
     def rebuilt(self) -> dict[str, Any]:
         return {
-            str(mid): _plain(match_summary(m, self._current(m))) for mid, m in self.matches.items()
+            str(mid): _plain(match_summary(m, self._current(m), embargo=None))
+            for mid, m in self.matches.items()
         }
 
     def _current(self, match: Match) -> Round | None:
@@ -96,7 +100,9 @@ class MatchSummaries:
         out = {}
         for mid in _ids_of(self.service, MatchCreated):
             match = self.service.get_match(mid)
-            out[str(mid)] = _plain(match_summary(match, self.service.current_round(match)))
+            out[str(mid)] = _plain(
+                match_summary(match, self.service.current_round(match), embargo=None)
+            )
         return out
 
 

@@ -53,6 +53,7 @@ from services.tournaments.display import (
     result_text,
     round_deadline,
     score_sheet_deals,
+    shown_result,
 )
 from services.tournaments.loading import get_tournament
 
@@ -119,8 +120,7 @@ def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
     for table in state.tables:
         players = players_of(t, number, table)
         first = table.first_parity
-        entry = t.results.get((number, table.table))
-        text, _ = result_text(t, number, table)
+        entry = shown_result(t, number, table)  # R36: once the round completes
         extension = state.extensions.get(table.table, 0)
         rows.append(
             {
@@ -133,7 +133,7 @@ def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
                 "second_players": f"{players[1 - first]} · {players[3 - first]}",
                 "levels_first": "" if entry is None else entry.levels[0],
                 "levels_second": "" if entry is None else entry.levels[1],
-                "winner": "" if text is None else text.split(" ", 1)[1],
+                "winner": "" if entry is None else result_text(t, entry).split(" ", 1)[1],
                 "deadline": None if due is None else _minute(due, extension),
             }
         )
@@ -272,7 +272,7 @@ class PageController(Controller):
         """A round's printable pairing sheet (HTML, A4 print CSS)
 
         Table numbers, teams with their seats (R36) and players (substitutes in place), the start
-        time and the deadline, and result boxes (filled once a result is in).
+        time and the deadline, and result boxes (filled once the round completes, R36).
         """
         chosen = language(lang, accept_language)
         template = "pairings.html.j2"

@@ -4,9 +4,10 @@ the live display page, the printable pairing and score sheets and the crosstable
 Nothing secret (R33), and nothing a table still playing could learn a deal from (R36:
 every table of a round plays the same deals, so its tables are closed to spectators
 until it completes): while the round is in play a table shows how far it has got — the
-deal (match round) and the trick — and its result once in; the attackers' points of the
-deal in play and the levels appear once the round completes. The next round's pairing
-only once published.
+deal (match round), the trick, whether it has finished — and nothing of how it went: its
+result, the attackers' points and the levels, and the standings they move, appear once
+the round completes (:func:`shown_result`, :func:`services.embargo.results_released`).
+The next round's pairing only once published.
 """
 
 from __future__ import annotations
@@ -21,12 +22,18 @@ from domain.game.round import RoundPhase
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import MatchEndKind
 from domain.tournament.duplicate import seat_teams
-from domain.tournament.events import RoundState, TableEntry
+from domain.tournament.events import ResultEntry, RoundState, TableEntry
 from domain.tournament.tournament import Tournament
 from services import field_docs
+from services.embargo import results_released
 from services.errors import NotFoundError
 from services.game import GameService
-from services.tournaments.views import StandingView, standing_views, tiebreak_names
+from services.tournaments.views import (
+    StandingView,
+    shown_standings,
+    standing_views,
+    tiebreak_names,
+)
 
 SCORE_SHEET_DEALS = 12
 """Rows of a score sheet when the match length is not a number of deals (finish_at_A)."""
@@ -205,12 +212,19 @@ def byes_of(t: Tournament, state: RoundState) -> list[int]:
     return found
 
 
-def result_text(t: Tournament, number: int, table: TableEntry) -> tuple[str | None, bool]:
-    entry = t.results.get((number, table.table))
-    if entry is None:
-        return None, False
+def shown_result(t: Tournament, number: int, table: TableEntry) -> ResultEntry | None:
+    """Table ``table``'s result as the director's pages show it: once its round has
+    completed (R36: another table may still be playing the same deals), else None."""
+    if not results_released(t, number):
+        return None
+    return t.results.get((number, table.table))
+
+
+def result_text(t: Tournament, entry: ResultEntry) -> str:
+    """A result as the pages write it: the levels gained (`2-1`) and the winner's name,
+    or `=` for a draw."""
     who = "=" if entry.winner is None else t.teams[entry.winner].name
-    return f"{entry.levels[0]}-{entry.levels[1]} {who}", entry.entered
+    return f"{entry.levels[0]}-{entry.levels[1]} {who}"
 
 
 def table_progress(
@@ -236,8 +250,8 @@ def table_progress(
             points = match.results[-1].attackers_total
         mine = table.first_parity
         levels = [RANKS[match.levels[mine]], RANKS[match.levels[1 - mine]]]
-    text, entered = result_text(t, state.number, table)
-    if text is not None:
+    entry = shown_result(t, state.number, table)
+    if (state.number, table.table) in t.results:  # finished, however it went (R36)
         status = "finished"
     elif table.table in state.flagged:
         status = "flagged"
@@ -257,8 +271,8 @@ def table_progress(
             trick=trick,
             attacker_points=points if state.revealed else None,
             levels=levels if state.revealed else None,
-            result=text,
-            entered=entered,
+            result=None if entry is None else result_text(t, entry),
+            entered=entry is not None and entry.entered,
             deadline=None if due is None else _iso(due + timedelta(seconds=extension)),
         ),
         version,
@@ -288,7 +302,7 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
         deadline=None if state is None or state.revealed else _iso(round_deadline(t, state)),
         paused=state is not None and state.paused_at is not None,
         tiebreaks=tiebreak_names(t),
-        standings=standing_views(t),
+        standings=standing_views(t, shown_standings(t)),
         tables=tables,
         byes=[] if state is None else [t.teams[b].name for b in byes_of(t, state)],
         next_round=following if published is not None else None,
@@ -317,7 +331,8 @@ class CrossCell(_View, frozen=True, kw_only=True):
         Meta(
             description=(
                 "`W`, `D`, `L`, `B` (a bye: pairing, awarded or forfeit "
-                "win), `R` (a requested bye), `-` (no result yet)."
+                "win), `R` (a requested bye), `-` (no result yet, or its round is "
+                "still in play: R36)."
             )
         ),
     ]
@@ -354,7 +369,7 @@ def crosstable(t: Tournament) -> Crosstable:
     for state in t.rounds:
         n = state.number
         for table in state.tables:
-            entry = t.results.get((n, table.table))
+            entry = shown_result(t, n, table)
             for me, other, i in ((table.first, table.second, 0), (table.second, table.first, 1)):
                 if entry is None:
                     outcome, levels = "-", [0, 0]
@@ -380,7 +395,7 @@ def crosstable(t: Tournament) -> Crosstable:
                 match_points=s.match_points,
                 rounds=[cells[s.team].get(n) for n in numbers],
             )
-            for s in t.standings()
+            for s in shown_standings(t)
         ],
     )
 
