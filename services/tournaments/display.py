@@ -13,7 +13,7 @@ The next round's pairing only once published.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
@@ -97,6 +97,37 @@ class TableProgress(_View, frozen=True, kw_only=True):
     entered: Annotated[
         bool, Meta(description="The result was entered by the organiser (a paper result).")
     ] = False
+    corrected: Annotated[
+        bool,
+        Meta(
+            description=(
+                "The organiser corrected the result: `resultLevels` and `resultPoints` are "
+                "the corrected figures, and the played ones (`attackerPoints`, `levels`) "
+                "are null."
+            )
+        ),
+    ] = False
+    forfeit: Annotated[
+        bool, Meta(description="A team withdrew: the other won by forfeit (scored as a bye).")
+    ] = False
+    result_levels: Annotated[
+        list[int] | None,
+        Meta(
+            description=(
+                "The result's levels gained by the first and the second team (R30; "
+                "corrected, when corrected); null until the result is shown."
+            )
+        ),
+    ] = None
+    result_points: Annotated[
+        list[int] | None,
+        Meta(
+            description=(
+                "The result's attackers' points taken by the first and the second team "
+                "(R29; corrected, when corrected); null until the result is shown."
+            )
+        ),
+    ] = None
     deadline: Annotated[
         str | None,
         Meta(
@@ -104,6 +135,25 @@ class TableProgress(_View, frozen=True, kw_only=True):
             examples=["2026-12-01T20:00:35+00:00"],
         ),
     ] = None
+
+
+ByeKind = Literal["pairing", "awarded", "requested"]
+
+
+class ByeLine(_View, frozen=True, kw_only=True):
+    """A team sitting out the round, and why."""
+
+    team: Annotated[int, field_docs.TEAM]
+    name: Annotated[str, field_docs.NAME]
+    kind: Annotated[
+        ByeKind,
+        Meta(
+            description=(
+                "`pairing` (the pairing's bye: an odd number of teams), `awarded` (its "
+                "round-robin opponent withdrew) or `requested` (the team asked to sit out)."
+            )
+        ),
+    ]
 
 
 class PairingLine(_View, frozen=True, kw_only=True):
@@ -165,6 +215,17 @@ class DisplayView(_View, frozen=True, kw_only=True):
     next_bye: Annotated[
         str | None, Meta(description="The team sitting out the next round (published pairing).")
     ] = None
+    next_requested_byes: Annotated[
+        list[str],
+        Meta(description="The teams that asked to sit out the next round (published pairing)."),
+    ] = []
+    bye_lines: Annotated[
+        list[ByeLine],
+        Meta(description="The teams sitting out the round, each with why (`byes`, told apart)."),
+    ] = []
+    withdrawn: Annotated[
+        list[int], Meta(description="The teams that have withdrawn (their numbers).")
+    ] = []
 
 
 class DisplayFrame(_View, frozen=True, kw_only=True):
@@ -204,12 +265,23 @@ def players_of(t: Tournament, number: int, table: TableEntry) -> list[str]:
     return [t.lineup(number, teams[seat]).players[seat // 2] for seat in range(4)]
 
 
-def byes_of(t: Tournament, state: RoundState) -> list[int]:
-    """Every team sitting out round ``state``: the pairing's bye, awarded, requested."""
-    found = [] if state.bye is None else [state.bye]
-    found += [team for n, team, _ in t.awarded_byes if n == state.number]
-    found += sorted(team for n, team in t.requested_byes if n == state.number)
+def bye_kinds(t: Tournament, state: RoundState) -> list[tuple[int, ByeKind]]:
+    """Every team sitting out round ``state`` and why: the pairing's bye, those awarded
+    (a round robin's opponent withdrew), those requested — in that order."""
+    found: list[tuple[int, ByeKind]] = [] if state.bye is None else [(state.bye, "pairing")]
+    found += [(team, "awarded") for n, team, _ in t.awarded_byes if n == state.number]
+    found += [(team, "requested") for team in requested_byes(t, state.number)]
     return found
+
+
+def requested_byes(t: Tournament, number: int) -> list[int]:
+    """The teams that asked to sit out round ``number``."""
+    return sorted(team for n, team in t.requested_byes if n == number)
+
+
+def byes_of(t: Tournament, state: RoundState) -> list[int]:
+    """Every team sitting out round ``state`` (:func:`bye_kinds`, without why)."""
+    return [team for team, _ in bye_kinds(t, state)]
 
 
 def shown_result(t: Tournament, number: int, table: TableEntry) -> ResultEntry | None:
@@ -251,6 +323,7 @@ def table_progress(
         mine = table.first_parity
         levels = [RANKS[match.levels[mine]], RANKS[match.levels[1 - mine]]]
     entry = shown_result(t, state.number, table)
+    corrected = entry is not None and entry.corrected_by is not None
     if (state.number, table.table) in t.results:  # finished, however it went (R36)
         status = "finished"
     elif table.table in state.flagged:
@@ -269,10 +342,15 @@ def table_progress(
             status=status,
             deal=deal,
             trick=trick,
-            attacker_points=points if state.revealed else None,
-            levels=levels if state.revealed else None,
+            # the played figures, once the round completes — not when they were corrected
+            attacker_points=points if state.revealed and not corrected else None,
+            levels=levels if state.revealed and not corrected else None,
             result=None if entry is None else result_text(t, entry),
             entered=entry is not None and entry.entered,
+            corrected=corrected,
+            forfeit=entry is not None and entry.forfeit,
+            result_levels=None if entry is None else list(entry.levels),
+            result_points=None if entry is None else list(entry.points),
             deadline=None if due is None else _iso(due + timedelta(seconds=extension)),
         ),
         version,
@@ -305,6 +383,10 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
         standings=standing_views(t, shown_standings(t)),
         tables=tables,
         byes=[] if state is None else [t.teams[b].name for b in byes_of(t, state)],
+        bye_lines=[]
+        if state is None
+        else [ByeLine(team=b, name=t.teams[b].name, kind=k) for b, k in bye_kinds(t, state)],
+        withdrawn=sorted(t.withdrawn),
         next_round=following if published is not None else None,
         next_pairing=[]
         if published is None
@@ -315,6 +397,9 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
         next_bye=None
         if published is None or published.bye is None
         else t.teams[published.bye].name,
+        next_requested_byes=[]
+        if published is None
+        else [t.teams[b].name for b in requested_byes(t, following)],
     )
 
 
@@ -337,8 +422,21 @@ class CrossCell(_View, frozen=True, kw_only=True):
         ),
     ]
     levels: Annotated[
-        list[int], Meta(description="Levels gained by the team and by its opponent (R30).")
+        list[int],
+        Meta(
+            description=(
+                "Levels gained by the team and by its opponent (R30): the corrected ones "
+                "when `corrected`."
+            )
+        ),
     ]
+    corrected: Annotated[
+        bool, Meta(description="The organiser corrected the result (`levels` are corrected).")
+    ] = False
+    forfeit: Annotated[
+        bool,
+        Meta(description="Won (`B`) or lost (`L`) by forfeit: a team withdrew from the table."),
+    ] = False
 
 
 class CrossLine(_View, frozen=True, kw_only=True):
@@ -352,6 +450,7 @@ class CrossLine(_View, frozen=True, kw_only=True):
         list[CrossCell | None],
         Meta(description="One cell per scheduled round; null when the team did not take part."),
     ]
+    withdrawn: Annotated[bool, Meta(description="The team has withdrawn.")] = False
 
 
 class Crosstable(_View, frozen=True, kw_only=True):
@@ -378,7 +477,14 @@ def crosstable(t: Tournament) -> Crosstable:
                 else:
                     outcome = "D" if entry.winner is None else "W" if entry.winner == me else "L"
                     levels = [entry.levels[i], entry.levels[1 - i]]
-                cells[me][n] = CrossCell(round=n, opponent=other, outcome=outcome, levels=levels)
+                cells[me][n] = CrossCell(
+                    round=n,
+                    opponent=other,
+                    outcome=outcome,
+                    levels=levels,
+                    corrected=entry is not None and entry.corrected_by is not None,
+                    forfeit=entry is not None and entry.forfeit,
+                )
         for team in byes_of(t, state):
             kind = "R" if (n, team) in t.requested_byes else "B"
             cells[team][n] = CrossCell(round=n, opponent=None, outcome=kind, levels=[0, 0])
@@ -394,6 +500,7 @@ def crosstable(t: Tournament) -> Crosstable:
                 name=t.teams[s.team].name,
                 match_points=s.match_points,
                 rounds=[cells[s.team].get(n) for n in numbers],
+                withdrawn=s.team in t.withdrawn,
             )
             for s in shown_standings(t)
         ],
