@@ -82,8 +82,8 @@ async def _body(archive: Archive, chunks: Iterator[bytes]) -> AsyncIterator[byte
     "`tournament_tables`, as `.parquet` or `.csv`: every finished match's rows, with the "
     "`day` column `shengji export` partitions by (docs/analysis.md: the columns, units "
     "and what is redacted). Without a token, what the public may read: a round's seed "
-    "and bottom only once scored (R33, R35), no accounts, and a tournament table only "
-    "once its tournament round completes (R36). The operator token reads everything; "
+    "and bottom only once scored (R33, R35), no accounts, no private table, and a "
+    "tournament table only once its tournament round completes (R36). The operator token reads everything; "
     "any other token is a 401. Built as it streams, one chunk of matches at a time.",
     responses=problems(401),
     security=OPERATOR,

@@ -30,6 +30,12 @@ public feed; the operator reads them as ``other``.
   the tournament's reads withhold them (docs/decisions.md D-hidden). The match's other
   events (its creation, seats) stay open.
 
+**Private tables** (``visibility: private``, or made private by an invite code) are not
+in the public feed at all — neither their match's events nor their rounds': their ids and
+seat names are for the people of the table (docs/decisions.md D-hidden); whether a match
+is private is decided when the page is read, so a table made private later drops out of
+the feed from then on.
+
 **Players**: accounts, sessions, invites, the lobby and its tickets and webhook
 subscriptions are not in the public feed at all — not even their type or time (a
 session's time says when a person played): a page passes over them. In the match's own
@@ -51,10 +57,12 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 from msgspec import Meta
 
+from domain.game.match import Match
 from domain.game.match_events import (
     MatchCreated,
     MatchEvent,
@@ -239,6 +247,7 @@ class _Reader:
     rounds: dict[UUID, _RoundFacts] = field(default_factory=dict)
     tables: dict[UUID, Embargo | None] = field(default_factory=dict)
     tournaments: dict[UUID, UUID | None] = field(default_factory=dict)
+    private: dict[UUID, bool] = field(default_factory=dict)
 
     def item(self, n: Notification, where: FeedFilter | None = None) -> FeedItem | None:
         event: Any = self.service.mapper.to_domain_event(n)
@@ -256,6 +265,8 @@ class _Reader:
         number = 0
         if isinstance(event, RoundStarted | RoundEvent):
             facts = self.round_facts(originator, event)
+            if not self.operator and self.is_private(facts.match_id):
+                return None  # D-hidden: a private table is not in the public feed
             number = facts.number
             stream = FeedStream(
                 kind="round", id=str(originator), match_id=str(facts.match_id), round=number
@@ -268,6 +279,8 @@ class _Reader:
                 else:
                     visible = released_secrets(event) if facts.revealed else _NONE
         elif isinstance(event, MatchCreated | MatchEvent):
+            if not self.operator and self.is_private(originator):
+                return None  # D-hidden: nor its id, nor its seats' names
             stream = FeedStream(kind="match", id=str(originator))
             visible = visible if self.operator else _NONE  # token hashes: never public
             if not self.operator and isinstance(event, RESULT_EVENTS):
@@ -318,6 +331,16 @@ class _Reader:
                 return item.stream.id == str(where.tournament_id)
             return match is not None and self.tournament_of(UUID(match)) == where.tournament_id
         return True
+
+    def is_private(self, match_id: UUID) -> bool:
+        """The match is a private table now (its creation or a later ``TableMadePrivate``)."""
+        if match_id not in self.private:
+            try:
+                found: object = self.service.repository.get(match_id, deepcopy_from_cache=False)
+            except AggregateNotFoundError:
+                found = None
+            self.private[match_id] = isinstance(found, Match) and found.private
+        return self.private[match_id]
 
     def tournament_of(self, match_id: UUID) -> UUID | None:
         """The tournament whose table ``match_id`` is (None for any other match)."""

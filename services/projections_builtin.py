@@ -7,7 +7,7 @@
   the match's log);
 * ``tournament-standings`` — every tournament's standings (R36), folded from its events;
 * ``finished-matches`` — the finished matches the bulk export (``GET /v1/records``) takes:
-  when each finished and its preset.
+  when each finished and its preset (private tables are not in it).
 
 Each folds the events itself (``event.mutate``, the aggregates' own ``apply``), never
 through the repository, so a rebuild checks that the log alone gives what the service
@@ -23,8 +23,8 @@ from uuid import UUID
 import msgspec
 from eventsourcing.utils import get_topic
 
-from domain.game.match import Match
-from domain.game.match_events import MatchCreated, MatchEvent, MatchFinished
+from domain.game.match import PRIVATE, Match
+from domain.game.match_events import MatchCreated, MatchEvent, MatchFinished, TableMadePrivate
 from domain.game.round import Round
 from domain.game.round_events import RoundEvent, RoundStarted
 from domain.tournament.events import RoundCompleted, TournamentCreated, TournamentEvent
@@ -145,15 +145,21 @@ class FinishedMatches:
         self.created: dict[UUID, MatchCreated] = {}
         self.finished: dict[UUID, str] = {}
         self.completed: set[tuple[UUID, int]] = set()
+        self.private: set[UUID] = set()
 
     def reset(self) -> None:
         self.created.clear()
         self.finished.clear()
         self.completed.clear()
+        self.private.clear()
 
     def apply(self, position: int, event: Any) -> None:
         if isinstance(event, MatchCreated):
             self.created[event.originator_id] = event
+            if event.visibility == PRIVATE:
+                self.private.add(event.originator_id)
+        elif isinstance(event, TableMadePrivate):
+            self.private.add(event.originator_id)
         elif isinstance(event, MatchFinished):
             self.finished[event.originator_id] = event.timestamp.isoformat()
         elif isinstance(event, RoundCompleted):
@@ -167,6 +173,8 @@ class FinishedMatches:
         for mid, at in self.finished.items():
             created = self.created[mid]
             table = created.tournament_id, created.tournament_round
+            if mid in self.private:
+                continue  # D-hidden: only in its players' own exports
             if created.tournament_id is None or table in self.completed:  # R36
                 out[str(mid)] = [at, created.preset]
         return out
