@@ -84,7 +84,8 @@ async def _body(archive: Archive, chunks: Iterator[bytes]) -> AsyncIterator[byte
     "and what is redacted). Without a token, what the public may read: a round's seed "
     "and bottom only once scored (R33, R35), no accounts, no private table, and a "
     "tournament table only once its tournament round completes (R36). The operator token "
-    "reads everything; any other token is a 401. Built as it streams, one chunk of matches at a time.",
+    "reads everything; any other token is a 401. Built as it streams, one chunk of "
+    "matches at a time.",
     responses=problems(401),
     security=OPERATOR,
     operation_class=ExportOperation,
