@@ -135,6 +135,10 @@ pull_section_size  # services/webhooks/outbox.py: Follower.pull_section_size
 next_round  # services/tournaments/display.py
 next_pairing  # services/tournaments/display.py
 next_bye  # services/tournaments/display.py
+next_requested_byes  # services/tournaments/display.py
+bye_lines  # services/tournaments/display.py
+result_points  # services/tournaments/display.py: TableProgress.result_points
+result_levels  # services/tournaments/display.py: TableProgress.result_levels
 opponent  # services/tournaments/display.py
 cancelled_rounds  # services/tournaments/views.py
 published_round  # services/tournaments/views.py
