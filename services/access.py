@@ -136,11 +136,16 @@ def _shaped(cred: Credential, owner: UUID, role: str, what: str, of: str) -> Non
         raise ForbiddenError(f"{other} token cannot be used here: {what} token is needed")
 
 
+SEAT_TOKEN_NEEDED: Final = "a seat token is needed: Authorization: Bearer <seat token>"
+"""Why a read or a move of a seat without a credential is a 401 — for any match id, one
+that exists or not, so it tells nothing of a private table (D-hidden)."""
+
+
 def seat_in(service: GameService, match: Match, cred: Credential | None) -> int:
     """The seat ``cred`` acts for in ``match`` (R1): a seat token of the match, or the
     player token of the account that claimed the seat (docs/players.md)."""
     if cred is None:
-        raise UnauthorizedError("a seat token is needed: Authorization: Bearer <seat token>")
+        raise UnauthorizedError(SEAT_TOKEN_NEEDED)
     if cred.role == PLAYER_ROLE:
         seat = seat_for(signed_player(service, cred).account, match.id)
         if seat is None:
