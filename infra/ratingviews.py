@@ -25,11 +25,19 @@ from eventsourcing.postgres import (
     PostgresTrackingRecorder,
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.utils import strtobool
 from psycopg.sql import SQL, Composed, Identifier
 
+from infra.localhub import InProcessHub, LocalHub
+from infra.settings import Settings
 from services.game import GameService
+from services.projections import Projection
+from services.ratings.boards import RatingModels
+from services.ratings.rebuild import RatingsRebuild
 from services.ratings.rows import Change, HistoryRow, RatingRow, SeasonRow
+from services.ratings.runner import RatingsFollower
 from services.ratings.view import TRACKED, Board, Cursor, MemoryRatingsView, RatingsView
+from services.readmodels.runner import WAIT_S, Watcher
 from services.readmodels.view import PositionMovedError
 
 RATINGS: Final = "ratings"
@@ -122,6 +130,10 @@ class _Statements:
         self.history_at = (
             f"SELECT {_HISTORY} FROM {q(HISTORY)} WHERE player_id = {p} AND family = {p} "
             f"AND at <= {p} ORDER BY at DESC, position DESC LIMIT 1"
+        )
+        self.history_count = (
+            f"SELECT count(*) AS n FROM {q(HISTORY)} WHERE player_id = {p} AND family = {p} "
+            f"AND at <= {p}"
         )
         self.ratings_of = f"SELECT {_RATING} FROM {q(RATINGS)} WHERE player_id = {p}"
         self.model = f"SELECT model FROM {q(MODEL_TABLE)} WHERE one = 1"
@@ -307,6 +319,10 @@ class _SqlRatings(RatingsView):
         r = self._one(self.sql.history_at, (self.id(player), family, at))
         return None if r is None else _history(r)
 
+    def history_count(self, player: UUID, family: str, at: int) -> int:
+        r = self._one(self.sql.history_count, (self.id(player), family, at))
+        return int(r["n"])
+
     def ratings_of(self, player: UUID) -> list[RatingRow]:
         return [_rating(r) for r in self._all(self.sql.ratings_of, (self.id(player),))]
 
@@ -388,3 +404,38 @@ def open_ratings_view(service: GameService, *, create: bool) -> RatingsView:
     if create:
         view.create_table()
     return view
+
+
+def build_ratings(settings: Settings, service: GameService, hub: LocalHub) -> RatingModels:
+    """The ratings of ``settings``' process, kept as the lists are
+    (:func:`infra.readviews.build_read_models`)."""
+    view = open_ratings_view(service, create=settings.create_tables)
+    schedule = settings.rating_seasons
+    if settings.backend == "postgres" and settings.process_role == "api":
+        return RatingModels(service, view, RatingsWatcher(view), schedule)
+    follower = RatingsFollower(service, view, schedule=schedule)
+    service.saves.changed.add(follower.poke)
+    if not isinstance(hub, InProcessHub):
+        hub.on_changed.append(follower.poke)
+    return RatingModels(service, view, follower, schedule)
+
+
+class RatingsWatcher(Watcher):
+    """An ``api`` process waits for the worker's ratings follower."""
+
+    def reach(self, target: int, timeout: float = WAIT_S) -> bool:
+        if target == 0:
+            return True
+        try:
+            self.view.wait(TRACKED, target, timeout=timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+def ratings_rebuild(service: GameService) -> Projection:
+    """``shengji rebuild``'s ratings (the schedule from the environment's settings)."""
+    view = open_ratings_view(service, create=strtobool(service.env.get("CREATE_TABLE") or "y"))
+    schedule = service.env.get("RATING_SEASONS") or "monthly"
+    rebuilt: Projection = RatingsRebuild(service, view, schedule)
+    return rebuilt

@@ -135,6 +135,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "schema `shengji migrate` creates."
         ),
     ] = True
+    rating_seasons: Annotated[
+        Literal["weekly", "monthly"],
+        Meta(
+            description="How long a season of the rating boards lasts (docs/decisions.md "
+            "D-ratings): `weekly` (ISO weeks) or `monthly`; each season's board starts "
+            "empty and stays readable. A change rates the whole log again."
+        ),
+    ] = "monthly"
     # -- the server -----------------------------------------------------------------------
     host: Annotated[str, Meta(description="The address the HTTP server listens on.")] = "127.0.0.1"
     port: Annotated[int, Meta(ge=1, le=65535, description="The HTTP server's port.")] = 8000

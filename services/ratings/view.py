@@ -159,6 +159,10 @@ class RatingsView(TrackingRecorder, ABC):
         """The player's last rated match in ``family`` finished at or before ``at``."""
 
     @abstractmethod
+    def history_count(self, player: UUID, family: str, at: int) -> int:
+        """How many rated matches in ``family`` the player finished at or before ``at``."""
+
+    @abstractmethod
     def ratings_of(self, player: UUID) -> list[RatingRow]:
         """The player's rows on every board."""
 
@@ -282,6 +286,10 @@ class MemoryRatingsView(POPOTrackingRecorder, RatingsView):
         with self.rows_lock:
             found = [h for h in self.history.get((player, family), []) if h.at <= at]
         return max(found, key=lambda h: h.position) if found else None
+
+    def history_count(self, player: UUID, family: str, at: int) -> int:
+        with self.rows_lock:
+            return sum(1 for h in self.history.get((player, family), []) if h.at <= at)
 
     def ratings_of(self, player: UUID) -> list[RatingRow]:
         with self.rows_lock:
