@@ -208,6 +208,7 @@ def leaderboard(
         raise InvalidInputError("after and around are two ways to page: give one")
     view = ratings.fresh()
     board: Board = (family, ALL_TIME if season is None else season, provisional)
+    own_rank = -1
     service = ratings.service
     if around is not None:
         row = view.rating(family, board[1], around)
@@ -216,7 +217,8 @@ def leaderboard(
         at = cursor_of(row)
         above = view.above(board, at, limit // 2)
         rows = [*above, row, *view.board(board, at, limit - len(above) - 1)]
-        first = view.rank(board, cursor_of(rows[0])) + 1
+        own_rank = view.rank(board, at)  # one count on the index, shared with ``me``
+        first = own_rank - len(above) + 1
     else:
         start = None if after is None else decode_cursor(after)
         rows = view.board(board, start, limit + 1)
@@ -228,7 +230,8 @@ def leaderboard(
     if me is not None:
         own = view.rating(family, board[1], me)
         if own is not None and own.provisional == provisional:
-            mine = _entry(service, own, view.rank(board, cursor_of(own)) + 1)
+            rank = own_rank if own.player_id == around else view.rank(board, cursor_of(own))
+            mine = _entry(service, own, rank + 1)
     return Leaderboard(
         family=family,
         season=season,
