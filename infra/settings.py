@@ -41,6 +41,7 @@ from domain.rules.errors import InvalidInputError
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOT_QUOTA_MS, BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.game import TablePolicy
+from services.ratings.seasons import Schedule
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
@@ -136,7 +137,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = True
     rating_seasons: Annotated[
-        Literal["weekly", "monthly"],
+        Schedule,
         Meta(
             description="How long a season of the rating boards lasts (docs/decisions.md "
             "D-ratings): `weekly` (ISO weeks) or `monthly`; each season's board starts "

@@ -162,3 +162,7 @@ round_changed  # services/readmodels/projection.py
 seat_claimed  # services/readmodels/projection.py
 match_left  # services/readmodels/projection.py
 tournament_changed  # services/readmodels/projection.py
+
+# -- ratings (docs/decisions.md D-ratings) -------------------------------------------------------
+last_match_id  # services/ratings/boards.py (FamilyRating): a field written to JSON
+_.account_erased  # services/ratings/projection.py: registered on process_event (singledispatchmethod)

@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, Literal
 from uuid import UUID
 
 from eventsourcing.dispatch import singledispatchmethod
@@ -92,21 +92,21 @@ class Rated:
         return [s.account for s in self.seats if s.account is not None]
 
 
-NOT_RATED: Final = (
+NotRated = Literal[
     "imported",
     "entered",
     "before-round-1",
     "no-family",
     "guest",
     "bots-only",
-)
+]
 """Why a finished match is not rated (:func:`what_counts`)."""
 
 
 def what_counts(
     service: GameService, finished: MatchFinished, model: RatingModel = MODEL
-) -> Rated | str:
-    """The finished match as rated, or why it is not (one of :data:`NOT_RATED`)."""
+) -> Rated | NotRated:
+    """The finished match as rated, or why it is not (:data:`NotRated`)."""
     mid, version = finished.originator_id, finished.originator_version
     events = [service.mapper.to_domain_event(e) for e in service.recorder.select_events(mid)]
     if any(isinstance(e, MatchImported) for e in events):

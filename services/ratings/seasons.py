@@ -6,10 +6,9 @@ leaderboards does — and stays readable once past."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from typing import Final, Literal
+from typing import Literal
 
 Schedule = Literal["weekly", "monthly"]
-SCHEDULES: Final = ("weekly", "monthly")
 
 
 def season_of(schedule: str, at: datetime) -> str:

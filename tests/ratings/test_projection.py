@@ -5,7 +5,7 @@ and has no history; another model version rates the log again."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from eventsourcing.persistence import Tracking
@@ -14,7 +14,7 @@ from domain.game.match_events import MatchFinished
 from infra.ratingviews import open_ratings_view
 from services.game import GameService
 from services.ratings.model import MODEL
-from services.ratings.projection import NOT_RATED, Rated, micros, what_counts
+from services.ratings.projection import NotRated, Rated, micros, what_counts
 from services.ratings.rows import ALL_TIME, Change
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import MemoryRatingsView, RatingsView
@@ -61,7 +61,7 @@ def test_each_rule_of_what_counts(played: tuple[GameService, RatingsView, Popula
     service, view, pop = played
     for reason, match_id in pop.unrated.items():
         assert what_counts(service, finished(service, match_id)) == reason
-    assert set(pop.unrated) == set(NOT_RATED) - {"no-family"}
+    assert set(pop.unrated) == set(get_args(NotRated)) - {"no-family"}
     for match_id in pop.rated:
         assert isinstance(what_counts(service, finished(service, match_id)), Rated)
     leaver = what_counts(service, finished(service, pop.leaver))
