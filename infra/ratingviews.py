@@ -5,8 +5,12 @@ game service's own datastore. Its own tracking table (``ratings_tracking``) keep
 ratings' position apart from the lists'.
 
 * ``ratings`` — a player's rating per board (family, season; ``""`` all-time), indexed
-  ``(family, season, provisional, key, player_id)``: a board's keyset page and a player's
-  rank (a count before them) are read on that index;
+  ``(family, season, provisional, key, player_id)``: a board's keyset pages are read on
+  that index;
+* ``rating_counts`` — how many rows of a board are in each rank bucket
+  (:func:`~services.ratings.view.buckets`: level 0 coarse, level 1 fine), kept with the
+  rows in their transaction: a rank sums at most a few hundred of them and counts the rows
+  of one fine bucket on the index, however many players the board has;
 * ``rating_history`` — one row per rated match of a player in a family;
 * ``rating_seasons`` — the seasons with rated matches;
 * ``rating_model`` — the model the rows were computed with (one row).
@@ -14,6 +18,7 @@ ratings' position apart from the lists'.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 from uuid import UUID
@@ -36,7 +41,15 @@ from services.ratings.boards import RatingModels
 from services.ratings.rebuild import RatingsRebuild
 from services.ratings.rows import Change, HistoryRow, RatingRow, SeasonRow
 from services.ratings.runner import RatingsFollower
-from services.ratings.view import TRACKED, Board, Cursor, MemoryRatingsView, RatingsView
+from services.ratings.view import (
+    COARSE,
+    TRACKED,
+    Board,
+    Cursor,
+    MemoryRatingsView,
+    RatingsView,
+    buckets,
+)
 from services.readmodels.runner import WAIT_S, Watcher
 from services.readmodels.view import PositionMovedError
 
@@ -44,8 +57,9 @@ RATINGS: Final = "ratings"
 HISTORY: Final = "rating_history"
 SEASONS: Final = "rating_seasons"
 MODEL_TABLE: Final = "rating_model"
+COUNTS: Final = "rating_counts"
 TRACKING: Final = "ratings_tracking"
-TABLES: Final = (RATINGS, HISTORY, SEASONS, MODEL_TABLE)
+TABLES: Final = (RATINGS, HISTORY, SEASONS, COUNTS, MODEL_TABLE)
 
 _RATING = "family, season, player_id, mu, sigma, matches, last_at, provisional, key"
 _HISTORY = (
@@ -74,6 +88,9 @@ def _ddl(q: Callable[[str], str], *, uuid: str, boolean: str, real: str) -> list
         "(player_id, family, foursome, at)",
         f"CREATE TABLE IF NOT EXISTS {q(SEASONS)} (family text NOT NULL, season text NOT NULL, "
         "first_at bigint NOT NULL, PRIMARY KEY (family, season))",
+        f"CREATE TABLE IF NOT EXISTS {q(COUNTS)} (family text NOT NULL, season text NOT NULL, "
+        f"provisional {boolean} NOT NULL, level integer NOT NULL, bucket bigint NOT NULL, "
+        "n bigint NOT NULL, PRIMARY KEY (family, season, provisional, level, bucket))",
         f"CREATE TABLE IF NOT EXISTS {q(MODEL_TABLE)} (one integer PRIMARY KEY, "
         "model text NOT NULL)",
     ]
@@ -120,9 +137,19 @@ class _Statements:
             f"SELECT {_RATING} FROM {q(RATINGS)} WHERE {board} AND (key, player_id) < ({p}, {p}) "
             f"ORDER BY key DESC, player_id DESC LIMIT {p}"
         )
+        self.count = (
+            f"INSERT INTO {q(COUNTS)} AS c (family, season, provisional, level, bucket, n) "
+            f"VALUES ({marks(6)}) ON CONFLICT (family, season, provisional, level, bucket) "
+            "DO UPDATE SET n = c.n + excluded.n"
+        )
+        self.prune_counts = f"DELETE FROM {q(COUNTS)} WHERE n = 0"
+        # the rows above a place: the coarse buckets above, the fine buckets above within
+        # its coarse bucket, the rows above it within its fine bucket (on the board index)
         self.rank = (
-            f"SELECT count(*) AS n FROM {q(RATINGS)} WHERE {board} "
-            f"AND (key, player_id) < ({p}, {p})"
+            f"SELECT (SELECT coalesce(sum(n), 0) FROM {q(COUNTS)} WHERE {board} AND level = 0 "
+            f"AND bucket < {p}) + (SELECT coalesce(sum(n), 0) FROM {q(COUNTS)} WHERE {board} "
+            f"AND level = 1 AND bucket >= {p} AND bucket < {p}) + (SELECT count(*) FROM "
+            f"{q(RATINGS)} WHERE {board} AND key >= {p} AND (key, player_id) < ({p}, {p})) AS n"
         )
         self.seasons = (
             f"SELECT {_SEASON} FROM {q(SEASONS)} WHERE family = {p} ORDER BY first_at, season"
@@ -209,7 +236,15 @@ class _SqlRatings(RatingsView):
             self.check_position(c, start)
             self.write(c, change, tracking)
 
-    def write(self, c: Any, change: Change, tracking: Tracking) -> None:
+    def write(self, c: Any, change: Change, tracking: Tracking, *, empty: bool = False) -> None:
+        """``change`` and ``tracking`` in the transaction ``c``; ``empty``: the view has
+        no rows (no old bucket to leave)."""
+        counts: Counter[tuple[str, str, bool, int, int]] = Counter()
+        for r in change.ratings.values():
+            old = None if empty else self.old_row(c, r.family, r.season, r.player_id)
+            if old is not None:
+                self.move(counts, old, -1)
+            self.move(counts, r, +1)
         if change.ratings:
             c.executemany(
                 self.sql.upsert_rating,
@@ -235,8 +270,17 @@ class _SqlRatings(RatingsView):
                 [(s.family, s.season, s.first_at) for s in change.seasons.values()],
             )
         for player in change.erased:
+            c.execute(self.sql.ratings_of, (self.id(player),))
+            for gone in c.fetchall():
+                self.move(counts, _rating(gone), -1)
             for statement in self.sql.erase:
                 c.execute(statement, (self.id(player),))
+        if counts:
+            c.executemany(
+                self.sql.count,
+                [(f, s, self.flag(p), level, b, n) for (f, s, p, level, b), n in counts.items()],
+            )
+            c.execute(self.sql.prune_counts)
         c.execute(
             self.insert_tracking_statement,
             {
@@ -246,6 +290,17 @@ class _SqlRatings(RatingsView):
         )
         if self.datastore.single_row_tracking and c.fetchone() is None:
             raise IntegrityError(f"tracking {tracking} is not beyond the view's position")
+
+    def old_row(self, c: Any, family: str, season: str, player: UUID) -> RatingRow | None:
+        c.execute(self.sql.rating, (family, season, self.id(player)))
+        r = c.fetchone()
+        return None if r is None else _rating(r)
+
+    @staticmethod
+    def move(counts: Counter[tuple[str, str, bool, int, int]], row: RatingRow, by: int) -> None:
+        coarse, fine = buckets(row.key)
+        counts[row.family, row.season, row.provisional, 0, coarse] += by
+        counts[row.family, row.season, row.provisional, 1, fine] += by
 
     def delete_all(self, c: Any, model: str) -> None:
         for statement in self.sql.reset[:-1]:
@@ -261,7 +316,7 @@ class _SqlRatings(RatingsView):
         with self.transaction(commit=True) as c:
             self.delete_all(c, model)
             if tracking.notification_id:
-                self.write(c, change, tracking)
+                self.write(c, change, tracking, empty=True)
 
     def _one(self, statement: str, params: tuple[Any, ...]) -> Any:
         with self.transaction(commit=False) as c:
@@ -309,7 +364,12 @@ class _SqlRatings(RatingsView):
         return [_rating(r) for r in reversed(found)]
 
     def rank(self, board: Board, at: Cursor) -> int:
-        r = self._one(self.sql.rank, (*self._board(board), *self._cursor(at)))
+        coarse, fine = buckets(at[0])
+        b = self._board(board)
+        r = self._one(
+            self.sql.rank,
+            (*b, coarse, *b, COARSE * coarse, fine, *b, float(fine), *self._cursor(at)),
+        )
         return int(r["n"])
 
     def seasons(self, family: str) -> list[SeasonRow]:

@@ -47,7 +47,7 @@ from services.game import GameService
 from services.ratings.model import ANCHORS, MODEL, Rating, RatingModel, family
 from services.ratings.rows import ALL_TIME, Change, HistoryRow, RatingRow, SeasonRow
 from services.ratings.seasons import season_of
-from services.ratings.view import RatingsView
+from services.ratings.view import LAYOUT, RatingsView
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 DAY_US: Final = 86_400_000_000
@@ -190,8 +190,8 @@ class Ratings(Projection[RatingsView]):
     @property
     def signature(self) -> str:
         """The model the rows are computed with, as the view stores it: its name and
-        version, and the season schedule."""
-        return f"{self.model.name}/{self.model.version}/{self.schedule}"
+        version, the season schedule and the view's layout (:data:`LAYOUT`)."""
+        return f"{self.model.name}/{self.model.version}/{self.schedule}/view{LAYOUT}"
 
     def forget(self) -> None:
         """Nothing is cached between events (the follower's interface)."""

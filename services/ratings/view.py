@@ -11,8 +11,13 @@ model it was computed with (:meth:`~RatingsView.model`): a follower that finds a
 resets the view and rates the whole log again.
 
 A board is read in keyset pages on one index order — (family, season, provisional, key,
-player) — so a page costs the same however many players are rated; a player's rank is the
-count of rows before theirs in that order.
+player) — so a page costs the same however many players are rated. A player's rank is not
+a count of every row above them (that grows with the board): the SQL views keep a small
+table of counts per score bucket (:func:`buckets`: a coarse bucket of :data:`COARSE`
+points and a fine one of a point), kept with the rows in the same transaction, and a rank
+is the sum of the coarse buckets above (at most the rating range / 64 rows), the fine
+buckets above within the player's coarse one (at most 64 rows) and a count on the index
+within the player's one-point bucket.
 
 :class:`MemoryRatingsView` keeps the rows in memory (POPO stores, tests, rebuilds'
 scratch copy); :mod:`infra.ratingviews` has the SQLite and PostgreSQL views.
@@ -21,6 +26,7 @@ scratch copy); :mod:`infra.ratingviews` has the SQLite and PostgreSQL views.
 from __future__ import annotations
 
 import bisect
+import math
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -182,6 +188,21 @@ class RatingsView(TrackingRecorder, ABC):
             else:
                 out[f"season {row.family} {row.season}"] = plain(row)
         return out
+
+
+LAYOUT = 2
+"""The view's tables (2: with the rank buckets' counts); a view of another layout is rated
+again from the log, as one of another model is."""
+
+COARSE = 64
+"""Points of a board's key per coarse rank bucket (a fine bucket is one point)."""
+
+
+def buckets(key: float) -> tuple[int, int]:
+    """The coarse and the fine rank bucket of a board's ``key`` (module docstring); the
+    fine bucket is within the coarse one: ``COARSE * coarse <= fine``."""
+    fine = math.floor(key)
+    return fine // COARSE, fine
 
 
 def cursor_of(row: RatingRow) -> Cursor:
