@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -75,6 +75,11 @@ test: $(STAMP)
 	wait $$checks; checked=$$?; \
 	if [ $$checked -ne 0 ]; then echo "make test: a static check failed (above)"; fi; \
 	test $$tests -eq 0 -a $$checked -eq 0
+
+# Ratings: an update per finished match, boards with 1,000 and 100,000 players, a rebuild;
+# the last line is "ratings update_ms=… board_small_ms=… board_large_ms=… ratio=… rebuild_matches_per_s=…".
+bench-ratings: $(STAMP)
+	$(BIN)/python -m bench.ratings_bench $(ARGS)
 
 bench-rules: $(STAMP)
 	$(BIN)/python -m bench.rules_bench $(ARGS)

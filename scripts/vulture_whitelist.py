@@ -163,15 +163,6 @@ seat_claimed  # services/readmodels/projection.py
 match_left  # services/readmodels/projection.py
 tournament_changed  # services/readmodels/projection.py
 
-# services/ratings/model.py: the rating model's policy, read by the ratings projection
-# (D-ratings) that is built on it
-from services.ratings import model as _ratings_model
-
-_ratings_model.FAMILIES
-_ratings_model.Rating.deviation
-_ratings_model.Rating.conservative
-_ratings_model.RatingModel.provisional_matches
-_ratings_model.RatingModel.repeat_window
-_ratings_model.RatingModel.repeat_weight
-_ratings_model.ANCHORS
-_ratings_model.family
+# -- ratings (docs/decisions.md D-ratings) -------------------------------------------------------
+last_match_id  # services/ratings/boards.py (FamilyRating): a field written to JSON
+_.account_erased  # services/ratings/projection.py: registered on process_event (singledispatchmethod)

@@ -15,7 +15,8 @@ the projection, not a migration:
   A weight moves a rating that part of the way from its old belief to the updated one (mean
   and variance alike).
 * **Leaving is losing.** A seat whose person left (a bot took it over) or was timed out to
-  the end is rated as having lost, whatever their partner's bot then achieved.
+  the end (its last :attr:`RatingModel.timed_out_plays` plays or more, in a row, made
+  for it by the timeout bot) is rated as having lost, whatever their partner achieved.
 * **Bots are anchors.** A bot kind has a fixed rating (:data:`ANCHORS`), measured from
   bots-only calibration matches (``python -m services.ratings.calibrate``), never updated by
   a match: "even with the strong bot" keeps its meaning.
@@ -88,6 +89,10 @@ class RatingModel:
     idle_variance_per_day: float = 0.18
     """From a settled sigma of 2 back to the starting sigma in about a year."""
     repeat_window: timedelta = timedelta(days=7)
+    timed_out_plays: int = 3
+    """A seat whose last plays of the match, this many or more in a row, were all made for
+    it by the timeout bot (``TurnTimedOut``) was "timed out to the end": rated as having
+    lost, as a seat that left is."""
 
     def describe(self) -> dict[str, str | int | float]:
         """Every parameter, as the API and ``shengji rebuild ratings`` name the model."""
