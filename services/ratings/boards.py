@@ -66,31 +66,40 @@ class RatingModels:
         return self.view
 
 
+Family = Annotated[str, Meta(description="The rule-set family: standard, tuolaji or duijia.")]
+ShownRating = Annotated[int, Meta(description="The shown rating (1500 for a new player).")]
+Deviation = Annotated[int, Meta(description="Its uncertainty, on the same scale (500 new).")]
+Conservative = Annotated[
+    float, Meta(description="What the boards rank by: the rating less two deviations.")
+]
+Provisional = Annotated[
+    bool, Meta(description="Fewer rated matches than an established player has.")
+]
+ModelName = Annotated[str, Meta(description="The rating model and its version (docs: ratings).")]
+PlayerId = Annotated[UUID, Meta(description="The player's account.")]
+
+
 class BoardEntry(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A player on a board."""
 
     rank: Annotated[int, Meta(description="1 for the top of this board.")]
-    player_id: Annotated[UUID, Meta(description="The player's account.")]
+    player_id: PlayerId
     name: Annotated[str, Meta(description="The player's display name.")]
-    rating: Annotated[int, Meta(description="The shown rating (1500 for a new player).")]
-    deviation: Annotated[int, Meta(description="Its uncertainty, on the same scale.")]
-    conservative: Annotated[
-        float, Meta(description="What the board ranks by: rating less two deviations.")
-    ]
+    rating: ShownRating
+    deviation: Deviation
+    conservative: Conservative
     matches: Annotated[int, Meta(description="Rated matches on this board.")]
-    provisional: Annotated[
-        bool, Meta(description="Fewer rated matches than an established player has.")
-    ]
+    provisional: Provisional
 
 
 class Leaderboard(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A page of a board."""
 
-    family: Annotated[str, Meta(description="standard, tuolaji or duijia.")]
+    family: Family
     season: Annotated[str | None, Meta(description="The season; null: all-time.")]
     provisional: Annotated[bool, Meta(description="The board of provisional players.")]
-    model: Annotated[str, Meta(description="The rating model and its version.")]
-    entries: list[BoardEntry]
+    model: ModelName
+    entries: Annotated[list[BoardEntry], Meta(description="The page's players, best first.")]
     next: Annotated[
         str | None, Meta(description="The cursor of the next page (`after`); null: the last.")
     ]
@@ -111,30 +120,32 @@ class Season(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 class SeasonList(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A family's seasons with rated matches, oldest first."""
 
-    family: str
+    family: Family
     schedule: Annotated[str, Meta(description="weekly or monthly.")]
-    seasons: list[Season]
+    seasons: Annotated[list[Season], Meta(description="The seasons, oldest first.")]
 
 
 class FamilyRating(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A player's all-time rating in one family."""
 
-    family: str
-    rating: int
-    deviation: int
-    conservative: float
+    family: Family
+    rating: ShownRating
+    deviation: Deviation
+    conservative: Conservative
     matches: Annotated[int, Meta(description="Rated matches up to then.")]
-    provisional: bool
+    provisional: Provisional
     last_match_id: Annotated[UUID | None, Meta(description="The last rated match (at `at`).")]
 
 
 class PlayerRatings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A player's ratings per family, now or at a time."""
 
-    player_id: UUID
+    player_id: PlayerId
     at: Annotated[datetime | None, Meta(description="The time asked for; null: now.")]
-    model: str
-    ratings: list[FamilyRating]
+    model: ModelName
+    ratings: Annotated[
+        list[FamilyRating], Meta(description="One per family the player is rated in.")
+    ]
 
 
 def _check_family(family: str) -> None:
