@@ -11,9 +11,10 @@ days' partitions.
   the time from the live stream's frame before it to the frame of the bot's move. First
   alone (the baseline), then while an anonymous 64-team tournament of ``strong`` bots
   plays its first round (32 bots-only tables): p50 and p99 of each, and their ratio.
-* ``quota``: the anonymous caller then loops cancelling and scheduling that round, and
-  creates matches, until refused: the matches the log holds that it made, against
-  ``MATCH_QUOTA_PER_HOUR``, and the statuses it was answered.
+* ``quota``: the anonymous caller then loops cancelling and scheduling that round, making
+  a match, ending it and asking its rematch each time, until refused (and a quick-play
+  ticket): the matches the log holds that it made, against ``MATCH_QUOTA_PER_HOUR``, and
+  the statuses it was answered.
 * ``exports``: a plain ``GET /v1/matches/{id}`` every 20 ms, alone (baseline), then while
   24 anonymous clients export at once (half the whole plays table, half a settled day's
   partition of it; each asks again after a refusal's ``Retry-After``) until each has its
@@ -271,33 +272,46 @@ async def match_ids(c: httpx.AsyncClient) -> set[str]:
             return found
 
 
+def status(route: str, r: httpx.Response) -> str:
+    """``route status`` (and the problem's code when refused)."""
+    if r.is_success:
+        return f"{route} {r.status_code}"
+    with contextlib.suppress(ValueError, KeyError):
+        return f"{route} {r.status_code} {r.json()['code']}"
+    return f"{route} {r.status_code}"
+
+
 async def attack_quota(c: httpx.AsyncClient, url: str, org: str, seconds: float) -> Counter[str]:
-    """The finding's loop — cancel round 1, schedule it again — then matches, a quick-play
-    ticket and a rematch, until ``seconds`` pass: the statuses, by route."""
+    """The finding's loop — cancel round 1, schedule it again — with a match made (ended and
+    rematched) each time, until a match is refused and ten schedulings were tried (or
+    ``seconds`` pass); then a quick-play ticket with bots at once: the statuses, by route."""
     statuses: Counter[str] = Counter()
     cancel = {"reason": "again", "by": "TD"}
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         r = await c.post(f"{url}/rounds/1/cancel", json=cancel, headers=auth(org, ATTACKER))
-        statuses[f"cancel {r.status_code}"] += 1
+        statuses[status("cancel", r)] += 1
         r = await c.post(f"{url}/rounds", headers=auth(org, ATTACKER))
-        statuses[f"schedule {r.status_code}"] += 1
+        statuses[status("schedule", r)] += 1
         r = await c.post("/v1/matches", json={}, headers=of(ATTACKER))
-        statuses[f"match {r.status_code}"] += 1
+        statuses[status("match", r)] += 1
         if r.status_code == 201:
             made = r.json()
             mine = auth(made["organiserToken"], ATTACKER)
             done = f"/v1/matches/{made['matchId']}"
             await c.post(f"{done}/finish", json={}, headers=mine)
             r = await c.post(f"{done}/rematch", headers=mine)
-            statuses[f"rematch {r.status_code}"] += 1
+            statuses[status("rematch", r)] += 1
+        tried = sum(n for key, n in statuses.items() if key.startswith("schedule"))
+        if statuses["match 429 quota-exceeded"] and tried >= 10:
+            break
     player = await c.post("/v1/players", json={"displayName": "Bo"}, headers=of(ATTACKER))
     if player.status_code == 201:
         ticket = {"botsAfterSeconds": 0}
         r = await c.post(
             "/v1/lobby/tickets", json=ticket, headers=auth(player.json()["token"], ATTACKER)
         )
-        statuses[f"ticket {r.status_code}"] += 1
+        statuses[status("ticket", r)] += 1
     return statuses
 
 
@@ -320,11 +334,16 @@ async def exporter(
     c: httpx.AsyncClient, path: str, stop: asyncio.Event, seen: Counter[str]
 ) -> None:
     """One client's export: asked until it is answered with the file (a 429 or 503 asks
-    again after its ``Retry-After``), or ``stop``."""
+    again after its ``Retry-After``), or ``stop``. A connection the server closed while
+    idle (its keep-alive ran out during a wait) is asked on again."""
     while not stop.is_set():
-        async with c.stream("GET", path, headers=of(ATTACKER), timeout=None) as r:
-            async for _ in r.aiter_raw():
-                pass
+        try:
+            async with c.stream("GET", path, headers=of(ATTACKER), timeout=None) as r:
+                async for _ in r.aiter_raw():
+                    pass
+        except httpx.TransportError:
+            seen["reconnected"] += 1
+            continue
         seen[str(r.status_code)] += 1
         if r.status_code not in (429, 503):
             return
@@ -341,11 +360,11 @@ async def plain_gets(c: httpx.AsyncClient, path: str, seconds: float) -> list[fl
 
 
 async def exports_attack(
-    c: httpx.AsyncClient, path: str, seconds: float, day: str
+    c: httpx.AsyncClient, prober: httpx.AsyncClient, path: str, seconds: float, day: str
 ) -> tuple[list[float], Counter[str], float]:
     """``EXPORTERS`` anonymous clients export at once (half the whole plays table, half a
-    settled day's partition of it) while a plain GET is probed, until every one has its
-    file or ``seconds`` pass: the GET's latencies, the exports' statuses, the seconds."""
+    settled day's partition of it) while ``prober`` asks a plain GET, until every one has
+    its file or ``seconds`` pass: the GET's latencies, the exports' statuses, the seconds."""
     stop = asyncio.Event()
     seen: Counter[str] = Counter()
     files = [
@@ -353,7 +372,7 @@ async def exports_attack(
         for i in range(EXPORTERS)
     ]
     started = time.perf_counter()
-    probing = asyncio.create_task(probe(c, path, stop))
+    probing = asyncio.create_task(probe(prober, path, stop))
     tasks = [asyncio.create_task(exporter(c, f, stop, seen)) for f in files]
     await asyncio.wait(tasks, timeout=seconds)
     took = time.perf_counter() - started
@@ -392,13 +411,23 @@ async def run(args: argparse.Namespace) -> None:
         try:
             await server.ready()
             limits = httpx.Limits(max_connections=300, max_keepalive_connections=100)
-            async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as c:
-                await measure(c, args, day)
-        finally:
+            async with (
+                httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as c,
+                httpx.AsyncClient(base_url=server.url, timeout=60) as prober,
+            ):
+                await measure(c, prober, args, day)
+        except BaseException:
+            server.stop()
+            tail = (workdir / "server.log").read_text(errors="replace").splitlines()[-20:]
+            print("\n".join(["the server's log, last lines:", *tail]), file=sys.stderr)
+            raise
+        else:
             server.stop()
 
 
-async def measure(c: httpx.AsyncClient, args: argparse.Namespace, day: str) -> None:
+async def measure(
+    c: httpx.AsyncClient, prober: httpx.AsyncClient, args: argparse.Namespace, day: str
+) -> None:
     before = await match_ids(c)
     first, alone = await persons_table(c, args.bots_s / 3)
     made = await c.post("/v1/tournaments", json=strong_cup(64), headers=of(ATTACKER))
@@ -419,8 +448,8 @@ async def measure(c: httpx.AsyncClient, args: argparse.Namespace, day: str) -> N
     print(f"quota statuses {dict(sorted(statuses.items()))}")
     print(f"quota created={created} quota={MATCH_QUOTA} (of them round 1's tables: {tables})")
     path = f"/v1/matches/{second}"
-    quiet = await plain_gets(c, path, 3)
-    loaded, seen, took = await exports_attack(c, path, args.export_s, day)
+    quiet = await plain_gets(prober, path, 3)
+    loaded, seen, took = await exports_attack(c, prober, path, args.export_s, day)
     print(
         f"exports plain GET alone p50_ms={pct(quiet, 0.5):.1f} p99_ms={pct(quiet, 0.99):.1f}; "
         f"beside {EXPORTERS} exporters p50_ms={pct(loaded, 0.5):.1f} "
@@ -440,10 +469,10 @@ async def measure(c: httpx.AsyncClient, args: argparse.Namespace, day: str) -> N
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--history", type=int, default=60, help="matches stored before")
-    parser.add_argument("--bots-s", type=float, default=30.0, help="the person's play, loaded")
-    parser.add_argument("--quota-s", type=float, default=4.0, help="the quota loop")
-    parser.add_argument("--export-s", type=float, default=30.0, help="the exports' attack")
+    parser.add_argument("--history", type=int, default=40, help="matches stored before")
+    parser.add_argument("--bots-s", type=float, default=24.0, help="the person's play, loaded")
+    parser.add_argument("--quota-s", type=float, default=20.0, help="the quota loop, at most")
+    parser.add_argument("--export-s", type=float, default=20.0, help="the exports' attack")
     args = parser.parse_args(argv)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     asyncio.run(run(args))

@@ -9,9 +9,11 @@ An :class:`Allowance` is an hourly quota of one kind of thing a client makes —
 above all (``MATCH_QUOTA_PER_HOUR``) — spent by the bus (:mod:`services.bus`) as many at a
 time as the command makes, charged to a :class:`Payer`: the client's address always, and
 its verified identity too when it has one (a token must not buy more of what tokens are
-minted with). All or nothing: a command that would take more than every key has left is
-refused whole (429 ``quota-exceeded``) and nothing of it is saved; a command that spent
-and then failed to save gives it back.
+minted with). It counts a sliding hour exactly (:class:`HourlyCount`: never more than the
+quota in any hour, where a bucket refilled as it goes would let nearly twice through).
+All or nothing: a command that would take more than every key has left is refused whole
+(429 ``quota-exceeded``) and nothing of it is saved; a command that spent and then failed
+to save gives it back.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -106,17 +108,6 @@ class RateLimiter:
                 self._buckets.popitem(last=False)
         return wait
 
-    def give_back(self, keys: Iterable[str], count: int) -> None:
-        """Return ``count`` tokens taken from each of ``keys`` (what they paid for was not
-        made after all), never above the bucket's capacity."""
-        if not self.enabled or count <= 0:
-            return
-        now = self.clock()
-        with self._lock:
-            for key in dict.fromkeys(keys):
-                tokens = self._refilled(key, now)
-                self._buckets[key] = (min(self.capacity, tokens + count), now)
-
     def owe(self, key: str, amount: float) -> None:
         """Take ``amount`` after the fact, below nothing if need be (what a step cost,
         known once it is done): ``key`` then waits until its bucket is above nothing."""
@@ -147,9 +138,105 @@ class RateLimiter:
         return min(self.capacity, tokens + (now - stamp) * self.rate)
 
 
+class HourlyCount:
+    """How many things each key made in the last hour (a sliding hour, exactly: a key may
+    make ``limit`` in any hour, never more), each making kept with its time; ``limit=0``
+    counts nothing."""
+
+    def __init__(
+        self,
+        limit: int,
+        *,
+        period_s: float = HOUR_S,
+        max_clients: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        self.limit = limit
+        self.period_s = period_s
+        self.max_clients = max_clients
+        self.clock = clock
+        self.rejections = 0
+        self._made: OrderedDict[str, deque[list[float]]] = OrderedDict()
+        """Per key, its makings of the last period: ``[time, count]``, oldest first."""
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self) -> bool:
+        return self.limit > 0
+
+    @property
+    def period(self) -> str:
+        """The period in words (``an hour``) for problem details."""
+        return {60.0: "a minute", 3600.0: "an hour"}.get(self.period_s, f"{self.period_s:g} s")
+
+    def take(self, keys: Iterable[str], count: int) -> float | None:
+        """Count ``count`` more for each of ``keys``, all or none: None when counted, else
+        the seconds until every key may make that many (counted as one rejection)."""
+        if not self.enabled or count <= 0:
+            return None
+        now = self.clock()
+        wanted = tuple(dict.fromkeys(keys))
+        with self._lock:
+            made = {key: self._recent(key, now) for key in wanted}
+            waits = [self._wait(entries, count, now) for entries in made.values()]
+            if all(w == 0.0 for w in waits):
+                for entries in made.values():
+                    entries.append([now, float(count)])
+                wait = None
+            else:
+                self.rejections += 1
+                wait = max(waits)
+            while len(self._made) > self.max_clients:
+                self._made.popitem(last=False)
+        return wait
+
+    def give_back(self, keys: Iterable[str], count: int) -> None:
+        """Uncount ``count`` of each key's latest makings (they were not made after all)."""
+        if not self.enabled or count <= 0:
+            return
+        with self._lock:
+            for key in dict.fromkeys(keys):
+                entries = self._made.get(key)
+                left = float(count)
+                while entries and left > 0:
+                    taken = min(left, entries[-1][1])
+                    entries[-1][1] -= taken
+                    left -= taken
+                    if entries[-1][1] <= 0:
+                        entries.pop()
+
+    def _recent(self, key: str, now: float) -> deque[list[float]]:
+        """``key``'s makings of the last period (older ones dropped; the key moved to the
+        most recently seen end)."""
+        entries = self._made.pop(key, None)
+        if entries is None:
+            entries = deque()
+        while entries and entries[0][0] <= now - self.period_s:
+            entries.popleft()
+        self._made[key] = entries
+        return entries
+
+    def _wait(self, entries: deque[list[float]], count: int, now: float) -> float:
+        """Seconds until ``count`` more fit under the limit (0: now; the whole period when
+        ``count`` alone is more than the limit)."""
+        over = sum(e[1] for e in entries) + count - self.limit
+        if over <= 0:
+            return 0.0
+        if count > self.limit:
+            return self.period_s
+        for moment, made in entries:
+            over -= made
+            if over <= 0:
+                return max(moment + self.period_s - now, 0.001)
+        return self.period_s  # pragma: no cover - the entries sum to more than ``over``
+
+
 class Allowance:
     """An hourly allowance of one kind of thing a client makes (the module docstring):
-    ``name`` in words (``matches created``), sized by ``setting`` (0: no quota)."""
+    ``name`` in words (``matches created``), sized by ``setting`` (0: no quota): at most
+    that many in any hour."""
 
     def __init__(
         self,
@@ -161,19 +248,19 @@ class Allowance:
     ) -> None:
         self.name = name
         self.setting = setting
-        self.limiter = RateLimiter(per_hour, period_s=HOUR_S, clock=clock)
+        self.limiter = HourlyCount(per_hour, clock=clock)
 
     def spend(self, payer: Payer | None, count: int) -> int:
-        """Take ``count`` from ``payer``'s allowance (None: the service itself, which pays
-        nothing): what was taken, to :meth:`refund` if it is not made after all; 429
-        ``quota-exceeded`` when the payer has not that much left."""
+        """Count ``count`` against ``payer``'s allowance (None: the service itself, which
+        pays nothing): what was counted, to :meth:`refund` if it is not made after all;
+        429 ``quota-exceeded`` when the payer has not that much left."""
         limiter = self.limiter
         if payer is None or count <= 0 or not limiter.enabled:
             return 0
         wait = limiter.take(payer.keys, count)
         if wait is None:
             return count
-        if count > limiter.capacity:
+        if count > limiter.limit:
             raise QuotaExceededError(
                 f"{count} more {self.name} are more than {self.setting} allows in an hour "
                 f"({limiter.limit}); the operator sets it",
