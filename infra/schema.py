@@ -34,6 +34,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteRecorder
 from psycopg import sql
 
 from infra.keys import PostgresKeys, SQLiteKeys
+from infra.ratingviews import open_ratings_view
 from infra.readviews import open_view
 from infra.settings import Settings
 from infra.store import key_store, outbox_env, outbox_schema_statement
@@ -113,6 +114,15 @@ def _read_models(settings: Settings, service: GameService, _: contextlib.ExitSta
     return None
 
 
+def _ratings(settings: Settings, service: GameService, _: contextlib.ExitStack) -> Part | None:
+    view = open_ratings_view(service, create=False)
+    if isinstance(view, PostgresRecorder):
+        return Part("ratings", _postgres(view), view.create_table)
+    if isinstance(view, SQLiteRecorder):
+        return Part("ratings", _sqlite(view), view.create_table, str(settings.sqlite_path))
+    return None
+
+
 def _keys(settings: Settings, _: GameService, __: contextlib.ExitStack) -> Part | None:
     keys = key_store(msgspec.structs.replace(settings, create_tables=False))
     if isinstance(keys, PostgresKeys):
@@ -144,6 +154,7 @@ def _outbox(settings: Settings, service: GameService, stack: contextlib.ExitStac
 STORES: Final[tuple[Store, ...]] = (
     Store("events", _events),
     Store("read models", _read_models),
+    Store("ratings", _ratings),
     Store("player keys", _keys),
     Store("webhook outbox", _outbox),
 )
