@@ -181,12 +181,14 @@ def wait_for_schema(
     interval: float = 1.0,
     on_wait: Callable[[str], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> bool:
     """Poll until every schema object exists (True) or ``timeout`` seconds pass (False).
 
-    ``on_wait`` is told why each failed attempt failed (missing objects, no connection).
+    ``on_wait`` is told why each failed attempt failed (missing objects, no connection);
+    ``sleep`` and ``clock`` are the waits' and the deadline's (tests pass their own).
     """
-    deadline = time.monotonic() + timeout
+    deadline = clock() + timeout
     while True:
         try:
             state = check(settings)
@@ -195,7 +197,7 @@ def wait_for_schema(
             reason = "missing " + ", ".join(state.missing)
         except MigrationError as e:
             reason = str(e)
-        if time.monotonic() + interval > deadline:
+        if clock() + interval > deadline:
             return False
         if on_wait is not None:
             on_wait(reason)
