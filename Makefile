@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine (see README):
 #   make serve  — the HTTP API on HOST:PORT [127.0.0.1:8000], docs at /schema;
 #                 embedded SQLite (SQLITE_PATH), DATABASE_URL switches to PostgreSQL
-#   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture, pytest
+#   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture beside pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -65,7 +65,21 @@ PYTEST_ARGS ?=
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
-test: lint typecheck imports deadcode pytest
+# The static checks (ruff, mypy --strict, lint-imports, vulture: ~25 s, mostly mypy on one
+# core) run beside pytest rather than before it; each check's output is printed whole when
+# it ends, pytest's as it runs. The run fails when any of them fails (every check runs).
+test: $(STAMP)
+	@$(MAKE) --no-print-directory -k -j4 --output-sync=target lint typecheck imports deadcode & \
+	checks=$$!; \
+	$(MAKE) --no-print-directory pytest; tests=$$?; \
+	wait $$checks; checked=$$?; \
+	if [ $$checked -ne 0 ]; then echo "make test: a static check failed (above)"; fi; \
+	test $$tests -eq 0 -a $$checked -eq 0
+
+# Ratings: an update per finished match, boards with 1,000 and 100,000 players, a rebuild;
+# the last line is "ratings update_ms=… board_small_ms=… board_large_ms=… ratio=… rebuild_matches_per_s=…".
+bench-ratings: $(STAMP)
+	$(BIN)/python -m bench.ratings_bench $(ARGS)
 
 bench-rules: $(STAMP)
 	$(BIN)/python -m bench.rules_bench $(ARGS)

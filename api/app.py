@@ -50,6 +50,7 @@ from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
 from api.query import refuse_unknown_query
 from api.ratelimit import Quota
+from api.ratings import RatingsController
 from api.reads import ReadController, verify_deal
 from api.records.bulk import export_records
 from api.records.controller import RecordController
@@ -121,6 +122,7 @@ API_ROUTES: Final = (
     RuleBookController,
     TimeoutController,
     TournamentController,
+    RatingsController,
     ResultController,
     RegistrationController,
     ControlController,

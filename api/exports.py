@@ -140,11 +140,11 @@ class ExportOperation(Operation):
     "`day` column `shengji export` partitions by (docs/analysis.md: the columns, units "
     "and what is redacted); `day`: that day's partition only. Without a token, what the "
     "public may read: a round's seed and bottom only once scored (R33, R35), no accounts, "
-    "and a tournament table only once its tournament round completes (R36). The operator "
-    "token reads everything; any other token is a 401. Built as it streams, one chunk of "
-    "matches at a time; at most `EXPORT_CONCURRENCY` at once (503 `exports-busy`), "
-    "`EXPORT_QUOTA_PER_HOUR` a client (429). A settled day's partition is kept: `ETag`, "
-    "`Last-Modified`, 304, and free.",
+    "no private table, and a tournament table only once its tournament round completes "
+    "(R36). The operator token reads everything; any other token is a 401. Built as it "
+    "streams, one chunk of matches at a time; at most `EXPORT_CONCURRENCY` at once (503 "
+    "`exports-busy`), `EXPORT_QUOTA_PER_HOUR` a client (429). A settled day's partition is "
+    "kept: `ETag`, `Last-Modified`, 304, and free.",
     responses=problems(401, 503),
     security=OPERATOR,
     operation_class=ExportOperation,

@@ -29,6 +29,9 @@ from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tag
 from api.routes import route
 from api.runtime import snapshot
 from domain.rules.ruleset import STANDARD, RuleSet, preset
+from services.access import Credential, check_visible
+from services.embargo import embargo_of
+from services.game import GameService
 from services.match_commands import (
     AskRematch,
     BotSeated,
@@ -56,6 +59,16 @@ OriginFilter = Annotated[
         "`POST /v1/records?store=true`); every match without it"
     ),
 ]
+
+
+def summary_of(service: GameService, cred: Credential | None, match_id: UUID) -> MatchSummary:
+    """The match as anyone may see it (blocking): a tournament table's results withheld
+    until its tournament round completes (R36, :func:`services.embargo.embargo_of`); a
+    private table's to the people of the table only — 404 to anyone else
+    (:func:`services.access.check_visible`)."""
+    match, current = snapshot(service, match_id)
+    check_visible(service, match, cred)
+    return match_summary(match, current, embargo=embargo_of(service, match))
 
 
 def rule_set(data: CreateMatchRequest) -> RuleSet:
@@ -102,7 +115,7 @@ class MatchController(Controller):
             lambda: list_matches(read.runtime.lists, after=after, limit=limit, origin=origin)
         )
 
-    @route("/{match_id:uuid}", 404, tagged=True)
+    @route("/{match_id:uuid}", 404, tagged=True, security=OPTIONAL_BEARER)
     async def get_match(
         self, read: Reading, match_id: FromPath[UUID], if_none_match: IfNoneMatch = None
     ) -> Response[MatchSummary]:
@@ -110,11 +123,13 @@ class MatchController(Controller):
 
         A match as anyone may see it: rules (§10), seats, the teams' levels (R5),
         the next dealer (R31), its rounds with their results, and the winner once
-        finished (R32). Nothing secret (R33). ETag: the match version.
+        finished (R32). Nothing secret (R33). A tournament table's results, levels,
+        dealers and winner wait for its tournament round to complete (`embargo`, R36).
+        A private table is 404 but to its seats (their seat or player tokens) and its organiser.
+        ETag: the match version (`-e` while withheld).
         """
-        match, current = await read.call(snapshot, read.service, match_id)
-        summary = match_summary(match, current)
-        tag = etag(summary.version)
+        summary = await read.call(summary_of, read.service, read.credential, match_id)
+        tag = etag(summary.version, "" if summary.embargo is None else "e")
         if not_modified(if_none_match, tag):
             return not_modified_response(tag)
         return tagged(summary, tag)

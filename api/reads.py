@@ -33,9 +33,9 @@ from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
 from services import field_docs
-from services.access import Credential, seat_in
-from services.embargo import embargo_marker, view_embargo
-from services.errors import NotFoundError, VerificationError
+from services.access import SEAT_TOKEN_NEEDED, Credential, check_visible, seat_in
+from services.embargo import embargo_marker, embargo_of, view_embargo
+from services.errors import NotFoundError, UnauthorizedError, VerificationError
 from services.game import GameService
 from services.history import (
     MAX_LIMIT,
@@ -77,8 +77,11 @@ def seat_view(
     """The caller's seat, the view's ETag and the seat's view (None: ``if_none_match``
     matches it), remembered in the view tags when no clock can change it (blocking)."""
     service, cred, tags = read.service, read.credential, read.runtime.tags
+    if cred is None:  # 401 before the match is looked at: a missing token tells nothing
+        raise UnauthorizedError(SEAT_TOKEN_NEEDED)
     generation = tags.generation(match_id)
     match, round_ = snapshot(service, match_id)
+    check_visible(service, match, cred)  # a private table: 404 to anyone not of it
     seat = seat_in(service, match, cred)
     assert cred is not None
     tags.remember_seat(match_id, cred, seat)
@@ -86,8 +89,8 @@ def seat_view(
     embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
     marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
     tag = etag(match_version(match, round_), marker)
-    if stable(round_, now) and closed(service, match) is None:
-        tags.remember(match_id, generation, tag)  # R36: /public answers from it
+    if stable(round_, now) and closed(service, match) is None and not match.private:
+        tags.remember(match_id, generation, tag)  # R36, D-hidden: /public answers from it
     if not_modified(if_none_match, tag):
         return seat, tag, None
     return seat, tag, table_view(match, round_, seat, now, embargo=embargo)
@@ -106,8 +109,8 @@ def public_view(
     embargo = view_embargo(service, match, round_)  # R36: "-e" is never remembered
     marker = clock_marker(round_, now) + embargo_marker(round_, embargo)
     tag = etag(match_version(match, round_), marker)
-    if stable(round_, now) and shut is None:  # R36: no 304 for a closed table
-        tags.remember(match_id, generation, tag)
+    if stable(round_, now) and shut is None and not match.private:  # R36, D-hidden
+        tags.remember(match_id, generation, tag)  # no 304 for a closed or private table
     if not_modified(if_none_match, tag):
         return tag, None
     return tag, table_view(match, round_, None, now, embargo=embargo)
@@ -144,8 +147,20 @@ def round_view(read: Read, match_id: UUID, number: int) -> PublicView:
     return table_view(match, round_, None, service.clock(), embargo=embargo)
 
 
-def round_verified(service: GameService, match_id: UUID, number: int) -> RoundVerified:
-    """Round ``number`` checked against its commitment and events (R35; blocking)."""
+def rounds_of(service: GameService, cred: Credential | None, match_id: UUID) -> RoundList:
+    """The match's rounds (blocking), under its tournament embargo (R36); a private
+    table's to the people of the table only (404)."""
+    match, current = snapshot(service, match_id)
+    check_visible(service, match, cred)
+    return RoundList(items=round_summaries(match, current, embargo=embargo_of(service, match)))
+
+
+def round_verified(
+    service: GameService, cred: Credential | None, match_id: UUID, number: int
+) -> RoundVerified:
+    """Round ``number`` checked against its commitment and events (R35; blocking); a
+    private table's to the people of the table only (404)."""
+    check_visible(service, service.get_match(match_id), cred)
     match, round_ = _round(service, match_id, number)
     c = verify_round(service, round_.id)
     return RoundVerified(
@@ -242,15 +257,15 @@ class ReadController(Controller):
             raise InvalidInputError("give either version (a match version) or at (a moment)")
         return await read.call(state_for, read.service, read.credential, match_id, version, at)
 
-    @route("/{match_id:uuid}/rounds", 404)
+    @route("/{match_id:uuid}/rounds", 404, security=OPTIONAL_BEARER)
     async def list_rounds(self, read: Reading, match_id: FromPath[UUID]) -> RoundList:
         """The match's rounds and results
 
         The match's rounds in order: playing, scored (with the recorded result,
-        R29-R32) or abandoned.
+        R29-R32) or abandoned. A tournament table's dealers and results wait for its
+        tournament round to complete (R36).
         """
-        match, current = await read.call(snapshot, read.service, match_id)
-        return RoundList(items=round_summaries(match, current))
+        return await read.call(rounds_of, read.service, read.credential, match_id)
 
     @route(
         "/{match_id:uuid}/rounds/{number:int}",
@@ -267,7 +282,7 @@ class ReadController(Controller):
         """
         return await read.call(round_view, read, match_id, number)
 
-    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409)
+    @route("/{match_id:uuid}/rounds/{number:int}/verify", 404, 409, security=OPTIONAL_BEARER)
     async def verify_round(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber
     ) -> RoundVerified:
@@ -276,7 +291,7 @@ class ReadController(Controller):
         409 `round-not-scored` before the round is scored; 409 `deal-embargoed` for a tournament
         table until its tournament round completes (R36).
         """
-        return await read.call(round_verified, read.service, match_id, number)
+        return await read.call(round_verified, read.service, read.credential, match_id, number)
 
 
 @post(

@@ -25,6 +25,7 @@ from services.access import Credential
 from services.bot_driver import BotDriver
 from services.bus import Bus
 from services.game import GameService
+from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
 from services.sources import PLAYER_ROLE
 
@@ -101,9 +102,19 @@ class Runtime:
     """The lists' read models (docs/decisions.md D-readmodels); None: a view in memory
     that this process keeps."""
 
+    rating_models: RatingModels | None = None
+    """The ratings' read model (docs/decisions.md D-ratings); None: in memory, kept here."""
+
     def __post_init__(self) -> None:
         if self.read_models is None:
             self.read_models = ReadModels.in_memory(self.service)
+        if self.rating_models is None:
+            self.rating_models = RatingModels.in_memory(self.service)
+
+    @property
+    def ratings(self) -> RatingModels:
+        assert self.rating_models is not None  # __post_init__ set it
+        return self.rating_models
 
     @property
     def lists(self) -> ReadModels:

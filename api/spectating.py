@@ -24,9 +24,14 @@ the tournament's organiser token still reads as a spectator.
 tournament until the round completes; completion is remembered per service
 (:mod:`services.embargo`).
 
-Match summaries (``GET /v1/matches``, ``GET /v1/matches/{id}``, ``/rounds``) stay open:
-they show seats, levels and scores, never a card. Deal verification and records answer
-409 ``deal-embargoed`` to everyone until the round completes (:mod:`services.embargo`).
+**Private tables** exist only for the people of the table: every read of one answers 404,
+as for a match that does not exist, to anyone else (:func:`services.access.check_visible`,
+docs/decisions.md D-hidden).
+
+Match summaries (``GET /v1/matches``, ``GET /v1/matches/{id}``, ``/rounds``) stay open
+but show no result of a tournament table in play — no levels, dealers, results or winner
+(R36, docs/decisions.md D-hidden). Deal verification and records answer 409
+``deal-embargoed`` to everyone until the round completes (:mod:`services.embargo`).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from api.dto import problems
 from domain.game.match import Match
 from domain.rules.errors import ShengjiError
 from domain.tournament.tournament import Tournament
-from services.access import Credential, tournament_organiser, viewer_in
+from services.access import Credential, check_visible, tournament_organiser, viewer_in
 from services.embargo import Embargo, embargo_of
 from services.errors import ForbiddenError, UnauthorizedError
 from services.game import GameService
@@ -112,7 +117,9 @@ def reader_of(service: GameService, match: Match, cred: Credential | None) -> in
     """Whose eyes a read of ``match`` uses (R33): :func:`services.access.viewer_in` — a seat for
     its seat token, a spectator (None) without a token or with an organiser's — and, for a
     tournament table in play, 403 ``table-closed`` unless the token is a seat token of this
-    table or the organiser's (R36)."""
+    table or the organiser's (R36); a private table, 404 to anyone not of the table
+    (:func:`services.access.check_visible`)."""
+    check_visible(service, match, cred)
     tournament_id = match.tournament_id
     if tournament_id is None:
         return viewer_in(service, match, cred)  # R36 costs an ordinary match this check
@@ -126,7 +133,10 @@ def admit(service: GameService, match: Match, request: Request[Any, Any, Any]) -
     ``/rounds/{n}``): nothing for an ordinary match or an open table; for a tournament
     table in play, the bearer token must be a seat token of this table or the
     organiser's (else 403 ``table-closed``, R36). Answers why the table is closed (None:
-    open), so the caller does not remember its ETag for everyone."""
+    open), so the caller does not remember its ETag for everyone. A private table is 404
+    to anyone not of the table (:func:`services.access.check_visible`)."""
+    if match.private:
+        check_visible(service, match, credential(request))
     tournament_id = match.tournament_id
     if tournament_id is None:
         return None

@@ -47,6 +47,7 @@ from api.sse import LiveStreams, StreamSettings
 from api.streamcap import StreamCaps
 from infra.hub import build_hub
 from infra.localhub import InProcessHub, LocalHub
+from infra.ratingviews import build_ratings
 from infra.readviews import build_read_models
 from infra.settings import Settings
 from infra.store import build_service, outbox_env
@@ -61,6 +62,7 @@ from services.game_table import TimeoutBot
 from services.handlers import build_bus
 from services.limits import Allowance, RateLimiter
 from services.operator import Operator
+from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
 from services.saves import Saves
 from services.sweeper import Sweeper
@@ -86,6 +88,7 @@ class Core:
     bus: Bus
     bots: BotDriver
     read_models: ReadModels
+    ratings: RatingModels
     delivery: WebhookDelivery
     """The webhook outbox and its dispatcher (its loop runs where the background work runs;
     the operator's routes read its deliveries)."""
@@ -132,6 +135,7 @@ def build_parts(
         tags=tags,
         retry_ms=settings.sse_retry_ms,
         read_models=core.read_models,
+        rating_models=core.ratings,
     )
     live = LiveStreams(
         service,
@@ -223,6 +227,7 @@ def build_core(
             quota_ms=settings.bot_quota_ms_per_hour,
         )
     read_models = build_read_models(settings, service, hub)
+    ratings = build_ratings(settings, service, hub)
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)
@@ -244,6 +249,7 @@ def build_core(
         if settings.webhook_interval_ms > 0:
             loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
         loops += read_models.freshness.loops()
+        loops += ratings.freshness.loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)
@@ -255,6 +261,7 @@ def build_core(
         bus=bots.bus,
         bots=bots,
         read_models=read_models,
+        ratings=ratings,
         delivery=delivery,
         workers=workers,
         on_shutdown=on_shutdown,

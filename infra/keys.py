@@ -6,6 +6,9 @@ store, in a place that can really delete.
   an erased key is not left in free pages or the log;
 * PostgreSQL: a table ``<schema>.shengji_player_keys``; after a DELETE the row's old
   version lingers until VACUUM, which :meth:`PostgresKeys.erase` runs on the table.
+
+Each makes its table when built with ``create`` (``CREATE_TABLES``), else ``shengji
+migrate`` does (:mod:`infra.schema`: its ``create_table_statements``).
 """
 
 from __future__ import annotations
@@ -37,12 +40,21 @@ def private_file(path: str | os.PathLike[str]) -> None:
 
 
 class SQLiteKeys:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, create: bool = True) -> None:
         self.path = path
         self._lock = threading.Lock()
         private_file(path)  # the keys: readable by the service's user only
-        with self._connect() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS player_keys (id TEXT PRIMARY KEY, key BLOB)")
+        self.create_table_statements = [
+            "CREATE TABLE IF NOT EXISTS player_keys (id TEXT PRIMARY KEY, key BLOB)"
+        ]
+        if create:
+            self.create_table()
+
+    def create_table(self) -> None:
+        with self._lock, self._connect() as db:
+            for statement in self.create_table_statements:
+                db.execute(statement)
+        db.close()
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=5)
@@ -74,7 +86,7 @@ class SQLiteKeys:
 
 
 class PostgresKeys:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, create: bool = True) -> None:
         assert settings.database_url is not None
         target = parse_database_url(settings.database_url)
         self.conninfo = psycopg.conninfo.make_conninfo(
@@ -89,12 +101,18 @@ class PostgresKeys:
         schema = settings.postgres_schema
         names = (schema, "shengji_player_keys") if schema else ("shengji_player_keys",)
         self.table = sql.Identifier(*names)
-        with psycopg.connect(self.conninfo, autocommit=True) as db:
-            db.execute(
-                sql.SQL("CREATE TABLE IF NOT EXISTS {} (id uuid PRIMARY KEY, key bytea)").format(
-                    self.table
-                )
+        self.sql_create_statements = [
+            sql.SQL("CREATE TABLE IF NOT EXISTS {} (id uuid PRIMARY KEY, key bytea)").format(
+                self.table
             )
+        ]
+        if create:
+            self.create_table()
+
+    def create_table(self) -> None:
+        with psycopg.connect(self.conninfo, autocommit=True) as db:
+            for statement in self.sql_create_statements:
+                db.execute(statement)
 
     def get(self, account_id: UUID) -> bytes | None:
         with psycopg.connect(self.conninfo) as db:

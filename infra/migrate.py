@@ -1,22 +1,20 @@
-"""Schema migration: the event store's tables, once, before the replicas start.
+"""Schema migration: every table the service uses, once, before the replicas start.
 
 In production the replicas run with ``CREATE_TABLES=false`` (no DDL from serving
 processes) and one ``shengji migrate`` (the Kubernetes Job ``k8s/migrate-job.yaml``)
-creates the schema of the configured store (:class:`~infra.settings.Settings`):
+creates the schema of the configured store (:class:`~infra.settings.Settings`): every
+store of :data:`infra.schema.STORES` — the game's events (on PostgreSQL their table, its
+notification-id index, the composite type and the insert function that keeps the table
+lock, :class:`infra.pgstore.LockingInsertRecorder`; a function whose body differs from
+this release's is replaced), the read models and their tracking table
+(docs/decisions.md D-readmodels), the players' keys, and the webhook outbox's schema,
+events and tracking tables (docs/decisions.md D-migrate).
 
-* PostgreSQL: the events table (``<schema>.shengji_events``: the events of matches,
-  rounds and idempotency records, docs/decisions.md F1), its notification-id index, the
-  composite type the insert function takes, and that function, as
-  :class:`infra.pgstore.LockingInsertRecorder` defines it (one call that keeps the table
-  lock). A function whose body differs from this release's is replaced.
-* SQLite: the events table.
-* Both: the read models' tables and their tracking table (:mod:`infra.readviews`,
-  docs/decisions.md D-readmodels), made by the library's tracking recorder of the view.
-
-The objects are created by the eventsourcing library's own recorder (``create_table``),
-so they are exactly those the service uses. Running it again is a no-op: when every
-object is present and the function up to date, no statement that changes the schema is
-sent. Concurrent runs are serialised by a PostgreSQL advisory lock.
+The objects are created by each store's own recorder (``create_table``) and named from its
+statements (:func:`infra.schema.objects`), so they are exactly those the service uses.
+Running it again is a no-op: when every object is present and the function up to date, no
+statement that changes the schema is sent. Concurrent runs are serialised by a PostgreSQL
+advisory lock.
 
 :func:`wait_for_schema` lets ``infra.serve`` wait (bounded) for the Job before it
 listens: a process whose recorder started before the composite type existed could not
@@ -37,11 +35,8 @@ from typing import Any, Final
 import msgspec
 import psycopg
 from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteApplicationRecorder
-from psycopg import sql
 
-from infra.pgstore import LockingInsertRecorder
-from infra.readviews import PG_TRACKING, SQLITE_TRACKING, TABLES, open_view
+from infra.schema import SchemaState, inspect, objects, open_parts
 from infra.settings import Settings, SettingsError, parse_database_url
 from infra.store import build_service
 from services.accounts.keys import MemoryKeys
@@ -57,25 +52,6 @@ EXIT_PENDING: Final = 3
 
 class MigrationError(RuntimeError):
     """The store could not be migrated (unreachable, no rights, …)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SchemaState:
-    """Which of the store's schema objects exist (``kind name`` strings)."""
-
-    present: tuple[str, ...]
-    missing: tuple[str, ...]
-    stale: tuple[str, ...] = ()
-    """Present, but not as this release defines it (the insert function's body)."""
-
-    @property
-    def ready(self) -> bool:
-        """Every object exists: a serving process can start."""
-        return not self.missing
-
-    @property
-    def up_to_date(self) -> bool:
-        return not self.missing and not self.stale
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,102 +73,6 @@ class MigrationReport:
         if not self.changed:
             lines.append(f"migrate: up to date ({', '.join(self.unchanged)})")
         return lines
-
-
-# -- inspection ------------------------------------------------------------------------------
-
-
-def _function_body(recorder: LockingInsertRecorder, conn: Any) -> str:
-    """The insert function's body as this release writes it (between ``$BODY$``s)."""
-    text: str = recorder.create_locking_insert_function.as_string(conn)
-    return text.split("$BODY$")[1]
-
-
-def _inspect_postgres(recorder: LockingInsertRecorder) -> SchemaState:
-    schema = recorder.datastore.schema
-    table = f"table {schema}.{recorder.events_table_name}"
-    index = f"index {schema}.{recorder.notification_id_index_name}"
-    type_ = f"type {schema}.{recorder.stored_event_type_name}"
-    function = f"function {schema}.{recorder.pg_function_name_insert_events}"
-
-    def qualified(name: str) -> str:
-        return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(name)).as_string()
-
-    with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
-        curs.execute(
-            "SELECT to_regclass(%s) IS NOT NULL AS t, to_regclass(%s) IS NOT NULL AS i, "
-            "to_regtype(%s) IS NOT NULL AS y",
-            (
-                qualified(recorder.events_table_name),
-                qualified(recorder.notification_id_index_name),
-                qualified(recorder.stored_event_type_name),
-            ),
-        )
-        row = curs.fetchone()
-        assert row is not None
-        exists = {table: row["t"], index: row["i"], type_: row["y"]}
-        curs.execute(
-            "SELECT p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
-            "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname = %s",
-            (schema, recorder.pg_function_name_insert_events),
-        )
-        bodies = [r["prosrc"] for r in curs.fetchall()]
-        expected = _function_body(recorder, conn)
-    exists[function] = bool(bodies)
-    present = tuple(name for name, ok in exists.items() if ok)
-    missing = tuple(name for name, ok in exists.items() if not ok)
-    stale = (function,) if bodies and expected not in bodies else ()
-    return SchemaState(present, missing, stale)
-
-
-def _inspect_sqlite(recorder: SQLiteApplicationRecorder) -> SchemaState:
-    table = f"table {recorder.events_table_name}"
-    with recorder.datastore.transaction(commit=False) as curs:
-        curs.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-            (recorder.events_table_name,),
-        )
-        found = curs.fetchone() is not None
-    return SchemaState((table,), ()) if found else SchemaState((), (table,))
-
-
-def _inspect_views(service: GameService) -> SchemaState:
-    """The read models' tables (:mod:`infra.readviews`)."""
-    recorder = service.recorder
-    if isinstance(recorder, PostgresApplicationRecorder):
-        schema = recorder.datastore.schema
-        names = [*TABLES, PG_TRACKING]
-        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
-                (schema,),
-            )
-            found = {r["table_name"] for r in curs.fetchall()}
-        objects = {f"table {schema}.{n}": n in found for n in names}
-    elif isinstance(recorder, SQLiteApplicationRecorder):
-        names = [*TABLES, SQLITE_TRACKING]
-        with recorder.datastore.transaction(commit=False) as curs:
-            curs.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            found = {r[0] for r in curs.fetchall()}
-        objects = {f"table {n}": n in found for n in names}
-    else:
-        return SchemaState((), ())
-    return SchemaState(
-        tuple(n for n, ok in objects.items() if ok), tuple(n for n, ok in objects.items() if not ok)
-    )
-
-
-def inspect_schema(service: GameService) -> SchemaState:
-    """Which schema objects ``service``'s store has (none to have on POPO)."""
-    recorder = service.recorder
-    if isinstance(recorder, LockingInsertRecorder):
-        events = _inspect_postgres(recorder)
-    elif isinstance(recorder, SQLiteApplicationRecorder):
-        events = _inspect_sqlite(recorder)
-    else:
-        return SchemaState((), ())
-    views = _inspect_views(service)
-    return SchemaState(events.present + views.present, events.missing + views.missing, events.stale)
 
 
 # -- migration -------------------------------------------------------------------------------
@@ -230,7 +110,7 @@ def _schema_service(settings: Settings) -> Iterator[GameService]:
         create_tables=False,
         postgres_pool_size=max(2, settings.postgres_pool_size),
     )
-    service = build_service(settings, keys=MemoryKeys())  # it seals no name: no key table
+    service = build_service(settings, keys=MemoryKeys())  # the keys' table: infra.schema
     try:
         yield service
     finally:
@@ -256,15 +136,18 @@ def migrate(settings: Settings) -> MigrationReport:
     if settings.backend == "popo":
         return MigrationReport("popo", (), (), ())
     try:
-        with _schema_service(settings) as service, _migration_lock(service):
-            before = inspect_schema(service)
-            recorder = service.recorder
-            if not before.up_to_date and isinstance(
-                recorder, PostgresApplicationRecorder | SQLiteApplicationRecorder
-            ):
-                recorder.create_table()
-                open_view(service, create=True)
-            after = inspect_schema(service)
+        with (
+            _schema_service(settings) as service,
+            _migration_lock(service),
+            open_parts(settings, service) as parts,
+        ):
+            wanted = objects(parts)
+            before = inspect(service, wanted)
+            for part in parts:
+                state = inspect(service, objects((part,)))
+                if not state.up_to_date:
+                    part.create()
+            after = inspect(service, wanted)
     except Exception as e:
         raise MigrationError(_reason(e)) from e
     if not after.up_to_date:
@@ -285,8 +168,8 @@ def check(settings: Settings) -> SchemaState:
     if settings.backend == "popo":
         return SchemaState((), ())
     try:
-        with _schema_service(settings) as service:
-            return inspect_schema(service)
+        with _schema_service(settings) as service, open_parts(settings, service) as parts:
+            return inspect(service, objects(parts))
     except Exception as e:
         raise MigrationError(_reason(e)) from e
 
@@ -298,12 +181,14 @@ def wait_for_schema(
     interval: float = 1.0,
     on_wait: Callable[[str], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> bool:
     """Poll until every schema object exists (True) or ``timeout`` seconds pass (False).
 
-    ``on_wait`` is told why each failed attempt failed (missing objects, no connection).
+    ``on_wait`` is told why each failed attempt failed (missing objects, no connection);
+    ``sleep`` and ``clock`` are the waits' and the deadline's (tests pass their own).
     """
-    deadline = time.monotonic() + timeout
+    deadline = clock() + timeout
     while True:
         try:
             state = check(settings)
@@ -312,7 +197,7 @@ def wait_for_schema(
             reason = "missing " + ", ".join(state.missing)
         except MigrationError as e:
             reason = str(e)
-        if time.monotonic() + interval > deadline:
+        if clock() + interval > deadline:
             return False
         if on_wait is not None:
             on_wait(reason)
@@ -326,10 +211,11 @@ def add_migrate_parser(commands: Any) -> None:
     """``shengji migrate [--check]`` (``commands``: the CLI's subparsers)."""
     parser = commands.add_parser(
         "migrate",
-        help="create the event store's schema (a no-op when it is there)",
+        help="create every table the service uses (a no-op when they are there)",
         description=(
-            "Create the event tables, index, type and stored insert function of the store "
-            "configured by the environment (DATABASE_URL, PERSISTENCE, SQLITE_PATH, "
+            "Create the tables, indexes, types and functions of every store the service uses "
+            "(the events, the read models, the players' keys, the webhook outbox) on the "
+            "store configured by the environment (DATABASE_URL, PERSISTENCE, SQLITE_PATH, "
             "POSTGRES_SCHEMA). Serving replicas run with CREATE_TABLES=false."
         ),
     )

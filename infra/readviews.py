@@ -38,6 +38,7 @@ from eventsourcing.utils import strtobool
 from psycopg.sql import SQL, Composed, Identifier
 
 from infra.localhub import InProcessHub, LocalHub
+from infra.ratingviews import ratings_rebuild
 from infra.settings import Settings
 from services.game import GameService
 from services.projections import Factory, Projection
@@ -458,4 +459,4 @@ def read_model_factories() -> dict[str, Factory]:
         rebuilt: Projection = ListsRebuild(service, view)
         return rebuilt
 
-    return {ListsRebuild.name: lists}
+    return {ListsRebuild.name: lists, "ratings": ratings_rebuild}

@@ -41,6 +41,7 @@ from domain.rules.errors import InvalidInputError
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOT_QUOTA_MS, BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.game import TablePolicy
+from services.ratings.seasons import Schedule
 from services.timers import TIMEOUT_KIND
 
 Backend = Literal["popo", "sqlite", "postgres"]
@@ -135,6 +136,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "schema `shengji migrate` creates."
         ),
     ] = True
+    rating_seasons: Annotated[
+        Schedule,
+        Meta(
+            description="How long a season of the rating boards lasts (docs/decisions.md "
+            "D-ratings): `weekly` (ISO weeks) or `monthly`; each season's board starts "
+            "empty and stays readable. A change rates the whole log again."
+        ),
+    ] = "monthly"
     # -- the server -----------------------------------------------------------------------
     host: Annotated[str, Meta(description="The address the HTTP server listens on.")] = "127.0.0.1"
     port: Annotated[int, Meta(ge=1, le=65535, description="The HTTP server's port.")] = 8000

@@ -105,10 +105,10 @@ def build_service(
 def outbox_env(settings: Settings) -> dict[str, str]:
     """The webhook outbox's eventsourcing environment: the game's store, its own tables, so
     its events and tracking records commit together — on PostgreSQL a schema of its own
-    (``<schema>_webhooks``, made if missing), beside SQLite a file of its own
-    (``<file>.outbox``). A second application creating its tables in the game's schema
-    would replace the game's insert function (the library names it after the id type, not
-    the table: docs/decisions.md D3).
+    (:func:`outbox_schema`, made here if missing when ``CREATE_TABLES`` is on, else by
+    ``shengji migrate``), beside SQLite a file of its own (``<file>.outbox``). A second
+    application creating its tables in the game's schema would replace the game's insert
+    function (the library names it after the id type, not the table: docs/decisions.md D3).
 
     On PostgreSQL the outbox saves with the library's process recorder as shipped: its
     transaction takes the table lock and inserts the tracking record with the events. (The
@@ -119,19 +119,34 @@ def outbox_env(settings: Settings) -> dict[str, str]:
     if settings.backend == "sqlite":
         env["SQLITE_DBNAME"] = f"{settings.sqlite_path}.outbox"
     elif settings.backend == "postgres":
-        schema = f"{settings.postgres_schema or 'public'}_webhooks"
-        env["POSTGRES_SCHEMA"] = schema
+        env["POSTGRES_SCHEMA"] = outbox_schema(settings)
         env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "n"
-        assert settings.database_url is not None
-        with psycopg.connect(settings.database_url, autocommit=True) as db:
-            db.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        if settings.create_tables:
+            create_outbox_schema(settings)
     return env
 
 
+def outbox_schema(settings: Settings) -> str:
+    """The webhook outbox's PostgreSQL schema: ``<schema>_webhooks``."""
+    return f"{settings.postgres_schema or 'public'}_webhooks"
+
+
+def outbox_schema_statement(settings: Settings) -> sql.Composed:
+    """The statement that makes :func:`outbox_schema` if it is missing."""
+    return sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(outbox_schema(settings)))
+
+
+def create_outbox_schema(settings: Settings) -> None:
+    assert settings.database_url is not None
+    with psycopg.connect(settings.database_url, autocommit=True) as db:
+        db.execute(outbox_schema_statement(settings))
+
+
 def key_store(settings: Settings) -> KeyStore:
-    """The players' keys beside the store (crypto-shredding, :mod:`infra.keys`)."""
+    """The players' keys beside the store (crypto-shredding, :mod:`infra.keys`); their
+    table made if missing when ``CREATE_TABLES`` is on, else by ``shengji migrate``."""
     if settings.backend == "sqlite":
-        return SQLiteKeys(f"{settings.sqlite_path}.keys")
+        return SQLiteKeys(f"{settings.sqlite_path}.keys", create=settings.create_tables)
     if settings.backend == "postgres":
-        return PostgresKeys(settings)
+        return PostgresKeys(settings, create=settings.create_tables)
     return MemoryKeys()

@@ -14,6 +14,13 @@ in an ``all`` process; the worker's own small server in a ``worker`` process, wh
 starts its hub there, ``infra.worker``) that starts everything on entry and, on exit,
 asks every loop to halt, wakes it, waits for its step in progress to end and stops the
 crews (their steps in progress end first) — a clean stop, nothing cancelled half-way.
+
+A step that fails is tried again after its period, then after twice that after each
+further failure in a row, at most :data:`BACKOFF_CAP_S` apart (:func:`backoff`), and each
+failure is logged once — with its traceback when it differs from the last one — so a
+failure that lasts (a table ``shengji migrate`` has not made yet, a database away) writes
+a few dozen lines an hour, not two a second (docs/decisions.md D-migrate). Its first
+success is logged too, and the period is the period again.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import anyio
 
@@ -33,12 +40,23 @@ log = logging.getLogger(__name__)
 STOP_TIMEOUT_S = 10.0
 """How long a stop waits for each loop's step in progress (a sweep stops after the match
 it is on; a bot's decision is bounded by its CPU budget)."""
+BACKOFF_CAP_S = 30.0
+"""The longest wait between two tries of a step that keeps failing."""
+
+
+def backoff(period_s: float, failures: int, cap_s: float = BACKOFF_CAP_S) -> float:
+    """The wait after a loop's ``failures``-th failure in a row (1, 2, …): its period, then
+    twice the last wait, at most ``cap_s`` (a period longer than that stays the period)."""
+    doubled = period_s * 2.0 ** min(failures - 1, 64)
+    return max(period_s, min(doubled, cap_s))
 
 
 class Workers:
     """Runs ``loops`` and ``crews`` (the module docstring); ``hub``: a hub this runner
     starts and stops around them (a worker process's, whose saves it hears of; in an
-    ``all`` process the live streams start theirs)."""
+    ``all`` process the live streams start theirs); ``pause``: how a failed loop waits
+    out its :func:`backoff`, true when the runner is stopping (by default a wait on the
+    stop; tests pass a clock of their own)."""
 
     def __init__(
         self,
@@ -46,11 +64,13 @@ class Workers:
         crews: Sequence[Crew] = (),
         *,
         hub: LocalHub | None = None,
+        pause: Callable[[float], bool] | None = None,
     ) -> None:
         self.loops = tuple(loops)
         self.crews = tuple(crews)
         self.hub = hub
         self._stopping = threading.Event()
+        self._pause = self._stopping.wait if pause is None else pause
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
 
@@ -106,13 +126,30 @@ class Workers:
     # -- one loop -------------------------------------------------------------------------------
 
     def _run(self, loop: Loop) -> None:
+        failures = 0
+        last = ""
         while not self._stopping.is_set():
             try:
                 loop.step()
-            except Exception:
-                log.exception("background work %s failed; it runs again as usual", loop.name)
-                self._stopping.wait(loop.period_s)  # no ring hurries a failing step
+            except Exception as e:
+                failures += 1
+                wait = backoff(loop.period_s, failures)
+                error = f"{type(e).__name__}: {e}"
+                log.error(
+                    "background work %s failed (%d in a row); it runs again in %s s: %s",
+                    loop.name,
+                    failures,
+                    wait,
+                    error[:300],
+                    exc_info=error != last,  # the traceback once per kind of failure
+                )
+                last = error
+                if self._pause(wait):  # no ring hurries a failing step
+                    return
                 continue
+            if failures:
+                log.warning("background work %s runs again after %d failures", loop.name, failures)
+                failures, last = 0, ""
             if self._stopping.is_set():
                 return
             loop.doorbell.wait(loop.period_s)

@@ -135,6 +135,10 @@ pull_section_size  # services/webhooks/outbox.py: Follower.pull_section_size
 next_round  # services/tournaments/display.py
 next_pairing  # services/tournaments/display.py
 next_bye  # services/tournaments/display.py
+next_requested_byes  # services/tournaments/display.py
+bye_lines  # services/tournaments/display.py
+result_points  # services/tournaments/display.py: TableProgress.result_points
+result_levels  # services/tournaments/display.py: TableProgress.result_levels
 opponent  # services/tournaments/display.py
 cancelled_rounds  # services/tournaments/views.py
 published_round  # services/tournaments/views.py
@@ -158,3 +162,7 @@ round_changed  # services/readmodels/projection.py
 seat_claimed  # services/readmodels/projection.py
 match_left  # services/readmodels/projection.py
 tournament_changed  # services/readmodels/projection.py
+
+# -- ratings (docs/decisions.md D-ratings) -------------------------------------------------------
+last_match_id  # services/ratings/boards.py (FamilyRating): a field written to JSON
+_.account_erased  # services/ratings/projection.py: registered on process_event (singledispatchmethod)

@@ -36,7 +36,13 @@ from eventsourcing.application import AggregateNotFoundError
 
 from domain.game.match import Match
 from domain.tournament.tournament import Tournament
-from services.accounts.players import Signed, get_account, seat_for
+from services.accounts.players import (
+    Signed,
+    account_holder,
+    get_account,
+    seat_for,
+    token_holder,
+)
 from services.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from services.game import GameService
 from services.sources import ORGANISER_ROLE, PLAYER_ROLE, SEAT_ROLE, token_hash
@@ -130,11 +136,16 @@ def _shaped(cred: Credential, owner: UUID, role: str, what: str, of: str) -> Non
         raise ForbiddenError(f"{other} token cannot be used here: {what} token is needed")
 
 
+SEAT_TOKEN_NEEDED: Final = "a seat token is needed: Authorization: Bearer <seat token>"
+"""Why a read or a move of a seat without a credential is a 401 — for any match id, one
+that exists or not, so it tells nothing of a private table (D-hidden)."""
+
+
 def seat_in(service: GameService, match: Match, cred: Credential | None) -> int:
     """The seat ``cred`` acts for in ``match`` (R1): a seat token of the match, or the
     player token of the account that claimed the seat (docs/players.md)."""
     if cred is None:
-        raise UnauthorizedError("a seat token is needed: Authorization: Bearer <seat token>")
+        raise UnauthorizedError(SEAT_TOKEN_NEEDED)
     if cred.role == PLAYER_ROLE:
         seat = seat_for(signed_player(service, cred).account, match.id)
         if seat is None:
@@ -200,6 +211,46 @@ def viewer_in(service: GameService, match: Match, cred: Credential | None) -> in
         organiser_of(match, cred)
         return None
     return seat_in(service, match, cred)
+
+
+def member_of(service: GameService, match: Match, cred: Credential | None) -> bool:
+    """``cred`` belongs to someone of the table: its organiser token (its creator), a seat
+    token of it (a working one), or the player token of an account that holds one of its
+    seats or one kept for it (a rematch's ``account:…``), or a guest's seat token of the
+    first match whose rematch keeps a seat for it (``token:…``). Never raises: a credential
+    that is not one of these is simply no member."""
+    if cred is None or cred.role is None or cred.owner is None:
+        return False
+    if cred.role == PLAYER_ROLE:
+        signed = player_of(service, cred)
+        if signed is None:
+            return False
+        account = signed.account
+        kept = account_holder(account.id)
+        return seat_for(account, match.id) is not None or kept in match.reserved
+    if cred.role == SEAT_ROLE and token_holder(cred.digest) in match.reserved:
+        return True
+    if cred.owner != match.id:
+        return False
+    if cred.role == ORGANISER_ROLE:
+        return cred.matches(match.organiser_token_hash)
+    if cred.role == SEAT_ROLE:
+        return any(
+            info is not None
+            and cred.matches(info.token_hash)
+            and _session_ended(service, match, seat) is None
+            for seat, info in enumerate(match.seats)
+        )
+    return False
+
+
+def check_visible(service: GameService, match: Match, cred: Credential | None) -> None:
+    """A private table exists only for the people of the table (:func:`member_of`): to
+    anyone else — no token, another match's, another player's — it is 404, answered in
+    the very words of a match that does not exist, never a 401 or 403 that would confirm
+    it does (docs/decisions.md D-hidden). A public table: nothing to check."""
+    if match.private and not member_of(service, match, cred):
+        raise NotFoundError(f"no match {match.id}")
 
 
 Claimer = Literal["organiser"] | int

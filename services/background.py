@@ -50,7 +50,8 @@ class Loop:
     name: str
     """The thread's name and the logs' (``sweeper``, ``tournament-clerk`` …)."""
     step: Callable[[], object]
-    """One pass (blocking); an error is logged and the next pass runs as usual."""
+    """One pass (blocking); an error is logged and the step runs again after its period,
+    then after ever longer waits while it keeps failing (the runner's backoff)."""
     period_s: float
     """The step runs again this long after the last one ended, at the latest."""
     doorbell: Doorbell = field(default_factory=Doorbell)

@@ -20,6 +20,19 @@ tournament aggregate's ``RoundCompleted``: the round state's ``revealed``):
 
 After the tournament round completes everything is revealed as for any match.
 
+**A round's results too** (docs/decisions.md D-hidden). A table's *result* — the
+attackers' points of its deals, their outcomes, the levels, the dealers that follow (R31),
+the match's winner, the tournament's entry of it — tells another table of the round how
+the same cards went. So every read of a round's results asks this module whether they are
+shown (:func:`results_released`, :func:`shown_rounds`): **hidden until the tournament
+round completes**, for every reader — the round's own seats too — but the tournament's
+organiser (what the organiser's own commands answer). That is every tournament: its tables
+share the seeds (R36) and hold the same hands seat for seat, on boards and on seeds alike.
+The readers: the tournament's views, tables, standings (counting the completed rounds
+only), exports and the director's pages (:mod:`services.tournaments`), the match summary
+of a tournament table (:func:`embargo_of`, :mod:`services.summaries`) and the public
+feed (:mod:`services.feed`).
+
 **One predicate.** :func:`embargo_for` decides it for every reveal point. A match without
 a tournament pays one ``None`` check. A tournament table reads its tournament (the
 repository's cache, fast-forwarded) until its round completes; completion is permanent,
@@ -57,6 +70,8 @@ __all__ = [
     "embargo_of",
     "embargoed",
     "resolve",
+    "results_released",
+    "shown_rounds",
     "view_embargo",
 ]
 
@@ -135,11 +150,24 @@ def embargo_for(service: GameService, tournament_id: UUID | None, number: int) -
         found: object = service.repository.get(tournament_id, deepcopy_from_cache=False)
     except AggregateNotFoundError:
         found = None
-    rounds = found.rounds if isinstance(found, Tournament) else []
-    if 1 <= number <= len(rounds) and rounds[number - 1].revealed:
+    if isinstance(found, Tournament) and results_released(found, number):
         completed.add(key)  # RoundCompleted is for good
         return None
     return Embargo(tournament_id, number)
+
+
+def results_released(t: Tournament, number: int) -> bool:
+    """R36: the deals and results of tournament round ``number`` of ``t`` may be shown —
+    once the round has completed (``RoundCompleted``), never before. The one predicate of
+    the embargo: a table's reveals (:func:`embargo_for`) and a round's results
+    (:func:`shown_rounds`) both ask it."""
+    return 1 <= number <= len(t.rounds) and t.rounds[number - 1].revealed
+
+
+def shown_rounds(t: Tournament, *, organiser: bool = False) -> frozenset[int]:
+    """The rounds of ``t`` whose table results a reader is shown (R36): the completed
+    ones; every scheduled one to the tournament's organiser (its own commands' answers)."""
+    return frozenset(r.number for r in t.rounds if organiser or results_released(t, r.number))
 
 
 def embargo_of(service: GameService, match: Match) -> Embargo | None:

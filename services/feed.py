@@ -23,8 +23,18 @@ public feed; the operator reads them as ``other``.
 * a round of a tournament table whose tournament round is not complete is closed to the
   public (R36, as ``/public``, history and streams are): its items keep their stream,
   version, type and time, but ``data`` is empty, every field is in ``hidden`` and
-  ``withheld`` says why. The match's own events (seats, levels, results) stay open, as
-  the match summaries are.
+  ``withheld`` says why. So are the match's events that tell how its deals went
+  (:data:`RESULT_EVENTS`: the levels and dealer a round begins with, a round's result,
+  the winner), and the tournament's entries of a table's result
+  (:data:`TABLE_RESULT_EVENTS`) until the round completes — as the match summaries and
+  the tournament's reads withhold them (docs/decisions.md D-hidden). The match's other
+  events (its creation, seats) stay open.
+
+**Private tables** (``visibility: private``, or made private by an invite code) are not
+in the public feed at all — neither their match's events nor their rounds': their ids and
+seat names are for the people of the table (docs/decisions.md D-hidden); whether a match
+is private is decided when the page is read, so a table made private later drops out of
+the feed from then on.
 
 **Players**: accounts, sessions, invites, the lobby and its tickets and webhook
 subscriptions are not in the public feed at all — not even their type or time (a
@@ -47,14 +57,30 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 from msgspec import Meta
 
-from domain.game.match_events import MatchCreated, MatchEvent
+from domain.game.match import Match
+from domain.game.match_events import (
+    MatchCreated,
+    MatchEvent,
+    MatchFinished,
+    RoundBegun,
+    RoundRecorded,
+)
 from domain.game.round_events import RoundEvent, RoundScored, RoundStarted
 from domain.rules.errors import InvalidInputError
-from domain.tournament.events import RoundScheduled, TournamentCreated, TournamentEvent
+from domain.tournament.events import (
+    ResultCorrected,
+    RoundScheduled,
+    TableForfeited,
+    TableResultEntered,
+    TableResultRecorded,
+    TournamentCreated,
+    TournamentEvent,
+)
 from services.embargo import Embargo, embargo_for
 from services.event_schema import EVENT_CLASSES
 from services.game import GameService
@@ -69,6 +95,12 @@ integers, so a larger one is refused rather than sent to SQL; 10^15 stays exact 
 JSON Schema ``maximum`` (a double), as the other paged routes' bound."""
 _SCORED = get_topic(RoundScored)
 _NONE: frozenset[str] = frozenset()
+RESULT_EVENTS: tuple[type[MatchEvent], ...] = (RoundBegun, RoundRecorded, MatchFinished)
+"""A match's events that tell how its deals went: the levels and dealer (R31) a round
+begins with, a round's result, the winner and the end's reason (a paper result's levels):
+withheld on a tournament table in play (R36)."""
+TABLE_RESULT_EVENTS = (TableResultRecorded, ResultCorrected, TableResultEntered, TableForfeited)
+"""A tournament's entries of a table's result: withheld until its round completes (R36)."""
 
 
 class FeedStream(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -215,6 +247,7 @@ class _Reader:
     rounds: dict[UUID, _RoundFacts] = field(default_factory=dict)
     tables: dict[UUID, Embargo | None] = field(default_factory=dict)
     tournaments: dict[UUID, UUID | None] = field(default_factory=dict)
+    private: dict[UUID, bool] = field(default_factory=dict)
 
     def item(self, n: Notification, where: FeedFilter | None = None) -> FeedItem | None:
         event: Any = self.service.mapper.to_domain_event(n)
@@ -232,6 +265,8 @@ class _Reader:
         number = 0
         if isinstance(event, RoundStarted | RoundEvent):
             facts = self.round_facts(originator, event)
+            if not self.operator and self.is_private(facts.match_id):
+                return None  # D-hidden: a private table is not in the public feed
             number = facts.number
             stream = FeedStream(
                 kind="round", id=str(originator), match_id=str(facts.match_id), round=number
@@ -239,13 +274,19 @@ class _Reader:
             if not self.operator:
                 if facts.closed is not None:
                     reason = facts.closed.reason
-                    withheld = tuple(k for k in vars(event) if k not in _IDENTITY_FIELDS)
+                    withheld = _payload(event)
                     visible = _NONE
                 else:
                     visible = released_secrets(event) if facts.revealed else _NONE
         elif isinstance(event, MatchCreated | MatchEvent):
+            if not self.operator and self.is_private(originator):
+                return None  # D-hidden: nor its id, nor its seats' names
             stream = FeedStream(kind="match", id=str(originator))
             visible = visible if self.operator else _NONE  # token hashes: never public
+            if not self.operator and isinstance(event, RESULT_EVENTS):
+                closed = self.table_embargo(originator)
+                if closed is not None:  # R36: how a table's deals went
+                    reason, withheld = closed.reason, _payload(event)
         elif isinstance(event, TournamentCreated | TournamentEvent):
             stream = FeedStream(kind="tournament", id=str(originator))
             if not self.operator:
@@ -254,6 +295,10 @@ class _Reader:
                     embargo_for(self.service, originator, event.number) is None
                 ):
                     visible = frozenset({"secret"})  # R35: revealed by RoundCompleted
+                if isinstance(event, TABLE_RESULT_EVENTS):
+                    closed = embargo_for(self.service, originator, event.number)
+                    if closed is not None:  # R36: a result of a round in play
+                        reason, withheld = closed.reason, _payload(event)
         elif self.operator:
             stream = FeedStream(kind="other", id=str(originator))
         else:
@@ -286,6 +331,16 @@ class _Reader:
                 return item.stream.id == str(where.tournament_id)
             return match is not None and self.tournament_of(UUID(match)) == where.tournament_id
         return True
+
+    def is_private(self, match_id: UUID) -> bool:
+        """The match is a private table now (its creation or a later ``TableMadePrivate``)."""
+        if match_id not in self.private:
+            try:
+                found: object = self.service.repository.get(match_id, deepcopy_from_cache=False)
+            except AggregateNotFoundError:
+                found = None
+            self.private[match_id] = isinstance(found, Match) and found.private
+        return self.private[match_id]
 
     def tournament_of(self, match_id: UUID) -> UUID | None:
         """The tournament whose table ``match_id`` is (None for any other match)."""
@@ -330,6 +385,11 @@ _ALL = FeedFilter()
 _IDENTITY_FIELDS = frozenset(
     {"originator_id", "originator_version", "originator_topic", "timestamp"}
 )
+
+
+def _payload(event: Any) -> tuple[str, ...]:
+    """Every field of ``event`` but its identity: what a withheld item leaves out."""
+    return tuple(k for k in vars(event) if k not in _IDENTITY_FIELDS)
 
 
 def feed_page(

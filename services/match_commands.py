@@ -25,7 +25,7 @@ from domain.game.round import Round
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
 from services import field_docs, table_life
-from services.access import organiser_of, player_of, seat_in, seat_or_organiser
+from services.access import check_visible, organiser_of, player_of, seat_in, seat_or_organiser
 from services.accounts.seating import check_admitted, open_if_seated, refuse_a_seated_guest
 from services.bots import bot_seats, bot_to_act
 from services.bus import Caller, Handler, Outcome, Service
@@ -352,9 +352,12 @@ class ClaimSeatHandler(Handler[ClaimSeat, Match, SeatClaimed]):
         self.dealer = dealer
 
     def authorise(self, command: ClaimSeat, caller: Caller) -> Match:
-        """A private table's seats: the organiser's token only (invites seat others); a
-        rematch's seats are kept for their people (403)."""
+        """A private table's seats: the organiser's token only (invites seat others; 404 to
+        anyone not of the table, :func:`services.access.check_visible`); a rematch's seats
+        are kept for their people (403)."""
         match = self.service.get_match(command.match_id)
+        if not isinstance(caller, Service):
+            check_visible(self.service, match, caller)
         if isinstance(caller, Service):
             organiser = True
         elif caller is not None and caller.role == ORGANISER_ROLE:

@@ -1,10 +1,13 @@
 """The service's own read models as projections of the log (:mod:`services.projections`).
 
 * ``match-summaries`` — every match's summary (``GET /v1/matches/{id}``: seats, levels,
-  rounds and results, R29–R32), folded from the match's and its rounds' events;
+  rounds and results, R29–R32), folded from the match's and its rounds' events — the
+  whole summary the log holds, a tournament table's results too (the route withholds
+  them while its tournament round is in play, R36: a moment of the tournament, not of
+  the match's log);
 * ``tournament-standings`` — every tournament's standings (R36), folded from its events;
 * ``finished-matches`` — the finished matches the bulk export (``GET /v1/records``) takes:
-  when each finished and its preset.
+  when each finished and its preset (private tables are not in it).
 
 Each folds the events itself (``event.mutate``, the aggregates' own ``apply``), never
 through the repository, so a rebuild checks that the log alone gives what the service
@@ -20,8 +23,8 @@ from uuid import UUID
 import msgspec
 from eventsourcing.utils import get_topic
 
-from domain.game.match import Match
-from domain.game.match_events import MatchCreated, MatchEvent, MatchFinished
+from domain.game.match import PRIVATE, Match
+from domain.game.match_events import MatchCreated, MatchEvent, MatchFinished, TableMadePrivate
 from domain.game.round import Round
 from domain.game.round_events import RoundEvent, RoundStarted
 from domain.tournament.events import RoundCompleted, TournamentCreated, TournamentEvent
@@ -85,7 +88,8 @@ class MatchSummaries:
 
     def rebuilt(self) -> dict[str, Any]:
         return {
-            str(mid): _plain(match_summary(m, self._current(m))) for mid, m in self.matches.items()
+            str(mid): _plain(match_summary(m, self._current(m), embargo=None))
+            for mid, m in self.matches.items()
         }
 
     def _current(self, match: Match) -> Round | None:
@@ -96,7 +100,9 @@ class MatchSummaries:
         out = {}
         for mid in _ids_of(self.service, MatchCreated):
             match = self.service.get_match(mid)
-            out[str(mid)] = _plain(match_summary(match, self.service.current_round(match)))
+            out[str(mid)] = _plain(
+                match_summary(match, self.service.current_round(match), embargo=None)
+            )
         return out
 
 
@@ -139,15 +145,21 @@ class FinishedMatches:
         self.created: dict[UUID, MatchCreated] = {}
         self.finished: dict[UUID, str] = {}
         self.completed: set[tuple[UUID, int]] = set()
+        self.private: set[UUID] = set()
 
     def reset(self) -> None:
         self.created.clear()
         self.finished.clear()
         self.completed.clear()
+        self.private.clear()
 
     def apply(self, position: int, event: Any) -> None:
         if isinstance(event, MatchCreated):
             self.created[event.originator_id] = event
+            if event.visibility == PRIVATE:
+                self.private.add(event.originator_id)
+        elif isinstance(event, TableMadePrivate):
+            self.private.add(event.originator_id)
         elif isinstance(event, MatchFinished):
             self.finished[event.originator_id] = event.timestamp.isoformat()
         elif isinstance(event, RoundCompleted):
@@ -161,6 +173,8 @@ class FinishedMatches:
         for mid, at in self.finished.items():
             created = self.created[mid]
             table = created.tournament_id, created.tournament_round
+            if mid in self.private:
+                continue  # D-hidden: only in its players' own exports
             if created.tournament_id is None or table in self.completed:  # R36
                 out[str(mid)] = [at, created.preset]
         return out

@@ -5,6 +5,11 @@ read models, :mod:`services.readmodels.lists`); :func:`match_summary` is one mat
 rules (§10), seats, team levels (R5), dealer (R31), the current round, the results
 (R29–R32) and whether and who won (R32);
 :func:`round_summaries` lists the rounds with their recorded results.
+
+A tournament table's results are withheld until its tournament round completes (R36,
+:mod:`services.embargo`): its summary then names its rounds and their status, and leaves
+out what tells how its deals went — the results, the levels and laps, the dealers (R31:
+who deals next says who won the deal) and the winner — with ``embargo`` saying why.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.cards import RANKS
 from services import field_docs
+from services.embargo import Embargo
 from services.view_types import (
     OriginView,
     RecordedView,
@@ -46,10 +52,21 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
     dealer: Annotated[
         int | None,
-        Meta(description="The round's dealer; null before round 1's first declaration"),
+        Meta(
+            description=(
+                "The round's dealer; null before round 1's first declaration, and on a "
+                "tournament table until its tournament round completes (`embargo`, R36)"
+            )
+        ),
     ]
     result: Annotated[
-        RecordedView | None, Meta(description="The result the match recorded; null until scored")
+        RecordedView | None,
+        Meta(
+            description=(
+                "The result the match recorded; null until scored, and on a tournament "
+                "table until its tournament round completes (R36)"
+            )
+        ),
     ]
 
 
@@ -67,19 +84,40 @@ class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     rules: Annotated[RulesView, field_docs.RULES]
     seats: Annotated[list[SeatPlayer | None], field_docs.SEATS]
     team_levels: Annotated[
-        list[str], Meta(description="Levels of team {0,2} and team {1,3} now (R5, R30).")
+        list[str] | None,
+        Meta(
+            description=(
+                "Levels of team {0,2} and team {1,3} now (R5, R30); null on a tournament "
+                "table until its tournament round completes (`embargo`, R36)."
+            )
+        ),
     ]
-    laps: Annotated[list[int], Meta(description="Times each team has gone past A (R32 wrap).")]
+    laps: Annotated[
+        list[int] | None,
+        Meta(
+            description=("Times each team has gone past A (R32 wrap); null while `embargo` (R36).")
+        ),
+    ]
     dealer: Annotated[
         int | None,
-        Meta(description="The dealer of the next round (R31); None before round 1 (抢报, R18)."),
+        Meta(
+            description=(
+                "The dealer of the next round (R31); None before round 1 (抢报, R18), and "
+                "while `embargo` (R36)."
+            )
+        ),
     ]
     round_number: Annotated[int, field_docs.ROUND_NUMBER]
     round_open: Annotated[bool, field_docs.ROUND_OPEN]
     finished: Annotated[bool, field_docs.FINISHED]
     winner: Annotated[
         int | None,
-        Meta(description="The winning team (0 or 1) once finished; None for a tie (R32)."),
+        Meta(
+            description=(
+                "The winning team (0 or 1) once finished; None for a tie (R32), and while "
+                "`embargo` (R36)."
+            )
+        ),
     ]
     rounds: Annotated[list[RoundSummary], field_docs.ROUNDS]
     origin: Annotated[
@@ -101,6 +139,16 @@ class MatchSummary(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             description="The rematch asked for after this match (`POST /v1/matches/{id}/rematch`)."
         ),
     ]
+    embargo: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Why the results, levels, dealers and winner are withheld: a tournament "
+                "table whose tournament round is in play, another table of which may still "
+                "be playing the same deals (R36); null otherwise."
+            )
+        ),
+    ] = None
 
 
 class MatchListItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -141,8 +189,11 @@ def list_item(match: Match) -> MatchListItem:
     )
 
 
-def match_summary(match: Match, current: Round | None) -> MatchSummary:
-    """``match`` with its current round ``current`` (None before round 1)."""
+def match_summary(match: Match, current: Round | None, *, embargo: Embargo | None) -> MatchSummary:
+    """``match`` with its current round ``current`` (None before round 1); ``embargo``:
+    the tournament embargo on its results (:func:`services.embargo.embargo_of`), None
+    when there is none — every caller decides it (R36)."""
+    hidden = embargo is not None
     return MatchSummary(
         match_id=str(match.id),
         name=match.name,
@@ -161,30 +212,35 @@ def match_summary(match: Match, current: Round | None) -> MatchSummary:
             )
             for seat, info in enumerate(match.seats)
         ],
-        team_levels=[RANKS[lv] for lv in match.levels],
-        laps=list(match.laps),
-        dealer=match.dealer,
+        team_levels=None if hidden else [RANKS[lv] for lv in match.levels],
+        laps=None if hidden else list(match.laps),
+        dealer=None if hidden else match.dealer,
         round_number=match.round_number,
         round_open=match.round_open,
         finished=match.finished,
-        winner=match.winner,
-        rounds=round_summaries(match, current),
+        winner=None if hidden else match.winner,
+        rounds=round_summaries(match, current, embargo=embargo),
         origin=origin_view(match),
         visibility="private" if match.private else "public",
         rematch_of=None if match.rematch_of is None else str(match.rematch_of),
         rematch=None if match.rematch is None else str(match.rematch),
+        embargo=None if embargo is None else embargo.reason,
     )
 
 
-def round_summaries(match: Match, current: Round | None) -> list[RoundSummary]:
-    """Every round so far: the recorded ones, then the one being played (if any)."""
+def round_summaries(
+    match: Match, current: Round | None, *, embargo: Embargo | None
+) -> list[RoundSummary]:
+    """Every round so far: the recorded ones, then the one being played (if any); under
+    a tournament ``embargo`` without their dealers and results (R31, R36)."""
+    hidden = embargo is not None
     rounds = [
         RoundSummary(
             number=r.number,
             round_id=str(r.round_id),
             status="scored",
-            dealer=r.dealer,
-            result=recorded_view(r),
+            dealer=None if hidden else r.dealer,
+            result=None if hidden else recorded_view(r),
         )
         for r in match.results
     ]
@@ -194,7 +250,7 @@ def round_summaries(match: Match, current: Round | None) -> list[RoundSummary]:
                 number=current.number,
                 round_id=str(current.id),
                 status="abandoned" if match.finished else "playing",
-                dealer=current.bidding.dealer,
+                dealer=None if hidden else current.bidding.dealer,
                 result=None,
             )
         )

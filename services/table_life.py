@@ -29,13 +29,8 @@ from domain.accounts.account import Account
 from domain.game.match import RESIGNED, Match
 from domain.game.round import RoundPhase
 from domain.rules.errors import IllegalMoveError
-from services.accounts.seating import (
-    account_holder,
-    check_admitted,
-    claim_seat,
-    open_if_seated,
-    token_holder,
-)
+from services.accounts.players import account_holder, token_holder
+from services.accounts.seating import check_admitted, claim_seat, open_if_seated
 from services.dealer import Dealer
 from services.sources import ORGANISER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import UnitOfWork

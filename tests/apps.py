@@ -14,7 +14,6 @@ starts that app (its lifespan) with a client through ASGI, for a test that also 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -84,8 +83,3 @@ def loop_periods(app: Litestar) -> dict[str, float]:
     periods in seconds."""
     workers = app.state.workers
     return {} if workers is None else {loop.name: loop.period_s for loop in workers.loops}
-
-
-def running_threads() -> set[str]:
-    """The names of the threads alive in this process (a background loop's is its name)."""
-    return {thread.name for thread in threading.enumerate()}

@@ -32,12 +32,14 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, QueryParameter
 
-from api.calls import Reading, Writing
+from api.calls import OPTIONAL_BEARER, Reading, Writing
 from api.dto import LOCATION_HEADER, REPLAYED_HEADER, problems
 from api.errors import chinese_for, problem_response, status_for
 from api.problems import make_problem
 from api.reads import RoundNumber
 from api.routes import WRITE, route
+from services.access import Credential, check_visible
+from services.game import GameService
 from services.records.export import export_match, export_round
 from services.records.format import (
     GameRecord,
@@ -57,6 +59,21 @@ Format = Annotated[
     Literal["json", "text"] | None,
     QueryParameter(description="`json` (canonical, the default) or `text` (the notation)"),
 ]
+
+
+def match_record(service: GameService, cred: Credential | None, match_id: UUID) -> GameRecord:
+    """A finished match's record (blocking); a private table's to the people of the table
+    only — 404 to anyone else (:func:`services.access.check_visible`)."""
+    check_visible(service, service.get_match(match_id), cred)
+    return export_match(service, match_id)
+
+
+def round_record(
+    service: GameService, cred: Credential | None, match_id: UUID, number: int
+) -> GameRecord:
+    """A scored round's record (blocking), as :func:`match_record`."""
+    check_visible(service, service.get_match(match_id), cred)
+    return export_round(service, match_id, number)
 
 
 def _wants_text(request: Request[Any, Any, Any], fmt: str | None) -> bool:
@@ -179,7 +196,7 @@ class RecordController(Controller):
     tags = ["records"]  # noqa: RUF012 - Litestar declares it an instance attribute
     exception_handlers = {RecordTamperedError: record_tampered_handler}  # noqa: RUF012
 
-    @route("/v1/matches/{match_id:uuid}/record", 404, 409, **EXPORTED)
+    @route("/v1/matches/{match_id:uuid}/record", 404, 409, security=OPTIONAL_BEARER, **EXPORTED)
     async def get_match_record(
         self, read: Reading, match_id: FromPath[UUID], format: Format = None
     ) -> Response[bytes]:
@@ -190,10 +207,16 @@ class RecordController(Controller):
         a tournament table, its tournament round complete (409 `deal-embargoed`, R36).
         `?format=text` or `Accept: text/plain` for the text notation (docs/records.md).
         """
-        record = await read.call(export_match, read.service, match_id)
+        record = await read.call(match_record, read.service, read.credential, match_id)
         return _answer(record, _wants_text(read.request, format))
 
-    @route("/v1/matches/{match_id:uuid}/rounds/{number:int}/record", 404, 409, **EXPORTED)
+    @route(
+        "/v1/matches/{match_id:uuid}/rounds/{number:int}/record",
+        404,
+        409,
+        security=OPTIONAL_BEARER,
+        **EXPORTED,
+    )
     async def get_round_record(
         self, read: Reading, match_id: FromPath[UUID], number: RoundNumber, format: Format = None
     ) -> Response[bytes]:
@@ -203,7 +226,7 @@ class RecordController(Controller):
         `record-unavailable` until the round is scored (R33), 409 `deal-embargoed` for a
         tournament table until its tournament round completes (R36).
         """
-        record = await read.call(export_round, read.service, match_id, number)
+        record = await read.call(round_record, read.service, read.credential, match_id, number)
         return _answer(record, _wants_text(read.request, format))
 
     @post(

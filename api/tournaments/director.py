@@ -206,6 +206,8 @@ class DirectorController(Controller):
 
         From now on GET …/preview shows it to anyone (before, only to the organiser), the display
         page lists it, and scheduling the round uses it — unless the teams to pair change first
-        (a withdrawal, a late entry, a requested bye, an override), which unpublishes it.
+        (a withdrawal, a late entry, a requested bye, an override), which unpublishes it. A Swiss
+        pairing waits for the round in play to complete (409 round-in-play: it follows the
+        results, hidden until then, R36).
         """
         return await write.send(PublishPairing(tournament_id))

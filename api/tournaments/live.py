@@ -9,7 +9,9 @@ public: standings show no card)::
 
 The first frame is the current standings; then a frame whenever the tournament's
 version grows (a table's result recorded — by the results policy as tables finish — a
-correction, an adjustment, a withdrawal, a round scheduled). ``Last-Event-ID`` (header,
+correction, an adjustment, a withdrawal, a round scheduled). The standings count the
+completed rounds: a table's result moves them once its round completes (R36,
+docs/decisions.md D-hidden). ``Last-Event-ID`` (header,
 else ``?lastEventId=``) resumes: no frame with an id <= it is sent again (the standings are
 the whole state, so the next frame is all a client missed). The stream ends after the
 finished tournament's last frame, or after its lifetime with a ``retry:`` hint. The hub

@@ -1,5 +1,6 @@
 """The words of the director's pages in English and Chinese (``?lang=zh-CN`` or the
-``Accept-Language`` header; English otherwise)."""
+``Accept-Language`` header; English otherwise). :data:`BYE_WORDS` names each kind of bye
+(the display's ``byeLines``): the pairing's, awarded, requested."""
 
 from __future__ import annotations
 
@@ -62,6 +63,11 @@ WORDS: dict[str, dict[str, str]] = {
         "not_started": "No round scheduled yet",
         "print": "Print",
         "total": "Total",
+        "corrected": "corrected",
+        "forfeit": "forfeit",
+        "withdrawn": "withdrawn",
+        "requested_bye": "Bye (requested)",
+        "awarded_bye": "Bye (opponent withdrew)",
     },
     "zh-CN": {
         "round": "第",
@@ -119,8 +125,17 @@ WORDS: dict[str, dict[str, str]] = {
         "not_started": "尚未开始",
         "print": "打印",
         "total": "合计",
+        "corrected": "已更正",
+        "forfeit": "弃权",
+        "withdrawn": "已退赛",
+        "requested_bye": "申请轮空",
+        "awarded_bye": "轮空（对手退赛）",
     },
 }
+
+
+BYE_WORDS = {"pairing": "bye", "awarded": "awarded_bye", "requested": "requested_bye"}
+"""The word of each kind of bye (:data:`services.tournaments.display.ByeKind`)."""
 
 
 def language(query: str | None, accept_language: str | None) -> str:

@@ -12,7 +12,10 @@ on the server with Jinja2 templates (``api/tournaments/templates``), no build st
 
 Print CSS makes each sheet an A4 page (the browser's print gives the PDF). Words in
 English or Chinese: ``?lang=zh-CN`` or ``Accept-Language`` (:mod:`api.tournaments.page_words`).
-Nothing secret is shown (R33): no card, the next pairing only once published.
+Nothing secret is shown (R33): no card, the next pairing only once published, a round's
+results once it completes (R36). What is not a plain result is marked, in the page's
+language: a corrected result (with the corrected figures), a forfeit, a withdrawn team,
+and each kind of bye — the pairing's, awarded, requested (docs/decisions.md D-hidden).
 """
 
 from __future__ import annotations
@@ -38,21 +41,23 @@ from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.streams import DISPLAY, stream_route
 from api.tournaments.dto import RoundParam, scheduled_round
-from api.tournaments.page_words import WORDS, language
+from api.tournaments.page_words import BYE_WORDS, WORDS, language
 from domain.tournament.tournament import Tournament
 from services.game import GameService
 from services.tournaments.comparison import ComparisonView, comparison_view
 from services.tournaments.display import (
+    ByeLine,
     Crosstable,
     DisplayFrame,
     DisplayView,
-    byes_of,
+    bye_kinds,
     crosstable,
     display_view,
     players_of,
     result_text,
     round_deadline,
     score_sheet_deals,
+    shown_result,
 )
 from services.tournaments.loading import get_tournament
 
@@ -88,6 +93,7 @@ def _common(t: Tournament, lang: str) -> dict[str, Any]:
     return {
         "lang": lang,
         "w": WORDS[lang],
+        "bye_words": BYE_WORDS,
         "name": t.name,
         "tournament_id": str(t.id),
         "round": None if t.current is None else t.current.number,
@@ -119,8 +125,7 @@ def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
     for table in state.tables:
         players = players_of(t, number, table)
         first = table.first_parity
-        entry = t.results.get((number, table.table))
-        text, _ = result_text(t, number, table)
+        entry = shown_result(t, number, table)  # R36: once the round completes
         extension = state.extensions.get(table.table, 0)
         rows.append(
             {
@@ -133,7 +138,11 @@ def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
                 "second_players": f"{players[1 - first]} · {players[3 - first]}",
                 "levels_first": "" if entry is None else entry.levels[0],
                 "levels_second": "" if entry is None else entry.levels[1],
-                "winner": "" if text is None else text.split(" ", 1)[1],
+                "winner": "" if entry is None else result_text(t, entry).split(" ", 1)[1],
+                "corrected": entry is not None and entry.corrected_by is not None,
+                "forfeit": entry is not None and entry.forfeit,
+                "first_withdrawn": table.first in t.withdrawn,
+                "second_withdrawn": table.second in t.withdrawn,
                 "deadline": None if due is None else _minute(due, extension),
             }
         )
@@ -153,7 +162,7 @@ def sheet_html(t: Tournament, number: int, template: str, lang: str) -> str:
         started_at="" if state.scheduled_at is None else _minute(state.scheduled_at),
         deadline=None if due is None else _minute(due),
         tables=_sheet_tables(t, number),
-        byes=[t.teams[b].name for b in byes_of(t, state)],
+        byes=[ByeLine(team=b, name=t.teams[b].name, kind=k) for b, k in bye_kinds(t, state)],
         deals=range(1, score_sheet_deals(t) + 1),
     )
 
@@ -272,7 +281,7 @@ class PageController(Controller):
         """A round's printable pairing sheet (HTML, A4 print CSS)
 
         Table numbers, teams with their seats (R36) and players (substitutes in place), the start
-        time and the deadline, and result boxes (filled once a result is in).
+        time and the deadline, and result boxes (filled once the round completes, R36).
         """
         chosen = language(lang, accept_language)
         template = "pairings.html.j2"

@@ -1,6 +1,7 @@
 """A tournament's tables and results over REST (R36): the tables of a round, ending a table
 (R32) and correcting its result (organiser), collecting the finished tables' results,
-standings and the results export (JSON or CSV). Reads are public and show no card (R33).
+standings and the results export (JSON or CSV). Reads are public and show no card (R33),
+and a round's results once it completes (R36).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ResultController(Controller):
         """A round's tables: pairing, seating (R36), match and result
 
         A tournament round's tables: the pairing, the duplicate seating (R36), the
-        match and the result.
+        match and the result (once the round completes: `embargo` says why until then, R36).
         """
         t = await read.call(get_tournament, read.service, tournament_id)
         return [table_view(t, number, table) for table in scheduled_round(t, number).tables]
@@ -113,7 +114,8 @@ class ResultController(Controller):
     ) -> Response[Any]:
         """Standings with their tiebreaks (JSON, or CSV)
 
-        The standings, best first, with the tie-breaks used; JSON, or CSV with
+        The standings, best first, with the tie-breaks used, by the results of the completed
+        rounds (a round's results count once it completes, R36); JSON, or CSV with
         `?format=csv` or `Accept: text/csv`.
         """
         return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
@@ -125,7 +127,7 @@ class ResultController(Controller):
         """Results export: rounds, tables, results, commitments, secrets (JSON or CSV)
 
         Everything needed to check and rank the tournament: rounds, tables, results,
-        commitments and (once revealed) secrets (R36); JSON, or CSV with
-        `?format=csv` or `Accept: text/csv`.
+        commitments and (once revealed) secrets (R36) — a round's results once it completes;
+        JSON, or CSV with `?format=csv` or `Accept: text/csv`.
         """
         return await json_or_csv(read, tournament_id, format, results_export, results_csv)

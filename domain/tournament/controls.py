@@ -359,8 +359,9 @@ class OrganiserControls:
         )
 
     def round_deadline_s_of(self, state: ev.RoundState) -> int | None:
-        """The deadline of round ``state`` in seconds: its own, else the tournament's."""
-        return state.deadline_s if state.timed else self.round_deadline_s
+        """The deadline of round ``state`` in seconds: the tournament's when it was
+        scheduled, or its own (never a later change's, D-hidden)."""
+        return state.deadline_s
 
     def deadline(self) -> datetime | None:
         """When the round in play must be over: its scheduling + its deadline + the time
@@ -409,5 +410,5 @@ class OrganiserControls:
             now,
             number=current.number,
             tables=tuple(tables),
-            rule=self.deadline_rule,
+            rule=current.deadline_rule,
         )

@@ -10,7 +10,7 @@ and why; the events' ``apply`` only assigns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -227,8 +227,9 @@ class DirectorTools:
         return current
 
     def round_timers(self, state: ev.RoundState) -> dict[str, int] | None:
-        """The turn timers of round ``state``'s tables: its own, else the tournament's."""
-        return state.timers if state.timed else self.timers
+        """The turn timers of round ``state``'s tables: the tournament's when it was
+        scheduled, or its own (never a later change's, D-hidden)."""
+        return state.timers
 
     # -- entries ---------------------------------------------------------------------------
 
@@ -261,10 +262,15 @@ class DirectorTools:
         )
         return points
 
-    def requested(self) -> list[tuple[int, int]]:
-        """(team, match points) of the requested byes of the rounds scheduled."""
+    def requested(self, rounds: Container[int] | None = None) -> list[tuple[int, int]]:
+        """(team, match points) of the requested byes of the rounds scheduled (of those in
+        ``rounds`` only, when given)."""
         scheduled = {r.number for r in self.rounds}
-        return [(team, p) for (n, team), p in self.requested_byes.items() if n in scheduled]
+        return [
+            (team, p)
+            for (n, team), p in self.requested_byes.items()
+            if n in scheduled and (rounds is None or n in rounds)
+        ]
 
     def substitute(
         self,
@@ -349,7 +355,17 @@ class DirectorTools:
 
     def publish(self, now: datetime) -> int:
         """Publish the next round's pairing as scheduling would make it now; it is the one
-        the round is scheduled with (unless the teams to pair change first)."""
+        the round is scheduled with (unless the teams to pair change first). A Swiss
+        pairing follows the standings, so it waits for the round in play to complete:
+        published before, it would tell the results that stay hidden until then (R36)."""
+        current = self.current
+        if self.format == "swiss" and current is not None and self.in_play:
+            raise IllegalMoveError(
+                f"round {current.number} is in play: a Swiss pairing follows its results, "
+                "hidden until it completes",
+                rule="R36",
+                code="round-in-play",
+            )
         number, pairing, _ = self.preview()
         self._emit(ev.PairingPublished, now, number=number, tables=pairing.tables, bye=pairing.bye)
         return number

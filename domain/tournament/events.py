@@ -85,10 +85,15 @@ class RoundState:
     """The organiser's reason, when the pairing was set by hand."""
     flagged: tuple[int, ...] = ()
     """Tables (0-based) flagged for the organiser when the round's deadline passed."""
-    timed: bool = False
-    """The round has its own time control (``RoundTimeSet``), else the tournament's."""
     deadline_s: int | None = None
+    """The round's deadline in seconds from its scheduling: the tournament's when it was
+    scheduled (``RoundScheduled``), or its own (``RoundTimeSet``). A later change of the
+    tournament's time control (``TimeControlChanged``) is for the rounds to come."""
     timers: dict[str, int] | None = None
+    """Its tables' turn timers, kept the same way."""
+    deadline_rule: str = "flag"
+    """What its deadline does to unfinished tables (``flag`` or ``finish``): the
+    tournament's rule when it was scheduled."""
     extensions: dict[int, int] = field(default_factory=dict)
     """Seconds added to the deadline of one table (0-based)."""
     paused_at: datetime | None = None
@@ -171,6 +176,10 @@ class RoundScheduled(TournamentEvent):
                 self.bye,
                 scheduled_at=self.timestamp,
                 override=None if override is None else override.reason,
+                # the time control in force now is this round's for good (D-hidden)
+                deadline_s=t.round_deadline_s,
+                timers=None if t.timers is None else dict(t.timers),
+                deadline_rule=t.deadline_rule,
             )
         )
 
@@ -433,6 +442,9 @@ class TableResultEntered(TournamentEvent):
     offline, or a result handed in late): levels gained per team, the winner and why. The
     table's match is ended with the same result; nothing was played to reach it here."""
 
+    COUNT_FIELDS: ClassVar[tuple[str, ...]] = ("levels",)
+    """``levels`` are levels gained by each team (R30), not ranks."""
+
     number: int
     table: int
     winner: int | None
@@ -449,7 +461,9 @@ class TableResultEntered(TournamentEvent):
 
 class TimeControlChanged(TournamentEvent):
     """The organiser changed the time control of the rounds not scheduled yet: the tables'
-    turn timers, the round deadline and its rule, the score of a requested bye."""
+    turn timers, the round deadline and its rule, the score of a requested bye. A round
+    scheduled before keeps the deadline and timers it was scheduled with
+    (``RoundState.deadline_s``, docs/decisions.md D-hidden)."""
 
     timers: dict[str, int] | None
     round_deadline_s: int | None
@@ -474,7 +488,6 @@ class RoundTimeSet(TournamentEvent):
     def apply_to(self, t: Tournament) -> None:
         state = t.rounds[self.number - 1]
         state.deadline_s = self.deadline_s
-        state.timed = True
         state.timers = None if self.timers is None else dict(self.timers)
 
 

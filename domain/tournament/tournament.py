@@ -9,7 +9,7 @@ the service from ``RoundScheduled`` (their ids are :func:`table_match_id`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -196,29 +196,40 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
             )
         return self.rounds[number - 1]
 
-    def table_results(self) -> list[tuple[int, ev.TableEntry, TableResult]]:
-        """(round number, table, result) of every table with a result, in order."""
+    def table_results(
+        self, rounds: Container[int] | None = None
+    ) -> list[tuple[int, ev.TableEntry, TableResult]]:
+        """(round number, table, result) of every table with a result, in order; of the
+        rounds in ``rounds`` only, when given."""
         found = []
         for r in self.rounds:
+            if rounds is not None and r.number not in rounds:
+                continue
             for table in r.tables:
                 entry = self.results.get((r.number, table.table))
                 if entry is not None and not entry.forfeit:
                     found.append((r.number, table, _as_result(table, entry)))
         return found
 
-    def forfeit_wins(self) -> list[int]:
-        """The winners of tables forfeited by a withdrawn team (each scores as a bye)."""
+    def forfeit_wins(self, rounds: Container[int] | None = None) -> list[int]:
+        """The winners of tables forfeited by a withdrawn team (each scores as a bye); of
+        the rounds in ``rounds`` only, when given."""
         return [
             entry.winner
-            for entry in self.results.values()
-            if entry.forfeit and entry.winner is not None
+            for (number, _), entry in self.results.items()
+            if entry.forfeit and entry.winner is not None and (rounds is None or number in rounds)
         ]
 
-    def byes(self) -> list[int]:
+    def byes(self, rounds: Container[int] | None = None) -> list[int]:
         """The teams given a bye: the pairing's and those awarded when a round robin's
-        opponent withdrew (scheduled rounds), once per bye."""
-        paired = [r.bye for r in self.rounds if r.bye is not None]
-        return [*paired, *(team for _, team, _ in self.awarded_byes)]
+        opponent withdrew (scheduled rounds; those in ``rounds`` when given), once per bye."""
+        paired = [
+            r.bye
+            for r in self.rounds
+            if r.bye is not None and (rounds is None or r.number in rounds)
+        ]
+        awarded = [team for n, team, _ in self.awarded_byes if rounds is None or n in rounds]
+        return [*paired, *awarded]
 
     def adjustment_totals(self) -> dict[int, int]:
         totals: dict[int, int] = {}
@@ -226,18 +237,20 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
             totals[a.team] = totals.get(a.team, 0) + a.match_points
         return totals
 
-    def standings(self) -> list[Standing]:
+    def standings(self, rounds: Container[int] | None = None) -> list[Standing]:
         """The teams' standings, best first (R36). A team absent at the start (it did not
         check in) never entered: it is left out, rather than ranked — below a team that
-        played and was penalised, say — unless the organiser adjusted its score."""
+        played and was penalised, say — unless the organiser adjusted its score.
+        ``rounds``: count the results and byes of these rounds only (the adjustments
+        always) — the standings a reader is shown while a round is played (R36)."""
         lines = standings(
             len(self.teams),
-            (res for _, _, res in self.table_results()),
-            self.byes(),
+            (res for _, _, res in self.table_results(rounds)),
+            self.byes(rounds),
             adjustments=self.adjustment_totals(),
             tiebreaks=self.tiebreaks,
-            forfeits=self.forfeit_wins(),
-            requested=self.requested(),
+            forfeits=self.forfeit_wins(rounds),
+            requested=self.requested(rounds),
         )
         entered = [s for s in lines if s.team not in self.absent or s.adjustment]
         for rank, s in enumerate(entered, start=1):

@@ -32,3 +32,13 @@ def get_account(service: GameService, account_id: UUID) -> Account:
 def seat_for(account: Account, match_id: UUID) -> int | None:
     """The seat the account holds in ``match_id`` (its player token acts for it)."""
     return account.seats.get(match_id)
+
+
+def account_holder(account_id: UUID) -> str:
+    """A rematch seat kept for a player's account (``MatchCreated.reserved``)."""
+    return f"account:{account_id.hex}"
+
+
+def token_holder(digest: str) -> str:
+    """A rematch seat kept for a guest: the hash of their seat token of the first match."""
+    return f"token:{digest}"

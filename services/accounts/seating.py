@@ -11,8 +11,9 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.rules.errors import IllegalMoveError
 from services.access import Credential, seat_in
+from services.accounts.players import account_holder
 from services.dealer import Dealer
-from services.errors import ForbiddenError
+from services.errors import ForbiddenError, NotFoundError
 from services.game import GameService
 from services.sources import SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import UnitOfWork
@@ -25,16 +26,6 @@ def open_if_seated(uow: UnitOfWork, dealer: Dealer, match: Match) -> Round | Non
     first = dealer.begin_round(uow, match, uow.now)
     uow.add(first)
     return first
-
-
-def account_holder(account_id: UUID) -> str:
-    """A rematch seat kept for a player's account (``MatchCreated.reserved``)."""
-    return f"account:{account_id.hex}"
-
-
-def token_holder(digest: str) -> str:
-    """A rematch seat kept for a guest: the hash of their seat token of the first match."""
-    return f"token:{digest}"
 
 
 def refuse_a_seated_guest(service: GameService, match: Match, cred: Credential | None) -> None:
@@ -57,19 +48,15 @@ def check_admitted(
 ) -> None:
     """403 unless the caller may take free ``seat`` (docs/decisions.md D-table-life): a
     rematch's seat only by the person it is kept for (``holder``); a private table's only
-    with an invite code or by the organiser."""
+    with an invite code or by the organiser — to anyone else it is 404, in the words of a
+    match that does not exist (docs/decisions.md D-hidden: a 403 would confirm it does)."""
     kept = match.reserved[seat] if type(seat) is int and 0 <= seat <= 3 else ""
-    if kept:
-        if holder != kept:
-            raise ForbiddenError(
-                f"seat {seat} of this rematch is kept for the one who held it in match "
-                f"{match.rematch_of}"
-            )
-        return
-    if match.private and not (organiser or invited):
+    if match.private and not (organiser or invited or (kept and holder == kept)):
+        raise NotFoundError(f"no match {match.id}")
+    if kept and holder != kept:
         raise ForbiddenError(
-            f"match {match.id} is a private table: take a seat with an invite code "
-            "(POST /v1/invites/{code})"
+            f"seat {seat} of this rematch is kept for the one who held it in match "
+            f"{match.rematch_of}"
         )
 
 

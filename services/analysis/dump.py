@@ -14,7 +14,9 @@ reader (``public`` or ``operator``, :mod:`services.analysis.rows`).
 
 Which matches and which day (docs/analysis.md, "Partitions"): every finished match
 (R32), read a page of ``MatchFinished`` notifications at a time. A match's **day** is the
-UTC day it ended; for the public a tournament table enters the history when its
+UTC day it ended. The public's dump leaves private tables out (their ids and seat names
+are for the people of the table, docs/decisions.md D-hidden). For the public a tournament
+table enters the history when its
 tournament round completes (R36: until then it is left out, as the bulk records leave it
 out), so its public day is the later of the two and a public partition of a past day
 gains no match as the log goes on — but for a record imported later, and its rows change
@@ -36,7 +38,8 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from eventsourcing.application import AggregateNotFoundError
 
-from domain.game.match_events import MatchCreated, RoundBegun
+from domain.game.match import PRIVATE
+from domain.game.match_events import MatchCreated, RoundBegun, TableMadePrivate
 from domain.rules.errors import InvalidInputError
 from domain.tournament.events import RoundCompleted
 from domain.tournament.tournament import Tournament
@@ -151,6 +154,8 @@ def dumped_matches(
         created = events[0]
         if not isinstance(created, MatchCreated):
             continue
+        if reader == "public" and private_table(events):
+            continue  # D-hidden: a private table's id and names are for its people
         table = tournaments.table(created)
         if created.tournament_id is not None and reader == "public":
             if embargo_for(service, created.tournament_id, created.tournament_round):
@@ -168,6 +173,14 @@ def _of_a_tournament(service: GameService, match_id: UUID) -> bool:
     stored = service.recorder.select_events(match_id, lte=1)
     created: Any = service.mapper.to_domain_event(stored[0]) if stored else None
     return isinstance(created, MatchCreated) and created.tournament_id is not None
+
+
+def private_table(events: list[Any]) -> bool:
+    """A match's events make it a private table: created private, or made private later
+    (an invite code, ``TableMadePrivate``)."""
+    first = events[0] if events else None
+    created_private = isinstance(first, MatchCreated) and first.visibility == PRIVATE
+    return created_private or any(isinstance(e, TableMadePrivate) for e in events)
 
 
 def _day(moment: datetime) -> date:

@@ -25,9 +25,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Final, Protocol
+from contextlib import AbstractContextManager
+from typing import Any, Final, Protocol
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
 from services.background import Doorbell, Loop
 from services.game import GameService
@@ -57,16 +58,45 @@ class Freshness(Protocol):
         ...
 
 
+class TrackedView(Protocol):
+    """What a follower needs of a view: its position and batches (the lists' view, the
+    ratings' view)."""
+
+    def position(self) -> int: ...
+
+    def batch(self, start: int) -> AbstractContextManager[None]: ...
+
+
+class Folding(Protocol):
+    """What a follower needs of a projection."""
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None: ...
+
+    def forget(self) -> None: ...
+
+
 class Follower:
     """Keeps the view up to the log: the projection run over new notifications (module
-    docstring). Thread-safe; one catch-up at a time per process."""
+    docstring). Thread-safe; one catch-up at a time per process. ``projection``: another
+    read model's (the lists' by default)."""
 
     def __init__(
-        self, service: GameService, view: ListsView, *, poll_s: float = 2.0, batch: int = BATCH
+        self,
+        service: GameService,
+        view: ListsView | TrackedView,
+        *,
+        poll_s: float = 2.0,
+        batch: int = BATCH,
+        projection: Folding | None = None,
+        name: str = "read-models",
     ) -> None:
         self.service = service
         self.view = view
-        self.projection = Lists(view, service)
+        if projection is None:
+            assert isinstance(view, ListsView)
+            projection = Lists(view, service)
+        self.projection: Folding = projection
+        self.name = name
         self.poll_s = poll_s
         self.batch = batch
         self.reached = 0
@@ -82,7 +112,7 @@ class Follower:
         self.doorbell.ring()
 
     def loops(self) -> tuple[Loop, ...]:
-        return (Loop("read-models", self.catch_up, self.poll_s, self.doorbell),)
+        return (Loop(self.name, self.catch_up, self.poll_s, self.doorbell),)
 
     # -- catching up ---------------------------------------------------------------------------
 
@@ -105,6 +135,7 @@ class Follower:
         return self.reached
 
     def _catch_up(self, target: int, deadline: float | None) -> None:
+        self.check_model()
         position = self.view.position()
         if position != self.reached:  # another runner, a rebuild: refold from the rows
             self.projection.forget()
@@ -119,6 +150,9 @@ class Follower:
                 log.info("read models: the view moved (%s); following on from it", e)
                 self.projection.forget()
                 self.reached = self.view.position()
+
+    def check_model(self) -> None:
+        """Before catching up: a view of another model starts again (none here)."""
 
     def _one_batch(self, target: int) -> bool:
         """One transaction: the next events up to ``target`` (at most :attr:`batch`);
@@ -147,7 +181,7 @@ class Follower:
 class Watcher:
     """A process that writes no view waits for the one that does (module docstring)."""
 
-    def __init__(self, view: ListsView) -> None:
+    def __init__(self, view: TrackingRecorder) -> None:
         self.view = view
 
     def reach(self, target: int, timeout: float = WAIT_S) -> bool:

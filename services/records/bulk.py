@@ -14,7 +14,8 @@ the match's rule-set preset (§10); ``tournament_id`` on the tournament of its t
 ``account_id`` on a player's seat (``SeatTaken.account_id``: the caller checks that the
 player asks, as an account links a person's matches). A tournament table whose
 tournament round is not complete is left out (R36: its record would be 409
-``deal-embargoed``); it appears in a later export.
+``deal-embargoed``); it appears in a later export. A private table is left out but from
+its own players' exports (``account_id``: they sat there; docs/decisions.md D-hidden).
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def finished_matches(service: GameService, where: BulkFilter) -> Iterator[UUID]:
         created: Any = service.mapper.to_domain_event(stored[0])
         if not isinstance(created, MatchCreated) or not _takes(service, where, created):
             continue
+        if where.account_id is None and service.get_match(match_id).private:
+            continue  # D-hidden: a private table's record only in its players' own exports
         if where.tournament_id is not None and created.tournament_id != where.tournament_id:
             continue
         if embargo_for(service, created.tournament_id, created.tournament_round):

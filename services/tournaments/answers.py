@@ -144,6 +144,9 @@ class PairingPreview(_Answer, frozen=True, kw_only=True):
             description="Round robin: teams whose scheduled opponent withdrew (each scores a bye)."
         ),
     ]
+    requested_byes: Annotated[
+        list[int], Meta(description="The teams that asked to sit out this round (not paired).")
+    ] = []
     overridden: Annotated[bool, Meta(description="The organiser's override will be used.")]
     published: Annotated[
         bool,
@@ -205,6 +208,7 @@ def preview_answer(t: Tournament) -> PairingPreview:
         ],
         bye=pairing.bye,
         awarded_byes=awarded,
+        requested_byes=sorted(team for n, team in t.requested_byes if n == number),
         overridden=number in t.overrides,
         published=number in t.published,
         warnings=t.pairing_warnings(pairing.tables),

@@ -65,6 +65,13 @@ def team_or_organiser_of(
     return team_or_organiser(get_tournament(service, tournament_id), caller, team)
 
 
+def sees_all(who: str) -> bool:
+    """The caller is the organiser (or the service): its answers show every result
+    recorded, the round in play's too (R36, :func:`services.embargo.shown_rounds`); a
+    team's own writes answer what anyone sees."""
+    return who in (ORGANISER, SERVICE_NAME)
+
+
 def in_play(t: Tournament, number: int) -> RoundState:
     """Round ``number`` (404 unless scheduled), which must be the round in play (409
     ``round-not-current``)."""
@@ -105,4 +112,4 @@ class TournamentChange(Handler[C, str, TournamentView], Generic[C]):
         return Outcome(200, t.id, t.version, facts=facts or {})
 
     def answer(self, command: C, who: str, outcome: Outcome, state: Reading) -> TournamentView:
-        return tournament_view(as_of(state, outcome))
+        return tournament_view(as_of(state, outcome), organiser=sees_all(who))

@@ -25,6 +25,7 @@ from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament
 from services.bus import Caller, Handler, Outcome
 from services.dealer import Dealer
+from services.embargo import shown_rounds
 from services.game import GameService
 from services.idempotency import Fact
 from services.sources import ORGANISER_ROLE, new_token, token_hash
@@ -40,6 +41,7 @@ from services.tournaments.changes import (
     TournamentChange,
     as_of,
     organiser,
+    sees_all,
 )
 from services.tournaments.tables import (
     end_match,
@@ -225,7 +227,11 @@ class ScheduleRoundHandler(Handler[ScheduleRound, str, ScheduledRound]):
         number = outcome.facts.get(NUMBER)
         tokens = outcome.minted.get(SEAT_TOKENS, "[]")
         return ScheduledRound(
-            round=round_view(t, t.round_state(int(number or len(t.rounds)))),
+            round=round_view(
+                t,
+                t.round_state(int(number or len(t.rounds))),
+                shown_rounds(t, organiser=sees_all(who)),
+            ),
             seat_tokens=msgspec.json.decode(tokens, type=list[SeatTokenView]),
             token_withheld=state.replay and outcome.withheld,
         )
@@ -283,7 +289,9 @@ class RunRoundBotsHandler(Handler[RunRoundBots, str, RoundRun]):
             tables=msgspec.json.decode(
                 str(outcome.facts.get("tables") or "[]"), type=list[TableRunView]
             ),
-            round=round_view(t, t.round_state(command.number)),
+            round=round_view(
+                t, t.round_state(command.number), shown_rounds(t, organiser=sees_all(who))
+            ),
         )
 
 
@@ -326,7 +334,7 @@ class FinishTableHandler(Handler[FinishTable, str, TableView]):
         return Outcome(200, t.id, t.version)
 
     def answer(self, command: FinishTable, who: str, outcome: Outcome, state: Reading) -> TableView:
-        return _table(as_of(state, outcome), command.number, command.table)
+        return _table(as_of(state, outcome), command.number, command.table, who)
 
 
 class CorrectResultHandler(Handler[CorrectResult, str, TableView]):
@@ -352,8 +360,9 @@ class CorrectResultHandler(Handler[CorrectResult, str, TableView]):
     def answer(
         self, command: CorrectResult, who: str, outcome: Outcome, state: Reading
     ) -> TableView:
-        return _table(as_of(state, outcome), command.number, command.table)
+        return _table(as_of(state, outcome), command.number, command.table, who)
 
 
-def _table(t: Tournament, number: int, table: int) -> TableView:
-    return table_view(t, number, t.table(number, table))
+def _table(t: Tournament, number: int, table: int, who: str) -> TableView:
+    """The table as the organiser's command answers it (its result, R36: the organiser's)."""
+    return table_view(t, number, t.table(number, table), shown_rounds(t, organiser=sees_all(who)))

@@ -310,7 +310,7 @@ class ApplyDeadlineHandler(TournamentChange[ApplyDeadline]):
         current = t.current
         if not overdue or current is None:
             return {HANDLED: 0}
-        if t.deadline_rule == "finish":
+        if current.deadline_rule == "finish":  # the round's own rule (D-hidden)
             for table in overdue:
                 end_table(uow, current.tables[table], DEADLINE_PASSED)
         t.mark_deadline(overdue, uow.now)

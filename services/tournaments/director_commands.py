@@ -29,6 +29,7 @@ from services.tournaments.changes import (
     as_of,
     in_play,
     organiser,
+    sees_all,
 )
 from services.tournaments.tables import end_table, record_finished
 from services.tournaments.views import tournament_view
@@ -318,4 +319,6 @@ class PublishPairingHandler(Handler[PublishPairing, str, Published]):
         self, command: PublishPairing, who: str, outcome: Outcome, state: Reading
     ) -> Published:
         t = as_of(state, outcome)
-        return Published(pairing=preview_answer(t), tournament=tournament_view(t))
+        return Published(
+            pairing=preview_answer(t), tournament=tournament_view(t, organiser=sees_all(who))
+        )

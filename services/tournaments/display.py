@@ -4,15 +4,16 @@ the live display page, the printable pairing and score sheets and the crosstable
 Nothing secret (R33), and nothing a table still playing could learn a deal from (R36:
 every table of a round plays the same deals, so its tables are closed to spectators
 until it completes): while the round is in play a table shows how far it has got — the
-deal (match round) and the trick — and its result once in; the attackers' points of the
-deal in play and the levels appear once the round completes. The next round's pairing
-only once published.
+deal (match round), the trick, whether it has finished — and nothing of how it went: its
+result, the attackers' points and the levels, and the standings they move, appear once
+the round completes (:func:`shown_result`, :func:`services.embargo.results_released`).
+The next round's pairing only once published.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
@@ -21,12 +22,18 @@ from domain.game.round import RoundPhase
 from domain.rules.cards import RANKS
 from domain.rules.ruleset import MatchEndKind
 from domain.tournament.duplicate import seat_teams
-from domain.tournament.events import RoundState, TableEntry
+from domain.tournament.events import ResultEntry, RoundState, TableEntry
 from domain.tournament.tournament import Tournament
 from services import field_docs
+from services.embargo import results_released
 from services.errors import NotFoundError
 from services.game import GameService
-from services.tournaments.views import StandingView, standing_views, tiebreak_names
+from services.tournaments.views import (
+    StandingView,
+    shown_standings,
+    standing_views,
+    tiebreak_names,
+)
 
 SCORE_SHEET_DEALS = 12
 """Rows of a score sheet when the match length is not a number of deals (finish_at_A)."""
@@ -90,6 +97,37 @@ class TableProgress(_View, frozen=True, kw_only=True):
     entered: Annotated[
         bool, Meta(description="The result was entered by the organiser (a paper result).")
     ] = False
+    corrected: Annotated[
+        bool,
+        Meta(
+            description=(
+                "The organiser corrected the result: `resultLevels` and `resultPoints` are "
+                "the corrected figures, and the played ones (`attackerPoints`, `levels`) "
+                "are null."
+            )
+        ),
+    ] = False
+    forfeit: Annotated[
+        bool, Meta(description="A team withdrew: the other won by forfeit (scored as a bye).")
+    ] = False
+    result_levels: Annotated[
+        list[int] | None,
+        Meta(
+            description=(
+                "The result's levels gained by the first and the second team (R30; "
+                "corrected, when corrected); null until the result is shown."
+            )
+        ),
+    ] = None
+    result_points: Annotated[
+        list[int] | None,
+        Meta(
+            description=(
+                "The result's attackers' points taken by the first and the second team "
+                "(R29; corrected, when corrected); null until the result is shown."
+            )
+        ),
+    ] = None
     deadline: Annotated[
         str | None,
         Meta(
@@ -97,6 +135,25 @@ class TableProgress(_View, frozen=True, kw_only=True):
             examples=["2026-12-01T20:00:35+00:00"],
         ),
     ] = None
+
+
+ByeKind = Literal["pairing", "awarded", "requested"]
+
+
+class ByeLine(_View, frozen=True, kw_only=True):
+    """A team sitting out the round, and why."""
+
+    team: Annotated[int, field_docs.TEAM]
+    name: Annotated[str, field_docs.NAME]
+    kind: Annotated[
+        ByeKind,
+        Meta(
+            description=(
+                "`pairing` (the pairing's bye: an odd number of teams), `awarded` (its "
+                "round-robin opponent withdrew) or `requested` (the team asked to sit out)."
+            )
+        ),
+    ]
 
 
 class PairingLine(_View, frozen=True, kw_only=True):
@@ -158,6 +215,17 @@ class DisplayView(_View, frozen=True, kw_only=True):
     next_bye: Annotated[
         str | None, Meta(description="The team sitting out the next round (published pairing).")
     ] = None
+    next_requested_byes: Annotated[
+        list[str],
+        Meta(description="The teams that asked to sit out the next round (published pairing)."),
+    ] = []
+    bye_lines: Annotated[
+        list[ByeLine],
+        Meta(description="The teams sitting out the round, each with why (`byes`, told apart)."),
+    ] = []
+    withdrawn: Annotated[
+        list[int], Meta(description="The teams that have withdrawn (their numbers).")
+    ] = []
 
 
 class DisplayFrame(_View, frozen=True, kw_only=True):
@@ -197,20 +265,38 @@ def players_of(t: Tournament, number: int, table: TableEntry) -> list[str]:
     return [t.lineup(number, teams[seat]).players[seat // 2] for seat in range(4)]
 
 
-def byes_of(t: Tournament, state: RoundState) -> list[int]:
-    """Every team sitting out round ``state``: the pairing's bye, awarded, requested."""
-    found = [] if state.bye is None else [state.bye]
-    found += [team for n, team, _ in t.awarded_byes if n == state.number]
-    found += sorted(team for n, team in t.requested_byes if n == state.number)
+def bye_kinds(t: Tournament, state: RoundState) -> list[tuple[int, ByeKind]]:
+    """Every team sitting out round ``state`` and why: the pairing's bye, those awarded
+    (a round robin's opponent withdrew), those requested — in that order."""
+    found: list[tuple[int, ByeKind]] = [] if state.bye is None else [(state.bye, "pairing")]
+    found += [(team, "awarded") for n, team, _ in t.awarded_byes if n == state.number]
+    found += [(team, "requested") for team in requested_byes(t, state.number)]
     return found
 
 
-def result_text(t: Tournament, number: int, table: TableEntry) -> tuple[str | None, bool]:
-    entry = t.results.get((number, table.table))
-    if entry is None:
-        return None, False
+def requested_byes(t: Tournament, number: int) -> list[int]:
+    """The teams that asked to sit out round ``number``."""
+    return sorted(team for n, team in t.requested_byes if n == number)
+
+
+def byes_of(t: Tournament, state: RoundState) -> list[int]:
+    """Every team sitting out round ``state`` (:func:`bye_kinds`, without why)."""
+    return [team for team, _ in bye_kinds(t, state)]
+
+
+def shown_result(t: Tournament, number: int, table: TableEntry) -> ResultEntry | None:
+    """Table ``table``'s result as the director's pages show it: once its round has
+    completed (R36: another table may still be playing the same deals), else None."""
+    if not results_released(t, number):
+        return None
+    return t.results.get((number, table.table))
+
+
+def result_text(t: Tournament, entry: ResultEntry) -> str:
+    """A result as the pages write it: the levels gained (`2-1`) and the winner's name,
+    or `=` for a draw."""
     who = "=" if entry.winner is None else t.teams[entry.winner].name
-    return f"{entry.levels[0]}-{entry.levels[1]} {who}", entry.entered
+    return f"{entry.levels[0]}-{entry.levels[1]} {who}"
 
 
 def table_progress(
@@ -236,8 +322,9 @@ def table_progress(
             points = match.results[-1].attackers_total
         mine = table.first_parity
         levels = [RANKS[match.levels[mine]], RANKS[match.levels[1 - mine]]]
-    text, entered = result_text(t, state.number, table)
-    if text is not None:
+    entry = shown_result(t, state.number, table)
+    corrected = entry is not None and entry.corrected_by is not None
+    if (state.number, table.table) in t.results:  # finished, however it went (R36)
         status = "finished"
     elif table.table in state.flagged:
         status = "flagged"
@@ -255,10 +342,15 @@ def table_progress(
             status=status,
             deal=deal,
             trick=trick,
-            attacker_points=points if state.revealed else None,
-            levels=levels if state.revealed else None,
-            result=text,
-            entered=entered,
+            # the played figures, once the round completes — not when they were corrected
+            attacker_points=points if state.revealed and not corrected else None,
+            levels=levels if state.revealed and not corrected else None,
+            result=None if entry is None else result_text(t, entry),
+            entered=entry is not None and entry.entered,
+            corrected=corrected,
+            forfeit=entry is not None and entry.forfeit,
+            result_levels=None if entry is None else list(entry.levels),
+            result_points=None if entry is None else list(entry.points),
             deadline=None if due is None else _iso(due + timedelta(seconds=extension)),
         ),
         version,
@@ -288,9 +380,13 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
         deadline=None if state is None or state.revealed else _iso(round_deadline(t, state)),
         paused=state is not None and state.paused_at is not None,
         tiebreaks=tiebreak_names(t),
-        standings=standing_views(t),
+        standings=standing_views(t, shown_standings(t)),
         tables=tables,
         byes=[] if state is None else [t.teams[b].name for b in byes_of(t, state)],
+        bye_lines=[]
+        if state is None
+        else [ByeLine(team=b, name=t.teams[b].name, kind=k) for b, k in bye_kinds(t, state)],
+        withdrawn=sorted(t.withdrawn),
         next_round=following if published is not None else None,
         next_pairing=[]
         if published is None
@@ -301,6 +397,9 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
         next_bye=None
         if published is None or published.bye is None
         else t.teams[published.bye].name,
+        next_requested_byes=[]
+        if published is None
+        else [t.teams[b].name for b in requested_byes(t, following)],
     )
 
 
@@ -317,13 +416,27 @@ class CrossCell(_View, frozen=True, kw_only=True):
         Meta(
             description=(
                 "`W`, `D`, `L`, `B` (a bye: pairing, awarded or forfeit "
-                "win), `R` (a requested bye), `-` (no result yet)."
+                "win), `R` (a requested bye), `-` (no result yet, or its round is "
+                "still in play: R36)."
             )
         ),
     ]
     levels: Annotated[
-        list[int], Meta(description="Levels gained by the team and by its opponent (R30).")
+        list[int],
+        Meta(
+            description=(
+                "Levels gained by the team and by its opponent (R30): the corrected ones "
+                "when `corrected`."
+            )
+        ),
     ]
+    corrected: Annotated[
+        bool, Meta(description="The organiser corrected the result (`levels` are corrected).")
+    ] = False
+    forfeit: Annotated[
+        bool,
+        Meta(description="Won (`B`) or lost (`L`) by forfeit: a team withdrew from the table."),
+    ] = False
 
 
 class CrossLine(_View, frozen=True, kw_only=True):
@@ -337,6 +450,7 @@ class CrossLine(_View, frozen=True, kw_only=True):
         list[CrossCell | None],
         Meta(description="One cell per scheduled round; null when the team did not take part."),
     ]
+    withdrawn: Annotated[bool, Meta(description="The team has withdrawn.")] = False
 
 
 class Crosstable(_View, frozen=True, kw_only=True):
@@ -354,7 +468,7 @@ def crosstable(t: Tournament) -> Crosstable:
     for state in t.rounds:
         n = state.number
         for table in state.tables:
-            entry = t.results.get((n, table.table))
+            entry = shown_result(t, n, table)
             for me, other, i in ((table.first, table.second, 0), (table.second, table.first, 1)):
                 if entry is None:
                     outcome, levels = "-", [0, 0]
@@ -363,7 +477,14 @@ def crosstable(t: Tournament) -> Crosstable:
                 else:
                     outcome = "D" if entry.winner is None else "W" if entry.winner == me else "L"
                     levels = [entry.levels[i], entry.levels[1 - i]]
-                cells[me][n] = CrossCell(round=n, opponent=other, outcome=outcome, levels=levels)
+                cells[me][n] = CrossCell(
+                    round=n,
+                    opponent=other,
+                    outcome=outcome,
+                    levels=levels,
+                    corrected=entry is not None and entry.corrected_by is not None,
+                    forfeit=entry is not None and entry.forfeit,
+                )
         for team in byes_of(t, state):
             kind = "R" if (n, team) in t.requested_byes else "B"
             cells[team][n] = CrossCell(round=n, opponent=None, outcome=kind, levels=[0, 0])
@@ -379,8 +500,9 @@ def crosstable(t: Tournament) -> Crosstable:
                 name=t.teams[s.team].name,
                 match_points=s.match_points,
                 rounds=[cells[s.team].get(n) for n in numbers],
+                withdrawn=s.team in t.withdrawn,
             )
-            for s in t.standings()
+            for s in shown_standings(t)
         ],
     )
 

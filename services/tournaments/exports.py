@@ -6,7 +6,10 @@ a paper result; ``deadline_flagged``: the table was past the round's deadline, e
 flagged by the rule), then a row per bye (``row``: ``bye`` — the pairing's, ``awarded``
 — a round robin's opponent withdrew, ``requested`` — at the team's request), then a row
 per score adjustment (``row``: ``adjustment``, ``round``: rounds scheduled when made);
-``match_points`` is what a bye or an adjustment scored. Text cells that a spreadsheet
+``match_points`` is what a bye or an adjustment scored. A round's table results are
+written once the round completes (R36, :func:`services.embargo.shown_rounds`): until then
+its tables' result cells are empty (the standings count the completed rounds only).
+Text cells that a spreadsheet
 would read as a formula (``=``, ``+``, ``-``, ``@`` first) are prefixed with ``'``."""
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from collections.abc import Iterable, Sequence
 
 from domain.tournament.standings import BYE_POINTS
 from domain.tournament.tournament import Tournament
-from services.tournaments.views import standing_views
+from services.embargo import shown_rounds
+from services.tournaments.views import shown_standings, standing_views
 
 # -- CSV ---------------------------------------------------------------------------------------
 
@@ -54,15 +58,19 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 def standings_csv(t: Tournament) -> str:
     return csv_text(
         STANDINGS_COLUMNS,
-        ([getattr(s, column) for column in STANDINGS_COLUMNS] for s in standing_views(t)),
+        (
+            [getattr(s, column) for column in STANDINGS_COLUMNS]
+            for s in standing_views(t, shown_standings(t))
+        ),
     )
 
 
 def results_csv(t: Tournament) -> str:
     rows = []
+    shown = shown_rounds(t)
     for state in t.rounds:
         for table in state.tables:
-            entry = t.results.get((state.number, table.table))
+            entry = t.results.get((state.number, table.table)) if state.number in shown else None
             rows.append(
                 [
                     state.number,

@@ -1,14 +1,17 @@
 """What anyone may see of a tournament, and its exports (JSON and CSV).
 
 Nothing secret leaves here: the organiser token's hash never, a tournament round's secret
-only once the round is completed (R35), and no card at all (the tables' matches have
-their own redacted views, R33). CSV cells that a spreadsheet would read as a formula
-(``=``, ``+``, ``-``, ``@`` first) are prefixed with ``'``.
+only once the round is completed (R35), a round's table results and the standings they
+move only once the round is completed (R36: another table may still be playing the same
+deals; :func:`services.embargo.shown_rounds` decides, the organiser's own answers
+excepted), and no card at all (the tables' matches have their own redacted views, R33).
+CSV cells that a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@`` first) are
+prefixed with ``'``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from datetime import datetime, timedelta
 from typing import Annotated, Literal, cast
 
@@ -20,6 +23,7 @@ from domain.tournament.events import ResultEntry, RoundState, TableEntry
 from domain.tournament.standings import Standing
 from domain.tournament.tournament import Tournament
 from services import field_docs
+from services.embargo import Embargo, shown_rounds
 from services.view_types import RulesView, rules_view
 
 
@@ -109,8 +113,23 @@ class TableView(_View, frozen=True, kw_only=True):
         list[int], Meta(description="Seats 0/2 or 1/3 (duplicate seating, R36).")
     ]
     result: Annotated[
-        TableResultView | None, Meta(description="The table's result; null while it is played")
+        TableResultView | None,
+        Meta(
+            description=(
+                "The table's result; null while it is played, and until its round "
+                "completes (`embargo`, R36)."
+            )
+        ),
     ]
+    embargo: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Why the result is withheld: the round is in play, and another table may "
+                "still be playing the same deals (R36); null once the round completes."
+            )
+        ),
+    ] = None
     deadline: Annotated[
         str | None,
         Meta(
@@ -359,7 +378,15 @@ class StandingsView(_View, frozen=True, kw_only=True):
     tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
     rounds_completed: Annotated[int, Meta(description="Tournament rounds completed")]
     tiebreaks: Annotated[list[str], Meta(description="The tie-breaks, in the order they apply")]
-    standings: Annotated[list[StandingView], Meta(description="The teams, best first")]
+    standings: Annotated[
+        list[StandingView],
+        Meta(
+            description=(
+                "The teams, best first, by the results of the completed rounds (a round's "
+                "results count once it completes, R36)."
+            )
+        ),
+    ]
 
 
 class ResultsExport(_View, frozen=True, kw_only=True):
@@ -422,7 +449,12 @@ def _result(entry: ResultEntry | None) -> TableResultView | None:
     )
 
 
-def table_view(t: Tournament, number: int, table: TableEntry) -> TableView:
+def table_view(
+    t: Tournament, number: int, table: TableEntry, shown: Container[int] | None = None
+) -> TableView:
+    """Table ``table`` of round ``number``; its result only when the round is in
+    ``shown`` (by default :func:`~services.embargo.shown_rounds`: the completed rounds)."""
+    shown = shown_rounds(t) if shown is None else shown
     state = t.rounds[number - 1]
     due = _deadline(t, state)
     extension = state.extensions.get(table.table, 0)
@@ -437,18 +469,21 @@ def table_view(t: Tournament, number: int, table: TableEntry) -> TableView:
         first_team=table.first,
         second_team=table.second,
         first_team_seats=[table.first_parity, table.first_parity + 2],
-        result=_result(t.results.get((number, table.table))),
+        result=_result(t.results.get((number, table.table))) if number in shown else None,
+        embargo=None if number in shown else Embargo(t.id, number).reason,
     )
 
 
-def round_view(t: Tournament, state: RoundState) -> RoundView:
+def round_view(t: Tournament, state: RoundState, shown: Container[int] | None = None) -> RoundView:
+    """Round ``state`` with its tables (:func:`table_view`: results of ``shown`` rounds)."""
+    shown = shown_rounds(t) if shown is None else shown
     return RoundView(
         number=state.number,
         status="completed" if state.revealed else "in_play",
         commitment=state.commitment,
         secret=state.secret if state.revealed else None,  # R35: only after the round
         bye=state.bye,
-        tables=[table_view(t, state.number, table) for table in state.tables],
+        tables=[table_view(t, state.number, table, shown) for table in state.tables],
         awarded_byes=[team for n, team, _ in t.awarded_byes if n == state.number],
         override=state.override,
         deadline=None if (due := _deadline(t, state)) is None else due.isoformat(),
@@ -487,7 +522,10 @@ def adjustment_views(t: Tournament) -> list[AdjustmentView]:
     ]
 
 
-def tournament_view(t: Tournament) -> TournamentView:
+def tournament_view(t: Tournament, *, organiser: bool = False) -> TournamentView:
+    """The tournament as anyone sees it — or, ``organiser``, as its organiser's own
+    commands answer it: every result recorded so far (R36, :func:`shown_rounds`)."""
+    shown = shown_rounds(t, organiser=organiser)
     return TournamentView(
         tournament_id=str(t.id),
         name=t.name,
@@ -513,7 +551,7 @@ def tournament_view(t: Tournament) -> TournamentView:
             )
             for i, team in enumerate(t.teams)
         ],
-        rounds=[round_view(t, r) for r in t.rounds],
+        rounds=[round_view(t, r, shown) for r in t.rounds],
         settings=SettingsView(
             timers=None if t.timers is None else {_camel(k): v for k, v in t.timers.items()},
             round_deadline_s=t.round_deadline_s,
@@ -544,7 +582,7 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def standing_views(t: Tournament, lines: Iterable[Standing] | None = None) -> list[StandingView]:
+def standing_views(t: Tournament, lines: Iterable[Standing]) -> list[StandingView]:
     return [
         StandingView(
             rank=s.rank,
@@ -565,22 +603,30 @@ def standing_views(t: Tournament, lines: Iterable[Standing] | None = None) -> li
             buchholz=s.buchholz,
             withdrawn=s.team in t.withdrawn,
         )
-        for s in (t.standings() if lines is None else lines)
+        for s in lines
     ]
 
 
-def standings_view(t: Tournament) -> StandingsView:
+def shown_standings(t: Tournament, *, organiser: bool = False) -> list[Standing]:
+    """The standings a reader is shown (R36): the results and byes of the completed
+    rounds (:func:`shown_rounds`), the adjustments; every round's to the organiser."""
+    return t.standings(shown_rounds(t, organiser=organiser))
+
+
+def standings_view(t: Tournament, *, organiser: bool = False) -> StandingsView:
+    """The standings as shown (:func:`shown_standings`)."""
     return StandingsView(
         tournament_id=str(t.id),
         rounds_completed=sum(r.revealed for r in t.rounds),
         tiebreaks=tiebreak_names(t),
-        standings=standing_views(t),
+        standings=standing_views(t, shown_standings(t, organiser=organiser)),
     )
 
 
 def results_export(t: Tournament) -> ResultsExport:
+    """The export anyone may read: the completed rounds' results (R36)."""
     return ResultsExport(
         tournament=tournament_view(t),
-        standings=standing_views(t),
+        standings=standing_views(t, shown_standings(t)),
         adjustments=adjustment_views(t),
     )

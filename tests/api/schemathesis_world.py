@@ -84,6 +84,10 @@ SEMANTIC_PATHS = (
     # log ends, or which version a ticket is at, is not in the schema
     "/v1/events",
     "/v1/lobby/tickets/{ticket_id}/stream",
+    # a board's `after` is a cursor a board answered and `around` a player's id or `me` with
+    # a player's token (422 invalid-input otherwise): which cursors exist, and whose token
+    # asks, is not in the schema
+    "/v1/leaderboards/{family}",
     # a person's name follows one policy (domain/names.py, 422 invalid-name): no control,
     # private-use or unassigned characters (Unicode categories a JSON Schema pattern
     # cannot name portably), not only invisible ones, not a name the service shows itself

@@ -74,17 +74,22 @@ async def test_a_persons_play_is_answered_before_any_bot_decision_and_frames_fol
                 headers=auth(made["organiserToken"]),
             )
             assert r.status_code == 201, r.text
-        for _ in range(100):  # the bidding and the burial, until it is my play (R22)
+        # the bidding, the burial and my plays, until it is my play with a bot still to play
+        # in the trick after me (R22, R23): the strong bots' search has a CPU budget, so who
+        # leads the first trick changes with the machine's load, and a play that ends a trick
+        # I win leaves the bots waiting for me
+        for _ in range(100):
             await idle(app)
             view = (await c.get(f"{url}/view", headers=me)).json()
             choice = choose(view)
             assert choice is not None, view["expected"]
-            if choice[0] == "play":
+            if choice[0] == "play" and len(view["trick"]) < 3:
                 break
             r = await c.post(f"{url}/actions/{choice[0]}", json={"cards": choice[1]}, headers=me)
             assert r.status_code == 200, r.text
         else:
-            raise AssertionError("never my turn to play")
+            raise AssertionError("never my turn to play before a bot")
+        followers = 3 - len(view["trick"])  # the bots after me in this trick: seats 1, 2 …
         before = (await c.get(url)).json()["version"]
         watching = await stack.enter_async_context(
             stream(app, f"{url}/stream", {**me, "Last-Event-ID": str(before)})
@@ -100,12 +105,15 @@ async def test_a_persons_play_is_answered_before_any_bot_decision_and_frames_fol
         assert {i["data"].get("seat") for i in history if i["type"] == "CardPlayed"} == {0}
         app.state.bots.resume()
         await idle(app)
+        last = (await c.get(url)).json()["version"]  # the bots moved as far as they can
+        assert last >= mine + followers
         frames: list[Event] = []
-        while not frames or (frames[-1].id or 0) < mine + 3:
+        while not frames or (frames[-1].id or 0) < last:
             frames.append(await watching.next_view(timeout=30))
-        assert [f.id for f in frames] == list(range(before + 1, (frames[-1].id or 0) + 1))
+        assert [f.id for f in frames] == list(range(before + 1, last + 1))
         replies = [f.json()["event"] for f in frames if (f.id or 0) > mine]
-        assert [e["data"]["seat"] for e in replies if e["type"] == "CardPlayed"][:3] == [1, 2, 3]
+        played = [e["data"]["seat"] for e in replies if e["type"] == "CardPlayed"]
+        assert played[:followers] == list(range(1, followers + 1))
     assert decisions and all(name.startswith("bot-driver-") for name in decisions)
 
 

@@ -95,6 +95,7 @@ def test_the_app_is_built_from_the_settings() -> None:
         "tournament-results": 0.25,
         "lobby-sweeper": 0.25,
         "read-models": 2.0,
+        "ratings": 2.0,
     }  # WEBHOOK_INTERVAL_MS=0: no outbox loop
     assert workers.crews == (parts.bots,)
     assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
@@ -106,7 +107,7 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert off.rate_limiter.per_minute == 0 and off.quotas == ()
     assert not off.caps.enabled
     assert isinstance(off.background, Workers)
-    assert [loop.name for loop in off.background.loops] == ["read-models"]
+    assert [loop.name for loop in off.background.loops] == ["read-models", "ratings"]
     assert getattr(off.runtime.bus.handler(SignInWithOidc("t")), "verifier", 0) is None
     assert not off.webhooks.operator.configured
 

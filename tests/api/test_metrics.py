@@ -171,6 +171,9 @@ def test_events_replayed_are_counted() -> None:
     service = new_service()
     with client(service) as c:
         table = Table.seat_four(c)
+        # the lists' follower replays what it has not followed yet, on its own thread, when
+        # the load lets it: caught up first, it replays nothing between the two scrapes
+        c.app.state.runtime.read_models.freshness.catch_up()
         before = value(scrape(c), "shengji_events_replayed_total")
         match = service.get_match(UUID(table.match_id), version=2)  # R34: rebuilt, not cached
         after = value(scrape(c), "shengji_events_replayed_total")

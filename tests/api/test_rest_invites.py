@@ -55,7 +55,8 @@ def test_an_invite_seats_a_player_and_guests_until_the_table_is_full(
         "no-free-seat",
         "R1",
     )
-    assert c.get(f"/v1/matches/{m['matchId']}").json()["roundNumber"] == 1  # dealt (R16)
+    summary = c.get(f"/v1/matches/{m['matchId']}", headers=auth(player))  # a private table's
+    assert summary.json()["roundNumber"] == 1  # dealt (R16)
 
 
 @pytest.mark.parametrize(

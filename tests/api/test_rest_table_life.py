@@ -49,13 +49,14 @@ def test_a_private_table_refuses_a_strangers_seat_claim_and_is_not_listed() -> N
         mid, organiser = made["matchId"], made["organiserToken"]
         url = f"/v1/matches/{mid}"
         assert mid not in listed(c)
-        assert c.get(url).json()["visibility"] == "private"
-        # a stranger: anonymously by the match id, or as a player
-        problem(c.post(f"{url}/seats/1", json={"name": "stranger"}), 403, "forbidden")
+        mine = auth(organiser)  # a private table is read by the people of the table (D-hidden)
+        assert c.get(url, headers=mine).json()["visibility"] == "private"
+        # a stranger: anonymously by the match id, or as a player — as for no match (D-hidden)
+        problem(c.post(f"{url}/seats/1", json={"name": "stranger"}), 404, "not-found")
         stranger = new_player(c, "stranger")["token"]
         r = c.post("/v1/players/me/seats", json={"matchId": mid, "seat": 1}, headers=auth(stranger))
-        problem(r, 403, "forbidden")
-        assert c.get(url).json()["seats"] == [None, None, None, None]  # nothing changed
+        problem(r, 404, "not-found")
+        assert c.get(url, headers=mine).json()["seats"] == [None, None, None, None]  # unchanged
         # with a code: a friend names the seat opposite, so they sit as partners (R2)
         code = c.post(f"{url}/invites", headers=auth(organiser)).json()["code"]
         mei = new_player(c, "Mei")["token"]
@@ -66,7 +67,7 @@ def test_a_private_table_refuses_a_strangers_seat_claim_and_is_not_listed() -> N
         # the organiser seats whoever they like
         r = c.post(f"{url}/seats/1", json={"name": "uncle"}, headers=auth(organiser))
         assert r.status_code == 201, r.text
-        assert [s and s["name"] for s in c.get(url).json()["seats"]] == [
+        assert [s and s["name"] for s in c.get(url, headers=mine).json()["seats"]] == [
             "Mei",
             "uncle",
             "Lan",
@@ -86,9 +87,10 @@ def test_an_invite_makes_a_public_table_private() -> None:
         r = c.post(f"/v1/matches/{mid}/invites", headers=auth(made["organiserToken"]))
         assert r.status_code == 201, r.text
         assert mid not in listed(c)
-        summary = c.get(f"/v1/matches/{mid}").json()
+        summary = c.get(f"/v1/matches/{mid}", headers=auth(made["organiserToken"])).json()
         assert (summary["visibility"], summary["version"]) == ("private", version)  # no move
-        problem(c.post(f"/v1/matches/{mid}/seats/0", json={"name": "x"}), 403, "forbidden")
+        problem(c.post(f"/v1/matches/{mid}/seats/0", json={"name": "x"}), 404, "not-found")
+        problem(c.get(f"/v1/matches/{mid}"), 404, "not-found")  # to strangers (D-hidden)
 
 
 def play_as(c: TestClient[Litestar], url: str, token: str, moves: int) -> int:
@@ -161,10 +163,10 @@ def test_a_team_resigns_and_the_table_asks_for_a_rematch(shared: TestClient[Lite
     assert first.status_code == 200, first.text
     assert (first.json()["finished"], first.json()["waitingFor"]) == (False, [2])
     problem(c.post(f"{url}/resign", headers=auth(mei)), 409, "already-resigned")
-    assert not c.get(url).json()["finished"]
+    assert not c.get(url, headers=auth(mei)).json()["finished"]
     second = c.post(f"{url}/resign", headers=auth(lan)).json()
     assert (second["finished"], second["waitingFor"]) == (True, [])
-    summary = c.get(url).json()
+    summary = c.get(url, headers=auth(mei)).json()
     assert (summary["finished"], summary["winner"]) == (True, 1)
     # the rematch: bots seated at once, each person's seat kept until they confirm
     asked = c.post(f"{url}/rematch", headers=auth(mei))
@@ -173,8 +175,8 @@ def test_a_team_resigns_and_the_table_asks_for_a_rematch(shared: TestClient[Lite
     assert (rematch["seat"], rematch["waitingFor"]) == (0, [2])
     assert rematch["token"].startswith("s.")
     new = f"/v1/matches/{rematch['matchId']}"
-    assert c.get(url).json()["rematch"] == rematch["matchId"]
-    waiting = c.get(new).json()
+    assert c.get(url, headers=auth(mei)).json()["rematch"] == rematch["matchId"]
+    waiting = c.get(new, headers=auth(lan)).json()  # Lan's seat is kept there: one of the table
     assert (waiting["rematchOf"], waiting["visibility"], waiting["roundNumber"]) == (
         mid,
         "private",
@@ -187,7 +189,7 @@ def test_a_team_resigns_and_the_table_asks_for_a_rematch(shared: TestClient[Lite
         json={"matchId": rematch["matchId"], "seat": 2},
         headers=auth(stranger),
     )
-    problem(r, 403, "forbidden")
+    problem(r, 404, "not-found")  # a private table: as for no match (D-hidden)
     finished = c.get("/v1/players/me/matches", headers=auth(lan)).json()["finished"]
     assert [m["rematch"] for m in finished] == [rematch["matchId"]]
     confirmed = c.post(f"{url}/rematch", headers=auth(lan)).json()
@@ -196,7 +198,7 @@ def test_a_team_resigns_and_the_table_asks_for_a_rematch(shared: TestClient[Lite
         2,
         [],
     )
-    started = c.get(new).json()
+    started = c.get(new, headers=auth(lan)).json()
     assert started["roundNumber"] == 1 and [s["name"] for s in started["seats"]][::2] == [
         "Mei",
         "Lan",
@@ -331,27 +333,28 @@ def test_the_player_feed_tells_every_turn_with_the_version_it_began(
     assert [f.id for f in frames] == sorted({f.id for f in frames})
 
 
-def read_everything(c: TestClient[Litestar], match_id: str) -> None:
+def read_everything(c: TestClient[Litestar], match_id: str, token: str | None = None) -> None:
     """Every read of a match answers (no 5xx): summary, public view, rounds, the whole
     history page by page, the state at every version; a finished match's record
-    re-imports (R34, R35)."""
+    re-imports (R34, R35). ``token``: a private table's reader (one of the table, D-hidden)."""
     url = f"/v1/matches/{match_id}"
-    summary = c.get(url).json()
+    h = auth(token) if token else {}
+    summary = c.get(url, headers=h).json()
     for path in ("", "/public", "/rounds"):
-        assert c.get(url + path).status_code == 200, path
+        assert c.get(url + path, headers=h).status_code == 200, path
     after, seen = 0, 0
     while True:
-        page = c.get(f"{url}/history", params={"after": after, "limit": 100}).json()
+        page = c.get(f"{url}/history", params={"after": after, "limit": 100}, headers=h).json()
         seen += len(page["items"])
         if not page["items"]:
             break
         after = page["items"][-1]["version"]
     assert seen == summary["version"]
     for version in range(1, summary["version"] + 1):
-        r = c.get(f"{url}/state", params={"version": version})
+        r = c.get(f"{url}/state", params={"version": version}, headers=h)
         assert r.status_code == 200, (version, r.text)
     if summary["finished"] and summary["roundNumber"]:
-        record = c.get(f"{url}/record")
+        record = c.get(f"{url}/record", headers=h)
         assert record.status_code == 200, record.text
         again = c.post(
             "/v1/records", content=record.content, headers={"content-type": "application/json"}
@@ -387,8 +390,9 @@ def test_tables_that_lived_through_leaving_resigning_and_a_rematch_read_and_reim
         rematch = c.post(f"{url}/rematch", headers=auth(guest)).json()
         assert rematch["waitingFor"] == []  # one person: the rematch starts at once
         settle(c)
-        for match_id in (quick, made["matchId"], rematch["matchId"]):
-            read_everything(c, match_id)
+        read_everything(c, quick)
+        read_everything(c, made["matchId"], made["organiserToken"])
+        read_everything(c, rematch["matchId"], rematch["token"])
 
 
 def test_an_erased_player_leaves_the_tables_still_being_played(

@@ -5,6 +5,7 @@ Idempotency-Key, and the sweeper started with the app.
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import uuid4
@@ -18,7 +19,7 @@ from infra.settings import Settings, SettingsError
 from services.timers import ClaimTimeout
 from tests.api.ops.small_app import is_problem
 from tests.api.rest import Json, Table, auth, bots_match, client, new_service, settle
-from tests.apps import loop_periods, make_app, running_threads
+from tests.apps import loop_periods, make_app
 from tests.conftest import FakeClock
 
 TIMERS = {"declareMs": 5_000, "buryMs": 6_000, "playMs": 20_000}
@@ -134,6 +135,7 @@ def test_the_bot_driver_plays_a_bots_only_match_with_no_command() -> None:
     """The seatings are answered at once; the bot driver, started with the app beside the
     sweeper, plays the match off the request path and stops with the app."""
     service = new_service()
+    before = set(threading.enumerate())  # another test's app may run a sweeper of its own
     with client(service, sweep_interval_ms=10) as c:
         url, last = bots_match(c, "heuristic")
         seated = last["version"]
@@ -141,8 +143,9 @@ def test_the_bot_driver_plays_a_bots_only_match_with_no_command() -> None:
         summary = c.get(url).json()
         assert summary["finished"] and summary["version"] > seated + 50
         assert summary["rounds"][0]["status"] == "scored"
-        assert "sweeper" in running_threads()
-    assert "sweeper" not in running_threads()  # stopped cleanly at shutdown
+        ours = [t for t in set(threading.enumerate()) - before if t.name == "sweeper"]
+        assert ours
+    assert not [t for t in ours if t.is_alive()]  # stopped cleanly at shutdown
     assert not service.saves.stored  # neither the sweeper nor the driver hears saves now
 
 

@@ -11,7 +11,7 @@ import io
 import json
 import threading
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -128,6 +128,9 @@ def test_a_paper_result_is_entered_as_such_in_the_tournament_and_the_match_recor
     assert after["status"] == "completed" and after["secret"] is not None  # R35
     kinds = kinds_of(store, url.rsplit("/", 1)[1])
     assert "TableResultRecorded" not in kinds and kinds.count("TableResultEntered") == 2
+    tid = url.rsplit("/", 1)[1]
+    fed = c.get(f"/v1/events?tournamentId={tid}&type=TableResultEntered").json()["items"]
+    assert [i["data"]["levels"] for i in fed] == [[3, 1], [0, 0]]  # R30: gained, not ranks
     standings = c.get(f"{url}/standings").json()["standings"]
     top = standings[0]
     assert top["team"] == first["firstTeam"] and top["matchPoints"] == 2
@@ -468,3 +471,42 @@ def test_a_correction_after_the_event_reaches_a_connected_display(
     assert "2-0" in first["html"] and second["version"] > first["version"]
     assert "1-1 =" in second["html"] and "2-0" not in second["html"]
     assert "retry: " in text  # it ended with its lifetime, not with the tournament
+
+
+def test_a_patched_deadline_applies_to_rounds_scheduled_after_it_only(
+    own: TestClient[Litestar], own_store: GameService
+) -> None:
+    """R36: PATCH roundDeadlineS (and deadlineRule) set the time control of the rounds to
+    come; the round in play keeps the one it was scheduled with — its views, its score
+    sheet, the clerk's flagging by its own rule and the tournament rebuilt from its
+    history — and the next round gets the new one."""
+    c, store = own, own_store
+    url, org = create(c, swissRounds=2, roundDeadlineS=600, deadlineRule="flag")
+    clock = store.clock
+    assert isinstance(clock, FakeClock)
+    first = c.post(f"{url}/rounds", headers=org).json()["round"]
+    assert first["deadlineS"] == 600
+    clerk = Clerk(bus_of(store))
+    clock.advance(timedelta(seconds=10))
+    r = c.patch(url, json={"roundDeadlineS": 30, "deadlineRule": "finish"}, headers=org)
+    assert r.status_code == 200, r.text
+    assert r.json()["settings"]["roundDeadlineS"] == 30
+    in_play = c.get(f"{url}/rounds/1").json()
+    assert (in_play["deadlineS"], in_play["deadline"]) == (600, first["deadline"])
+    sheets = c.get(f"/tournaments/{url.rsplit('/', 1)[1]}/rounds/1/scoresheets")
+    due = datetime.fromisoformat(first["deadline"]).strftime("%Y-%m-%d %H:%M UTC")
+    assert sheets.status_code == 200 and due in sheets.text
+    clock.advance(timedelta(seconds=40))  # 50 s in: past 30 s, not past 600 s
+    assert clerk.tick().deadlines == 0
+    assert c.get(f"{url}/rounds/1").json()["flaggedTables"] == []
+    rebuilt = Tournaments(store).get(UUID(url.rsplit("/", 1)[1]))  # from the history
+    assert rebuilt.round_deadline_s_of(rebuilt.rounds[0]) == 600
+    clock.advance(timedelta(seconds=600))  # past 600 s: flagged by the round's rule, not ended
+    assert clerk.tick().deadlines == 2
+    assert c.get(f"{url}/rounds/1").json()["flaggedTables"] == [1, 2]
+    assert not any(store.get_match(UUID(t["matchId"])).finished for t in first["tables"])
+    for table in (1, 2):
+        enter(c, url, org, 1, table, [1, 0])
+    second = c.post(f"{url}/rounds", headers=org).json()["round"]
+    assert second["deadlineS"] == 30
+    assert c.get(f"{url}/rounds/1").json()["deadlineS"] == 600  # a finished round keeps its own

@@ -222,7 +222,9 @@ async def test_shutdown_ends_open_streams() -> None:
         async with asyncio.timeout(TIMEOUT):
             await live.close()
         rest = await s.rest()
-        assert time.monotonic() - started < 1
+        # ended by the close, not by the next heartbeat (30 s) or the stream's lifetime
+        # (60 s); the bound leaves room for a loaded machine
+        assert time.monotonic() - started < 10
         assert rest[-1].retry is not None
     assert live.streams == 0
     service.close()

@@ -16,9 +16,11 @@ import pytest
 from litestar.testing import TestClient
 
 from domain.tournament.events import (
+    ResultCorrected,
     RoundDeadlinePassed,
     RoundScheduled,
     TableEntry,
+    TableResultEntered,
     TableResultRecorded,
     TimeControlChanged,
 )
@@ -95,3 +97,25 @@ def test_table_numbers_are_served_from_1_and_timers_in_camel_case() -> None:
     )
     assert changed["timers"] == {"declareMs": 1000, "playMs": 30000}
     assert all(CAMEL.match(k) for k in changed["timers"])
+
+
+RESULT = {"number": 1, "table": 0, "winner": 3, "levels": (2, 0), "points": (120, 40)}
+LEVELS_GAINED: list[tuple[type[Any], dict[str, Any]]] = [
+    (TableResultRecorded, {**RESULT, "deals": 4}),
+    (ResultCorrected, {**RESULT, "by": "TD", "reason": "a slip"}),
+    (TableResultEntered, {**RESULT, "by": "TD", "reason": "played on paper"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("cls", "fields"), LEVELS_GAINED, ids=[cls.__name__ for cls, _ in LEVELS_GAINED]
+)
+def test_a_tournament_results_levels_are_served_as_levels_gained(
+    cls: type[Any], fields: dict[str, Any]
+) -> None:
+    """R30: a table's result, recorded, corrected or entered on paper, counts the levels
+    each team gained — ``[2, 0]``, never the ranks ``["4", "2"]`` — in the served data and
+    in the schema ``GET /v1/events/schema`` publishes for it (docs/events.md, "Corrections")."""
+    assert data_of(cls, **fields)["levels"] == [2, 0]
+    levels = served()[cls.__name__]["$defs"][f"FeedData{cls.__name__}"]["properties"]["levels"]
+    assert levels["prefixItems"] == [{"type": "integer"}, {"type": "integer"}], levels

@@ -1,27 +1,35 @@
-"""``shengji migrate``: the schema once, a no-op the second time (docs/deploy.md, Deployment).
+"""``shengji migrate``: the schema once, a no-op the second time (docs/deploy.md, Deployment;
+docs/decisions.md D-migrate).
 
 On SQLite (a file in ``tmp_path``) and on a real PostgreSQL (``pg_url``, a fresh schema
 per test). Replicas run with ``CREATE_TABLES=false`` (eventsourcing's ``CREATE_TABLE=n``)
-and create nothing; the migration creates the events table (matches, rounds and
-idempotency records share it), and on PostgreSQL its index, the composite type and the
-insert function of ``infra.pgstore`` that keeps the table lock.
+and create nothing; the migration creates every table the service uses: the events table
+(matches, rounds and idempotency records share it), and on PostgreSQL its index, the
+composite type and the insert function of ``infra.pgstore`` that keeps the table lock; the
+read models; the players' keys; the webhook outbox's own schema (or file) and tables. What
+it creates is what a server with ``CREATE_TABLES=true`` creates, object for object.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import socket
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import uuid4
 
+import msgspec
 import psycopg
 import pytest
+from litestar.testing import TestClient
 from psycopg import sql
 
 from domain.rules.ruleset import preset
 from infra import cli
+from infra.bootstrap import build_app
 from infra.migrate import (
     EXIT_FAILED,
     EXIT_PENDING,
@@ -37,21 +45,61 @@ from tests.commands import create_match
 
 PG_OBJECTS = (
     "table {s}.shengji_events",
-    "index {s}.shengji_events_notification_id_idx",
     "type {s}.stored_event_uuid",
+    "index {s}.shengji_events_notification_id_idx",
     "function {s}.es_insert_events_uuid",
     # the read models (docs/decisions.md D-readmodels)
+    "table {s}.readmodel_tracking",
     "table {s}.readmodel_matches",
+    "index {s}.readmodel_matches_listed",
+    "index {s}.readmodel_matches_played",
+    "index {s}.readmodel_matches_imported",
     "table {s}.readmodel_seats",
     "table {s}.readmodel_tournaments",
-    "table {s}.readmodel_tracking",
+    "index {s}.readmodel_tournaments_status",
+    # the ratings (docs/decisions.md D-ratings)
+    "table {s}.ratings_tracking",
+    "table {s}.ratings",
+    "index {s}.ratings_board",
+    "index {s}.ratings_player",
+    "table {s}.rating_history",
+    "index {s}.rating_history_at",
+    "index {s}.rating_history_foursome",
+    "table {s}.rating_seasons",
+    "table {s}.rating_counts",
+    "table {s}.rating_model",
+    # the players' keys (infra.keys)
+    "table {s}.shengji_player_keys",
+    # the webhook outbox, in a schema of its own (infra.store.outbox_env)
+    "schema {s}_webhooks",
+    "table {s}_webhooks.webhookoutbox_events",
+    "type {s}_webhooks.stored_event_uuid",
+    "index {s}_webhooks.webhookoutbox_events_notification_id_idx",
+    "function {s}_webhooks.es_insert_events_uuid",
+    "table {s}_webhooks.webhookoutbox_tracking",
 )
 SQLITE_OBJECTS = (
-    "table stored_events",
-    "table readmodel_matches",
-    "table readmodel_seats",
-    "table readmodel_tournaments",
-    "table tracking",
+    "table stored_events in events.sqlite3",
+    "table tracking in events.sqlite3",
+    "table readmodel_matches in events.sqlite3",
+    "index readmodel_matches_listed in events.sqlite3",
+    "index readmodel_matches_played in events.sqlite3",
+    "index readmodel_matches_imported in events.sqlite3",
+    "table readmodel_seats in events.sqlite3",
+    "table readmodel_tournaments in events.sqlite3",
+    "index readmodel_tournaments_status in events.sqlite3",
+    "table ratings in events.sqlite3",
+    "index ratings_board in events.sqlite3",
+    "index ratings_player in events.sqlite3",
+    "table rating_history in events.sqlite3",
+    "index rating_history_at in events.sqlite3",
+    "index rating_history_foursome in events.sqlite3",
+    "table rating_seasons in events.sqlite3",
+    "table rating_counts in events.sqlite3",
+    "table rating_model in events.sqlite3",
+    "table player_keys in events.sqlite3.keys",
+    "table stored_events in events.sqlite3.outbox",
+    "table tracking in events.sqlite3.outbox",
 )
 
 
@@ -63,26 +111,37 @@ class Store:
     url: str | None = None
 
 
-@pytest.fixture
-def sqlite_store(tmp_path: Path) -> Store:
-    path = tmp_path / "var" / "events.sqlite3"
+def _sqlite_store(folder: Path) -> Store:
+    path = folder / "events.sqlite3"
     env = {"PERSISTENCE": "sqlite", "SQLITE_PATH": str(path), "CREATE_TABLES": "false"}
     return Store(Settings.from_env(env), env, SQLITE_OBJECTS)
 
 
 @pytest.fixture
-def pg_store(pg_url: str) -> Iterator[Store]:
+def sqlite_store(tmp_path: Path) -> Store:
+    return _sqlite_store(tmp_path / "var")
+
+
+@contextlib.contextmanager
+def _pg_store(url: str) -> Iterator[Store]:
     schema = f"mig_{uuid4().hex[:12]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    env = {"DATABASE_URL": pg_url, "POSTGRES_SCHEMA": schema, "CREATE_TABLES": "false"}
+    env = {"DATABASE_URL": url, "POSTGRES_SCHEMA": schema, "CREATE_TABLES": "false"}
     try:
-        yield Store(
-            Settings.from_env(env), env, tuple(o.format(s=schema) for o in PG_OBJECTS), pg_url
-        )
+        yield Store(Settings.from_env(env), env, tuple(o.format(s=schema) for o in PG_OBJECTS), url)
     finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+        with psycopg.connect(url, autocommit=True) as conn:
+            for name in (schema, f"{schema}_webhooks"):
+                conn.execute(
+                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
+                )
+
+
+@pytest.fixture
+def pg_store(pg_url: str) -> Iterator[Store]:
+    with _pg_store(pg_url) as store:
+        yield store
 
 
 @pytest.fixture(
@@ -97,18 +156,20 @@ def store(request: pytest.FixtureRequest) -> Store:
 
 
 def _catalog(store: Store) -> list[tuple[object, ...]]:
-    """The PostgreSQL catalog rows of the schema's objects, with ``xmin``: any DDL on
-    them (a CREATE OR REPLACE too) gives a new row version."""
+    """The PostgreSQL catalog rows of the schemas' objects (the game's and the outbox's),
+    with ``xmin``: any DDL on them (a CREATE OR REPLACE too) gives a new row version."""
     assert store.url is not None
+    schema = store.settings.postgres_schema
     with psycopg.connect(store.url) as conn:
         return conn.execute(
-            "SELECT 'class', c.relname, c.xmin::text FROM pg_class c JOIN pg_namespace n "
-            "ON n.oid = c.relnamespace WHERE n.nspname = %(s)s UNION ALL "
-            "SELECT 'proc', p.proname, p.xmin::text FROM pg_proc p JOIN pg_namespace n "
-            "ON n.oid = p.pronamespace WHERE n.nspname = %(s)s UNION ALL "
-            "SELECT 'type', t.typname, t.xmin::text FROM pg_type t JOIN pg_namespace n "
-            "ON n.oid = t.typnamespace WHERE n.nspname = %(s)s ORDER BY 1, 2",
-            {"s": store.settings.postgres_schema},
+            "SELECT 'class', n.nspname, c.relname, c.xmin::text FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ANY(%(s)s) "
+            "UNION ALL SELECT 'proc', n.nspname, p.proname, p.xmin::text FROM pg_proc p "
+            "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ANY(%(s)s) "
+            "UNION ALL SELECT 'type', n.nspname, t.typname, t.xmin::text FROM pg_type t "
+            "JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = ANY(%(s)s) "
+            "ORDER BY 1, 2, 3",
+            {"s": [schema, f"{schema}_webhooks"]},
         ).fetchall()
 
 
@@ -151,6 +212,82 @@ def test_migrate_creates_the_schema_once(store: Store) -> None:
     if store.url:
         assert _catalog(store) == catalog  # no DDL at all the second time
     assert check(store.settings).up_to_date
+
+
+def _pg_layout(store: Store) -> list[tuple[object, ...]]:
+    """Every object of the store's schemas (the game's, the outbox's) as the catalog
+    describes it — relations, columns, indexes, types, functions — with the schema's
+    name replaced by ``{s}``."""
+    assert store.url is not None
+    schema = store.settings.postgres_schema
+    with psycopg.connect(store.url) as conn:
+        rows = conn.execute(
+            "SELECT 'schema', nspname, '', '' FROM pg_namespace WHERE nspname = ANY(%(s)s) "
+            "UNION ALL SELECT 'relation', n.nspname, c.relname, c.relkind::text "
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = ANY(%(s)s) "
+            "UNION ALL SELECT 'column', table_schema, table_name || '.' || column_name, "
+            "concat_ws(' ', data_type, is_nullable, column_default) "
+            "FROM information_schema.columns WHERE table_schema = ANY(%(s)s) "
+            "UNION ALL SELECT 'index', schemaname, indexname, indexdef FROM pg_indexes "
+            "WHERE schemaname = ANY(%(s)s) "
+            "UNION ALL SELECT 'type', n.nspname, t.typname, t.typtype::text FROM pg_type t "
+            "JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = ANY(%(s)s) "
+            "UNION ALL SELECT 'function', n.nspname, p.proname, p.prosrc FROM pg_proc p "
+            "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ANY(%(s)s) "
+            "ORDER BY 1, 2, 3, 4",
+            {"s": [schema, f"{schema}_webhooks"]},
+        ).fetchall()
+    return [tuple(str(v).replace(schema, "{s}") for v in row) for row in rows]
+
+
+def _sqlite_layout(store: Store) -> list[tuple[object, ...]]:
+    """Every file beside the store's (its journals aside) and every object in each."""
+    folder = store.settings.sqlite_path.parent
+    rows: list[tuple[object, ...]] = []
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(("-wal", "-shm", "-journal")):
+            continue
+        rows.append(("file", path.name, "", ""))
+        if path.read_bytes()[:16] != b"SQLite format 3\x00":
+            continue
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows += [
+                (path.name, *row)
+                for row in db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY 1, 2")
+            ]
+        finally:
+            db.close()
+    return rows
+
+
+def _layout(store: Store) -> list[tuple[object, ...]]:
+    return _pg_layout(store) if store.url else _sqlite_layout(store)
+
+
+def test_migrate_creates_what_a_server_that_creates_its_tables_creates(
+    store: Store, tmp_path: Path
+) -> None:
+    """Every table the service uses: a server started with ``CREATE_TABLES=true`` on one
+    empty store (its API and its background work, the webhook outbox among them), and
+    ``shengji migrate`` on another, leave the same schema, object for object."""
+    started: contextlib.AbstractContextManager[Store] = (
+        _pg_store(store.url)
+        if store.url
+        else contextlib.nullcontext(_sqlite_store(tmp_path / "started"))
+    )
+    with started as other:
+        settings = msgspec.structs.replace(
+            other.settings, create_tables=True, postgres_pool_size=2, postgres_max_overflow=2
+        )
+        with TestClient(build_app(settings)) as client:
+            assert client.get("/readyz").status_code == 200
+        expected = _layout(other)
+    migrate(store.settings)
+    made = _layout(store)
+    assert made == expected
+    assert {row[0] for row in made} >= ({"relation"} if store.url else {"file"})
 
 
 def test_a_replica_started_after_the_migration_stores_and_keeps_events(store: Store) -> None:
@@ -231,14 +368,27 @@ def test_an_unreachable_store_is_a_migration_error_without_the_password() -> Non
 
 
 def test_wait_for_schema_gives_up_then_sees_the_migration(store: Store) -> None:
+    """On a clock of the test's own: a look at the store takes what it takes (more on a
+    loaded machine); the waits between looks are what the deadline counts."""
     reasons: list[str] = []
     naps: list[float] = []
+    now = [0.0]
+
+    def nap(seconds: float) -> None:
+        naps.append(seconds)
+        now[0] += seconds
+
+    def clock() -> float:
+        return now[0]
+
     assert not wait_for_schema(
-        store.settings, 0.5, interval=0.2, on_wait=reasons.append, sleep=naps.append
+        store.settings, 0.5, interval=0.2, on_wait=reasons.append, sleep=nap, clock=clock
     )
-    assert reasons and all(r == "missing " + ", ".join(store.objects) for r in reasons)
+    assert naps == [0.2, 0.2]  # looks at 0, 0.2 and 0.4 s; the next would be past 0.5 s
+    assert reasons == ["missing " + ", ".join(store.objects)] * 2
     migrate(store.settings)
-    assert wait_for_schema(store.settings, 0.5, interval=0.2, sleep=naps.append)
+    assert wait_for_schema(store.settings, 0.5, interval=0.2, sleep=nap, clock=clock)
+    assert len(naps) == 2  # there at the first look
 
 
 # -- the command line -----------------------------------------------------------------------

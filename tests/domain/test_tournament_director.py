@@ -74,6 +74,8 @@ REFUSALS: list[Refusal] = [
      lambda t: t.cancel_round(reason="x", by="TD", now=T0), "round-not-current"),
     ("R36 publish after the last round", lambda: enter_all(scheduled(new(rounds=1))),
      lambda t: t.publish(T0), "tournament-over"),
+    ("R36 publish a Swiss pairing (it tells the results) while a round is in play",
+     lambda: scheduled(new()), lambda t: t.publish(T0), "round-in-play"),
 ]  # fmt: skip
 
 

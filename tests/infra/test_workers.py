@@ -6,6 +6,7 @@ probes and metrics and no API route."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -13,7 +14,7 @@ import pytest
 from litestar.testing import TestClient
 
 from infra.worker import build_worker
-from infra.workers import Workers
+from infra.workers import BACKOFF_CAP_S, Workers, backoff
 from services.background import Loop
 from tests.api.rest import new_service
 from tests.apps import settings_of
@@ -44,7 +45,9 @@ def test_a_worker_runs_every_loop_and_serves_its_probes_and_metrics_only() -> No
         for path in ("/v1/matches", "/v1/players", "/schema", "/schema/openapi.json"):
             assert worker.get(path).status_code == 404, path  # no API app, no document
         assert worker.post("/v1/matches", json={}).status_code in (404, 405)
-    assert not [t.name for t in ours if t.is_alive()]  # every loop and decider stopped
+    # every loop and decider stopped with the app; the test client's own thread pool
+    # (anyio's worker threads, told to end as its event loop closed) may still be ending
+    assert not [t.name for t in ours if t.is_alive() and not t.name.startswith("AnyIO")]
     assert not service.saves.stored  # neither the sweeper nor the bot driver hears saves
     service.close()
 
@@ -109,3 +112,106 @@ def test_a_doorbell_runs_the_step_at_once_and_a_failing_step_runs_again(
         workers.stop()
     assert count >= 2
     assert "background work rung failed" in caplog.text
+
+
+# -- a step that keeps failing (docs/decisions.md D-migrate) ------------------------------------
+
+
+class FakeTime:
+    """The runner's pause on a clock of the test's own: a wait moves the clock and returns
+    at once; once ``span`` seconds have passed the runner is told to stop."""
+
+    def __init__(self, span: float) -> None:
+        self.now = 0.0
+        self.span = span
+        self.waits: list[float] = []
+        self.over = threading.Event()
+
+    def pause(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        self.now += seconds
+        if self.now >= self.span:
+            self.over.set()
+            return True
+        return False
+
+
+@pytest.mark.parametrize(
+    ("period", "failures", "wait"),
+    [
+        (0.5, 1, 0.5),  # the first retry after the usual period
+        (0.5, 2, 1.0),
+        (0.5, 3, 2.0),
+        (0.5, 6, 16.0),
+        (0.5, 7, BACKOFF_CAP_S),  # 32 s, capped
+        (0.5, 10_000, BACKOFF_CAP_S),
+        (0.02, 12, BACKOFF_CAP_S),  # 40.96 s, capped
+        (60.0, 1, 60.0),  # a period beyond the cap stays the period
+        (60.0, 5, 60.0),
+    ],
+)
+def test_backoff_doubles_from_the_period_up_to_the_cap(
+    period: float, failures: int, wait: float
+) -> None:
+    assert backoff(period, failures) == wait
+
+
+def test_a_step_that_always_fails_is_logged_on_a_capped_exponential_backoff(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The webhook outbox without its tables, for 16 minutes of the runner's clock (no
+    wall time passes): tried after 0.5, 1, 2 … 16 s, then every 30 s — 37 tries and 37
+    lines, one traceback — where a try every period wrote 1,920 tracebacks."""
+    clock = FakeTime(16 * 60.0)
+    tries: list[float] = []
+
+    def step() -> None:
+        tries.append(clock.now)
+        raise RuntimeError('relation "webhookoutbox_events" does not exist')
+
+    workers = Workers([Loop("webhook-outbox", step, 0.5)], pause=clock.pause)
+    with caplog.at_level(logging.INFO, logger="infra.workers"):
+        workers.start()
+        assert clock.over.wait(10)
+        workers.stop()
+    schedule = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0] + [BACKOFF_CAP_S] * 31
+    assert clock.waits == schedule
+    assert sum(schedule[:-1]) < clock.span <= sum(schedule)
+    assert tries == [sum(schedule[:n]) for n in range(len(schedule))]
+    lines = [r for r in caplog.records if r.name == "infra.workers"]
+    assert len(lines) == len(tries) == 37
+    assert all("background work webhook-outbox failed" in r.getMessage() for r in lines)
+    assert [bool(r.exc_info) for r in lines] == [True] + [False] * 36
+
+
+def test_a_new_failure_shows_its_traceback_and_a_success_resets_the_backoff(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeTime(3600.0)
+    script = ["a", "a", "b", "ok", "a"]
+    loop = Loop("flaky", lambda: None, 0.5)
+
+    def step() -> None:
+        outcome = script.pop(0)
+        if outcome == "ok":
+            loop.doorbell.ring()  # the next step at once: no period of wall time
+            return
+        if not script:
+            clock.span = clock.now  # the last one: the runner stops after it
+        raise RuntimeError(outcome)
+
+    workers = Workers([Loop("flaky", step, 0.5, doorbell=loop.doorbell)], pause=clock.pause)
+    with caplog.at_level(logging.INFO, logger="infra.workers"):
+        workers.start()
+        assert clock.over.wait(10)
+        workers.stop()
+    assert clock.waits == [0.5, 1.0, 2.0, 0.5]  # after the success, the period again
+    lines = [r for r in caplog.records if r.name == "infra.workers"]
+    assert [(r.levelname, bool(r.exc_info)) for r in lines] == [
+        ("ERROR", True),
+        ("ERROR", False),  # the same failure again: one line
+        ("ERROR", True),  # another failure: its traceback
+        ("WARNING", False),  # it runs again
+        ("ERROR", True),
+    ]
+    assert "runs again after 3 failures" in lines[3].getMessage()

@@ -99,6 +99,13 @@ def reads(c: TestClient[Litestar], pop: Population, path: str) -> Iterator[Read]
     elif "number" in names:  # the rule book
         for rule in ("R1", "R36", "R99"):
             yield Read(path, url(number=rule), anonymous)
+    elif "player_id" in names:  # a player's ratings: nobody's (an erased or unknown id)
+        yield Read(path, url(player_id=NOBODY), anonymous)
+    elif "family" in names:  # the rating boards: each family, and one that is none
+        for family in ("standard", "tuolaji", "duijia", "nonsense"):
+            yield Read(path, url(family=family), anonymous)
+            for token in pop.players[:1]:
+                yield Read(path, url(family=family), auth(token))
     elif path.startswith("/v1/players/me"):
         for token in pop.players:
             yield Read(path, path, auth(token))

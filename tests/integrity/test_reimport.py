@@ -20,9 +20,13 @@ def test_every_exported_record_reimports(population: Population) -> None:
             exported["archive"] += [line for line in r.content.splitlines() if line]
         for match_id in population.all_matches():
             r = c.get(f"/v1/matches/{match_id}/record")
+            found = c.get(f"/v1/matches/{match_id}")
+            if found.status_code == 404:  # a private table: nothing of it is public (D-hidden)
+                assert r.status_code == 404, r.text
+                continue
             if r.status_code == 200:
                 exported["match"].append(r.content)
-            for summary in c.get(f"/v1/matches/{match_id}").json()["rounds"]:
+            for summary in found.json()["rounds"]:
                 r = c.get(f"/v1/matches/{match_id}/rounds/{summary['number']}/record")
                 if r.status_code == 200:
                     exported["round"].append(r.content)

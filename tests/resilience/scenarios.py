@@ -231,8 +231,20 @@ async def outage_run(
         await stack.verify(tables),
         after,
         stats.unexpected,
-        [await metric(r, "shengji_live_hub_connections_total") for r in stack.replicas],
+        [await hub_connections(r) for r in stack.replicas],
     )
+
+
+async def hub_connections(replica: Replica, *, wait_s: float = 30.0) -> float:
+    """A replica's ``shengji_live_hub_connections_total`` once its hub has connected again
+    (≥ 2), or as it is after ``wait_s``: the hub reconnects by itself after its backoff,
+    which a loaded machine may leave behind the replicas' first answers."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        found = await metric(replica, "shengji_live_hub_connections_total")
+        if found >= 2 or time.monotonic() >= deadline:
+            return found
+        await asyncio.sleep(0.2)
 
 
 async def metric(replica: Replica, name: str) -> float:

@@ -185,7 +185,7 @@ def test_at_match_end_the_view_says_who_won_and_the_final_levels(rounds: int) ->
     match = d.match()
     assert match.finished
     current = d.service.current_round(match)
-    summary = match_summary(match, current)
+    summary = match_summary(match, current, embargo=None)
     for viewer in (None, 0, 1, 2, 3):
         view = table_view(match, current, viewer, T0)
         assert view.team_levels == summary.team_levels
