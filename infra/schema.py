@@ -25,6 +25,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -105,21 +106,19 @@ def _events(settings: Settings, service: GameService, _: contextlib.ExitStack) -
     return None
 
 
-def _read_models(settings: Settings, service: GameService, _: contextlib.ExitStack) -> Part | None:
-    view = open_view(service, create=False)
+def _view(
+    name: str,
+    open_: Callable[..., object],
+    settings: Settings,
+    service: GameService,
+    _: contextlib.ExitStack,
+) -> Part | None:
+    """A read view's tables (the lists', the ratings'): its recorder's own statements."""
+    view = open_(service, create=False)
     if isinstance(view, PostgresRecorder):
-        return Part("read models", _postgres(view), view.create_table)
+        return Part(name, _postgres(view), view.create_table)
     if isinstance(view, SQLiteRecorder):
-        return Part("read models", _sqlite(view), view.create_table, str(settings.sqlite_path))
-    return None
-
-
-def _ratings(settings: Settings, service: GameService, _: contextlib.ExitStack) -> Part | None:
-    view = open_ratings_view(service, create=False)
-    if isinstance(view, PostgresRecorder):
-        return Part("ratings", _postgres(view), view.create_table)
-    if isinstance(view, SQLiteRecorder):
-        return Part("ratings", _sqlite(view), view.create_table, str(settings.sqlite_path))
+        return Part(name, _sqlite(view), view.create_table, str(settings.sqlite_path))
     return None
 
 
@@ -153,8 +152,8 @@ def _outbox(settings: Settings, service: GameService, stack: contextlib.ExitStac
 
 STORES: Final[tuple[Store, ...]] = (
     Store("events", _events),
-    Store("read models", _read_models),
-    Store("ratings", _ratings),
+    Store("read models", partial(_view, "read models", open_view)),
+    Store("ratings", partial(_view, "ratings", open_ratings_view)),
     Store("player keys", _keys),
     Store("webhook outbox", _outbox),
 )
