@@ -44,7 +44,7 @@ from api.metrics import Metrics
 from api.openapi_config import openapi_config
 from api.players.controller import PlayerController
 from api.players.invites import InviteController
-from api.players.lobby import LobbyController
+from api.players.lobby import LobbyController, RankedController
 from api.players.oidc import sign_in_with_oidc
 from api.players.stream import PlayerStreamController
 from api.players.webhooks import WebhookController, Webhooks
@@ -138,6 +138,7 @@ API_ROUTES: Final = (
     PlayerController,
     InviteController,
     LobbyController,
+    RankedController,
     PlayerStreamController,
     WebhookController,
     sign_in_with_oidc,

@@ -22,6 +22,7 @@ import anyio
 from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from services.access import Credential
+from services.accounts.ranked import RankedQueues
 from services.bot_driver import BotDriver
 from services.bus import Bus
 from services.game import GameService
@@ -104,6 +105,8 @@ class Runtime:
 
     rating_models: RatingModels | None = None
     """The ratings' read model (docs/decisions.md D-ratings); None: in memory, kept here."""
+    ranked_queues: RankedQueues = field(default_factory=RankedQueues)
+    """The ranked queues as this process follows them (a ranked ticket's expected wait)."""
 
     def __post_init__(self) -> None:
         if self.read_models is None:

@@ -54,6 +54,7 @@ from infra.store import build_service, outbox_env
 from infra.workers import Workers
 from services.accounts.lobby_sweeper import LobbySweeper
 from services.accounts.oidc import OidcVerifier
+from services.accounts.ranked import RankedQueues
 from services.background import Loop
 from services.bot_driver import BotDriver
 from services.bus import Bus
@@ -89,6 +90,8 @@ class Core:
     bots: BotDriver
     read_models: ReadModels
     ratings: RatingModels
+    ranked: RankedQueues
+    """The ranked queues as this process follows them (their sweeper, the expected waits)."""
     delivery: WebhookDelivery
     """The webhook outbox and its dispatcher (its loop runs where the background work runs;
     the operator's routes read its deliveries)."""
@@ -136,6 +139,7 @@ def build_parts(
         retry_ms=settings.sse_retry_ms,
         read_models=core.read_models,
         rating_models=core.ratings,
+        ranked_queues=core.ranked,
     )
     live = LiveStreams(
         service,
@@ -207,6 +211,8 @@ def build_core(
         on_shutdown = (service.close,)
     limiter = anyio.CapacityLimiter(store_capacity(settings))
     hub = build_hub(settings, service)
+    ratings = build_ratings(settings, service, hub)
+    ranked = RankedQueues()
     if bots is None:
         bus = build_bus(
             service,
@@ -218,6 +224,8 @@ def build_core(
                 settings.webhook_allow_http, settings.webhook_private_targets
             ),
             matches=match_quota(settings),
+            ratings=ratings,
+            ranked=ranked,
         )
         bots = BotDriver(
             bus,
@@ -227,7 +235,6 @@ def build_core(
             quota_ms=settings.bot_quota_ms_per_hour,
         )
     read_models = build_read_models(settings, service, hub)
-    ratings = build_ratings(settings, service, hub)
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)
@@ -242,7 +249,7 @@ def build_core(
             loops += [
                 sweeper.loop(sweep_s),
                 *tournaments.loops(sweep_s),
-                LobbySweeper(bots.bus).loop(sweep_s),
+                LobbySweeper(bots.bus, ranked).loop(sweep_s),
             ]
             if worker:  # the API processes' saves reach this one through the hub
                 hub.on_changed += [sweeper.changed, tournaments.changed]
@@ -262,6 +269,7 @@ def build_core(
         bots=bots,
         read_models=read_models,
         ratings=ratings,
+        ranked=ranked,
         delivery=delivery,
         workers=workers,
         on_shutdown=on_shutdown,

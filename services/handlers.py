@@ -43,6 +43,13 @@ from services.accounts.lobby_commands import (
     QueueTicketHandler,
 )
 from services.accounts.oidc import OidcVerifier
+from services.accounts.ranked import RankedQueues
+from services.accounts.ranked_commands import (
+    MakeRankedMatch,
+    MakeRankedMatchHandler,
+    QueueRankedTicket,
+    QueueRankedTicketHandler,
+)
 from services.accounts.seat_commands import (
     ClaimSeatAsPlayer,
     ClaimSeatAsPlayerHandler,
@@ -69,6 +76,7 @@ from services.game import GameService
 from services.game_table import DEFAULT_TIMEOUT_BOT, Handlers, TimeoutBot, game_handlers, nobody
 from services.limits import NO_ALLOWANCE, Allowance
 from services.operator import NO_OPERATOR, Operator
+from services.ratings.boards import RatingModels
 from services.records.replay import ImportRecord, ImportRecordHandler
 from services.tournaments import commands as tc
 from services.tournaments import control_commands as cc
@@ -99,13 +107,18 @@ def build_bus(
     oidc: OidcVerifier | None = None,
     webhook_targets: TargetPolicy = PUBLIC_HTTPS,
     matches: Allowance = NO_ALLOWANCE,
+    ratings: RatingModels | None = None,
+    ranked: RankedQueues | None = None,
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
     doorbell; ``operator``: who runs webhooks and feed subscriptions (none by default);
     ``oidc``: the identity provider's verifier (sign-in off without one);
     ``webhook_targets``: where webhooks may post (``WEBHOOK_ALLOW_HTTP``,
     ``WEBHOOK_PRIVATE_TARGETS``); ``matches``: the match quota the matches a command makes
-    are charged to (``MATCH_QUOTA_PER_HOUR``; none by default)."""
+    are charged to (``MATCH_QUOTA_PER_HOUR``; none by default); ``ratings``: the ratings'
+    read model a ranked ticket reads its player's rating from (None: one in memory, kept
+    here); ``ranked``: the ranked queues as this process follows them (their expected
+    waits; None: a follower of the bus's own)."""
     dealer = Dealer(table_deals(service))
     handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
     handlers |= {
@@ -128,6 +141,13 @@ def build_bus(
         QueueTicket: QueueTicketHandler(service, dealer),
         CancelTicket: CancelTicketHandler(service),
         MakeDueMatch: MakeDueMatchHandler(dealer),
+        QueueRankedTicket: QueueRankedTicketHandler(
+            service,
+            dealer,
+            ratings or RatingModels.in_memory(service),
+            ranked or RankedQueues(),
+        ),
+        MakeRankedMatch: MakeRankedMatchHandler(dealer),
         # the operator's
         RegisterWebhook: RegisterWebhookHandler(operator, webhook_targets),
         RemoveWebhook: RemoveWebhookHandler(operator),

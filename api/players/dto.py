@@ -186,6 +186,17 @@ class TicketRequestBody(_Request, frozen=True, kw_only=True):
     ] = "heuristic"
 
 
+class RankedTicketRequestBody(_Request, frozen=True, kw_only=True):
+    """A ranked quick-play ticket: the family to be rated in (its preset is played)."""
+
+    family: Annotated[
+        Literal["standard", "tuolaji", "duijia"],
+        Meta(
+            description=("The rule-set family: its preset is played, and the match is rated there.")
+        ),
+    ] = "standard"
+
+
 class RegisterWebhook(_Request, frozen=True, kw_only=True):
     """A webhook subscription (operator): where to post, the signing secret, and which kinds
     of deliveries."""

@@ -1,11 +1,14 @@
-"""Quick play: ``/v1/lobby/tickets`` (docs/players.md).
+"""Quick play: ``/v1/lobby/tickets`` and ranked quick play: ``/v1/lobby/ranked``
+(docs/players.md).
 
 A player (player token) opens a ticket for a rule set (a preset, §10 fields over it),
 optionally naming a partner (who sits opposite, R2, once their ticket names this player
-too) and a wait after which bots fill the free seats. The ticket can be read, streamed
-(SSE: one ``ticket`` frame per version, resumable with ``Last-Event-ID``) and cancelled
-while it waits. The lobby sweeper (:mod:`services.accounts.lobby_sweeper`) gives bots to
-tickets whose wait has passed.
+too) and a wait after which bots fill the free seats; or a ranked ticket for a family
+(four players of close rating, balanced teams). Either ticket can be read, streamed (SSE:
+one ``ticket`` frame per version, resumable with ``Last-Event-ID``; a ranked ticket's
+``widened`` frames as its rating window widens) and cancelled while it waits. The lobby
+sweeper (:mod:`services.accounts.lobby_sweeper`) gives bots to tickets whose wait has
+passed and tries the ranked queues whose windows widened.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from litestar.response import Stream
 
 from api.calls import BEARER, Read, Reading, Writing, write_route
 from api.dto import LOCATION_HEADER
-from api.players.dto import TicketRequestBody
+from api.players.dto import RankedTicketRequestBody, TicketRequestBody
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.revocation import REVOKED
 from api.routes import route
@@ -40,8 +43,8 @@ from services.accounts.lobby_commands import (
     MakeDueMatch,
     QueueTicket,
     TicketView,
-    ticket_view,
 )
+from services.accounts.ranked_commands import MakeRankedMatch, QueueRankedTicket, current_view
 from services.errors import UnauthorizedError
 
 POLL_S = 0.5
@@ -61,9 +64,18 @@ def read_ticket(runtime: Runtime, cred: Credential | None, ticket_id: UUID) -> T
     service = runtime.service
     account = signed_player(service, cred).account
     ticket = lobby.owned_ticket(service, account.id, ticket_id)
-    if ticket.status == "waiting" and runtime.bus.execute(MakeDueMatch(ticket.lobby_id)):
+    due = (
+        MakeDueMatch(ticket.lobby_id) if ticket.family is None else MakeRankedMatch(ticket.lobby_id)
+    )
+    if ticket.status == "waiting" and runtime.bus.execute(due):
         ticket = lobby.owned_ticket(service, account.id, ticket_id)
     return ticket
+
+
+def view_now(runtime: Runtime, ticket: Ticket) -> TicketView:
+    """The ticket as its player sees it now (a ranked one: its window now, the expected
+    wait)."""
+    return current_view(runtime.service, ticket, runtime.ranked_queues)
 
 
 class LobbyController(Controller):
@@ -113,7 +125,7 @@ class LobbyController(Controller):
         cancelled (player token).
         """
         ticket = await read.call(read_ticket, read.runtime, read.credential, ticket_id)
-        return await read.call(ticket_view, read.service, ticket)
+        return await read.call(view_now, read.runtime, ticket)
 
     @write_route("/{ticket_id:uuid}", 200, 401, 403, 404, 409, handler=delete)
     async def cancel_ticket(
@@ -151,6 +163,45 @@ class LobbyController(Controller):
         return event_stream(live.revocations.guard(read.credential, stream.frames()))
 
 
+class RankedController(Controller):
+    path = "/v1/lobby/ranked"
+    tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @write_route(
+        "/",
+        201,
+        401,
+        403,
+        409,
+        headers=(LOCATION_HEADER,),
+        body=RankedTicketRequestBody | None,
+        also={
+            200: ResponseSpec(
+                data_container=TicketView,
+                description="The same ticket asked for again: the player's ticket, as it is",
+            )
+        },
+    )
+    async def queue_for_ranked_match(self, write: Writing) -> Response[TicketView]:
+        """Queue for ranked quick play (a player with an account); four of close rating make a match
+
+        Accounts only: a guest (no player token) is refused with 403 `account-required`. The
+        ticket queues with the player's shown rating in the family (1500 and provisional before
+        a rated match there) and a rating window around it that widens with the wait: ±50
+        points (±150 provisional), 25 more every 10 s, at most ±400. Four players each within
+        the others' windows make a match of the family's preset, rated, with the partnerships
+        whose rating sums differ least (R2). The ticket shows its window, when it widens next
+        and the expected wait (the median wait of the family's recent ranked matches in its
+        rating band); it is read, streamed and cancelled at `/v1/lobby/tickets/{id}`. One quick
+        play at a time, ranked or casual: the same ranked ticket asked for again (a double tap)
+        answers that ticket with 200; another one is 409 `already-queued`. A new ticket counts
+        one match against the player's match quota.
+        """
+        body = await write.body() or RankedTicketRequestBody()
+        command = QueueRankedTicket(body.family)
+        return await write.send(command, location=lambda t: f"/v1/lobby/tickets/{t.ticket_id}")
+
+
 class TicketStream:
     """One ticket's stream: read every :data:`POLL_S`, a frame per new version, until the
     ticket is matched or cancelled."""
@@ -162,6 +213,8 @@ class TicketStream:
         """The ticket as read last and not yet sent (None: read it again)."""
         self.seen = seen
         """The last version sent (or known to the client)."""
+        self.width: int | None = None
+        """A ranked ticket's window as last sent (its half-width; None: none sent)."""
 
     async def frames(self) -> AsyncIterator[bytes]:
         retry_ms = self.read.runtime.retry_ms
@@ -180,9 +233,18 @@ class TicketStream:
             except UnauthorizedError:  # the token was revoked meanwhile
                 return Polled([REVOKED], done=True)
         frames = []
-        if ticket.version > self.seen:
-            self.seen = ticket.version
-            view = await read.call(ticket_view, read.service, ticket)
-            frames.append(sse_frame("ticket", msgspec.json.encode(view), self.seen))
+        if ticket.version > self.seen or ticket.family is not None:
+            view = await read.call(view_now, read.runtime, ticket)
+            width = (
+                None
+                if view.ranked is None or view.ranked.window is None
+                else view.ranked.window.width
+            )
+            if ticket.version > self.seen:
+                self.seen = ticket.version
+                frames.append(sse_frame("ticket", msgspec.json.encode(view), self.seen))
+            elif width != self.width:
+                frames.append(sse_frame("widened", msgspec.json.encode(view)))
+            self.width = width
         self.ticket = None
         return Polled(frames, done=ticket.status != "waiting")

@@ -1,7 +1,9 @@
-"""The ``Ticket`` aggregate: one player's place in a lobby's queue (quick play).
+"""The ``Ticket`` aggregate: one player's place in a lobby's queue (quick play), or in a
+family's ranked queue (``family``, with the player's shown rating when it queued).
 
-``waiting`` until the lobby makes a match with it (``matched``: the match and seat) or
-the player cancels it (``cancelled``). Saved with the lobby's events, in one transaction.
+``waiting`` until the lobby or queue makes a match with it (``matched``: the match and
+seat) or the player cancels it (``cancelled``). Saved with the lobby's or queue's events,
+in one transaction.
 """
 
 from __future__ import annotations
@@ -20,13 +22,28 @@ MAX_BOT_WAIT_MS = 3_600_000
 
 
 class TicketOpened(Aggregate.Created):
-    class_version: ClassVar[int] = 1
+    """Version 2 says whether the ticket is ranked (``family``, the rating it queued
+    with); version 1 tickets are casual (:meth:`upcast_v1_v2`)."""
+
+    class_version: ClassVar[int] = 2
     account_id: UUID
     lobby_id: UUID
     preset: str | None
     partner_id: UUID | None
     bots_after_ms: int | None
     bot_kind: str
+    family: str | None = None
+    """The family of a ranked ticket (its queue's); None: casual quick play."""
+    rating: int | None = None
+    """A ranked ticket's player's shown rating in the family when it queued."""
+    provisional: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A ticket opened before ranked play: casual."""
+        state["family"] = None
+        state["rating"] = None
+        state["provisional"] = False
 
     def apply(self, aggregate: Any) -> None:
         t: Ticket = aggregate
@@ -36,6 +53,9 @@ class TicketOpened(Aggregate.Created):
         t.partner_id = self.partner_id
         t.bots_after_ms = self.bots_after_ms
         t.bot_kind = self.bot_kind
+        t.family = self.family
+        t.rating = self.rating
+        t.provisional = self.provisional
         t.status = "waiting"
         t.match_id = None
         t.seat = None
@@ -74,6 +94,9 @@ class Ticket(GameAggregate):
         partner_id: UUID | None
         bots_after_ms: int | None
         bot_kind: str
+        family: str | None
+        rating: int | None
+        provisional: bool
         status: str
         match_id: UUID | None
         seat: int | None
@@ -89,7 +112,11 @@ class Ticket(GameAggregate):
         bots_after_ms: int | None,
         bot_kind: str,
         now: datetime,
+        *,
+        ranked: tuple[str, int, bool] | None = None,
     ) -> Ticket:
+        """``ranked``: a ranked ticket's family, and its player's shown rating in it and
+        whether that is provisional."""
         if partner_id == account_id:
             raise InvalidInputError("partner: your partner is another player")
         if bots_after_ms is not None and not 0 <= bots_after_ms <= MAX_BOT_WAIT_MS:
@@ -105,6 +132,9 @@ class Ticket(GameAggregate):
             partner_id=partner_id,
             bots_after_ms=bots_after_ms,
             bot_kind=bot_kind,
+            family=None if ranked is None else ranked[0],
+            rating=None if ranked is None else ranked[1],
+            provisional=False if ranked is None else ranked[2],
             timestamp=now,
         )
 

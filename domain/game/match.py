@@ -70,6 +70,8 @@ class Match(GameAggregate):
         visibility: str
         """``public`` or ``private`` (never listed; seats by invite or organiser)."""
         rematch_of: UUID | None
+        ranked: bool
+        """Made by a ranked queue (docs/players.md)."""
         reserved: tuple[str, ...]
         """Per seat, who may take it in a rematch (``MatchCreated.reserved``); "" anyone."""
         accounts: Mapping[int, UUID]
@@ -90,6 +92,7 @@ class Match(GameAggregate):
     # changed in place) by the events that set them, so most matches hold none of them.
     visibility = PUBLIC
     rematch_of = None
+    ranked = False
     reserved = ("", "", "", "")
     accounts = MappingProxyType({})
     minted_through = MappingProxyType({})
@@ -113,11 +116,13 @@ class Match(GameAggregate):
         visibility: str = PUBLIC,
         rematch_of: UUID | None = None,
         reserved: list[str] | None = None,
+        ranked: bool = False,
     ) -> Match:
         """``tournament``: (tournament id, tournament round) of a tournament table, whose
         deals take the tournament round's seeds (R36, ``services.tournaments.seeds``);
         ``visibility``: ``public`` or ``private``; ``rematch_of`` and ``reserved``: a
-        rematch's first match and who may take each seat (docs/decisions.md D-table-life)."""
+        rematch's first match and who may take each seat (docs/decisions.md D-table-life);
+        ``ranked``: made by a ranked queue (docs/players.md)."""
         name = checked_title(name, "name")
         if visibility not in VISIBILITIES:
             raise InvalidInputError(f"visibility is public or private, not {visibility!r}")
@@ -139,6 +144,7 @@ class Match(GameAggregate):
             visibility=visibility,
             rematch_of=rematch_of,
             reserved=reserved,
+            ranked=ranked,
             timestamp=now,
         )
 

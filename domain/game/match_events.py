@@ -65,9 +65,11 @@ class MatchCreated(Aggregate.Created):
     the sha256 of the organiser's token (admin actions), never shown; "" when none.
     Version 2 says whether the table is listed (``visibility``) and, for a rematch, the
     match it follows and who may take each seat (docs/decisions.md D-table-life);
-    version 1 events are read as public tables (:meth:`upcast_v1_v2`)."""
+    version 1 events are read as public tables (:meth:`upcast_v1_v2`). Version 3 says
+    whether the match is ranked (made by a ranked queue, docs/players.md); older ones are
+    not (:meth:`upcast_v2_v3`)."""
 
-    class_version: ClassVar[int] = 2
+    class_version: ClassVar[int] = 3
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("organiser_token_hash", "reserved")
     name: str
     preset: str | None
@@ -88,6 +90,8 @@ class MatchCreated(Aggregate.Created):
     """A rematch's seats kept for their holders, per seat: ``account:<id>`` (a player),
     ``token:<seat token hash>`` (a guest's token of the first match) or "" (a bot,
     seated at once). Never shown."""
+    ranked: bool = False
+    """Made by a ranked queue: four players of close rating, teams balanced (rated)."""
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -95,6 +99,11 @@ class MatchCreated(Aggregate.Created):
         state["visibility"] = "public"
         state["rematch_of"] = None
         state["reserved"] = None
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        """A match created before ranked play: not ranked."""
+        state["ranked"] = False
 
     def apply(self, aggregate: Any) -> None:
         m: Match = aggregate
@@ -106,6 +115,8 @@ class MatchCreated(Aggregate.Created):
             m.rematch_of = self.rematch_of
         if self.reserved:
             m.reserved = tuple(self.reserved)
+        if self.ranked:
+            m.ranked = True
         m.name = self.name
         m.preset = self.preset
         m.rules = RuleSet.from_mapping(self.rules)

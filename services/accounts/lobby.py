@@ -26,6 +26,7 @@ from domain.accounts.lobby import (
     plan,
     rules_key,
 )
+from domain.accounts.ranked_queue import RankedQueue
 from domain.accounts.ticket import Ticket
 from domain.game.match import Match
 from domain.rules.errors import InvalidInputError
@@ -121,16 +122,17 @@ def check_partner(service: GameService, partner_id: UUID) -> None:
 
 
 def withdraw_ticket(uow: UnitOfWork, account: Account, ticket: Ticket) -> None:
-    """The account's waiting ticket cancelled and out of its lobby (refused once matched or
-    cancelled); the account's event first: a player's stream learns the ticket from it."""
+    """The account's waiting ticket cancelled and out of its lobby or ranked queue (refused
+    once matched or cancelled); the account's event first: a player's stream learns the
+    ticket from it."""
     now = uow.now
     ticket.cancel(now)
     account.unqueue(ticket.id, now)
     uow.add(account, ticket)
-    lobby = uow.find(ticket.lobby_id, Lobby)
-    if lobby is not None:
-        lobby.leave(ticket.id, now)
-        uow.add(lobby)
+    queue = uow.find(ticket.lobby_id, Lobby) or uow.find(ticket.lobby_id, RankedQueue)
+    if queue is not None:
+        queue.leave(ticket.id, now)
+        uow.add(queue)
 
 
 def owned_ticket(service: GameService, account_id: UUID, ticket_id: UUID) -> Ticket:
@@ -148,36 +150,55 @@ def matchmake(uow: UnitOfWork, dealer: Dealer, lobby: Lobby) -> UUID | None:
     seating = plan(lobby.waiting, now)
     if seating is None:
         return None
-    match_id = uuid4()
     rules = RuleSet.from_mapping(lobby.rules)
-    match = Match.create(
-        rules,
-        now,
-        name=QUICK_PLAY,
-        preset=lobby.preset,
-        match_id=match_id,
-        timers=uow.service.table.quick_play_timers,  # always: an absent person never stalls it
-    )
-    uow.add(match)
+    match = quick_match(uow, rules, lobby.preset, name=QUICK_PLAY)
     for seat, ticket_id, account_id, kind in seating:
-        digest = token_hash(new_token(match_id, SEAT_ROLE))  # never shown: see below
         if account_id is None or ticket_id is None:
+            digest = token_hash(new_token(match.id, SEAT_ROLE))  # never shown
             match.take_seat(seat, f"{kind} bot {seat}", kind, digest, now)
             continue
-        account = uow.get(account_id, Account, "player")
-        ticket = uow.get(ticket_id, Ticket, "ticket")
-        if ticket.status != "waiting":
-            # The lobby was read before another replica's save that closed this ticket
-            # (its save would conflict on the lobby's version anyway): read both again.
-            forget(uow.service, lobby.id)
-            raise VersionConflictError("the lobby changed meanwhile")
-        # The player acts with their player token, or asks for a fresh seat token.
-        match.take_seat(seat, account.display_name, "human", digest, now, account.id)
-        account.claim_seat(match_id, seat, now, ticket_id=ticket_id)
-        ticket.matched(match_id, seat, now)
-    lobby.make_match(match_id, seating, now)
+        seat_ticket(uow, match, seat, ticket_id, account_id, lobby.id)
+    lobby.make_match(match.id, seating, now)
     uow.add(dealer.begin_round(uow, match, now))
-    return match_id
+    return match.id
+
+
+def quick_match(
+    uow: UnitOfWork, rules: RuleSet, preset: str | None, *, name: str, ranked: bool = False
+) -> Match:
+    """A quick-play match (casual or ranked), new in ``uow``: always with turn limits, so
+    an absent person never stalls it."""
+    match = Match.create(
+        rules,
+        uow.now,
+        name=name,
+        preset=preset,
+        match_id=uuid4(),
+        timers=uow.service.table.quick_play_timers,
+        ranked=ranked,
+    )
+    uow.add(match)
+    return match
+
+
+def seat_ticket(
+    uow: UnitOfWork, match: Match, seat: int, ticket_id: UUID, account_id: UUID, queue_id: UUID
+) -> None:
+    """The ticket's player takes ``seat`` (their account claims it, the ticket is matched);
+    a ticket closed meanwhile is a version conflict on its lobby or queue (``queue_id``)."""
+    now = uow.now
+    digest = token_hash(new_token(match.id, SEAT_ROLE))  # never shown: see below
+    account = uow.get(account_id, Account, "player")
+    ticket = uow.get(ticket_id, Ticket, "ticket")
+    if ticket.status != "waiting":
+        # The queue was read before another replica's save that closed this ticket (its
+        # save would conflict on the queue's version anyway): read both again.
+        forget(uow.service, queue_id)
+        raise VersionConflictError("the lobby changed meanwhile")
+    # The player acts with their player token, or asks for a fresh seat token.
+    match.take_seat(seat, account.display_name, "human", digest, now, account.id)
+    account.claim_seat(match.id, seat, now, ticket_id=ticket_id)
+    ticket.matched(match.id, seat, now)
 
 
 class Lobbies:

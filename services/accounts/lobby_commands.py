@@ -21,7 +21,7 @@ from domain.accounts.account import Account
 from domain.accounts.lobby import Lobby, lobby_id, rules_key
 from domain.accounts.ticket import Ticket
 from domain.rules.errors import IllegalMoveError
-from domain.rules.ruleset import RuleSet
+from domain.rules.ruleset import RuleSet, preset
 from services import field_docs
 from services.access import signed_player
 from services.accounts.lobby import (
@@ -55,6 +55,50 @@ class TurnLimits(_Answer, frozen=True, kw_only=True):
     declare_ms: Annotated[int, Meta(description="Each declaring or overcalling turn (R18, R20).")]
     bury_ms: Annotated[int, Meta(description="Burying the bottom (R21).")]
     play_ms: Annotated[int, Meta(description="Each lead or follow (R22, R23).")]
+
+
+class RatingWindow(_Answer, frozen=True, kw_only=True):
+    """The ratings a waiting ranked ticket accepts now (it widens with the wait)."""
+
+    low: Annotated[int, Meta(description="The lowest shown rating accepted (inclusive).")]
+    high: Annotated[int, Meta(description="The highest shown rating accepted (inclusive).")]
+    width: Annotated[
+        int, Meta(description="Its half-width: the ticket's rating ± this many points.")
+    ]
+    widens_at: Annotated[
+        str | None,
+        Meta(description="When it widens next, ISO 8601; null: it is as wide as it gets."),
+    ]
+
+
+class RankedTicket(_Answer, frozen=True, kw_only=True):
+    """What a ranked ticket queued with and how its wait goes (docs/players.md)."""
+
+    family: Annotated[str, Meta(description="The rule-set family: standard, tuolaji or duijia.")]
+    rating: Annotated[
+        int, Meta(description="The player's shown rating in the family when the ticket queued.")
+    ]
+    provisional: Annotated[
+        bool, Meta(description="That rating was provisional (its window starts wider).")
+    ]
+    window: Annotated[
+        RatingWindow | None,
+        Meta(
+            description="The ratings accepted now, while it waits; null once matched or cancelled."
+        ),
+    ]
+    expected_wait_seconds: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "The median wait of the tickets of the family's recent ranked matches in "
+                "this rating band; null: none yet."
+            )
+        ),
+    ]
+    expected_from_matches: Annotated[
+        int, Meta(description="How many recent matches the expected wait is taken from.")
+    ]
 
 
 class TicketView(_Answer, frozen=True, kw_only=True):
@@ -115,13 +159,24 @@ class TicketView(_Answer, frozen=True, kw_only=True):
             )
         ),
     ]
+    ranked: Annotated[
+        RankedTicket | None,
+        Meta(description="A ranked ticket's rating, window and expected wait; null: casual."),
+    ] = None
 
 
-def ticket_view(service: GameService, ticket: Ticket) -> TicketView:
-    """The ticket as its player sees it (its lobby's rules never change)."""
+def ticket_view(
+    service: GameService, ticket: Ticket, ranked: RankedTicket | None = None
+) -> TicketView:
+    """The ticket as its player sees it (its lobby's rules never change); ``ranked``: a
+    ranked ticket's part (:mod:`services.accounts.ranked_commands`)."""
     wait = ticket.bots_after_ms
-    found = get_lobby(service, ticket.lobby_id)
-    match_end = str(found.rules.get("match_end", "")) if found is not None else ""
+    if ticket.family is not None:
+        rules = quick_play_rules(service, preset(ticket.family)).to_mapping()
+        match_end = str(rules.get("match_end", ""))
+    else:
+        found = get_lobby(service, ticket.lobby_id)
+        match_end = str(found.rules.get("match_end", "")) if found is not None else ""
     limits = service.table.quick_play_timers
     return TicketView(
         ticket_id=str(ticket.id),
@@ -137,6 +192,22 @@ def ticket_view(service: GameService, ticket: Ticket) -> TicketView:
         turn_limits=TurnLimits(
             declare_ms=limits.declare_ms, bury_ms=limits.bury_ms, play_ms=limits.play_ms
         ),
+        ranked=ranked or _ranked_as_saved(ticket),
+    )
+
+
+def _ranked_as_saved(ticket: Ticket) -> RankedTicket | None:
+    """A ranked ticket's part without the wait's figures (a cancelled or matched ticket's
+    answer: no window any more)."""
+    if ticket.family is None or ticket.rating is None:
+        return None
+    return RankedTicket(
+        family=ticket.family,
+        rating=ticket.rating,
+        provisional=ticket.provisional,
+        window=None,
+        expected_wait_seconds=None,
+        expected_from_matches=0,
     )
 
 

@@ -59,6 +59,14 @@ class RatingModels:
         view = MemoryRatingsView()
         return cls(service, view, RatingsFollower(service, view, schedule=schedule), schedule)
 
+    def standing(self, player: UUID, family: str) -> tuple[Rating, bool]:
+        """The player's all-time rating in ``family`` and whether it is provisional (never
+        rated: the model's start, provisional) — what a ranked ticket queues with."""
+        row = self.fresh().rating(family, ALL_TIME, player)
+        if row is None:
+            return MODEL.start(), True
+        return Rating(row.mu, row.sigma), row.provisional
+
     def fresh(self) -> RatingsView:
         target = self.service.recorder.max_notification_id() or 0
         if not self.freshness.reach(target):

@@ -1,20 +1,67 @@
 """Calibrating the bots' anchors (docs/decisions.md D-ratings): ``python -m
 services.ratings.calibrate`` plays short bots-only matches (one round each, the round
-simulator's :func:`~services.simulator.simulate`) between teams of two bots of one kind,
-every pair of kinds on both sides, and rates each kind from the model's start — not
-anchored — as one player who sat both seats of its team. It prints each kind's measured
-``mu`` and ``sigma``; ``model.ANCHORS`` is set from them."""
+simulator's :func:`~services.simulator.simulate`) between teams of two bots of one kind and
+rates each kind from the model's start — not anchored — as one player who sat both seats of
+its team. It prints each kind's measured ``mu`` and ``sigma`` and each pairing's tally;
+``model.ANCHORS`` is set from them.
+
+* **Duplicate deals** (R35, R36): the pairs of kinds take turns, and each pair plays every
+  deal twice, the same seed with the kinds' sides swapped, so the cards' luck cancels.
+* **Bots do not drift**: the kinds are rated by :data:`CALIBRATION_MODEL`, the model in force
+  without its skill drift (``tau`` 0), so every match is evidence about one fixed strength
+  and ``sigma`` keeps shrinking with the matches.
+* Deterministic: a seed, the kinds, the count and the strong bot's budget give the same
+  figures (the bots' moves are seeded from the deal's seed).
+"""
 
 from __future__ import annotations
 
 import argparse
 import itertools
-from collections.abc import Sequence
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
 
 from domain.bots import Player, make_player
 from domain.bots.strong import StrongPlayer
 from services.ratings.model import MODEL, Rating, RatingModel
 from services.simulator import simulate
+
+CALIBRATION_MODEL: Final = replace(MODEL, tau=0.0)
+"""The model in force without skill drift: a bot kind's strength does not change."""
+
+KINDS: Final = ("random", "heuristic", "strong")
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """One pairing's one-round matches: ``first`` and ``second`` name the kinds."""
+
+    first: str
+    second: str
+    first_won: int
+    second_won: int
+
+    @property
+    def share(self) -> float:
+        """The share of the matches the first kind won."""
+        return self.first_won / max(1, self.first_won + self.second_won)
+
+    @property
+    def margin(self) -> float:
+        """Half the width of the share's 95% confidence interval (normal approximation)."""
+        n = self.first_won + self.second_won
+        return 1.96 * math.sqrt(self.share * (1 - self.share) / n) if n else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What a calibration measured: each kind's rating and each pairing's tally."""
+
+    ratings: dict[str, Rating]
+    tallies: list[Tally]
 
 
 def _player(kind: str, strong_budget: int | None) -> Player:
@@ -37,24 +84,51 @@ def calibrate(
     *,
     seed: int = 0,
     strong_budget: int | None = None,
-    model: RatingModel = MODEL,
-) -> dict[str, Rating]:
-    """Each kind's rating after ``matches`` one-round matches, pairs of kinds in turn."""
+    model: RatingModel = CALIBRATION_MODEL,
+    progress: Callable[[int, Calibration], None] | None = None,
+) -> Calibration:
+    """Each kind's rating after ``matches`` one-round matches: match ``n`` plays deal
+    ``seed + n // 2`` between the pairs of kinds in turn, sides swapped when ``n`` is odd."""
     ratings = {k: model.start() for k in kinds}
-    pairs = [p for p in itertools.permutations(kinds, 2)]
+    pairs = list(itertools.combinations(kinds, 2))
+    won = {p: [0, 0] for p in pairs}
     for n in range(matches):
-        a, b = pairs[n % len(pairs)]
-        won = winner((a, b), seed + n, strong_budget)
+        deal = n // 2
+        pair = pairs[deal % len(pairs)]
+        a, b = pair if n % 2 == 0 else pair[::-1]
+        team = winner((a, b), seed + deal, strong_budget)
+        won[pair][pair.index((a, b)[team])] += 1
         team0, team1 = model.rate(
             ((ratings[a], ratings[a]), (ratings[b], ratings[b])),
-            won,
+            team,
             anchored=((False, False), (False, False)),
         )
-        for kind, team in ((a, team0), (b, team1)):
+        for kind, rated in ((a, team0), (b, team1)):
             ratings[kind] = Rating(
-                (team[0].mu + team[1].mu) / 2, (team[0].sigma + team[1].sigma) / 2
+                (rated[0].mu + rated[1].mu) / 2, (rated[0].sigma + rated[1].sigma) / 2
             )
-    return ratings
+        if progress is not None:
+            progress(n + 1, _calibration(ratings, won))
+    return _calibration(ratings, won)
+
+
+def _calibration(ratings: dict[str, Rating], won: dict[tuple[str, str], list[int]]) -> Calibration:
+    tallies = [Tally(a, b, w[0], w[1]) for (a, b), w in won.items()]
+    return Calibration(dict(ratings), tallies)
+
+
+def describe(found: Calibration) -> list[str]:
+    """The figures, a line each: every kind's rating, then every pairing's tally."""
+    lines = [
+        f"{kind:<10} mu={r.mu:.2f} sigma={r.sigma:.2f} shown={r.shown}"
+        for kind, r in found.ratings.items()
+    ]
+    for t in found.tallies:
+        lines.append(
+            f"{t.first} vs {t.second}: {t.first_won}-{t.second_won}"
+            f" share={t.share:.3f} ±{t.margin:.3f}"
+        )
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -64,15 +138,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--strong-budget", type=int, default=None, help="the strong bot's search budget"
     )
-    args = parser.parse_args(argv)
-    found = calibrate(
-        ("random", "heuristic", "strong"),
-        args.matches,
-        seed=args.seed,
-        strong_budget=args.strong_budget,
+    parser.add_argument(
+        "--every", type=int, default=0, help="print the figures so far every N matches"
     )
-    for kind, r in found.items():
-        print(f"{kind:<10} mu={r.mu:.2f} sigma={r.sigma:.2f} shown={r.shown}")
+    args = parser.parse_args(argv)
+
+    def progress(n: int, so_far: Calibration) -> None:
+        if args.every and n % args.every == 0:
+            print(f"after {n} matches: " + "; ".join(describe(so_far)), file=sys.stderr)
+
+    found = calibrate(
+        KINDS, args.matches, seed=args.seed, strong_budget=args.strong_budget, progress=progress
+    )
+    for line in describe(found):
+        print(line)
 
 
 if __name__ == "__main__":
