@@ -411,7 +411,7 @@ _ROUND_RULES = (
 PROBLEM_CODES: Final[dict[int, tuple[str, ...]]] = {
     400: ("bad-request", "unknown-parameter"),
     401: ("unauthorized",),
-    403: ("forbidden", "table-closed"),
+    403: ("forbidden", "table-closed", "account-required"),
     404: ("not-found",),
     405: ("method-not-allowed",),
     409: (

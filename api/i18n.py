@@ -264,6 +264,9 @@ MESSAGES: Final[dict[str, Message]] = {
     "invite-expired": _m("Invite expired", "邀请码已失效", "该邀请码已经失效"),
     "ticket-closed": _m("Ticket closed", "排队票已关闭", "该排队票已经配对或已取消"),
     "already-queued": _m("Already queued", "已在排队", "你已经有一张排队中的票"),
+    "account-required": _m(
+        "Account required", "需要账号", "排位赛只对有账号的玩家开放：请用玩家令牌排队"
+    ),
     "player-erased": _m("Player erased", "玩家已被抹除", "该玩家已被抹除"),
     "no-subscription": _m("No subscription", "没有该订阅", "该推送订阅（`webhook`）已停止"),
 }

@@ -49,6 +49,7 @@ from services.accounts.ranked_commands import (
     MakeRankedMatchHandler,
     QueueRankedTicket,
     QueueRankedTicketHandler,
+    Standings,
 )
 from services.accounts.seat_commands import (
     ClaimSeatAsPlayer,
@@ -107,7 +108,7 @@ def build_bus(
     oidc: OidcVerifier | None = None,
     webhook_targets: TargetPolicy = PUBLIC_HTTPS,
     matches: Allowance = NO_ALLOWANCE,
-    ratings: RatingModels | None = None,
+    ratings: Standings | None = None,
     ranked: RankedQueues | None = None,
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's

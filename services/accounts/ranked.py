@@ -143,8 +143,11 @@ class RankedQueues:
     def __init__(self) -> None:
         self.position = 0
         self.changed: set[UUID] = set()
+        """Queues with events not yet looked at: tried at once (four or more waiting)."""
+        self.tried: dict[UUID, datetime] = {}
+        """Queues given to the sweeper, and when: next tried when a window widens after."""
         self.due: dict[UUID, datetime] = {}
-        """Queue → when a window of its tickets widens next (four or more waiting)."""
+        """Queue → when to try it (four or more waiting)."""
         self.waits: dict[tuple[str, int], deque[list[int]]] = {}
         """(family, band) → per recent match, its tickets' waits in that band (ms)."""
         self.families: dict[UUID, str] = {}
@@ -171,14 +174,18 @@ class RankedQueues:
             if len(found) < BATCH:
                 break
         now = service.clock()
-        for qid in self.changed:
+        for qid in self.changed | self.tried.keys():
             queue = get_ranked_queue(service, qid)
-            due = None if queue is None else next_change(queue.waiting, now)
+            since = self.tried.get(qid, now)
+            due = None if queue is None else next_change(queue.waiting, since)
+            if due is not None and qid in self.changed:
+                due = now  # changed since it was last tried (or never tried here): try now
             if due is None:
                 self.due.pop(qid, None)
             else:
                 self.due[qid] = due
         self.changed.clear()
+        self.tried.clear()
 
     def _made(self, service: GameService, qid: UUID, event: RankedMatchMade) -> None:
         family = self.families.get(qid)
@@ -198,7 +205,7 @@ class RankedQueues:
             self._follow(service)
             now = service.clock()
             found = [qid for qid, at in self.due.items() if at <= now]
-            self.changed.update(found)  # read again at the next sweep, whatever happens
+            self.tried.update(dict.fromkeys(found, now))  # read again at the next sweep
             return found
 
     def expected(self, service: GameService, family: str, rating: int) -> ExpectedWait:

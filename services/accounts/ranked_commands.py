@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Final, Protocol
 from uuid import UUID, uuid4
 
 from domain.accounts.matchmaking import SCHEDULE
@@ -40,12 +40,20 @@ from services.dealer import Dealer
 from services.errors import ForbiddenError, UnauthorizedError
 from services.game import GameService
 from services.idempotency import Fact
-from services.ratings.boards import RatingModels
-from services.ratings.model import FAMILIES
+from services.ratings.model import FAMILIES, Rating
 from services.sources import PLAYER_ROLE
 from services.unit_of_work import Reading, UnitOfWork
 
 ACCOUNT_REQUIRED: Final = "account-required"
+
+
+class Standings(Protocol):
+    """Where a ranked ticket reads its player's rating (the ratings' read model,
+    :class:`~services.ratings.boards.RatingModels`)."""
+
+    def standing(self, player: UUID, family: str) -> tuple[Rating, bool]:
+        """The player's rating in ``family`` and whether it is provisional."""
+        ...
 
 
 class AccountRequiredError(ForbiddenError):
@@ -114,7 +122,7 @@ class QueueRankedTicketHandler(Handler[QueueRankedTicket, Signed, TicketView]):
     attempts = ATTEMPTS
 
     def __init__(
-        self, service: GameService, dealer: Dealer, ratings: RatingModels, queues: RankedQueues
+        self, service: GameService, dealer: Dealer, ratings: Standings, queues: RankedQueues
     ) -> None:
         self.service = service
         self.dealer = dealer
