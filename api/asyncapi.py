@@ -294,6 +294,14 @@ def _player_messages(
         "headers": _last_event_id("a ticket version"),
         "payload": ticket,
     }
+    messages["widened"] = {
+        "name": "widened",
+        "title": "A ranked ticket's rating window widened",
+        "summary": "SSE `event: widened`, without an `id` (the ticket's version is unchanged): "
+        "the ticket as it stands, its `ranked.window` wider than in the last frame.",
+        "contentType": "application/json",
+        "payload": ticket,
+    }
     return messages
 
 

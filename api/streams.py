@@ -144,8 +144,9 @@ TICKET: Final = StreamRoute(
     channel="ticket",
     title="A quick-play ticket",
     description="The ticket's owner (player token) gets the ticket at once and after every "
-    "change, until it is matched or cancelled; `id` is the ticket's version.",
-    messages={"ticket": "ticket", "revoked": "revoked"},
+    "change, until it is matched or cancelled; `id` is the ticket's version. A waiting ranked "
+    "ticket also gets a `widened` frame (no `id`) each time its rating window widens.",
+    messages={"ticket": "ticket", "widened": "widened", "revoked": "revoked"},
     operation="watchTicket",
     summary="Wait for a quick-play ticket to be matched",
     parameters={"ticket_id": "The ticket's id (a UUID)"},

@@ -42,6 +42,12 @@ from domain.accounts.account import (
 )
 from domain.accounts.invite import InviteCreated
 from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
+from domain.accounts.ranked_queue import (
+    RankedMatchMade,
+    RankedQueueOpened,
+    RankedTicketLeft,
+    RankedTicketQueued,
+)
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.accounts.webhooks import (
     AttemptFailed,
@@ -162,6 +168,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
     ),
     ("invite", (InviteCreated,)),
     ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
+    ("ranked-queue", (RankedQueueOpened, RankedTicketQueued, RankedTicketLeft, RankedMatchMade)),
     ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),
     ("webhook", (SubscriptionRegistered, SubscriptionRemoved)),
     (
@@ -203,7 +210,7 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         Meta(
             description=(
                 "`match`, `round`, `tournament`, `idempotency`, "
-                "`account`, `invite`, `lobby`, `ticket`, `webhook`, "
+                "`account`, `invite`, `lobby`, `ranked-queue`, `ticket`, `webhook`, "
                 "`subscription` (the game's store) or `outbox` (the "
                 "webhook outbox's own store, never in the feed); "
                 "docs/events.md says who may read each."

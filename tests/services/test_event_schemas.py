@@ -31,7 +31,15 @@ from tests.archive.matches import bot_match, bot_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 BASES = frozenset(
-    {"MatchEvent", "RoundEvent", "TournamentEvent", "AccountEvent", "LobbyEvent", "TicketEvent"}
+    {
+        "MatchEvent",
+        "RoundEvent",
+        "TournamentEvent",
+        "AccountEvent",
+        "LobbyEvent",
+        "RankedQueueEvent",
+        "TicketEvent",
+    }
 )
 """The aggregates' event base classes: never stored themselves."""
 
