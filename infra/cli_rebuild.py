@@ -7,7 +7,8 @@ the lists' read models (``lists``, :mod:`infra.readviews`), replays the log into
 from position 0, drawing a progress bar with the rate on stderr, and puts the rebuilt
 lists in place of the stored ones (one transaction). ``--check`` instead compares each
 rebuilt model with what the service has now (the stored lists; the models computed on
-demand) and exits 1 on any difference; ``--only NAME`` rebuilds some projections only.
+demand) and exits 1 on any difference; ``--only NAME`` (or ``shengji rebuild NAME …``)
+rebuilds some projections only.
 On SQLite the server must be stopped first (one process owns the file).
 """
 
@@ -44,6 +45,9 @@ def add_rebuild_parser(commands: Any) -> None:
     parser.add_argument(
         "--only", action="append", default=None, metavar="NAME", help="rebuild NAME only"
     )
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help="rebuild these only (as --only NAME)"
+    )
 
 
 def bar(p: Progress) -> str:
@@ -62,7 +66,8 @@ def run_rebuild(
     out = out or sys.stdout
     err = err or sys.stderr
     known = factories()
-    unknown = sorted(set(args.only or ()) - set(known))
+    only = [*(args.only or ()), *getattr(args, "names", ())]
+    unknown = sorted(set(only) - set(known))
     if unknown:
         err.write(
             f"shengji rebuild: no projection {', '.join(unknown)}; known: {', '.join(known)}\n"
@@ -72,7 +77,7 @@ def run_rebuild(
     if service is None:
         return 2
     try:
-        chosen = [f(service) for name, f in known.items() if not args.only or name in args.only]
+        chosen = [f(service) for name, f in known.items() if not only or name in only]
 
         def draw(p: Progress) -> None:
             err.write(bar(p))
