@@ -17,6 +17,7 @@ from api.etag import IfNoneMatch, etag, not_modified, not_modified_response, tag
 from api.routes import route
 from domain.rules.errors import InvalidInputError
 from services.access import Credential, signed_player
+from services.errors import UnauthorizedError
 from services.game import GameService
 from services.ratings.boards import (
     Leaderboard,
@@ -64,7 +65,9 @@ def _around(text: str | None, me: UUID | None) -> UUID | None:
         return None
     if text == "me":
         if me is None:
-            raise InvalidInputError("around=me needs the player's token")
+            raise UnauthorizedError(
+                "around=me needs the player's token: Authorization: Bearer <player token>"
+            )
         return me
     try:
         return UUID(text)

@@ -43,6 +43,11 @@ class FakeStandings:
         return Rating(MODEL.mu + (shown - 1500) / SCALE, 2.0), provisional
 
 
+def view_of(body: object) -> TicketView:
+    assert isinstance(body, TicketView)
+    return body
+
+
 class Table:
     def __init__(self, clock: FakeClock, quota: int = 0) -> None:
         self.clock = clock
@@ -65,8 +70,7 @@ class Table:
     def queue(self, who: Credential, family: str = "standard", **kw: object) -> TicketView:
         done = self.bus.handle(QueueRankedTicket(family), who, **kw)  # type: ignore[arg-type]
         assert done.status in (200, 201)
-        view: TicketView = done.body
-        return view
+        return view_of(done.body)
 
     def ticket(self, view: TicketView) -> Ticket:
         found: Ticket = self.service.repository.get(UUID(view.ticket_id))
@@ -155,7 +159,8 @@ def test_the_expected_wait_is_the_median_of_the_bands_recent_matches(table: Tabl
 def test_a_guest_is_refused(table: Table, caller: object) -> None:
     with pytest.raises(ShengjiError) as refused:
         table.bus.handle(QueueRankedTicket("standard"), caller)  # type: ignore[arg-type]
-    assert (refused.value.code, refused.value.status) == ("account-required", 403)
+    assert refused.value.code == "account-required"
+    assert getattr(refused.value, "status", None) == 403
 
 
 def test_a_double_tap_answers_the_same_ticket_and_another_is_refused(table: Table) -> None:
@@ -163,12 +168,12 @@ def test_a_double_tap_answers_the_same_ticket_and_another_is_refused(table: Tabl
     first = table.bus.handle(QueueRankedTicket("standard"), mei)
     again = table.bus.handle(QueueRankedTicket("standard"), mei)
     assert (first.status, again.status) == (201, 200)
-    assert first.body.ticket_id == again.body.ticket_id
+    assert view_of(first.body).ticket_id == view_of(again.body).ticket_id
     for other in (QueueRankedTicket("tuolaji"), QueueTicket(STANDARD)):
         with pytest.raises(ShengjiError) as refused:
             table.bus.handle(other, mei)
         assert refused.value.code == "already-queued"
-    table.bus.handle(CancelTicket(UUID(first.body.ticket_id)), mei)
+    table.bus.handle(CancelTicket(UUID(view_of(first.body).ticket_id)), mei)
     assert table.bus.handle(QueueRankedTicket("tuolaji"), mei).status == 201
 
 
@@ -187,8 +192,8 @@ def test_casual_and_ranked_tickets_never_meet(table: Table) -> None:
     creds = [table.player(f"p{i}", 1500) for i in range(4)]
     for c in creds[:2]:
         table.queue(c)
-    casual = [table.bus.handle(QueueTicket(STANDARD), c).body for c in creds[2:]]
+    casual = [view_of(table.bus.handle(QueueTicket(STANDARD), c).body) for c in creds[2:]]
     assert all(v.ranked is None and v.status == "waiting" for v in casual)
     table.clock.advance(seconds=600)
     table.sweeper.sweep()
-    assert all(v.status == "waiting" for v in casual)
+    assert {table.ticket(v).status for v in casual} == {"waiting"}
