@@ -51,7 +51,7 @@ from services.ratings.view import (
     buckets,
 )
 from services.readmodels.runner import WAIT_S, Watcher
-from services.readmodels.view import PositionMovedError
+from services.readmodels.tracked import PositionMovedError
 
 RATINGS: Final = "ratings"
 HISTORY: Final = "rating_history"

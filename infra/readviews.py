@@ -46,7 +46,8 @@ from services.readmodels.lists import ReadModels
 from services.readmodels.rebuild import ListsRebuild
 from services.readmodels.rows import Change, MatchRow, SeatRow, TournamentRow
 from services.readmodels.runner import Follower, Watcher
-from services.readmodels.view import UPSTREAM, ListsView, MemoryListsView, PositionMovedError
+from services.readmodels.tracked import UPSTREAM, PositionMovedError
+from services.readmodels.view import ListsView, MemoryListsView
 
 MATCHES: Final = "readmodel_matches"
 SEATS: Final = "readmodel_seats"

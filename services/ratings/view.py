@@ -1,12 +1,9 @@
-"""The ratings' materialised view: an eventsourcing ``TrackingRecorder`` whose rows and
-tracking record are written in one transaction (docs/decisions.md D-ratings, as
-D-readmodels' lists).
+"""The ratings' materialised view, a :class:`~services.readmodels.tracked.TrackedView`:
+rows and tracking record written in one transaction, an event's or a batch's
+(docs/decisions.md D-ratings, as D-readmodels' lists).
 
 :class:`RatingsView` is the view as the projection and the boards use it, whatever the
-store: :meth:`~RatingsView.record` takes the rows an event changed with its tracking
-record; inside :meth:`~RatingsView.batch` changes are kept and written at its end with
-the last tracking record, only if the view's position is still the batch's start
-(:class:`~services.readmodels.view.PositionMovedError` else). The view also stores the
+store. The view also stores the
 model it was computed with (:meth:`~RatingsView.model`): a follower that finds another
 resets the view and rates the whole log again.
 
@@ -30,15 +27,14 @@ import math
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import Tracking, TrackingRecorder
+from eventsourcing.persistence import Tracking
 from eventsourcing.popo import POPOTrackingRecorder
 
 from services.ratings.rows import Change, HistoryRow, RatingKey, RatingRow, SeasonRow, plain
-from services.readmodels.view import UPSTREAM, PositionMovedError
+from services.readmodels.tracked import UPSTREAM, PositionMovedError, TrackedView
 
 TRACKED = f"{UPSTREAM}-ratings"
 """The application name of the ratings' tracking records: the log followed is the game's
@@ -51,40 +47,13 @@ Cursor = tuple[float, str]
 """A place on a board: (key, player id as text)."""
 
 
-class RatingsView(TrackingRecorder, ABC):
+class RatingsView(TrackedView[Change], ABC):
     """The ratings' rows and the position in the log they show (module docstring)."""
 
-    def setup_batches(self) -> None:
-        """Call once from the constructor."""
-        self.pending: Change | None = None
-        self.pending_tracking: Tracking | None = None
+    tracked = TRACKED
 
-    # -- writing -------------------------------------------------------------------------------
-
-    def position(self) -> int:
-        """The last notification id the rows show (0: none yet)."""
-        return self.max_tracking_id(TRACKED) or 0
-
-    @contextmanager
-    def batch(self, start: int) -> Iterator[None]:
-        """Keep what :meth:`record` is given and write it at the end, in one transaction,
-        if the view is still at ``start``."""
-        self.pending, self.pending_tracking = Change(), None
-        try:
-            yield
-            if self.pending_tracking is not None:
-                self.store(self.pending, start, self.pending_tracking)
-        finally:
-            self.pending, self.pending_tracking = None, None
-
-    def record(self, change: Change, tracking: Tracking) -> None:
-        """The rows an event changed, with the event's tracking record."""
-        tracking = Tracking(TRACKED, tracking.notification_id)
-        if self.pending is None:
-            self.store(change, self.position(), tracking)
-            return
-        self.pending.merge(change)
-        self.pending_tracking = tracking
+    def new_change(self) -> Change:
+        return Change()
 
     def rating(self, family: str, season: str, player: UUID) -> RatingRow | None:
         """The player's row on the board as the projection left it (the batch's first)."""
@@ -115,11 +84,6 @@ class RatingsView(TrackingRecorder, ABC):
         if self.pending is not None and (family, season) in self.pending.seasons:
             return self.pending.seasons[family, season]
         return self.stored_season(family, season)
-
-    @abstractmethod
-    def store(self, change: Change, start: int, tracking: Tracking) -> None:
-        """Write ``change`` and ``tracking`` in one transaction if the position is
-        ``start``; else :class:`PositionMovedError` and nothing written."""
 
     @abstractmethod
     def reset(self, model: str) -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
@@ -33,7 +32,8 @@ from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 from services.background import Doorbell, Loop
 from services.game import GameService
 from services.readmodels.projection import Lists
-from services.readmodels.view import UPSTREAM, ListsView, PositionMovedError
+from services.readmodels.tracked import UPSTREAM, PositionMovedError, TrackedView
+from services.readmodels.view import ListsView
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +58,6 @@ class Freshness(Protocol):
         ...
 
 
-class TrackedView(Protocol):
-    """What a follower needs of a view: its position and batches (the lists' view, the
-    ratings' view)."""
-
-    def position(self) -> int: ...
-
-    def batch(self, start: int) -> AbstractContextManager[None]: ...
-
-
 class Folding(Protocol):
     """What a follower needs of a projection."""
 
@@ -83,7 +74,7 @@ class Follower:
     def __init__(
         self,
         service: GameService,
-        view: ListsView | TrackedView,
+        view: TrackedView[Any],
         *,
         poll_s: float = 2.0,
         batch: int = BATCH,

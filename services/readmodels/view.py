@@ -1,13 +1,9 @@
-"""The lists' materialised view: an eventsourcing ``TrackingRecorder`` whose rows and
-tracking record are written in one transaction (docs/decisions.md D-readmodels).
+"""The lists' materialised view, a :class:`~services.readmodels.tracked.TrackedView`: rows
+and tracking record written in one transaction, an event's or a batch's
+(docs/decisions.md D-readmodels).
 
 :class:`ListsView` is the view as the projection and the lists use it, whatever the
-store: :meth:`~ListsView.record` takes the rows an event changed with the event's tracking
-record; inside :meth:`~ListsView.batch` the changes of many events are kept (the last row
-of each key) and written at its end with the last tracking record, in one transaction, and
-only if the view's position is still the one the batch started from — so two runners on
-one database never both write the same events (the loser's batch is rolled back:
-:class:`PositionMovedError`). The lists page on positions (:meth:`~ListsView.match_page`,
+store. The lists page on positions (:meth:`~ListsView.match_page`,
 :meth:`~ListsView.tournament_page`), a page costing the same however many rows there are.
 
 :class:`MemoryListsView` keeps the rows in memory (POPO stores, tests, ``shengji rebuild
@@ -20,60 +16,22 @@ import bisect
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import Tracking, TrackingRecorder
+from eventsourcing.persistence import Tracking
 from eventsourcing.popo import POPOTrackingRecorder
 
-from services.game import GameService
 from services.readmodels.rows import Change, MatchRow, Page, SeatRow, TournamentRow, plain
+from services.readmodels.tracked import PositionMovedError, TrackedView
 from services.summaries import Origin
 
-UPSTREAM = GameService.name
-"""The application whose notification log the view follows (its tracking records' name)."""
 
-
-class PositionMovedError(RuntimeError):
-    """The view's position is not the one a batch started from: another runner wrote
-    (or a rebuild reset the view) meanwhile. Nothing of the batch was written."""
-
-
-class ListsView(TrackingRecorder, ABC):
+class ListsView(TrackedView[Change], ABC):
     """The rows of the lists and the position in the log they show (module docstring)."""
 
-    def setup_batches(self) -> None:
-        """Call once from the constructor."""
-        self.pending: Change | None = None
-        self.pending_tracking: Tracking | None = None
-
-    # -- writing -------------------------------------------------------------------------------
-
-    def position(self) -> int:
-        """The last notification id the rows show (0: none yet)."""
-        return self.max_tracking_id(UPSTREAM) or 0
-
-    @contextmanager
-    def batch(self, start: int) -> Iterator[None]:
-        """Keep what :meth:`record` is given and write it at the end, in one transaction,
-        if the view is still at ``start`` (else :class:`PositionMovedError`)."""
-        self.pending, self.pending_tracking = Change(), None
-        try:
-            yield
-            if self.pending_tracking is not None:
-                self.store(self.pending, start, self.pending_tracking)
-        finally:
-            self.pending, self.pending_tracking = None, None
-
-    def record(self, change: Change, tracking: Tracking) -> None:
-        """The rows an event changed, with the event's tracking record (in a batch: kept
-        for its end; else written now, in one transaction)."""
-        if self.pending is None:
-            self.store(change, self.position(), tracking)
-            return
-        self.pending.merge(change)
-        self.pending_tracking = tracking
+    def new_change(self) -> Change:
+        return Change()
 
     def match_row(self, match_id: UUID) -> MatchRow | None:
         """The match's row as the projection left it (the batch's, else the stored one)."""
@@ -90,11 +48,6 @@ class ListsView(TrackingRecorder, ABC):
         if self.pending is not None and tournament_id in self.pending.tournaments:
             return self.pending.tournaments[tournament_id]
         return self.stored_tournament(tournament_id)
-
-    @abstractmethod
-    def store(self, change: Change, start: int, tracking: Tracking) -> None:
-        """Write ``change`` and ``tracking`` in one transaction if the position is
-        ``start``; else :class:`PositionMovedError` and nothing written."""
 
     @abstractmethod
     def reset(self) -> None:

@@ -18,7 +18,7 @@ from services.ratings.projection import NotRated, Rated, micros, what_counts
 from services.ratings.rows import ALL_TIME, Change
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import MemoryRatingsView, RatingsView
-from services.readmodels.view import UPSTREAM
+from services.readmodels.tracked import UPSTREAM
 from tests.conftest import Backend
 from tests.ratings.population import Population, populate
 

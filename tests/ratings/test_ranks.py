@@ -13,7 +13,7 @@ from eventsourcing.persistence import Tracking
 from infra.ratingviews import open_ratings_view
 from services.ratings.rows import ALL_TIME, Change, RatingRow
 from services.ratings.view import COARSE, MemoryRatingsView, RatingsView, cursor_of
-from services.readmodels.view import UPSTREAM
+from services.readmodels.tracked import UPSTREAM
 from tests.conftest import Backend
 
 

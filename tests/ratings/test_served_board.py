@@ -29,7 +29,7 @@ from services.ratings.model import Rating
 from services.ratings.projection import Ratings
 from services.ratings.rows import ALL_TIME, Change, RatingRow
 from services.ratings.view import cursor_of
-from services.readmodels.view import UPSTREAM
+from services.readmodels.tracked import UPSTREAM
 from tests.commands import create_player
 from tests.documents import repository_yaml
 

@@ -19,7 +19,7 @@ from infra.store import build_service
 from services.readmodels.rebuild import ListsRebuild
 from services.readmodels.rows import Change, MatchRow, SeatRow
 from services.readmodels.runner import Follower
-from services.readmodels.view import UPSTREAM
+from services.readmodels.tracked import UPSTREAM
 from tests.readmodels.population import populate
 
 
