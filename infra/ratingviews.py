@@ -20,21 +20,30 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any, Final
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import Tracking
 from eventsourcing.postgres import (
-    PostgresApplicationRecorder,
     PostgresDatastore,
     PostgresTrackingRecorder,
 )
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from eventsourcing.utils import strtobool
-from psycopg.sql import SQL, Composed, Identifier
 
-from infra.localhub import InProcessHub, LocalHub
+from infra.localhub import LocalHub
 from infra.settings import Settings
+from infra.sqlviews import (
+    PostgresPosition,
+    SQLitePosition,
+    SqlView,
+    as_uuid,
+    kept,
+    open_sql_view,
+    postgres_ddl,
+    qualified,
+)
 from services.game import GameService
 from services.projections import Projection
 from services.ratings.boards import RatingModels
@@ -43,15 +52,12 @@ from services.ratings.rows import Change, HistoryRow, RatingRow, SeasonRow
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import (
     COARSE,
-    TRACKED,
     Board,
     Cursor,
     MemoryRatingsView,
     RatingsView,
     buckets,
 )
-from services.readmodels.runner import WAIT_S, Watcher
-from services.readmodels.tracked import PositionMovedError
 
 RATINGS: Final = "ratings"
 HISTORY: Final = "rating_history"
@@ -165,9 +171,8 @@ class _Statements:
         self.ratings_of = f"SELECT {_RATING} FROM {q(RATINGS)} WHERE player_id = {p}"
         self.model = f"SELECT model FROM {q(MODEL_TABLE)} WHERE one = 1"
         self.set_model = f"INSERT INTO {q(MODEL_TABLE)} (one, model) VALUES (1, {p})"
-        self.reset = [f"DELETE FROM {q(t)}" for t in TABLES] + [
-            f"DELETE FROM {tracking} WHERE application_name = {p}"
-        ]
+        self.emptied = [f"DELETE FROM {q(t)}" for t in TABLES]
+        self.untrack = f"DELETE FROM {tracking} WHERE application_name = {p}"
         self.all = [
             f"SELECT {_RATING} FROM {q(RATINGS)}",
             f"SELECT {_HISTORY} FROM {q(HISTORY)}",
@@ -175,15 +180,11 @@ class _Statements:
         ]
 
 
-def _uuid(value: Any) -> UUID:
-    return value if isinstance(value, UUID) else UUID(str(value))
-
-
 def _rating(r: Any) -> RatingRow:
     return RatingRow(
         family=r["family"],
         season=r["season"],
-        player_id=_uuid(r["player_id"]),
+        player_id=as_uuid(r["player_id"]),
         mu=r["mu"],
         sigma=r["sigma"],
         matches=r["matches"],
@@ -195,9 +196,9 @@ def _rating(r: Any) -> RatingRow:
 
 def _history(r: Any) -> HistoryRow:
     return HistoryRow(
-        player_id=_uuid(r["player_id"]),
+        player_id=as_uuid(r["player_id"]),
         family=r["family"],
-        match_id=_uuid(r["match_id"]),
+        match_id=as_uuid(r["match_id"]),
         position=r["position"],
         at=r["at"],
         mu_before=r["mu_before"],
@@ -213,28 +214,10 @@ def _season(r: Any) -> SeasonRow:
     return SeasonRow(family=r["family"], season=r["season"], first_at=r["first_at"])
 
 
-class _SqlRatings(RatingsView):
+class _SqlRatings(SqlView, RatingsView):
+    """What the SQLite and PostgreSQL ratings' views share: the statements' use."""
+
     sql: _Statements
-    ids_as_text: bool
-    insert_tracking_statement: Any
-    datastore: Any
-
-    def transaction(self, *, commit: bool) -> Any:
-        return self.datastore.transaction(commit=commit)
-
-    def id(self, value: UUID) -> Any:
-        return str(value) if self.ids_as_text else value
-
-    def flag(self, value: bool) -> Any:
-        return int(value) if self.ids_as_text else value
-
-    def check_position(self, c: Any, start: int) -> None:
-        raise NotImplementedError
-
-    def store(self, change: Change, start: int, tracking: Tracking) -> None:
-        with self.transaction(commit=True) as c:
-            self.check_position(c, start)
-            self.write(c, change, tracking)
 
     def write(self, c: Any, change: Change, tracking: Tracking, *, empty: bool = False) -> None:
         """``change`` and ``tracking`` in the transaction ``c``; ``empty``: the view has
@@ -249,7 +232,7 @@ class _SqlRatings(RatingsView):
             c.executemany(
                 self.sql.upsert_rating,
                 [
-                    (r.family, r.season, self.id(r.player_id), r.mu, r.sigma, r.matches,
+                    (r.family, r.season, self.key(r.player_id), r.mu, r.sigma, r.matches,
                      r.last_at, self.flag(r.provisional), r.key)
                     for r in change.ratings.values()
                 ],
@@ -258,7 +241,7 @@ class _SqlRatings(RatingsView):
             c.executemany(
                 self.sql.insert_history,
                 [
-                    (self.id(h.player_id), h.family, self.id(h.match_id), h.position, h.at,
+                    (self.key(h.player_id), h.family, self.key(h.match_id), h.position, h.at,
                      h.mu_before, h.sigma_before, h.mu_after, h.sigma_after, h.weight,
                      h.foursome)
                     for h in change.history
@@ -270,29 +253,21 @@ class _SqlRatings(RatingsView):
                 [(s.family, s.season, s.first_at) for s in change.seasons.values()],
             )
         for player in change.erased:
-            c.execute(self.sql.ratings_of, (self.id(player),))
+            c.execute(self.sql.ratings_of, (self.key(player),))
             for gone in c.fetchall():
                 self.move(counts, _rating(gone), -1)
             for statement in self.sql.erase:
-                c.execute(statement, (self.id(player),))
+                c.execute(statement, (self.key(player),))
         if counts:
             c.executemany(
                 self.sql.count,
                 [(f, s, self.flag(p), level, b, n) for (f, s, p, level, b), n in counts.items()],
             )
             c.execute(self.sql.prune_counts)
-        c.execute(
-            self.insert_tracking_statement,
-            {
-                "application_name": TRACKED,
-                "notification_id": tracking.notification_id,
-            },
-        )
-        if self.datastore.single_row_tracking and c.fetchone() is None:
-            raise IntegrityError(f"tracking {tracking} is not beyond the view's position")
+        self.write_tracking(c, tracking)
 
     def old_row(self, c: Any, family: str, season: str, player: UUID) -> RatingRow | None:
-        c.execute(self.sql.rating, (family, season, self.id(player)))
+        c.execute(self.sql.rating, (family, season, self.key(player)))
         r = c.fetchone()
         return None if r is None else _rating(r)
 
@@ -302,98 +277,87 @@ class _SqlRatings(RatingsView):
         counts[row.family, row.season, row.provisional, 0, coarse] += by
         counts[row.family, row.season, row.provisional, 1, fine] += by
 
-    def delete_all(self, c: Any, model: str) -> None:
-        for statement in self.sql.reset[:-1]:
-            c.execute(statement)
-        c.execute(self.sql.reset[-1], (TRACKED,))
+    def remodel(self, c: Any, model: str) -> None:
+        """No rows, no position, and the rows to come are of ``model``."""
+        self.delete_all(c)
         c.execute(self.sql.set_model, (model,))
 
     def reset(self, model: str) -> None:
         with self.transaction(commit=True) as c:
-            self.delete_all(c, model)
+            self.remodel(c, model)
 
     def replace_all(self, change: Change, tracking: Tracking, model: str) -> None:
         with self.transaction(commit=True) as c:
-            self.delete_all(c, model)
+            self.remodel(c, model)
             if tracking.notification_id:
                 self.write(c, change, tracking, empty=True)
 
-    def _one(self, statement: str, params: tuple[Any, ...]) -> Any:
-        with self.transaction(commit=False) as c:
-            c.execute(statement, params)
-            return c.fetchone()
-
-    def _all(self, statement: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self.transaction(commit=False) as c:
-            c.execute(statement, params)
-            return list(c.fetchall())
-
     def model(self) -> str | None:
-        r = self._one(self.sql.model, ())
+        r = self.fetch_one(self.sql.model, ())
         return None if r is None else str(r["model"])
 
     def stored_rating(self, family: str, season: str, player: UUID) -> RatingRow | None:
-        r = self._one(self.sql.rating, (family, season, self.id(player)))
+        r = self.fetch_one(self.sql.rating, (family, season, self.key(player)))
         return None if r is None else _rating(r)
 
     def stored_repeats(self, player: UUID, family: str, foursome: str, since: int) -> int:
-        r = self._one(self.sql.repeats, (self.id(player), family, foursome, since))
+        r = self.fetch_one(self.sql.repeats, (self.key(player), family, foursome, since))
         return int(r["n"])
 
     def stored_season(self, family: str, season: str) -> SeasonRow | None:
-        r = self._one(self.sql.season, (family, season))
+        r = self.fetch_one(self.sql.season, (family, season))
         return None if r is None else _season(r)
 
     def _board(self, board: Board) -> tuple[Any, ...]:
         return board[0], board[1], self.flag(board[2])
 
     def _cursor(self, at: Cursor) -> tuple[Any, ...]:
-        return at[0], self.id(UUID(at[1]))
+        return at[0], self.key(UUID(at[1]))
 
     def board(self, board: Board, after: Cursor | None, limit: int) -> list[RatingRow]:
         if after is None:
-            found = self._all(self.sql.board_top, (*self._board(board), limit))
+            found = self.fetch_all(self.sql.board_top, (*self._board(board), limit))
         else:
-            found = self._all(
+            found = self.fetch_all(
                 self.sql.board_after, (*self._board(board), *self._cursor(after), limit)
             )
         return [_rating(r) for r in found]
 
     def above(self, board: Board, at: Cursor, limit: int) -> list[RatingRow]:
-        found = self._all(self.sql.above, (*self._board(board), *self._cursor(at), limit))
+        found = self.fetch_all(self.sql.above, (*self._board(board), *self._cursor(at), limit))
         return [_rating(r) for r in reversed(found)]
 
     def rank(self, board: Board, at: Cursor) -> int:
         coarse, fine = buckets(at[0])
         b = self._board(board)
-        r = self._one(
+        r = self.fetch_one(
             self.sql.rank,
             (*b, coarse, *b, COARSE * coarse, fine, *b, float(fine), *self._cursor(at)),
         )
         return int(r["n"])
 
     def seasons(self, family: str) -> list[SeasonRow]:
-        return [_season(r) for r in self._all(self.sql.seasons, (family,))]
+        return [_season(r) for r in self.fetch_all(self.sql.seasons, (family,))]
 
     def history_at(self, player: UUID, family: str, at: int) -> HistoryRow | None:
-        r = self._one(self.sql.history_at, (self.id(player), family, at))
+        r = self.fetch_one(self.sql.history_at, (self.key(player), family, at))
         return None if r is None else _history(r)
 
     def history_count(self, player: UUID, family: str, at: int) -> int:
-        r = self._one(self.sql.history_count, (self.id(player), family, at))
+        r = self.fetch_one(self.sql.history_count, (self.key(player), family, at))
         return int(r["n"])
 
     def ratings_of(self, player: UUID) -> list[RatingRow]:
-        return [_rating(r) for r in self._all(self.sql.ratings_of, (self.id(player),))]
+        return [_rating(r) for r in self.fetch_all(self.sql.ratings_of, (self.key(player),))]
 
     def rows(self) -> Iterator[RatingRow | HistoryRow | SeasonRow]:
-        ratings, history, seasons = (self._all(s) for s in self.sql.all)
+        ratings, history, seasons = (self.fetch_all(s) for s in self.sql.all)
         yield from (_rating(r) for r in ratings)
         yield from (_history(r) for r in history)
         yield from (_season(r) for r in seasons)
 
 
-class SQLiteRatingsView(SQLiteTrackingRecorder, _SqlRatings):
+class SQLiteRatingsView(SQLiteTrackingRecorder, SQLitePosition, _SqlRatings):
     """The ratings in the embedded store's file (the library's ``tracking`` table: the
     ratings' position is kept under its own application name there)."""
 
@@ -410,18 +374,8 @@ class SQLiteRatingsView(SQLiteTrackingRecorder, _SqlRatings):
             *_ddl(lambda t: t, uuid="TEXT", boolean="INTEGER", real="REAL"),
         ]
 
-    def check_position(self, c: Any, start: int) -> None:
-        c.execute(
-            "UPDATE tracking SET notification_id = notification_id WHERE application_name = ?",
-            (TRACKED,),
-        )
-        c.execute(self.select_max_tracking_id_statement, (TRACKED,))
-        now = c.fetchone()[0] or 0
-        if now != start:
-            raise PositionMovedError(f"the view is at {now}, not {start}")
 
-
-class PostgresRatingsView(PostgresTrackingRecorder, _SqlRatings):
+class PostgresRatingsView(PostgresTrackingRecorder, PostgresPosition, _SqlRatings):
     """The ratings in the game's schema (their own tracking table, ``ratings_tracking``)."""
 
     ids_as_text = False
@@ -429,40 +383,23 @@ class PostgresRatingsView(PostgresTrackingRecorder, _SqlRatings):
     def __init__(self, datastore: PostgresDatastore) -> None:
         super().__init__(datastore, tracking_table_name=TRACKING)
         self.setup_batches()
-        schema = datastore.schema
-
-        def q(table: str) -> str:
-            return Composed([Identifier(schema), SQL("."), Identifier(table)]).as_string()
-
+        q = qualified(datastore.schema)
         self.sql = _Statements(q, "%s", q(TRACKING))
         self.sql_create_statements.extend(
-            Composed([SQL(s)])
-            for s in _ddl(q, uuid="uuid", boolean="boolean", real="double precision")
+            postgres_ddl(_ddl(q, uuid="uuid", boolean="boolean", real="double precision"))
         )
-        self.lock_position = (
-            f"SELECT notification_id FROM {q(TRACKING)} WHERE application_name = %s FOR UPDATE"
-        )
-
-    def check_position(self, c: Any, start: int) -> None:
-        c.execute(self.lock_position, (TRACKED,))
-        r = c.fetchone()
-        now = 0 if r is None else r["notification_id"]
-        if now != start:
-            raise PositionMovedError(f"the view is at {now}, not {start}")
+        self.lock(q(TRACKING))
 
 
 def open_ratings_view(service: GameService, *, create: bool) -> RatingsView:
     """The ratings' view on ``service``'s store, its tables made if ``create``."""
-    recorder = service.recorder
-    view: RatingsView
-    if isinstance(recorder, SQLiteApplicationRecorder):
-        view = SQLiteRatingsView(recorder.datastore)
-    elif isinstance(recorder, PostgresApplicationRecorder):
-        view = PostgresRatingsView(recorder.datastore)
-    else:
-        return MemoryRatingsView()
-    if create:
-        view.create_table()
+    view: RatingsView = open_sql_view(
+        service,
+        sqlite=SQLiteRatingsView,
+        postgres=PostgresRatingsView,
+        memory=MemoryRatingsView,
+        create=create,
+    )
     return view
 
 
@@ -471,26 +408,8 @@ def build_ratings(settings: Settings, service: GameService, hub: LocalHub) -> Ra
     (:func:`infra.readviews.build_read_models`)."""
     view = open_ratings_view(service, create=settings.create_tables)
     schedule = settings.rating_seasons
-    if settings.backend == "postgres" and settings.process_role == "api":
-        return RatingModels(service, view, RatingsWatcher(view), schedule)
-    follower = RatingsFollower(service, view, schedule=schedule)
-    service.saves.changed.add(follower.poke)
-    if not isinstance(hub, InProcessHub):
-        hub.on_changed.append(follower.poke)
-    return RatingModels(service, view, follower, schedule)
-
-
-class RatingsWatcher(Watcher):
-    """An ``api`` process waits for the worker's ratings follower."""
-
-    def reach(self, target: int, timeout: float = WAIT_S) -> bool:
-        if target == 0:
-            return True
-        try:
-            self.view.wait(TRACKED, target, timeout=timeout)
-        except TimeoutError:
-            return False
-        return True
+    follower = partial(RatingsFollower, service, view, schedule=schedule)
+    return RatingModels(service, view, kept(settings, service, hub, view, follower), schedule)
 
 
 def ratings_rebuild(service: GameService) -> Projection:

@@ -27,26 +27,33 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import Tracking
 from eventsourcing.postgres import (
-    PostgresApplicationRecorder,
     PostgresDatastore,
     PostgresTrackingRecorder,
 )
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from eventsourcing.utils import strtobool
-from psycopg.sql import SQL, Composed, Identifier
 
-from infra.localhub import InProcessHub, LocalHub
+from infra.localhub import LocalHub
 from infra.ratingviews import ratings_rebuild
 from infra.settings import Settings
+from infra.sqlviews import (
+    PostgresPosition,
+    SQLitePosition,
+    SqlView,
+    as_uuid,
+    kept,
+    open_sql_view,
+    postgres_ddl,
+    qualified,
+)
 from services.game import GameService
 from services.projections import Factory, Projection
 from services.readmodels.lists import ReadModels
 from services.readmodels.rebuild import ListsRebuild
 from services.readmodels.rows import Change, MatchRow, SeatRow, TournamentRow
-from services.readmodels.runner import Follower, Watcher
-from services.readmodels.tracked import UPSTREAM, PositionMovedError
+from services.readmodels.runner import Follower
 from services.readmodels.view import ListsView, MemoryListsView
 
 MATCHES: Final = "readmodel_matches"
@@ -150,9 +157,8 @@ class _Statements:
             f"FROM {q(SEATS)} s JOIN {q(MATCHES)} m ON m.match_id = s.match_id "
             f"WHERE s.account_id = {p}"
         )
-        self.reset = [f"DELETE FROM {q(t)}" for t in TABLES] + [
-            f"DELETE FROM {tracking} WHERE application_name = {p}"
-        ]
+        self.emptied = [f"DELETE FROM {q(t)}" for t in TABLES]
+        self.untrack = f"DELETE FROM {tracking} WHERE application_name = {p}"
         self.all = [
             f"SELECT {_MATCH_COLUMNS} FROM {q(MATCHES)}",
             f"SELECT {_SEAT_COLUMNS} FROM {q(SEATS)}",
@@ -160,18 +166,14 @@ class _Statements:
         ]
 
 
-def _uuid(value: Any) -> UUID:
-    return value if isinstance(value, UUID) else UUID(str(value))
-
-
 def _match(r: Any) -> MatchRow:
     return MatchRow(
-        match_id=_uuid(r["match_id"]),
+        match_id=as_uuid(r["match_id"]),
         position=r["position"],
         imported_position=r["imported_position"],
         listed=bool(r["listed"]),
         match_version=r["match_version"],
-        round_id=None if r["round_id"] is None else _uuid(r["round_id"]),
+        round_id=None if r["round_id"] is None else as_uuid(r["round_id"]),
         round_version=r["round_version"],
         item=bytes(r["item"]),
         mine=bytes(r["mine"]),
@@ -180,8 +182,8 @@ def _match(r: Any) -> MatchRow:
 
 def _seat(r: Any) -> SeatRow:
     return SeatRow(
-        account_id=_uuid(r["account_id"]),
-        match_id=_uuid(r["match_id"]),
+        account_id=as_uuid(r["account_id"]),
+        match_id=as_uuid(r["match_id"]),
         seat=r["seat"],
         claimed=r["claimed"],
         left=r["left_at"],
@@ -190,7 +192,7 @@ def _seat(r: Any) -> SeatRow:
 
 def _tournament(r: Any) -> TournamentRow:
     return TournamentRow(
-        tournament_id=_uuid(r["tournament_id"]),
+        tournament_id=as_uuid(r["tournament_id"]),
         position=r["position"],
         status=r["status"],
         version=r["version"],
@@ -198,28 +200,10 @@ def _tournament(r: Any) -> TournamentRow:
     )
 
 
-class _SqlView(ListsView):
-    """What the SQLite and PostgreSQL views share: the statements' use."""
+class _SqlLists(SqlView, ListsView):
+    """What the SQLite and PostgreSQL lists' views share: the statements' use."""
 
     sql: _Statements
-    ids_as_text: bool
-    insert_tracking_statement: Any
-    """The library's (its tracking recorder sets it)."""
-    datastore: Any
-
-    def transaction(self, *, commit: bool) -> Any:
-        raise NotImplementedError
-
-    def key(self, value: UUID) -> Any:
-        return str(value) if self.ids_as_text else value
-
-    def flag(self, value: bool) -> Any:
-        return int(value) if self.ids_as_text else value
-
-    def store(self, change: Change, start: int, tracking: Tracking) -> None:
-        with self.transaction(commit=True) as c:
-            self.check_position(c, start)
-            self.write(c, change, tracking)
 
     def replace_all(self, change: Change, tracking: Tracking) -> None:
         with self.transaction(commit=True) as c:
@@ -249,17 +233,7 @@ class _SqlView(ListsView):
                     for t in change.tournaments.values()
                 ],
             )
-        # The library's own tracking statement (single-row tracking: the row moves
-        # forward only; RETURNING nothing means it would not).
-        c.execute(
-            self.insert_tracking_statement,
-            {
-                "application_name": tracking.application_name,
-                "notification_id": tracking.notification_id,
-            },
-        )
-        if self.datastore.single_row_tracking and c.fetchone() is None:
-            raise IntegrityError(f"tracking {tracking} is not beyond the view's position")
+        self.write_tracking(c, tracking)
 
     def match_params(self, m: MatchRow) -> tuple[Any, ...]:
         return (
@@ -275,38 +249,20 @@ class _SqlView(ListsView):
             m.mine,
         )
 
-    def check_position(self, c: Any, start: int) -> None:
-        raise NotImplementedError
-
     def reset(self) -> None:
         with self.transaction(commit=True) as c:
             self.delete_all(c)
 
-    def delete_all(self, c: Any) -> None:
-        for statement in self.sql.reset[:-1]:
-            c.execute(statement)
-        c.execute(self.sql.reset[-1], (UPSTREAM,))
-
-    def _one(self, statement: str, params: tuple[Any, ...]) -> Any:
-        with self.transaction(commit=False) as c:
-            c.execute(statement, params)
-            return c.fetchone()
-
-    def _all(self, statement: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self.transaction(commit=False) as c:
-            c.execute(statement, params)
-            return list(c.fetchall())
-
     def stored_match(self, match_id: UUID) -> MatchRow | None:
-        r = self._one(self.sql.match, (self.key(match_id),))
+        r = self.fetch_one(self.sql.match, (self.key(match_id),))
         return None if r is None else _match(r)
 
     def stored_seat(self, account_id: UUID, match_id: UUID) -> SeatRow | None:
-        r = self._one(self.sql.seat, (self.key(account_id), self.key(match_id)))
+        r = self.fetch_one(self.sql.seat, (self.key(account_id), self.key(match_id)))
         return None if r is None else _seat(r)
 
     def stored_tournament(self, tournament_id: UUID) -> TournamentRow | None:
-        r = self._one(self.sql.tournament, (self.key(tournament_id),))
+        r = self.fetch_one(self.sql.tournament, (self.key(tournament_id),))
         return None if r is None else _tournament(r)
 
     def listed_matches(
@@ -314,37 +270,37 @@ class _SqlView(ListsView):
     ) -> list[tuple[int, bytes]]:
         yes = self.flag(True)
         if imported:
-            found = self._all(self.sql.listed_imported, (yes, after, limit))
+            found = self.fetch_all(self.sql.listed_imported, (yes, after, limit))
         elif played:
-            found = self._all(self.sql.listed_played, (yes, yes, after, limit))
+            found = self.fetch_all(self.sql.listed_played, (yes, yes, after, limit))
         else:
-            found = self._all(self.sql.listed, (yes, after, limit))
+            found = self.fetch_all(self.sql.listed, (yes, after, limit))
         return [(r["k"], bytes(r["item"])) for r in found]
 
     def last_match_key(self, after: int, before: int | None, *, imported: bool) -> int | None:
         statement = self.sql.last_imported if imported else self.sql.last_created
-        r = self._one(statement, (after, _END if before is None else before))
+        r = self.fetch_one(statement, (after, _END if before is None else before))
         return None if r is None else r["k"]
 
     def listed_tournaments(
         self, after: int, limit: int, status: str | None
     ) -> list[tuple[int, bytes]]:
         if status is None:
-            found = self._all(self.sql.tournaments, (after, limit))
+            found = self.fetch_all(self.sql.tournaments, (after, limit))
         else:
-            found = self._all(self.sql.tournaments_in, (status, after, limit))
+            found = self.fetch_all(self.sql.tournaments_in, (status, after, limit))
         return [(r["k"], bytes(r["item"])) for r in found]
 
     def last_tournament_key(self, after: int, before: int | None) -> int | None:
-        r = self._one(self.sql.last_tournament, (after, _END if before is None else before))
+        r = self.fetch_one(self.sql.last_tournament, (after, _END if before is None else before))
         return None if r is None else r["k"]
 
     def seats_of(self, account_id: UUID) -> list[tuple[SeatRow, bytes]]:
-        found = self._all(self.sql.seats_of, (self.key(account_id),))
+        found = self.fetch_all(self.sql.seats_of, (self.key(account_id),))
         return [(_seat(r), bytes(r["mine"])) for r in found]
 
     def rows(self) -> Iterator[MatchRow | SeatRow | TournamentRow]:
-        matches, seats, tournaments = (self._all(s) for s in self.sql.all)
+        matches, seats, tournaments = (self.fetch_all(s) for s in self.sql.all)
         yield from (_match(r) for r in matches)
         yield from (_seat(r) for r in seats)
         yield from (_tournament(r) for r in tournaments)
@@ -354,7 +310,7 @@ _END: Final = 2**62
 """A position beyond any (an open upper bound)."""
 
 
-class SQLiteListsView(SQLiteTrackingRecorder, _SqlView):
+class SQLiteListsView(SQLiteTrackingRecorder, SQLitePosition, _SqlLists):
     """The view in the embedded store's file (the library's ``tracking`` table)."""
 
     ids_as_text = True
@@ -363,10 +319,6 @@ class SQLiteListsView(SQLiteTrackingRecorder, _SqlView):
         super().__init__(datastore)
         self.setup_batches()
         self.sql = _Statements(lambda t: t, "?", SQLITE_TRACKING)
-        self.lock_position = (
-            f"UPDATE {SQLITE_TRACKING} SET notification_id = notification_id "
-            "WHERE application_name = ?"
-        )
 
     def construct_create_table_statements(self) -> list[str]:
         return [
@@ -374,20 +326,8 @@ class SQLiteListsView(SQLiteTrackingRecorder, _SqlView):
             *_ddl(lambda t: t, uuid="TEXT", blob="BLOB", bigint="INTEGER", boolean="INTEGER"),
         ]
 
-    def transaction(self, *, commit: bool) -> Any:
-        return self.datastore.transaction(commit=commit)
 
-    def check_position(self, c: Any, start: int) -> None:
-        # A write first takes the file's write lock (waiting as long as the store's lock
-        # timeout), so the position read next is the one this transaction commits after.
-        c.execute(self.lock_position, (UPSTREAM,))
-        c.execute(self.select_max_tracking_id_statement, (UPSTREAM,))
-        now = c.fetchone()[0] or 0
-        if now != start:
-            raise PositionMovedError(f"the view is at {now}, not {start}")
-
-
-class PostgresListsView(PostgresTrackingRecorder, _SqlView):
+class PostgresListsView(PostgresTrackingRecorder, PostgresPosition, _SqlLists):
     """The view in the game's schema (its own tracking table, ``readmodel_tracking``)."""
 
     ids_as_text = False
@@ -395,44 +335,24 @@ class PostgresListsView(PostgresTrackingRecorder, _SqlView):
     def __init__(self, datastore: PostgresDatastore) -> None:
         super().__init__(datastore, tracking_table_name=PG_TRACKING)
         self.setup_batches()
-        schema = datastore.schema
-
-        def q(table: str) -> str:
-            return Composed([Identifier(schema), SQL("."), Identifier(table)]).as_string()
-
+        q = qualified(datastore.schema)
         self.sql = _Statements(q, "%s", q(PG_TRACKING))
         self.sql_create_statements.extend(
-            Composed([SQL(s)])
-            for s in _ddl(q, uuid="uuid", blob="bytea", bigint="bigint", boolean="boolean")
+            postgres_ddl(_ddl(q, uuid="uuid", blob="bytea", bigint="bigint", boolean="boolean"))
         )
-        self.lock_position = (
-            f"SELECT notification_id FROM {q(PG_TRACKING)} WHERE application_name = %s FOR UPDATE"
-        )
-
-    def transaction(self, *, commit: bool) -> Any:
-        return self.datastore.transaction(commit=commit)
-
-    def check_position(self, c: Any, start: int) -> None:
-        c.execute(self.lock_position, (UPSTREAM,))
-        r = c.fetchone()
-        now = 0 if r is None else r["notification_id"]
-        if now != start:
-            raise PositionMovedError(f"the view is at {now}, not {start}")
+        self.lock(q(PG_TRACKING))
 
 
 def open_view(service: GameService, *, create: bool) -> ListsView:
     """The lists' view on ``service``'s store (its datastore), its tables made if
     ``create``."""
-    recorder = service.recorder
-    view: ListsView
-    if isinstance(recorder, SQLiteApplicationRecorder):
-        view = SQLiteListsView(recorder.datastore)
-    elif isinstance(recorder, PostgresApplicationRecorder):
-        view = PostgresListsView(recorder.datastore)
-    else:
-        return MemoryListsView()
-    if create:
-        view.create_table()
+    view: ListsView = open_sql_view(
+        service,
+        sqlite=SQLiteListsView,
+        postgres=PostgresListsView,
+        memory=MemoryListsView,
+        create=create,
+    )
     return view
 
 
@@ -442,13 +362,9 @@ def build_read_models(settings: Settings, service: GameService, hub: LocalHub) -
     follower of the ``worker`` processes; every other process follows the log itself,
     woken by its own saves and, on PostgreSQL, by the hub's news of other processes'."""
     view = open_view(service, create=settings.create_tables)
-    if settings.backend == "postgres" and settings.process_role == "api":
-        return ReadModels(service, view, Watcher(view))
-    follower = Follower(service, view)
-    service.saves.changed.add(follower.poke)
-    if not isinstance(hub, InProcessHub):
-        hub.on_changed.append(follower.poke)
-    return ReadModels(service, view, follower)
+    return ReadModels(
+        service, view, kept(settings, service, hub, view, lambda: Follower(service, view))
+    )
 
 
 def read_model_factories() -> dict[str, Factory]:

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any, Final, Protocol
 
-from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
+from eventsourcing.persistence import IntegrityError, Tracking
 
 from services.background import Doorbell, Loop
 from services.game import GameService
@@ -172,14 +172,14 @@ class Follower:
 class Watcher:
     """A process that writes no view waits for the one that does (module docstring)."""
 
-    def __init__(self, view: TrackingRecorder) -> None:
+    def __init__(self, view: TrackedView[Any]) -> None:
         self.view = view
 
     def reach(self, target: int, timeout: float = WAIT_S) -> bool:
         if target == 0:
             return True  # an empty log
         try:
-            self.view.wait(UPSTREAM, target, timeout=timeout)
+            self.view.wait(self.view.tracked, target, timeout=timeout)
         except TimeoutError:
             return False
         return True
