@@ -14,7 +14,7 @@ passed and tries the ranked queues whose windows widened.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
@@ -29,7 +29,7 @@ from api.dto import LOCATION_HEADER
 from api.players.dto import RankedTicketRequestBody, TicketRequestBody
 from api.polled_stream import Polled, Timing, event_stream, polled, retry_hint, sse_frame
 from api.revocation import REVOKED
-from api.routes import route
+from api.routes import RouteDecorator, route
 from api.runtime import Runtime
 from api.sse import LiveStreams
 from api.stream import LastEventIdAheadError
@@ -78,18 +78,17 @@ def view_now(runtime: Runtime, ticket: Ticket) -> TicketView:
     return current_view(runtime.service, ticket, runtime.ranked_queues)
 
 
-class LobbyController(Controller):
-    path = "/v1/lobby/tickets"
-    tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
-
-    @write_route(
+def queue_route(body: Any) -> RouteDecorator:
+    """A route that queues a ticket (casual or ranked): 201 a new one, 200 the same one
+    asked for again."""
+    return write_route(
         "/",
         201,
         401,
         403,
         409,
         headers=(LOCATION_HEADER,),
-        body=TicketRequestBody | None,
+        body=body,
         also={
             200: ResponseSpec(
                 data_container=TicketView,
@@ -97,6 +96,13 @@ class LobbyController(Controller):
             )
         },
     )
+
+
+class LobbyController(Controller):
+    path = "/v1/lobby/tickets"
+    tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
+
+    @queue_route(TicketRequestBody | None)
     async def queue_for_match(self, write: Writing) -> Response[TicketView]:
         """Queue for quick play (a player); four compatible tickets make a match
 
@@ -167,21 +173,7 @@ class RankedController(Controller):
     path = "/v1/lobby/ranked"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
-    @write_route(
-        "/",
-        201,
-        401,
-        403,
-        409,
-        headers=(LOCATION_HEADER,),
-        body=RankedTicketRequestBody | None,
-        also={
-            200: ResponseSpec(
-                data_container=TicketView,
-                description="The same ticket asked for again: the player's ticket, as it is",
-            )
-        },
-    )
+    @queue_route(RankedTicketRequestBody | None)
     async def queue_for_ranked_match(self, write: Writing) -> Response[TicketView]:
         """Queue for ranked quick play (a player with an account); four of close rating make a match
 
