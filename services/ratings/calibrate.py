@@ -12,6 +12,10 @@ its team. It prints each kind's measured ``mu`` and ``sigma`` and each pairing's
   and ``sigma`` keeps shrinking with the matches.
 * Deterministic: a seed, the kinds, the count and the strong bot's budget give the same
   figures (the bots' moves are seeded from the deal's seed).
+* **The anchors** are fit to the tallies (:func:`fit`): the ``mu`` of each kind under
+  which the model's own chance of winning explains the wins best, the heuristic bot
+  pinned at a new player's ``mu``. The ratings rated in turn (above) order the kinds the
+  same way but, an online estimate, close the gaps more slowly than the tallies show.
 """
 
 from __future__ import annotations
@@ -117,6 +121,66 @@ def _calibration(ratings: dict[str, Rating], won: dict[tuple[str, str], list[int
     return Calibration(dict(ratings), tallies)
 
 
+ANCHOR_SIGMA: Final = 1.0
+"""The ``sigma`` of an anchor: a bot kind's strength is known, and fixed."""
+PINNED: Final = ("heuristic", MODEL.mu)
+"""The kind whose anchor is pinned, and where: the heuristic bot (the timeout bot, quick
+play's default) at a new player's ``mu``; the others are placed from it."""
+
+
+def win_chance(first: float, second: float, model: RatingModel = MODEL) -> float:
+    """The chance that two players of ``mu`` ``first`` beat two of ``mu`` ``second``, each
+    ``sigma`` :data:`ANCHOR_SIGMA`, as the model's Plackett-Luce updates see it: a team's
+    strength is the sum of its players', and ``P = 1 / (1 + exp(-(Σa − Σb) / c))`` with
+    ``c² = Σ over the two teams of (its variance + beta²)`` (openskill's ``c``)."""
+    c = math.sqrt(2 * (2 * ANCHOR_SIGMA**2 + model.beta**2))
+    return 1.0 / (1.0 + math.exp(-2 * (first - second) / c))
+
+
+def fit(
+    tallies: Sequence[Tally], model: RatingModel = MODEL, pinned: tuple[str, float] = PINNED
+) -> dict[str, Rating]:
+    """The anchors that explain the tallies best: each kind's ``mu`` (the pinned kind's
+    fixed) maximising the likelihood of every pairing's wins under :func:`win_chance`.
+    The chance depends on the differences only, and the likelihood is concave in each
+    ``mu``: a golden-section search per kind, in turn, until nothing moves."""
+    kinds = sorted({k for t in tallies for k in (t.first, t.second)} | {pinned[0]})
+    mu = dict.fromkeys(kinds, pinned[1])
+
+    def likelihood() -> float:
+        total = 0.0
+        for t in tallies:
+            p = min(max(win_chance(mu[t.first], mu[t.second], model), 1e-12), 1 - 1e-12)
+            total += t.first_won * math.log(p) + t.second_won * math.log(1 - p)
+        return total
+
+    free = [k for k in kinds if k != pinned[0]]
+    for _ in range(40):
+        moved = 0.0
+        for kind in free:
+            before = mu[kind]
+            low, high = pinned[1] - 60.0, pinned[1] + 60.0
+            for _ in range(60):
+                x1 = high - (high - low) / GOLDEN
+                x2 = low + (high - low) / GOLDEN
+                mu[kind] = x1
+                f1 = likelihood()
+                mu[kind] = x2
+                f2 = likelihood()
+                if f1 < f2:
+                    low = x1
+                else:
+                    high = x2
+            mu[kind] = (low + high) / 2
+            moved = max(moved, abs(mu[kind] - before))
+        if moved < 1e-4:
+            break
+    return {k: Rating(round(mu[k], 2), ANCHOR_SIGMA) for k in kinds}
+
+
+GOLDEN: Final = (1 + math.sqrt(5)) / 2
+
+
 def describe(found: Calibration) -> list[str]:
     """The figures, a line each: every kind's rating, then every pairing's tally."""
     lines = [
@@ -128,6 +192,12 @@ def describe(found: Calibration) -> list[str]:
             f"{t.first} vs {t.second}: {t.first_won}-{t.second_won}"
             f" share={t.share:.3f} ±{t.margin:.3f}"
         )
+    anchors = fit(found.tallies)
+    lines.append(
+        "anchors fit to the tallies ("
+        + ", ".join(f"{k} mu={r.mu:.2f} shown={r.shown}" for k, r in anchors.items())
+        + ")"
+    )
     return lines
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.ratings.calibrate import KINDS, calibrate
-from services.ratings.model import ANCHORS
+from services.ratings.calibrate import KINDS, Tally, calibrate, fit, win_chance
+from services.ratings.model import ANCHORS, MODEL
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -31,3 +31,31 @@ def test_calibration_is_deterministic() -> None:
 def test_the_anchors_order_the_bots_as_measured() -> None:
     """The anchors in force are ordered as the calibration measured the kinds."""
     assert ANCHORS["random"].mu < ANCHORS["heuristic"].mu <= ANCHORS["strong"].mu
+
+
+@pytest.mark.parametrize(
+    ("tallies", "order"),
+    [
+        ([Tally("heuristic", "strong", 50, 50)], ["heuristic", "strong"]),
+        ([Tally("heuristic", "strong", 30, 70)], ["heuristic", "strong"]),
+        ([Tally("random", "heuristic", 3, 97)], ["random", "heuristic"]),
+        (
+            [
+                Tally("random", "heuristic", 4, 296),
+                Tally("random", "strong", 7, 293),
+                Tally("heuristic", "strong", 96, 204),
+            ],
+            ["random", "heuristic", "strong"],
+        ),
+    ],
+)
+def test_anchors_fit_to_the_tallies_explain_them(tallies: list[Tally], order: list[str]) -> None:
+    found = fit(tallies)
+    assert found["heuristic"].mu == MODEL.mu  # pinned at a new player's mu
+    mus = [found[k].mu for k in order]
+    assert mus == sorted(mus)
+    if len(tallies) == 1:  # one pairing: the fit's chance is the share measured
+        t = tallies[0]
+        assert win_chance(found[t.first].mu, found[t.second].mu) == pytest.approx(
+            t.share, abs=0.002
+        )
