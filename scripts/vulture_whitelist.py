@@ -154,6 +154,9 @@ schema_markdown  # services/analysis/schema.py: docs/analysis.md's schema (tests
 # -- table life: msgspec response fields (api/players/dto.py) ----------------------------------
 session_expires_at  # api/players/dto.py (Me / SessionRefreshed)
 turn_limits  # api/players/dto.py (TicketView)
+widens_at  # services/accounts/lobby_commands.py (RatingWindow)
+expected_wait_seconds  # services/accounts/lobby_commands.py (RankedTicket)
+expected_from_matches  # services/accounts/lobby_commands.py (RankedTicket)
 
 # -- singledispatch registrations: called by the dispatching method, by the event's type --
 match_created  # services/readmodels/projection.py (Lists.process_event)
