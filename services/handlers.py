@@ -45,8 +45,6 @@ from services.accounts.lobby_commands import (
 from services.accounts.oidc import OidcVerifier
 from services.accounts.ranked import RankedQueues
 from services.accounts.ranked_commands import (
-    MakeRankedMatch,
-    MakeRankedMatchHandler,
     QueueRankedTicket,
     QueueRankedTicketHandler,
     Standings,
@@ -148,7 +146,6 @@ def build_bus(
             ratings or RatingModels.in_memory(service),
             ranked or RankedQueues(),
         ),
-        MakeRankedMatch: MakeRankedMatchHandler(dealer),
         # the operator's
         RegisterWebhook: RegisterWebhookHandler(operator, webhook_targets),
         RemoveWebhook: RemoveWebhookHandler(operator),

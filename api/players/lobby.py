@@ -44,7 +44,7 @@ from services.accounts.lobby_commands import (
     QueueTicket,
     TicketView,
 )
-from services.accounts.ranked_commands import MakeRankedMatch, QueueRankedTicket, current_view
+from services.accounts.ranked_commands import QueueRankedTicket, current_view
 from services.errors import UnauthorizedError
 
 POLL_S = 0.5
@@ -64,10 +64,7 @@ def read_ticket(runtime: Runtime, cred: Credential | None, ticket_id: UUID) -> T
     service = runtime.service
     account = signed_player(service, cred).account
     ticket = lobby.owned_ticket(service, account.id, ticket_id)
-    due = (
-        MakeDueMatch(ticket.lobby_id) if ticket.family is None else MakeRankedMatch(ticket.lobby_id)
-    )
-    if ticket.status == "waiting" and runtime.bus.execute(due):
+    if ticket.status == "waiting" and runtime.bus.execute(MakeDueMatch(ticket.lobby_id)):
         ticket = lobby.owned_ticket(service, account.id, ticket_id)
     return ticket
 

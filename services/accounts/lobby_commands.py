@@ -19,6 +19,7 @@ from msgspec import Meta
 
 from domain.accounts.account import Account
 from domain.accounts.lobby import Lobby, lobby_id, rules_key
+from domain.accounts.ranked_queue import RankedQueue
 from domain.accounts.ticket import Ticket
 from domain.rules.errors import IllegalMoveError
 from domain.rules.ruleset import RuleSet, preset
@@ -34,6 +35,7 @@ from services.accounts.lobby import (
     withdraw_ticket,
 )
 from services.accounts.players import Signed
+from services.accounts.ranked import matchmake_ranked
 from services.bus import SERVICE, Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.errors import ForbiddenError
@@ -236,8 +238,9 @@ class CancelTicket:
 
 @dataclass(frozen=True, slots=True)
 class MakeDueMatch:
-    """The lobby's match, if one is due now (bots after a wait): the lobby sweeper's, and a
-    ticket's read (its lobby is swept first)."""
+    """The match of a lobby (bots after a wait) or of a ranked queue (windows widened), if
+    one is due now: the lobby sweeper's, and a ticket's read (its lobby or queue is swept
+    first)."""
 
     lobby_id: UUID
 
@@ -364,9 +367,13 @@ class MakeDueMatchHandler(Handler[MakeDueMatch, None, UUID | None]):
             raise ForbiddenError("only the service sweeps a lobby")
 
     def handle(self, uow: UnitOfWork, command: MakeDueMatch, who: None) -> Outcome:
+        made, version = None, 0
         lobby = uow.find(command.lobby_id, Lobby)
-        made = None if lobby is None else matchmake(uow, self.dealer, lobby)
-        version = 0 if lobby is None else lobby.version
+        if lobby is not None:
+            made, version = matchmake(uow, self.dealer, lobby), lobby.version
+        queue = None if lobby is not None else uow.find(command.lobby_id, RankedQueue)
+        if queue is not None:
+            made, version = matchmake_ranked(uow, self.dealer, queue), queue.version
         facts = {"match": None if made is None else str(made)}
         return Outcome(200, command.lobby_id, version, facts=facts)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from services.accounts import lobby
 from services.accounts.lobby_commands import MakeDueMatch
 from services.accounts.ranked import RankedQueues
-from services.accounts.ranked_commands import MakeRankedMatch
 from services.background import Loop
 from services.bus import Bus
 
@@ -33,7 +32,7 @@ class LobbySweeper:
         for lid in lobby.due_lobbies(self.bus.service, self.lobbies):
             self.bus.execute(MakeDueMatch(lid))
         for qid in self.queues.due_queues(self.bus.service):
-            self.bus.execute(MakeRankedMatch(qid))
+            self.bus.execute(MakeDueMatch(qid))
 
     def loop(self, period_s: float) -> Loop:
         """The lobby sweeper as background work (:mod:`services.background`)."""

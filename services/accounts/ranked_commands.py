@@ -1,8 +1,8 @@
-"""Ranked quick play's commands (docs/players.md "Ranked quick play"): queue a ranked
-ticket, and make a queue's match once windows have widened enough (the sweeper's, and a
-ticket's read) — with their handlers (:mod:`services.bus`) and the ranked part of the
-ticket as its player sees it. A ranked ticket is cancelled, read and streamed as a casual
-one is (:mod:`services.accounts.lobby_commands`).
+"""Ranked quick play's command (docs/players.md "Ranked quick play"): queue a ranked ticket,
+with its handler (:mod:`services.bus`) and the ranked part of the ticket as its player
+sees it. A ranked ticket is cancelled, read and streamed as a casual one is, and its
+queue's match made when windows have widened by the same ``MakeDueMatch``
+(:mod:`services.accounts.lobby_commands`).
 
 Accounts only: ranked play rates people against people, so a caller without a player
 token — a guest — is refused (403 ``account-required``) before anything else.
@@ -16,7 +16,6 @@ from typing import Final, Protocol
 from uuid import UUID, uuid4
 
 from domain.accounts.matchmaking import SCHEDULE
-from domain.accounts.ranked_queue import RankedQueue
 from domain.accounts.ticket import Ticket
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from services.access import player_of
@@ -32,10 +31,9 @@ from services.accounts.players import Signed
 from services.accounts.ranked import (
     ExpectedWait,
     RankedQueues,
-    matchmake_ranked,
     queue_ranked_ticket,
 )
-from services.bus import SERVICE, Caller, Handler, Outcome, Service
+from services.bus import Caller, Handler, Outcome, Service
 from services.dealer import Dealer
 from services.errors import ForbiddenError, UnauthorizedError
 from services.game import GameService
@@ -68,14 +66,6 @@ class QueueRankedTicket:
     four players of close rating, teams balanced by rating (docs/players.md)."""
 
     family: str = "standard"
-
-
-@dataclass(frozen=True, slots=True)
-class MakeRankedMatch:
-    """The queue's match, if four fit now (windows widened): the sweeper's, and a ranked
-    ticket's read."""
-
-    queue_id: UUID
 
 
 def ranked_part(ticket: Ticket, at: datetime, expected: ExpectedWait) -> RankedTicket | None:
@@ -190,29 +180,3 @@ class QueueRankedTicketHandler(Handler[QueueRankedTicket, Signed, TicketView]):
         )
         at = datetime.fromisoformat(str(facts["at"]))
         return ticket_view(self.service, ticket, ranked_part(ticket, at, expected))
-
-
-class MakeRankedMatchHandler(Handler[MakeRankedMatch, None, UUID | None]):
-    """Answers the match made, None when four do not fit yet."""
-
-    attempts = ATTEMPTS
-
-    def __init__(self, dealer: Dealer) -> None:
-        self.dealer = dealer
-
-    def authorise(self, command: MakeRankedMatch, caller: Caller) -> None:
-        if caller is not SERVICE:
-            raise ForbiddenError("only the service sweeps a ranked queue")
-
-    def handle(self, uow: UnitOfWork, command: MakeRankedMatch, who: None) -> Outcome:
-        queue = uow.find(command.queue_id, RankedQueue)
-        made = None if queue is None else matchmake_ranked(uow, self.dealer, queue)
-        version = 0 if queue is None else queue.version
-        facts: dict[str, Fact] = {"match": None if made is None else str(made)}
-        return Outcome(200, command.queue_id, version, facts=facts)
-
-    def answer(
-        self, command: MakeRankedMatch, who: None, outcome: Outcome, state: Reading
-    ) -> UUID | None:
-        made = outcome.facts.get("match")
-        return None if made is None else UUID(str(made))

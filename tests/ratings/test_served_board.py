@@ -6,12 +6,7 @@ document's schema (docs/decisions.md D-ratings)."""
 
 from __future__ import annotations
 
-import os
 import random
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,18 +25,11 @@ from services.ratings.projection import Ratings
 from services.ratings.rows import ALL_TIME, Change, RatingRow
 from services.ratings.view import cursor_of
 from services.readmodels.tracked import UPSTREAM
+from tests.api.served import served
 from tests.commands import create_player
 from tests.documents import repository_yaml
 
-ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class Population:
@@ -88,48 +76,11 @@ class Population:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Population]]:
-    path = tmp_path_factory.mktemp("board") / "events.sqlite3"
-    population = Population(path)
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CREATE_TABLES"}}
-    env |= {
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "PERSISTENCE": "sqlite",
-        "SQLITE_PATH": str(path),
-        "RATE_LIMIT_PER_MINUTE": "0",
-        "LOG_LEVEL": "WARNING",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "infra.serve"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not become ready in 60 s"
-            time.sleep(0.1)
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Population]]:
+    folder = tmp_path_factory.mktemp("board")
+    population = Population(folder / "events.sqlite3")
+    with served(folder) as base:
         yield base, population
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        if proc.stderr:
-            proc.stderr.close()
 
 
 _DOC = repository_yaml("openapi.yaml")
@@ -152,9 +103,9 @@ def ids(entries: list[dict[str, Any]]) -> list[str]:
 
 @pytest.mark.parametrize("provisional", [False, True])
 def test_the_top_and_a_cursor_walk_give_the_whole_board_in_order(
-    served: tuple[str, Population], provisional: bool
+    server: tuple[str, Population], provisional: bool
 ) -> None:
-    base, pop = served
+    base, pop = server
     expected = [str(r.player_id) for r in pop.board[provisional]]
     flag = "true" if provisional else "false"
     top = board(base, limit="5", provisional=flag)
@@ -178,9 +129,9 @@ def test_the_top_and_a_cursor_walk_give_the_whole_board_in_order(
 
 @pytest.mark.parametrize("place", [0, 1, 2, 17, -1])
 def test_a_player_reads_around_themselves_and_their_own_rank(
-    served: tuple[str, Population], place: int
+    server: tuple[str, Population], place: int
 ) -> None:
-    base, pop = served
+    base, pop = server
     established = pop.board[False]
     me = established[place]
     token = pop.tokens[me.player_id]
@@ -197,9 +148,9 @@ def test_a_player_reads_around_themselves_and_their_own_rank(
 
 
 def test_a_provisional_player_is_on_the_provisional_board_only(
-    served: tuple[str, Population],
+    server: tuple[str, Population],
 ) -> None:
-    base, pop = served
+    base, pop = server
     me = pop.board[True][3]
     token = pop.tokens[me.player_id]
     assert board(base, token)["me"] is None  # not on the established board
@@ -225,9 +176,9 @@ def test_a_provisional_player_is_on_the_provisional_board_only(
     ],
 )
 def test_bad_parameters_are_refused_with_a_problem(
-    served: tuple[str, Population], params: dict[str, str], status: int
+    server: tuple[str, Population], params: dict[str, str], status: int
 ) -> None:
-    base, _ = served
+    base, _ = server
     r = httpx.get(f"{base}/v1/leaderboards/standard", params=params)
     assert r.status_code == status, r.text
     assert r.headers["content-type"].startswith("application/problem+json")
