@@ -174,7 +174,8 @@ class RankedController(Controller):
     async def queue_for_ranked_match(self, write: Writing) -> Response[TicketView]:
         """Queue for ranked quick play (a player with an account); four of close rating make a match
 
-        Accounts only: a guest (no player token) is refused with 403 `account-required`. The
+        Accounts only: a guest (a seat, team or organiser token) is refused with 403
+        `account-required`, no token at all with 401. The
         ticket queues with the player's shown rating in the family (1500 and provisional before
         a rated match there) and a rating window around it that widens with the wait: ±50
         points (±150 provisional), 25 more every 10 s, at most ±400. Four players each within

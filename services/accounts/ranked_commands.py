@@ -4,8 +4,9 @@ sees it. A ranked ticket is cancelled, read and streamed as a casual one is, and
 queue's match made when windows have widened by the same ``MakeDueMatch``
 (:mod:`services.accounts.lobby_commands`).
 
-Accounts only: ranked play rates people against people, so a caller without a player
-token — a guest — is refused (403 ``account-required``) before anything else.
+Accounts only: ranked play rates people against people, so a guest — a caller with a
+seat, team or organiser token, or a string that is no token of ours — is refused (403
+``account-required``) before anything else; no token at all is a 401, as everywhere.
 """
 
 from __future__ import annotations
@@ -120,7 +121,12 @@ class QueueRankedTicketHandler(Handler[QueueRankedTicket, Signed, TicketView]):
         self.queues = queues
 
     def authorise(self, command: QueueRankedTicket, caller: Caller) -> Signed:
-        if isinstance(caller, Service) or caller is None or caller.role is None:
+        if caller is None:
+            raise UnauthorizedError(
+                "ranked play is for players with an account: Authorization: Bearer <player "
+                "token> (POST /v1/players makes one)"
+            )
+        if isinstance(caller, Service) or caller.role is None:
             raise AccountRequiredError(
                 "ranked play is for players with an account: create one (POST /v1/players) "
                 "and queue with its player token"

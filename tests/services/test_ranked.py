@@ -150,17 +150,23 @@ def test_the_expected_wait_is_the_median_of_the_bands_recent_matches(table: Tabl
 @pytest.mark.parametrize(
     "caller",
     [
-        pytest.param(None, id="no token"),
         pytest.param(SERVICE, id="the service"),
         pytest.param(Credential.parse(new_token(UUID(int=7), SEAT_ROLE)), id="a seat token"),
         pytest.param(Credential.parse("junk"), id="not a token"),
     ],
 )
 def test_a_guest_is_refused(table: Table, caller: object) -> None:
+    """A caller with a token that is no player's (and the service itself)."""
     with pytest.raises(ShengjiError) as refused:
         table.bus.handle(QueueRankedTicket("standard"), caller)  # type: ignore[arg-type]
     assert refused.value.code == "account-required"
     assert getattr(refused.value, "status", None) == 403
+
+
+def test_no_token_is_a_401(table: Table) -> None:
+    with pytest.raises(ShengjiError) as refused:
+        table.bus.handle(QueueRankedTicket("standard"), None)
+    assert refused.value.code == "unauthorized"
 
 
 def test_a_double_tap_answers_the_same_ticket_and_another_is_refused(table: Table) -> None:
