@@ -79,7 +79,9 @@ class RatingModel:
     with each rating, and a rebuild under another version recomputes them all."""
 
     name: str = "openskill-plackett-luce"
-    version: int = 1
+    version: int = 2
+    """2: the bots' anchors measured (:data:`ANCHORS`, docs/decisions.md D-ratings);
+    1: their first estimates."""
     mu: float = 25.0
     sigma: float = 25.0 / 3.0
     beta: float = 25.0 / 6.0
@@ -162,12 +164,14 @@ MODEL: Final = RatingModel()
 """The model in force (docs/decisions.md D-ratings)."""
 
 ANCHORS: Final[Mapping[str, Rating]] = {
-    "random": Rating(15.0, 1.0),
+    "random": Rating(13.09, 1.0),
     "heuristic": Rating(25.0, 1.0),
-    "strong": Rating(30.0, 1.0),
+    "strong": Rating(27.16, 1.0),
 }
-"""Each bot kind's fixed rating (``mu``, ``sigma``), set from bots-only calibration
-matches (``python -m services.ratings.calibrate`` prints the measured values)."""
+"""Each bot kind's fixed rating (``mu``, ``sigma``), measured from 3,000 bots-only
+calibration matches (``python -m services.ratings.calibrate --matches 3000``: the anchors
+fit to its tallies, the heuristic bot pinned at a new player's ``mu``; docs/decisions.md
+D-ratings has the figures). Part of model version 2: changing them is a new version."""
 
 
 def family(preset: str | None, rules: RuleSet) -> str | None:

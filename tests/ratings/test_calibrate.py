@@ -30,7 +30,9 @@ def test_calibration_is_deterministic() -> None:
 
 def test_the_anchors_order_the_bots_as_measured() -> None:
     """The anchors in force are ordered as the calibration measured the kinds."""
-    assert ANCHORS["random"].mu < ANCHORS["heuristic"].mu <= ANCHORS["strong"].mu
+    assert ANCHORS["random"].mu < ANCHORS["heuristic"].mu < ANCHORS["strong"].mu
+    assert ANCHORS["heuristic"].mu == MODEL.mu  # the pinned kind
+    assert MODEL.version >= 2  # the measured anchors are a model version of their own
 
 
 @pytest.mark.parametrize(

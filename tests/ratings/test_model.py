@@ -94,7 +94,7 @@ def test_a_new_player_is_shown_1500_with_a_deviation_of_500() -> None:
 
 def test_the_model_is_named_and_versioned_with_every_parameter() -> None:
     described = MODEL.describe()
-    assert described["name"] == "openskill-plackett-luce" and described["version"] == 1
+    assert described["name"] == "openskill-plackett-luce" and described["version"] == 2
     assert set(described) >= {"mu", "sigma", "beta", "tau", "repeat_window"}
 
 
