@@ -42,6 +42,7 @@ from domain.accounts.account import (
 )
 from domain.accounts.invite import InviteCreated
 from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
+from domain.accounts.rating_change import RatingChanged
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.accounts.webhooks import (
     AttemptFailed,
@@ -161,6 +162,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
         ),
     ),
     ("invite", (InviteCreated,)),
+    ("rating", (RatingChanged,)),
     ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
     ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),
     ("webhook", (SubscriptionRegistered, SubscriptionRemoved)),

@@ -54,6 +54,7 @@ from services.accounts.seat_commands import (
     LeaveMatchHandler,
 )
 from services.bus import Bus
+from services.career.notices import NoteRatingChanges, NoteRatingChangesHandler
 from services.dealer import Dealer, DealSource, FreshDeals
 from services.feed_subscriptions import (
     AcknowledgeFeedRange,
@@ -167,5 +168,7 @@ def build_bus(
         dc.FixTable: dc.FixTableHandler(service),
         dc.PublishPairing: dc.PublishPairingHandler(service),
         RecordTableResult: RecordTableResultHandler(),
+        # a rated match's notices to its players (docs/decisions.md D-career)
+        NoteRatingChanges: NoteRatingChangesHandler(),
     }
     return Bus(service, handlers, matches=matches)
