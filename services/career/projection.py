@@ -6,15 +6,16 @@ Three events move the view; every other one moves its position alone:
 * ``MatchFinished`` — :func:`facts_of` reads the finished match from the store (its
   events up to the finish, the events of the rounds it scored) and says what the career
   keeps of it: nothing for a record imported (not played here), a match that scored
-  no round or one without an account at its table; else its family, its seats and each account seat's :class:`Tally`. A match
-  outside tournaments enters the histories of its account seats at once; a tournament
-  table is **held** until its tournament round completes (R36: how a table went tells
-  another table of the round how the same cards go), unless the log completed that round
-  already;
+  no round or one without an account at its table; else its family, its seats and each
+  account seat's :class:`Tally`. A match outside tournaments enters the histories of its
+  account seats at once; a tournament table is **held** until its tournament round
+  completes (R36: how a table went tells another table of the round how the same cards
+  go), unless the log completed that round already;
 * ``RoundCompleted`` — the tables of that tournament round held so far enter the
   histories, at this position;
-* ``AccountErased`` — the player's history, totals and partner rows go; every match
-  that named them names an erased player; so does every other player's partner row.
+* ``AccountErased`` — the player's history, totals and partner rows go, and the other
+  players' partner rows that named them; every match that named them names an erased
+  player.
 
 A match entering the histories adds to each account seat's totals (its family's and
 ``""``, every family's) and partner row. Everything read is the finished match as it
