@@ -93,7 +93,7 @@ class Core:
     bots: BotDriver
     read_models: ReadModels
     ratings: RatingModels
-    record: CareerModels
+    career: CareerModels
     """The players' careers (docs/decisions.md D-career)."""
     delivery: WebhookDelivery
     """The webhook outbox and its dispatcher (its loop runs where the background work runs;
@@ -142,7 +142,7 @@ def build_parts(
         retry_ms=settings.sse_retry_ms,
         read_models=core.read_models,
         rating_models=core.ratings,
-        career_models=core.record,
+        career_models=core.career,
     )
     live = LiveStreams(
         service,
@@ -214,6 +214,9 @@ def build_core(
         on_shutdown = (service.close,)
     limiter = anyio.CapacityLimiter(store_capacity(settings))
     hub = build_hub(settings, service)
+    read_models = build_read_models(settings, service, hub)
+    ratings = build_ratings(settings, service, hub)
+    career = build_career(settings, service, hub)
     if bots is None:
         bus = build_bus(
             service,
@@ -225,6 +228,7 @@ def build_core(
                 settings.webhook_allow_http, settings.webhook_private_targets
             ),
             matches=match_quota(settings),
+            ratings=ratings,
         )
         bots = BotDriver(
             bus,
@@ -233,9 +237,6 @@ def build_core(
             bots_only_rounds=settings.bots_only_rounds,
             quota_ms=settings.bot_quota_ms_per_hour,
         )
-    read_models = build_read_models(settings, service, hub)
-    ratings = build_ratings(settings, service, hub)
-    record = build_career(settings, service, hub)
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)
@@ -248,7 +249,7 @@ def build_core(
             # round deadlines, the results policy (docs/tournaments.md)
             tournaments = TournamentWork(Clerk(bots.bus))
             # a rated match's notices to its players (docs/decisions.md D-career)
-            notices = RatingNotices(bots.bus, record, ratings)
+            notices = RatingNotices(bots.bus, career, ratings)
             loops += [
                 sweeper.loop(sweep_s),
                 *tournaments.loops(sweep_s),
@@ -261,7 +262,7 @@ def build_core(
             loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
         loops += read_models.freshness.loops()
         loops += ratings.freshness.loops()
-        loops += record.freshness.loops()
+        loops += career.freshness.loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)
@@ -274,7 +275,7 @@ def build_core(
         bots=bots,
         read_models=read_models,
         ratings=ratings,
-        record=record,
+        career=career,
         delivery=delivery,
         workers=workers,
         on_shutdown=on_shutdown,

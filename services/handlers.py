@@ -70,6 +70,7 @@ from services.game import GameService
 from services.game_table import DEFAULT_TIMEOUT_BOT, Handlers, TimeoutBot, game_handlers, nobody
 from services.limits import NO_ALLOWANCE, Allowance
 from services.operator import NO_OPERATOR, Operator
+from services.ratings.boards import RatingModels
 from services.records.replay import ImportRecord, ImportRecordHandler
 from services.tournaments import commands as tc
 from services.tournaments import control_commands as cc
@@ -100,13 +101,15 @@ def build_bus(
     oidc: OidcVerifier | None = None,
     webhook_targets: TargetPolicy = PUBLIC_HTTPS,
     matches: Allowance = NO_ALLOWANCE,
+    ratings: RatingModels | None = None,
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
     doorbell; ``operator``: who runs webhooks and feed subscriptions (none by default);
     ``oidc``: the identity provider's verifier (sign-in off without one);
     ``webhook_targets``: where webhooks may post (``WEBHOOK_ALLOW_HTTP``,
     ``WEBHOOK_PRIVATE_TARGETS``); ``matches``: the match quota the matches a command makes
-    are charged to (``MATCH_QUOTA_PER_HOUR``; none by default)."""
+    are charged to (``MATCH_QUOTA_PER_HOUR``; none by default); ``ratings``: what seeds
+    round 1 of a tournament seeded by rating (none: every player at the start)."""
     dealer = Dealer(table_deals(service))
     handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
     handlers |= {
@@ -140,7 +143,7 @@ def build_bus(
         ImportRecord: ImportRecordHandler(),
         # tournaments (docs/tournaments.md)
         tc.CreateTournament: tc.CreateTournamentHandler(),
-        tc.ScheduleRound: tc.ScheduleRoundHandler(service, dealer),
+        tc.ScheduleRound: tc.ScheduleRoundHandler(service, dealer, ratings),
         tc.RunRoundBots: tc.RunRoundBotsHandler(service, wake),
         tc.CollectResults: tc.CollectResultsHandler(service),
         tc.FinishTable: tc.FinishTableHandler(service),
@@ -166,7 +169,7 @@ def build_bus(
         dc.Substitute: dc.SubstituteHandler(service),
         dc.RenameTeam: dc.RenameTeamHandler(service),
         dc.FixTable: dc.FixTableHandler(service),
-        dc.PublishPairing: dc.PublishPairingHandler(service),
+        dc.PublishPairing: dc.PublishPairingHandler(service, ratings),
         RecordTableResult: RecordTableResultHandler(),
         # a rated match's notices to its players (docs/decisions.md D-career)
         NoteRatingChanges: NoteRatingChangesHandler(),

@@ -78,9 +78,6 @@ FamilyName = Annotated[
     str, Meta(description="The rule-set family: standard, tuolaji, duijia (custom: unrated).")
 ]
 PlayerId = Annotated[UUID, Meta(description="The player's account.")]
-Share = Annotated[
-    float | None, Meta(description="A share or an average; null when there is nothing to count.")
-]
 
 
 class Streak(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
