@@ -175,6 +175,7 @@ def build_parts(
             settings.export_quota_per_hour if limited else 0,
         ),
         cache_bytes=settings.export_cache_mb * 2**20,
+        ratings=core.ratings,
     )
     return AppParts(
         runtime=runtime,

@@ -112,7 +112,9 @@ def test_registration_order_still_seeds_by_default_and_bad_accounts_are_refused(
     client, pop, _ = world
     a = pop.people[0].id
     base = {"name": "open cup", "preset": "standard", "matchLength": 1}
-    teams = [{"name": f"T{i}", "players": [player(f"p{i}"), player(f"q{i}")]} for i in range(4)]
+    teams: list[Json] = [
+        {"name": f"T{i}", "players": [player(f"p{i}"), player(f"q{i}")]} for i in range(4)
+    ]
     teams[3]["players"][0] = player("A", player_id=a)
     made = client.post(
         "/v1/tournaments", json={**base, "format": "swiss", "swissRounds": 2, "teams": teams}
