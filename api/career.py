@@ -13,7 +13,7 @@ from api.calls import BEARER, OPTIONAL_BEARER, Read, Reading
 from api.routes import route
 from services.access import signed_player
 from services.career.reads import (
-    History,
+    PastMatches,
     PublicProfile,
     Statistics,
     history,
@@ -33,7 +33,7 @@ AfterCursor = Annotated[
 ]
 
 
-def _history(read: Read, player: UUID, limit: int, after: str | None) -> History:
+def _history(read: Read, player: UUID, limit: int, after: str | None) -> PastMatches:
     cred = read.credential
     own = cred is not None and signed_player(read.service, cred).account.id == player
     runtime = read.runtime
@@ -45,7 +45,7 @@ class CareerController(Controller):
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @route("/{player_id:uuid}/profile", 404)
-    async def get_profile(self, read: Reading, player_id: PlayerParam) -> PublicProfile:
+    async def get_player_profile(self, read: Reading, player_id: PlayerParam) -> PublicProfile:
         """A player's public profile
 
         What anyone may see of a player: the display name, the all-time rating per family
@@ -57,7 +57,7 @@ class CareerController(Controller):
         return await read.call(profile, runtime.career, runtime.ratings, player_id)
 
     @route("/me/statistics", 401, 403, security=BEARER)
-    async def get_statistics(self, read: Reading, family: FamilyParam = None) -> Statistics:
+    async def get_my_statistics(self, read: Reading, family: FamilyParam = None) -> Statistics:
         """The player's own statistics, per family
 
         Private to the player (docs/decisions.md D-career): per family, the outcomes, rounds
@@ -74,13 +74,13 @@ class CareerController(Controller):
         return await read.call(answer)
 
     @route("/{player_id:uuid}/matches", 400, 401, 403, 404, security=OPTIONAL_BEARER)
-    async def get_history(
+    async def get_player_history(
         self,
         read: Reading,
         player_id: PlayerParam,
         limit: HistoryLimit = 20,
         after: AfterCursor = None,
-    ) -> History:
+    ) -> PastMatches:
         """A player's finished matches, newest first, paged
 
         Each with its family, the player's seat, partner and opponents, the outcome and,

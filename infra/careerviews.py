@@ -78,7 +78,8 @@ class Table:
     name: str
     columns: tuple[tuple[str, str], ...]
     key: tuple[str, ...]
-    indexes: tuple[tuple[str, ...], ...]
+    indexes: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each index: its name's suffix and its columns."""
     values: Callable[[Any], tuple[Any, ...]]
     """A row's column values (ids as :class:`UUID`, flags as :class:`bool`)."""
     row: Callable[[Any], Row]
@@ -94,10 +95,10 @@ class Table:
             f"CREATE TABLE IF NOT EXISTS {q(self.name)} ({columns}, "
             f"PRIMARY KEY ({', '.join(self.key)}))"
         ]
-        for index in self.indexes:
+        for suffix, columns in self.indexes:
             out.append(
-                f"CREATE INDEX IF NOT EXISTS {self.name}_{'_'.join(index)} ON "
-                f"{q(self.name)} ({', '.join(index)})"
+                f"CREATE INDEX IF NOT EXISTS {self.name}_{suffix} ON "
+                f"{q(self.name)} ({', '.join(columns)})"
             )
         return out
 
@@ -112,7 +113,7 @@ MATCHES = Table(
         ("facts", "{text} NOT NULL"),
     ),
     ("match_id",),
-    (("released",), ("tournament_id", "tournament_round")),
+    (("released", ("released",)), ("round", ("tournament_id", "tournament_round"))),
     lambda r: (
         r.match_id,
         r.tournament_id,
@@ -138,7 +139,10 @@ ENTRIES = Table(
         ("listed", "{bool} NOT NULL"),
     ),
     ("player_id", "match_id"),
-    (("player_id", "position", "match_id"), ("player_id", "listed", "position", "match_id")),
+    (
+        ("history", ("player_id", "position", "match_id")),
+        ("public", ("player_id", "listed", "position", "match_id")),
+    ),
     lambda r: (r.player_id, r.match_id, r.seat, r.position, r.listed),
     lambda r: EntryRow(
         player_id=_uuid(r["player_id"]),
@@ -168,7 +172,7 @@ PARTNERS = Table(
         ("won", "bigint NOT NULL"),
     ),
     ("player_id", "family", "partner"),
-    (("player_id", "family", "matches", "won"), ("partner",)),
+    (("top", ("player_id", "family", "matches", "won")), ("partner", ("partner",))),
     lambda r: (r.player_id, r.family, r.partner, r.matches, r.won),
     lambda r: PartnerRow(
         player_id=_uuid(r["player_id"]),

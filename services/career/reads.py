@@ -204,7 +204,7 @@ class RatingStep(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     model: Annotated[str, Meta(description="The rating model and its version.")]
 
 
-class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class PastMatch(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A finished match in a player's history."""
 
     match_id: Annotated[UUID, field_docs.MATCH_ID]
@@ -225,11 +225,11 @@ class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class History(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class PastMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A page of a player's history, newest first."""
 
     player_id: PlayerId
-    items: Annotated[list[HistoryItem], field_docs.ITEMS]
+    items: Annotated[list[PastMatch], field_docs.ITEMS]
     next: Annotated[
         str | None, Meta(description="The cursor of the next page (`after`); null: the last.")
     ]
@@ -407,7 +407,7 @@ def history(
     own: bool,
     limit: int = 20,
     after: str | None = None,
-) -> History:
+) -> PastMatches:
     """A page of ``player``'s history (module docstring); ``own``: the caller is the
     player (private tables too)."""
     if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
@@ -421,14 +421,14 @@ def history(
     entries = entries[:limit]
     matches = view.matches([e.match_id for e in entries])
     boards = ratings.fresh() if entries else None
-    items: list[HistoryItem] = []
+    items: list[PastMatch] = []
     for e in entries:
         row = matches.get(e.match_id)
         if row is None:  # pragma: no cover - written with its entries
             continue
         items.append(_item(service, boards, e, row))
     last = entries[-1] if entries else None
-    return History(
+    return PastMatches(
         player_id=player,
         items=items,
         next=encode_cursor((last.position, str(last.match_id))) if more and last else None,
@@ -437,10 +437,10 @@ def history(
 
 def _item(
     service: GameService, boards: RatingsView | None, entry: EntryRow, row: MatchRow
-) -> HistoryItem:
+) -> PastMatch:
     facts: Facts = row.facts
     seat = entry.seat
-    return HistoryItem(
+    return PastMatch(
         match_id=row.match_id,
         name=facts.name,
         finished_at=EPOCH + timedelta(microseconds=facts.finished_at),
