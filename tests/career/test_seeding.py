@@ -100,6 +100,7 @@ def test_teams_are_shown_with_their_ratings_and_seed_a_swiss_round_one(
     state = client.get(f"/v1/tournaments/{tid}/rounds/1").json()
     tables = {frozenset((t["firstTeam"], t["secondTeam"])) for t in state["tables"]}
     assert tables == fold
+    assert client.get(f"/v1/tournaments/{tid}/seeding", params={"top": "2"}).status_code == 400
     fixed = client.get(f"/v1/tournaments/{tid}/seeding").json()
     assert fixed["fixed"] and [t["team"] for t in fixed["teams"]] == order
     seeded = [e for e in service.events.get(UUID(tid)) if isinstance(e, TeamsSeeded)]
