@@ -28,16 +28,22 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.postgres import (
-    PostgresApplicationRecorder,
     PostgresDatastore,
     PostgresTrackingRecorder,
 )
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from eventsourcing.utils import strtobool
-from psycopg.sql import SQL, Composed, Identifier
+from psycopg.sql import SQL, Composed
 
-from infra.localhub import InProcessHub, LocalHub
+from infra.localhub import LocalHub
 from infra.settings import Settings
+from infra.viewkeeping import (
+    check_postgres_position,
+    check_sqlite_position,
+    kept_by,
+    open_on,
+    qualified,
+)
 from services.career.reads import CareerModels
 from services.career.rebuild import CareerRebuild, follower
 from services.career.rows import (
@@ -54,8 +60,7 @@ from services.career.rows import (
 from services.career.view import TRACKED, CareerView, Cursor, MemoryCareerView
 from services.game import GameService
 from services.projections import Factory, Projection
-from services.readmodels.runner import WAIT_S, Watcher
-from services.readmodels.view import PositionMovedError
+from services.readmodels.runner import Watcher
 
 PG_TRACKING: Final = "career_tracking"
 _FACTS = msgspec.json.Decoder(Facts)
@@ -95,10 +100,10 @@ class Table:
             f"CREATE TABLE IF NOT EXISTS {q(self.name)} ({columns}, "
             f"PRIMARY KEY ({', '.join(self.key)}))"
         ]
-        for suffix, columns in self.indexes:
+        for suffix, indexed in self.indexes:
             out.append(
                 f"CREATE INDEX IF NOT EXISTS {self.name}_{suffix} ON "
-                f"{q(self.name)} ({', '.join(columns)})"
+                f"{q(self.name)} ({', '.join(indexed)})"
             )
         return out
 
@@ -384,14 +389,7 @@ class SQLiteCareerView(SQLiteTrackingRecorder, _Sql):
         ]
 
     def check_position(self, c: Any, start: int) -> None:
-        c.execute(  # the file's write lock, taken before the position is read
-            "UPDATE tracking SET notification_id = notification_id WHERE application_name = ?",
-            (TRACKED,),
-        )
-        c.execute(self.select_max_tracking_id_statement, (TRACKED,))
-        now = c.fetchone()[0] or 0
-        if now != start:
-            raise PositionMovedError(f"the view is at {now}, not {start}")
+        check_sqlite_position(c, self.select_max_tracking_id_statement, TRACKED, start)
 
 
 class PostgresCareerView(PostgresTrackingRecorder, _Sql):
@@ -402,66 +400,36 @@ class PostgresCareerView(PostgresTrackingRecorder, _Sql):
     def __init__(self, datastore: PostgresDatastore) -> None:
         super().__init__(datastore, tracking_table_name=PG_TRACKING)
         self.setup_batches()
-        schema = datastore.schema
-
-        def q(table: str) -> str:
-            return Composed([Identifier(schema), SQL("."), Identifier(table)]).as_string()
-
+        q = qualified(datastore.schema)
         self.setup_sql(q, "%s", q(PG_TRACKING))
         types = {"uuid": "uuid", "bool": "boolean", "text": "text"}
         self.sql_create_statements.extend(
             Composed([SQL(s)]) for t in TABLES for s in t.ddl(q, types)
         )
-        self.lock_position = (
-            f"SELECT notification_id FROM {q(PG_TRACKING)} WHERE application_name = %s FOR UPDATE"
-        )
 
     def check_position(self, c: Any, start: int) -> None:
-        c.execute(self.lock_position, (TRACKED,))
-        r = c.fetchone()
-        now = 0 if r is None else r["notification_id"]
-        if now != start:
-            raise PositionMovedError(f"the view is at {now}, not {start}")
+        check_postgres_position(c, self.tracking_table, TRACKED, start)
 
 
 def open_career_view(service: GameService, *, create: bool) -> CareerView:
     """The career's view on ``service``'s store, its tables made if ``create``."""
-    recorder = service.recorder
-    view: CareerView
-    if isinstance(recorder, SQLiteApplicationRecorder):
-        view = SQLiteCareerView(recorder.datastore)
-    elif isinstance(recorder, PostgresApplicationRecorder):
-        view = PostgresCareerView(recorder.datastore)
-    else:
-        return MemoryCareerView()
-    if create:
-        view.create_table()
+    view: CareerView = open_on(
+        service,
+        sqlite=SQLiteCareerView,
+        postgres=PostgresCareerView,
+        memory=MemoryCareerView,
+        create=create,
+    )
     return view
-
-
-class CareerWatcher(Watcher):
-    """An ``api`` process waits for the worker's follower of the career."""
-
-    def reach(self, target: int, timeout: float = WAIT_S) -> bool:
-        if target == 0:
-            return True
-        try:
-            self.view.wait(TRACKED, target, timeout=timeout)
-        except TimeoutError:
-            return False
-        return True
 
 
 def build_career(settings: Settings, service: GameService, hub: LocalHub) -> CareerModels:
     """The career of ``settings``' process, kept as the lists and the ratings are."""
     view = open_career_view(service, create=settings.create_tables)
-    if settings.backend == "postgres" and settings.process_role == "api":
-        return CareerModels(service, view, CareerWatcher(view))
-    kept = follower(service, view)
-    service.saves.changed.add(kept.poke)
-    if not isinstance(hub, InProcessHub):
-        hub.on_changed.append(kept.poke)
-    return CareerModels(service, view, kept)
+    freshness = kept_by(
+        settings, service, hub, lambda: Watcher(view, TRACKED), lambda: follower(service, view)
+    )
+    return CareerModels(service, view, freshness)
 
 
 def career_factories() -> dict[str, Factory]:

@@ -42,7 +42,7 @@ from services.bus import Bus, Caller, Handler, Outcome, Service
 from services.career.reads import CareerModels
 from services.career.rows import account_of
 from services.errors import ForbiddenError, VersionConflictError
-from services.positions import PolicyPosition, position_id
+from services.positions import PolicyPosition, position_id, position_in
 from services.ratings.boards import RatingModels, model_name
 from services.ratings.model import FAMILIES, MODEL, Rating
 from services.unit_of_work import Reading, UnitOfWork
@@ -101,9 +101,7 @@ class NoteRatingChangesHandler(Handler[NoteRatingChanges, None, NoticesTaken]):
             raise ForbiddenError("the rating notices' command is the service's own")
 
     def handle(self, uow: UnitOfWork, command: NoteRatingChanges, who: None) -> Outcome:
-        position = uow.find(position_id(POLICY), PolicyPosition)
-        if position is None:
-            position = PolicyPosition.start(POLICY, uow.now)
+        position = position_in(uow, POLICY)
         if command.position <= position.position:  # another process was first
             return Outcome(200, position.id, position.version, facts={NOTED: 0})
         noted = 0

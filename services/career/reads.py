@@ -17,8 +17,6 @@ An erased player, or an id that is no player (a guest has none), is a 404.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -35,7 +33,8 @@ from services import field_docs
 from services.career.rebuild import follower
 from services.career.rows import ALL, CUSTOM, ERASED, GUEST, EntryRow, Facts, MatchRow, Seat
 from services.career.rows import Totals as Counts
-from services.career.view import CareerView, Cursor, MemoryCareerView
+from services.career.view import CareerView, MemoryCareerView
+from services.cursors import decode_cursor, encode_cursor
 from services.errors import NotFoundError
 from services.game import GameService
 from services.ratings.boards import RatingModels, model_name
@@ -386,19 +385,6 @@ def _participant(service: GameService, seat: int, taken: Seat) -> Participant:
     return Participant(seat=seat, kind=kind, player_id=None, bot=None, name=None, left=taken.left)
 
 
-def encode_cursor(at: Cursor) -> str:
-    return base64.urlsafe_b64encode(f"{at[0]}~{at[1]}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(text: str) -> Cursor:
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        position, match = raw.split("~", 1)
-        return int(position), str(UUID(match))
-    except (ValueError, binascii.Error, UnicodeDecodeError) as e:
-        raise InvalidInputError(f"after is a cursor a page answered, got {text[:40]!r}") from e
-
-
 def history(
     career: CareerModels,
     ratings: RatingModels,
@@ -412,7 +398,7 @@ def history(
     player (private tables too)."""
     if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
         raise InvalidInputError(f"limit must be 1..{MAX_PAGE}, got {limit!r}")
-    start = None if after is None else decode_cursor(after)
+    start = None if after is None else decode_cursor(after, int)
     service = career.service
     account_of_id(service, player)
     view = career.fresh()
@@ -431,7 +417,7 @@ def history(
     return PastMatches(
         player_id=player,
         items=items,
-        next=encode_cursor((last.position, str(last.match_id))) if more and last else None,
+        next=encode_cursor(last.position, str(last.match_id)) if more and last else None,
     )
 
 
