@@ -40,6 +40,11 @@ def _history(read: Read, player: UUID, limit: int, after: str | None) -> PastMat
     return history(runtime.career, runtime.ratings, player, own=own, limit=limit, after=after)
 
 
+def _statistics(read: Read, family: str | None) -> Statistics:
+    account = signed_player(read.service, read.credential).account
+    return statistics(read.runtime.career, account, family)
+
+
 class CareerController(Controller):
     path = "/v1/players"
     tags = ["players"]  # noqa: RUF012 - Litestar declares it an instance attribute
@@ -65,13 +70,7 @@ class CareerController(Controller):
         levels gained a round (R30), failed throws (R22), bottoms won and their points
         (R28), and the five partners with the most matches together, with the share won.
         """
-        service, career = read.service, read.runtime.career
-
-        def answer() -> Statistics:
-            account = signed_player(service, read.credential).account
-            return statistics(career, account, family)
-
-        return await read.call(answer)
+        return await read.call(_statistics, read, family)
 
     @route("/{player_id:uuid}/matches", 400, 401, 403, 404, security=OPTIONAL_BEARER)
     async def get_player_history(

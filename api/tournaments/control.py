@@ -105,12 +105,9 @@ class ControlController(Controller):
         rating` (Swiss) round 1 pairs the teams in that order — the top half against the
         bottom half — fixed by round 1's first scheduling or publication (`fixed`).
         """
-        ratings = read.runtime.ratings
-
-        def answer() -> Seeding:
-            return seeding_view(ratings, get_tournament(read.service, tournament_id))
-
-        return await read.call(answer)
+        return await read.call(
+            tournament_seeding, read.service, read.runtime.ratings, tournament_id
+        )
 
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
@@ -193,6 +190,11 @@ class ControlController(Controller):
         if wants_csv(read.request, format):
             return Response(sheet_csv(t, state), media_type="text/csv")
         return Response(sheet_text(t, state), media_type="text/plain")
+
+
+def tournament_seeding(service: GameService, ratings: RatingModels, tournament_id: UUID) -> Seeding:
+    """The tournament's teams with their ratings and round 1's seeding (blocking; 404)."""
+    return seeding_view(ratings, get_tournament(service, tournament_id))
 
 
 def pairing_preview(
