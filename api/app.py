@@ -28,6 +28,7 @@ from litestar.middleware import DefineMiddleware
 
 from api.admission import AdmissionMiddleware
 from api.calls import provide_read, provide_write
+from api.career import CareerController
 from api.commands import CommandController
 from api.compression import COMPRESSION
 from api.edge import EdgeMiddleware
@@ -123,6 +124,7 @@ API_ROUTES: Final = (
     TimeoutController,
     TournamentController,
     RatingsController,
+    CareerController,
     ResultController,
     RegistrationController,
     ControlController,

@@ -16,6 +16,7 @@ import msgspec
 from api.streams import STREAMS, StreamRoute, camel
 from services.accounts.lobby_commands import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
+from services.career.notice import RatingNotice
 from services.feed import FeedItem
 from services.feed_schema import feed_item_components
 from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame
@@ -43,7 +44,7 @@ def _last_event_id(what: str) -> dict[str, Any]:
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
     (
-        (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine, display),
+        (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine, display, rated),
         (components),
     ) = msgspec.json.schema_components(
         [
@@ -57,6 +58,7 @@ def asyncapi_document() -> dict[str, Any]:
             MyMatch,
             MyMatches,
             DisplayFrame,
+            RatingNotice,
         ],
         ref_template=_REF,
     )
@@ -169,7 +171,7 @@ def asyncapi_document() -> dict[str, Any]:
                     "contentType": "application/json",
                     "payload": display,
                 },
-                **_player_messages(ticket, my_match, mine),
+                **_player_messages(ticket, my_match, mine, rated),
                 "revoked": {
                     "name": "revoked",
                     "title": "The stream's token was revoked",
@@ -216,6 +218,12 @@ _PLAYER_FRAMES = {
         "deadline (docs/timers.md)",
     ),
     "playerMatchFinished": ("match-finished", "A match of the player ended", "R32"),
+    "playerRatingChanged": (
+        "rating-changed",
+        "A rated match moved the player's rating",
+        "once per player and rated match; a tournament table's when its round completes, "
+        "R36; docs/decisions.md D-career",
+    ),
 }
 
 
@@ -249,7 +257,7 @@ def _receive(stream: StreamRoute) -> dict[str, Any]:
 
 
 def _player_messages(
-    ticket: dict[str, Any], my_match: dict[str, Any], mine: dict[str, Any]
+    ticket: dict[str, Any], my_match: dict[str, Any], mine: dict[str, Any], rated: dict[str, Any]
 ) -> dict[str, Any]:
     status = {"type": "string", "enum": ["waiting", "matched", "cancelled"]}
     payloads = {
@@ -267,6 +275,7 @@ def _player_messages(
             }
         ),
         "playerYourTurn": my_match,
+        "playerRatingChanged": rated,
         "playerMatchFinished": _object(
             {
                 "matchId": _ID,

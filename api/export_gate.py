@@ -40,6 +40,7 @@ from services.errors import BusyError, UnauthorizedError
 from services.game import GameService
 from services.limits import Allowance
 from services.operator import Operator
+from services.ratings.boards import RatingModels
 
 RETRY_AFTER_S: Final = 5
 """Seconds a refused export waits before asking again (an export takes seconds)."""
@@ -93,8 +94,11 @@ class Exports:
         concurrency: int,
         quota: Allowance,
         cache_bytes: int,
+        ratings: RatingModels | None = None,
     ) -> None:
         self.service = service
+        self.ratings = ratings
+        """The rating moves the ``ratings`` table shows (docs/decisions.md D-career)."""
         self.limiter = limiter
         self.operator = operator
         self.slots = Slots(concurrency)
@@ -180,7 +184,7 @@ class Exports:
             slot = self.admit(request)
             try:
                 built = await in_thread(
-                    self.limiter, build, self.service, table, fmt, reader, day, mark
+                    self.limiter, build, self.service, table, fmt, reader, day, mark, self.ratings
                 )
             finally:
                 slot.release()

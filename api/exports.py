@@ -62,6 +62,7 @@ ExportFile = Literal[
     "plays.parquet",
     "results.parquet",
     "tournament_tables.parquet",
+    "ratings.parquet",
     "matches.csv",
     "rounds.csv",
     "declarations.csv",
@@ -69,6 +70,7 @@ ExportFile = Literal[
     "plays.csv",
     "results.csv",
     "tournament_tables.csv",
+    "ratings.csv",
 ]
 assert {f.rsplit(".", 1)[0] for f in get_args(ExportFile)} == set(TABLES)
 Day = Annotated[
@@ -177,7 +179,14 @@ async def export_table(
         if _fresh(built, if_none_match, if_modified_since):
             return Response(None, status_code=304, headers=headers)
         return Response(built.body, media_type=media, headers=headers)
-    chunks = table_chunks(exports.service, table, fmt, reader, day)  # type: ignore[arg-type]
+    chunks = table_chunks(
+        exports.service,
+        table,
+        fmt,  # type: ignore[arg-type]
+        reader,
+        day,
+        exports.ratings,
+    )
     return Stream(
         await exports.stream(request, chunks),
         media_type=media,

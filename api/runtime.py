@@ -25,6 +25,7 @@ from services.access import Credential
 from services.accounts.ranked import RankedQueues
 from services.bot_driver import BotDriver
 from services.bus import Bus
+from services.career.reads import CareerModels
 from services.game import GameService
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
@@ -107,17 +108,26 @@ class Runtime:
     """The ratings' read model (docs/decisions.md D-ratings); None: in memory, kept here."""
     ranked_queues: RankedQueues = field(default_factory=RankedQueues)
     """The ranked queues as this process follows them (a ranked ticket's expected wait)."""
+    career_models: CareerModels | None = None
+    """The players' careers (docs/decisions.md D-career); None: in memory, kept here."""
 
     def __post_init__(self) -> None:
         if self.read_models is None:
             self.read_models = ReadModels.in_memory(self.service)
         if self.rating_models is None:
             self.rating_models = RatingModels.in_memory(self.service)
+        if self.career_models is None:
+            self.career_models = CareerModels.in_memory(self.service)
 
     @property
     def ratings(self) -> RatingModels:
         assert self.rating_models is not None  # __post_init__ set it
         return self.rating_models
+
+    @property
+    def career(self) -> CareerModels:
+        assert self.career_models is not None  # __post_init__ set it
+        return self.career_models
 
     @property
     def lists(self) -> ReadModels:

@@ -124,7 +124,8 @@ PLAYER: Final = StreamRoute(
     channel="player",
     title="Everything that concerns a player",
     description="The player token (`Authorization: Bearer` or `?token=`) gets `snapshot`, "
-    "`ticket`, `match-found`, `your-turn` and `match-finished` frames; `id` is the event log "
+    "`ticket`, `match-found`, `your-turn`, `match-finished` and `rating-changed` frames; `id` "
+    "is the event log "
     "position, so `Last-Event-ID` resumes exactly, on any replica (docs/players.md). Nothing "
     "of another player is ever sent.",
     messages={
@@ -133,6 +134,7 @@ PLAYER: Final = StreamRoute(
         "match-found": "playerMatchFound",
         "your-turn": "playerYourTurn",
         "match-finished": "playerMatchFinished",
+        "rating-changed": "playerRatingChanged",
         "revoked": "revoked",
     },
     operation="followPlayer",

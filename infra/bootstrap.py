@@ -14,8 +14,9 @@ the settings it builds:
   otherwise) and the one limiter of blocking store calls, sized to the store's pool;
 * the bus and its handlers (the OIDC verifier, the timeout bot, the operator), the bot
   driver, the webhook outbox's store and its sender;
-* the read models of the lists and who keeps them (``infra.readviews``,
-  docs/decisions.md D-readmodels);
+* the read models of the lists, the ratings and the players' careers and who keeps them
+  (``infra.readviews``, ``infra.ratingviews``, ``infra.careerviews``, docs/decisions.md
+  D-readmodels, D-ratings, D-career);
 * the limits on clients and the background work (the sweeper, the tournament clerk, the
   lobby sweeper, the webhook outbox, the lists' follower, the bot driver), run by one
   runner (``infra.workers``) in the processes whose role says so (``PROCESS_ROLE``:
@@ -45,6 +46,7 @@ from api.ratelimit import Quota, hourly
 from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.streamcap import StreamCaps
+from infra.careerviews import build_career
 from infra.hub import build_hub
 from infra.localhub import InProcessHub, LocalHub
 from infra.ratingviews import build_ratings
@@ -58,6 +60,8 @@ from services.accounts.ranked import RankedQueues
 from services.background import Loop
 from services.bot_driver import BotDriver
 from services.bus import Bus
+from services.career.notices import RatingNotices
+from services.career.reads import CareerModels
 from services.game import GameService
 from services.game_table import TimeoutBot
 from services.handlers import build_bus
@@ -92,6 +96,8 @@ class Core:
     ratings: RatingModels
     ranked: RankedQueues
     """The ranked queues as this process follows them (their sweeper, the expected waits)."""
+    career: CareerModels
+    """The players' careers (docs/decisions.md D-career)."""
     delivery: WebhookDelivery
     """The webhook outbox and its dispatcher (its loop runs where the background work runs;
     the operator's routes read its deliveries)."""
@@ -140,6 +146,7 @@ def build_parts(
         read_models=core.read_models,
         rating_models=core.ratings,
         ranked_queues=core.ranked,
+        career_models=core.career,
     )
     live = LiveStreams(
         service,
@@ -172,6 +179,7 @@ def build_parts(
             settings.export_quota_per_hour if limited else 0,
         ),
         cache_bytes=settings.export_cache_mb * 2**20,
+        ratings=core.ratings,
     )
     return AppParts(
         runtime=runtime,
@@ -211,7 +219,9 @@ def build_core(
         on_shutdown = (service.close,)
     limiter = anyio.CapacityLimiter(store_capacity(settings))
     hub = build_hub(settings, service)
+    read_models = build_read_models(settings, service, hub)
     ratings = build_ratings(settings, service, hub)
+    career = build_career(settings, service, hub)
     ranked = RankedQueues()
     if bots is None:
         bus = build_bus(
@@ -234,7 +244,6 @@ def build_core(
             bots_only_rounds=settings.bots_only_rounds,
             quota_ms=settings.bot_quota_ms_per_hour,
         )
-    read_models = build_read_models(settings, service, hub)
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)
@@ -246,17 +255,21 @@ def build_core(
             sweeper = Sweeper(bots.bus, wake=bots.wake)
             # round deadlines, the results policy (docs/tournaments.md)
             tournaments = TournamentWork(Clerk(bots.bus))
+            # a rated match's notices to its players (docs/decisions.md D-career)
+            notices = RatingNotices(bots.bus, career, ratings)
             loops += [
                 sweeper.loop(sweep_s),
                 *tournaments.loops(sweep_s),
                 LobbySweeper(bots.bus, ranked).loop(sweep_s),
+                notices.loop(sweep_s),
             ]
             if worker:  # the API processes' saves reach this one through the hub
-                hub.on_changed += [sweeper.changed, tournaments.changed]
+                hub.on_changed += [sweeper.changed, tournaments.changed, notices.doorbell.ring]
         if settings.webhook_interval_ms > 0:
             loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
         loops += read_models.freshness.loops()
         loops += ratings.freshness.loops()
+        loops += career.freshness.loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)
@@ -270,6 +283,7 @@ def build_core(
         read_models=read_models,
         ratings=ratings,
         ranked=ranked,
+        career=career,
         delivery=delivery,
         workers=workers,
         on_shutdown=on_shutdown,

@@ -9,7 +9,8 @@ everything. ``--since DAY`` writes only the partitions of that day and later: ru
 periodically (cron, a Kubernetes CronJob) with yesterday's date and sync the folder to an
 object store; each run rewrites those days' partitions whole, so it is idempotent. On
 SQLite the server must be stopped first (one process owns the file); on PostgreSQL it
-runs beside the replicas.
+runs beside the replicas. The ``ratings`` table is read from the ratings' read model,
+brought up to the log first (docs/decisions.md D-ratings).
 """
 
 from __future__ import annotations
@@ -21,9 +22,25 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
+from eventsourcing.utils import strtobool
+
 from infra.cli_store import open_store
+from infra.ratingviews import open_ratings_view
 from services.analysis.dump import FORMATS, write_dump
 from services.analysis.rows import READERS
+from services.game import GameService
+from services.ratings.boards import RatingModels
+from services.ratings.runner import RatingsFollower
+
+
+def ratings_of(service: GameService) -> RatingModels:
+    """The store's ratings, followed to the log's end (its tables made as the store's
+    are, ``CREATE_TABLE``)."""
+    view = open_ratings_view(service, create=strtobool(service.env.get("CREATE_TABLE") or "y"))
+    schedule = service.env.get("RATING_SEASONS") or "monthly"
+    follower = RatingsFollower(service, view, schedule=schedule)
+    follower.catch_up()
+    return RatingModels(service, view, follower, schedule)
 
 
 def _day(text: str) -> date:
@@ -63,7 +80,9 @@ def run_export(
         return 2
     try:
         started = time.perf_counter()
-        done = write_dump(service, args.out, args.format, args.reader, args.since)
+        done = write_dump(
+            service, args.out, args.format, args.reader, args.since, ratings_of(service)
+        )
         seconds = time.perf_counter() - started
         rows = sum(done.rows.values())
         out.write(

@@ -18,6 +18,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from infra.careerviews import career_factories
 from infra.cli_store import open_store
 from infra.readviews import read_model_factories
 from services.projections import Factory, Progress, Stored, differences, rebuild, registered
@@ -27,7 +28,8 @@ BAR = 30
 
 def factories() -> dict[str, Factory]:
     """Every projection ``shengji rebuild`` knows, by name."""
-    return dict(sorted({**registered(), **read_model_factories()}.items()))
+    found = {**registered(), **read_model_factories(), **career_factories()}
+    return dict(sorted(found.items()))
 
 
 def add_rebuild_parser(commands: Any) -> None:

@@ -39,11 +39,9 @@ from infra.sqlviews import (
     SQLitePosition,
     SqlView,
     as_uuid,
-    kept,
-    open_sql_view,
     postgres_ddl,
-    qualified,
 )
+from infra.viewkeeping import kept_by, open_on, qualified
 from services.game import GameService
 from services.projections import Projection
 from services.ratings.boards import RatingModels
@@ -52,12 +50,14 @@ from services.ratings.rows import Change, HistoryRow, RatingRow, SeasonRow
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import (
     COARSE,
+    TRACKED,
     Board,
     Cursor,
     MemoryRatingsView,
     RatingsView,
     buckets,
 )
+from services.readmodels.runner import Watcher
 
 RATINGS: Final = "ratings"
 HISTORY: Final = "rating_history"
@@ -388,12 +388,12 @@ class PostgresRatingsView(PostgresTrackingRecorder, PostgresPosition, _SqlRating
         self.sql_create_statements.extend(
             postgres_ddl(_ddl(q, uuid="uuid", boolean="boolean", real="double precision"))
         )
-        self.lock(q(TRACKING))
+        self.tracking_table = q(TRACKING)
 
 
 def open_ratings_view(service: GameService, *, create: bool) -> RatingsView:
     """The ratings' view on ``service``'s store, its tables made if ``create``."""
-    view: RatingsView = open_sql_view(
+    view: RatingsView = open_on(
         service,
         sqlite=SQLiteRatingsView,
         postgres=PostgresRatingsView,
@@ -409,7 +409,8 @@ def build_ratings(settings: Settings, service: GameService, hub: LocalHub) -> Ra
     view = open_ratings_view(service, create=settings.create_tables)
     schedule = settings.rating_seasons
     follower = partial(RatingsFollower, service, view, schedule=schedule)
-    return RatingModels(service, view, kept(settings, service, hub, view, follower), schedule)
+    watcher = partial(Watcher, view, TRACKED)
+    return RatingModels(service, view, kept_by(settings, service, hub, watcher, follower), schedule)
 
 
 def ratings_rebuild(service: GameService) -> Projection:

@@ -43,17 +43,15 @@ from infra.sqlviews import (
     SQLitePosition,
     SqlView,
     as_uuid,
-    kept,
-    open_sql_view,
     postgres_ddl,
-    qualified,
 )
+from infra.viewkeeping import kept_by, open_on, qualified
 from services.game import GameService
 from services.projections import Factory, Projection
 from services.readmodels.lists import ReadModels
 from services.readmodels.rebuild import ListsRebuild
 from services.readmodels.rows import Change, MatchRow, SeatRow, TournamentRow
-from services.readmodels.runner import Follower
+from services.readmodels.runner import Follower, Watcher
 from services.readmodels.view import ListsView, MemoryListsView
 
 MATCHES: Final = "readmodel_matches"
@@ -340,13 +338,13 @@ class PostgresListsView(PostgresTrackingRecorder, PostgresPosition, _SqlLists):
         self.sql_create_statements.extend(
             postgres_ddl(_ddl(q, uuid="uuid", blob="bytea", bigint="bigint", boolean="boolean"))
         )
-        self.lock(q(PG_TRACKING))
+        self.tracking_table = q(PG_TRACKING)
 
 
 def open_view(service: GameService, *, create: bool) -> ListsView:
     """The lists' view on ``service``'s store (its datastore), its tables made if
     ``create``."""
-    view: ListsView = open_sql_view(
+    view: ListsView = open_on(
         service,
         sqlite=SQLiteListsView,
         postgres=PostgresListsView,
@@ -363,7 +361,9 @@ def build_read_models(settings: Settings, service: GameService, hub: LocalHub) -
     woken by its own saves and, on PostgreSQL, by the hub's news of other processes'."""
     view = open_view(service, create=settings.create_tables)
     return ReadModels(
-        service, view, kept(settings, service, hub, view, lambda: Follower(service, view))
+        service,
+        view,
+        kept_by(settings, service, hub, lambda: Watcher(view), lambda: Follower(service, view)),
     )
 
 

@@ -34,6 +34,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteRecorder
 from psycopg import sql
 
+from infra.careerviews import open_career_view
 from infra.keys import PostgresKeys, SQLiteKeys
 from infra.ratingviews import open_ratings_view
 from infra.readviews import open_view
@@ -154,6 +155,7 @@ STORES: Final[tuple[Store, ...]] = (
     Store("events", _events),
     Store("read models", partial(_view, "read models", open_view)),
     Store("ratings", partial(_view, "ratings", open_ratings_view)),
+    Store("record", partial(_view, "record", open_career_view)),
     Store("player keys", _keys),
     Store("webhook outbox", _outbox),
 )

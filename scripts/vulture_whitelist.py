@@ -169,3 +169,12 @@ tournament_changed  # services/readmodels/projection.py
 # -- ratings (docs/decisions.md D-ratings) -------------------------------------------------------
 last_match_id  # services/ratings/boards.py (FamilyRating): a field written to JSON
 _.account_erased  # services/ratings/projection.py: registered on process_event (singledispatchmethod)
+
+# -- careers (docs/decisions.md D-career) -------------------------------------------------------
+_.round_completed  # services/career/projection.py: registered on process_event (singledispatchmethod)
+zh_cn  # services/career/notice.py (NoticeText): a field written to JSON as "zh-CN"
+win_share  # services/career/reads.py (Partner): a field written to JSON
+average_points_attacking  # services/career/reads.py (FamilyStatistics): written to JSON
+average_points_defending  # services/career/reads.py (FamilyStatistics)
+levels_per_round  # services/career/reads.py (FamilyStatistics)
+families  # services/career/reads.py (Statistics)

@@ -48,6 +48,7 @@ from domain.accounts.ranked_queue import (
     RankedTicketLeft,
     RankedTicketQueued,
 )
+from domain.accounts.rating_change import RatingChanged
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.accounts.webhooks import (
     AttemptFailed,
@@ -96,7 +97,9 @@ from domain.tournament.events import (
     TableForfeited,
     TableResultRecorded,
     TeamCheckedIn,
+    TeamPlayersLinked,
     TeamRegistered,
+    TeamsSeeded,
     TeamWithdrew,
     TournamentConfigured,
     TournamentCreated,
@@ -131,6 +134,8 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
             TournamentCreated,
             TournamentConfigured,
             TeamRegistered,
+            TeamPlayersLinked,
+            TeamsSeeded,
             TeamCheckedIn,
             TournamentStarted,
             RoundScheduled,
@@ -167,6 +172,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
         ),
     ),
     ("invite", (InviteCreated,)),
+    ("rating", (RatingChanged,)),
     ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
     ("ranked-queue", (RankedQueueOpened, RankedTicketQueued, RankedTicketLeft, RankedMatchMade)),
     ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),

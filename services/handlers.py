@@ -47,7 +47,6 @@ from services.accounts.ranked import RankedQueues
 from services.accounts.ranked_commands import (
     QueueRankedTicket,
     QueueRankedTicketHandler,
-    Standings,
 )
 from services.accounts.seat_commands import (
     ClaimSeatAsPlayer,
@@ -60,6 +59,7 @@ from services.accounts.seat_commands import (
     LeaveMatchHandler,
 )
 from services.bus import Bus
+from services.career.notices import NoteRatingChanges, NoteRatingChangesHandler
 from services.dealer import Dealer, DealSource, FreshDeals
 from services.feed_subscriptions import (
     AcknowledgeFeedRange,
@@ -106,7 +106,7 @@ def build_bus(
     oidc: OidcVerifier | None = None,
     webhook_targets: TargetPolicy = PUBLIC_HTTPS,
     matches: Allowance = NO_ALLOWANCE,
-    ratings: Standings | None = None,
+    ratings: RatingModels | None = None,
     ranked: RankedQueues | None = None,
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
@@ -115,9 +115,10 @@ def build_bus(
     ``webhook_targets``: where webhooks may post (``WEBHOOK_ALLOW_HTTP``,
     ``WEBHOOK_PRIVATE_TARGETS``); ``matches``: the match quota the matches a command makes
     are charged to (``MATCH_QUOTA_PER_HOUR``; none by default); ``ratings``: the ratings'
-    read model a ranked ticket reads its player's rating from (None: one in memory, kept
-    here); ``ranked``: the ranked queues as this process follows them (their expected
-    waits; None: a follower of the bus's own)."""
+    read model — what seeds round 1 of a tournament seeded by rating (none: every player
+    at the start) and what a ranked ticket reads its player's rating from (none: a view in
+    memory, kept here); ``ranked``: the ranked queues as this process follows them (their
+    expected waits; none: a follower of the bus's own)."""
     dealer = Dealer(table_deals(service))
     handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
     handlers |= {
@@ -157,7 +158,7 @@ def build_bus(
         ImportRecord: ImportRecordHandler(),
         # tournaments (docs/tournaments.md)
         tc.CreateTournament: tc.CreateTournamentHandler(),
-        tc.ScheduleRound: tc.ScheduleRoundHandler(service, dealer),
+        tc.ScheduleRound: tc.ScheduleRoundHandler(service, dealer, ratings),
         tc.RunRoundBots: tc.RunRoundBotsHandler(service, wake),
         tc.CollectResults: tc.CollectResultsHandler(service),
         tc.FinishTable: tc.FinishTableHandler(service),
@@ -183,7 +184,9 @@ def build_bus(
         dc.Substitute: dc.SubstituteHandler(service),
         dc.RenameTeam: dc.RenameTeamHandler(service),
         dc.FixTable: dc.FixTableHandler(service),
-        dc.PublishPairing: dc.PublishPairingHandler(service),
+        dc.PublishPairing: dc.PublishPairingHandler(service, ratings),
         RecordTableResult: RecordTableResultHandler(),
+        # a rated match's notices to its players (docs/decisions.md D-career)
+        NoteRatingChanges: NoteRatingChangesHandler(),
     }
     return Bus(service, handlers, matches=matches)

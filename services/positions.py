@@ -68,3 +68,10 @@ class PolicyPosition(Aggregate):
         if position <= self.position:
             raise ValueError(f"position {position} is not past {self.position}")
         self.trigger_event(self.PositionMoved, position=position, timestamp=now)
+
+
+def position_in(uow: Any, policy: str) -> PolicyPosition:
+    """``policy``'s position as ``uow`` loads it (started when it has none yet), to move in
+    the same save as what the policy writes."""
+    found: PolicyPosition | None = uow.find(position_id(policy), PolicyPosition)
+    return PolicyPosition.start(policy, uow.now) if found is None else found

@@ -219,13 +219,21 @@ class RegisterWebhook(_Request, frozen=True, kw_only=True):
     ]
     kinds: Annotated[
         Annotated[
-            list[Literal["your-turn", "match-found", "match-finished", "tournament-round-ready"]],
-            msgspec.Meta(min_length=1, max_length=4),
+            list[
+                Literal[
+                    "your-turn",
+                    "match-found",
+                    "match-finished",
+                    "rating-changed",
+                    "tournament-round-ready",
+                ]
+            ],
+            msgspec.Meta(min_length=1, max_length=5),
         ],
         Meta(
             description=(
                 "The kinds of deliveries wanted: your-turn, match-found, "
-                "match-finished, tournament- round-ready "
+                "match-finished, rating-changed, tournament-round-ready "
                 "(docs/webhooks.md)."
             )
         ),

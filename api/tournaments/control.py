@@ -3,6 +3,7 @@
 with the reason given; reads are public and show no card (R33).
 
 * ``POST …/forbidden`` / ``DELETE …/forbidden/{a}/{b}`` — teams never to pair (Swiss);
+* ``GET …/seeding`` — the teams with their players' ratings and round 1's seeding;
 * ``GET …/preview`` — the next round's pairing as scheduling would make it now;
 * ``POST …/rounds/{n}/pairings`` — the organiser's pairing of the next round, before it
   is scheduled (``PairingsOverridden`` with the reason);
@@ -33,6 +34,7 @@ from api.tournaments.dto import (
 from api.tournaments.dto_controls import AdjustmentRequest, ForbidRequest, OverrideRequest
 from services.access import Credential, tournament_organiser
 from services.game import GameService
+from services.ratings.boards import RatingModels
 from services.tournaments.answers import PairingPreview, ReissuedTokens, preview_answer
 from services.tournaments.control_commands import (
     AdjustScore,
@@ -43,6 +45,7 @@ from services.tournaments.control_commands import (
 )
 from services.tournaments.exports import adjustments_csv
 from services.tournaments.loading import get_tournament
+from services.tournaments.seeding import Seeding, preview_seeding, seeding_view
 from services.tournaments.sheets import sheet_csv, sheet_text
 from services.tournaments.views import TournamentView, adjustment_views
 
@@ -87,7 +90,24 @@ class ControlController(Controller):
         published (POST …/publish); then anyone's. During a round in play a Swiss preview uses the
         provisional standings. 409 registration-open, tournament-over.
         """
-        return await read.call(pairing_preview, read.service, read.credential, tournament_id)
+        ratings = read.runtime.ratings
+        return await read.call(
+            pairing_preview, read.service, ratings, read.credential, tournament_id
+        )
+
+    @route("/{tournament_id:uuid}/seeding", 404)
+    async def get_seeding(self, read: Reading, tournament_id: FromPath[UUID]) -> Seeding:
+        """The teams with their ratings, and round 1's seeding
+
+        Each registered team's players with the account they named and its all-time rating in
+        the family of the tournament's rule set (none: 1500; a bot: its kind's anchor), the
+        team's rating (the mean of its players'), and its place by rating. With `seeding:
+        rating` (Swiss) round 1 pairs the teams in that order — the top half against the
+        bottom half — fixed by round 1's first scheduling or publication (`fixed`).
+        """
+        return await read.call(
+            tournament_seeding, read.service, read.runtime.ratings, tournament_id
+        )
 
     @write_route(
         "/{tournament_id:uuid}/rounds/{number:int}/pairings", 200, *CHECKED, body=OverrideRequest
@@ -172,12 +192,18 @@ class ControlController(Controller):
         return Response(sheet_text(t, state), media_type="text/plain")
 
 
+def tournament_seeding(service: GameService, ratings: RatingModels, tournament_id: UUID) -> Seeding:
+    """The tournament's teams with their ratings and round 1's seeding (blocking; 404)."""
+    return seeding_view(ratings, get_tournament(service, tournament_id))
+
+
 def pairing_preview(
-    service: GameService, cred: Credential | None, tournament_id: UUID
+    service: GameService, ratings: RatingModels, cred: Credential | None, tournament_id: UUID
 ) -> PairingPreview:
     """The next round's pairing as scheduling would make it now: the organiser's only until
-    published (blocking; 401/403/404/409)."""
+    published (blocking; 401/403/404/409); round 1 of a tournament seeded by rating by the
+    ratings as they stand (docs/decisions.md D-career)."""
     t = get_tournament(service, tournament_id)
     if len(t.rounds) + 1 not in t.published:
         tournament_organiser(t, cred)
-    return preview_answer(t)
+    return preview_answer(t, preview_seeding(ratings, t))

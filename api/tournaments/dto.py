@@ -47,6 +47,16 @@ class PlayerRequest(_Request, frozen=True, kw_only=True):
         Literal["human", "random", "heuristic", "strong"],
         Meta(description="`human` (gets a seat token when a round is scheduled) or a bot policy."),
     ] = "human"
+    player_id: Annotated[
+        UUID | None,
+        Meta(
+            description=(
+                "The person's account: their rating in the tournament's family is shown, and "
+                "seeds a tournament seeded by rating (docs/tournaments.md). It seats no "
+                "account and rates nothing."
+            )
+        ),
+    ] = None
 
 
 class TeamRequest(_Request, frozen=True, kw_only=True):
@@ -127,6 +137,16 @@ class CreateTournamentRequest(_Request, frozen=True, kw_only=True):
     checkin_required: Annotated[
         bool, Meta(description="With registration: only the teams that checked in play.")
     ] = False
+    seeding: Annotated[
+        Literal["registration", "rating"],
+        Meta(
+            description=(
+                "Round 1's seeding: the `registration` order, or by `rating` (Swiss only): the "
+                "teams by the mean of their players' ratings in the rule set's family "
+                "(docs/tournaments.md, GET …/seeding)."
+            )
+        ),
+    ] = "registration"
     deals: Annotated[
         Literal["seeds", "boards"],
         Meta(
@@ -245,6 +265,11 @@ def nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
+def team_accounts(team: TeamRequest) -> tuple[UUID | None, UUID | None]:
+    """The accounts a team's players name (docs/decisions.md D-career)."""
+    return team.players[0].player_id, team.players[1].player_id
+
+
 def team_entry(team: TeamRequest) -> TeamEntry:
     return TeamEntry(
         nfc(team.name),
@@ -270,6 +295,8 @@ def create_command(data: CreateTournamentRequest) -> CreateTournament:
         registration=data.registration,
         checkin_required=data.checkin_required,
         deals=data.deals,
+        seeding=data.seeding,
+        accounts=tuple(team_accounts(team) for team in data.teams),
     )
 
 

@@ -20,7 +20,7 @@ from litestar import Controller, Response
 from litestar.params import FromPath, PathParameter
 
 from api.calls import CHECKED, OPTIONAL_BEARER, Writing, write_route
-from api.tournaments.dto import team_entry
+from api.tournaments.dto import team_accounts, team_entry
 from api.tournaments.dto_controls import RegisterTeamRequest, WithdrawRequest
 from services.tournaments.answers import RegisteredTeam
 from services.tournaments.control_commands import CheckIn, RegisterTeam, Start, Withdraw
@@ -47,11 +47,12 @@ class RegistrationController(Controller):
 
         No token: the team registers itself while registration is open and gets its team token once.
         The organiser token: the organiser adds the team, also after the start in a Swiss tournament
-        (a late entry, paired from the next round, with 0 match points). 409 registration-closed,
-        team-name-taken, tournament-full.
+        (a late entry, paired from the next round, with 0 match points). A player may name their
+        account (`playerId`): their rating is shown (GET …/seeding) and seeds a tournament seeded
+        by rating. 409 registration-closed, team-name-taken, tournament-full.
         """
         data = await write.body()
-        return await write.send(RegisterTeam(tournament_id, team_entry(data)))
+        return await write.send(RegisterTeam(tournament_id, team_entry(data), team_accounts(data)))
 
     @write_route("/{tournament_id:uuid}/teams/{team:int}/checkin", 200, *CHECKED)
     async def check_in_team(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from domain.game.timers import Timers
 from domain.names import look_alike
@@ -24,6 +25,9 @@ DEADLINE_RULES = ("flag", "finish")
 the organiser's finish does (R32: a deal in play is abandoned unscored, the team ahead on
 levels wins, level is a draw)."""
 MAX_DEADLINE_S = 7 * 86_400
+SEEDINGS = ("registration", "rating")
+"""How a tournament's round 1 is seeded: the registration order, or the teams' ratings
+(Swiss only; docs/decisions.md D-career)."""
 MAX_ADJUSTMENT = 100
 
 
@@ -35,6 +39,7 @@ def settings_event(
     tiebreaks: Sequence[str] | None,
     registration: bool,
     checkin_required: bool,
+    seeding: str = "registration",
 ) -> dict[str, Any]:
     """The fields of ``TournamentConfigured``, checked."""
     checked = None if timers is None else Timers.from_mapping(dict(timers)).to_mapping()
@@ -47,6 +52,10 @@ def settings_event(
     order = DEFAULT_TIEBREAKS[fmt] if tiebreaks is None else check_tiebreaks(tiebreaks)
     if checkin_required and not registration:
         raise InvalidInputError("checkinRequired: only with an open registration")
+    if seeding not in SEEDINGS:
+        raise InvalidInputError(f"seeding: one of {', '.join(SEEDINGS)}, got {seeding!r}")
+    if seeding == "rating" and fmt != "swiss":
+        raise InvalidInputError("seeding: by rating seeds a Swiss round 1 only (R36)")
     return {
         "timers": checked,
         "round_deadline_s": round_deadline_s,
@@ -54,6 +63,7 @@ def settings_event(
         "tiebreaks": order,
         "registration": registration,
         "checkin_required": checkin_required,
+        "seeding": seeding,
     }
 
 
@@ -94,6 +104,9 @@ class OrganiserControls:
         cancelled: list[tuple[int, str, str]]
         published: dict[int, ev.PairingOverride]
         fixed_tables: dict[int, int]
+        seeding: str
+        team_accounts: dict[int, tuple[UUID | None, UUID | None]]
+        seeded: tuple[tuple[int, ...], tuple[int, ...]] | None
 
         @property
         def in_play(self) -> bool: ...
@@ -128,6 +141,9 @@ class OrganiserControls:
         self.cancelled = []
         self.published = {}
         self.fixed_tables = {}
+        self.seeding = "registration"
+        self.team_accounts = {}
+        self.seeded = None
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -162,9 +178,18 @@ class OrganiserControls:
 
     # -- registration ----------------------------------------------------------------------
 
-    def register_team(self, team: ev.TeamEntry, *, by: str, token_hash: str, now: datetime) -> int:
+    def register_team(
+        self,
+        team: ev.TeamEntry,
+        *,
+        by: str,
+        token_hash: str,
+        now: datetime,
+        accounts: tuple[UUID | None, UUID | None] = (None, None),
+    ) -> int:
         """A team enters: during registration (by itself or the organiser), or — Swiss
-        only, organiser only — as a late entry from the next round. Its number."""
+        only, organiser only — as a late entry from the next round. Its number.
+        ``accounts``: its players' accounts, when named (:class:`ev.TeamPlayersLinked`)."""
         check_team(team)
         if any(look_alike(t.name, team.name) for t in self.teams):
             raise IllegalMoveError(
@@ -195,7 +220,28 @@ class OrganiserControls:
         self._emit(
             ev.TeamRegistered, now, team=team, by=by, from_round=from_round, token_hash=token_hash
         )
-        return len(self.teams) - 1
+        number = len(self.teams) - 1
+        self.link_players(number, accounts, now)
+        return number
+
+    def link_players(
+        self, team: int, accounts: tuple[UUID | None, UUID | None], now: datetime
+    ) -> None:
+        """Name the accounts of ``team``'s players (none named: nothing recorded)."""
+        if accounts[0] is not None and accounts[0] == accounts[1]:
+            raise InvalidInputError("players: two players of a team are two accounts (R2)")
+        if any(a is not None for a in accounts):
+            self._emit(ev.TeamPlayersLinked, now, team=team, accounts=accounts)
+
+    def seed_by(self, order: Sequence[int], ratings: Sequence[int], now: datetime) -> None:
+        """Fix round 1's seeding of a tournament seeded by rating: the teams in ``order``
+        (best first) with their team ratings. Once: the first scheduling or publication
+        of round 1 fixes it; nothing to do for another tournament, or later."""
+        if self.seeding != "rating" or self.seeded is not None or self.rounds:
+            return
+        if sorted(order) != list(range(len(self.teams))) or len(ratings) != len(order):
+            raise InvalidInputError("a seeding orders every team once, each with its rating")
+        self._emit(ev.TeamsSeeded, now, order=tuple(order), ratings=tuple(ratings))
 
     def check_in(self, team: int, now: datetime) -> None:
         """A registered team confirms it is here (idempotent)."""

@@ -264,16 +264,26 @@ class TournamentConfigured(TournamentEvent):
     round deadline and its rule (``finish`` or ``flag``), the tiebreak order, whether
     registration is open and whether check-in is required. Created tournaments record it
     right after ``TournamentCreated``; one without it keeps the defaults of
-    :meth:`Tournament.init_controls`."""
+    :meth:`Tournament.init_controls`. Version 2 says how round 1 is seeded (``seeding``:
+    ``registration`` order, or by ``rating``); version 1 events are read as
+    ``registration`` (:meth:`upcast_v1_v2`)."""
 
+    class_version: ClassVar[int] = 2
     timers: dict[str, int] | None
     round_deadline_s: int | None
     deadline_rule: str
     tiebreaks: tuple[str, ...]
     registration: bool
     checkin_required: bool
+    seeding: str = "registration"
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """Settings made before seeding by rating: the registration order seeds."""
+        state["seeding"] = "registration"
 
     def apply_to(self, t: Tournament) -> None:
+        t.seeding = self.seeding
         t.timers = None if self.timers is None else dict(self.timers)
         t.round_deadline_s = self.round_deadline_s
         t.deadline_rule = self.deadline_rule
@@ -301,6 +311,33 @@ class TeamRegistered(TournamentEvent):
         if self.token_hash:
             t.team_tokens[number] = self.token_hash
         t.published.clear()
+
+
+class TeamPlayersLinked(TournamentEvent):
+    """The accounts of team ``team``'s two players (None: a player without one), named
+    when it registered: their ratings are shown, and in a tournament seeded by rating they
+    make the team's seed (docs/decisions.md D-career). A claim of who plays: it seats no
+    account and rates nothing. The accounts are not public in the feed."""
+
+    SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("accounts",)
+    team: int
+    accounts: tuple[UUID | None, UUID | None]
+
+    def apply_to(self, t: Tournament) -> None:
+        t.team_accounts = {**t.team_accounts, self.team: (self.accounts[0], self.accounts[1])}
+
+
+class TeamsSeeded(TournamentEvent):
+    """Round 1 of a tournament seeded by rating: the teams in seeding order, best first,
+    and the team ratings that order comes from (each the mean of its players' shown
+    ratings in the tournament's family, a player without one at the family's start);
+    round 1 is paired from it (Swiss: the top half against the bottom half)."""
+
+    order: tuple[int, ...]
+    ratings: tuple[int, ...]
+
+    def apply_to(self, t: Tournament) -> None:
+        t.seeded = (tuple(self.order), tuple(self.ratings))
 
 
 class TeamCheckedIn(TournamentEvent):

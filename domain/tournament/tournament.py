@@ -94,9 +94,13 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
         registration: bool = False,
         checkin_required: bool = False,
         deals: str = SEEDS,
+        seeding: str = "registration",
+        accounts: Sequence[tuple[UUID | None, UUID | None]] = (),
     ) -> Tournament:
         """``deals``: ``boards`` makes a duplicate event of boards (R36, docs/decisions.md
-        D-boards): its matches are a number of deals, each a board."""
+        D-boards): its matches are a number of deals, each a board. ``seeding``: how round
+        1 is seeded (``rating``: Swiss only); ``accounts``: the teams' players' accounts,
+        team by team, when named (docs/decisions.md D-career)."""
         name = checked_name(name, "name", max_length=200)
         if fmt not in FORMATS:
             raise InvalidInputError(f"format: one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -109,8 +113,17 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
                 rule="R36",
             )
         settings = settings_event(
-            fmt, timers, round_deadline_s, deadline_rule, tiebreaks, registration, checkin_required
+            fmt,
+            timers,
+            round_deadline_s,
+            deadline_rule,
+            tiebreaks,
+            registration,
+            checkin_required,
+            seeding,
         )
+        if len(accounts) > len(teams):
+            raise InvalidInputError("players' accounts are named for the teams given only")
         check_teams(teams, at_least=0 if registration else 2)
         most = round_robin_rounds(len(teams)) if not registration else MAX_TEAMS - 1
         if fmt == "swiss":
@@ -140,6 +153,8 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
             timestamp=now,
         )
         tournament._emit(ev.TournamentConfigured, now, **settings)
+        for team, linked in enumerate(accounts):
+            tournament.link_players(team, linked, now)
         return tournament
 
     # -- queries ---------------------------------------------------------------------------
@@ -402,9 +417,12 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
             seated.append((b, a) if swap else (a, b))
         return seated
 
-    def _pairing(self, number: int) -> tuple[Pairing, list[int]]:
+    def _pairing(
+        self, number: int, seeding: Sequence[int] | None = None
+    ) -> tuple[Pairing, list[int]]:
         """Round ``number``'s pairing (the organiser's override, if any) and the teams
-        awarded a bye because their round-robin opponent withdrew."""
+        awarded a bye because their round-robin opponent withdrew. ``seeding``: round 1's
+        order when not fixed yet (a preview of a tournament seeded by rating)."""
         override = self.overrides.get(number)
         active = self.active(number)
         if len(active) < 2:
@@ -433,12 +451,16 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
             return Pairing(tuple(tables), bye if bye in active else None), awarded
         met = self.met()
         ranking = [s.team for s in self.standings() if s.team in active]
+        order = self.seeded[0] if self.seeded is not None else seeding
+        if number == 1 and self.seeding == "rating" and order is not None:
+            ranking = [t for t in order if t in active]  # by rating (docs/decisions.md D-career)
         forbidden = set(self.forbidden)
         return swiss(ranking, met, self.byes(), first_round=number == 1, forbidden=forbidden), []
 
-    def preview(self) -> tuple[int, Pairing, list[int]]:
+    def preview(self, seeding: Sequence[int] | None = None) -> tuple[int, Pairing, list[int]]:
         """The next round's pairing as it would be scheduled now (no event): its number,
-        the pairing and the teams a round robin would award a bye."""
+        the pairing and the teams a round robin would award a bye; ``seeding``: round 1's
+        order by rating as it stands now, when it is not fixed yet."""
         self.check_running()
         if len(self.rounds) >= self.total_rounds:
             raise IllegalMoveError(
@@ -447,7 +469,7 @@ class Tournament(DirectorTools, OrganiserControls, GameAggregate):
                 code="tournament-over",
             )
         number = len(self.rounds) + 1
-        pairing, awarded = self._pairing(number)
+        pairing, awarded = self._pairing(number, seeding)
         return number, Pairing(tuple(self._seated(pairing)), pairing.bye), awarded
 
     def table(self, number: int, table: int) -> ev.TableEntry:

@@ -12,7 +12,9 @@ stopped, on any replica: docs/decisions.md F9):
   the feed follows each match event by event (its own copy of the match and the round,
   advanced with the log), so no turn is missed however fast the others move, and the
   frame's ``id`` is the log position of the event that gave the turn;
-* ``match-finished`` — one of their matches ended (R32).
+* ``match-finished`` — one of their matches ended (R32);
+* ``rating-changed`` — a rated match moved their rating (the notice the career's policy
+  saved once per player and match, docs/decisions.md D-career).
 
 A match is followed from the moment the stream reads it (a resumed stream's backlog
 tells the turns from then on); the client deduplicates by ``matchId`` and ``version``.
@@ -26,8 +28,10 @@ from uuid import UUID
 
 import msgspec
 from eventsourcing.application import project_aggregate
+from eventsourcing.utils import get_topic
 
 from domain.accounts.account import MatchLeft, Queued, SeatClaimed, Unqueued
+from domain.accounts.rating_change import RatingChanged
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.game.match import Match
 from domain.game.match_events import MatchFinished, RoundBegun
@@ -35,9 +39,11 @@ from domain.game.round import Round, RoundPhase, round_id
 from domain.game.round_events import TurnTimedOut
 from services.accounts.my_matches import item
 from services.accounts.players import get_account
+from services.career.notice import notice_data
 from services.game import GameService
 
 BATCH = 500
+_RATING_CHANGED = get_topic(RatingChanged)
 
 
 class Frame(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,6 +100,9 @@ class PlayerFeed:
         frames: list[Frame] = []
         for n in found:
             self.position = n.id
+            if n.topic == _RATING_CHANGED:
+                frames.extend(self._rating(n))
+                continue
             oid = n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id)
             if oid not in self.ids:
                 continue
@@ -118,6 +127,12 @@ class PlayerFeed:
             else:
                 frames.extend(self._ticket(n.id, oid, event))
         return frames
+
+    def _rating(self, n: Any) -> list[Frame]:
+        event = self.service.mapper.to_domain_event(n)
+        if not isinstance(event, RatingChanged) or event.player_id != self.account_id:
+            return []
+        return [Frame(id=n.id, kind="rating-changed", data=notice_data(event))]
 
     def _account(self, at: int, event: Any) -> list[Frame]:
         if isinstance(event, MatchLeft):  # a bot plays the seat now: no more turns

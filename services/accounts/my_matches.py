@@ -81,7 +81,15 @@ class MyMatches(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     current: Annotated[
         list[MyMatch], Meta(description="Matches not finished (waiting for seats or playing).")
     ]
-    finished: Annotated[list[MyMatch], Meta(description="Finished matches (R32).")]
+    finished: Annotated[
+        list[MyMatch],
+        Meta(
+            description=(
+                "Finished matches (R32); with partners, outcomes and rating moves, paged: "
+                "GET /v1/players/{id}/matches."
+            )
+        ),
+    ]
     left: Annotated[
         list[MyMatch],
         Meta(

@@ -39,15 +39,26 @@ import pyarrow.parquet as pq
 from eventsourcing.application import AggregateNotFoundError
 
 from domain.game.match import PRIVATE
-from domain.game.match_events import MatchCreated, RoundBegun, TableMadePrivate
+from domain.game.match_events import (
+    MatchCreated,
+    MatchFinished,
+    RoundBegun,
+    SeatTaken,
+    TableMadePrivate,
+)
 from domain.rules.errors import InvalidInputError
+from domain.rules.ruleset import RuleSet
 from domain.tournament.events import RoundCompleted
 from domain.tournament.tournament import Tournament
-from services.analysis.rows import READERS, Reader, Rows, TableFacts, match_rows
+from services.analysis.rows import READERS, RatedSeat, Reader, Rows, TableFacts, match_rows
 from services.analysis.schema import TABLES, arrow_schema
 from services.embargo import embargo_for
 from services.finishes import finishes
 from services.game import GameService
+from services.ratings.boards import RatingModels, model_name
+from services.ratings.model import family
+from services.ratings.projection import micros
+from services.ratings.view import RatingsView
 
 Format = Literal["parquet", "csv"]
 FORMATS: Final[tuple[Format, ...]] = ("parquet", "csv")
@@ -74,6 +85,37 @@ class Dumped:
     events: list[Any]
     rounds: list[list[Any]]
     table: TableFacts | None
+    rated: tuple[RatedSeat, ...] = ()
+
+
+def rated_seats(view: RatingsView | None, events: list[Any]) -> tuple[RatedSeat, ...]:
+    """The rating moves of a finished match's account seats (the ratings' history rows of
+    the match: none when it was not rated, or its player is erased)."""
+    created, finished = events[0], next(e for e in events if isinstance(e, MatchFinished))
+    fam = family(created.preset, RuleSet.from_mapping(created.rules))
+    if view is None or fam is None:
+        return ()
+    found = []
+    for taken in events:
+        if not isinstance(taken, SeatTaken) or taken.account_id is None:
+            continue
+        h = view.history_at(taken.account_id, fam, micros(finished.timestamp))
+        if h is None or h.match_id != created.originator_id:
+            continue
+        found.append(
+            RatedSeat(
+                seat=taken.seat,
+                account=taken.account_id,
+                family=fam,
+                model=model_name(),
+                weight=h.weight,
+                mu_before=h.mu_before,
+                sigma_before=h.sigma_before,
+                mu_after=h.mu_after,
+                sigma_after=h.sigma_after,
+            )
+        )
+    return tuple(sorted(found, key=lambda r: r.seat))
 
 
 class _Tournaments:
@@ -133,13 +175,19 @@ class _Tournaments:
 
 
 def dumped_matches(
-    service: GameService, reader: Reader, since: date | None = None, only: date | None = None
+    service: GameService,
+    reader: Reader,
+    since: date | None = None,
+    only: date | None = None,
+    ratings: RatingModels | None = None,
 ) -> Iterator[Dumped]:
     """The finished matches ``reader``'s dump takes, in the order they finished, with
     their day (module docstring); ``since``: only those of that day or later; ``only``:
     only those of that day (a match that ended on another day is passed over unread,
-    unless its public day may be later: a tournament table's)."""
+    unless its public day may be later: a tournament table's); ``ratings``: the rating
+    moves of the rated ones (none: the ``ratings`` table is empty)."""
     tournaments = _Tournaments(service)
+    view = None if ratings is None else ratings.fresh()
     for finished in finishes(service):
         match_id: UUID = finished.originator_id
         day = _day(finished.timestamp)
@@ -165,7 +213,7 @@ def dumped_matches(
         if (since is not None and day < since) or (only is not None and day != only):
             continue
         rounds = [list(service.events.get(e.round_id)) for e in events if isinstance(e, RoundBegun)]
-        yield Dumped(match_id, day, events, rounds, table)
+        yield Dumped(match_id, day, events, rounds, table, rated_seats(view, events))
 
 
 def _of_a_tournament(service: GameService, match_id: UUID) -> bool:
@@ -188,7 +236,7 @@ def _day(moment: datetime) -> date:
 
 
 def rows_of(found: Dumped, reader: Reader) -> Rows:
-    return match_rows(found.events, found.rounds, reader, found.day, found.table)
+    return match_rows(found.events, found.rounds, reader, found.day, found.table, found.rated)
 
 
 # -- writers ----------------------------------------------------------------------------------
@@ -228,8 +276,10 @@ def write_dump(
     fmt: Format = "parquet",
     reader: Reader = "operator",
     since: date | None = None,
+    ratings: RatingModels | None = None,
 ) -> DumpSummary:
-    """Write ``reader``'s dump of every table into ``out`` (module docstring)."""
+    """Write ``reader``'s dump of every table into ``out`` (module docstring); the rating
+    moves from ``ratings``."""
     check_choice(None, fmt, reader)
     writers: dict[tuple[str, date], tuple[_Writer, Path, Path]] = {}
     pending = Rows()
@@ -258,7 +308,7 @@ def write_dump(
         pending.clear()
 
     try:
-        for found in dumped_matches(service, reader, since):
+        for found in dumped_matches(service, reader, since, ratings=ratings):
             pending.extend(rows_of(found, reader))
             matches += 1
             if matches % CHUNK_MATCHES == 0:
@@ -307,7 +357,12 @@ class _Sink:
 
 
 def table_chunks(
-    service: GameService, table: str, fmt: Format, reader: Reader, day: date | None = None
+    service: GameService,
+    table: str,
+    fmt: Format,
+    reader: Reader,
+    day: date | None = None,
+    ratings: RatingModels | None = None,
 ) -> Iterator[bytes]:
     """``table`` of ``reader``'s dump as one file (``day`` first), a chunk of bytes per
     :data:`CHUNK_MATCHES` matches (a row group), the file's end last; ``day``: that
@@ -316,7 +371,8 @@ def table_chunks(
     sink = _Sink()
     writer = _Writer(sink, fmt, arrow_schema(table, with_day=True))
     rows: list[dict[str, Any]] = []
-    for matches, found in enumerate(dumped_matches(service, reader, only=day), 1):
+    moves = ratings if table == "ratings" else None  # read only for the table that shows them
+    for matches, found in enumerate(dumped_matches(service, reader, only=day, ratings=moves), 1):
         rows += rows_of(found, reader).tables[table]
         if matches % CHUNK_MATCHES == 0 and rows:
             writer.write(rows)

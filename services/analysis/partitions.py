@@ -40,6 +40,7 @@ from domain.tournament.events import TournamentCreated, TournamentEvent
 from services.analysis.dump import Format, table_chunks
 from services.analysis.rows import Reader
 from services.game import GameService
+from services.ratings.boards import RatingModels
 
 SETTLE: Final = timedelta(hours=1)
 """How long after its day's end a partition is settled: far longer than a command takes
@@ -144,11 +145,18 @@ class Built:
 
 
 def build(
-    service: GameService, table: str, fmt: Format, reader: Reader, day: date, mark: Mark
+    service: GameService,
+    table: str,
+    fmt: Format,
+    reader: Reader,
+    day: date,
+    mark: Mark,
+    ratings: RatingModels | None = None,
 ) -> Built:
     """``table``'s partition of ``day`` for ``reader`` as one file (its ``day`` column
-    first), stamped with ``mark`` (read before it, so a change meanwhile makes it stale)."""
-    body = b"".join(table_chunks(service, table, fmt, reader, day=day))
+    first), stamped with ``mark`` (read before it, so a change meanwhile makes it stale);
+    the rating moves from ``ratings``."""
+    body = b"".join(table_chunks(service, table, fmt, reader, day=day, ratings=ratings))
     tag = '"' + hashlib.sha256(body).hexdigest()[:40] + '"'
     return Built(mark.position, body, tag, max(day_end(day), mark.at))
 

@@ -5,13 +5,17 @@ reads the store and writes the files.
 The rows are read off the events as the record export reads them (R34): every show is a
 ``TrumpDeclared`` or ``Overcalled``, every play a ``CardPlayed`` (after a failed throw,
 ``ThrowFailed`` names what was attempted, R22), every trick a ``TrickWon``, every result a
-``RoundScored`` and the team that went up the match's ``RoundRecorded``.
+``RoundScored`` and the team that went up the match's ``RoundRecorded``; a rated match's
+rating moves are the ratings' read model's (docs/decisions.md D-ratings), given by the
+caller.
 
 **Redaction** (the reader is ``public`` or ``operator``): for the public a round's
 ``seed`` and ``bottom`` are null unless the round was scored (R21, R33, R35) — a round
 abandoned when the match ended keeps them for good (R32) — and the seats' accounts are
-always null (they link a person's matches). A tournament table whose tournament round is
-not complete is not given to the public at all (R36): the caller leaves it out.
+always null (they link a person's matches), in ``matches`` and ``ratings`` alike. A
+tournament table whose tournament round is not complete is not given to the public at all
+(R36): the caller leaves it out. An erased player's rating moves are gone from the ratings
+(docs/players.md), so from the dump.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from domain.rules.cards import RANKS, SUITS, card_names, points_of, suit_of
 from domain.rules.context import trump_context
 from domain.rules.shapes import ShapeKind, decompose
 from domain.rules.shows import Strength
+from services.ratings.model import Rating
 
 Reader = Literal["public", "operator"]
 READERS: Final[tuple[Reader, ...]] = ("public", "operator")
@@ -71,6 +76,21 @@ class TableFacts:
     completed: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class RatedSeat:
+    """A seat's rating move in a rated match (the ratings' history row, D-ratings)."""
+
+    seat: int
+    account: UUID
+    family: str
+    model: str
+    weight: float
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+
 @dataclass(slots=True)
 class Rows:
     """Rows of each table, in the order the tables are declared."""
@@ -86,6 +106,7 @@ class Rows:
                 "plays",
                 "results",
                 "tournament_tables",
+                "ratings",
             )
         }
     )
@@ -119,9 +140,11 @@ def match_rows(
     reader: Reader,
     day: date,
     table: TableFacts | None = None,
+    rated: Sequence[RatedSeat] = (),
 ) -> Rows:
     """The rows of one finished match (``rounds``: each round's events, ``RoundStarted``
-    first), redacted for ``reader``, every row carrying ``day``."""
+    first; ``rated``: its seats' rating moves), redacted for ``reader``, every row
+    carrying ``day``."""
     out = Rows()
     created = match_events[0]
     assert isinstance(created, MatchCreated)
@@ -165,6 +188,29 @@ def match_rows(
     out.add("matches", row)
     for events in rounds:
         _round_rows(out, mid, day, events, reader, kinds, recorded)
+    for r in rated:
+        before, after = Rating(r.mu_before, r.sigma_before), Rating(r.mu_after, r.sigma_after)
+        out.add(
+            "ratings",
+            {
+                "day": day,
+                "match_id": mid,
+                "seat": r.seat,
+                "player": row[f"player_{r.seat}"],
+                "account": str(r.account) if reader == "operator" else None,
+                "family": r.family,
+                "model": r.model,
+                "rated_at": finished.timestamp,
+                "weight": r.weight,
+                "mu_before": r.mu_before,
+                "sigma_before": r.sigma_before,
+                "mu_after": r.mu_after,
+                "sigma_after": r.sigma_after,
+                "rating_before": before.shown,
+                "rating_after": after.shown,
+                "deviation_after": after.deviation,
+            },
+        )
     if table is not None:
         out.add(
             "tournament_tables",

@@ -23,6 +23,7 @@ SMALL: Final = pa.int8()
 COUNT: Final = pa.int32()
 FLAG: Final = pa.bool_()
 TIME: Final = pa.timestamp("us", tz="UTC")
+REAL: Final = pa.float64()
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +260,32 @@ TABLES: Final[dict[str, tuple[str, tuple[Column, ...]]]] = {
             ),
         ),
     ),
+    "ratings": (
+        "One row per player per rated match (docs/decisions.md D-ratings): the player's "
+        "rating in the match's family before and after it, as the model in force rates it.",
+        (
+            MATCH,
+            col("seat", SMALL, "The player's seat (R1)."),
+            col("player", TEXT, "The seat's display name (as `matches.player_N`)."),
+            col(
+                "account",
+                ID,
+                "The player's account (docs/players.md).",
+                redacted="public: always null (it links a person's matches); the operator sees it",
+            ),
+            col("family", TEXT, "The rule-set family rated: standard, tuolaji or duijia."),
+            col("model", TEXT, "The rating model and its version."),
+            col("rated_at", TIME, "When the match finished (R32).", unit="UTC µs"),
+            col("weight", REAL, "The match's weight (a repeated foursome counts less)."),
+            col("mu_before", REAL, "The belief's mean before the match.", unit="mu"),
+            col("sigma_before", REAL, "Its uncertainty before the match.", unit="mu"),
+            col("mu_after", REAL, "The mean after it.", unit="mu"),
+            col("sigma_after", REAL, "The uncertainty after it.", unit="mu"),
+            col("rating_before", COUNT, "The shown rating before (1500 + 60·(mu − 25))."),
+            col("rating_after", COUNT, "The shown rating after."),
+            col("deviation_after", COUNT, "The shown deviation after (60·sigma)."),
+        ),
+    ),
 }
 """Each table: its one-line meaning and its columns (``day`` is added by the partitioning)."""
 
@@ -283,7 +310,14 @@ def arrow_schema(table: str, *, with_day: bool) -> pa.Schema:
 
 
 def _type_name(t: Any) -> str:
-    names = {ID: "string", SMALL: "int8", COUNT: "int32", FLAG: "bool", TIME: "timestamp[us, UTC]"}
+    names = {
+        ID: "string",
+        SMALL: "int8",
+        COUNT: "int32",
+        FLAG: "bool",
+        TIME: "timestamp[us, UTC]",
+        REAL: "float64",
+    }
     return names.get(t, str(t))
 
 

@@ -16,8 +16,6 @@ in the events, docs/players.md); an erased player has no row anywhere.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +28,7 @@ from msgspec import Meta
 
 from domain.accounts.account import Account
 from domain.rules.errors import InvalidInputError
+from services.cursors import decode_cursor, encode_cursor
 from services.errors import NotFoundError
 from services.game import GameService
 from services.ratings.model import FAMILIES, MODEL, Rating
@@ -37,7 +36,7 @@ from services.ratings.projection import micros
 from services.ratings.rows import ALL_TIME, RatingRow
 from services.ratings.runner import RatingsFollower
 from services.ratings.seasons import season_bounds, valid_season
-from services.ratings.view import Board, Cursor, MemoryRatingsView, RatingsView, cursor_of
+from services.ratings.view import Board, MemoryRatingsView, RatingsView, cursor_of
 from services.readmodels.runner import Freshness
 
 log = logging.getLogger(__name__)
@@ -161,19 +160,6 @@ def _check_family(family: str) -> None:
         raise NotFoundError(f"no family {family!r}; one of {', '.join(FAMILIES)}")
 
 
-def encode_cursor(at: Cursor) -> str:
-    return base64.urlsafe_b64encode(f"{at[0]!r}~{at[1]}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(text: str) -> Cursor:
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        key, player = raw.split("~", 1)
-        return float(key), str(UUID(player))
-    except (ValueError, binascii.Error, UnicodeDecodeError) as e:
-        raise InvalidInputError(f"after is a cursor a board answered, got {text[:40]!r}") from e
-
-
 def _account(service: GameService, player: UUID) -> Account | None:
     try:
         found: object = service.repository.get(player)
@@ -239,7 +225,7 @@ def leaderboard(
         own_rank = view.rank(board, at)  # one count on the index, shared with ``me``
         first = own_rank - len(above) + 1
     else:
-        start = None if after is None else decode_cursor(after)
+        start = None if after is None else decode_cursor(after, float)
         rows = view.board(board, start, limit + 1)
         first = 1 if start is None else view.rank(board, start) + 2
     more = len(rows) > limit if around is None else False
@@ -257,7 +243,7 @@ def leaderboard(
         provisional=provisional,
         model=model_name(),
         entries=entries,
-        next=encode_cursor(cursor_of(rows[-1])) if more and rows else None,
+        next=encode_cursor(*cursor_of(rows[-1])) if more and rows else None,
         me=mine,
     )
 

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any, Final, Protocol
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
 from services.background import Doorbell, Loop
 from services.game import GameService
@@ -170,16 +170,19 @@ class Follower:
 
 
 class Watcher:
-    """A process that writes no view waits for the one that does (module docstring)."""
+    """A process that writes no view waits for the one that does (module docstring);
+    ``tracked``: the application name the view's tracking records are kept under (the
+    lists': the game's; a view of its own, such as the career's, names its own)."""
 
-    def __init__(self, view: TrackedView[Any]) -> None:
+    def __init__(self, view: TrackingRecorder, tracked: str = UPSTREAM) -> None:
         self.view = view
+        self.tracked = tracked
 
     def reach(self, target: int, timeout: float = WAIT_S) -> bool:
         if target == 0:
             return True  # an empty log
         try:
-            self.view.wait(self.view.tracked, target, timeout=timeout)
+            self.view.wait(self.tracked, target, timeout=timeout)
         except TimeoutError:
             return False
         return True

@@ -6,6 +6,7 @@ itself (:class:`~services.tournaments.views.TournamentView`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import msgspec
@@ -189,11 +190,12 @@ class Published(_Answer, frozen=True, kw_only=True):
     tournament: Annotated[TournamentView, Meta(description="The tournament after the publication.")]
 
 
-def preview_answer(t: Tournament) -> PairingPreview:
+def preview_answer(t: Tournament, seeding: Sequence[int] | None = None) -> PairingPreview:
     """The next round's pairing as the preview and the publication answer it (R36): its
     tables with the teams' names, the bye, whether it is the organiser's override or
-    published, and its warnings (forbidden pairings, rematches)."""
-    number, pairing, awarded = t.preview()
+    published, and its warnings (forbidden pairings, rematches); ``seeding``: round 1's
+    order by rating as it stands now (not fixed yet, docs/decisions.md D-career)."""
+    number, pairing, awarded = t.preview(seeding)
     return PairingPreview(
         number=number,
         tables=[

@@ -28,6 +28,7 @@ from services.dealer import Dealer
 from services.embargo import shown_rounds
 from services.game import GameService
 from services.idempotency import Fact
+from services.ratings.boards import RatingModels
 from services.sources import ORGANISER_ROLE, new_token, token_hash
 from services.tournaments.answers import (
     NewTournament,
@@ -43,6 +44,7 @@ from services.tournaments.changes import (
     organiser,
     sees_all,
 )
+from services.tournaments.seeding import check_players, seed_first_round
 from services.tournaments.tables import (
     end_match,
     record_finished,
@@ -82,6 +84,10 @@ class CreateTournament:
     deals: str = "seeds"
     tournament_id: UUID | None = None
     """The tournament's id when the caller chooses it (tools, tests); else a new one."""
+    seeding: str = "registration"
+    """Round 1 seeded by ``registration`` order or by ``rating`` (Swiss)."""
+    accounts: tuple[tuple[UUID | None, UUID | None], ...] = ()
+    """The teams' players' accounts, team by team, when named (docs/decisions.md D-career)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +154,8 @@ class CreateTournamentHandler(Handler[CreateTournament, None, NewTournament]):
     def handle(self, uow: UnitOfWork, command: CreateTournament, who: None) -> Outcome:
         tournament_id = command.tournament_id or uuid4()
         token = new_token(tournament_id, ORGANISER_ROLE)
+        for linked in command.accounts:
+            check_players(uow, linked)
         t = Tournament.create(
             name=command.name,
             rules=command.rules,
@@ -166,6 +174,8 @@ class CreateTournamentHandler(Handler[CreateTournament, None, NewTournament]):
             registration=command.registration,
             checkin_required=command.checkin_required,
             deals=command.deals,
+            seeding=command.seeding,
+            accounts=command.accounts,
         )
         uow.add(t)
         return Outcome(201, t.id, t.version, minted={TOKEN: token})
@@ -189,9 +199,14 @@ class ScheduleRoundHandler(Handler[ScheduleRound, str, ScheduledRound]):
 
     attempts = ATTEMPTS
 
-    def __init__(self, service: GameService, dealer: Dealer) -> None:
+    def __init__(
+        self, service: GameService, dealer: Dealer, ratings: RatingModels | None = None
+    ) -> None:
         self.service = service
         self.dealer = dealer
+        self.ratings = ratings
+        """Round 1 of a tournament seeded by rating is seeded from them (None: every player
+        at the start, docs/decisions.md D-career)."""
 
     def authorise(self, command: ScheduleRound, caller: Caller) -> str:
         return organiser(self.service, command.tournament_id, caller)
@@ -201,6 +216,7 @@ class ScheduleRoundHandler(Handler[ScheduleRound, str, ScheduledRound]):
         state = t.current
         if state is None or state.revealed or not unseated(uow, state):
             record_finished(uow, t)
+            seed_first_round(self.ratings, t, uow.now)
             number = t.schedule_round(self.service.seeds(), uow.now)
             if command.deadline_s is not None or command.timers is not None:
                 t.set_round_time(number, command.deadline_s, command.timers, uow.now)

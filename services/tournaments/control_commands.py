@@ -36,6 +36,7 @@ from services.tournaments.changes import (
     team_or_organiser_of,
 )
 from services.tournaments.loading import get_tournament
+from services.tournaments.seeding import check_players
 from services.tournaments.tables import end_table, record_finished, table_match
 from services.tournaments.views import tournament_view
 from services.unit_of_work import Reading, UnitOfWork
@@ -58,6 +59,8 @@ class RegisterTeam:
 
     tournament_id: UUID
     team: TeamEntry
+    accounts: tuple[UUID | None, UUID | None] = (None, None)
+    """Its players' accounts, when named (docs/decisions.md D-career)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +168,13 @@ class RegisterTeamHandler(Handler[RegisterTeam, bool, RegisteredTeam]):
     def handle(self, uow: UnitOfWork, command: RegisterTeam, who: bool) -> Outcome:
         t = uow.get(command.tournament_id, Tournament, "tournament")
         minted = {} if who else {TOKEN: new_token(t.id, TEAM_ROLE)}
+        check_players(uow, command.accounts)
         team = t.register_team(
             command.team,
             by=ORGANISER if who else "self",
             token_hash=token_hash(minted[TOKEN]) if minted else "",
             now=uow.now,
+            accounts=command.accounts,
         )
         return Outcome(201, t.id, t.version, facts={"team": team}, minted=minted)
 

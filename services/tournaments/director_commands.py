@@ -22,6 +22,7 @@ from domain.tournament.standings import TableResult
 from domain.tournament.tournament import Tournament
 from services.bus import Caller, Handler, Outcome
 from services.game import GameService
+from services.ratings.boards import RatingModels
 from services.tournaments.answers import Published, preview_answer
 from services.tournaments.changes import (
     ATTEMPTS,
@@ -31,6 +32,7 @@ from services.tournaments.changes import (
     organiser,
     sees_all,
 )
+from services.tournaments.seeding import seed_first_round
 from services.tournaments.tables import end_table, record_finished
 from services.tournaments.views import tournament_view
 from services.unit_of_work import Reading, UnitOfWork
@@ -304,14 +306,18 @@ class PublishPairingHandler(Handler[PublishPairing, str, Published]):
 
     attempts = ATTEMPTS
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService, ratings: RatingModels | None = None) -> None:
         self.service = service
+        self.ratings = ratings
+        """Round 1 of a tournament seeded by rating is seeded from them (docs/decisions.md
+        D-career)."""
 
     def authorise(self, command: PublishPairing, caller: Caller) -> str:
         return organiser(self.service, command.tournament_id, caller)
 
     def handle(self, uow: UnitOfWork, command: PublishPairing, who: str) -> Outcome:
         t = uow.get(command.tournament_id, Tournament, "tournament")
+        seed_first_round(self.ratings, t, uow.now)
         t.publish(uow.now)
         return Outcome(200, t.id, t.version)
 

@@ -52,7 +52,7 @@ from domain.tournament.tournament import Tournament
 from services.bus import Bus, Caller, Handler, Outcome, Service
 from services.errors import ForbiddenError, NotFoundError, VersionConflictError
 from services.game import GameService
-from services.positions import PolicyPosition, position_id
+from services.positions import PolicyPosition, position_id, position_in
 from services.tournaments.tables import table_result
 from services.unit_of_work import Reading, UnitOfWork
 
@@ -116,9 +116,7 @@ class RecordTableResultHandler(Handler[RecordTableResult, None, ResultTaken]):
             raise ForbiddenError("the results policy's command is the service's own")
 
     def handle(self, uow: UnitOfWork, command: RecordTableResult, who: None) -> Outcome:
-        position = uow.find(position_id(POLICY), PolicyPosition)
-        if position is None:
-            position = PolicyPosition.start(POLICY, uow.now)
+        position = position_in(uow, POLICY)
         if command.position <= position.position:  # another process was first
             return Outcome(200, position.id, position.version, facts={RECORDED: False})
         recorded = False

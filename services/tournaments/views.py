@@ -251,6 +251,14 @@ class SettingsView(_View, frozen=True, kw_only=True):
     requested_bye_points: Annotated[
         int, Meta(description="Match points of a requested bye: 0, or 1 (half a win).")
     ] = 1
+    seeding: Annotated[
+        Literal["registration", "rating"],
+        Meta(
+            description=(
+                "Round 1's seeding: the registration order, or the teams' ratings (GET …/seeding)."
+            )
+        ),
+    ] = "registration"
 
 
 class AdjustmentView(_View, frozen=True, kw_only=True):
@@ -559,6 +567,7 @@ def tournament_view(t: Tournament, *, organiser: bool = False) -> TournamentView
             tiebreaks=list(t.tiebreaks),
             checkin_required=t.checkin_required,
             requested_bye_points=t.requested_bye_points,
+            seeding="rating" if t.seeding == "rating" else "registration",
         ),
         forbidden=[
             ForbiddenView(teams=sorted(pair), reason=reason) for pair, reason in t.forbidden.items()

@@ -10,7 +10,9 @@ store of its own (its own tables on PostgreSQL, its own file beside the SQLite o
 
 Kinds, per player: ``match-found`` (the account's ``SeatClaimed``), ``your-turn`` (a
 round event after which the seat to act changed to a player's), ``match-finished``
-(``MatchFinished``); per tournament: ``tournament-round-ready`` (``RoundScheduled``).
+(``MatchFinished``), ``rating-changed`` (``RatingChanged``: the notice the career's policy
+saved once per player and rated match, docs/decisions.md D-career); per tournament:
+``tournament-round-ready`` (``RoundScheduled``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from eventsourcing.system import ProcessApplication
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import SeatClaimed
+from domain.accounts.rating_change import RatingChanged
 from domain.accounts.webhooks import (
     Queue,
     Registry,
@@ -43,6 +46,7 @@ from domain.game.round import Round
 from domain.game.round_events import ROUND_EVENTS, RoundStarted
 from domain.game.timers import turn_clock
 from domain.tournament.events import RoundScheduled
+from services.career.notice import notice_data
 from services.codec import MsgspecMapper
 from services.game import GameService
 
@@ -67,6 +71,7 @@ class WebhookOutbox(ProcessApplication[UUID]):
             SubscriptionRemoved,
             SeatClaimed,
             MatchFinished,
+            RatingChanged,
             RoundScheduled,
             *ROUND_EVENTS_WITH_START,
         )
@@ -144,6 +149,8 @@ class WebhookOutbox(ProcessApplication[UUID]):
             for seat, account in sorted((table.seats if table else {}).items()):
                 data = {"matchId": str(e.originator_id), "seat": seat, "winner": e.winner}
                 work.deliver("match-finished", account, data)
+        elif isinstance(e, RatingChanged):
+            work.deliver("rating-changed", e.player_id, notice_data(e))
         elif isinstance(e, RoundScheduled):
             data = {"tournamentId": str(e.originator_id), "round": e.number}
             work.deliver("tournament-round-ready", None, data, key=f"tournament:{e.originator_id}")
@@ -223,6 +230,7 @@ tables a later subscription's ``match-finished`` and ``your-turn`` need."""
 KIND_TOPICS: Final[Mapping[str, tuple[str, ...]]] = {
     "match-found": (),
     "match-finished": (get_topic(MatchFinished),),
+    "rating-changed": (get_topic(RatingChanged),),
     "tournament-round-ready": (get_topic(RoundScheduled),),
     "your-turn": tuple(get_topic(cls) for cls in ROUND_EVENTS_WITH_START),
 }

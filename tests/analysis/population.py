@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from domain.rules.ruleset import STANDARD, MatchEnd, MatchEndKind, preset
+from services.access import Credential
+from services.accounts.commands import ErasePlayer
 from services.accounts.lobby import TicketRequest
 from services.bots import next_move
 from services.game import GameService
@@ -18,6 +20,8 @@ from services.records.export import export_match
 from tests.archive.matches import bot_teams, ended_match
 from tests.commands import (
     act,
+    bus_of,
+    claim_as_player,
     claim_deadlines,
     create_match,
     create_player,
@@ -46,6 +50,12 @@ class Population:
     player: UUID | None = None
     """The quick-play match's person (an account)."""
     player_token: str = ""
+    rated: UUID | None = None
+    """A match of two people and two bots (rated, D-ratings), one of them erased since."""
+    kept: UUID | None = None
+    """Its person who is not erased."""
+    erased: UUID | None = None
+    """Its person erased after it."""
 
 
 def rules_of(name: str, rounds: int) -> object:
@@ -98,6 +108,21 @@ def quick_play(service: GameService) -> tuple[UUID, UUID, str]:
     return made, account.id, token
 
 
+def rated_then_erased(service: GameService) -> tuple[UUID, UUID, UUID]:
+    """Two people with two bots, played to its end (a rated match); then the second
+    person is erased: the match, the person kept, the person erased."""
+    kept, _ = create_player(service, "Lan", "zh-CN")
+    gone, token = create_player(service, "Wei", "en")
+    mid = create_match(service, rules_of("standard", 1), name="rated", preset="standard")  # type: ignore[arg-type]
+    claim_as_player(service, kept, mid, 0)
+    take_seat(service, mid, 1, "bot1", "heuristic")
+    claim_as_player(service, gone, mid, 2)
+    take_seat(service, mid, 3, "bot3", "random")
+    play_out(service, mid)
+    bus_of(service).execute(ErasePlayer(), Credential.parse(token))
+    return mid, kept.id, gone.id
+
+
 def generate() -> Population:
     service = GameService(POPO)
     pop = Population(service)
@@ -126,6 +151,7 @@ def generate() -> Population:
     assert service.get_match(first).finished
     pop.embargoed = first
     pop.ended = ended_match(service)
+    pop.rated, pop.kept, pop.erased = rated_then_erased(service)
     scratch = GameService(POPO)
     source = kinds_match(scratch, "standard", ["random"] * 4, 1)
     stored = import_record(service, export_match(scratch, source), store=True)

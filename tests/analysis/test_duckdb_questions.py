@@ -19,6 +19,9 @@ from domain.rules.context import trump_context
 from domain.rules.shapes import ShapeKind, decompose
 from domain.rules.shuffle import bottom_third_card, deal, seed_from_hex, shuffle_deck
 from services.analysis.dump import write_dump
+from services.ratings.boards import RatingModels
+from services.ratings.model import Rating
+from services.ratings.rows import HistoryRow
 from services.records.bulk import BulkFilter, finished_records
 from services.records.format import GameRecord, RecordRound, decode
 from tests.analysis.population import Population
@@ -31,16 +34,17 @@ RANK_INDEX = {
 @pytest.fixture(scope="module")
 def dumps(population: Population, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("dumps")
+    ratings = RatingModels.in_memory(population.service)
     for reader in ("public", "operator"):
-        write_dump(population.service, root / reader, "parquet", reader)
-    write_dump(population.service, root / "csv", "csv", "public")
+        write_dump(population.service, root / reader, "parquet", reader, ratings=ratings)
+    write_dump(population.service, root / "csv", "csv", "public", ratings=ratings)
     return {"public": root / "public", "operator": root / "operator", "csv": root / "csv"}
 
 
 def sql(folder: Path, query: str, fmt: str = "parquet") -> list[tuple[Any, ...]]:
     """``query`` with ``{table}`` read from ``folder``'s partitions, as an analyst would."""
     con = duckdb.connect()
-    for table in ("matches", "rounds", "declarations", "tricks", "plays", "results"):
+    for table in ("matches", "rounds", "declarations", "tricks", "plays", "results", "ratings"):
         reader = "read_parquet" if fmt == "parquet" else "read_csv"
         con.execute(
             f"create view {table} as select * from {reader}('{folder}/{table}/*/*.{fmt}', "
@@ -244,6 +248,42 @@ def test_accounts_are_the_operators_only(population: Population, dumps: dict[str
     assert public[:4] == (None, None, None, None)
     humans = [s for s in range(4) if operator[4 + s] == "human"]
     assert len(humans) == 1 and operator[humans[0]] is not None
+
+
+def test_the_ratings_table_is_the_rating_history(
+    population: Population, dumps: dict[str, Path]
+) -> None:
+    """D-ratings: a row per player per rated match, as the ratings' history holds it; the
+    account is the operator's only; an erased player's rows are gone (docs/players.md)."""
+    view = RatingModels.in_memory(population.service).fresh()
+    history = {
+        (str(h.match_id), str(h.player_id)): h for h in view.rows() if isinstance(h, HistoryRow)
+    }
+    rows = sql(
+        dumps["operator"],
+        "select match_id, account, seat, player, family, weight, mu_before, sigma_before, "
+        "mu_after, sigma_after, rating_before, rating_after, model from ratings",
+    )
+    assert {(m, a) for m, a, *_ in rows} == set(history)
+    for m, a, seat, name, fam, weight, mb, sb, ma, sa, before, after, model in rows:
+        h = history[m, a]
+        assert (fam, weight, mb, sb, ma, sa) == ("standard", h.weight, *moved(h))
+        assert (before, after) == (Rating(mb, sb).shown, Rating(ma, sa).shown)
+        assert model == "openskill-plackett-luce/1" and name and seat in range(4)
+    public = sql(dumps["public"], "select match_id, seat, account from ratings")
+    assert sorted((m, s) for m, s, _ in public) == sorted((m, s) for m, _, s, *_ in rows)
+    assert all(account is None for *_, account in public)
+    rated, kept, erased = str(population.rated), str(population.kept), str(population.erased)
+    assert (rated, kept) in history and not [k for k in history if k[1] == erased]
+    [(names,)] = sql(
+        dumps["public"], f"select [player_0, player_2] from matches where match_id = '{rated}'"
+    )
+    assert names == ["Lan", "erased player"]
+    assert len(history) >= 2  # the quick-play player's match and Lan's
+
+
+def moved(h: HistoryRow) -> tuple[float, float, float, float]:
+    return h.mu_before, h.sigma_before, h.mu_after, h.sigma_after
 
 
 # -- partitions --------------------------------------------------------------------------------

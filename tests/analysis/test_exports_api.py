@@ -42,7 +42,7 @@ def test_an_archivist_reads_the_served_files_in_duckdb(
         operator = tmp_path / "operator"
         public.mkdir()
         operator.mkdir()
-        for table in ("matches", "rounds", "plays"):
+        for table in ("matches", "rounds", "plays", "ratings"):
             download(client, f"{table}.parquet", public)
             download(client, f"{table}.parquet", operator, TOKEN)
         download(client, "rounds.csv", public)
@@ -66,6 +66,15 @@ def test_an_archivist_reads_the_served_files_in_duckdb(
         assert con.sql(
             f"select seed is null from '{folder}/rounds.parquet' where match_id = '{ended}'"
         ).fetchall() == [(hidden,)]
+    # a row per player per rated match; the account the operator's only; the erased
+    # player's rows gone (docs/players.md)
+    erased, kept = str(population.erased), str(population.kept)
+    [(rows, accounts)] = con.sql(
+        f"select count(*), count(account) from '{public}/ratings.parquet'"
+    ).fetchall()
+    assert rows >= 2 and accounts == 0
+    found = {a for (a,) in con.sql(f"select account from '{operator}/ratings.parquet'").fetchall()}
+    assert kept in found and erased not in found and len(found) == rows
     # the CSV is the same table
     assert (
         con.sql(
@@ -114,3 +123,6 @@ def test_an_empty_history_is_an_empty_table_with_its_columns(
     path = download(empty, "tricks.parquet", tmp_path)
     columns = [c[0] for c in duckdb.connect().sql(f"describe '{path}'").fetchall()]
     assert columns[:4] == ["day", "match_id", "round", "trick"]
+    path = download(empty, "ratings.parquet", tmp_path)
+    columns = [c[0] for c in duckdb.connect().sql(f"describe '{path}'").fetchall()]
+    assert columns[:5] == ["day", "match_id", "seat", "player", "account"]

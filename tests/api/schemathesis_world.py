@@ -88,6 +88,9 @@ SEMANTIC_PATHS = (
     # a player's token (422 invalid-input otherwise): which cursors exist, and whose token
     # asks, is not in the schema
     "/v1/leaderboards/{family}",
+    # a player's matches page on `after`, a cursor a page answered (422 invalid-input
+    # otherwise): which cursors exist is not in the schema
+    "/v1/players/{player_id}/matches",
     # a person's name follows one policy (domain/names.py, 422 invalid-name): no control,
     # private-use or unassigned characters (Unicode categories a JSON Schema pattern
     # cannot name portably), not only invisible ones, not a name the service shows itself

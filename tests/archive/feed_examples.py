@@ -138,11 +138,16 @@ def _tournaments(c: TestClient[Litestar], service: GameService) -> None:
         "checkinRequired": True,
         "roundDeadlineS": 600,
         "timers": {"playMs": 30_000},
+        "seeding": "rating",
     }
     r = _ok(c.post("/v1/tournaments", json=created), 201)
     url, org = f"/v1/tournaments/{r['tournamentId']}", auth(r["organiserToken"])
+    rated = _ok(c.post("/v1/players", json={"displayName": "Seeded"}), 201)["playerId"]
     for i in range(6):
-        _ok(c.post(f"{url}/teams", json=team(f"T{i}")), 201)
+        entry = team(f"T{i}")
+        if i == 0:  # a player names their account: rated, and seeded by it
+            entry["players"][0]["playerId"] = rated
+        _ok(c.post(f"{url}/teams", json=entry), 201)
         _ok(c.post(f"{url}/teams/{i}/checkin", headers=org))
     _ok(c.post(f"{url}/start", headers=org))
     _ok(c.patch(url, json={"roundDeadlineS": 900, "timers": {"playMs": 20_000}}, headers=org))

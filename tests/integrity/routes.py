@@ -12,6 +12,7 @@ from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 
 from api.streams import EVENT_STREAM
+from services.access import Credential
 from tests.integrity.population import OPERATOR, Population, auth
 
 _PARAM = re.compile(r"\{([a-z_]+):[a-z]+\}")
@@ -99,7 +100,12 @@ def reads(c: TestClient[Litestar], pop: Population, path: str) -> Iterator[Read]
     elif "number" in names:  # the rule book
         for rule in ("R1", "R36", "R99"):
             yield Read(path, url(number=rule), anonymous)
-    elif "player_id" in names:  # a player's ratings: nobody's (an erased or unknown id)
+    elif "player_id" in names:  # a player's ratings, profile, matches: each player's, read by
+        # anyone and with their own token (their private tables too), and nobody's
+        for token in pop.players:
+            player = Credential.parse(token).owner
+            yield Read(path, url(player_id=player), anonymous)
+            yield Read(path, url(player_id=player), auth(token))
         yield Read(path, url(player_id=NOBODY), anonymous)
     elif "family" in names:  # the rating boards: each family, and one that is none
         for family in ("standard", "tuolaji", "duijia", "nonsense"):

@@ -73,13 +73,18 @@ def seated(
 
 
 def play_out(
-    service: GameService, clock: FakeClock, mid: UUID, absent: frozenset[int] = frozenset()
+    service: GameService,
+    clock: FakeClock,
+    mid: UUID,
+    absent: frozenset[int] = frozenset(),
+    rounds: int | None = None,
 ) -> None:
-    """Every move to the match's end (module docstring)."""
+    """Every move to the match's end (module docstring); ``rounds``: until that many
+    rounds are recorded (the match goes on)."""
     bus = bus_of(service)
     for _ in range(20_000):
         match = service.get_match(mid)
-        if match.finished:
+        if match.finished or (rounds is not None and len(match.results) >= rounds):
             return
         round_ = service.current_round(match)
         now = service.clock()
@@ -102,6 +107,8 @@ def play_out(
 @dataclass
 class Population:
     people: list[Account] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+    """The people's player tokens, in the same order."""
     rated: list[UUID] = field(default_factory=list)
     """Matches that count, in the order they finished."""
     unrated: dict[str, UUID] = field(default_factory=dict)
@@ -117,11 +124,10 @@ def populate(
 ) -> Population:
     """The whole population, ``between()`` after each match (module docstring)."""
     pop = Population()
-    tokens = []
     for i in range(6):
         account, token = create_player(service, f"Rated Person {i}", "en")
         pop.people.append(account)
-        tokens.append(token)
+        pop.tokens.append(token)
     a, b, c, d, e, f = pop.people
 
     def rated(mid: UUID, absent: frozenset[int] = frozenset()) -> UUID:
@@ -165,7 +171,7 @@ def populate(
     clock.advance(timedelta(days=8))
     pop.repeated.append(rated(seated(service, [a, b, c, d])))
     rated(seated(service, [f, "strong", e, "strong"]))
-    bus_of(service).execute(ErasePlayer(), Credential.parse(tokens[5]))
+    bus_of(service).execute(ErasePlayer(), Credential.parse(pop.tokens[5]))
     pop.erased = f.id
     between()
     return pop

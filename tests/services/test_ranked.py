@@ -8,6 +8,7 @@ ticket costs one match of the caller's quota; casual quick play does not mix wit
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import cast
 from uuid import UUID
 
 import pytest
@@ -26,6 +27,7 @@ from services.errors import QuotaExceededError
 from services.game import GameService
 from services.handlers import build_bus
 from services.limits import Allowance, Payer
+from services.ratings.boards import RatingModels
 from services.ratings.model import MODEL, SCALE, Rating
 from services.sources import SEAT_ROLE, new_token
 from tests.commands import create_player
@@ -56,7 +58,7 @@ class Table:
         self.queues = RankedQueues()
         self.bus: Bus = build_bus(
             self.service,
-            ratings=self.standings,
+            ratings=cast(RatingModels, self.standings),  # what a ranked ticket reads
             ranked=self.queues,
             matches=Allowance("matches created", "MATCH_QUOTA_PER_HOUR", quota),
         )
