@@ -76,19 +76,14 @@ class CareerView(TrackedView[Change], ABC):
     # -- what the projection reads: the stored rows as the batch left them ------------------------
 
     def match(self, match_id: UUID) -> MatchRow | None:
-        if self.pending is not None and match_id in self.pending.matches:
-            return self.pending.matches[match_id]
-        return self.stored_match(match_id)
+        return self.as_left(lambda c: c.matches, match_id, self.stored_match)
 
     def totals(self, player: UUID, family: str) -> TotalsRow | None:
-        if self.pending is not None and (player, family) in self.pending.totals:
-            return self.pending.totals[player, family]
-        return self.stored_totals(player, family)
+        return self.as_left(lambda c: c.totals, (player, family), lambda k: self.stored_totals(*k))
 
     def partner(self, player: UUID, family: str, partner: str) -> PartnerRow | None:
-        if self.pending is not None and (player, family, partner) in self.pending.partners:
-            return self.pending.partners[player, family, partner]
-        return self.stored_partner(player, family, partner)
+        key = (player, family, partner)
+        return self.as_left(lambda c: c.partners, key, lambda k: self.stored_partner(*k))
 
     def is_released(self, tournament_id: UUID, number: int) -> bool:
         if self.pending is not None and (tournament_id, number) in self.pending.released:

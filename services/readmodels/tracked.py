@@ -14,7 +14,7 @@ rolled back: :class:`PositionMovedError`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -39,6 +39,8 @@ class Rows(Protocol):
 
 
 C = TypeVar("C", bound=Rows)
+K = TypeVar("K")
+R = TypeVar("R")
 
 
 class TrackedView(TrackingRecorder, ABC, Generic[C]):
@@ -83,6 +85,17 @@ class TrackedView(TrackingRecorder, ABC, Generic[C]):
             return
         self.pending.merge(change)
         self.pending_tracking = tracking
+
+    def as_left(
+        self, rows: Callable[[C], Mapping[K, R]], key: K, stored: Callable[[K], R | None]
+    ) -> R | None:
+        """A row as the projection left it: the batch's (``rows`` of the pending change),
+        else the stored one."""
+        if self.pending is not None:
+            pending = rows(self.pending)
+            if key in pending:
+                return pending[key]
+        return stored(key)
 
     @abstractmethod
     def store(self, change: C, start: int, tracking: Tracking) -> None:

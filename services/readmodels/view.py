@@ -35,19 +35,14 @@ class ListsView(TrackedView[Change], ABC):
 
     def match_row(self, match_id: UUID) -> MatchRow | None:
         """The match's row as the projection left it (the batch's, else the stored one)."""
-        if self.pending is not None and match_id in self.pending.matches:
-            return self.pending.matches[match_id]
-        return self.stored_match(match_id)
+        return self.as_left(lambda c: c.matches, match_id, self.stored_match)
 
     def seat_row(self, account_id: UUID, match_id: UUID) -> SeatRow | None:
-        if self.pending is not None and (account_id, match_id) in self.pending.seats:
-            return self.pending.seats[account_id, match_id]
-        return self.stored_seat(account_id, match_id)
+        key = (account_id, match_id)
+        return self.as_left(lambda c: c.seats, key, lambda k: self.stored_seat(*k))
 
     def tournament_row(self, tournament_id: UUID) -> TournamentRow | None:
-        if self.pending is not None and tournament_id in self.pending.tournaments:
-            return self.pending.tournaments[tournament_id]
-        return self.stored_tournament(tournament_id)
+        return self.as_left(lambda c: c.tournaments, tournament_id, self.stored_tournament)
 
     @abstractmethod
     def reset(self) -> None:
