@@ -12,8 +12,8 @@ before the handler.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from litestar import Request
 from litestar.constants import RESERVED_KWARGS
@@ -37,9 +37,24 @@ class UnknownParameterError(InvalidInputError):
     status: ClassVar[int] = 400
 
 
-@cache
+_DECLARED: WeakKeyDictionary[HTTPRouteHandler, dict[frozenset[str], frozenset[str]]] = (
+    WeakKeyDictionary()
+)
+""":func:`declared_query`'s answers by handler, forgotten with the handler: an app that is
+dropped (a process that builds several, as the tests do) takes its entries with it."""
+
+
 def declared_query(handler: HTTPRouteHandler, path_params: frozenset[str]) -> frozenset[str]:
-    """The query parameter names ``handler`` reads (as the client spells them)."""
+    """The query parameter names ``handler`` reads (as the client spells them), worked out
+    once per handler."""
+    answers = _DECLARED.setdefault(handler, {})
+    known = answers.get(path_params)
+    if known is None:
+        known = answers[path_params] = _declared_query(handler, path_params)
+    return known
+
+
+def _declared_query(handler: HTTPRouteHandler, path_params: frozenset[str]) -> frozenset[str]:
     signature = dict(handler.parsed_fn_signature.parameters)
     dependencies = handler.resolve_dependencies()
     for provider in dependencies.values():
