@@ -13,7 +13,6 @@ before the handler.
 from __future__ import annotations
 
 from typing import Any, ClassVar
-from weakref import WeakKeyDictionary
 
 from litestar import Request
 from litestar.constants import RESERVED_KWARGS
@@ -37,17 +36,16 @@ class UnknownParameterError(InvalidInputError):
     status: ClassVar[int] = 400
 
 
-_DECLARED: WeakKeyDictionary[HTTPRouteHandler, dict[frozenset[str], frozenset[str]]] = (
-    WeakKeyDictionary()
-)
-""":func:`declared_query`'s answers by handler, forgotten with the handler: an app that is
-dropped (a process that builds several, as the tests do) takes its entries with it."""
+_DECLARED = "declared query parameters"
+"""The key in a handler's ``opt`` under which :func:`declared_query` keeps its answers: they
+live and go with the handler (an app dropped, as the tests drop hundreds, takes them along;
+a cache of the module's own would keep every app it saw)."""
 
 
 def declared_query(handler: HTTPRouteHandler, path_params: frozenset[str]) -> frozenset[str]:
     """The query parameter names ``handler`` reads (as the client spells them), worked out
     once per handler."""
-    answers = _DECLARED.setdefault(handler, {})
+    answers: dict[frozenset[str], frozenset[str]] = handler.opt.setdefault(_DECLARED, {})
     known = answers.get(path_params)
     if known is None:
         known = answers[path_params] = _declared_query(handler, path_params)
