@@ -5,23 +5,20 @@ of CPU and gives the same files for the same input. :func:`tool_output` keeps it
 the user's cache (``$XDG_CACHE_HOME``, else ``~/.cache``) in ``shengji-tests/<kind>/<key>``,
 ``key`` the hash of everything the output depends on (the document, the tool's version,
 its options): a fresh clone whose document is unchanged reuses it; any change of the
-input is a folder of its own. Two processes wanting the same folder take turns (a file
-lock): one makes it, the other reads it.
+input is a folder of its own, made once however many processes want it
+(:func:`tests.once.made_once`).
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.once import made_once
+
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shengji-tests"
-DONE = "done"
-"""The file a made folder ends with: a folder without it (a run killed midway) is made
-again."""
 
 
 def key_of(*parts: bytes | str) -> str:
@@ -36,13 +33,4 @@ def key_of(*parts: bytes | str) -> str:
 def tool_output(kind: str, key: str, make: Callable[[Path], None]) -> Path:
     """The folder ``kind/key`` of the cache, ``make(folder)`` run into it first unless an
     earlier run finished it."""
-    folder = CACHE / kind / key
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / f"{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / DONE).exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir()
-            make(folder)
-            (folder / DONE).touch()
-    return folder
+    return made_once(CACHE / kind / key, make)
