@@ -59,10 +59,17 @@ deadcode: $(STAMP)
 # order whose seed is printed at the start and the end; replay an order with
 # `make pytest PYTEST_WORKERS=0 PYTEST_ARGS=--randomly-seed=N` (docs/testing.md).
 # HYPOTHESIS_PROFILE=dev runs a fifth of the property tests' examples (default: ci).
-PYTEST_WORKERS ?= auto
+# Two workers a core (CORES: the machine's): a test waits about as long as it computes (a
+# server starting, a stream, PostgreSQL), and a core's second worker computes meanwhile;
+# one a core left a quiet 2-core machine half idle (docs/testing.md, "Time").
+CORES := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+PYTEST_WORKERS ?= $(shell echo $$((2 * $(CORES))))
 PYTEST_ARGS ?=
 
+# In a fresh clone no test module is rewritten for pytest's asserts yet (tests/__pycache__):
+# one collection first rewrites them, rather than every worker at once (~6 s of CPU each).
 pytest: $(STAMP)
+	@test -d tests/__pycache__ || $(BIN)/python -m pytest -q --collect-only -p no:randomly -p no:tests.run_guard > /dev/null
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The static checks (ruff, mypy --strict, lint-imports, vulture: ~25 s, mostly mypy on one

@@ -12,7 +12,6 @@ before the handler.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, ClassVar
 
 from litestar import Request
@@ -37,9 +36,23 @@ class UnknownParameterError(InvalidInputError):
     status: ClassVar[int] = 400
 
 
-@cache
+_DECLARED = "declared query parameters"
+"""The key in a handler's ``opt`` under which :func:`declared_query` keeps its answers: they
+live and go with the handler (an app dropped, as the tests drop hundreds, takes them along;
+a cache of the module's own would keep every app it saw)."""
+
+
 def declared_query(handler: HTTPRouteHandler, path_params: frozenset[str]) -> frozenset[str]:
-    """The query parameter names ``handler`` reads (as the client spells them)."""
+    """The query parameter names ``handler`` reads (as the client spells them), worked out
+    once per handler."""
+    answers: dict[frozenset[str], frozenset[str]] = handler.opt.setdefault(_DECLARED, {})
+    known = answers.get(path_params)
+    if known is None:
+        known = answers[path_params] = _declared_query(handler, path_params)
+    return known
+
+
+def _declared_query(handler: HTTPRouteHandler, path_params: frozenset[str]) -> frozenset[str]:
     signature = dict(handler.parsed_fn_signature.parameters)
     dependencies = handler.resolve_dependencies()
     for provider in dependencies.values():

@@ -38,10 +38,12 @@ command triggers), :func:`rejects` (an error code, nothing appended), :func:`kin
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -87,6 +89,22 @@ log's line per request is left out; a test that reads the logs asks for :func:`l
 
 def pytest_configure(config: pytest.Config) -> None:
     configure_logging(SUITE_LOG_LEVEL)
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+GC_THRESHOLDS = (700, 10, 100)
+"""The cycle collector's thresholds in a test process: Python's own for the young
+generations; a full pass at most every 100 passes of the middle one (Python's: 10). A
+process of the suite holds the collection's objects and a module's fixtures for long; a
+full pass walks them all, about a third of a second each (docs/testing.md)."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (the modules, the items, schemathesis' cases: over half a
+    million objects) lives to the end of the run: moved out of the collector's sight
+    (``gc.freeze``), the full passes walk only what the tests make."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture
@@ -293,26 +311,30 @@ def pg_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("popo", id="popo"),
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
-    ]
-)
-def backend(
-    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock, seeds: FixedSeeds
+BACKENDS = [
+    pytest.param("popo", id="popo"),
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+"""The stores a ``backend`` runs on (a module's own fixture parametrized the same way
+keeps the ids and the ``postgres`` marker)."""
+
+
+@contextmanager
+def open_backend(
+    name: BackendName, folder: Path, clock: FakeClock, seeds: FixedSeeds, pg_url: Callable[[], str]
 ) -> Iterator[Backend]:
-    name: BackendName = request.param
+    """A :class:`Backend` on an empty store: a SQLite file in ``folder``, or a new schema of
+    ``pg_url()``'s database (dropped after); its services are closed after."""
     if name != "postgres":
-        settings = Settings(backend=name, sqlite_path=tmp_path / "events.sqlite3")
+        settings = Settings(backend=name, sqlite_path=folder / "events.sqlite3")
         store = Backend(name, settings, clock, seeds)
         try:
             yield store
         finally:
             store.close()
         return
-    url: str = request.getfixturevalue("pg_url")
+    url = pg_url()
     schema = f"test_{uuid4().hex[:16]}"
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
@@ -330,6 +352,16 @@ def backend(
         store.close()
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock, seeds: FixedSeeds
+) -> Iterator[Backend]:
+    with open_backend(
+        request.param, tmp_path, clock, seeds, lambda: request.getfixturevalue("pg_url")
+    ) as store:
+        yield store
 
 
 @pytest.fixture

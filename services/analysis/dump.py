@@ -30,12 +30,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 from uuid import UUID
 
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 from eventsourcing.application import AggregateNotFoundError
 
 from domain.game.match import PRIVATE
@@ -59,6 +56,9 @@ from services.ratings.boards import RatingModels, model_name
 from services.ratings.model import family
 from services.ratings.projection import micros
 from services.ratings.view import RatingsView
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 Format = Literal["parquet", "csv"]
 FORMATS: Final[tuple[Format, ...]] = ("parquet", "csv")
@@ -243,10 +243,17 @@ def rows_of(found: Dumped, reader: Reader) -> Rows:
 
 
 class _Writer:
-    """One file being written: Parquet row groups or CSV lines, from row dicts."""
+    """One file being written: Parquet row groups or CSV lines, from row dicts. pyarrow is
+    imported here, when a dump is written: a process that serves none (a server starting, a
+    command-line tool) never pays its import (about a tenth of a second, numpy's included)."""
 
     def __init__(self, sink: Any, fmt: Format, schema: pa.Schema) -> None:
+        import pyarrow as pa  # noqa: PLC0415 - on first use (the class doc)
+        import pyarrow.csv as pa_csv  # noqa: PLC0415
+        import pyarrow.parquet as pq  # noqa: PLC0415
+
         self.schema = schema
+        self.table = pa.Table
         self.writer: Any = (
             pq.ParquetWriter(sink, schema, compression="zstd")
             if fmt == "parquet"
@@ -254,7 +261,7 @@ class _Writer:
         )
 
     def write(self, rows: list[dict[str, Any]]) -> None:
-        self.writer.write_table(pa.Table.from_pylist(rows, schema=self.schema))
+        self.writer.write_table(self.table.from_pylist(rows, schema=self.schema))
 
     def close(self) -> None:
         self.writer.close()

@@ -13,17 +13,22 @@ cards are R4 notation, space-separated, in the order played (``"5C 5C 7C 7C"``);
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-ID: Final = pa.string()
-TEXT: Final = pa.string()
-SMALL: Final = pa.int8()
-COUNT: Final = pa.int32()
-FLAG: Final = pa.bool_()
-TIME: Final = pa.timestamp("us", tz="UTC")
-REAL: Final = pa.float64()
+ID: Final = "string"
+TEXT: Final = "string"
+SMALL: Final = "int8"
+COUNT: Final = "int32"
+FLAG: Final = "bool"
+TIME: Final = "timestamp[us, UTC]"
+DATE: Final = "date32[day]"
+REAL: Final = "float64"
+"""The columns' Arrow types, by the names the schema section of docs/analysis.md gives
+them; :func:`arrow_schema` makes the types (pyarrow is imported there, when a dump is
+written: :mod:`services.analysis.dump`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +36,7 @@ class Column:
     """One column: its name, Arrow type, meaning, unit and redaction."""
 
     name: str
-    type: Any
+    type: str
     doc: str
     unit: str = ""
     redacted: str = ""
@@ -40,7 +45,7 @@ class Column:
 
 
 def col(
-    name: str, type_: Any, doc: str, *, unit: str = "", redacted: str = "", null: bool = False
+    name: str, type_: str, doc: str, *, unit: str = "", redacted: str = "", null: bool = False
 ) -> Column:
     return Column(name, type_, doc, unit, redacted, null or bool(redacted))
 
@@ -289,36 +294,35 @@ TABLES: Final[dict[str, tuple[str, tuple[Column, ...]]]] = {
 }
 """Each table: its one-line meaning and its columns (``day`` is added by the partitioning)."""
 
-DAY: Final = col("day", pa.date32(), DAY_DOC)
+DAY: Final = col("day", DATE, DAY_DOC)
 
 
 def arrow_schema(table: str, *, with_day: bool) -> pa.Schema:
     """The Arrow schema of ``table`` (``with_day``: the ``day`` column first, as the
     single-file dumps have it; the partitioned ones carry it in the folder name)."""
+    import pyarrow as pa  # noqa: PLC0415 - on first use (the types' doc)
+
+    types = {
+        ID: pa.string(),
+        SMALL: pa.int8(),
+        COUNT: pa.int32(),
+        FLAG: pa.bool_(),
+        TIME: pa.timestamp("us", tz="UTC"),
+        DATE: pa.date32(),
+        REAL: pa.float64(),
+    }
     columns = ((DAY,) if with_day else ()) + TABLES[table][1]
     return pa.schema(
         [
             pa.field(
                 c.name,
-                c.type,
+                types[c.type],
                 nullable=c.nullable,
                 metadata={"doc": c.doc, "unit": c.unit, "redacted": c.redacted},
             )
             for c in columns
         ]
     )
-
-
-def _type_name(t: Any) -> str:
-    names = {
-        ID: "string",
-        SMALL: "int8",
-        COUNT: "int32",
-        FLAG: "bool",
-        TIME: "timestamp[us, UTC]",
-        REAL: "float64",
-    }
-    return names.get(t, str(t))
 
 
 def schema_markdown() -> str:
@@ -332,8 +336,6 @@ def schema_markdown() -> str:
         ]
         for c in ((DAY,), columns)[0] + columns:
             null = "" if not c.nullable else " (null)"
-            lines.append(
-                f"| `{c.name}` | {_type_name(c.type)}{null} | {c.unit} | {c.doc} | {c.redacted} |"
-            )
+            lines.append(f"| `{c.name}` | {c.type}{null} | {c.unit} | {c.doc} | {c.redacted} |")
         lines.append("")
     return "\n".join(lines)

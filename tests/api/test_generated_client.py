@@ -8,6 +8,7 @@ then reads the revealed seed (R35). Every answer is parsed into the generated mo
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import shutil
 import subprocess
 import sys
@@ -22,33 +23,33 @@ from uuid import UUID
 import pytest
 
 from tests.api.served import ROOT, served
+from tests.tool_cache import key_of, tool_output
 
 PACKAGE = "shengji_client"
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    folder = tmp_path_factory.mktemp("client")
+def generated() -> Iterator[ModuleType]:
+    """The client generated from the document, once per document and generator version
+    (:mod:`tests.tool_cache`), imported."""
     generator = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
     assert generator, "openapi-python-client is in the dev extras (pyproject.toml)"
-    run = subprocess.run(
-        [
-            generator,
-            "generate",
-            "--path",
-            str(ROOT / "openapi.yaml"),
-            "--meta",
-            "none",
-            "--output-path",
-            str(folder / PACKAGE),
-        ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
+    document = ROOT / "openapi.yaml"
+
+    def generate(folder: Path) -> None:
+        args = ["generate", "--path", str(document), "--meta", "none"]
+        run = subprocess.run(
+            [generator, *args, "--output-path", str(folder / PACKAGE)],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+
+    version = importlib.metadata.version("openapi-python-client")
+    folder = tool_output("python-client", key_of(document.read_bytes(), version), generate)
     sys.path.insert(0, str(folder))
     try:
         yield importlib.import_module(PACKAGE)

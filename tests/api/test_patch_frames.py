@@ -136,6 +136,8 @@ async def test_patches_give_the_state_at_every_version(seed: int) -> None:
                 assert first.id == version - 4
                 clients[2].take(first)
                 seen[2].append((version - 4, clients[2].view))
+            for i, s in enumerate(streams):  # read as a client does, never a ring behind
+                seen[i] += await read_until(s, clients[i], version)
         end = current_version(service, match_id)
         for i, s in enumerate(streams):
             seen[i] += await read_until(s, clients[i], end)

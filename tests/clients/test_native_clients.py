@@ -4,17 +4,17 @@
 document and generates ``kotlin`` and ``typescript-fetch`` clients with no warning about
 the schema; each union of answers decodes by its tag; the streams are left to an SSE
 client; the TypeScript client compiles with ``tsc --strict`` (npm ``typescript``, pinned,
-installed here under ``.cache/``), and a small TypeScript program using it plays round 1
+kept in the user's cache), and a small TypeScript program using it plays round 1
 by polling against the served app (uvicorn on a free port).
 
-The generated clients are cached under ``.cache/clients/<hash>``, the hash of the
-document, the generator and its options: a rerun with an unchanged document only
-compiles and plays. No JDK or no Node is a failure, never a skip."""
+The generated clients are kept in the user's cache by the hash of the document, the
+generator and its options (:mod:`tests.tool_cache`): a rerun with an unchanged document,
+in this clone or a fresh one, only compiles and plays. No JDK or no Node is a failure,
+never a skip."""
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -28,9 +28,10 @@ import pytest
 
 from tests.api.served import ROOT, served
 from tests.documents import repository_yaml
+from tests.tool_cache import key_of, tool_output
 
 TYPESCRIPT = "5.9.3"
-"""npm ``typescript``, pinned (installed by this test under ``.cache/npm``)."""
+"""npm ``typescript``, pinned (installed by this test into the user's cache)."""
 GENERATORS: dict[str, list[str]] = {
     "kotlin": [
         "--additional-properties",
@@ -42,7 +43,6 @@ GENERATORS: dict[str, list[str]] = {
 sealed interfaces decoded by their discriminator (docs/clients.md)."""
 NOT_ABOUT_THE_SCHEMA = "OpenAPI 3.1 support is still in beta"
 """The one warning the generator prints for every 3.1 document: about itself."""
-CACHE = ROOT / ".cache"
 JVM_ENV = {**os.environ, "JAVA_OPTS": "-XX:TieredStopAtLevel=1"}
 """The generator's JVM compiles with its quick compiler only (the wrapper passes JAVA_OPTS
 on): a run of a few seconds never pays for the optimising one (the same output, about
@@ -75,28 +75,18 @@ def _run(args: list[str], cwd: Path, timeout: float = 600) -> str:
 @pytest.fixture(scope="module")
 def generated() -> Path:
     """The folder of the validation log and the generated clients (``kotlin/``,
-    ``typescript-fetch/``, each with its ``.log``), made once per document."""
+    ``typescript-fetch/``, each with its ``.log``), made once per document, generator and
+    options (:mod:`tests.tool_cache`: pytest-xdist may run this module's tests on two
+    workers at once, and a fresh clone reuses an unchanged document's)."""
     _tool("java")
     generator = _tool("openapi-generator-cli")
     document = ROOT / "openapi.yaml"
-    version = _run([generator, "version"], ROOT).strip()
-    key = hashlib.sha256(
-        document.read_bytes() + json.dumps([version, GENERATORS]).encode()
-    ).hexdigest()[:16]
-    folder = CACHE / "clients" / key
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # pytest-xdist may run this module's tests on two workers at once: one generates while
-    # the other waits for it, then both read the same folder
-    with (CACHE / "clients" / f"{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "done").exists():
-            _generate(generator, document, folder)
-    return folder
+    version = importlib.metadata.version("openapi-generator-cli")  # the jar it ships
+    key = key_of(document.read_bytes(), json.dumps([version, GENERATORS]))
+    return tool_output("clients", key, lambda folder: _generate(generator, document, folder))
 
 
 def _generate(generator: str, document: Path, folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
     commands = {"validate": [generator, "validate", "-i", str(document)]}
     for name, options in GENERATORS.items():
         out = str(folder / name)
@@ -115,7 +105,6 @@ def _generate(generator: str, document: Path, folder: Path) -> None:
         }
         for name, process in runs.items():
             assert process.wait(timeout=600) == 0, (folder / f"{name}.log").read_text()
-    (folder / "done").touch()
 
 
 def test_the_document_validates_without_warnings(generated: Path) -> None:
@@ -190,24 +179,14 @@ def test_the_streams_are_left_to_an_sse_client(generated: Path) -> None:
 
 
 def _typescript() -> Path:
-    """``tsc`` of the pinned ``typescript``, installed once under ``.cache/npm``."""
-    prefix = CACHE / "npm" / f"typescript-{TYPESCRIPT}"
-    tsc = prefix / "node_modules" / ".bin" / "tsc"
-    if not tsc.exists():
-        npm = _tool("npm")
-        _run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(prefix),
-                "--no-audit",
-                "--no-fund",
-                f"typescript@{TYPESCRIPT}",
-            ],
-            ROOT,
-        )
-    return tsc
+    """``tsc`` of the pinned ``typescript``, installed once (:mod:`tests.tool_cache`)."""
+
+    def install(prefix: Path) -> None:
+        args = ["install", "--prefix", str(prefix), "--no-audit", "--no-fund"]
+        _run([_tool("npm"), *args, f"typescript@{TYPESCRIPT}"], ROOT)
+
+    prefix = tool_output("npm", key_of("typescript", TYPESCRIPT), install)
+    return prefix / "node_modules" / ".bin" / "tsc"
 
 
 def test_a_typescript_app_plays_a_round_by_polling(generated: Path, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from services.records.format import encode
 from tests.api.rest import Json, Table, auth
 from tests.apps import make_app
 from tests.commands import create_match, run_bots, take_seat
-from tests.conftest import Backend, FakeClock
+from tests.conftest import Backend, FakeClock, FixedSeeds, open_backend
 
 pytestmark = pytest.mark.postgres
 
@@ -579,8 +579,25 @@ REPLAY_REFUSED = {"POST /v1/players/me/token", "DELETE /v1/players/me"}
 401 (authorisation comes first), never the new token."""
 
 
-@pytest.fixture
-def world(backend: Backend) -> Iterator[World]:
+@pytest.fixture(scope="module")
+def backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    """One store for the module's scenarios (``request.param``: ``postgres``): each acts on
+    matches, players, tournaments and subscriptions of its own and counts only the inserts
+    of its own calls, so none needs a store or an app of its own (each was ~0.4 s)."""
+    with open_backend(
+        request.param,
+        tmp_path_factory.mktemp("write-routes"),
+        FakeClock(),
+        FixedSeeds(),
+        lambda: request.getfixturevalue("pg_url"),
+    ) as store:
+        yield store
+
+
+@pytest.fixture(scope="module")
+def shared_world(backend: Backend) -> Iterator[World]:
     service = backend.service()
     w = World(c=None, service=service)  # type: ignore[arg-type]
     insert = service.recorder.insert_events
@@ -595,6 +612,12 @@ def world(backend: Backend) -> Iterator[World]:
     with TestClient(make_app(service, operator_token=OPERATOR)) as c:
         w.c = c
         yield w
+
+
+@pytest.fixture
+def world(shared_world: World) -> World:
+    shared_world.inserts.clear()
+    return shared_world
 
 
 def write_routes(app: Litestar) -> set[str]:

@@ -6,6 +6,8 @@ events; the lists answer as the log scans did; no row holds a person's name."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -29,8 +31,8 @@ from services.readmodels.view import ListsView, MemoryListsView
 from services.tournaments.listing import STATUSES
 from tests.archive.matches import open_match
 from tests.commands import create_match
-from tests.conftest import Backend
-from tests.readmodels.population import PERSON, populate
+from tests.conftest import BACKENDS, Backend, FakeClock, FixedSeeds, open_backend
+from tests.readmodels.population import PERSON, Population, populate
 from tests.readmodels.reference import scan_matches, scan_tournaments
 
 
@@ -51,14 +53,39 @@ def scratch(service: GameService) -> dict[str, Any]:
     return view.contents()
 
 
-def test_kept_in_batches_the_view_is_a_rebuild_from_scratch(backend: Backend) -> None:
-    service = backend.service()
-    shared: list[ListsView] = []
-    view = stored_view(backend, service, shared)
-    follower = Follower(service, view, batch=7)  # many small transactions
-    population = populate(service, follower.catch_up)
-    assert view.position() == service.recorder.max_notification_id()
-    again = scratch(backend.service())
+@dataclass
+class Kept:
+    """The population on a store, its lists' view kept in batches of 7 as it was made."""
+
+    backend: Backend
+    service: GameService
+    view: ListsView
+    population: Population
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def kept(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Kept]:
+    """One per store for the tests that only read it (the view, the log)."""
+    with open_backend(
+        request.param,
+        tmp_path_factory.mktemp("lists"),
+        FakeClock(),
+        FixedSeeds(),
+        lambda: request.getfixturevalue("pg_url"),
+    ) as backend:
+        service = backend.service()
+        view = stored_view(backend, service, [])
+        follower = Follower(service, view, batch=7)  # many small transactions
+        population = populate(service, follower.catch_up)
+        yield Kept(backend, service, view, population)
+
+
+def test_kept_in_batches_the_view_is_a_rebuild_from_scratch(kept: Kept) -> None:
+    view, population = kept.view, kept.population
+    assert view.position() == kept.service.recorder.max_notification_id()
+    again = scratch(kept.backend.service())
     assert view.contents() == again
     kinds = {key.split()[0] for key in again}
     assert kinds == {"position", "match", "seat", "tournament"}
@@ -118,13 +145,9 @@ def test_two_followers_on_one_view_never_write_the_same_events(backend: Backend)
     assert view.contents() == scratch(backend.service())
 
 
-def test_the_lists_answer_as_the_log_scans_did(backend: Backend) -> None:
-    service = backend.service()
-    shared: list[ListsView] = []
-    view = stored_view(backend, service, shared)
-    follower = Follower(service, view)
-    population = populate(service)
-    lists = ReadModels(service, view, follower)
+def test_the_lists_answer_as_the_log_scans_did(kept: Kept) -> None:
+    service, view, population = kept.service, kept.view, kept.population
+    lists = ReadModels(service, view, Follower(service, view))
     last = service.recorder.max_notification_id() or 0
     for origin in (None, "played", "imported"):
         for limit in (1, 2, 3, 50):
@@ -173,14 +196,11 @@ def test_a_list_shows_what_was_just_saved(backend: Backend) -> None:
     assert [i.match_id for i in list_matches(lists).items] == [str(mid)]
 
 
-def test_no_row_holds_a_persons_name(backend: Backend) -> None:
+def test_no_row_holds_a_persons_name(kept: Kept) -> None:
     """docs/players.md: display names are sealed in the events; the rows keep none."""
-    service = backend.service()
-    view = stored_view(backend, service, [])
-    populate(service)
-    Follower(service, view).catch_up()
-    assert PERSON not in msgspec.json.encode(view.contents()).decode()
-    assert "bot0" not in msgspec.json.encode(view.contents()).decode()
+    contents = msgspec.json.encode(kept.view.contents()).decode()
+    assert PERSON not in contents
+    assert "bot0" not in contents
 
 
 def test_a_process_that_writes_no_view_waits_for_the_one_that_does(backend: Backend) -> None:
