@@ -20,7 +20,7 @@ from domain.rules.shapes import ShapeKind, decompose
 from domain.rules.shuffle import bottom_third_card, deal, seed_from_hex, shuffle_deck
 from services.analysis.dump import write_dump
 from services.ratings.boards import RatingModels
-from services.ratings.model import Rating
+from services.ratings.model import MODEL, Rating
 from services.ratings.rows import HistoryRow
 from services.records.bulk import BulkFilter, finished_records
 from services.records.format import GameRecord, RecordRound, decode
@@ -269,7 +269,7 @@ def test_the_ratings_table_is_the_rating_history(
         h = history[m, a]
         assert (fam, weight, mb, sb, ma, sa) == ("standard", h.weight, *moved(h))
         assert (before, after) == (Rating(mb, sb).shown, Rating(ma, sa).shown)
-        assert model == "openskill-plackett-luce/1" and name and seat in range(4)
+        assert model == f"{MODEL.name}/{MODEL.version}" and name and seat in range(4)
     public = sql(dumps["public"], "select match_id, seat, account from ratings")
     assert sorted((m, s) for m, s, _ in public) == sorted((m, s) for m, _, s, *_ in rows)
     assert all(account is None for *_, account in public)
