@@ -308,6 +308,16 @@ def _queue(w: World) -> tuple[Call, Move]:
     return call, move
 
 
+def _queue_ranked(w: World) -> tuple[Call, Move]:
+    token = w.player()
+    call = Call("POST", "/v1/lobby/ranked", {"family": "standard"}, auth(token))
+
+    def move(first: Json) -> object:
+        return w.ok("DELETE", f"/v1/lobby/tickets/{first['ticketId']}", headers=auth(token))
+
+    return call, move
+
+
 def _cancel_ticket(w: World) -> tuple[Call, Move]:
     token = w.player()
     ticket = w.ok("POST", "/v1/lobby/tickets", json={"preset": "tuolaji"}, headers=auth(token))
@@ -414,6 +424,7 @@ SCENARIOS: dict[str, Prepare] = {
     "POST /v1/players/me/matches/{match_id:uuid}/seat-token": _renew_seat_token,
     "POST /v1/players/me/matches/{match_id:uuid}/leave": _leave,
     "POST /v1/lobby/tickets": _queue,
+    "POST /v1/lobby/ranked": _queue_ranked,
     "DELETE /v1/lobby/tickets/{ticket_id:uuid}": _cancel_ticket,
     "POST /v1/webhooks": _register_webhook,
     "DELETE /v1/webhooks/{subscription_id:uuid}": _remove_webhook,
