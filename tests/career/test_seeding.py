@@ -46,11 +46,13 @@ def test_teams_are_shown_with_their_ratings_and_seed_a_swiss_round_one(
 ) -> None:
     client, pop, service = world
     a, c = pop.people[0].id, pop.people[2].id
+    # registered so that round 1 by rating differs from round 1 by registration wherever
+    # the rated pair ranks (it would coincide only below the weak bots' anchor)
     teams = [
+        {"name": "Strong bots", "players": [player("S", "strong"), player("T", "strong")]},
         {"name": "Nobody rated", "players": [player("N1"), player("N2")]},
         {"name": "Weak bots", "players": [player("R", "random"), player("Q", "random")]},
         {"name": "Rated", "players": [player("A", player_id=a), player("B", player_id=c)]},
-        {"name": "Strong bots", "players": [player("S", "strong"), player("T", "strong")]},
     ]
     body = {
         "name": "rated cup",
@@ -72,10 +74,10 @@ def test_teams_are_shown_with_their_ratings_and_seed_a_swiss_round_one(
         False,
     )
     expected = {
-        0: [1500, 1500],
-        1: [ANCHORS["random"].shown] * 2,
-        2: [rating_of(client, a), rating_of(client, c)],
-        3: [ANCHORS["strong"].shown] * 2,
+        0: [ANCHORS["strong"].shown] * 2,
+        1: [1500, 1500],
+        2: [ANCHORS["random"].shown] * 2,
+        3: [rating_of(client, a), rating_of(client, c)],
     }
     for team in seeding["teams"]:
         ratings = [p["rating"] for p in team["players"]]
@@ -85,7 +87,7 @@ def test_teams_are_shown_with_their_ratings_and_seed_a_swiss_round_one(
     order = sorted(sums, key=lambda t: (-sums[t], t))
     assert [t["team"] for t in seeding["teams"]] == order
     assert [t["seed"] for t in seeding["teams"]] == [1, 2, 3, 4]
-    assert seeding["teams"][order.index(2)]["players"][0]["playerId"] == str(a)
+    assert seeding["teams"][order.index(3)]["players"][0]["playerId"] == str(a)
     # the preview and round 1: the top half against the bottom half, by rating (R36)
     fold = {frozenset((order[0], order[2])), frozenset((order[1], order[3]))}
     assert fold != {frozenset((0, 2)), frozenset((1, 3))}  # not the registration order
