@@ -28,6 +28,9 @@ first_team  # services/tournaments/views.py
 second_team  # services/tournaments/views.py
 first_team_seats  # services/tournaments/views.py
 rounds_completed  # services/tournaments/views.py
+attackers_percent  # services/tournaments/travellers.py (TravellerLine)
+defenders_percent  # services/tournaments/travellers.py (TravellerLine)
+played_board  # services/tournaments/travellers.py (Traveller, BoardEntry)
 tiebreaks  # services/tournaments/views.py
 seat_tokens  # services/tournaments/answers.py (ScheduledRound, ReissuedTokens)
 dealt_hands  # services/view_types.py
