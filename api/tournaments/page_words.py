@@ -180,6 +180,22 @@ WORDS: dict[str, dict[str, str]] = {
 }
 
 
+OUTCOME_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "defenders_up": "defenders up",
+        "attackers_take_over": "attackers take over",
+        "attackers_take_over_and_up": "attackers take over and up",
+    },
+    "zh-CN": {
+        "defenders_up": "庄家方升级",
+        "attackers_take_over": "闲家上台",
+        "attackers_take_over_and_up": "闲家上台并升级",
+    },
+}
+"""A deal's outcome (R30) as the traveller writes it."""
+SUIT_SIGNS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
+"""A trump suit (R4 letters) as the pages print it."""
+
 BYE_WORDS = {"pairing": "bye", "awarded": "awarded_bye", "requested": "requested_bye"}
 """The word of each kind of bye (:data:`services.tournaments.display.ByeKind`)."""
 

@@ -41,7 +41,7 @@ from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.streams import DISPLAY, stream_route
 from api.tournaments.dto import RoundParam, scheduled_round
-from api.tournaments.page_words import BYE_WORDS, WORDS, language
+from api.tournaments.page_words import BYE_WORDS, OUTCOME_WORDS, SUIT_SIGNS, WORDS, language
 from domain.tournament.duplicate import seat_teams
 from domain.tournament.tournament import Tournament
 from services.game import GameService
@@ -108,6 +108,8 @@ def _common(t: Tournament, lang: str, printed: datetime | None = None) -> dict[s
         "printed": "" if printed is None else _minute(printed),
         "tiebreak_columns": [TIEBREAK_COLUMNS[n] for n in t.tiebreaks],
         "rank_text": rank_text,
+        "outcomes": OUTCOME_WORDS[lang],
+        "suits": SUIT_SIGNS,
     }
 
 
