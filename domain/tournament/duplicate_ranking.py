@@ -66,25 +66,31 @@ def rank_teams(by_round: Mapping[int, Mapping[int, tuple[int, int]]]) -> list[Ra
         for team, (got, top) in by_round[number].items():
             scores.setdefault(team, []).append(RoundScore(number, got, top))
 
-    def key(team: int) -> tuple[bool, float, int]:
-        got = sum(s.matchpoints for s in scores[team])
-        pct = percent(got, sum(s.top for s in scores[team]))
-        return (pct is None, -(pct or 0.0), -got)
-
-    order = sorted(scores, key=lambda team: (key(team), team))
+    totals = {
+        team: (sum(s.matchpoints for s in got), sum(s.top for s in got))
+        for team, got in scores.items()
+    }
+    keys = {
+        team: (pct is None, -(pct or 0.0), -mp)
+        for team, (mp, top) in totals.items()
+        for pct in (percent(mp, top),)
+    }
+    order = sorted(scores, key=lambda team: (keys[team], team))
+    sharing: dict[tuple[bool, float, int], int] = {}
+    for team in order:
+        sharing[keys[team]] = sharing.get(keys[team], 0) + 1
     lines: list[RankedTeam] = []
     for place, team in enumerate(order, start=1):
-        same = [other for other in order if key(other) == key(team)]
-        got = sum(s.matchpoints for s in scores[team])
-        top = sum(s.top for s in scores[team])
+        mp, top = totals[team]
+        first = not lines or keys[order[place - 2]] != keys[team]
         lines.append(
             RankedTeam(
-                rank=place if not lines or key(order[place - 2]) != key(team) else lines[-1].rank,
-                tied=len(same) > 1,
+                rank=place if first else lines[-1].rank,
+                tied=sharing[keys[team]] > 1,
                 team=team,
-                matchpoints=got,
+                matchpoints=mp,
                 top=top,
-                percent=percent(got, top),
+                percent=percent(mp, top),
                 rounds=tuple(scores[team]),
             )
         )

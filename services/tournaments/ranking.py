@@ -9,7 +9,11 @@ deal_plays`) once it has completed, like every other result of the round. The st
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from typing import Annotated
+from uuid import UUID
 
 import msgspec
 from msgspec import Meta
@@ -88,13 +92,42 @@ def _line(t: Tournament, r: RankedTeam) -> DuplicateLine:
     )
 
 
+Matchpoints = dict[int, tuple[int, int]]
+MEMO_ROUNDS = 512
+"""Completed rounds whose matchpoints a service keeps (:func:`round_matchpoints`)."""
+_memos: weakref.WeakKeyDictionary[object, OrderedDict[tuple[UUID, int], Matchpoints]] = (
+    weakref.WeakKeyDictionary()
+)
+_lock = threading.Lock()
+
+
+def round_matchpoints(game: GameService, t: Tournament, number: int) -> Matchpoints:
+    """Each team's ``(matchpoints, top)`` in completed round ``number``: read off its
+    tables' matches once, then kept (the last :data:`MEMO_ROUNDS` per service) — a
+    completed round's deals never change (a correction changes the tournament's result of
+    a table, not the points of its deals; only a round in play can be cancelled)."""
+    key = (t.id, number)
+    with _lock:
+        memo = _memos.setdefault(game, OrderedDict())
+        found = memo.get(key)
+        if found is not None:
+            memo.move_to_end(key)
+            return found
+    found = team_matchpoints(compare(deal_plays(game, t.round_state(number))))
+    with _lock:
+        memo[key] = found
+        while len(memo) > MEMO_ROUNDS:
+            memo.popitem(last=False)
+    return found
+
+
 def duplicate_ranking(game: GameService, t: Tournament) -> DuplicateRanking | None:
-    """The ranking over the completed rounds (blocking: reads their tables' matches);
-    None unless ``t`` is a boards event."""
+    """The ranking over the completed rounds (blocking: reads the tables' matches of a
+    round not read before); None unless ``t`` is a boards event."""
     if not t.boards:
         return None
     shown = sorted(shown_rounds(t))
-    by_round = {n: team_matchpoints(compare(deal_plays(game, t.round_state(n)))) for n in shown}
+    by_round = {n: round_matchpoints(game, t, n) for n in shown}
     return DuplicateRanking(
         rounds=shown, tie_rule=TIE_RULE, lines=[_line(t, r) for r in rank_teams(by_round)]
     )
