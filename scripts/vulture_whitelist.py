@@ -30,7 +30,7 @@ first_team_seats  # services/tournaments/views.py
 rounds_completed  # services/tournaments/views.py
 attackers_percent  # services/tournaments/travellers.py (TravellerLine)
 defenders_percent  # services/tournaments/travellers.py (TravellerLine)
-played_board  # services/tournaments/travellers.py (Traveller, BoardEntry)
+played_board  # services/tournaments/travellers.py (Traveller, RoundBoard)
 attackers_matchpoints  # services/tournaments/travellers.py (TravellerLine; the traveller page)
 defenders_matchpoints  # services/tournaments/travellers.py (TravellerLine; the traveller page)
 tiebreaks  # services/tournaments/views.py

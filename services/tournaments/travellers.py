@@ -79,7 +79,7 @@ class Traveller(_View, frozen=True, kw_only=True):
     lines: Annotated[list[TravellerLine], Meta(description="By table.")]
 
 
-class BoardEntry(_View, frozen=True, kw_only=True):
+class RoundBoard(_View, frozen=True, kw_only=True):
     """A board of the round, in the index."""
 
     board: Annotated[int, Meta(description="The deal (match round) 1, 2, …")]
@@ -94,7 +94,7 @@ class BoardIndex(_View, frozen=True, kw_only=True):
     tournament_id: Annotated[str, field_docs.TOURNAMENT_ID]
     name: Annotated[str, field_docs.NAME]
     round: Annotated[int, Meta(description="The round's number.")]
-    boards: Annotated[list[BoardEntry], Meta(description="In board order.")]
+    boards: Annotated[list[RoundBoard], Meta(description="In board order.")]
 
 
 def released_round(t: Tournament, number: int) -> RoundState:
@@ -221,7 +221,7 @@ def board_index(game: GameService, t: Tournament, number: int) -> BoardIndex:
     for deal, fields in sorted(by_board.items()):
         scores = [s for f in fields for s in f.scores]
         entries.append(
-            BoardEntry(
+            RoundBoard(
                 board=deal,
                 played_board=board_view(fields[0].board),
                 tables=len(scores),
