@@ -69,7 +69,7 @@ def test_every_sheet_is_headed_numbered_and_names_each_seat(c: TestClient[Litest
     for table in scheduled["tables"]:
         row = re.search(rf'<tr data-table="{table["table"]}">(.*?)</tr>', html, re.S)
         assert row is not None
-        seats = dict(re.findall(r'<td data-seat="(\d)">([^<]+?) <small>', row.group(1)))
+        seats = dict(re.findall(r'<td data-seat="(\d)" title="[^"]*">([^<]+)</td>', row.group(1)))
         first, second = table["firstTeam"], table["secondTeam"]
         parity = table["firstTeamSeats"][0]
         expected = {
