@@ -35,6 +35,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteRecorder
 from psycopg import sql
 
 from infra.careerviews import open_career_view
+from infra.socialviews import open_social_view
 from infra.keys import PostgresKeys, SQLiteKeys
 from infra.ratingviews import open_ratings_view
 from infra.readviews import open_view
@@ -156,6 +157,7 @@ STORES: Final[tuple[Store, ...]] = (
     Store("read models", partial(_view, "read models", open_view)),
     Store("ratings", partial(_view, "ratings", open_ratings_view)),
     Store("record", partial(_view, "record", open_career_view)),
+    Store("friends", partial(_view, "friends", open_social_view)),
     Store("player keys", _keys),
     Store("webhook outbox", _outbox),
 )
