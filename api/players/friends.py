@@ -59,15 +59,18 @@ class FriendRequestBody(_Request, frozen=True, kw_only=True):
     """Whom to ask: their player id or their friend code (one of them)."""
 
     player_id: Annotated[UUID | None, Meta(description="The player's id.")] = None
-    friend_code: Annotated[
-        str | None,
-        Meta(
-            min_length=10,
-            max_length=12,
-            description="Their friend code (case and dashes are free).",
-            examples=["K7QXM2PAB9"],
-        ),
-    ] = None
+    friend_code: (
+        Annotated[
+            str,
+            Meta(
+                min_length=10,
+                max_length=12,
+                description="Their friend code (case and dashes are free).",
+                examples=["K7QXM2PAB9"],
+            ),
+        ]
+        | None
+    ) = None
 
 
 class PresenceBody(_Request, frozen=True, kw_only=True):

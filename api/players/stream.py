@@ -8,7 +8,9 @@ deadline) and ``match-finished`` frames, ``id`` the event log position, so
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
@@ -33,12 +35,17 @@ from services.access import Credential, player_of, signed_player
 from services.accounts.feed import Frame, PlayerFeed, start_position
 from services.accounts.my_matches import my_matches
 from services.game import GameService
+from services.social.notices import friend_online
+from services.social.presence import Presence, PresenceBoard
+from services.social.reads import name_of, settings_of
 
 log = logging.getLogger(__name__)
 POLL_S = 0.5
 """How often the log is read for what no live feed pushes (tickets, seats); a match's
 moves wake the stream at once."""
 HEARTBEAT_S = 15.0
+SWEEP_S = 1.0
+"""How often the presence sweeper moves the idle along."""
 LIFETIME_S = 300.0
 RESUME_WINDOW = 2000
 """A resume reads at most this many log positions; from further back (``Last-Event-ID:
@@ -64,7 +71,10 @@ class PlayerStreamController(Controller):
         "`turnDeadline`; pushed as soon as the move that gave it is saved, one per turn, "
         "none missed), "
         "`match-finished`, `rating-changed` (a rated match moved the player's rating: before, "
-        "after, the move, once per match); `id` is the event log position. `Last-Event-ID` "
+        "after, the move, once per match), `friend-request`, `friend-accepted`, "
+        "`table-invitation` (with their words in English and Chinese); `id` is the event "
+        "log position. Pushed without `id` (not in the log): `presence` (a friend's "
+        "presence, at the start and on each change) and `friend-online` (opt-in). `Last-Event-ID` "
         "(header) resumes "
         "after it; without it, or from more than 2000 positions back, the first frame is a "
         "`snapshot` (`matches`, `ticket`: the state now). "
@@ -93,7 +103,29 @@ class PlayerStreamController(Controller):
         seen = stream_credential(request, token)
         feed, first = await runtime.call(begin, runtime.service, seen, last_event_id)  # 401/403/422
         stream = PlayerStream(runtime, live, seen, feed)
+        ensure_sweeper(runtime.social.board)
         return event_stream(live.revocations.guard(seen, stream.frames(first)))
+
+
+def presence_frame(player: UUID, presence: Presence) -> bytes:
+    data = {"playerId": str(player), **msgspec.to_builtins(presence)}
+    return sse_frame("presence", msgspec.json.encode(data))
+
+
+def ensure_sweeper(board: PresenceBoard) -> None:
+    """The process's one presence sweeper (online → away → offline), started with the
+    first player stream; nothing runs per player."""
+    if board.sweeper is None:
+        board.sweeper = asyncio.get_running_loop().create_task(_sweep(board), name="presence")
+
+
+async def _sweep(board: PresenceBoard) -> None:
+    while True:
+        await asyncio.sleep(SWEEP_S)
+        try:
+            board.sweep()
+        except Exception:
+            log.exception("presence: the sweep failed")
 
 
 def begin(
@@ -130,25 +162,69 @@ class PlayerStream:
         self.feed = feed
         self.wake = asyncio.Event()
         self.followed: dict[UUID, MatchFollower] = {}
+        self.board = runtime.social.board
+        self.friends: set[UUID] = set()
+        """The friends whose presence this stream watches (none blocked: blocking ends a
+        friendship)."""
+        self.pushed: deque[bytes] = deque(maxlen=1000)
+        """Presence frames pushed by the board (no ``id``: not in the log, so a resume
+        with ``Last-Event-ID`` is exact all the same)."""
+        self.notify_online = False
+        self.playing: UUID | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def frames(self, first: Frame | None) -> AsyncIterator[bytes]:
         timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, self.runtime.retry_ms)
+        me = self.feed.account_id
+        self.loop = asyncio.get_running_loop()
+        self.board.opened(me)
         try:
             yield retry_hint(self.runtime.retry_ms)
             if first is not None:
                 yield encode(first)
+            await self.runtime.call(self.watch_friends)
             async for frame in polled(self.poll, timing, wake=self.wake):
                 yield frame
         finally:
             for match_id in list(self.followed):
                 self.unfollow(match_id)
+            for friend in list(self.friends):
+                self.board.unwatch(friend, self.presence_changed)
+            self.board.closed(me)
+
+    def watch_friends(self) -> None:
+        """Watch the presence of the player's friends as the friends' view has them now,
+        and tell each one's presence now (blocking)."""
+        social = self.runtime.social
+        me = self.feed.account_id
+        now = set(social.friends_of(me))
+        self.notify_online = settings_of(social, me).notify_friend_online
+        for gone in self.friends - now:
+            self.board.unwatch(gone, self.presence_changed)
+        for friend in now - self.friends:
+            self.board.watch(friend, self.presence_changed)
+            self.pushed.append(presence_frame(friend, self.board.of(friend)))
+        self.friends = now
+
+    def presence_changed(self, player: UUID, presence: Presence) -> None:
+        """The board's news of a friend (any thread): a frame, and the stream woken."""
+        self.pushed.append(presence_frame(player, presence))
+        if self.notify_online and presence.state in ("online", "in-match"):
+            name = name_of(self.runtime.service, player)
+            data = msgspec.json.encode(friend_online(player, name))
+            self.pushed.append(sse_frame("friend-online", data))
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.wake.set)
 
     async def poll(self) -> Polled:
         batch = await self.runtime.call(self.pull)
         if batch is None:  # the token was rotated, its session ended, or erased
             return Polled([REVOKED], done=True)
         await self.follow()
-        return Polled([encode(frame) for frame in batch], more=bool(batch))
+        pushed = [self.pushed.popleft() for _ in range(len(self.pushed))]
+        return Polled([*pushed, *(encode(frame) for frame in batch)], more=bool(batch))
 
     def pull(self) -> list[Frame] | None:
         """The next frames, or None once the token no longer signs in: a revoked device (a
@@ -156,7 +232,22 @@ class PlayerStream:
         ends the stream first, at the revocation's save). Blocking."""
         if self.seen is None or player_of(self.runtime.service, self.seen) is None:
             return None
-        return self.feed.poll()
+        frames = self.feed.poll()
+        if self.feed.friends_changed:
+            self.feed.friends_changed = False
+            self.watch_friends()
+        self.tell_playing()
+        return frames
+
+    def tell_playing(self) -> None:
+        """The board hears which match the player plays (public or not), when it changes."""
+        playing = self.feed.playing
+        match_id = playing[0] if playing else None
+        if match_id == self.playing:
+            return
+        self.playing = match_id
+        public = match_id is not None and not self.runtime.service.get_match(match_id).private
+        self.board.playing(self.feed.account_id, match_id, public)
 
     async def follow(self) -> None:
         """Be woken by the match follower of each match being played: a turn is pushed as

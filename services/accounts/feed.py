@@ -14,7 +14,10 @@ stopped, on any replica: docs/decisions.md F9):
   frame's ``id`` is the log position of the event that gave the turn;
 * ``match-finished`` — one of their matches ended (R32);
 * ``rating-changed`` — a rated match moved their rating (the notice the career's policy
-  saved once per player and match, docs/decisions.md D-career).
+  saved once per player and match, docs/decisions.md D-career);
+* ``friend-request``, ``friend-accepted``, ``table-invitation`` — a player asked them, a
+  player accepted their request, a friend invited them to a seat (docs/decisions.md
+  D-social; the words in :mod:`services.social.notices`).
 
 A match is followed from the moment the stream reads it (a resumed stream's backlog
 tells the turns from then on); the client deduplicates by ``matchId`` and ``version``.
@@ -31,7 +34,16 @@ from eventsourcing.application import project_aggregate
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import MatchLeft, Queued, SeatClaimed, Unqueued
+from domain.accounts.friendship import (
+    FriendAccepted,
+    FriendRemoved,
+    FriendRequested,
+    FriendshipErased,
+    PlayerBlocked,
+    PlayerUnblocked,
+)
 from domain.accounts.rating_change import RatingChanged
+from domain.accounts.table_invitation import TableInvited
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.game.match import Match
 from domain.game.match_events import MatchFinished, RoundBegun
@@ -41,9 +53,23 @@ from services.accounts.my_matches import item
 from services.accounts.players import get_account
 from services.career.notice import notice_data
 from services.game import GameService
+from services.social.notices import friend_accepted, friend_request, table_invitation
+from services.social.reads import name_of
 
 BATCH = 500
 _RATING_CHANGED = get_topic(RatingChanged)
+_SOCIAL = frozenset(
+    get_topic(cls)
+    for cls in (
+        FriendRequested,
+        FriendAccepted,
+        FriendRemoved,
+        PlayerBlocked,
+        PlayerUnblocked,
+        FriendshipErased,
+        TableInvited,
+    )
+)
 
 
 class Frame(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,6 +93,8 @@ class PlayerFeed:
         """Round id → its match (the rounds begun and the next one of each match)."""
         self.tables: dict[UUID, _Table] = {}
         """The player's unfinished matches as followed, event by event (whose turn)."""
+        self.friends_changed = False
+        """A friendship of the player began or ended since the stream last looked."""
         account = get_account(service, account_id)
         if account.ticket is not None:
             self.ids.add(account.ticket)
@@ -103,6 +131,9 @@ class PlayerFeed:
             if n.topic == _RATING_CHANGED:
                 frames.extend(self._rating(n))
                 continue
+            if n.topic in _SOCIAL:
+                frames.extend(self._social(n))
+                continue
             oid = n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id)
             if oid not in self.ids:
                 continue
@@ -133,6 +164,29 @@ class PlayerFeed:
         if not isinstance(event, RatingChanged) or event.player_id != self.account_id:
             return []
         return [Frame(id=n.id, kind="rating-changed", data=notice_data(event))]
+
+    def _social(self, n: Any) -> list[Frame]:
+        """A friend's request or acceptance, a table invitation to the player; a change of
+        who their friends are marks :attr:`friends_changed` (the stream watches again)."""
+        event: Any = self.service.mapper.to_domain_event(n)
+        me = self.account_id
+        if isinstance(event, TableInvited):
+            if event.invitee != me:
+                return []
+            name = name_of(self.service, event.inviter)
+            return [Frame(id=n.id, kind="table-invitation", data=table_invitation(event, name))]
+        if me not in (event.by, event.other):
+            return []
+        self.friends_changed = True
+        if event.other != me:
+            return []
+        if isinstance(event, FriendRequested):
+            data = friend_request(event.by, name_of(self.service, event.by))
+            return [Frame(id=n.id, kind="friend-request", data=data)]
+        if isinstance(event, FriendAccepted):
+            data = friend_accepted(event.by, name_of(self.service, event.by))
+            return [Frame(id=n.id, kind="friend-accepted", data=data)]
+        return []
 
     def _account(self, at: int, event: Any) -> list[Frame]:
         if isinstance(event, MatchLeft):  # a bot plays the seat now: no more turns

@@ -94,6 +94,8 @@ class PresenceBoard:
         self.offline_after_s = offline_after_s
         self.clock = clock
         self.origin = uuid.uuid4().hex
+        self.sweeper: object | None = None
+        """What runs :meth:`sweep` in this process (one; the API starts it)."""
         self.relay: Callable[[bytes], None] | None = None
         """Tells the other processes (set by the composition root on PostgreSQL)."""
         self._local: dict[UUID, _Local] = {}
