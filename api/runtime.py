@@ -26,10 +26,10 @@ from services.accounts.ranked import RankedQueues
 from services.bot_driver import BotDriver
 from services.bus import Bus
 from services.career.reads import CareerModels
-from services.social.reads import SocialModels, social_of
 from services.game import GameService
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
+from services.social.reads import SocialModels, social_of
 from services.sources import PLAYER_ROLE
 
 T = TypeVar("T")

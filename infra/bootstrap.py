@@ -31,8 +31,8 @@ seeds), a webhook sender, test settings (``tests/apps.py``). A service given to
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 from dataclasses import dataclass
+from datetime import timedelta
 from uuid import UUID
 
 import anyio
@@ -48,12 +48,12 @@ from api.runtime import Runtime, ViewTags
 from api.sse import LiveStreams, StreamSettings
 from api.streamcap import StreamCaps
 from infra.careerviews import build_career
-from infra.socialviews import build_social
 from infra.hub import build_hub
 from infra.localhub import InProcessHub, LocalHub
 from infra.ratingviews import build_ratings
 from infra.readviews import build_read_models
 from infra.settings import Settings
+from infra.socialviews import build_social
 from infra.store import build_service, outbox_env
 from infra.workers import Workers
 from services.accounts.lobby_sweeper import LobbySweeper
@@ -64,7 +64,6 @@ from services.bot_driver import BotDriver
 from services.bus import Bus
 from services.career.notices import RatingNotices
 from services.career.reads import CareerModels
-from services.social.reads import SocialModels
 from services.game import GameService
 from services.game_table import TimeoutBot
 from services.handlers import build_bus
@@ -73,6 +72,7 @@ from services.operator import Operator
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
 from services.saves import Saves
+from services.social.reads import SocialModels
 from services.sweeper import Sweeper
 from services.tournaments.background import TournamentWork
 from services.tournaments.clerk import Clerk

@@ -19,9 +19,9 @@ import sys
 from typing import Any, TextIO
 
 from infra.careerviews import career_factories
-from infra.socialviews import social_factories
 from infra.cli_store import open_store
 from infra.readviews import read_model_factories
+from infra.socialviews import social_factories
 from services.projections import Factory, Progress, Stored, differences, rebuild, registered
 
 BAR = 30

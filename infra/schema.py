@@ -35,11 +35,11 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteRecorder
 from psycopg import sql
 
 from infra.careerviews import open_career_view
-from infra.socialviews import open_social_view
 from infra.keys import PostgresKeys, SQLiteKeys
 from infra.ratingviews import open_ratings_view
 from infra.readviews import open_view
 from infra.settings import Settings
+from infra.socialviews import open_social_view
 from infra.store import key_store, outbox_env, outbox_schema_statement
 from services.game import GameService
 from services.webhooks.outbox import WebhookOutbox

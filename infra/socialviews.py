@@ -119,7 +119,9 @@ class _Sql(SocialView):
             self.check_position(c, start)
             self.write(c, change, tracking)
 
-    def _upsert(self, c: Any, table: str, columns: tuple[str, ...], key: int, rows: list[Any]) -> None:
+    def _upsert(
+        self, c: Any, table: str, columns: tuple[str, ...], key: int, rows: list[Any]
+    ) -> None:
         marks = ", ".join([self.p] * len(columns))
         keys = ", ".join(columns[:key])
         sets = ", ".join(f"{n} = excluded.{n}" for n in columns[key:])
@@ -138,8 +140,8 @@ class _Sql(SocialView):
             )
         kept = [r for r in change.links.values() if r is not None]
         if kept:
-            rows = [(r.player_id, r.other_id, r.kind, r.since, r.position) for r in kept]
-            self._upsert(c, LINKS, LINK_COLUMNS, 2, rows)
+            links = [(r.player_id, r.other_id, r.kind, r.since, r.position) for r in kept]
+            self._upsert(c, LINKS, LINK_COLUMNS, 2, links)
         ended = [k for k, r in change.invitations.items() if r is None]
         if ended:
             c.executemany(
@@ -149,7 +151,15 @@ class _Sql(SocialView):
         sent = [r for r in change.invitations.values() if r is not None]
         if sent:
             rows = [
-                (r.invitation_id, r.inviter, r.invitee, r.match_id, r.seat, r.expires_at, r.position)
+                (
+                    r.invitation_id,
+                    r.inviter,
+                    r.invitee,
+                    r.match_id,
+                    r.seat,
+                    r.expires_at,
+                    r.position,
+                )
                 for r in sent
             ]
             self._upsert(c, INVITATIONS, INVITATION_COLUMNS, 1, rows)

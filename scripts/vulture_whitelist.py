@@ -178,3 +178,6 @@ average_points_attacking  # services/career/reads.py (FamilyStatistics): written
 average_points_defending  # services/career/reads.py (FamilyStatistics)
 levels_per_round  # services/career/reads.py (FamilyStatistics)
 families  # services/career/reads.py (Statistics)
+_.accepted  # services/social/projection.py: registered on process_event (singledispatchmethod)
+_.unblocked  # services/social/projection.py: registered on process_event (singledispatchmethod)
+_.invitation_ended  # services/social/projection.py: registered on process_event

@@ -47,11 +47,11 @@ from uuid import UUID
 
 from domain.rules.errors import InvalidInputError, ShengjiError
 from services.access import Credential
-from services.sources import PLAYER_ROLE
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
 from services.limits import NO_ALLOWANCE, Allowance, Payer
+from services.sources import PLAYER_ROLE
 from services.unit_of_work import Reading, UnitOfWork
 
 C = TypeVar("C")

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from uuid import UUID
 
 from litestar import Controller, Response, delete, put
-from litestar.params import FromPath, PathParameter, QueryParameter
+from litestar.params import FromPath, QueryParameter
 from msgspec import Meta
 
 from api.calls import BEARER, CHECKED, Read, Reading, Writing, write_route
@@ -43,7 +43,6 @@ from services.social.reads import (
     settings_of,
 )
 
-PlayerParam = Annotated[UUID, PathParameter(description="The other player's id")]
 PageLimit = Annotated[int, QueryParameter(ge=1, le=100, description="Items per page")]
 AfterCursor = Annotated[
     str | None,
@@ -86,7 +85,7 @@ class InviteFriendBody(_Request, frozen=True, kw_only=True):
     """The friend to invite, and the seat (the lowest empty one by default)."""
 
     player_id: Annotated[UUID, Meta(description="The friend's id.")]
-    seat: Annotated[int | None, Meta(ge=0, le=3, description="Seat 0..3 (R1)")] = None
+    seat: Annotated[int, Meta(ge=0, le=3, description="Seat 0..3 (R1)")] | None = None
 
 
 class InvitationAnswerBody(_Request, frozen=True, kw_only=True):
@@ -116,7 +115,10 @@ class FriendController(Controller):
 
     @write_route("/friends/{player_id:uuid}", 204, 401, 403, 404, handler=delete)
     async def remove_friend(self, write: Writing, player_id: FromPath[UUID]) -> None:
-        """End a friendship (either friend may)"""
+        """End a friendship (either friend may)
+
+        Either friend ends it; neither is told. 404 for no friend with this id.
+        """
         await write.send_no_content(RemoveFriend(player_id))
 
     @route("/friend-requests", 400, 401, 403, security=BEARER)
@@ -127,7 +129,11 @@ class FriendController(Controller):
         limit: PageLimit = 50,
         after: AfterCursor = None,
     ) -> PlayerList:
-        """Friend requests waiting for you (`in`) or sent by you (`out`), oldest first"""
+        """Friend requests waiting for you (`in`) or sent by you (`out`), oldest first
+
+        Requests to you (`in`) or yours (`out`), oldest first; `after` = the previous page's
+        `next`. A player who blocks you never appears here, nor you in theirs.
+        """
         models = read.runtime.social
         kind: Literal["incoming", "outgoing"] = "incoming" if direction == "in" else "outgoing"
         return await read.call(lambda: list_players(models, _me(read), kind, after, limit))
@@ -147,54 +153,85 @@ class FriendController(Controller):
         "/friend-requests/{player_id:uuid}/answer", 204, *CHECKED, body=InvitationAnswerBody
     )
     async def answer_friend_request(self, write: Writing, player_id: FromPath[UUID]) -> None:
-        """Accept (`accept: true`) or decline a request the player sent you"""
+        """Accept or decline a request the player sent you
+
+        `accept: true` makes you friends (they hear `friend-accepted`); `false` declines
+        without telling them. 404 when no request of theirs waits for you.
+        """
         data = await write.body()
         await write.send_no_content(AnswerFriendRequest(player_id, data.accept))
 
     @write_route("/friend-requests/{player_id:uuid}", 204, 401, 403, 404, 409, handler=delete)
     async def withdraw_friend_request(self, write: Writing, player_id: FromPath[UUID]) -> None:
-        """Withdraw your request to the player"""
+        """Withdraw your request to the player
+
+        The request is gone from both lists. 404 when none of yours waits for them.
+        """
         await write.send_no_content(WithdrawFriendRequest(player_id))
 
     @route("/blocks", 400, 401, 403, security=BEARER)
     async def list_blocks(
         self, read: Reading, limit: PageLimit = 50, after: AfterCursor = None
     ) -> PlayerList:
-        """The players you block, oldest first"""
+        """The players you block, oldest first
+
+        The players you block; `after` = the previous page's `next`. Nobody is told.
+        """
         models = read.runtime.social
         return await read.call(lambda: list_players(models, _me(read), "blocked", after, limit))
 
     @write_route("/blocks/{player_id:uuid}", 204, 401, 403, 404, 409, handler=put)
     async def block_player(self, write: Writing, player_id: FromPath[UUID]) -> None:
-        """Block a player: the friendship and any request end; they can no longer ask you,
-        invite you, see your presence, nor be seated with you in ranked play"""
+        """Block a player
+
+        The friendship and any request end; they can no longer ask you, invite you or see
+        your presence, and ranked play never seats you together. They are not told: what
+        they try is answered as for a player who does not exist.
+        """
         await write.send_no_content(BlockPlayer(player_id, block=True))
 
     @write_route("/blocks/{player_id:uuid}", 204, 401, 403, 404, 409, handler=delete)
     async def unblock_player(self, write: Writing, player_id: FromPath[UUID]) -> None:
-        """Lift your block (nothing else comes back)"""
+        """Lift your block
+
+        Lift your block; the friendship does not come back (ask again).
+        """
         await write.send_no_content(BlockPlayer(player_id, block=False))
 
     @route("/social", 401, 403, security=BEARER)
     async def get_social(self, read: Reading) -> SocialSettings:
-        """Your friend code, presence settings and the presence friends see"""
+        """Your friend code, presence settings and presence
+
+        Your friend code (null until made), presence settings and the presence your friends
+        see now.
+        """
         models = read.runtime.social
         return await read.call(lambda: settings_of(models, _me(read)))
 
     @write_route("/friend-code", 200, 401, 403, 409)
     async def rotate_friend_code(self, write: Writing) -> Response[FriendCodeAnswer]:
-        """A new friend code; the old one stops working at once"""
+        """A new friend code; the old one stops working at once
+
+        The first call makes the player's code; each later one replaces it.
+        """
         return await write.send(RotateFriendCode())
 
     @write_route("/presence", 200, *CHECKED, body=PresenceBody, handler=put)
     async def choose_presence(self, write: Writing) -> Response[PresenceChoice]:
-        """Appear offline to friends (or not), and hear when a friend comes online (or not)"""
+        """Your presence settings
+
+        `appearOffline`: friends see you offline and cannot invite you; `notifyFriendOnline`:
+        a `friend-online` frame on your stream when a friend comes online.
+        """
         data = await write.body()
         return await write.send(ChoosePresence(data.appear_offline, data.notify_friend_online))
 
     @route("/invitations", 401, 403, security=BEARER)
     async def list_invitations(self, read: Reading) -> InvitationList:
-        """Open table invitations from your friends, oldest first"""
+        """Open table invitations from your friends, oldest first
+
+        Invitations not yet answered nor expired, oldest first (at most 100).
+        """
         models = read.runtime.social
         return await read.call(lambda: list_invitations(models, _me(read), read.service.clock()))
 
@@ -230,4 +267,3 @@ class TableInvitationController(Controller):
         """
         data = await write.body()
         return await write.send(InviteFriend(match_id, data.player_id, data.seat))
-

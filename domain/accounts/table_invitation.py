@@ -94,9 +94,6 @@ class TableInvitation(GameAggregate):
             timestamp=now,
         )
 
-    def is_open(self, now: datetime) -> bool:
-        return self.status == "open" and now < self.expires_at
-
     def check_open(self, now: datetime) -> None:
         if self.status != "open":
             raise IllegalMoveError(f"the invitation was {self.status}", code="invitation-closed")

@@ -34,9 +34,9 @@ from services.bus import Caller, Handler, Outcome, Service
 from services.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from services.game import GameService
 from services.match_commands import TOKEN, match_version
-from services.sources import PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.social.commands import erase_social
 from services.social.reads import SocialModels
+from services.sources import PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import Reading, UnitOfWork, forget
 
 log = logging.getLogger(__name__)

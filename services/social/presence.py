@@ -47,7 +47,8 @@ class Presence(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """A player's presence as a friend sees it."""
 
     state: Annotated[
-        State, Meta(description="`online`, `in-match`, `away` or `offline` (derived, never claimed).")
+        State,
+        Meta(description="`online`, `in-match`, `away` or `offline` (derived, never claimed)."),
     ]
     match_id: Annotated[
         str | None, Meta(description="The match being played, when it is public; else null.")
@@ -217,11 +218,6 @@ class PresenceBoard:
                 found.discard(watcher)
                 if not found:
                     del self._watchers[player]
-
-    @property
-    def watched(self) -> int:
-        with self._lock:
-            return sum(len(w) for w in self._watchers.values())
 
     # -- inside ------------------------------------------------------------------------------
 

@@ -38,7 +38,9 @@ class Social:
         """An event that changes no row: the position alone."""
         self.view.record(Change(), tracking)
 
-    def _both(self, change: Change, event: Any, mine: str | None, theirs: str | None, at: int) -> None:
+    def _both(
+        self, change: Change, event: Any, mine: str | None, theirs: str | None, at: int
+    ) -> None:
         since = event.timestamp.isoformat()
         for player, other, kind in ((event.by, event.other, mine), (event.other, event.by, theirs)):
             change.links[player, other] = (

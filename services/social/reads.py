@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_PAGE: Final = 100
+NEXT: Final = Meta(description="The next page's `after` (a keyset cursor); null on the last.")
 ERASED_NAME: Final = "erased player"
 
 
@@ -58,7 +59,7 @@ class SocialModels:
 
 
 def social_of(bus: Bus) -> SocialModels:
-    """The friends' models the bus's handlers were built with (:func:`services.handlers.build_bus`)."""
+    """The friends' models the bus's handlers were built with (``build_bus``)."""
     for handler in bus.handlers.values():
         models = getattr(handler, "models", None)
         if isinstance(models, SocialModels):
@@ -75,7 +76,7 @@ class FriendItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 class FriendList(msgspec.Struct, frozen=True, kw_only=True):
     items: list[FriendItem]
-    next: Annotated[str | None, field_docs.NEXT_CURSOR] = None
+    next: Annotated[str | None, NEXT] = None
 
 
 class PlayerItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -86,7 +87,7 @@ class PlayerItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 class PlayerList(msgspec.Struct, frozen=True, kw_only=True):
     items: list[PlayerItem]
-    next: Annotated[str | None, field_docs.NEXT_CURSOR] = None
+    next: Annotated[str | None, NEXT] = None
 
 
 class InvitationItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -161,7 +162,9 @@ def list_players(
 ) -> PlayerList:
     rows, cursor = _page(models, player, (kind,), after, limit)
     items = [
-        PlayerItem(player_id=str(r.other_id), name=name_of(models.service, r.other_id), since=r.since)
+        PlayerItem(
+            player_id=str(r.other_id), name=name_of(models.service, r.other_id), since=r.since
+        )
         for r in rows
     ]
     return PlayerList(items=items, next=cursor)
@@ -198,12 +201,3 @@ def settings_of(models: SocialModels, player: UUID) -> SocialSettings:
         notify_friend_online=False if profile is None else profile.notify_online,
         presence=models.board.of(player),
     )
-
-
-def hidden_players(service: GameService, player: UUID) -> bool:
-    """Whether ``player`` chose to appear offline (the board's start)."""
-    try:
-        found: object = service.repository.get(social_id(player))
-    except AggregateNotFoundError:
-        return False
-    return isinstance(found, SocialProfile) and found.appear_offline

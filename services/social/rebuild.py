@@ -26,7 +26,9 @@ class SocialRebuild(ScratchRebuild):
     def __init__(self, service: GameService, stored: SocialView) -> None:
         self.scratch_view = MemorySocialView()
         self.stored_view = stored
-        super().__init__(stored, follower(service, stored), self.scratch_view, Social(self.scratch_view))
+        super().__init__(
+            stored, follower(service, stored), self.scratch_view, Social(self.scratch_view)
+        )
 
     def empty_scratch(self) -> None:
         self.scratch_view.reset()

@@ -22,14 +22,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 from uuid import UUID
 
-from eventsourcing.popo import POPOTrackingRecorder
 from eventsourcing.persistence import Tracking
+from eventsourcing.popo import POPOTrackingRecorder
 
 from services.readmodels.tracked import UPSTREAM, PositionMovedError, TrackedView
 
 TRACKED: Final = f"{UPSTREAM}-social"
 Kind = Literal["friend", "incoming", "outgoing", "blocked", "blocked-by"]
-LISTED: Final = ("friend", "incoming", "outgoing", "blocked")
 
 
 @dataclass(frozen=True, slots=True)
