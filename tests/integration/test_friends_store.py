@@ -164,29 +164,23 @@ def test_a_block_hides_everywhere_without_telling(world: World) -> None:
     for who in others:
         world.bus.handle(QueueRankedTicket("standard"), who)
     LobbySweeper(world.bus, world.queues).sweep()
-    tickets = [
-        t
-        for t in (world.service.repository.get(i) for i in _tickets(world))
-        if isinstance(t, Ticket)
-    ]
-    assert tickets and all(t.status == "waiting" for t in tickets)  # no four without the pair
+    tickets = _ticket_states(world)
+    assert len(tickets) == 4 and set(tickets.values()) == {"waiting"}  # no four without the pair
     e = world.player("E")[1]
     world.bus.handle(QueueRankedTicket("standard"), e)
-    statuses = {
-        cast(UUID, t.account_id): t.status
-        for t in (world.service.repository.get(i) for i in _tickets(world))
-        if isinstance(t, Ticket)
-    }
+    statuses = _ticket_states(world)
     matched = {p for p, s in statuses.items() if s == "matched"}
     assert len(matched) == 4 and not {a_id, b_id} <= matched
 
 
-def _tickets(world: World) -> list[UUID]:
-    return [
-        UUID(str(n.originator_id))
-        for n in world.service.recorder.select_notifications(0, 10_000)
-        if n.topic.endswith("TicketOpened")
-    ]
+def _ticket_states(world: World) -> dict[UUID, str]:
+    """Each ranked ticket's player and status."""
+    out: dict[UUID, str] = {}
+    for n in world.service.recorder.select_notifications(0, 10_000):
+        if n.topic.endswith("TicketOpened"):
+            ticket: Ticket = world.service.repository.get(UUID(str(n.originator_id)))
+            out[ticket.account_id] = ticket.status
+    return out
 
 
 def test_appear_offline_and_invitations(world: World) -> None:
@@ -218,7 +212,7 @@ def test_erasure_removes_everything_and_rebuild_agrees(world: World) -> None:
     world.send(SendFriendRequest(player_id=b_id), a)
     world.send(AnswerFriendRequest(a_id, accept=True), b)
     world.send(SendFriendRequest(player_id=a_id), c)
-    world.send(BlockPlayer(b_id), cast(Credential, world.player("D")[1]))
+    world.send(BlockPlayer(b_id), world.player("D")[1])
     code = world.send(RotateFriendCode(), a).code  # type: ignore[attr-defined]
     world.send(ErasePlayer(), a)
     assert world.friends(b) == [] and world.requests(c, "outgoing") == []
