@@ -19,8 +19,9 @@ stopped, on any replica: docs/decisions.md F9):
   player accepted their request, a friend invited them to a seat (docs/decisions.md
   D-social; the words in :mod:`services.social.notices`).
 
-A match is followed from the moment the stream reads it (a resumed stream's backlog
-tells the turns from then on); the client deduplicates by ``matchId`` and ``version``.
+A match is followed as it was at the stream's position (a resumed stream's backlog tells
+every turn after ``Last-Event-ID``, exactly); the client may deduplicate by ``matchId``
+and ``version``.
 Nothing secret: no cards (R33).
 """
 
@@ -99,16 +100,46 @@ class PlayerFeed:
         if account.ticket is not None:
             self.ids.add(account.ticket)
         for match_id, seat in account.seats.items():
-            self._follow(match_id, seat)
+            self._follow(match_id, seat, position)
 
-    def _follow(self, match_id: UUID, seat: int) -> None:
+    def _follow(self, match_id: UUID, seat: int, at: int) -> None:
+        """Follow ``match_id`` as it was at log position ``at`` (a resumed stream's backlog
+        tells every turn after it, none passed over), its later events from the log."""
         self.matches[match_id] = seat
         self.ids.add(match_id)
         match = self.service.get_match(match_id)
+        rounds = {round_id(match_id, n) for n in range(1, match.round_number + 2)}
+        first = self._first_versions(at, {match_id, *rounds})
+        if match_id in first:  # created after ``at`` (quick play's save): from its creation
+            match = self.service.repository.get(match_id, version=max(1, first[match_id] - 1))
         for number in range(1, match.round_number + 2):
             self._round(match_id, number)
         if not match.finished:
-            self.tables[match_id] = _Table(match, self.service.current_round(match), seat)
+            round_ = self.service.current_round(match)
+            if round_ is not None and round_.id in first:
+                before = first[round_.id] - 1
+                round_ = self.service.repository.get(round_.id, version=before) if before else None
+            self.tables[match_id] = _Table(match, round_, seat)
+
+    def _first_versions(self, at: int, ids: set[UUID]) -> dict[UUID, int]:
+        """The version of the first event after log position ``at`` of each of ``ids``
+        that has one (what the aggregate was at ``at`` is the version before it). Reads
+        the log from ``at`` to its end: a stream resumes only from a bounded backlog."""
+        found: dict[UUID, int] = {}
+        cursor = at
+        while True:
+            page = self.service.recorder.select_notifications(
+                cursor, BATCH, inclusive_of_start=False
+            )
+            for n in page:
+                oid = (
+                    n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id)
+                )
+                if oid in ids and oid not in found:
+                    found[oid] = n.originator_version
+            if len(page) < BATCH or len(found) == len(ids):
+                return found
+            cursor = page[-1].id
 
     @property
     def playing(self) -> list[UUID]:
@@ -196,7 +227,7 @@ class PlayerFeed:
         elif isinstance(event, SeatClaimed):
             if event.ticket_id is not None:
                 self.ids.add(event.ticket_id)
-            self._follow(event.match_id, event.seat)
+            self._follow(event.match_id, event.seat, at)
             data = {
                 "matchId": str(event.match_id),
                 "seat": event.seat,
