@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -40,9 +40,13 @@ from services.social.presence import Presence, PresenceBoard
 from services.social.reads import name_of, settings_of
 
 log = logging.getLogger(__name__)
-POLL_S = 0.5
-"""How often the log is read for what no live feed pushes (tickets, seats); a match's
-moves wake the stream at once."""
+POLL_S = 10.0
+"""The safety net: the log is read at least this often. Any save heard by the hub rings
+the stream (:data:`BELL_GAP_S` apart at most), a match's moves wake it at once, a friend's
+presence too: an idle player's stream reads nothing (docs/decisions.md D-social)."""
+BELL_GAP_S = 0.5
+"""A stream rung by the log's news reads it at most this often (a busy log does not make
+every stream read on every save)."""
 HEARTBEAT_S = 15.0
 SWEEP_S = 1.0
 """How often the presence sweeper moves the idle along."""
@@ -150,8 +154,9 @@ def begin(
 
 
 class PlayerStream:
-    """One player's stream: its feed read every :data:`POLL_S`, and woken at once by the
-    match follower of each match the player is playing."""
+    """One player's stream: its feed read when the hub hears a save (:meth:`rang`), at
+    once when the match follower of a match the player plays or the presence board has
+    news, and every :data:`POLL_S` at the latest."""
 
     def __init__(
         self, runtime: Runtime, live: LiveStreams, seen: Credential | None, feed: PlayerFeed
@@ -172,12 +177,19 @@ class PlayerStream:
         self.notify_online = False
         self.playing: UUID | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.read_at = 0.0
+        self.ringing = False
 
     async def frames(self, first: Frame | None) -> AsyncIterator[bytes]:
         timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, self.runtime.retry_ms)
         me = self.feed.account_id
         self.loop = asyncio.get_running_loop()
         self.board.opened(me)
+        bell: list[Callable[[frozenset[UUID]], None]] | None = getattr(
+            self.live.hub, "on_changed", None
+        )
+        if bell is not None:
+            bell.append(self.rang)
         try:
             yield retry_hint(self.runtime.retry_ms)
             if first is not None:
@@ -191,6 +203,21 @@ class PlayerStream:
             for friend in list(self.friends):
                 self.board.unwatch(friend, self.presence_changed)
             self.board.closed(me)
+            if bell is not None:
+                bell.remove(self.rang)
+
+    def rang(self, _changed: frozenset[UUID]) -> None:
+        """The hub heard a save (on its event loop): read the log soon, at most every
+        :data:`BELL_GAP_S`."""
+        loop = self.loop
+        if self.ringing or loop is None:
+            return
+        self.ringing = True
+        loop.call_later(max(0.0, self.read_at + BELL_GAP_S - loop.time()), self._ring)
+
+    def _ring(self) -> None:
+        self.ringing = False
+        self.wake.set()
 
     def watch_friends(self) -> None:
         """Watch the presence of the player's friends as the friends' view has them now,
@@ -219,6 +246,8 @@ class PlayerStream:
                 loop.call_soon_threadsafe(self.wake.set)
 
     async def poll(self) -> Polled:
+        if self.loop is not None:
+            self.read_at = self.loop.time()
         batch = await self.runtime.call(self.pull)
         if batch is None:  # the token was rotated, its session ended, or erased
             return Polled([REVOKED], done=True)
