@@ -4,12 +4,14 @@ that hide one player from the other everywhere (no oracle); table invitations; e
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+import api.players.stream as player_stream
 from tests.api.rest import auth, client, new_service
 from tests.api.test_rest_players import new_player
 
@@ -24,6 +26,26 @@ def listed(c: TestClient[Litestar], token: str, path: str) -> list[str]:
     r = c.get(path, headers=auth(token))
     assert r.status_code == 200, r.text
     return [item["playerId"] for item in r.json()["items"]]
+
+
+def frames(text: str) -> list[tuple[int | None, str, str]]:
+    """(id, event, data) of every frame; presence frames have no id (not in the log)."""
+    out: list[tuple[int | None, str, str]] = []
+    for block in text.split("\n\n"):
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if ": " in line and line[0] != ":"
+        )
+        if "event" in fields:
+            fid = int(fields["id"]) if "id" in fields else None
+            out.append((fid, fields["event"], fields["data"]))
+    return out
+
+
+def read_stream(c: TestClient[Litestar], token: str, last: int | None = None) -> str:
+    headers = auth(token) | ({} if last is None else {"Last-Event-ID": str(last)})
+    with c.stream("GET", "/v1/players/me/stream", headers=headers) as r:
+        assert r.status_code == 200, r.read()
+        return "".join(r.iter_text())
 
 
 def befriend(c: TestClient[Litestar], a: Json, b: Json) -> None:
@@ -159,3 +181,36 @@ def test_appear_offline_is_a_stored_choice(c: TestClient[Litestar]) -> None:
     assert friends[0]["presence"] == {"state": "offline", "matchId": None}
     mine = c.get("/v1/players/me/social", headers=auth(li["token"])).json()
     assert mine["appearOffline"] and mine["notifyFriendOnline"]
+
+
+def test_the_player_stream_tells_requests_and_friends_presence(
+    c: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(player_stream, "LIFETIME_S", 0.5)
+    monkeypatch.setattr(player_stream, "POLL_S", 0.1)
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    c.put(
+        "/v1/players/me/presence",
+        json={"appearOffline": False, "notifyFriendOnline": True},
+        headers=auth(mei["token"]),
+    )
+    start = frames(read_stream(c, mei["token"]))[0][0] or 0
+    ask(c, li["token"], playerId=mei["playerId"])
+    c.post(
+        f"/v1/players/me/friend-requests/{li['playerId']}/answer",
+        json={"accept": True},
+        headers=auth(mei["token"]),
+    )
+    seen = frames(read_stream(c, mei["token"], start))
+    kinds = [k for _, k, _ in seen]
+    assert "friend-request" in kinds
+    request = next(json.loads(d) for _, k, d in seen if k == "friend-request")
+    assert request["playerId"] == li["playerId"] and request["name"] == "Li"
+    assert request["text"] == {"en": "Li wants to be your friend", "zh-CN": "Li 想加你为好友"}
+    # Li's presence is told on Mei's stream; Li asked for nothing, so no friend-online
+    told = frames(read_stream(c, li["token"], start))
+    presence = [json.loads(d) for _, k, d in told if k == "presence"]
+    assert presence and presence[0]["playerId"] == mei["playerId"]
+    assert presence[0]["state"] in ("online", "away")
+    accepted = [json.loads(d) for _, k, d in told if k == "friend-accepted"]
+    assert accepted and accepted[0]["playerId"] == mei["playerId"]
