@@ -5,17 +5,21 @@ invitations, presence, the ranked queue), appear offline, and erasure."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
 from uuid import UUID
 
 import pytest
+from eventsourcing.utils import get_topic
 
 from domain.accounts.ticket import Ticket
+from domain.accounts.webhooks import Enqueued
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import STANDARD
 from infra.socialviews import open_social_view
+from infra.store import outbox_env
 from services.access import Credential
 from services.accounts.commands import ErasePlayer
 from services.accounts.lobby_sweeper import LobbySweeper
@@ -42,7 +46,8 @@ from services.social.commands import (
 from services.social.presence import PresenceBoard
 from services.social.reads import SocialModels, list_friends, list_players
 from services.social.rebuild import SocialRebuild, follower
-from tests.commands import create_match, create_player
+from services.webhooks.outbox import WebhookOutbox
+from tests.commands import create_match, create_player, register_webhook
 from tests.conftest import Backend, FakeClock
 from tests.services.test_ranked import FakeStandings
 
@@ -235,3 +240,30 @@ def test_erasure_removes_everything_and_rebuild_agrees(world: World) -> None:
         p.store()  # type: ignore[attr-defined]
     assert view.contents() == before  # shengji rebuild gives the view the log keeps
     assert world.friends(b) == []
+
+
+def test_webhooks_tell_requests_acceptances_and_invitations(world: World, backend: Backend) -> None:
+    kinds = ("friend-request", "friend-accepted", "table-invitation")
+    register_webhook(world.service, "https://push.example/hook", "s" * 32, kinds)
+    a_id, a = world.player("A")
+    b_id, b = world.player("B")
+    world.send(SendFriendRequest(player_id=b_id), a)
+    world.send(AnswerFriendRequest(a_id, accept=True), b)
+    match = create_match(world.service, STANDARD)
+    world.send(ClaimSeatAsPlayer(match, 0), a)
+    world.models.board.opened(b_id)
+    world.send(InviteFriend(match, b_id, 1), a)
+    outbox = WebhookOutbox(outbox_env(backend.settings), leader=world.service)
+    try:
+        outbox.catch_up()
+        found = outbox.recorder.select_notifications(0, 1000, topics=[get_topic(Enqueued)])
+        bodies = [json.loads(outbox.mapper.to_domain_event(n).body) for n in found]
+    finally:
+        outbox.close()
+    told = [(body["kind"], body["playerId"], body["data"]["playerId"]) for body in bodies]
+    assert told == [
+        ("friend-request", str(b_id), str(a_id)),
+        ("friend-accepted", str(a_id), str(b_id)),
+        ("table-invitation", str(b_id), str(a_id)),
+    ]
+    assert all(body["data"]["text"]["zh-CN"] for body in bodies)
