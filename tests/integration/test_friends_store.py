@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 from uuid import UUID
 
 import pytest
@@ -257,7 +257,8 @@ def test_webhooks_tell_requests_acceptances_and_invitations(world: World, backen
     try:
         outbox.catch_up()
         found = outbox.recorder.select_notifications(0, 1000, topics=[get_topic(Enqueued)])
-        bodies = [json.loads(outbox.mapper.to_domain_event(n).body) for n in found]
+        events: list[Any] = [outbox.mapper.to_domain_event(n) for n in found]
+        bodies = [json.loads(e.body) for e in events]
     finally:
         outbox.close()
     told = [(body["kind"], body["playerId"], body["data"]["playerId"]) for body in bodies]
