@@ -205,7 +205,7 @@ def build_bus(
         dc.PublishPairing: dc.PublishPairingHandler(service, ratings),
         RecordTableResult: RecordTableResultHandler(),
         # a rated match's notices to its players (docs/decisions.md D-career)
-        NoteRatingChanges: NoteRatingChangesHandler(),
+        NoteRatingChanges: NoteRatingChangesHandler(social.board.ring),
     }
     bus = Bus(service, handlers, matches=matches)
     bus.acted.append(social.board.acted)

@@ -40,13 +40,14 @@ from services.social.presence import Presence, PresenceBoard
 from services.social.reads import name_of, settings_of
 
 log = logging.getLogger(__name__)
-POLL_S = 10.0
-"""The safety net: the log is read at least this often. Any save heard by the hub rings
-the stream (:data:`BELL_GAP_S` apart at most), a match's moves wake it at once, a friend's
-presence too: an idle player's stream reads nothing (docs/decisions.md D-social)."""
-BELL_GAP_S = 0.5
-"""A stream rung by the log's news reads it at most this often (a busy log does not make
-every stream read on every save)."""
+POLL_S = 30.0
+"""The safety net: the log is read at least this often. A save of what the stream follows
+(the account, its tickets and matches, as the hub tells) or news rung for the player (a
+friend's request, an invitation, a rating notice: the board's :meth:`ring`) reads it at
+once, :data:`BELL_GAP_S` apart at most; a match's moves and a friend's presence wake it
+too: an idle player's stream reads nothing (docs/decisions.md D-social)."""
+BELL_GAP_S = 0.25
+"""A stream rung by the log's news reads it at most this often."""
 HEARTBEAT_S = 15.0
 SWEEP_S = 1.0
 """How often the presence sweeper moves the idle along."""
@@ -179,6 +180,8 @@ class PlayerStream:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.read_at = 0.0
         self.ringing = False
+        self.interest: frozenset[UUID] = frozenset(feed.ids)
+        """What the stream follows, as the hub names it (read on the loop)."""
 
     async def frames(self, first: Frame | None) -> AsyncIterator[bytes]:
         timing = Timing(POLL_S, HEARTBEAT_S, LIFETIME_S, self.runtime.retry_ms)
@@ -190,6 +193,7 @@ class PlayerStream:
         )
         if bell is not None:
             bell.append(self.rang)
+        self.board.listen(me, self.rung)
         try:
             yield retry_hint(self.runtime.retry_ms)
             if first is not None:
@@ -205,12 +209,20 @@ class PlayerStream:
             self.board.closed(me)
             if bell is not None:
                 bell.remove(self.rang)
+            self.board.unlisten(me, self.rung)
 
-    def rang(self, _changed: frozenset[UUID]) -> None:
-        """The hub heard a save (on its event loop): read the log soon, at most every
-        :data:`BELL_GAP_S`."""
+    def rung(self) -> None:
+        """News for the player (any thread): read the log soon."""
         loop = self.loop
-        if self.ringing or loop is None:
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.rang, self.interest)
+
+    def rang(self, changed: frozenset[UUID]) -> None:
+        """The hub heard a save of ``changed`` (on its event loop): read the log soon when
+        it is something the stream follows, at most every :data:`BELL_GAP_S`."""
+        loop = self.loop
+        if self.ringing or loop is None or changed.isdisjoint(self.interest):
             return
         self.ringing = True
         loop.call_later(max(0.0, self.read_at + BELL_GAP_S - loop.time()), self._ring)
@@ -251,6 +263,7 @@ class PlayerStream:
         batch = await self.runtime.call(self.pull)
         if batch is None:  # the token was rotated, its session ended, or erased
             return Polled([REVOKED], done=True)
+        self.interest = frozenset(self.feed.ids)
         await self.follow()
         pushed = [self.pushed.popleft() for _ in range(len(self.pushed))]
         return Polled([*pushed, *(encode(frame) for frame in batch)], more=bool(batch))

@@ -449,7 +449,14 @@ class ErasePlayerHandler(_PlayerCommand, Handler[ErasePlayer, Signed, None]):
             for row in view.invitations_for(account.id, inviter=inviter)
         ]
         erase_social(uow, account.id, others, invitations)
-        uow.after(lambda: self.social.board.forget(account.id))
+        board = self.social.board
+
+        def told() -> None:  # after the save: nothing of them is shown, the others hear it
+            board.forget(account.id)
+            for other in others:
+                board.ring(other)
+
+        uow.after(told)
         self.service.sealer.keys.erase(account.id)
         for match_id, seat in account.seats.items():  # the seats it still holds: finished
             match = uow.match(match_id)

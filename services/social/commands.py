@@ -175,6 +175,16 @@ class _Mine:
             raise ForbiddenError("a player's command needs the player's token")
         return signed_player(self.service, caller)
 
+    def tell(self, uow: UnitOfWork, *players: UUID) -> None:
+        """Once saved, the streams of ``players`` read the log at once (any replica)."""
+        board = self.board
+
+        def told() -> None:
+            for player in players:
+                board.ring(player)
+
+        uow.after(told)
+
 
 def reachable(uow: UnitOfWork, player_id: UUID) -> Account | None:
     account = uow.find(player_id, Account)
@@ -200,6 +210,7 @@ class SendFriendRequestHandler(_Mine, Handler[SendFriendRequest, Signed, FriendR
         f = found or Friendship.open(me, target, uow.now)
         uow.add(f)
         friends = f.request(me, uow.now)
+        self.tell(uow, me, target)
         status = "friends" if friends else "requested"
         return Outcome(201, f.id, f.version, facts={STATUS: status, "player": str(target)})
 
@@ -233,6 +244,7 @@ class AnswerFriendRequestHandler(_Mine, Handler[AnswerFriendRequest, Signed, Non
         else:
             f.decline(me, uow.now)
         uow.add(f)
+        self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
 
     def answer(
@@ -249,6 +261,7 @@ class WithdrawFriendRequestHandler(_Mine, Handler[WithdrawFriendRequest, Signed,
             raise NotFoundError("you have no request waiting for this player")
         f.withdraw(me, uow.now)
         uow.add(f)
+        self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
 
     def answer(
@@ -265,6 +278,7 @@ class RemoveFriendHandler(_Mine, Handler[RemoveFriend, Signed, None]):
             raise NotFoundError("no friend of yours with this id")
         f.remove(me, uow.now)
         uow.add(f)
+        self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
 
     def answer(self, command: RemoveFriend, who: Signed, outcome: Outcome, state: Reading) -> None:
@@ -285,6 +299,7 @@ class BlockPlayerHandler(_Mine, Handler[BlockPlayer, Signed, None]):
                 raise NotFoundError("you do not block this player")
             f.unblock(me, uow.now)
         uow.add(f)
+        self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
 
     def answer(self, command: BlockPlayer, who: Signed, outcome: Outcome, state: Reading) -> None:
@@ -366,6 +381,7 @@ class InviteFriendHandler(_Mine, Handler[InviteFriend, Signed, InvitationSent]):
             raise IllegalMoveError("R1: no empty seat to invite to", rule="R1", code="no-free-seat")
         invitation = TableInvitation.send(uuid4(), me, friend, match.id, seat, self.ttl, uow.now)
         uow.add(invitation)
+        self.tell(uow, friend)
         return Outcome(201, invitation.id, invitation.version, seat)
 
     def answer(

@@ -66,9 +66,11 @@ class Relayed(msgspec.Struct, frozen=True):
     state: str
     match_id: str | None = None
     hidden: bool | None = None
+    ring: bool = False
 
 
 Watcher = Callable[[UUID, Presence], None]
+Bell = Callable[[], None]
 
 
 @dataclass(slots=True)
@@ -104,6 +106,7 @@ class PresenceBoard:
         self._hidden: set[UUID] = set()
         self._effective: dict[UUID, Presence] = {}
         self._watchers: dict[UUID, set[Watcher]] = {}
+        self._bells: dict[UUID, set[Bell]] = {}
         self._lock = threading.RLock()
 
     # -- what this process sees ---------------------------------------------------------------
@@ -154,6 +157,29 @@ class PresenceBoard:
         if relay:
             self._tell(Relayed(self.origin, str(player), "", hidden=hidden))
 
+    def ring(self, player: UUID, *, relay: bool = True) -> None:
+        """News for ``player`` was saved (a friend's request, an invitation, a rating
+        notice): their streams read the log now, in every process (relayed)."""
+        with self._lock:
+            bells = list(self._bells.get(player, ()))
+        for bell in bells:
+            bell()
+        if relay:
+            self._tell(Relayed(self.origin, str(player), "", ring=True))
+
+    def listen(self, player: UUID, bell: Bell) -> None:
+        """Call ``bell`` whenever :meth:`ring` names ``player`` (from any thread)."""
+        with self._lock:
+            self._bells.setdefault(player, set()).add(bell)
+
+    def unlisten(self, player: UUID, bell: Bell) -> None:
+        with self._lock:
+            found = self._bells.get(player)
+            if found is not None:
+                found.discard(bell)
+                if not found:
+                    del self._bells[player]
+
     def forget(self, player: UUID) -> None:
         """An erased player: nothing of them is shown any more."""
         with self._lock:
@@ -185,6 +211,9 @@ class PresenceBoard:
             log.warning("presence: a relayed message that is none")
             return
         if m.origin == self.origin:
+            return
+        if m.ring:
+            self.ring(player, relay=False)
             return
         if m.hidden is not None:
             self.hide(player, m.hidden, relay=False)
