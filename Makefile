@@ -6,6 +6,7 @@
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
 # make bench-fairplay, make bench-frames, make bench-reads, make bench-tournament, make bench-duplicate,
+# make bench-presence,
 # make bench-bounded.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
@@ -16,7 +17,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament bench-duplicate run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament bench-duplicate bench-presence run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -87,6 +88,12 @@ test: $(STAMP)
 # the last line is "ratings update_ms=… board_small_ms=… board_large_ms=… ratio=… rebuild_matches_per_s=…".
 bench-ratings: $(STAMP)
 	$(BIN)/python -m bench.ratings_bench $(ARGS)
+
+# Presence (docs/decisions.md D-social): the server's idle CPU with N player streams open
+# against a baseline without, and the p50/p99 delay of a friend's presence change;
+# the last line of each N is "presence players=… per_player_us_per_s=… ratio=… p50_ms=… p99_ms=…".
+bench-presence: $(STAMP)
+	$(BIN)/python -m bench.presence_bench $(ARGS)
 
 bench-rules: $(STAMP)
 	$(BIN)/python -m bench.rules_bench $(ARGS)

@@ -44,6 +44,7 @@ from api.matches import MatchController
 from api.metrics import Metrics
 from api.openapi_config import openapi_config
 from api.players.controller import PlayerController
+from api.players.friends import FriendController, TableInvitationController
 from api.players.invites import InviteController
 from api.players.lobby import LobbyController, RankedController
 from api.players.oidc import sign_in_with_oidc
@@ -142,6 +143,8 @@ API_ROUTES: Final = (
     export_table,
     PlayerController,
     InviteController,
+    FriendController,
+    TableInvitationController,
     LobbyController,
     RankedController,
     PlayerStreamController,

@@ -224,7 +224,33 @@ _PLAYER_FRAMES = {
         "once per player and rated match; a tournament table's when its round completes, "
         "R36; docs/decisions.md D-career",
     ),
+    "playerFriendRequest": (
+        "friend-request",
+        "A player asked to be the player's friend",
+        "docs/decisions.md D-social",
+    ),
+    "playerFriendAccepted": (
+        "friend-accepted",
+        "A player accepted the player's friend request",
+        "docs/decisions.md D-social",
+    ),
+    "playerTableInvitation": (
+        "table-invitation",
+        "A friend invited the player to a seat",
+        "docs/decisions.md D-social",
+    ),
 }
+_TEXT = _object(
+    {"en": {"type": "string"}, "zh-CN": {"type": "string"}},
+)
+_FRIEND = {"playerId": {"type": "string", "format": "uuid"}, "name": {"type": "string"}}
+_PRESENCE = _object(
+    {
+        "playerId": {"type": "string", "format": "uuid"},
+        "state": {"type": "string", "enum": ["online", "in-match", "away", "offline"]},
+        "matchId": {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]},
+    }
+)
 
 
 def _channel(stream: StreamRoute) -> dict[str, Any]:
@@ -275,6 +301,18 @@ def _player_messages(
             }
         ),
         "playerYourTurn": my_match,
+        "playerFriendRequest": _object({**_FRIEND, "text": _TEXT}),
+        "playerFriendAccepted": _object({**_FRIEND, "text": _TEXT}),
+        "playerTableInvitation": _object(
+            {
+                **_FRIEND,
+                "invitationId": _ID,
+                "matchId": _ID,
+                "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                "expiresAt": {"type": "string", "format": "date-time"},
+                "text": _TEXT,
+            }
+        ),
         "playerRatingChanged": rated,
         "playerMatchFinished": _object(
             {
@@ -294,6 +332,23 @@ def _player_messages(
             "payload": payloads[name],
         }
         for name, (frame, title, why) in _PLAYER_FRAMES.items()
+    }
+    messages["playerPresence"] = {
+        "name": "presence",
+        "title": "A friend's presence",
+        "summary": "SSE `event: presence`, without an `id` (presence is not in the log): a "
+        "friend's presence at the stream's start and on each change (docs/decisions.md "
+        "D-social).",
+        "contentType": "application/json",
+        "payload": _PRESENCE,
+    }
+    messages["playerFriendOnline"] = {
+        "name": "friend-online",
+        "title": "A friend came online (opt-in)",
+        "summary": "SSE `event: friend-online`, without an `id`: sent when the player chose "
+        "`notifyFriendOnline`.",
+        "contentType": "application/json",
+        "payload": _object({**_FRIEND, "text": _TEXT}),
     }
     messages["ticket"] = {
         "name": "ticket",

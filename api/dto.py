@@ -526,6 +526,8 @@ PARAMETER_DOCS: Final[dict[str, str]] = {
     "table": "A table of the tournament round, from 0",
     "name": "The name of a preset or a variant (RULES §10)",
     "limit": "At most this many items in the page",
+    "player_id": "The other player's id (a UUID)",
+    "invitation_id": "A table invitation's id (a UUID, as the `table-invitation` frame names it)",
 }
 """Path and query parameters by name, where the route declares no description."""
 

@@ -29,6 +29,7 @@ from services.career.reads import CareerModels
 from services.game import GameService
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
+from services.social.reads import SocialModels, social_of
 from services.sources import PLAYER_ROLE
 
 T = TypeVar("T")
@@ -110,6 +111,8 @@ class Runtime:
     """The ranked queues as this process follows them (a ranked ticket's expected wait)."""
     career_models: CareerModels | None = None
     """The players' careers (docs/decisions.md D-career); None: in memory, kept here."""
+    social_models: SocialModels | None = None
+    """Friends and presence (docs/decisions.md D-social); None: the bus's own."""
 
     def __post_init__(self) -> None:
         if self.read_models is None:
@@ -118,6 +121,8 @@ class Runtime:
             self.rating_models = RatingModels.in_memory(self.service)
         if self.career_models is None:
             self.career_models = CareerModels.in_memory(self.service)
+        if self.social_models is None:
+            self.social_models = social_of(self.bus)
 
     @property
     def ratings(self) -> RatingModels:
@@ -128,6 +133,11 @@ class Runtime:
     def career(self) -> CareerModels:
         assert self.career_models is not None  # __post_init__ set it
         return self.career_models
+
+    @property
+    def social(self) -> SocialModels:
+        assert self.social_models is not None  # __post_init__ set it
+        return self.social_models
 
     @property
     def lists(self) -> ReadModels:

@@ -124,10 +124,11 @@ PLAYER: Final = StreamRoute(
     channel="player",
     title="Everything that concerns a player",
     description="The player token (`Authorization: Bearer` or `?token=`) gets `snapshot`, "
-    "`ticket`, `match-found`, `your-turn`, `match-finished` and `rating-changed` frames; `id` "
-    "is the event log "
-    "position, so `Last-Event-ID` resumes exactly, on any replica (docs/players.md). Nothing "
-    "of another player is ever sent.",
+    "`ticket`, `match-found`, `your-turn`, `match-finished`, `rating-changed`, "
+    "`friend-request`, `friend-accepted` and `table-invitation` frames; `id` is the event log "
+    "position, so `Last-Event-ID` resumes exactly, on any replica (docs/players.md). Friends' "
+    "`presence` and (opt-in) `friend-online` frames are pushed without an `id` (presence is "
+    "not in the log, docs/decisions.md D-social). Nothing of a non-friend is ever sent.",
     messages={
         "snapshot": "playerSnapshot",
         "ticket": "playerTicket",
@@ -135,6 +136,11 @@ PLAYER: Final = StreamRoute(
         "your-turn": "playerYourTurn",
         "match-finished": "playerMatchFinished",
         "rating-changed": "playerRatingChanged",
+        "friend-request": "playerFriendRequest",
+        "friend-accepted": "playerFriendAccepted",
+        "table-invitation": "playerTableInvitation",
+        "presence": "playerPresence",
+        "friend-online": "playerFriendOnline",
         "revoked": "revoked",
     },
     operation="followPlayer",

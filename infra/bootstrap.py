@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from uuid import UUID
 
 import anyio
@@ -52,6 +53,7 @@ from infra.localhub import InProcessHub, LocalHub
 from infra.ratingviews import build_ratings
 from infra.readviews import build_read_models
 from infra.settings import Settings
+from infra.socialviews import build_social
 from infra.store import build_service, outbox_env
 from infra.workers import Workers
 from services.accounts.lobby_sweeper import LobbySweeper
@@ -70,6 +72,7 @@ from services.operator import Operator
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
 from services.saves import Saves
+from services.social.reads import SocialModels
 from services.sweeper import Sweeper
 from services.tournaments.background import TournamentWork
 from services.tournaments.clerk import Clerk
@@ -98,6 +101,8 @@ class Core:
     """The ranked queues as this process follows them (their sweeper, the expected waits)."""
     career: CareerModels
     """The players' careers (docs/decisions.md D-career)."""
+    social: SocialModels
+    """Friends and presence (docs/decisions.md D-social)."""
     delivery: WebhookDelivery
     """The webhook outbox and its dispatcher (its loop runs where the background work runs;
     the operator's routes read its deliveries)."""
@@ -147,6 +152,7 @@ def build_parts(
         rating_models=core.ratings,
         ranked_queues=core.ranked,
         career_models=core.career,
+        social_models=core.social,
     )
     live = LiveStreams(
         service,
@@ -222,6 +228,10 @@ def build_core(
     read_models = build_read_models(settings, service, hub)
     ratings = build_ratings(settings, service, hub)
     career = build_career(settings, service, hub)
+    social = build_social(settings, service, hub)
+    if not isinstance(hub, InProcessHub):  # presence across replicas: the hub's relay
+        social.board.relay = hub.relay
+        hub.on_relayed.append(social.board.heard)
     ranked = RankedQueues()
     if bots is None:
         bus = build_bus(
@@ -236,6 +246,8 @@ def build_core(
             matches=match_quota(settings),
             ratings=ratings,
             ranked=ranked,
+            social=social,
+            invitation_ttl=timedelta(seconds=settings.table_invitation_ttl_s),
         )
         bots = BotDriver(
             bus,
@@ -270,6 +282,7 @@ def build_core(
         loops += read_models.freshness.loops()
         loops += ratings.freshness.loops()
         loops += career.freshness.loops()
+        loops += social.freshness.loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)
@@ -284,6 +297,7 @@ def build_core(
         ratings=ratings,
         ranked=ranked,
         career=career,
+        social=social,
         delivery=delivery,
         workers=workers,
         on_shutdown=on_shutdown,
@@ -350,6 +364,13 @@ def client_quotas(settings: Settings) -> tuple[Quota, ...]:
             "POST",
             ("/v1/players/me/token", "/v1/players/me/sessions", "/v1/players/oidc"),
             settings.session_quota_per_hour,
+        ),
+        hourly(
+            "friend requests sent",
+            "FRIEND_REQUEST_QUOTA_PER_HOUR",
+            "POST",
+            ("/v1/players/me/friend-requests",),
+            settings.friend_request_quota_per_hour,
         ),
     )
 

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 from infra.careerviews import career_factories
 from infra.cli_store import open_store
 from infra.readviews import read_model_factories
+from infra.socialviews import social_factories
 from services.projections import Factory, Progress, Stored, differences, rebuild, registered
 
 BAR = 30
@@ -28,7 +29,7 @@ BAR = 30
 
 def factories() -> dict[str, Factory]:
     """Every projection ``shengji rebuild`` knows, by name."""
-    found = {**registered(), **read_model_factories(), **career_factories()}
+    found = {**registered(), **read_model_factories(), **career_factories(), **social_factories()}
     return dict(sorted(found.items()))
 
 

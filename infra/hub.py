@@ -57,6 +57,8 @@ MATCH_CREATED: Final = get_topic(MatchCreated)
 ACCOUNT_CREATED: Final = get_topic(AccountCreated)
 ROUND_STARTED: Final = get_topic(RoundStarted)
 TOURNAMENT_CREATED: Final = get_topic(TournamentCreated)
+RELAY_CHANNEL: Final = "shengji_presence"
+"""What the replicas tell each other beside the store's news (presence, D-social)."""
 
 
 class _Created(msgspec.Struct):
@@ -121,6 +123,7 @@ class PostgresHub(LocalHub):
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._conn: Any = None
+        self._relays: set[asyncio.Future[Any]] = set()
         self.connections = 0
         """How many times a LISTEN connection was opened (tests, metrics)."""
 
@@ -211,6 +214,7 @@ class PostgresHub(LocalHub):
         try:
             conn.add_termination_listener(self._on_terminated)
             await conn.add_listener(self.channel, self._on_notify)
+            await conn.add_listener(RELAY_CHANNEL, self._on_relayed)
             # LISTEN first, then read where the store is: nothing committed after this
             # point can be missed, and whatever happened while we were away is covered
             # by waking every subscribed match once.
@@ -223,6 +227,29 @@ class PostgresHub(LocalHub):
         self._connected.set()
         self._wake(self.subscribed())
         return conn
+
+    def relay(self, message: bytes) -> None:
+        """NOTIFY ``message`` on the presence channel (:data:`RELAY_CHANNEL`) from the
+        hub's connection; lost while it is down (presence is ephemeral: the next change
+        tells it again). Thread-safe."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._send_relay, message.decode())
+
+    def _send_relay(self, payload: str) -> None:
+        conn = self._conn
+        if conn is not None and not conn.is_closed():
+            task = asyncio.ensure_future(
+                conn.execute("SELECT pg_notify($1, $2)", RELAY_CHANNEL, payload)
+            )
+            self._relays.add(task)
+            task.add_done_callback(self._relays.discard)
+
+    def _on_relayed(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        for listener in self.on_relayed:
+            listener(payload.encode())
 
     async def _listen(self, conn: Any) -> None:
         while not conn.is_closed():

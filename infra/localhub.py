@@ -87,6 +87,13 @@ class LocalHub:
         self.on_changed: list[Callable[[frozenset[UUID]], None]] = []
         """Told of every change the hub hears, whoever follows the match (a worker process
         hears the saves of the API processes this way; docs/scaling.md)."""
+        self.on_relayed: list[Callable[[bytes], None]] = []
+        """Told of every message another process relayed (presence, docs/decisions.md
+        D-social); a hub of one process relays nothing (there is nobody else)."""
+
+    def relay(self, message: bytes) -> None:
+        """Tell ``message`` to the other processes' :attr:`on_relayed` (thread-safe; none
+        in one process)."""
 
     @property
     def listening(self) -> bool:

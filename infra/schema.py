@@ -39,6 +39,7 @@ from infra.keys import PostgresKeys, SQLiteKeys
 from infra.ratingviews import open_ratings_view
 from infra.readviews import open_view
 from infra.settings import Settings
+from infra.socialviews import open_social_view
 from infra.store import key_store, outbox_env, outbox_schema_statement
 from services.game import GameService
 from services.webhooks.outbox import WebhookOutbox
@@ -156,6 +157,7 @@ STORES: Final[tuple[Store, ...]] = (
     Store("read models", partial(_view, "read models", open_view)),
     Store("ratings", partial(_view, "ratings", open_ratings_view)),
     Store("record", partial(_view, "record", open_career_view)),
+    Store("friends", partial(_view, "friends", open_social_view)),
     Store("player keys", _keys),
     Store("webhook outbox", _outbox),
 )

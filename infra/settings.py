@@ -290,6 +290,35 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(ge=0, le=_MANY, description="Players a client may create an hour; 0: no quota."),
     ] = 30
+    friend_request_quota_per_hour: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=_MANY,
+            description="Friend requests a player (and an address) may send an hour; 0: no quota.",
+        ),
+    ] = 30
+    table_invitation_ttl_s: Annotated[
+        int,
+        Meta(ge=60, le=86400, description="How long a friend's table invitation lasts, seconds."),
+    ] = 600
+    presence_away_after_s: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=86400,
+            description="A player with no command for this long is shown away, seconds.",
+        ),
+    ] = 300
+    presence_offline_after_s: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=86400,
+            description="A player whose last stream closed this long ago is shown offline, "
+            "seconds.",
+        ),
+    ] = 30
     session_quota_per_hour: Annotated[
         int,
         Meta(

@@ -190,3 +190,6 @@ attacking_players  # services/tournaments/travellers.py (a field of the JSON and
 defenders_name  # services/tournaments/travellers.py (a field of the JSON and the pages)
 defending_seats  # services/tournaments/travellers.py (a field of the JSON and the pages)
 defending_players  # services/tournaments/travellers.py (a field of the JSON and the pages)
+_.accepted  # services/social/projection.py: registered on process_event (singledispatchmethod)
+_.unblocked  # services/social/projection.py: registered on process_event (singledispatchmethod)
+_.invitation_ended  # services/social/projection.py: registered on process_event

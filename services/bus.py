@@ -51,6 +51,7 @@ from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
 from services.limits import NO_ALLOWANCE, Allowance, Payer
+from services.sources import PLAYER_ROLE
 from services.unit_of_work import Reading, UnitOfWork
 
 C = TypeVar("C")
@@ -173,6 +174,9 @@ class Bus:
         self.clock = clock or service.clock
         self.matches = matches
         """The match quota every command's new matches are charged to (the payer's)."""
+        self.acted: list[Callable[[UUID], None]] = []
+        """Told the player of each command a player token sent and the bus saved: a recent
+        action is what presence is derived from (docs/decisions.md D-social)."""
 
     @property
     def commands(self) -> Iterable[type[Any]]:
@@ -203,12 +207,12 @@ class Bus:
             copies = UnitOfWork(self.service, self.clock)
             return Answered(200, handler.dry_run(command, who, copies))
         if key is None:
-            return self._run(handler, command, who, None, payer)
+            return self._told(caller, self._run(handler, command, who, None, payer))
         with self.keys.claimed(key):
             found = self.keys.recorded(key)
             if found is None:
                 try:
-                    return self._run(handler, command, who, key, payer)
+                    return self._told(caller, self._run(handler, command, who, key, payer))
                 except VersionConflictError:
                     found = self.keys.recorded(key)  # another process saved this key first
                     if found is None:
@@ -219,6 +223,13 @@ class Bus:
             outcome = Outcome.of(found.outcome)
             body = handler.answer(command, who, outcome, Reading(self.service))
             return Answered(outcome.status, body, replayed=True, outcome=outcome)
+
+    def _told(self, caller: Caller, answered: Answered[Any]) -> Answered[Any]:
+        """The player who sent the command acted (the :attr:`acted` listeners)."""
+        if isinstance(caller, Credential) and caller.role == PLAYER_ROLE and caller.owner:
+            for listener in self.acted:
+                listener(caller.owner)
+        return answered
 
     def execute(self, command: Any, caller: Caller = SERVICE) -> Any:
         """``command`` without a key (by default sent by the service itself): its answer."""

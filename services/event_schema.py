@@ -40,6 +40,17 @@ from domain.accounts.account import (
     SessionTokenRotated,
     Unqueued,
 )
+from domain.accounts.friendship import (
+    FriendAccepted,
+    FriendRemoved,
+    FriendRequestDeclined,
+    FriendRequested,
+    FriendRequestWithdrawn,
+    FriendshipErased,
+    FriendshipOpened,
+    PlayerBlocked,
+    PlayerUnblocked,
+)
 from domain.accounts.invite import InviteCreated
 from domain.accounts.lobby import LobbyOpened, MatchMade, TicketLeft, TicketQueued
 from domain.accounts.ranked_queue import (
@@ -49,6 +60,20 @@ from domain.accounts.ranked_queue import (
     RankedTicketQueued,
 )
 from domain.accounts.rating_change import RatingChanged
+from domain.accounts.social import (
+    FriendCodeChanged,
+    FriendCodeIssued,
+    FriendCodeRetired,
+    PresenceChoiceMade,
+    SocialProfileErased,
+    SocialProfileOpened,
+)
+from domain.accounts.table_invitation import (
+    InvitationAccepted,
+    InvitationDeclined,
+    InvitationWithdrawn,
+    TableInvited,
+)
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.accounts.webhooks import (
     AttemptFailed,
@@ -173,6 +198,29 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
     ),
     ("invite", (InviteCreated,)),
     ("rating", (RatingChanged,)),
+    (
+        "friendship",
+        (
+            FriendshipOpened,
+            FriendRequested,
+            FriendRequestWithdrawn,
+            FriendRequestDeclined,
+            FriendAccepted,
+            FriendRemoved,
+            PlayerBlocked,
+            PlayerUnblocked,
+            FriendshipErased,
+        ),
+    ),
+    ("friend-code", (FriendCodeIssued, FriendCodeRetired)),
+    (
+        "social-profile",
+        (SocialProfileOpened, FriendCodeChanged, PresenceChoiceMade, SocialProfileErased),
+    ),
+    (
+        "table-invitation",
+        (TableInvited, InvitationAccepted, InvitationDeclined, InvitationWithdrawn),
+    ),
     ("lobby", (LobbyOpened, TicketQueued, TicketLeft, MatchMade)),
     ("ranked-queue", (RankedQueueOpened, RankedTicketQueued, RankedTicketLeft, RankedMatchMade)),
     ("ticket", (TicketOpened, TicketMatched, TicketCancelled)),

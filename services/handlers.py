@@ -12,6 +12,7 @@ derives from (the test that every write route goes through the bus).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from uuid import UUID
 
 from services.accounts.commands import (
@@ -77,6 +78,8 @@ from services.limits import NO_ALLOWANCE, Allowance
 from services.operator import NO_OPERATOR, Operator
 from services.ratings.boards import RatingModels
 from services.records.replay import ImportRecord, ImportRecordHandler
+from services.social import commands as sc
+from services.social.reads import SocialModels
 from services.tournaments import commands as tc
 from services.tournaments import control_commands as cc
 from services.tournaments import director_commands as dc
@@ -108,6 +111,8 @@ def build_bus(
     matches: Allowance = NO_ALLOWANCE,
     ratings: RatingModels | None = None,
     ranked: RankedQueues | None = None,
+    social: SocialModels | None = None,
+    invitation_ttl: timedelta = timedelta(minutes=10),
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
     doorbell; ``operator``: who runs webhooks and feed subscriptions (none by default);
@@ -118,7 +123,10 @@ def build_bus(
     read model — what seeds round 1 of a tournament seeded by rating (none: every player
     at the start) and what a ranked ticket reads its player's rating from (none: a view in
     memory, kept here); ``ranked``: the ranked queues as this process follows them (their
-    expected waits; none: a follower of the bus's own)."""
+    expected waits; none: a follower of the bus's own); ``social``: the friends' read model
+    and presence board (none: in memory, kept here); ``invitation_ttl``: how long a
+    friend's table invitation lasts (``TABLE_INVITATION_TTL_S``)."""
+    social = social or SocialModels.in_memory(service)
     dealer = Dealer(table_deals(service))
     handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
     handlers |= {
@@ -136,7 +144,17 @@ def build_bus(
         RotateToken: RotateTokenHandler(service),
         EndSession: EndSessionHandler(service),
         RenewSeatToken: RenewSeatTokenHandler(service),
-        ErasePlayer: ErasePlayerHandler(service),
+        ErasePlayer: ErasePlayerHandler(service, social),
+        # friends, presence and table invitations (docs/decisions.md D-social)
+        sc.SendFriendRequest: sc.SendFriendRequestHandler(service, social),
+        sc.AnswerFriendRequest: sc.AnswerFriendRequestHandler(service, social),
+        sc.WithdrawFriendRequest: sc.WithdrawFriendRequestHandler(service, social),
+        sc.RemoveFriend: sc.RemoveFriendHandler(service, social),
+        sc.BlockPlayer: sc.BlockPlayerHandler(service, social),
+        sc.RotateFriendCode: sc.RotateFriendCodeHandler(service, social),
+        sc.ChoosePresence: sc.ChoosePresenceHandler(service, social),
+        sc.InviteFriend: sc.InviteFriendHandler(service, social, invitation_ttl),
+        sc.AnswerInvitation: sc.AnswerInvitationHandler(service, social, dealer),
         # quick play
         QueueTicket: QueueTicketHandler(service, dealer),
         CancelTicket: CancelTicketHandler(service),
@@ -187,6 +205,8 @@ def build_bus(
         dc.PublishPairing: dc.PublishPairingHandler(service, ratings),
         RecordTableResult: RecordTableResultHandler(),
         # a rated match's notices to its players (docs/decisions.md D-career)
-        NoteRatingChanges: NoteRatingChangesHandler(),
+        NoteRatingChanges: NoteRatingChangesHandler(social.board.ring),
     }
-    return Bus(service, handlers, matches=matches)
+    bus = Bus(service, handlers, matches=matches)
+    bus.acted.append(social.board.acted)
+    return bus

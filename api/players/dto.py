@@ -226,14 +226,18 @@ class RegisterWebhook(_Request, frozen=True, kw_only=True):
                     "match-finished",
                     "rating-changed",
                     "tournament-round-ready",
+                    "friend-request",
+                    "friend-accepted",
+                    "table-invitation",
                 ]
             ],
-            msgspec.Meta(min_length=1, max_length=5),
+            msgspec.Meta(min_length=1, max_length=8),
         ],
         Meta(
             description=(
                 "The kinds of deliveries wanted: your-turn, match-found, "
-                "match-finished, rating-changed, tournament-round-ready "
+                "match-finished, rating-changed, tournament-round-ready, friend-request, "
+                "friend-accepted, table-invitation "
                 "(docs/webhooks.md)."
             )
         ),

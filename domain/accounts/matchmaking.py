@@ -20,7 +20,7 @@ the same match.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
@@ -87,14 +87,27 @@ def fit(a: Entrant, b: Entrant, now: datetime, schedule: WindowSchedule = SCHEDU
     return gap <= a.width(now, schedule) and gap <= b.width(now, schedule)
 
 
+def never_apart(a: UUID, b: UUID) -> bool:
+    return False
+
+
 def foursome(
-    waiting: Sequence[Entrant], now: datetime, schedule: WindowSchedule = SCHEDULE
+    waiting: Sequence[Entrant],
+    now: datetime,
+    schedule: WindowSchedule = SCHEDULE,
+    apart: Callable[[UUID, UUID], bool] = never_apart,
 ) -> tuple[Entrant, Entrant, Entrant, Entrant] | None:
-    """The four to seat now (queue order), or None (module docstring)."""
+    """The four to seat now (queue order), or None (module docstring). ``apart``: two
+    players who may never sit together (one blocks the other, docs/decisions.md
+    D-social): no four holds such a pair."""
+
+    def fits(x: Entrant, y: Entrant) -> bool:
+        return fit(x, y, now, schedule) and not apart(x.account_id, y.account_id)
+
     for i, first in enumerate(waiting):
-        others = [e for e in waiting[i + 1 :] if fit(first, e, now, schedule)][:MAX_CANDIDATES]
+        others = [e for e in waiting[i + 1 :] if fits(first, e)][:MAX_CANDIDATES]
         for b, c, d in itertools.combinations(others, 3):
-            if fit(b, c, now, schedule) and fit(b, d, now, schedule) and fit(c, d, now, schedule):
+            if fits(b, c) and fits(b, d) and fits(c, d):
                 return first, b, c, d
     return None
 

@@ -20,7 +20,16 @@ from eventsourcing.domain import Aggregate
 from domain.game.base import GameAggregate
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 
-KINDS = ("your-turn", "match-found", "match-finished", "rating-changed", "tournament-round-ready")
+KINDS = (
+    "your-turn",
+    "match-found",
+    "match-finished",
+    "rating-changed",
+    "tournament-round-ready",
+    "friend-request",
+    "friend-accepted",
+    "table-invitation",
+)
 QUEUES = uuid5(NAMESPACE_URL, "shengji:webhook-queue")
 
 

@@ -34,6 +34,8 @@ from services.bus import Caller, Handler, Outcome, Service
 from services.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from services.game import GameService
 from services.match_commands import TOKEN, match_version
+from services.social.commands import erase_social
+from services.social.reads import SocialModels
 from services.sources import PLAYER_ROLE, SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import Reading, UnitOfWork, forget
 
@@ -421,9 +423,15 @@ class RenewSeatTokenHandler(_PlayerCommand, Handler[RenewSeatToken, Signed, Play
 
 class ErasePlayerHandler(_PlayerCommand, Handler[ErasePlayer, Signed, None]):
     """The module docstring: the key first, then one save; the cached copies that still hold
-    the name in memory are dropped after it."""
+    the name in memory are dropped after it. The same save ends everything between the
+    player and any other (friendships, requests, blocks, invitations) and retires their
+    friend code (docs/decisions.md D-social); their presence is forgotten after it."""
 
     attempts = ATTEMPTS
+
+    def __init__(self, service: GameService, social: SocialModels) -> None:
+        super().__init__(service)
+        self.social = social
 
     def handle(self, uow: UnitOfWork, command: ErasePlayer, who: Signed) -> Outcome:
         account = self.account(uow, who)
@@ -433,6 +441,22 @@ class ErasePlayerHandler(_PlayerCommand, Handler[ErasePlayer, Signed, None]):
             if not uow.match(match_id).finished:
                 table_life.leave(uow, account, match_id, self.service.table.substitute)
         account.erase(uow.now)  # refused when erased already
+        view = self.social.fresh()
+        others = [row.other_id for row in view.links_of(account.id)]
+        invitations = [
+            row.invitation_id
+            for inviter in (True, False)
+            for row in view.invitations_for(account.id, inviter=inviter)
+        ]
+        erase_social(uow, account.id, others, invitations)
+        board = self.social.board
+
+        def told() -> None:  # after the save: nothing of them is shown, the others hear it
+            board.forget(account.id)
+            for other in others:
+                board.ring(other)
+
+        uow.after(told)
         self.service.sealer.keys.erase(account.id)
         for match_id, seat in account.seats.items():  # the seats it still holds: finished
             match = uow.match(match_id)

@@ -14,10 +14,14 @@ stopped, on any replica: docs/decisions.md F9):
   frame's ``id`` is the log position of the event that gave the turn;
 * ``match-finished`` — one of their matches ended (R32);
 * ``rating-changed`` — a rated match moved their rating (the notice the career's policy
-  saved once per player and match, docs/decisions.md D-career).
+  saved once per player and match, docs/decisions.md D-career);
+* ``friend-request``, ``friend-accepted``, ``table-invitation`` — a player asked them, a
+  player accepted their request, a friend invited them to a seat (docs/decisions.md
+  D-social; the words in :mod:`services.social.notices`).
 
-A match is followed from the moment the stream reads it (a resumed stream's backlog
-tells the turns from then on); the client deduplicates by ``matchId`` and ``version``.
+A match is followed as it was at the stream's position (a resumed stream's backlog tells
+every turn after ``Last-Event-ID``, exactly); the client may deduplicate by ``matchId``
+and ``version``.
 Nothing secret: no cards (R33).
 """
 
@@ -31,7 +35,16 @@ from eventsourcing.application import project_aggregate
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import MatchLeft, Queued, SeatClaimed, Unqueued
+from domain.accounts.friendship import (
+    FriendAccepted,
+    FriendRemoved,
+    FriendRequested,
+    FriendshipErased,
+    PlayerBlocked,
+    PlayerUnblocked,
+)
 from domain.accounts.rating_change import RatingChanged
+from domain.accounts.table_invitation import TableInvited
 from domain.accounts.ticket import TicketCancelled, TicketMatched, TicketOpened
 from domain.game.match import Match
 from domain.game.match_events import MatchFinished, RoundBegun
@@ -41,9 +54,23 @@ from services.accounts.my_matches import item
 from services.accounts.players import get_account
 from services.career.notice import notice_data
 from services.game import GameService
+from services.social.notices import friend_accepted, friend_request, table_invitation
+from services.social.reads import name_of
 
 BATCH = 500
 _RATING_CHANGED = get_topic(RatingChanged)
+_SOCIAL = frozenset(
+    get_topic(cls)
+    for cls in (
+        FriendRequested,
+        FriendAccepted,
+        FriendRemoved,
+        PlayerBlocked,
+        PlayerUnblocked,
+        FriendshipErased,
+        TableInvited,
+    )
+)
 
 
 class Frame(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,20 +94,52 @@ class PlayerFeed:
         """Round id → its match (the rounds begun and the next one of each match)."""
         self.tables: dict[UUID, _Table] = {}
         """The player's unfinished matches as followed, event by event (whose turn)."""
+        self.friends_changed = False
+        """A friendship of the player began or ended since the stream last looked."""
         account = get_account(service, account_id)
         if account.ticket is not None:
             self.ids.add(account.ticket)
         for match_id, seat in account.seats.items():
-            self._follow(match_id, seat)
+            self._follow(match_id, seat, position)
 
-    def _follow(self, match_id: UUID, seat: int) -> None:
+    def _follow(self, match_id: UUID, seat: int, at: int) -> None:
+        """Follow ``match_id`` as it was at log position ``at`` (a resumed stream's backlog
+        tells every turn after it, none passed over), its later events from the log."""
         self.matches[match_id] = seat
         self.ids.add(match_id)
         match = self.service.get_match(match_id)
+        rounds = {round_id(match_id, n) for n in range(1, match.round_number + 2)}
+        first = self._first_versions(at, {match_id, *rounds})
+        if match_id in first:  # created after ``at`` (quick play's save): from its creation
+            match = self.service.repository.get(match_id, version=max(1, first[match_id] - 1))
         for number in range(1, match.round_number + 2):
             self._round(match_id, number)
         if not match.finished:
-            self.tables[match_id] = _Table(match, self.service.current_round(match), seat)
+            round_ = self.service.current_round(match)
+            if round_ is not None and round_.id in first:
+                before = first[round_.id] - 1
+                round_ = self.service.repository.get(round_.id, version=before) if before else None
+            self.tables[match_id] = _Table(match, round_, seat)
+
+    def _first_versions(self, at: int, ids: set[UUID]) -> dict[UUID, int]:
+        """The version of the first event after log position ``at`` of each of ``ids``
+        that has one (what the aggregate was at ``at`` is the version before it). Reads
+        the log from ``at`` to its end: a stream resumes only from a bounded backlog."""
+        found: dict[UUID, int] = {}
+        cursor = at
+        while True:
+            page = self.service.recorder.select_notifications(
+                cursor, BATCH, inclusive_of_start=False
+            )
+            for n in page:
+                oid = (
+                    n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id)
+                )
+                if oid in ids and oid not in found:
+                    found[oid] = n.originator_version
+            if len(page) < BATCH or len(found) == len(ids):
+                return found
+            cursor = page[-1].id
 
     @property
     def playing(self) -> list[UUID]:
@@ -102,6 +161,9 @@ class PlayerFeed:
             self.position = n.id
             if n.topic == _RATING_CHANGED:
                 frames.extend(self._rating(n))
+                continue
+            if n.topic in _SOCIAL:
+                frames.extend(self._social(n))
                 continue
             oid = n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id)
             if oid not in self.ids:
@@ -134,6 +196,29 @@ class PlayerFeed:
             return []
         return [Frame(id=n.id, kind="rating-changed", data=notice_data(event))]
 
+    def _social(self, n: Any) -> list[Frame]:
+        """A friend's request or acceptance, a table invitation to the player; a change of
+        who their friends are marks :attr:`friends_changed` (the stream watches again)."""
+        event: Any = self.service.mapper.to_domain_event(n)
+        me = self.account_id
+        if isinstance(event, TableInvited):
+            if event.invitee != me:
+                return []
+            name = name_of(self.service, event.inviter)
+            return [Frame(id=n.id, kind="table-invitation", data=table_invitation(event, name))]
+        if me not in (event.by, event.other):
+            return []
+        self.friends_changed = True
+        if event.other != me:
+            return []
+        if isinstance(event, FriendRequested):
+            data = friend_request(event.by, name_of(self.service, event.by))
+            return [Frame(id=n.id, kind="friend-request", data=data)]
+        if isinstance(event, FriendAccepted):
+            data = friend_accepted(event.by, name_of(self.service, event.by))
+            return [Frame(id=n.id, kind="friend-accepted", data=data)]
+        return []
+
     def _account(self, at: int, event: Any) -> list[Frame]:
         if isinstance(event, MatchLeft):  # a bot plays the seat now: no more turns
             self.tables.pop(event.match_id, None)
@@ -142,7 +227,7 @@ class PlayerFeed:
         elif isinstance(event, SeatClaimed):
             if event.ticket_id is not None:
                 self.ids.add(event.ticket_id)
-            self._follow(event.match_id, event.seat)
+            self._follow(event.match_id, event.seat, at)
             data = {
                 "matchId": str(event.match_id),
                 "seat": event.seat,

@@ -39,6 +39,7 @@ from services.dealer import Dealer
 from services.errors import NotFoundError
 from services.game import GameService
 from services.loading import load
+from services.social.blocks import blocked_between
 from services.unit_of_work import UnitOfWork
 
 RANKED_PLAY: Final = "ranked play"
@@ -89,9 +90,10 @@ def queue_ranked_ticket(
 def matchmake_ranked(uow: UnitOfWork, dealer: Dealer, queue: RankedQueue) -> UUID | None:
     """The next ranked match of ``queue``, if four fit now: the match (the family's preset
     as quick play plays it, ``ranked``), its first round and the tickets' and accounts'
-    events, in ``uow``; its id, else None."""
+    events, in ``uow``; its id, else None. Never two players one of whom blocks the other
+    (docs/decisions.md D-social)."""
     now = uow.now
-    four = foursome(queue.waiting, now)
+    four = foursome(queue.waiting, now, apart=lambda a, b: blocked_between(uow, a, b))
     if four is None:
         return None
     rules = quick_play_rules(uow.service, preset(queue.family))

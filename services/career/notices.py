@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 from uuid import UUID
@@ -92,9 +92,13 @@ class NoticesTaken(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class NoteRatingChangesHandler(Handler[NoteRatingChanges, None, NoticesTaken]):
-    """The service's command only (403 for any credential)."""
+    """The service's command only (403 for any credential). ``ring``: once saved, each
+    player noted is told (their streams read the log at once, docs/decisions.md D-social)."""
 
     attempts = ATTEMPTS
+
+    def __init__(self, ring: Callable[[UUID], None] = lambda _: None) -> None:
+        self.ring = ring
 
     def authorise(self, command: NoteRatingChanges, caller: Caller) -> None:
         if not isinstance(caller, Service):
@@ -124,6 +128,13 @@ class NoteRatingChangesHandler(Handler[NoteRatingChanges, None, NoticesTaken]):
             noted += 1
         position.move(command.position, uow.now)
         uow.add(position)
+        players = {m.player_id for m in command.moves}
+
+        def told() -> None:
+            for player in players:
+                self.ring(player)
+
+        uow.after(told)
         return Outcome(200, position.id, position.version, facts={NOTED: noted})
 
     def answer(

@@ -11,7 +11,8 @@ store of its own (its own tables on PostgreSQL, its own file beside the SQLite o
 Kinds, per player: ``match-found`` (the account's ``SeatClaimed``), ``your-turn`` (a
 round event after which the seat to act changed to a player's), ``match-finished``
 (``MatchFinished``), ``rating-changed`` (``RatingChanged``: the notice the career's policy
-saved once per player and rated match, docs/decisions.md D-career); per tournament:
+saved once per player and rated match, docs/decisions.md D-career), ``friend-request``,
+``friend-accepted``, ``table-invitation`` (docs/decisions.md D-social); per tournament:
 ``tournament-round-ready`` (``RoundScheduled``).
 """
 
@@ -32,7 +33,9 @@ from eventsourcing.system import ProcessApplication
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import SeatClaimed
+from domain.accounts.friendship import FriendAccepted, FriendRequested
 from domain.accounts.rating_change import RatingChanged
+from domain.accounts.table_invitation import TableInvited
 from domain.accounts.webhooks import (
     Queue,
     Registry,
@@ -49,6 +52,8 @@ from domain.tournament.events import RoundScheduled
 from services.career.notice import notice_data
 from services.codec import MsgspecMapper
 from services.game import GameService
+from services.social.notices import friend_accepted, friend_request, table_invitation
+from services.social.reads import name_of
 
 NS = uuid5(NAMESPACE_URL, "shengji:webhook-outbox")
 ROUND_EVENTS_WITH_START: tuple[type, ...] = (RoundStarted, *ROUND_EVENTS)
@@ -73,6 +78,9 @@ class WebhookOutbox(ProcessApplication[UUID]):
             MatchFinished,
             RatingChanged,
             RoundScheduled,
+            FriendRequested,
+            FriendAccepted,
+            TableInvited,
             *ROUND_EVENTS_WITH_START,
         )
     )
@@ -151,6 +159,16 @@ class WebhookOutbox(ProcessApplication[UUID]):
                 work.deliver("match-finished", account, data)
         elif isinstance(e, RatingChanged):
             work.deliver("rating-changed", e.player_id, notice_data(e))
+        elif isinstance(e, FriendRequested):
+            work.deliver(
+                "friend-request", e.other, friend_request(e.by, name_of(self.leader, e.by))
+            )
+        elif isinstance(e, FriendAccepted):
+            data = friend_accepted(e.by, name_of(self.leader, e.by))
+            work.deliver("friend-accepted", e.other, data)
+        elif isinstance(e, TableInvited):
+            data = table_invitation(e, name_of(self.leader, e.inviter))
+            work.deliver("table-invitation", e.invitee, data)
         elif isinstance(e, RoundScheduled):
             data = {"tournamentId": str(e.originator_id), "round": e.number}
             work.deliver("tournament-round-ready", None, data, key=f"tournament:{e.originator_id}")
@@ -231,6 +249,9 @@ KIND_TOPICS: Final[Mapping[str, tuple[str, ...]]] = {
     "match-found": (),
     "match-finished": (get_topic(MatchFinished),),
     "rating-changed": (get_topic(RatingChanged),),
+    "friend-request": (get_topic(FriendRequested),),
+    "friend-accepted": (get_topic(FriendAccepted),),
+    "table-invitation": (get_topic(TableInvited),),
     "tournament-round-ready": (get_topic(RoundScheduled),),
     "your-turn": tuple(get_topic(cls) for cls in ROUND_EVENTS_WITH_START),
 }

@@ -91,6 +91,11 @@ SEMANTIC_PATHS = (
     # a player's matches page on `after`, a cursor a page answered (422 invalid-input
     # otherwise): which cursors exist is not in the schema
     "/v1/players/{player_id}/matches",
+    # the friends' lists page on `after`, a cursor a page answered, and a friend request
+    # names exactly one of playerId and friendCode (422 invalid-input otherwise)
+    "/v1/players/me/friends",
+    "/v1/players/me/friend-requests",
+    "/v1/players/me/blocks",
     # a person's name follows one policy (domain/names.py, 422 invalid-name): no control,
     # private-use or unassigned characters (Unicode categories a JSON Schema pattern
     # cannot name portably), not only invisible ones, not a name the service shows itself

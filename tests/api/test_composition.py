@@ -84,6 +84,7 @@ def test_the_app_is_built_from_the_settings() -> None:
         "IMPORT_QUOTA_PER_HOUR",
         "PLAYER_QUOTA_PER_HOUR",
         "SESSION_QUOTA_PER_HOUR",
+        "FRIEND_REQUEST_QUOTA_PER_HOUR",  # docs/decisions.md D-social
     ]
     assert set(parts.caps.per_kind.values()) == {8} and parts.caps.per_address == 32
     workers = parts.background
@@ -98,6 +99,7 @@ def test_the_app_is_built_from_the_settings() -> None:
         "read-models": 2.0,
         "ratings": 2.0,
         "career": 2.0,
+        "social": 2.0,  # docs/decisions.md D-social
     }  # WEBHOOK_INTERVAL_MS=0: no outbox loop
     assert workers.crews == (parts.bots,)
     assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
@@ -109,7 +111,12 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert off.rate_limiter.per_minute == 0 and off.quotas == ()
     assert not off.caps.enabled
     assert isinstance(off.background, Workers)
-    assert [loop.name for loop in off.background.loops] == ["read-models", "ratings", "career"]
+    assert [loop.name for loop in off.background.loops] == [
+        "read-models",
+        "ratings",
+        "career",
+        "social",
+    ]
     assert getattr(off.runtime.bus.handler(SignInWithOidc("t")), "verifier", 0) is None
     assert not off.webhooks.operator.configured
 

@@ -81,6 +81,13 @@ PG_OBJECTS = (
     "index {s}.career_partners_top",
     "index {s}.career_partners_partner",
     "table {s}.career_released",
+    # the friends (docs/decisions.md D-social)
+    "table {s}.social_tracking",
+    "table {s}.social_links",
+    "index {s}.social_links_page",
+    "table {s}.social_invitations",
+    "index {s}.social_invitations_invitee",
+    "index {s}.social_invitations_inviter",
     # the players' keys (infra.keys)
     "table {s}.shengji_player_keys",
     # the webhook outbox, in a schema of its own (infra.store.outbox_env)
@@ -121,6 +128,11 @@ SQLITE_OBJECTS = (
     "index career_partners_top in events.sqlite3",
     "index career_partners_partner in events.sqlite3",
     "table career_released in events.sqlite3",
+    "table social_links in events.sqlite3",
+    "index social_links_page in events.sqlite3",
+    "table social_invitations in events.sqlite3",
+    "index social_invitations_invitee in events.sqlite3",
+    "index social_invitations_inviter in events.sqlite3",
     "table player_keys in events.sqlite3.keys",
     "table stored_events in events.sqlite3.outbox",
     "table tracking in events.sqlite3.outbox",

@@ -5,7 +5,7 @@ oldest first, and partnerships (R2) whose rating sums differ least."""
 from __future__ import annotations
 
 from datetime import timedelta
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -150,3 +150,19 @@ def test_the_next_change_is_the_first_window_to_widen() -> None:
     assert next_change(waiting, T0 + timedelta(seconds=10)) == T0 + timedelta(seconds=14)
     assert next_change(waiting[:3], T0) is None  # fewer than four: nothing to try
     assert next_change(waiting, T0 + timedelta(hours=1)) is None  # every window capped
+
+
+def test_the_grouping_never_seats_a_blocked_pair_together() -> None:
+    now = T0
+    five = [Entrant(uuid4(), uuid4(), 1500, False, now) for _ in range(5)]
+    blocked = {frozenset((five[0].account_id, five[1].account_id))}
+
+    def apart(a: object, b: object) -> bool:
+        return frozenset((a, b)) in blocked
+
+    four = foursome(five, now, apart=apart)
+    assert four is not None
+    seated = {e.account_id for e in four}
+    assert not {five[0].account_id, five[1].account_id} <= seated
+    assert foursome(five[:4], now, apart=apart) is None
+    assert foursome(five[:4], now) is not None

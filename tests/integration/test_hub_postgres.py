@@ -34,6 +34,7 @@ from infra.hub import MATCH_CREATED, ROUND_STARTED, PostgresHub, build_hub, matc
 from infra.settings import Settings
 from infra.store import build_service
 from services.game import GameService
+from services.social.presence import PresenceBoard
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
 from tests.commands import create_match, take_seat
@@ -279,3 +280,22 @@ def test_which_match_an_aggregate_belongs_to() -> None:
     assert match_of_created(round_id, ROUND_STARTED, b"not json") is None
     assert match_of_created(round_id, "some.other:Created", b"{}") is None
     assert match_of_created(round_id, None, None) is None
+
+
+async def test_presence_is_relayed_between_replicas(settings: Settings) -> None:
+    """A player's presence seen by one replica reaches the board of another through the
+    hubs' relay (docs/decisions.md D-social); a replica passes over its own messages."""
+    async with instance(settings) as a, instance(settings) as b:
+        boards = {name: PresenceBoard(away_after_s=60, offline_after_s=10) for name in "ab"}
+        for name, replica in (("a", a), ("b", b)):
+            boards[name].relay = replica.hub.relay
+            replica.hub.on_relayed.append(boards[name].heard)
+        player = uuid4()
+        heard: list[str] = []
+        boards["b"].watch(player, lambda _, p: heard.append(p.state))
+        boards["a"].opened(player)
+        await until(lambda: heard == ["online"])
+        boards["a"].hide(player, True)
+        await until(lambda: heard == ["online", "offline"])
+        assert boards["b"].of(player).state == "offline"
+        assert boards["a"].of(player).state == "offline"  # its own choice, not heard back

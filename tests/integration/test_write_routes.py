@@ -436,6 +436,152 @@ SCENARIOS: dict[str, Prepare] = {
 }
 
 
+def _friends(w: World) -> tuple[str, str, str, str]:
+    """Two friends: each one's token and player id (the second acted last: online)."""
+    a = w.ok("POST", "/v1/players", json={"displayName": "A"})
+    b = w.ok("POST", "/v1/players", json={"displayName": "B"})
+    w.ok(
+        "POST",
+        "/v1/players/me/friend-requests",
+        json={"playerId": b["playerId"]},
+        headers=auth(a["token"]),
+    )
+    w.ok(
+        "POST",
+        f"/v1/players/me/friend-requests/{a['playerId']}/answer",
+        json={"accept": True},
+        headers=auth(b["token"]),
+    )
+    return a["token"], a["playerId"], b["token"], b["playerId"]
+
+
+def _ask_friend(w: World) -> tuple[Call, Move]:
+    a = w.ok("POST", "/v1/players", json={"displayName": "A"})
+    b = w.ok("POST", "/v1/players", json={"displayName": "B"})
+    call = Call(
+        "POST", "/v1/players/me/friend-requests", {"playerId": b["playerId"]}, auth(a["token"])
+    )
+    return call, lambda _: w.ok(
+        "POST",
+        f"/v1/players/me/friend-requests/{a['playerId']}/answer",
+        json={"accept": True},
+        headers=auth(b["token"]),
+    )
+
+
+def _answer_friend(w: World) -> tuple[Call, Move]:
+    a = w.ok("POST", "/v1/players", json={"displayName": "A"})
+    b = w.ok("POST", "/v1/players", json={"displayName": "B"})
+    w.ok(
+        "POST",
+        "/v1/players/me/friend-requests",
+        json={"playerId": b["playerId"]},
+        headers=auth(a["token"]),
+    )
+    path = f"/v1/players/me/friend-requests/{a['playerId']}/answer"
+    call = Call("POST", path, {"accept": True}, auth(b["token"]))
+    return call, lambda _: w.ok(
+        "DELETE", f"/v1/players/me/friends/{b['playerId']}", headers=auth(a["token"])
+    )
+
+
+def _withdraw_friend(w: World) -> tuple[Call, Move]:
+    a = w.ok("POST", "/v1/players", json={"displayName": "A"})
+    b = w.ok("POST", "/v1/players", json={"displayName": "B"})
+    w.ok(
+        "POST",
+        "/v1/players/me/friend-requests",
+        json={"playerId": b["playerId"]},
+        headers=auth(a["token"]),
+    )
+    call = Call("DELETE", f"/v1/players/me/friend-requests/{b['playerId']}", None, auth(a["token"]))
+    return call, lambda _: w.ok(
+        "POST",
+        "/v1/players/me/friend-requests",
+        json={"playerId": a["playerId"]},
+        headers=auth(b["token"]),
+    )
+
+
+def _remove_friend(w: World) -> tuple[Call, Move]:
+    a, _, _, b_id = _friends(w)
+    call = Call("DELETE", f"/v1/players/me/friends/{b_id}", None, auth(a))
+    return call, lambda _: w.ok("PUT", f"/v1/players/me/blocks/{b_id}", headers=auth(a))
+
+
+def _block(w: World) -> tuple[Call, Move]:
+    a, _, _, b_id = _friends(w)
+    call = Call("PUT", f"/v1/players/me/blocks/{b_id}", None, auth(a))
+    return call, lambda _: w.ok("DELETE", f"/v1/players/me/blocks/{b_id}", headers=auth(a))
+
+
+def _unblock(w: World) -> tuple[Call, Move]:
+    a, _, _, b_id = _friends(w)
+    w.ok("PUT", f"/v1/players/me/blocks/{b_id}", headers=auth(a))
+    call = Call("DELETE", f"/v1/players/me/blocks/{b_id}", None, auth(a))
+    return call, lambda _: w.ok("PUT", f"/v1/players/me/blocks/{b_id}", headers=auth(a))
+
+
+def _rotate_code(w: World) -> tuple[Call, Move]:
+    token = w.player()
+    call = Call("POST", "/v1/players/me/friend-code", None, auth(token))
+    return call, lambda _: w.ok("POST", "/v1/players/me/friend-code", headers=auth(token))
+
+
+def _presence(w: World) -> tuple[Call, Move]:
+    token = w.player()
+    call = Call("PUT", "/v1/players/me/presence", {"appearOffline": True}, auth(token))
+    return call, lambda _: w.ok(
+        "PUT", "/v1/players/me/presence", json={"appearOffline": False}, headers=auth(token)
+    )
+
+
+def _table_invitation(w: World) -> tuple[Call, Move, str, str]:
+    """A friend invited to seat 1 of a private table where the inviter sits: the call,
+    a move (seat 2 taken), and both tokens."""
+    a, _, b, b_id = _friends(w)
+    made = w.match(name="friends")
+    w.ok(
+        "POST",
+        "/v1/players/me/seats",
+        json={"matchId": made["matchId"], "seat": 0},
+        headers=auth(a),
+    )
+    body = {"playerId": b_id, "seat": 1}
+    call = Call("POST", f"/v1/matches/{made['matchId']}/friend-invitations", body, auth(a))
+
+    def move(_: Json) -> object:
+        return w.ok("POST", f"/v1/matches/{made['matchId']}/seats/2", json={"name": "C"})
+
+    return call, move, a, b
+
+
+def _invite_friend(w: World) -> tuple[Call, Move]:
+    call, move, _, _ = _table_invitation(w)
+    return call, move
+
+
+def _answer_invitation(w: World) -> tuple[Call, Move]:
+    call, move, _, b = _table_invitation(w)
+    sent = w.ok(call.method, call.path, json=call.json, headers=call.headers)
+    path = f"/v1/players/me/invitations/{sent['invitationId']}/answer"
+    return Call("POST", path, {"accept": True}, auth(b)), move
+
+
+SCENARIOS |= {
+    "POST /v1/players/me/friend-requests": _ask_friend,
+    "POST /v1/players/me/friend-requests/{player_id:uuid}/answer": _answer_friend,
+    "DELETE /v1/players/me/friend-requests/{player_id:uuid}": _withdraw_friend,
+    "DELETE /v1/players/me/friends/{player_id:uuid}": _remove_friend,
+    "PUT /v1/players/me/blocks/{player_id:uuid}": _block,
+    "DELETE /v1/players/me/blocks/{player_id:uuid}": _unblock,
+    "POST /v1/players/me/friend-code": _rotate_code,
+    "PUT /v1/players/me/presence": _presence,
+    "POST /v1/matches/{match_id:uuid}/friend-invitations": _invite_friend,
+    "POST /v1/players/me/invitations/{invitation_id:uuid}/answer": _answer_invitation,
+}
+
+
 # -- tournaments ---------------------------------------------------------------------------------
 
 WHY = {"reason": "as agreed", "by": "TD"}

@@ -38,6 +38,9 @@ BASES = frozenset(
         "AccountEvent",
         "LobbyEvent",
         "RankedQueueEvent",
+        "FriendshipEvent",
+        "InvitationEvent",
+        "SocialEvent",
         "TicketEvent",
     }
 )
