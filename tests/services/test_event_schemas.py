@@ -39,6 +39,7 @@ BASES = frozenset(
         "LobbyEvent",
         "RankedQueueEvent",
         "TicketEvent",
+        "TalkEvent",
     }
 )
 """The aggregates' event base classes: never stored themselves."""
