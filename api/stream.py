@@ -66,6 +66,41 @@ ResumeQuery = Annotated[
 """``Last-Event-ID`` as a query parameter (an ``EventSource`` sends no headers)."""
 
 
+MATCH_ID_PATTERN = "^[0-9]{1,18}([.][0-9]{1,9})?$"
+"""A match stream's frame id: the version, and once table talk was sent on the stream
+the last message's number (``V.T``, R37)."""
+MatchResumeHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        pattern=MATCH_ID_PATTERN,
+        description="The id of the last frame received: a match version, or `V.T` (the "
+        "version and the last table-talk message's number): the stream resumes right after it",
+    ),
+]
+MatchResumeQuery = Annotated[
+    str | None,
+    QueryParameter(
+        name="lastEventId",
+        pattern=MATCH_ID_PATTERN,
+        description="As Last-Event-ID, for clients that cannot send headers (the header wins)",
+    ),
+]
+
+
+def _match_resume(header: str | None, query: str | None) -> tuple[int | None, int]:
+    """Where a match stream's client stands: the version, and the last table-talk message
+    it was sent (0: none), from ``V`` or ``V.T``."""
+    chosen = header if header is not None else query
+    if chosen is None:
+        return None, 0
+    version, _, said = chosen.partition(".")
+    if said and not (said.isascii() and said.isdigit() and len(said) <= 9):
+        raise InvalidInputError(f"Last-Event-ID must be V or V.T, got {chosen[:40]!r}")
+    parts = (version, None) if header is not None else (None, version)  # as the id came
+    return _last_event_id(*parts), int(said or 0)
+
+
 def _last_event_id(header: str | None, query: str | None) -> int | None:
     """Where the client stands: the ``Last-Event-ID`` header (EventSource sends it on
     every reconnect, so it wins over a URL's stale ``?lastEventId=``), else the query.
@@ -143,8 +178,8 @@ class MatchStreamController(Controller):
             str | None,
             QueryParameter(name="token", description="A seat token (EventSource sends no headers)"),
         ] = None,
-        last_event_id: ResumeHeader = None,
-        last_event_id_query: ResumeQuery = None,
+        last_event_id: MatchResumeHeader = None,
+        last_event_id_query: MatchResumeQuery = None,
         frames: Annotated[
             Literal["full", "patch"],
             QueryParameter(
@@ -156,7 +191,7 @@ class MatchStreamController(Controller):
             ),
         ] = "full",
     ) -> Stream:
-        last = _last_event_id(last_event_id, last_event_id_query)
+        last, said = _match_resume(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
         cred = stream_credential(request, token)
         try:
@@ -166,11 +201,14 @@ class MatchStreamController(Controller):
                 version = await live.store(current_version, live.service, match_id)
                 if last > version:
                     raise LastEventIdAheadError(last, version)
+            if feed.talk is not None and said > feed.talk.said:
+                raise LastEventIdAheadError(said, feed.talk.said, "the table talk's last message")
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(
             live.revocations.guard(
-                cred, live.frames(match_id, viewer, last, patches=frames == "patch")
+                cred,
+                live.frames(match_id, viewer, last, patches=frames == "patch", said=said),
             ),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},

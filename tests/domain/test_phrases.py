@@ -58,7 +58,16 @@ def test_no_phrase_names_a_card_suit_or_rank_in_either_language() -> None:
 
 
 def test_the_lists_catch_what_they_are_for() -> None:
-    for text in ("Lead trumps!", "I have the A", "出红桃", "我有对子", "拖拉机", "10 please", "♥", "十"):
+    for text in (
+        "Lead trumps!",
+        "I have the A",
+        "出红桃",
+        "我有对子",
+        "拖拉机",
+        "10 please",
+        "♥",
+        "十",
+    ):
         assert _names_a_card(text), text
 
 
