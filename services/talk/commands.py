@@ -90,10 +90,10 @@ def free_text_refusal(match: Match, seat: int | None) -> str | None:
     """Why free text may not be said at ``match`` by ``seat`` now (R37); None: it may."""
     if seat is None:
         return "spectators send quick chat only (R37)"
+    if match.tournament_id is not None and not match.finished:
+        return "no free text at a tournament table while it is played: quick chat only (R37)"
     if not match.talk.free_text:
         return "the table's creator did not allow free text: quick chat only (R37)"
-    if match.tournament_id is not None and not match.finished:
-        return "no free text at a tournament table while it is played (R37)"
     return None
 
 

@@ -5,14 +5,17 @@ limits; mutes per viewer; reports for the operator with their context."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from domain.talk.phrases import PHRASES
+from services.analysis.schema import TABLES
 from tests.api.rest import Json, Table, auth, client
 from tests.api.test_rest_players import new_player
 
@@ -187,3 +190,74 @@ def test_reports_are_bounded_per_reporter() -> None:
             assert r.status_code == 201, r.text
         r = c.post(f"{t.url}/talk/reports", json={"number": 3}, headers=auth(t.tokens[1]))
         problem(r, 429, "reports-exceeded")
+
+
+SECRET = "meet me at the usual place"
+ERASED_WORDS = "my own words, mine to take back"
+
+
+def test_talk_never_reaches_the_feed_the_dumps_or_the_records(c: TestClient[Litestar]) -> None:
+    t = Table.seat_four(c, {"name": "private words", "talk": {"freeText": True}})
+    assert say(c, t, t.tokens[0], text=SECRET).status_code == 201
+    assert say(c, t, t.tokens[1], phrase="thanks").status_code == 201
+    assert c.post(f"{t.url}/finish", headers=auth(t.organiser)).status_code == 200
+    for headers in ({}, auth(OPERATOR)):
+        exported = [c.get(f"/v1/exports/{table}.parquet", headers=headers) for table in TABLES] + [
+            c.get(f"/v1/exports/{table}.csv", headers=headers) for table in TABLES
+        ]
+        for r in exported:
+            assert r.status_code == 200, r.text
+            assert SECRET.encode() not in r.content
+        for r in exported[: len(TABLES)]:
+            rows = pq.read_table(io.BytesIO(r.content)).to_pylist()
+            assert all(SECRET not in str(row) for row in rows)
+        bulk = c.get("/v1/records", headers=headers)
+        assert bulk.status_code == 200 and SECRET not in bulk.text
+    public = c.get("/v1/events", params={"limit": 1000})
+    assert public.status_code == 200
+    assert SECRET not in public.text
+    assert not {"TalkOpened", "MessageSent"} & {i["type"] for i in public.json()["items"]}
+    record = c.get(f"{t.url}/record")
+    assert record.status_code == 200 and SECRET not in record.text
+    history = c.get(f"{t.url}/history", headers=auth(t.tokens[0]))
+    assert SECRET not in history.text
+
+
+def test_an_erased_players_messages_are_gone_from_every_read(c: TestClient[Litestar]) -> None:
+    made = c.post("/v1/matches", json={"name": "erasure", "talk": {"freeText": True}}).json()
+    url, organiser = f"/v1/matches/{made['matchId']}", made["organiserToken"]
+    mei = new_player(c, "Mei")["token"]
+    r = c.post(
+        "/v1/players/me/seats", json={"matchId": made["matchId"], "seat": 0}, headers=auth(mei)
+    )
+    assert r.status_code == 201, r.text
+    guests = [c.post(f"{url}/seats/{n}", json={"name": f"g{n}"}).json()["token"] for n in (1, 2, 3)]
+    r = c.post(f"{url}/talk", json={"text": ERASED_WORDS}, headers=auth(mei))
+    assert r.status_code == 201, r.text
+    at = r.json()["message"]["atVersion"]
+    c.post(f"{url}/talk", json={"text": "ok see you"}, headers=auth(guests[0]))
+    r = c.post(
+        f"{url}/talk/reports", json={"number": 1, "reason": "other"}, headers=auth(guests[0])
+    )
+    assert r.status_code == 201, r.text
+    assert ERASED_WORDS in c.get(f"{url}/talk", headers=auth(guests[1])).text  # before
+    assert c.delete("/v1/players/me", headers=auth(mei)).status_code == 204
+
+    def gone(message: Json) -> None:
+        assert (message["number"], message["text"], message["erased"]) == (1, None, True)
+
+    page = c.get(f"{url}/talk", headers=auth(guests[1])).json()
+    gone(page["messages"][0])
+    assert page["messages"][1]["text"] == "ok see you"  # a guest's words stay
+    state = c.get(f"{url}/state", params={"version": at}, headers=auth(guests[2])).json()
+    gone(state["talk"][0])
+    reports = c.get(f"{url}/talk/reports", headers=auth(OPERATOR)).json()["reports"]
+    gone(reports[0]["message"])
+    operator_feed = c.get("/v1/events", params={"limit": 1000}, headers=auth(OPERATOR))
+    assert operator_feed.status_code == 200 and ERASED_WORDS not in operator_feed.text
+    for r in (c.get(f"{url}/talk"), c.get(f"{url}/state", params={"version": at})):
+        assert ERASED_WORDS not in r.text
+    assert c.post(f"{url}/finish", headers=auth(organiser)).status_code == 200
+    for table in TABLES:
+        dump = c.get(f"/v1/exports/{table}.csv", headers=auth(OPERATOR))
+        assert ERASED_WORDS.encode() not in dump.content

@@ -8,14 +8,23 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from uuid import UUID
 
 import anyio
 import pytest
 
+from api.sse import LiveStreams, StreamSettings
+from domain.rules.ruleset import RuleSet
+from domain.talk.options import TalkOptions
+from infra.localhub import InProcessHub
 from services.access import Credential
+from services.accounts.commands import ErasePlayer
+from services.bus import SERVICE
 from services.handlers import build_bus
+from services.match_commands import ClaimSeat, CreateMatch
 from services.talk.commands import Mute, Say
-from tests.api.sse_driver import Table, stream, table, url
+from tests.api.sse_driver import Table, build_app, new_service, stream, table, url
+from tests.commands import claim_as_player, create_player
 
 pytestmark = pytest.mark.anyio
 
@@ -101,3 +110,41 @@ async def test_talk_frames_follow_their_version_and_a_resume_is_exact() -> None:
         # a new stream starts at the current version, with the talk said so far counted
         async with stream(t.app, url(t)) as fresh:
             assert await blocks(fresh, 1) == [("view", f"{v + 2}.3")]
+
+
+async def test_an_erased_players_words_are_gone_from_a_replay() -> None:
+    service = new_service()
+    hub = InProcessHub()
+    hub.attach(service)
+    live = LiveStreams(service, hub, StreamSettings(heartbeat_s=30, lifetime_s=60))
+    app = build_app(live)
+    bus = build_bus(service)
+    made = bus.execute(CreateMatch(RuleSet(), name="words", talk=TalkOptions(free_text=True)))
+    match_id = UUID(made.match_id)
+    account, player = create_player(service, "Mei")
+    claim_as_player(service, account, match_id, 0)
+    for seat in (1, 2, 3):
+        bus.execute(ClaimSeat(match_id, seat, f"g{seat}"), SERVICE)
+    mei = Credential.parse(player)
+    said = await anyio.to_thread.run_sync(
+        lambda: bus.execute(Say(match_id, text="private words"), mei)
+    )
+    path = f"/v1/matches/{match_id}/stream"
+    async with app.lifespan():
+        async with stream(app, path, {"last-event-id": str(said.message.at_version)}) as before:
+            ev = await next_talk(before)
+            assert json.loads(ev)["text"] == "private words"
+        await anyio.to_thread.run_sync(lambda: bus.execute(ErasePlayer(), mei))
+        async with stream(app, path, {"last-event-id": str(said.message.at_version)}) as after:
+            message = json.loads(await next_talk(after))
+            assert (message["text"], message["erased"]) == (None, True)
+    service.close()
+
+
+async def next_talk(s: Any) -> str:
+    while True:
+        ev = await s.next()
+        assert ev is not None, "the stream ended"
+        if ev.event == "talk":
+            assert ev.data is not None
+            return ev.data
