@@ -147,4 +147,4 @@ async def next_talk(s: Any) -> str:
         assert ev is not None, "the stream ended"
         if ev.event == "talk":
             assert ev.data is not None
-            return ev.data
+            return str(ev.data)
