@@ -31,15 +31,17 @@ def c(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient[Litestar]]:
     """One app per store for the module's tests (each works on tables of its own)."""
-    with open_backend(
-        request.param,
-        tmp_path_factory.mktemp("talk"),
-        FakeClock(),
-        FixedSeeds(),
-        lambda: request.getfixturevalue("pg_url"),
-    ) as store:
-        with client(store.service(), operator_token=OPERATOR) as c:
-            yield c
+    with (
+        open_backend(
+            request.param,
+            tmp_path_factory.mktemp("talk"),
+            FakeClock(),
+            FixedSeeds(),
+            lambda: request.getfixturevalue("pg_url"),
+        ) as store,
+        client(store.service(), operator_token=OPERATOR) as c,
+    ):
+        yield c
 
 
 def feed(c: TestClient[Litestar], headers: dict[str, str]) -> list[str]:
