@@ -19,7 +19,7 @@ from api.auth import stream_credential
 from api.match_follower import FULL_EVERY
 from api.spectating import spectator_problems
 from api.sse import LiveStreams
-from api.streams import EVENT_STREAM, MATCH, stream_route
+from api.streams import EVENT_STREAM, MATCH, MATCH_ID_PATTERN, stream_route
 from domain.rules.errors import InvalidInputError
 from services.live import current_version
 
@@ -66,9 +66,6 @@ ResumeQuery = Annotated[
 """``Last-Event-ID`` as a query parameter (an ``EventSource`` sends no headers)."""
 
 
-MATCH_ID_PATTERN = "^[0-9]{1,18}([.][0-9]{1,9})?$"
-"""A match stream's frame id: the version, and once table talk was sent on the stream
-the last message's number (``V.T``, R37)."""
 MatchResumeHeader = Annotated[
     str | None,
     HeaderParameter(
@@ -95,7 +92,7 @@ def _match_resume(header: str | None, query: str | None) -> tuple[int | None, in
     if chosen is None:
         return None, 0
     version, _, said = chosen.partition(".")
-    if said and not (said.isascii() and said.isdigit() and len(said) <= 9):
+    if said and not (said.isascii() and said.isdigit() and len(said) <= 9 and said[0] != "0"):
         raise InvalidInputError(f"Last-Event-ID must be V or V.T, got {chosen[:40]!r}")
     parts = (version, None) if header is not None else (None, version)  # as the id came
     return _last_event_id(*parts), int(said or 0)
@@ -142,6 +139,15 @@ ends the stream after its lifetime with a `retry:` hint, and the client reconnec
 Last-Event-ID. A tournament table is closed to spectators until its tournament round
 completes: 403 `table-closed` without a seat token of that table or the organiser's token
 (R36).
+
+**Table talk** (R37): each message the viewer reads comes as an `event: talk` frame (a
+`TalkMessage`) right after the frame of the version it was said at, in the order said — a
+seat's own mutes apply; spectators get the talk where the table allows spectator talk. A
+talk frame's `id` is `V.T` (the last version sent and the message's number), and once one
+was sent — or, on a new stream, once anything was said at the table — every frame's id is
+`V.T`: `Last-Event-ID` resumes both, the versions after `V` and the messages after `T` (a
+plain `V`, no message received: every message of the table, those said up to `V` first);
+a `T` beyond the table's last message is a 422 `last-event-id-ahead`.
 
 """
     + f"""`?frames=patch` asks for patch frames: the first version frame on each connection (and so
