@@ -35,13 +35,13 @@ from services.talk.reads import (
     talk_page,
 )
 
-SOURCE_PATTERN = "^(seat:[0-3]|spectator:[1-9][0-9]{0,5})$"
+SOURCE_PATTERN = "^(seat-[0-3]|spectator-[1-9][0-9]{0,5})$"
 Source = Annotated[
     str,
     Meta(
         pattern=SOURCE_PATTERN,
-        description="Whose messages: `seat:N` (a seat) or `spectator:K` (a spectator who spoke)",
-        examples=["seat:1"],
+        description="Whose messages: `seat-N` (a seat) or `spectator-K` (a spectator who spoke)",
+        examples=["seat-1"],
     ),
 ]
 Reason = Literal["abuse", "cheating", "spam", "other"]
@@ -82,21 +82,25 @@ After = Annotated[
     int,
     QueryParameter(ge=0, le=1_000_000, description="Messages numbered after this one"),
 ]
+EVERY = 10**9
+"""``upto`` by default: every message."""
 UpTo = Annotated[
-    int | None,
+    int,
     QueryParameter(
         ge=0,
-        description="Only messages said at match versions up to this one (as `state?version=`)",
+        le=EVERY,
+        description="Only messages said at match versions up to this one (as `state?version=`); "
+        "by default every one",
     ),
 ]
 SourcePath = Annotated[
     str,
-    PathParameter(pattern=SOURCE_PATTERN, description="`seat:N` or `spectator:K`"),
+    PathParameter(pattern=SOURCE_PATTERN, description="`seat-N` or `spectator-K`"),
 ]
 
 
 def read_talk(
-    service: GameService, cred: Credential | None, match_id: UUID, after: int, upto: int | None
+    service: GameService, cred: Credential | None, match_id: UUID, after: int, upto: int
 ) -> TalkPage:
     match, _ = snapshot(service, match_id)
     listener = listener_of(service, match, cred)
@@ -123,7 +127,7 @@ class TalkController(Controller):
 
     @route("/v1/matches/{match_id:uuid}/talk", 401, 403, 404, security=OPTIONAL_BEARER)
     async def get_talk(
-        self, read: Reading, match_id: FromPath[UUID], after: After = 0, upto: UpTo = None
+        self, read: Reading, match_id: FromPath[UUID], after: After = 0, upto: UpTo = EVERY
     ) -> TalkPage:
         """The table's talk as you may read it (R37)
 

@@ -8,17 +8,18 @@ good while others chat), a message never conflicts with a move, and a match's lo
 not replay its chatter. Each message records the match version it was said at
 (``at_version``), which orders it with the play.
 
-**Who speaks** (a *sender*): a seat (``seat:N``) or a spectator with a player account
-(``player:<id>``), shown to others only as ``spectator K`` (numbered as they first speak
-here, never their account). **What**: a phrase of the quick-chat catalogue
-(:mod:`domain.talk.phrases`), or free text where the table allows it (R37): the name
-policy's checks of characters and scripts (:func:`domain.names.checked_text`), bounded in
-length, and at most ``per_minute`` messages a minute per sender. Free text is personal:
+**Who speaks** (a *sender*, by their key): a seat (``seat:N``) or a spectator with a player
+account (``player:<id>``), shown to others as a *source* — ``seat-N``, or ``spectator-K``
+(numbered as they first speak here, never their account). **What**: a phrase of the
+quick-chat catalogue (:mod:`domain.talk.phrases`), or free text where the table allows it,
+from a seat (R37): the name policy's checks of characters and scripts
+(:func:`domain.names.checked_text`), bounded in length, and at most ``per_minute``
+messages a minute per sender. Free text is personal:
 stored sealed under the sender's account key (``PERSONAL_FIELDS``), so erasing the
 player erases it (crypto-shredding, docs/players.md).
 
-**Mutes** are per viewer (``seat:N`` or ``player:<id>``): a viewer hides a sender's
-messages from their own reads and streams. **Reports**: a viewer reports a message (once
+**Mutes** are per viewer (their key, ``seat:N`` or ``player:<id>``): a viewer hides a
+source's messages from their own reads and streams. **Reports**: a viewer reports a message (once
 each, at most ``max_reports`` per reporter and match); the operator reads them with the
 messages around them.
 """
@@ -118,8 +119,8 @@ class Message(Value):
 
     @property
     def source(self) -> str:
-        """Who said it, as others name them to mute them (``seat:N``, ``spectator:K``)."""
-        return seat_key(self.seat) if self.seat is not None else f"spectator:{self.spectator}"
+        """Who said it, as others name them to mute them (``seat-N``, ``spectator-K``)."""
+        return f"seat-{self.seat}" if self.seat is not None else f"spectator-{self.spectator}"
 
 
 class Report(Value):
@@ -183,7 +184,7 @@ class MessageSent(TalkEvent):
 
 
 class Muted(TalkEvent):
-    """``viewer`` hides the messages of ``source`` (``seat:N``, ``spectator:K``) from
+    """``viewer`` hides the messages of ``source`` (``seat-N``, ``spectator-K``) from
     their own reads and streams."""
 
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("viewer",)
@@ -230,7 +231,7 @@ class TableTalk(GameAggregate):
         spectators: Mapping[str, int]
         """A spectator's player key → their number at this table (as they first spoke)."""
         mutes: Mapping[str, frozenset[str]]
-        """A viewer → the sources they muted (``seat:N``, ``spectator:K``)."""
+        """A viewer → the sources they muted (``seat-N``, ``spectator-K``)."""
 
     # class defaults, replaced (never changed in place) by the events that set them
     spectators = MappingProxyType({})
@@ -292,7 +293,7 @@ class TableTalk(GameAggregate):
         return self.messages[-1]
 
     def mute(self, viewer: str, source: str, now: datetime) -> None:
-        """``viewer`` mutes ``source`` (``seat:N`` or ``spectator:K``); muting twice is
+        """``viewer`` mutes ``source`` (``seat-N`` or ``spectator-K``); muting twice is
         muting once."""
         self._check_source(source)
         if source not in self.mutes.get(viewer, frozenset()):
@@ -339,13 +340,13 @@ class TableTalk(GameAggregate):
         ]
 
     def _check_source(self, source: str) -> None:
-        kind, _, n = source.partition(":")
+        kind, _, n = source.partition("-")
         ok = n.isdigit() and (
             (kind == "seat" and int(n) < 4)
             or (kind == "spectator" and 1 <= int(n) <= len(self.spectators))
         )
         if not ok:
             raise InvalidInputError(
-                f"{source[:40]!r} is not a seat (seat:0 … seat:3) or a spectator who spoke "
-                "here (spectator:K)"
+                f"{source[:40]!r} is not a seat (seat-0 … seat-3) or a spectator who spoke "
+                "here (spectator-K)"
             )

@@ -42,7 +42,7 @@ class Say:
 
 @dataclass(frozen=True, slots=True)
 class Mute:
-    """Hide ``source``'s messages (``seat:N``, ``spectator:K``) from the caller's reads."""
+    """Hide ``source``'s messages (``seat-N``, ``spectator-K``) from the caller's reads."""
 
     match_id: UUID
     source: str
@@ -75,7 +75,7 @@ class MuteView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The caller's mutes at this table after the command."""
 
     muted: Annotated[
-        list[str], Meta(description="The sources this viewer muted (`seat:N`, `spectator:K`)")
+        list[str], Meta(description="The sources this viewer muted (`seat-N`, `spectator-K`)")
     ]
 
 

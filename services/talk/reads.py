@@ -113,7 +113,7 @@ class TalkPage(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         int, Meta(description="The last message's number at the table (ask again after it)")
     ]
     muted: Annotated[
-        list[str], Meta(description="The sources this viewer muted (`seat:N`, `spectator:K`)")
+        list[str], Meta(description="The sources this viewer muted (`seat-N`, `spectator-K`)")
     ]
     free_text: Annotated[bool, Meta(description="The table's creator allowed free text (R37)")]
     spectators: Annotated[bool, Meta(description="Spectators read the talk and send quick chat")]

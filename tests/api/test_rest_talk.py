@@ -163,8 +163,8 @@ def test_a_mute_hides_a_seat_for_the_muter_only(c: TestClient[Litestar]) -> None
     t = Table.seat_four(c)
     say(c, t, t.tokens[0], phrase="hurry-up")
     say(c, t, t.tokens[1], phrase="sorry")
-    r = c.post(f"{t.url}/talk/mutes", json={"source": "seat:0"}, headers=auth(t.tokens[1]))
-    assert (r.status_code, r.json()) == (200, {"muted": ["seat:0"]})
+    r = c.post(f"{t.url}/talk/mutes", json={"source": "seat-0"}, headers=auth(t.tokens[1]))
+    assert (r.status_code, r.json()) == (200, {"muted": ["seat-0"]})
 
     def phrases(token: str) -> list[str]:
         page = c.get(f"{t.url}/talk", headers=auth(token)).json()
@@ -174,11 +174,11 @@ def test_a_mute_hides_a_seat_for_the_muter_only(c: TestClient[Litestar]) -> None
     assert phrases(t.tokens[2]) == ["hurry-up", "sorry"]
     assert phrases(t.tokens[0]) == ["hurry-up", "sorry"]
     problem(
-        c.post(f"{t.url}/talk/mutes", json={"source": "spectator:9"}, headers=auth(t.tokens[1])),
+        c.post(f"{t.url}/talk/mutes", json={"source": "spectator-9"}, headers=auth(t.tokens[1])),
         422,
         "invalid-input",
     )
-    r = c.delete(f"{t.url}/talk/mutes/seat:0", headers=auth(t.tokens[1]))
+    r = c.delete(f"{t.url}/talk/mutes/seat-0", headers=auth(t.tokens[1]))
     assert (r.status_code, r.json()) == (200, {"muted": []})
     assert phrases(t.tokens[1]) == ["hurry-up", "sorry"]
 

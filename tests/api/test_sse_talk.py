@@ -73,7 +73,7 @@ async def test_talk_frames_follow_their_version_and_a_resume_is_exact() -> None:
             assert await blocks(seat1, 1) == [("talk:good-luck", f"{v}.1")]
             await t.steps(1)
             assert await blocks(public, 1) == [("view", f"{v + 1}.1")]
-            await mute(t, 1, "seat:0")
+            await mute(t, 1, "seat-0")
             await say(t, 0, "oops")
             await say(t, 2, "sorry")
             assert await blocks(public, 2) == [

@@ -410,18 +410,18 @@ def _say(w: World) -> tuple[Call, Move]:
 
 def _mute(w: World) -> tuple[Call, Move]:
     t = w.table()
-    call = Call("POST", f"{t.url}/talk/mutes", {"source": "seat:0"}, auth(t.tokens[1]))
-    body = {"source": "seat:2"}
+    call = Call("POST", f"{t.url}/talk/mutes", {"source": "seat-0"}, auth(t.tokens[1]))
+    body = {"source": "seat-2"}
     return call, lambda _: w.ok("POST", f"{t.url}/talk/mutes", json=body, headers=auth(t.tokens[1]))
 
 
 def _unmute(w: World) -> tuple[Call, Move]:
     t = w.table()
-    for source in ("seat:0", "seat:2"):
+    for source in ("seat-0", "seat-2"):
         body = {"source": source}
         w.ok("POST", f"{t.url}/talk/mutes", json=body, headers=auth(t.tokens[1]))
-    call = Call("DELETE", f"{t.url}/talk/mutes/seat:0", None, auth(t.tokens[1]))
-    return call, lambda _: w.ok("DELETE", f"{t.url}/talk/mutes/seat:2", headers=auth(t.tokens[1]))
+    call = Call("DELETE", f"{t.url}/talk/mutes/seat-0", None, auth(t.tokens[1]))
+    return call, lambda _: w.ok("DELETE", f"{t.url}/talk/mutes/seat-2", headers=auth(t.tokens[1]))
 
 
 def _report(w: World) -> tuple[Call, Move]:
