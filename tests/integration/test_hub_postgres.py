@@ -303,7 +303,7 @@ async def test_talk_said_through_a_reaches_the_stream_of_b(settings: Settings) -
             v0 = (await s.next_view()).id
             for phrase in ("hello", "good-luck"):
                 await a.run(lambda p=phrase: bus.execute(Say(match_id, phrase=p), seat0))
-            talk = []
+            talk: list[tuple[str | None, str]] = []
             while len(talk) < 2:
                 ev = await s.next()
                 assert ev is not None
