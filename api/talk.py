@@ -116,7 +116,7 @@ class TalkController(Controller):
     tags = ["talk"]  # noqa: RUF012 - Litestar declares it an instance attribute
 
     @route("/v1/talk/phrases")
-    async def list_phrases(self) -> Phrases:
+    async def list_talk_phrases(self) -> Phrases:
         """The quick-chat catalogue, in English and Chinese
 
         Every phrase and emote a seat or spectator may send (`POST /v1/matches/{id}/talk
@@ -138,7 +138,7 @@ class TalkController(Controller):
         return await read.call(read_talk, read.service, read.credential, match_id, after, upto)
 
     @write_route("/v1/matches/{match_id:uuid}/talk", 201, *CHECKED, 422, 429, body=SayRequest)
-    async def say(self, write: Writing, match_id: FromPath[UUID]) -> Response[Said]:
+    async def say_at_table(self, write: Writing, match_id: FromPath[UUID]) -> Response[Said]:
         """Say something at the table (a seat, or a spectator with a player token)
 
         A quick-chat `phrase`, or free `text` where the table's creator allowed it
@@ -152,7 +152,7 @@ class TalkController(Controller):
         return await write.send(Say(match_id, data.phrase, data.text))
 
     @write_route("/v1/matches/{match_id:uuid}/talk/mutes", 200, *CHECKED, 422, body=MuteRequest)
-    async def mute(self, write: Writing, match_id: FromPath[UUID]) -> Response[MuteView]:
+    async def mute_source(self, write: Writing, match_id: FromPath[UUID]) -> Response[MuteView]:
         """Mute a seat or spectator at this table (for your own reads and streams only)
 
         Muting twice is muting once.
@@ -167,7 +167,7 @@ class TalkController(Controller):
         422,
         handler=delete,
     )
-    async def unmute(
+    async def unmute_source(
         self, write: Writing, match_id: FromPath[UUID], source: SourcePath
     ) -> Response[MuteView]:
         """Unmute a seat or spectator at this table
@@ -179,7 +179,7 @@ class TalkController(Controller):
     @write_route(
         "/v1/matches/{match_id:uuid}/talk/reports", 201, *CHECKED, 422, 429, body=ReportRequest
     )
-    async def report(self, write: Writing, match_id: FromPath[UUID]) -> Response[Reported]:
+    async def report_message(self, write: Writing, match_id: FromPath[UUID]) -> Response[Reported]:
         """Report a message of the table's talk
 
         The operator reads it with the messages around it. Once per message; at most
@@ -189,7 +189,7 @@ class TalkController(Controller):
         return await write.send(Report(match_id, data.number, data.reason))
 
     @route("/v1/matches/{match_id:uuid}/talk/reports", 401, 403, 404, security=BEARER)
-    async def get_reports(
+    async def list_talk_reports(
         self, read: Reading, archive: NamedDependency[Archive], match_id: FromPath[UUID]
     ) -> Reports:
         """The reports of a table's talk, each with its context (operator)
