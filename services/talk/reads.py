@@ -168,6 +168,12 @@ def talk_of(service: GameService, match_id: UUID, version: int | None = None) ->
     return found if isinstance(found, TableTalk) else None
 
 
+def messages_said(service: GameService, match_id: UUID) -> int:
+    """How many messages were said at the match's table (as stored now)."""
+    talk = talk_of(service, match_id)
+    return 0 if talk is None else len(talk.messages)
+
+
 def talk_page(
     service: GameService,
     match: Match,
