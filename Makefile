@@ -6,7 +6,7 @@
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
 # make bench-fairplay, make bench-frames, make bench-reads, make bench-talk, make bench-tournament,
-# make bench-bounded.
+# make bench-duplicate, make bench-bounded.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
 # an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-talk bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-talk bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament bench-duplicate run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -158,6 +158,11 @@ bench-talk: $(STAMP)
 # results policy's rate (last line "tournament-bench tables=<n> ... ratio=<f> results_per_s=<f>").
 bench-tournament: $(STAMP)
 	$(BIN)/python -m bench.tournament_bench $(ARGS)
+
+# What a boards event's ranking by matchpoints and its travellers cost a read
+# (docs/decisions.md D-duplicate-evening).
+bench-duplicate: $(STAMP)
+	$(BIN)/python -m bench.duplicate_bench $(ARGS)
 
 # What one anonymous client may cost a served instance (docs/decisions.md D-bounded): the
 # matches it made against its quota, another person's bots beside a 64-team tournament of

@@ -70,6 +70,7 @@ from api.tournaments.live import LiveController
 from api.tournaments.pages import DisplayController, PageController
 from api.tournaments.registration import RegistrationController
 from api.tournaments.results import ResultController
+from api.tournaments.travellers import TravellerController, TravellerPageController
 from api.unavailable import UNAVAILABLE_HANDLERS
 from services.bot_driver import BotDriver
 from services.limits import Allowance, RateLimiter
@@ -132,6 +133,8 @@ API_ROUTES: Final = (
     DirectorController,
     DisplayController,
     PageController,
+    TravellerController,
+    TravellerPageController,
     LiveController,
     RecordController,
     export_records,

@@ -28,6 +28,11 @@ first_team  # services/tournaments/views.py
 second_team  # services/tournaments/views.py
 first_team_seats  # services/tournaments/views.py
 rounds_completed  # services/tournaments/views.py
+attackers_percent  # services/tournaments/travellers.py (TravellerLine)
+defenders_percent  # services/tournaments/travellers.py (TravellerLine)
+played_board  # services/tournaments/travellers.py (Traveller, RoundBoard)
+attackers_matchpoints  # services/tournaments/travellers.py (TravellerLine; the traveller page)
+defenders_matchpoints  # services/tournaments/travellers.py (TravellerLine; the traveller page)
 tiebreaks  # services/tournaments/views.py
 seat_tokens  # services/tournaments/answers.py (ScheduledRound, ReissuedTokens)
 dealt_hands  # services/view_types.py
@@ -180,3 +185,10 @@ average_points_attacking  # services/career/reads.py (FamilyStatistics): written
 average_points_defending  # services/career/reads.py (FamilyStatistics)
 levels_per_round  # services/career/reads.py (FamilyStatistics)
 families  # services/career/reads.py (Statistics)
+tiebreak_values  # services/tournaments/display.py (a field of the JSON and the pages)
+tie_rule  # services/tournaments/ranking.py (a field of the JSON and the pages)
+attackers_name  # services/tournaments/travellers.py (a field of the JSON and the pages)
+attacking_players  # services/tournaments/travellers.py (a field of the JSON and the pages)
+defenders_name  # services/tournaments/travellers.py (a field of the JSON and the pages)
+defending_seats  # services/tournaments/travellers.py (a field of the JSON and the pages)
+defending_players  # services/tournaments/travellers.py (a field of the JSON and the pages)

@@ -23,6 +23,7 @@ from litestar.params import FromPath, PathParameter
 from api.calls import CHECKED, Reading, Writing, write_route
 from api.routes import route
 from api.tournaments.dto import (
+    CsvOperation,
     Format,
     RoundParam,
     SheetFormat,
@@ -141,7 +142,7 @@ class ControlController(Controller):
             AdjustScore(tournament_id, data.team, data.match_points, data.reason, data.by)
         )
 
-    @route("/{tournament_id:uuid}/adjustments", 404)
+    @route("/{tournament_id:uuid}/adjustments", 404, operation_class=CsvOperation)
     async def list_adjustments(
         self,
         read: Reading,
@@ -172,6 +173,7 @@ class ControlController(Controller):
         "/{tournament_id:uuid}/rounds/{number:int}/sheet",
         404,
         media_type="text/plain; charset=utf-8",
+        operation_class=CsvOperation,
     )
     async def get_pairing_sheet(
         self,

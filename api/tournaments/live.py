@@ -46,8 +46,8 @@ from api.stream import LastEventIdAheadError, ResumeHeader, ResumeQuery
 from api.streams import STANDINGS, stream_route
 from services.game import GameService
 from services.tournaments.archive import archive_lines, pending_tables
+from services.tournaments.exports import standings_answer
 from services.tournaments.loading import get_tournament
-from services.tournaments.views import standings_view
 
 NDJSON = "application/x-ndjson"
 POLL_S = 15.0
@@ -83,8 +83,10 @@ class Standings:
         t = await self.runtime.call(get_tournament, self.runtime.service, self.tournament_id)
         frames = []
         if t.version > self.sent:
-            view = msgspec.to_builtins(standings_view(t))
-            data = msgspec.json.encode({**view, "version": t.version})
+            view = await self.runtime.call(
+                standings_answer, self.runtime.service, self.tournament_id, False
+            )
+            data = msgspec.json.encode({**msgspec.to_builtins(view), "version": t.version})
             frames.append(sse_frame("standings", data, t.version))
             self.sent = t.version
         return Polled(frames, done=t.finished)

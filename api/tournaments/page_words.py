@@ -23,13 +23,14 @@ WORDS: dict[str, dict[str, str]] = {
         "byes": "Byes",
         "buchholz": "Buchholz",
         "head_to_head": "H2H",
-        "levels_gained": "Levels",
+        "levels_gained": "Levels gained",
         "point_differential": "Pts ±",
         "adjustment": "Adj",
         "deal": "Deal",
         "trick": "Trick",
         "points": "Points",
-        "levels": "Levels",
+        "levels_gained_col": "Levels gained",
+        "level_reached": "Level reached",
         "status": "Status",
         "waiting": "waiting",
         "playing": "playing",
@@ -68,6 +69,28 @@ WORDS: dict[str, dict[str, str]] = {
         "withdrawn": "withdrawn",
         "requested_bye": "Bye (requested)",
         "awarded_bye": "Bye (opponent withdrew)",
+        "duplicate_ranking": "Ranking by matchpoints",
+        "matchpoints": "Matchpoints",
+        "top": "Top",
+        "percent": "%",
+        "tie_rule": "Ties",
+        "tie_rule_text": "best percentage first (matchpoints over the tops of the boards "
+        "played), then total matchpoints; teams still equal share the rank (3=)",
+        "boards": "Boards",
+        "board": "Board",
+        "traveller": "Traveller",
+        "attackers": "Attackers",
+        "defenders": "Defenders",
+        "level": "Level",
+        "no_trump": "no trump",
+        "outcome": "Outcome",
+        "average": "Average",
+        "printed": "Printed",
+        "page": "Page",
+        "seat": "Seat",
+        "dealing": "Dealing",
+        "tiebreaks": "Tie-breaks",
+        "page_of": "/",
     },
     "zh-CN": {
         "round": "第",
@@ -91,7 +114,8 @@ WORDS: dict[str, dict[str, str]] = {
         "deal": "局",
         "trick": "墩",
         "points": "得分",
-        "levels": "级别",
+        "levels_gained_col": "升级数",
+        "level_reached": "当前级别",
         "status": "状态",
         "waiting": "等待",
         "playing": "进行中",
@@ -130,9 +154,47 @@ WORDS: dict[str, dict[str, str]] = {
         "withdrawn": "已退赛",
         "requested_bye": "申请轮空",
         "awarded_bye": "轮空（对手退赛）",
+        "duplicate_ranking": "比赛分排名",
+        "matchpoints": "比赛分",
+        "top": "满分",
+        "percent": "%",
+        "tie_rule": "同分规则",
+        "tie_rule_text": "按得分率（比赛分除以所打牌局的满分）排名，再按总比赛分；"
+        "仍相同者名次并列（3=）",
+        "boards": "牌局",
+        "board": "牌局",
+        "traveller": "牌局记录",
+        "attackers": "闲家",
+        "defenders": "庄家方",
+        "level": "级别",
+        "no_trump": "无主",
+        "outcome": "结果",
+        "average": "平均",
+        "printed": "打印时间",
+        "page": "第",
+        "seat": "座位",
+        "dealing": "发牌次",
+        "tiebreaks": "破同分",
+        "page_of": "/",
     },
 }
 
+
+OUTCOME_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "defenders_up": "defenders up",
+        "attackers_take_over": "attackers take over",
+        "attackers_take_over_and_up": "attackers take over and up",
+    },
+    "zh-CN": {
+        "defenders_up": "庄家方升级",
+        "attackers_take_over": "闲家上台",
+        "attackers_take_over_and_up": "闲家上台并升级",
+    },
+}
+"""A deal's outcome (R30) as the traveller writes it."""
+SUIT_SIGNS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
+"""A trump suit (R4 letters) as the pages print it."""
 
 BYE_WORDS = {"pairing": "bye", "awarded": "awarded_bye", "requested": "requested_bye"}
 """The word of each kind of bye (:data:`services.tournaments.display.ByeKind`)."""

@@ -41,11 +41,13 @@ from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.streams import DISPLAY, stream_route
 from api.tournaments.dto import RoundParam, scheduled_round
-from api.tournaments.page_words import BYE_WORDS, WORDS, language
+from api.tournaments.page_words import BYE_WORDS, OUTCOME_WORDS, SUIT_SIGNS, WORDS, language
+from domain.tournament.duplicate import seat_teams
 from domain.tournament.tournament import Tournament
 from services.game import GameService
 from services.tournaments.comparison import ComparisonView, comparison_view
 from services.tournaments.display import (
+    NEAR_DEADLINE_S,
     ByeLine,
     Crosstable,
     DisplayFrame,
@@ -60,6 +62,7 @@ from services.tournaments.display import (
     shown_result,
 )
 from services.tournaments.loading import get_tournament
+from services.tournaments.ranking import duplicate_ranking, rank_text
 
 TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).with_name("templates")),
@@ -67,6 +70,10 @@ TEMPLATES = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+ROTATE_S = 12
+"""The display shows each page of its rotation this long when everything does not fit."""
+
+
 POLL_S = 15.0
 """The display stream reads again this often without a wake-up (a safety net: the hub wakes it)."""
 MIN_GAP_S = 0.5
@@ -89,7 +96,7 @@ AcceptLanguage = Annotated[
 ]
 
 
-def _common(t: Tournament, lang: str) -> dict[str, Any]:
+def _common(t: Tournament, lang: str, printed: datetime | None = None) -> dict[str, Any]:
     return {
         "lang": lang,
         "w": WORDS[lang],
@@ -98,13 +105,23 @@ def _common(t: Tournament, lang: str) -> dict[str, Any]:
         "tournament_id": str(t.id),
         "round": None if t.current is None else t.current.number,
         "total_rounds": t.total_rounds,
+        "printed": "" if printed is None else _minute(printed),
+        "tiebreak_columns": [TIEBREAK_COLUMNS[n] for n in t.tiebreaks],
+        "rank_text": rank_text,
+        "outcomes": OUTCOME_WORDS[lang],
+        "suits": SUIT_SIGNS,
     }
+
+
+def render(t: Tournament, template: str, lang: str, printed: datetime, **values: Any) -> str:
+    """A printable page of ``t``: its words, the time printed (the sheets' headers)."""
+    return TEMPLATES.get_template(template).render(**_common(t, lang, printed), **values)
 
 
 def live_html(t: Tournament, d: DisplayView, lang: str) -> str:
     """The live part of the display page (sent again in each ``display`` frame)."""
     return TEMPLATES.get_template("_live.html.j2").render(
-        **_common(t, lang), d=d, tiebreak_columns=[TIEBREAK_COLUMNS[n] for n in t.tiebreaks]
+        **_common(t, lang), d=d, near_s=NEAR_DEADLINE_S
     )
 
 
@@ -113,7 +130,8 @@ def display_html(game: GameService, t: Tournament, lang: str) -> str:
     return TEMPLATES.get_template("display.html.j2").render(
         **_common(t, lang),
         d=d,
-        tiebreak_columns=[TIEBREAK_COLUMNS[n] for n in t.tiebreaks],
+        near_s=NEAR_DEADLINE_S,
+        rotate_s=ROTATE_S,
         stream_url=f"/v1/tournaments/{t.id}/display/stream?lang={lang}",
     )
 
@@ -124,6 +142,7 @@ def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
     due = round_deadline(t, state)
     for table in state.tables:
         players = players_of(t, number, table)
+        teams = seat_teams(table.table, table.first, table.second)
         first = table.first_parity
         entry = shown_result(t, number, table)  # R36: once the round completes
         extension = state.extensions.get(table.table, 0)
@@ -134,6 +153,9 @@ def _sheet_tables(t: Tournament, number: int) -> list[dict[str, Any]]:
                 "second_name": t.teams[table.second].name,
                 "first_seats": f"{first}/{first + 2}",
                 "second_seats": f"{1 - first}/{3 - first}",
+                "seat_players": [
+                    (seat, players[seat], t.teams[teams[seat]].name) for seat in range(4)
+                ],
                 "first_players": f"{players[first]} · {players[first + 2]}",
                 "second_players": f"{players[1 - first]} · {players[3 - first]}",
                 "levels_first": "" if entry is None else entry.levels[0],
@@ -153,11 +175,14 @@ def _minute(at: datetime, extension_s: int = 0) -> str:
     return (at + timedelta(seconds=extension_s)).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def sheet_html(t: Tournament, number: int, template: str, lang: str) -> str:
+def sheet_html(t: Tournament, number: int, template: str, lang: str, printed: datetime) -> str:
     state = scheduled_round(t, number)
     due = round_deadline(t, state)
-    return TEMPLATES.get_template(template).render(
-        **_common(t, lang),
+    return render(
+        t,
+        template,
+        lang,
+        printed,
         number=number,
         started_at="" if state.scheduled_at is None else _minute(state.scheduled_at),
         deadline=None if due is None else _minute(due),
@@ -167,9 +192,10 @@ def sheet_html(t: Tournament, number: int, template: str, lang: str) -> str:
     )
 
 
-def crosstable_html(t: Tournament, x: Crosstable, lang: str) -> str:
+def crosstable_html(t: Tournament, x: Crosstable, lang: str, printed: datetime) -> str:
     ranks = {line.team: line.rank for line in x.lines}
-    return TEMPLATES.get_template("crosstable.html.j2").render(**_common(t, lang), x=x, ranks=ranks)
+    duplicate = {} if x.duplicate is None else {line.team: line for line in x.duplicate.lines}
+    return render(t, "crosstable.html.j2", lang, printed, x=x, ranks=ranks, duplicate=duplicate)
 
 
 async def display_frames(
@@ -230,13 +256,19 @@ def sheet_page(
     game: GameService, tournament_id: UUID, number: int, template: str, lang: str
 ) -> str:
     """A round's printable sheet of ``template`` in language ``lang`` (blocking, 404)."""
-    return sheet_html(get_tournament(game, tournament_id), number, template, lang)
+    return sheet_html(get_tournament(game, tournament_id), number, template, lang, game.clock())
+
+
+def crosstable_of(game: GameService, tournament_id: UUID) -> Crosstable:
+    """The crosstable, with a boards event's duplicate ranking (blocking, 404)."""
+    t = get_tournament(game, tournament_id)
+    return crosstable(t, duplicate_ranking(game, t))
 
 
 def crosstable_page(game: GameService, tournament_id: UUID, lang: str) -> str:
     """The crosstable page (HTML; blocking, 404)."""
     t = get_tournament(game, tournament_id)
-    return crosstable_html(t, crosstable(t), lang)
+    return crosstable_html(t, crosstable(t, duplicate_ranking(game, t)), lang, game.clock())
 
 
 def display_of(game: GameService, tournament_id: UUID) -> DisplayView:
@@ -355,8 +387,7 @@ class DisplayController(Controller):
         Outcomes: W, D, L, B (a bye: the pairing's, awarded or a forfeit win), R (a requested bye),
         - (no result yet); lines in standings order.
         """
-        t = await read.call(get_tournament, read.service, tournament_id)
-        return crosstable(t)
+        return await read.call(crosstable_of, read.service, tournament_id)
 
     @stream_route(
         DISPLAY,

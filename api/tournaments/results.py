@@ -16,6 +16,7 @@ from litestar.params import FromPath
 from api.calls import CHECKED, Reading, Writing, write_route
 from api.routes import route
 from api.tournaments.dto import (
+    CSV_MEDIA_TYPE,
     CorrectionRequest,
     CsvOperation,
     FinishTableRequest,
@@ -25,9 +26,10 @@ from api.tournaments.dto import (
     csv_doc,
     json_or_csv,
     scheduled_round,
+    wants_csv,
 )
 from services.tournaments.commands import CollectResults, CorrectResult, FinishTable
-from services.tournaments.exports import results_csv, standings_csv
+from services.tournaments.exports import results_csv, standings_answer
 from services.tournaments.loading import get_tournament
 from services.tournaments.views import (
     ResultsExport,
@@ -35,7 +37,6 @@ from services.tournaments.views import (
     TableView,
     TournamentView,
     results_export,
-    standings_view,
     table_view,
 )
 
@@ -118,7 +119,11 @@ class ResultController(Controller):
         rounds (a round's results count once it completes, R36); JSON, or CSV with
         `?format=csv` or `Accept: text/csv`.
         """
-        return await json_or_csv(read, tournament_id, format, standings_view, standings_csv)
+        as_csv = wants_csv(read.request, format)
+        answer = await read.call(standings_answer, read.service, tournament_id, as_csv)
+        if isinstance(answer, str):
+            return Response(answer, media_type=CSV_MEDIA_TYPE)
+        return Response(answer)
 
     @route("/{tournament_id:uuid}/results", **csv_read(ResultsExport, "The results"))
     async def get_tournament_results(

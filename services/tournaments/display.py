@@ -28,13 +28,17 @@ from services import field_docs
 from services.embargo import results_released
 from services.errors import NotFoundError
 from services.game import GameService
+from services.tournaments.ranking import DuplicateRanking, duplicate_ranking
 from services.tournaments.views import (
     StandingView,
+    camel,
     shown_standings,
     standing_views,
     tiebreak_names,
 )
 
+NEAR_DEADLINE_S = 300
+"""A table whose deadline is this near (seconds) stands out on the display."""
 SCORE_SHEET_DEALS = 12
 """Rows of a score sheet when the match length is not a number of deals (finish_at_A)."""
 
@@ -226,6 +230,10 @@ class DisplayView(_View, frozen=True, kw_only=True):
     withdrawn: Annotated[
         list[int], Meta(description="The teams that have withdrawn (their numbers).")
     ] = []
+    duplicate: Annotated[
+        DuplicateRanking | None,
+        Meta(description="A boards event's ranking by matchpoints (as the standings'); null else."),
+    ] = None
 
 
 class DisplayFrame(_View, frozen=True, kw_only=True):
@@ -400,6 +408,7 @@ def display_view(game: GameService, t: Tournament) -> DisplayView:
         next_requested_byes=[]
         if published is None
         else [t.teams[b].name for b in requested_byes(t, following)],
+        duplicate=duplicate_ranking(game, t),
     )
 
 
@@ -451,6 +460,10 @@ class CrossLine(_View, frozen=True, kw_only=True):
         Meta(description="One cell per scheduled round; null when the team did not take part."),
     ]
     withdrawn: Annotated[bool, Meta(description="The team has withdrawn.")] = False
+    tiebreak_values: Annotated[
+        list[int],
+        Meta(description="Its tie-break values, in the order of the crosstable's `tiebreaks`."),
+    ] = []
 
 
 class Crosstable(_View, frozen=True, kw_only=True):
@@ -460,9 +473,17 @@ class Crosstable(_View, frozen=True, kw_only=True):
     name: Annotated[str, field_docs.NAME]
     rounds: Annotated[int, Meta(description="Rounds scheduled.")]
     lines: Annotated[list[CrossLine], Meta(description="In standings order.")]
+    tiebreaks: Annotated[
+        list[str],
+        Meta(description="The standings' tie-breaks, in order (each line's `tiebreakValues`)."),
+    ] = []
+    duplicate: Annotated[
+        DuplicateRanking | None,
+        Meta(description="A boards event's ranking by matchpoints (as the standings'); null else."),
+    ] = None
 
 
-def crosstable(t: Tournament) -> Crosstable:
+def crosstable(t: Tournament, duplicate: DuplicateRanking | None = None) -> Crosstable:
     """Each team's round-by-round opponents and outcomes, in standings order."""
     cells: dict[int, dict[int, CrossCell]] = {team: {} for team in range(len(t.teams))}
     for state in t.rounds:
@@ -501,9 +522,12 @@ def crosstable(t: Tournament) -> Crosstable:
                 match_points=s.match_points,
                 rounds=[cells[s.team].get(n) for n in numbers],
                 withdrawn=s.team in t.withdrawn,
+                tiebreak_values=[int(getattr(s, name)) for name in t.tiebreaks],
             )
             for s in shown_standings(t)
         ],
+        tiebreaks=[camel(name) for name in t.tiebreaks],
+        duplicate=duplicate,
     )
 
 

@@ -17,19 +17,30 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
+from uuid import UUID
 
 from domain.tournament.standings import BYE_POINTS
 from domain.tournament.tournament import Tournament
 from services.embargo import shown_rounds
-from services.tournaments.views import shown_standings, standing_views
+from services.game import GameService
+from services.tournaments.loading import get_tournament
+from services.tournaments.ranking import DuplicateRanking, duplicate_ranking, rank_text
+from services.tournaments.views import (
+    StandingsView,
+    shown_standings,
+    standing_views,
+    standings_view,
+)
 
 # -- CSV ---------------------------------------------------------------------------------------
 
 STANDINGS_COLUMNS = [
     "rank", "team", "name", "played", "wins", "draws", "losses", "byes", "match_points",
     "levels_gained", "points_for", "points_against", "point_differential", "head_to_head",
-    "adjustment", "buchholz", "withdrawn",
+    "adjustment", "buchholz", "withdrawn", "duplicate_rank", "matchpoints", "top", "percent",
 ]  # fmt: skip
+"""The last four: a boards event's duplicate ranking (:mod:`services.tournaments.ranking`;
+``duplicate_rank`` ``3=`` when shared), empty on seeds."""
 RESULTS_COLUMNS = [
     "round", "table", "match_id", "first_team", "first_name", "second_team", "second_name",
     "first_team_seats", "winner", "first_levels", "second_levels", "first_points",
@@ -55,14 +66,26 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return out.getvalue()
 
 
-def standings_csv(t: Tournament) -> str:
-    return csv_text(
-        STANDINGS_COLUMNS,
-        (
-            [getattr(s, column) for column in STANDINGS_COLUMNS]
-            for s in standing_views(t, shown_standings(t))
-        ),
-    )
+def standings_csv(t: Tournament, duplicate: DuplicateRanking | None = None) -> str:
+    ranked = {} if duplicate is None else {line.team: line for line in duplicate.lines}
+    rows = []
+    for s in standing_views(t, shown_standings(t)):
+        row: list[object] = [getattr(s, column) for column in STANDINGS_COLUMNS[:-4]]
+        line = ranked.get(s.team)
+        if line is None:
+            row += ["", "", "", ""]
+        else:
+            row += [rank_text(line), line.matchpoints, line.top, line.percent]
+        rows.append(row)
+    return csv_text(STANDINGS_COLUMNS, rows)
+
+
+def standings_answer(game: GameService, tournament_id: UUID, as_csv: bool) -> str | StandingsView:
+    """The standings route's answer (blocking, 404): JSON or CSV, with a boards event's
+    duplicate ranking (its tables' matches are read)."""
+    t = get_tournament(game, tournament_id)
+    duplicate = duplicate_ranking(game, t)
+    return standings_csv(t, duplicate) if as_csv else standings_view(t, duplicate=duplicate)
 
 
 def results_csv(t: Tournament) -> str:

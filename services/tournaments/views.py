@@ -24,6 +24,7 @@ from domain.tournament.standings import Standing
 from domain.tournament.tournament import Tournament
 from services import field_docs
 from services.embargo import Embargo, shown_rounds
+from services.tournaments.ranking import DuplicateRanking
 from services.view_types import RulesView, rules_view
 
 
@@ -395,6 +396,15 @@ class StandingsView(_View, frozen=True, kw_only=True):
             )
         ),
     ]
+    duplicate: Annotated[
+        DuplicateRanking | None,
+        Meta(
+            description=(
+                "A boards event's ranking by matchpoints over the completed rounds, with its "
+                "tie rule (duplicate scoring, R36); null for an event on seeds."
+            )
+        ),
+    ] = None
 
 
 class ResultsExport(_View, frozen=True, kw_only=True):
@@ -561,7 +571,7 @@ def tournament_view(t: Tournament, *, organiser: bool = False) -> TournamentView
         ],
         rounds=[round_view(t, r, shown) for r in t.rounds],
         settings=SettingsView(
-            timers=None if t.timers is None else {_camel(k): v for k, v in t.timers.items()},
+            timers=None if t.timers is None else {camel(k): v for k, v in t.timers.items()},
             round_deadline_s=t.round_deadline_s,
             deadline_rule=t.deadline_rule,
             tiebreaks=list(t.tiebreaks),
@@ -586,7 +596,7 @@ def _next_warnings(t: Tournament) -> list[str]:
     return [] if chosen is None else t.pairing_warnings(chosen.tables)
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
@@ -622,13 +632,17 @@ def shown_standings(t: Tournament, *, organiser: bool = False) -> list[Standing]
     return t.standings(shown_rounds(t, organiser=organiser))
 
 
-def standings_view(t: Tournament, *, organiser: bool = False) -> StandingsView:
-    """The standings as shown (:func:`shown_standings`)."""
+def standings_view(
+    t: Tournament, *, organiser: bool = False, duplicate: DuplicateRanking | None = None
+) -> StandingsView:
+    """The standings as shown (:func:`shown_standings`); ``duplicate``: a boards event's
+    ranking by matchpoints (:func:`services.tournaments.ranking.duplicate_ranking`)."""
     return StandingsView(
         tournament_id=str(t.id),
         rounds_completed=sum(r.revealed for r in t.rounds),
         tiebreaks=tiebreak_names(t),
         standings=standing_views(t, shown_standings(t, organiser=organiser)),
+        duplicate=duplicate,
     )
 
 

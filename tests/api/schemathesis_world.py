@@ -260,6 +260,9 @@ class World:
     app: Litestar
     service: GameService
     tables: dict[str, Table] = field(default_factory=dict)
+    tournaments: list[str] = field(default_factory=list)
+    """The tournaments the run made: the tournament reads (standings, display, crosstable,
+    a round's boards and travellers) are aimed at them."""
 
     def table(self, case: Case) -> Table | None:
         raw = (case.path_parameters or {}).get("match_id")
@@ -273,6 +276,15 @@ class World:
         raw = params.get("match_id") if params else None
         if params is not None and isinstance(raw, str) and _is_uuid(raw) and rng.random() < 0.85:
             params["match_id"] = rng.choice(sorted(self.tables))
+        raw = params.get("tournament_id") if params else None
+        if (
+            params is not None
+            and self.tournaments
+            and isinstance(raw, str)
+            and _is_uuid(raw)
+            and rng.random() < 0.85
+        ):
+            params["tournament_id"] = rng.choice(self.tournaments)
         self.fresh_key(case)
 
     @staticmethod
@@ -343,6 +355,8 @@ class World:
             return
         if case.operation.path == "/v1/matches" and "organiserToken" in body:
             self.tables[body["matchId"]] = Table(body["matchId"], body["organiserToken"])
+        elif case.operation.path == "/v1/tournaments" and "tournamentId" in body:
+            self.tournaments.append(body["tournamentId"])
         elif case.operation.path == "/v1/matches/{match_id}/seats/{seat}" and "token" in body:
             table = self.table(case)
             if table is not None:
@@ -409,10 +423,33 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         summary = client.get(f"/v1/matches/{robots.match_id}").json()
         assert summary["rounds"][0]["status"] == "scored", summary
         w.tables = {t.match_id: t for t in (empty, people, robots)}
+        w.tournaments.append(_boards_event(client, app))
     yield w
     asgi.shutdown_lifespans()
     SLOT.target = None
     service.close()
+
+
+def _boards_event(client: asgi.ASGIClient, app: Litestar) -> str:
+    """A boards event of four bot teams whose round 1 (one board) has completed: its
+    travellers, board index and duplicate ranking answer."""
+    bots = [{"name": f"b{i}", "kind": "random"} for i in range(2)]
+    body: Json = {
+        "name": "boards",
+        "teams": [{"name": f"T{n}", "players": bots} for n in range(4)],
+        "format": "swiss",
+        "swissRounds": 2,
+        "matchLength": 1,
+        "deals": "boards",
+    }
+    r = client.post("/v1/tournaments", json=body)
+    assert r.status_code == 201, r.text
+    tid, auth = r.json()["tournamentId"], {"Authorization": f"Bearer {r.json()['organiserToken']}"}
+    assert client.post(f"/v1/tournaments/{tid}/rounds", headers=auth).status_code in (200, 201)
+    assert app.state.bots.idle(120), "the bot driver did not go idle"
+    client.post(f"/v1/tournaments/{tid}/results/collect", headers=auth)
+    assert client.get(f"/v1/tournaments/{tid}/rounds/1/boards/1").status_code == 200
+    return str(tid)
 
 
 def _create(client: asgi.ASGIClient, body: Json) -> Table:

@@ -257,6 +257,37 @@ def feed(c: TestClient[Litestar], s: Scene, h: dict[str, str]) -> bool:
     return any(i["data"] for i in theirs)
 
 
+def _released(c: TestClient[Litestar], path: str, headers: dict[str, str]) -> Any:
+    """The answer of a read refused while the round is in play (409 round-in-play); None
+    when refused."""
+    r = c.get(path, headers=headers)
+    if r.status_code == 409:
+        assert r.json()["code"] == "round-in-play", r.text
+        return None
+    assert r.status_code == 200, (path, r.text)
+    return r
+
+
+def traveller(c: TestClient[Litestar], s: Scene, h: dict[str, str]) -> bool:
+    r = _released(c, f"{s.url}/rounds/1/boards/1", h)
+    return r is not None and any(line["table"] == s.theirs for line in r.json()["lines"])
+
+
+def traveller_page(c: TestClient[Litestar], s: Scene, h: dict[str, str]) -> bool:
+    r = _released(c, f"{s.page}/rounds/1/boards/1", h)
+    return r is not None and f'data-table="{s.theirs}"' in r.text
+
+
+def board_index(c: TestClient[Litestar], s: Scene, h: dict[str, str]) -> bool:
+    r = _released(c, f"{s.url}/rounds/1/boards", h)
+    return r is not None and any(b["tables"] >= 1 for b in r.json()["boards"])
+
+
+def board_index_page(c: TestClient[Litestar], s: Scene, h: dict[str, str]) -> bool:
+    r = _released(c, f"{s.page}/rounds/1/boards", h)
+    return r is not None and 'data-board="1"' in r.text
+
+
 READS: dict[str, Callable[[TestClient[Litestar], Scene, dict[str, str]], bool]] = {
     "GET /v1/matches/{id}": summary,
     "GET /v1/matches/{id}/rounds": match_rounds,
@@ -276,6 +307,10 @@ READS: dict[str, Callable[[TestClient[Litestar], Scene, dict[str, str]], bool]] 
     "GET /tournaments/{id}/crosstable": crosstable_page,
     "GET /tournaments/{id}/rounds/{n}/pairings": pairing_sheet,
     "GET /v1/events?tournamentId=": feed,
+    "GET …/rounds/{n}/boards/{b}": traveller,
+    "GET /tournaments/{id}/rounds/{n}/boards/{b}": traveller_page,
+    "GET …/rounds/{n}/boards": board_index,
+    "GET /tournaments/{id}/rounds/{n}/boards": board_index_page,
 }
 
 

@@ -7,6 +7,7 @@ career rebuilds the stored view from the log."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -32,7 +33,7 @@ from services.game import GameService
 from services.projections import rebuild
 from services.ratings.model import family
 from tests.career.population import Careers, populate_careers
-from tests.conftest import Backend
+from tests.conftest import BACKENDS, Backend, FakeClock, FixedSeeds, open_backend
 
 Played = tuple[GameService, CareerView, Careers, dict[str, Any]]
 
@@ -49,8 +50,8 @@ def in_one_go(service: GameService) -> MemoryCareerView:
     return view
 
 
-@pytest.fixture
-def played(backend: Backend) -> Played:
+def play(backend: Backend) -> Played:
+    """The population played on ``backend``, its career kept in batches of 7 as it goes."""
     service = backend.service()
     view = stored(backend, service)
     kept = follower(service, view, batch=7)
@@ -66,11 +67,38 @@ def played(backend: Backend) -> Played:
     return service, view, pop, seen
 
 
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Backend, Played]]:
+    """One population per store for the tests of this module: they read it (the rebuild
+    puts the view back as it found it, which is what it asserts)."""
+    with open_backend(
+        request.param,
+        tmp_path_factory.mktemp("career"),
+        FakeClock(),
+        FixedSeeds(),
+        lambda: request.getfixturevalue("pg_url"),
+    ) as backend:
+        yield backend, play(backend)
+
+
+@pytest.fixture
+def played(shared: tuple[Backend, Played]) -> Played:
+    return shared[1]
+
+
+@pytest.fixture
+def reader(shared: tuple[Backend, Played]) -> Backend:
+    """The shared population's store, for services of the test's own on it."""
+    return shared[0]
+
+
 def test_kept_in_batches_the_view_is_the_log_projected_in_one_go_and_reads_alike(
-    backend: Backend, played: Played
+    reader: Backend, played: Played
 ) -> None:
     _, view, pop, _ = played
-    again = in_one_go(backend.service())
+    again = in_one_go(reader.service())
     assert view.contents() == again.contents()
     kinds = {key.split()[0] for key in again.contents()}
     assert kinds == {"position", "match", "entry", "totals", "partner", "released"}
@@ -133,10 +161,10 @@ def test_a_tournament_table_is_held_until_its_round_completes_and_erasure_leaves
     assert not view.partners_with(account_key(erased))
 
 
-def test_rebuild_replaces_the_stored_career(backend: Backend, played: Played) -> None:
+def test_rebuild_replaces_the_stored_career(reader: Backend, played: Played) -> None:
     service, view, _, _ = played
     before = view.contents()
-    projection = CareerRebuild(backend.service(), view)
+    projection = CareerRebuild(reader.service(), view)
     view.reset()
     assert view.contents() == {"position": 0}
     projections, _ = rebuild(service, [projection])
@@ -149,7 +177,7 @@ def average(total: int, count: int) -> float | None:
     return None if count == 0 else round(total / count, 2)
 
 
-def test_statistics_are_the_events_counted_again(backend: Backend, played: Played) -> None:
+def test_statistics_are_the_events_counted_again(played: Played) -> None:
     """Each person's statistics per family as :func:`services.career.reads.statistics`
     answers them equal a count made here from the events (R22, R28–R30)."""
     service, view, pop, _ = played

@@ -74,10 +74,13 @@ def reads(c: TestClient[Litestar], pop: Population, path: str) -> Iterator[Read]
     elif "tournament_id" in names:
         for tid in pop.tournaments.values():
             numbers = _tournament_rounds(c, tid) if "number" in names else [0]
+            boards = (1, 2, 99) if "board" in names else (0,)  # a traveller: played, or not
             for number in numbers:
-                for headers in (anonymous, auth(pop.organisers[tid])):
-                    yield Read(path, url(tournament_id=tid, number=number), headers)
-        yield Read(path, url(tournament_id=NOBODY, number=1), anonymous)
+                for board in boards:
+                    at = url(tournament_id=tid, number=number, board=board)
+                    for headers in (anonymous, auth(pop.organisers[tid])):
+                        yield Read(path, at, headers)
+        yield Read(path, url(tournament_id=NOBODY, number=1, board=1), anonymous)
     elif "ticket_id" in names:
         for token, ticket_id in pop.tickets:
             yield Read(path, url(ticket_id=ticket_id), auth(token))

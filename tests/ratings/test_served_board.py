@@ -6,6 +6,7 @@ document's schema (docs/decisions.md D-ratings)."""
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,7 +84,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Popu
         yield base, population
 
 
-_DOC = repository_yaml("openapi.yaml")
+@functools.cache
+def components() -> Any:
+    """The document's components, read when a test first needs them (not at collection)."""
+    return repository_yaml("openapi.yaml")["components"]
 
 
 def board(base: str, token: str | None = None, **params: str) -> dict[str, Any]:
@@ -92,7 +96,7 @@ def board(base: str, token: str | None = None, **params: str) -> dict[str, Any]:
     r = httpx.get(f"{base}/v1/leaderboards/standard", params=params, headers=headers)
     assert r.status_code == 200, r.text
     body: dict[str, Any] = r.json()
-    schema = {"$ref": "#/components/schemas/Leaderboard", "components": _DOC["components"]}
+    schema = {"$ref": "#/components/schemas/Leaderboard", "components": components()}
     Draft202012Validator(schema).validate(body)
     return body
 
