@@ -114,13 +114,13 @@ class _TalkHandler:
     def _listener(self, match_id: UUID, caller: Caller) -> Listener:
         if isinstance(caller, Service):
             raise ForbiddenError("table talk is a person's")
+        if caller is None:  # for any match id, one that exists or not (D-hidden)
+            raise UnauthorizedError(
+                "a seat or player token is needed to talk: Authorization: Bearer <token>"
+            )
         match = self.service.get_match(match_id)
         listener = listener_of(self.service, match, caller)
         if listener.key is None:
-            if caller is None:
-                raise UnauthorizedError(
-                    "a seat or player token is needed to talk: Authorization: Bearer <token>"
-                )
             raise ForbiddenError("the organiser token does not talk at the table: a seat's does")
         return listener
 
