@@ -5,9 +5,8 @@
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
-# make bench-fairplay, make bench-frames, make bench-reads, make bench-tournament, make bench-duplicate,
-# make bench-presence,
-# make bench-bounded.
+# make bench-fairplay, make bench-frames, make bench-reads, make bench-talk, make bench-tournament,
+# make bench-duplicate, make bench-presence, make bench-bounded.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
 # an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
@@ -17,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament bench-duplicate bench-presence run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -155,6 +154,11 @@ bench-fairplay: $(STAMP)
 # seat_patch_gzip_kb=<f> ... patch_cpu_ratio=<f> patch_gzip_cpu_ratio=<f>".
 bench-frames: $(STAMP)
 	$(BIN)/python -m bench.frames_bench $(ARGS)
+
+# Table talk (docs/decisions.md D-talk): a quick-chat message against a move, the talk's
+# part of state?version= and a talk page, on the embedded store.
+bench-talk: $(STAMP)
+	$(BIN)/python -m bench.talk_bench $(ARGS)
 
 # A tournament round scheduled in one save against a save per table and seat, and the
 # results policy's rate (last line "tournament-bench tables=<n> ... ratio=<f> results_per_s=<f>").

@@ -62,6 +62,7 @@ from api.runtime import Runtime
 from api.sse import LiveStreams, MatchHub
 from api.stream import MatchStreamController
 from api.streamcap import StreamCaps
+from api.talk import TalkController
 from api.timers import TimeoutController
 from api.tournaments.control import ControlController
 from api.tournaments.controller import TournamentController
@@ -150,6 +151,7 @@ API_ROUTES: Final = (
     PlayerStreamController,
     WebhookController,
     sign_in_with_oidc,
+    TalkController,
 )
 """Every route of the API, health probes and metrics aside."""
 

@@ -13,13 +13,14 @@ from typing import Any
 
 import msgspec
 
-from api.streams import STREAMS, StreamRoute, camel
+from api.streams import MATCH_ID_PATTERN, STREAMS, StreamRoute, camel
 from services.accounts.lobby_commands import TicketView
 from services.accounts.my_matches import MyMatch, MyMatches
 from services.career.notice import RatingNotice
 from services.feed import FeedItem
 from services.feed_schema import feed_item_components
 from services.live import DealFrame, DealPatchFrame, LiveFrame, PatchFrame
+from services.talk.reads import TalkMessage
 from services.tournaments.display import DisplayFrame
 from services.tournaments.views import StandingsView
 
@@ -27,13 +28,13 @@ VERSION = "1.0.0"
 _REF = "#/components/schemas/{name}"
 
 
-def _last_event_id(what: str) -> dict[str, Any]:
+def _last_event_id(what: str, pattern: str = "^[0-9]{1,18}$") -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
             "Last-Event-ID": {
                 "type": "string",
-                "pattern": "^[0-9]{1,18}$",
+                "pattern": pattern,
                 "description": f"The id of the last frame received ({what}): the stream "
                 "resumes right after it, without loss or repeat.",
             }
@@ -41,10 +42,28 @@ def _last_event_id(what: str) -> dict[str, Any]:
     }
 
 
+_MATCH_ID = (
+    "a match version, or `V.T` once table talk was sent: the version and the last message's number"
+)
+
+
 def asyncapi_document() -> dict[str, Any]:
     """The document as a mapping (AsyncAPI 3.0.0)."""
     (
-        (feed, frame, deal, patch, deal_patch, standings, ticket, my_match, mine, display, rated),
+        (
+            feed,
+            frame,
+            deal,
+            patch,
+            deal_patch,
+            standings,
+            ticket,
+            my_match,
+            mine,
+            display,
+            rated,
+            talk,
+        ),
         (components),
     ) = msgspec.json.schema_components(
         [
@@ -59,6 +78,7 @@ def asyncapi_document() -> dict[str, Any]:
             MyMatches,
             DisplayFrame,
             RatingNotice,
+            TalkMessage,
         ],
         ref_template=_REF,
     )
@@ -99,8 +119,21 @@ def asyncapi_document() -> dict[str, Any]:
                     "summary": "SSE `event: view`; `id` is the match version. A resumed "
                     "stream sends every version after Last-Event-ID, in order.",
                     "contentType": "application/json",
-                    "headers": _last_event_id("a match version"),
+                    "headers": _last_event_id(_MATCH_ID, MATCH_ID_PATTERN),
                     "payload": frame,
+                },
+                "matchTalk": {
+                    "name": "talk",
+                    "title": "A message of the table's talk (R37)",
+                    "summary": "SSE `event: talk`; `id` is `V.T`: the last match version sent "
+                    "and the message's number. Sent right after the frame of the version it "
+                    "was said at, in the order said; a seat's own mutes apply; spectators get "
+                    "it where the table allows spectator talk. Once a message was sent on a "
+                    "stream, its view and patch frames' ids are `V.T` too, and `Last-Event-ID` "
+                    "resumes both without loss or repeat.",
+                    "contentType": "application/json",
+                    "headers": _last_event_id(_MATCH_ID, MATCH_ID_PATTERN),
+                    "payload": talk,
                 },
                 "matchDeal": {
                     "name": "deal",
@@ -134,7 +167,7 @@ def asyncapi_document() -> dict[str, Any]:
                     "version: its event and the RFC 6902 operations that turn the viewer's "
                     "view at the version before into its view at this one (R34).",
                     "contentType": "application/json",
-                    "headers": _last_event_id("a match version"),
+                    "headers": _last_event_id(_MATCH_ID, MATCH_ID_PATTERN),
                     "payload": patch,
                 },
                 "matchDealPatch": {

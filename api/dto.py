@@ -18,6 +18,7 @@ from msgspec import Meta
 
 from api.problems import PROBLEM_MEDIA_TYPE, Problem
 from domain.game.timers import MAX_LIMIT_MS, MIN_LIMIT_MS, Timers
+from domain.talk.options import TalkOptions
 from services import field_docs
 
 CARD_TOKEN = r"(?:10|[2-9JQKA])[SHCD]|[SB]J"
@@ -165,8 +166,26 @@ class TimersRequest(_Request, frozen=True, kw_only=True):
         return Timers(self.declare_ms or 0, self.bury_ms or 0, self.play_ms or 0)
 
 
+class TalkRequest(_Request, frozen=True, kw_only=True):
+    """What the table allows of table talk (R37), fixed at creation."""
+
+    free_text: Annotated[
+        bool,
+        Meta(
+            description="The seats may write free text (never at a tournament table in play, "
+            "R37); otherwise quick chat only"
+        ),
+    ] = False
+    spectators: Annotated[
+        bool, Meta(description="Spectators read the talk and may send quick chat")
+    ] = True
+
+    def value(self) -> TalkOptions:
+        return TalkOptions(self.free_text, self.spectators)
+
+
 class CreateMatchRequest(_Request, frozen=True, kw_only=True):
-    """A new match: its name, rule preset, §10 fields and turn timers."""
+    """A new match: its name, rule preset, §10 fields, turn timers and table talk."""
 
     name: Annotated[
         Annotated[str, msgspec.Meta(max_length=200)],
@@ -196,6 +215,10 @@ class CreateMatchRequest(_Request, frozen=True, kw_only=True):
             )
         ),
     ] = "public"
+    talk: Annotated[
+        TalkRequest | None,
+        Meta(description="What the table allows of table talk (absent: quick chat only, R37)"),
+    ] = None
 
 
 class ClaimSeatRequest(_Request, frozen=True, kw_only=True):
@@ -450,6 +473,11 @@ TAG_PROBLEM_CODES: Final[dict[str, dict[int, tuple[str, ...]]]] = {
         ),
     },
     "views": {409: ("round-not-scored", "deal-embargoed"), 422: ("verification-failed",)},
+    "talk": {
+        409: ("free-text-off", "no-such-message", "illegal-move"),
+        422: ("invalid-text",),
+        429: ("talk-rate-limited", "reports-exceeded"),
+    },
     "live": {422: ("last-event-id-ahead",)},
     "rules oracle": {409: ("impossible-position",)},
     "records": {

@@ -22,10 +22,8 @@ from api.problems import PROBLEM_MEDIA_TYPE, Problem, make_problem, wants_chines
 from domain.rules.errors import IllegalMoveError, InvalidInputError, ShengjiError
 from services.access import player_locale, read_authorization
 from services.errors import (
-    BusyError,
     NotFoundError,
     PreconditionFailedError,
-    QuotaExceededError,
     VerificationError,
     VersionConflictError,
 )
@@ -125,8 +123,9 @@ def domain_error_handler(request: Request[Any, Any, Any], exc: ShengjiError) -> 
     extra = {}
     if isinstance(exc, PreconditionFailedError) and exc.current is not None:
         extra["ETag"] = etag(exc.current)  # the version to send as If-Match now
-    if isinstance(exc, QuotaExceededError | BusyError):
-        extra["Retry-After"] = str(exc.retry_after)
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(retry_after, int):  # a quota, busy exports, a table's talk (R37)
+        extra["Retry-After"] = str(retry_after)
     return problem_response(request, problem, extra)
 
 

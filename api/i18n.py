@@ -128,6 +128,14 @@ MESSAGES: Final[dict[str, Message]] = {
     ),
     "not-timed-out": _m("Not timed out yet", "尚未超时", "该座位还有时间，不能判其超时"),
     "no-turn-timer": _m("No turn timer", "没有计时", "现在没有座位在计时，无法判超时"),
+    # -- table talk (domain/talk/table_talk.py; R37) ---------------------------------------
+    "free-text-off": _m("Free text not allowed", "不能自由发言", "这张牌桌只允许快捷语（R37）"),
+    "no-such-message": _m("No such message", "没有这条消息", "这张牌桌没有这条消息"),
+    "invalid-text": _m("Text not allowed", "文字不允许", "消息中含有不可见、控制或仿冒字符"),
+    "talk-rate-limited": _m(
+        "Talking too fast", "发言过于频繁", "每个座位每分钟的消息数有上限，请稍后再说"
+    ),
+    "reports-exceeded": _m("Too many reports", "举报次数过多", "在这张牌桌的举报已达上限"),
     # -- match and seats (domain/game/match.py) ---------------------------------------------
     "seat-taken": _m("Seat taken", "座位已被占用", "该座位已有人"),
     "seats-free": _m("Seats still free", "还有空座位", "需要四名玩家才能开始"),

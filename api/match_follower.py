@@ -29,6 +29,7 @@ from domain.game.round import DRAWS
 from services.game import GameService
 from services.json_patch import Json
 from services.live import LiveTable, deal_patch_frame, load_live, patch_frame, view_json
+from services.talk.live import LiveTalk
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +139,8 @@ class MatchFollower:
         self.closed = False
         self.table: LiveTable | None = None
         """Touched only under :attr:`lock`, in a worker thread."""
+        self.talk: LiveTalk | None = None
+        """The table's talk (R37), advanced after the table (set once :attr:`ready`)."""
         self.lock = asyncio.Lock()
         self.version = 0
         self.viewers: Counter[int | None] = Counter()
@@ -161,6 +164,7 @@ class MatchFollower:
 
     async def _start(self) -> None:
         self.table = await self.store(load_live, self.service, self.match_id)
+        self.talk = await self.store(LiveTalk, self.service, self.match_id)
         self.version = self.table.version
         self._tasks.append(asyncio.create_task(self._run(), name=f"follow {self.match_id}"))
         self._deal_if_dealing()
@@ -199,6 +203,8 @@ class MatchFollower:
         for viewer, base in bases.items():
             if viewer in self.patchers:
                 self.bases[viewer] = base
+        if self.talk is not None:  # after the match: a message follows its version's frame
+            await self.store(self.talk.advance, known)
         self.keys.update(table.reissued)
         table.reissued.clear()
         self.wake()
@@ -209,10 +215,12 @@ class MatchFollower:
         async with self.lock:
             try:
                 table = await self.store(load_live, self.service, self.match_id)
+                talk = await self.store(LiveTalk, self.service, self.match_id)
             except Exception as e:  # the store is unreachable: the next wake-up reads it
                 log.warning("live: reloading match %s failed: %s", self.match_id, e)
                 return
             self.table = table
+            self.talk = talk
             self.version = table.version
             self.rings = {}
             self.patch_rings = {}

@@ -99,6 +99,7 @@ class MatchController(Controller):
             preset=body.preset,
             timers=body.timers.value() if body.timers else None,
             visibility=body.visibility,
+            talk=body.talk.value() if body.talk else None,
         )
         return await write.send(command, location=lambda m: f"/v1/matches/{m.match_id}")
 

@@ -76,6 +76,10 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="archive", description="The whole event log: feed, stream, schemas"),
             Tag(name="webhooks", description="Operator: webhook subscriptions, delivery log"),
             Tag(
+                name="talk",
+                description="Table talk (R37): quick chat, free text where allowed, mutes, reports",
+            ),
+            Tag(
                 name="players",
                 description="Players, sessions, seats and matches; invites; quick play",
             ),

@@ -62,7 +62,7 @@ def _name(about: str, summary: str, value: str, max_length: int = 40) -> Any:
     )
 
 
-RuleNumber = Annotated[str, _name("A rule number, R1 to R36", "Following suit", "R23", 20)]
+RuleNumber = Annotated[str, _name("A rule number, R1 to R37", "Following suit", "R23", 20)]
 Variant = Annotated[
     str,
     _name(
@@ -125,7 +125,7 @@ class RuleBookIndex(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """The rule book's contents: rules, variants and presets."""
 
     language: LanguageTag
-    rules: Annotated[list[RuleRef], Meta(description="R1 … R36, in order.")]
+    rules: Annotated[list[RuleRef], Meta(description="R1 … R37, in order.")]
     variants: Annotated[
         list[VariantRef], Meta(description="The §10 variants, in the order of a rule set's fields.")
     ]
@@ -249,7 +249,7 @@ class RuleBookController(Controller):
     @get(
         "/",
         summary="The rule book's contents: rules, variants and presets",
-        description="Every rule (R1–R36) with its title, every §10 variant, and every "
+        description="Every rule (R1–R37) with its title, every §10 variant, and every "
         "preset with the value it gives each variant; titles in the language of "
         "`Accept-Language` (English or Simplified Chinese).",
         responses={304: NOT_MODIFIED, **problems()},

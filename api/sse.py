@@ -56,6 +56,7 @@ from services.access import Credential
 from services.game import GameService
 from services.json_patch import Json
 from services.live import LiveTable, patch_frame, view_json
+from services.talk.live import Listening, listening, talk_block, with_said
 
 PING = b": ping\n\n"
 
@@ -214,14 +215,25 @@ class LiveStreams:
     # -- one stream ---------------------------------------------------------------------------
 
     async def frames(
-        self, match_id: UUID, viewer: int | None, last: int | None, *, patches: bool = False
+        self,
+        match_id: UUID,
+        viewer: int | None,
+        last: int | None,
+        *,
+        patches: bool = False,
+        said: int = 0,
     ) -> AsyncIterator[bytes]:
         """The stream's chunks: ``retry:``, frames, pings, and a final ``retry:``.
 
         With ``patches`` (``?frames=patch``): the first version frame is whole (``view``),
         the next ones are the patch ring's (``patch``, whole when due); during a paced deal,
         ``deal-patch`` frames chained from the version's view when this connection sent
-        that version, else a whole ``deal`` frame first."""
+        that version, else a whole ``deal`` frame first.
+
+        Table talk (R37): each message the viewer reads, numbered after ``said``, as an
+        ``event: talk`` frame right after the frame of the version it was said at (in the
+        order said); once one was sent, every frame's id is ``V.T`` (the version, the last
+        message's number), so ``Last-Event-ID`` resumes both."""
         settings = self.settings
         retry = b"retry: %d\n\n" % settings.retry_ms
         self.streams += 1
@@ -237,15 +249,20 @@ class LiveStreams:
             await follower.join(viewer, patches=patches)
             joined = True
             key = None if viewer is None else follower.keys[viewer]
+            hears = await follower.check(lambda table: listening(table.match, viewer))
             loop = asyncio.get_running_loop()
             deadline = loop.time() + settings.lifetime_s
             if last is None:
                 last = follower.version - 1
+                said = 0 if follower.talk is None else follower.talk.said  # new talk only
             dealt: tuple[int, int] | None = None
             behind = True
             based: int | None = None
             """The version whose view this connection sent last (patches apply to it)."""
             while True:
+                said, blocks = _talk_due(follower, hears, said, last)  # said at what was sent
+                for block in blocks:
+                    yield block
                 while last < follower.version:
                     frames = None
                     if patches and based is not None:
@@ -256,12 +273,18 @@ class LiveStreams:
                             frames = frames[:1]  # whole; patches follow once the ring has them
                     if frames is None:  # before the ring: replay from the store
                         async for version, frame in self._replay(match_id, viewer, last, patches):
-                            yield frame
+                            yield with_said(frame, version, said)
                             last = based = version
+                            said, blocks = _talk_due(follower, hears, said, last)
+                            for block in blocks:
+                                yield block
                         continue
                     for version, frame in frames:
-                        yield frame
+                        yield with_said(frame, version, said)
                         last = based = version
+                        said, blocks = _talk_due(follower, hears, said, last)
+                        for block in blocks:
+                            yield block
                 if behind:  # the backlog is sent: tell the client it is live now
                     yield caught_up(last)
                     behind = False
@@ -326,6 +349,19 @@ class LiveStreams:
         organiser (403 ``table-closed``, R36)."""
         service = self.service
         return await follower.check(lambda table: reader_of(service, table.match, cred))
+
+
+def _talk_due(
+    follower: MatchFollower, hears: Listening, said: int, upto: int
+) -> tuple[int, list[bytes]]:
+    """The talk frames due after message ``said`` once version ``upto`` is sent, and the
+    number of the last message passed (the follower's talk as it is now: a reload, after
+    an erasure, replaces it)."""
+    talk = follower.talk
+    if talk is None:
+        return said, []
+    messages, said = talk.due(hears, said, upto)
+    return said, [talk_block(upto, m) for m in messages]
 
 
 def replay_chunk(

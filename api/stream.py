@@ -19,9 +19,10 @@ from api.auth import stream_credential
 from api.match_follower import FULL_EVERY
 from api.spectating import spectator_problems
 from api.sse import LiveStreams
-from api.streams import EVENT_STREAM, MATCH, stream_route
+from api.streams import EVENT_STREAM, MATCH, MATCH_ID_PATTERN, stream_route
 from domain.rules.errors import InvalidInputError
 from services.live import current_version
+from services.talk.reads import messages_said
 
 
 class LastEventIdAheadError(InvalidInputError):
@@ -66,6 +67,38 @@ ResumeQuery = Annotated[
 """``Last-Event-ID`` as a query parameter (an ``EventSource`` sends no headers)."""
 
 
+MatchResumeHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        pattern=MATCH_ID_PATTERN,
+        description="The id of the last frame received: a match version, or `V.T` (the "
+        "version and the last table-talk message's number): the stream resumes right after it",
+    ),
+]
+MatchResumeQuery = Annotated[
+    str | None,
+    QueryParameter(
+        name="lastEventId",
+        pattern=MATCH_ID_PATTERN,
+        description="As Last-Event-ID, for clients that cannot send headers (the header wins)",
+    ),
+]
+
+
+def _match_resume(header: str | None, query: str | None) -> tuple[int | None, int]:
+    """Where a match stream's client stands: the version, and the last table-talk message
+    it was sent (0: none), from ``V`` or ``V.T``."""
+    chosen = header if header is not None else query
+    if chosen is None:
+        return None, 0
+    version, _, said = chosen.partition(".")
+    if said and not (said.isascii() and said.isdigit() and len(said) <= 9 and said[0] != "0"):
+        raise InvalidInputError(f"Last-Event-ID must be V or V.T, got {chosen[:40]!r}")
+    parts = (version, None) if header is not None else (None, version)  # as the id came
+    return _last_event_id(*parts), int(said or 0)
+
+
 def _last_event_id(header: str | None, query: str | None) -> int | None:
     """Where the client stands: the ``Last-Event-ID`` header (EventSource sends it on
     every reconnect, so it wins over a URL's stale ``?lastEventId=``), else the query.
@@ -108,6 +141,15 @@ Last-Event-ID. A tournament table is closed to spectators until its tournament r
 completes: 403 `table-closed` without a seat token of that table or the organiser's token
 (R36).
 
+**Table talk** (R37): each message the viewer reads comes as an `event: talk` frame (a
+`TalkMessage`) right after the frame of the version it was said at, in the order said — a
+seat's own mutes apply; spectators get the talk where the table allows spectator talk. A
+talk frame's `id` is `V.T` (the last version sent and the message's number), and once one
+was sent — or, on a new stream, once anything was said at the table — every frame's id is
+`V.T`: `Last-Event-ID` resumes both, the versions after `V` and the messages after `T` (a
+plain `V`, no message received: every message of the table, those said up to `V` first);
+a `T` beyond the table's last message is a 422 `last-event-id-ahead`.
+
 """
     + f"""`?frames=patch` asks for patch frames: the first version frame on each connection (and so
 after every resume) is a whole `view` frame; then each version comes as `event: patch`
@@ -143,8 +185,8 @@ class MatchStreamController(Controller):
             str | None,
             QueryParameter(name="token", description="A seat token (EventSource sends no headers)"),
         ] = None,
-        last_event_id: ResumeHeader = None,
-        last_event_id_query: ResumeQuery = None,
+        last_event_id: MatchResumeHeader = None,
+        last_event_id_query: MatchResumeQuery = None,
         frames: Annotated[
             Literal["full", "patch"],
             QueryParameter(
@@ -156,7 +198,7 @@ class MatchStreamController(Controller):
             ),
         ] = "full",
     ) -> Stream:
-        last = _last_event_id(last_event_id, last_event_id_query)
+        last, said = _match_resume(last_event_id, last_event_id_query)
         feed = await live.acquire(match_id)  # 404 before the stream starts
         cred = stream_credential(request, token)
         try:
@@ -166,11 +208,17 @@ class MatchStreamController(Controller):
                 version = await live.store(current_version, live.service, match_id)
                 if last > version:
                     raise LastEventIdAheadError(last, version)
+            if feed.talk is not None and said > feed.talk.said:
+                # the feed may lag the store here too: ask the store
+                count = await live.store(messages_said, live.service, match_id)
+                if said > count:
+                    raise LastEventIdAheadError(said, count, "the table talk's last message")
         finally:
             live.release(feed)  # the feed lingers; the stream takes it again at once
         return Stream(
             live.revocations.guard(
-                cred, live.frames(match_id, viewer, last, patches=frames == "patch")
+                cred,
+                live.frames(match_id, viewer, last, patches=frames == "patch", said=said),
             ),
             media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},

@@ -89,6 +89,9 @@ FEED: Final = StreamRoute(
     operation="followEvents",
     summary="Follow the whole log from a position",
 )
+MATCH_ID_PATTERN: Final = "^[0-9]{1,18}([.][1-9][0-9]{0,8})?$"
+"""A match stream's frame id: the version, and once table talk was sent on the stream
+the last message's number (``V.T``, R37)."""
 MATCH: Final = StreamRoute(
     kind="match",
     path="/v1/matches/{match_id:uuid}/stream",
@@ -104,7 +107,9 @@ MATCH: Final = StreamRoute(
     f"connection, and every {FULL_EVERY}th version) each version comes as a `patch` frame "
     "(RFC 6902 against the viewer's view at the version before) and the deal as `deal-patch` "
     "frames (against the deal frame before, the first against the version's view). "
-    "`Accept-Encoding: gzip` compresses the stream, each frame flushed as it is sent.",
+    "`Accept-Encoding: gzip` compresses the stream, each frame flushed as it is sent. Table "
+    "talk (R37): `talk` frames right after the frame of the version each message was said "
+    "at; once one was sent, ids are `V.T` (the version, the last message's number).",
     messages={
         "view": "matchView",
         "deal": "matchDeal",
@@ -112,6 +117,7 @@ MATCH: Final = StreamRoute(
         "caughtUp": "matchCaughtUp",
         "patch": "matchPatch",
         "dealPatch": "matchDealPatch",
+        "talk": "matchTalk",
     },
     operation="watchMatch",
     summary="Watch a match as a seat or a spectator",

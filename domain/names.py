@@ -180,10 +180,9 @@ def _check_scripts(name: str, field: str) -> None:
         )
 
 
-def checked_name(text: str, field: str, *, max_length: int = 100, bot: bool = False) -> str:
-    """``text`` NFC-normalised, or InvalidNameError naming ``field`` and what was refused
-    (the module docstring). ``bot``: the service names a bot's seat, so the bots' default
-    names are allowed."""
+def _checked_characters(text: str, field: str, max_length: int) -> str:
+    """``text`` NFC-normalised, once its characters, length and scripts pass the policy
+    (everything but the names the service shows): InvalidNameError otherwise."""
     if not isinstance(text, str):
         raise InvalidNameError(field, "must be text")
     name = unicodedata.normalize("NFC", text)
@@ -198,6 +197,33 @@ def checked_name(text: str, field: str, *, max_length: int = 100, bot: bool = Fa
             field, f"must be at most {max_length} characters written out (NFKC), got {expanded}"
         )
     _check_scripts(name, field)
+    return name
+
+
+class InvalidTextError(InvalidNameError):
+    """A message's text the policy refuses (table talk, R37); ``field`` names it."""
+
+    code = "invalid-text"
+
+
+def checked_text(text: str, field: str, *, max_length: int) -> str:
+    """A message a person writes at a table (R37): ``text`` NFC-normalised, under the same
+    checks of characters, length and scripts as a name — no control, bidirectional or
+    invisible character, no character unfit for ordinary text, no "Zalgo" marks, no mix
+    of scripts or of digits meant to deceive — or InvalidTextError naming ``field``."""
+    try:
+        return _checked_characters(text, field, max_length)
+    except InvalidTextError:
+        raise
+    except InvalidNameError as e:
+        raise InvalidTextError(field, e.detail.removeprefix(f"{field} ")) from None
+
+
+def checked_name(text: str, field: str, *, max_length: int = 100, bot: bool = False) -> str:
+    """``text`` NFC-normalised, or InvalidNameError naming ``field`` and what was refused
+    (the module docstring). ``bot``: the service names a bot's seat, so the bots' default
+    names are allowed."""
+    name = _checked_characters(text, field, max_length)
     shown = name.strip()
     folded = " ".join(shown.casefold().split())
     mine = keys(name)

@@ -46,6 +46,7 @@ from eventsourcing.utils import get_topic
 from domain.accounts.account import AccountCreated
 from domain.game.match_events import MatchCreated
 from domain.game.round_events import RoundStarted
+from domain.talk.table_talk import TalkOpened
 from domain.tournament.events import TournamentCreated
 from infra.localhub import InProcessHub, LocalHub
 from infra.settings import Settings, parse_database_url
@@ -59,10 +60,11 @@ ROUND_STARTED: Final = get_topic(RoundStarted)
 TOURNAMENT_CREATED: Final = get_topic(TournamentCreated)
 RELAY_CHANNEL: Final = "shengji_presence"
 """What the replicas tell each other beside the store's news (presence, D-social)."""
+TALK_OPENED: Final = get_topic(TalkOpened)
 
 
 class _Created(msgspec.Struct):
-    """The one field of a ``RoundStarted`` the hub reads."""
+    """The one field of a ``RoundStarted`` (or a ``TalkOpened``) the hub reads."""
 
     match_id: UUID
 
@@ -336,12 +338,13 @@ class PostgresHub(LocalHub):
 
 def match_of_created(originator: UUID, topic: str | None, state: bytes | None) -> UUID | None:
     """What an aggregate's changes wake, from its first event: a match is its own; a
-    round names its match in ``RoundStarted``; an account is its own (a player's streams
+    round names its match in ``RoundStarted``, a table's talk in ``TalkOpened`` (R37:
+    its messages go on the match's stream); an account is its own (a player's streams
     follow it to end when its token is revoked: docs/decisions.md D-fair); a tournament is
     its own (its standings and display streams, D-streams); anything else wakes nothing."""
     if topic in (MATCH_CREATED, ACCOUNT_CREATED, TOURNAMENT_CREATED):
         return originator
-    if topic == ROUND_STARTED and state is not None:
+    if topic in (ROUND_STARTED, TALK_OPENED) and state is not None:
         try:
             return msgspec.json.decode(state, type=_Created).match_id
         except msgspec.DecodeError:

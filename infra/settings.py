@@ -38,6 +38,7 @@ from domain.bots import PLAYERS
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
 from domain.rules.errors import InvalidInputError
+from domain.talk.table_talk import Limits
 from services.accounts.oidc import ALGORITHMS, SIGNING_ALGORITHMS
 from services.bot_driver import BOT_QUOTA_MS, BOTS_ONLY_ROUNDS, DECISION_CPU_S, WORKERS
 from services.game import TablePolicy
@@ -238,6 +239,33 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "rotated) before it stops signing in (docs/players.md).",
         ),
     ] = 30 * 86_400
+    talk_text_max: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=2000,
+            description="The longest free text a seat may write at a table that allows it "
+            "(characters, R37).",
+        ),
+    ] = 200
+    talk_per_minute: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=600,
+            description="Messages (quick chat and free text) one seat or spectator may send "
+            "at a table in a minute; beyond, 429 `talk-rate-limited` (R37).",
+        ),
+    ] = 10
+    talk_reports_per_table: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=100,
+            description="Messages one person may report at one table; beyond, 429 "
+            "`reports-exceeded` (R37).",
+        ),
+    ] = 5
     quick_play_rounds: Annotated[
         int,
         Meta(
@@ -556,6 +584,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             quick_play_rounds=self.quick_play_rounds,
             quick_play_timers=Timers(declare_ms=turn, bury_ms=min(2 * turn, _MS), play_ms=turn),
             substitute=self.timeout_bot,
+            talk=Limits(self.talk_text_max, self.talk_per_minute, self.talk_reports_per_table),
         )
 
     @property

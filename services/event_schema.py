@@ -108,6 +108,7 @@ from domain.game.match_events import (
     TableMadePrivate,
 )
 from domain.game.round_events import ROUND_EVENTS, RoundStarted
+from domain.talk.table_talk import MessageReported, MessageSent, Muted, TalkOpened, Unmuted
 from domain.tournament.events import (
     DIRECTOR_EVENTS,
     ByeAwarded,
@@ -197,6 +198,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
         ),
     ),
     ("invite", (InviteCreated,)),
+    ("talk", (TalkOpened, MessageSent, Muted, Unmuted, MessageReported)),
     ("rating", (RatingChanged,)),
     (
         "friendship",
@@ -264,7 +266,7 @@ class EventType(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         Meta(
             description=(
                 "`match`, `round`, `tournament`, `idempotency`, "
-                "`account`, `invite`, `lobby`, `ranked-queue`, `ticket`, `webhook`, "
+                "`account`, `invite`, `talk`, `lobby`, `ranked-queue`, `ticket`, `webhook`, "
                 "`subscription` (the game's store) or `outbox` (the "
                 "webhook outbox's own store, never in the feed); "
                 "docs/events.md says who may read each."

@@ -29,6 +29,7 @@ from domain.game.match import Match
 from domain.game.round import Round
 from domain.game.round_events import Pacing
 from domain.game.timers import Timers
+from domain.talk.table_talk import Limits
 from services.accounts.keys import KeyStore, MemoryKeys, Sealer
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
@@ -38,6 +39,7 @@ from services.sources import new_seed, utc_now
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
 QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
+TALK_LIMITS = Limits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,8 @@ class TablePolicy:
     """Quick play's turn limits: the timeout bot moves for a seat over its time."""
     substitute: str = "heuristic"
     """The bot that plays a seat whose player left (the timeout bot's kind)."""
+    talk: Limits = TALK_LIMITS
+    """Table talk's bounds: free text's length, messages a minute, reports (R37)."""
 
 
 class GameService(Application[UUID]):

@@ -80,6 +80,7 @@ from services.ratings.boards import RatingModels
 from services.records.replay import ImportRecord, ImportRecordHandler
 from services.social import commands as sc
 from services.social.reads import SocialModels
+from services.talk import commands as talk
 from services.tournaments import commands as tc
 from services.tournaments import control_commands as cc
 from services.tournaments import director_commands as dc
@@ -133,6 +134,11 @@ def build_bus(
         # a player's seats and private tables
         ClaimSeatAsPlayer: ClaimSeatAsPlayerHandler(service, dealer),
         LeaveMatch: LeaveMatchHandler(service),
+        # table talk (R37)
+        talk.Say: talk.SayHandler(service),
+        talk.Mute: talk.MuteHandler(service),
+        talk.Unmute: talk.UnmuteHandler(service),
+        talk.Report: talk.ReportHandler(service),
         CreateInvite: CreateInviteHandler(service),
         JoinByInvite: JoinByInviteHandler(service, dealer),
         # a player's account and sessions

@@ -55,6 +55,7 @@ from services.errors import NotFoundError
 from services.game import GameService
 from services.history_items import HistoryItem, history_item
 from services.legal import round_context, sorted_names
+from services.talk.reads import TalkMessage, said_by
 from services.views import PublicView, SeatView, table_view
 
 MAX_LIMIT = 1000
@@ -145,6 +146,15 @@ class StateAt(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             )
         ),
     ] = None
+    talk: Annotated[
+        list[TalkMessage],
+        Meta(
+            description=(
+                "The table talk said up to this version that the viewer reads (R37): a "
+                "seat's, its mutes applied; spectators' where the table allows it."
+            )
+        ),
+    ] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +291,8 @@ def state_at(service: GameService, match_id: UUID, version: int, viewer: int | N
     if round_ is not None and scored and embargo is None:
         revealed = _revealed(round_, now)
     reason = None if embargo is None else embargo.reason
-    return StateAt(version=version, view=view, revealed=revealed, embargo=reason)
+    talk = said_by(service, match, viewer, version)
+    return StateAt(version=version, view=view, revealed=revealed, embargo=reason, talk=talk)
 
 
 def state_tables(service: GameService, match_id: UUID, version: int) -> tuple[Match, Round | None]:

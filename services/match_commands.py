@@ -24,6 +24,7 @@ from domain.game.match import Entered, Match
 from domain.game.round import Round
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
+from domain.talk.options import TalkOptions
 from services import field_docs, table_life
 from services.access import check_visible, organiser_of, player_of, seat_in, seat_or_organiser
 from services.accounts.seating import check_admitted, open_if_seated, refuse_a_seated_guest
@@ -192,6 +193,8 @@ class CreateMatch:
     tables); None: the command mints one and answers it once."""
     match_id: UUID | None = None
     """The match's id when the service chooses it (a tournament's table); else a new one."""
+    talk: TalkOptions | None = None
+    """What the creator allows of table talk (R37); None: the defaults."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +275,7 @@ def create(uow: UnitOfWork, command: CreateMatch, match_id: UUID, organiser_hash
         tournament=command.tournament,
         timers=command.timers,
         visibility=command.visibility,
+        talk=command.talk,
     )
     uow.add(match)
     return match

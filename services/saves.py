@@ -20,6 +20,7 @@ from uuid import UUID
 
 from domain.game.match import Match
 from domain.game.round import Round
+from domain.talk.table_talk import TableTalk
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,8 @@ class Saves:
 
     def __init__(self) -> None:
         self.changed: Listeners[frozenset[UUID]] = Listeners("the ids a save changed")
-        """The ids a save changed: each match (a round counts as its match) and every other
+        """The ids a save changed: each match (a round and a table's talk count as their
+        match) and every other
         aggregate by its own id — an account (a player's streams end when its token is
         revoked, docs/decisions.md D-fair), a tournament (its standings and display
         streams, D-streams). The in-process hub, the view tags, the lists' follower."""
@@ -96,8 +98,10 @@ class Saves:
         objs = [o for o in objs if o is not None]
         state = [o for o in objs if isinstance(o, Match | Round)]
         touched = {o.id if isinstance(o, Match) else o.match_id for o in state}
+        touched.update(o.match_id for o in objs if isinstance(o, TableTalk))  # its stream's
         for o in objs:
-            other = None if isinstance(o, Match | Round) else getattr(o, "id", None)
+            mine = isinstance(o, Match | Round | TableTalk)
+            other = None if mine else getattr(o, "id", None)
             if isinstance(other, UUID):
                 touched.add(other)
         self.changed.tell(frozenset(touched))

@@ -139,6 +139,7 @@ def _open(uow: UnitOfWork, dealer: Dealer, first: Match, caller: Caller) -> Rema
         visibility=first.visibility,
         rematch_of=first.id,
         reserved=kept,
+        talk=first.talk,
     )
     uow.add(match)
     for seat, info in enumerate(first.seats):

@@ -23,6 +23,8 @@ from domain.names import check_apart, checked_name, checked_title
 from domain.rules.errors import IllegalMoveError, InvalidInputError
 from domain.rules.ruleset import RuleSet
 from domain.rules.scoring import advance_level, match_over
+from domain.talk.options import DEFAULT as TALK_DEFAULT
+from domain.talk.options import TalkOptions
 
 SEAT_KINDS = ("human", "random", "heuristic", "strong")
 """A seat's holder: a person, or a bot policy of ``domain.bots.PLAYERS``."""
@@ -85,6 +87,8 @@ class Match(GameAggregate):
         """Seats that resigned (R32); the team concedes once each person of it did."""
         rematch: UUID | None
         """The rematch asked for after this match, if any."""
+        talk: TalkOptions
+        """What the creator allows of table talk (R37)."""
 
     unversioned = 0  # not annotated: the library would make it a field of MatchCreated
     """The match's events that take no match version (``MatchEvent.VERSIONED``)."""
@@ -99,6 +103,7 @@ class Match(GameAggregate):
     left = MappingProxyType({})
     resigned = frozenset()
     rematch = None
+    talk = TALK_DEFAULT
 
     @classmethod
     def create(
@@ -117,12 +122,14 @@ class Match(GameAggregate):
         rematch_of: UUID | None = None,
         reserved: list[str] | None = None,
         ranked: bool = False,
+        talk: TalkOptions | None = None,
     ) -> Match:
         """``tournament``: (tournament id, tournament round) of a tournament table, whose
         deals take the tournament round's seeds (R36, ``services.tournaments.seeds``);
         ``visibility``: ``public`` or ``private``; ``rematch_of`` and ``reserved``: a
         rematch's first match and who may take each seat (docs/decisions.md D-table-life);
-        ``ranked``: made by a ranked queue (docs/players.md)."""
+        ``ranked``: made by a ranked queue (docs/players.md); ``talk``: what the creator
+        allows of table talk (R37)."""
         name = checked_title(name, "name")
         if visibility not in VISIBILITIES:
             raise InvalidInputError(f"visibility is public or private, not {visibility!r}")
@@ -145,6 +152,7 @@ class Match(GameAggregate):
             rematch_of=rematch_of,
             reserved=reserved,
             ranked=ranked,
+            talk=None if talk is None or talk.default else talk.to_mapping(),
             timestamp=now,
         )
 

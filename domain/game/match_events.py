@@ -9,6 +9,7 @@ from eventsourcing.domain import Aggregate
 
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
+from domain.talk.options import TalkOptions
 from domain.values import Value
 
 if TYPE_CHECKING:
@@ -67,9 +68,10 @@ class MatchCreated(Aggregate.Created):
     match it follows and who may take each seat (docs/decisions.md D-table-life);
     version 1 events are read as public tables (:meth:`upcast_v1_v2`). Version 3 says
     whether the match is ranked (made by a ranked queue, docs/players.md); older ones are
-    not (:meth:`upcast_v2_v3`)."""
+    not (:meth:`upcast_v2_v3`). Version 4 says what the creator allows of table talk
+    (``talk``, R37); older ones allow the defaults (:meth:`upcast_v3_v4`)."""
 
-    class_version: ClassVar[int] = 3
+    class_version: ClassVar[int] = 4
     SECRET_FIELDS: ClassVar[tuple[str, ...]] = ("organiser_token_hash", "reserved")
     name: str
     preset: str | None
@@ -92,6 +94,9 @@ class MatchCreated(Aggregate.Created):
     seated at once). Never shown."""
     ranked: bool = False
     """Made by a ranked queue: four players of close rating, teams balanced (rated)."""
+    talk: dict[str, bool] | None = None
+    """What the creator allows of table talk (``domain.talk.options``); None: the
+    defaults (quick chat, spectators too; no free text)."""
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -105,6 +110,11 @@ class MatchCreated(Aggregate.Created):
         """A match created before ranked play: not ranked."""
         state["ranked"] = False
 
+    @staticmethod
+    def upcast_v3_v4(state: dict[str, Any]) -> None:
+        """A match created before table talk: the default talk options."""
+        state["talk"] = None
+
     def apply(self, aggregate: Any) -> None:
         m: Match = aggregate
         # A public table that is no rematch keeps the class's defaults (``Match``): no
@@ -117,6 +127,8 @@ class MatchCreated(Aggregate.Created):
             m.reserved = tuple(self.reserved)
         if self.ranked:
             m.ranked = True
+        if self.talk:
+            m.talk = TalkOptions.from_mapping(self.talk)
         m.name = self.name
         m.preset = self.preset
         m.rules = RuleSet.from_mapping(self.rules)

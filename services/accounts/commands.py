@@ -24,6 +24,7 @@ from msgspec import Meta
 from domain.accounts.account import LOCALES, Account
 from domain.accounts.ticket import Ticket
 from domain.rules.errors import IllegalMoveError
+from domain.talk.table_talk import talk_id
 from services import field_docs, table_life
 from services.access import signed_player
 from services.accounts.lobby import withdraw_ticket
@@ -462,7 +463,9 @@ class ErasePlayerHandler(_PlayerCommand, Handler[ErasePlayer, Signed, None]):
             match = uow.match(match_id)
             if match.seats[seat] is not None:
                 match.reissue_token(seat, token_hash(new_token(match_id, SEAT_ROLE)), uow.now)
-        held = (account.id, *account.seats, *account.left)  # left ones show the name too
+        tables = (*account.seats, *account.left)  # left ones show the name too
+        talk = [talk_id(m) for m in tables]  # and their talk, its text sealed (R37)
+        held = (account.id, *tables, *talk)
         uow.after(lambda: forget(self.service, *held))
         return Outcome(204, account.id, account.version)
 

@@ -108,6 +108,13 @@ SEMANTIC_PATHS = (
     "/v1/tournaments/{tournament_id}/teams",
     "/v1/tournaments/{tournament_id}/teams/{team}/rename",
     "/v1/tournaments/{tournament_id}/substitutes",
+    # a message's text follows the same policy (R37, 422 invalid-text); a message is a
+    # phrase or a text, one of them, and the phrase one of the catalogue's (422)
+    "/v1/matches/{match_id}/talk",
+    # a mute names a spectator who spoke at that table (422 otherwise): who spoke is not in
+    # the schema
+    "/v1/matches/{match_id}/talk/mutes",
+    "/v1/matches/{match_id}/talk/mutes/{source}",
 )
 IF_MATCH_PATHS = ("/v1/matches/{match_id}/actions/{action}", "/v1/matches/{match_id}/timeout")
 """Commands that take ``If-Match`` (the round's actions, claiming a timeout)."""

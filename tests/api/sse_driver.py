@@ -48,6 +48,8 @@ class Event:
 
     event: str | None = None
     id: int | None = None
+    tag: str | None = None
+    """The id as sent (a match stream's ``V.T`` once table talk was sent on it)."""
     data: str | None = None
     retry: int | None = None
     comment: str | None = None
@@ -73,7 +75,8 @@ def parse_block(block: str) -> Event:
         elif name == "event":
             ev.event = value
         elif name == "id":
-            ev.id = int(value)
+            ev.tag = value
+            ev.id = int(value.partition(".")[0])
         elif name == "data":
             ev.data = value if ev.data is None else ev.data + "\n" + value
         elif name == "retry":

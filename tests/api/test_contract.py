@@ -17,6 +17,7 @@ from api.dto import ActionRequest, CreateMatchRequest, VerifyRequest
 from api.openapi import openapi_document
 from api.openapi_patches import REF_TEMPLATE
 from api.rules_oracle import SettleRequest, ShapeRequest, ThrowRequest, TrickRequest
+from api.streams import MATCH_ID_PATTERN
 from tests.api.rest import Json, Table, auth
 
 SHAPE = {"level": "2", "trumpSuit": "S"}
@@ -221,8 +222,9 @@ def test_the_constraints_inside_unions_and_lists_are_documented(document: Json) 
 
 def test_the_stream_documents_its_parameters_and_refusals(document: Json) -> None:
     path = "/v1/matches/{match_id}/stream"
-    assert _param(document, path, "Last-Event-ID")["schema"]["pattern"] == "^[0-9]{1,18}$"
-    assert _param(document, path, "lastEventId")["schema"]["pattern"] == "^[0-9]{1,18}$"
+    pattern = MATCH_ID_PATTERN  # a version, or V.T once table talk was sent (R37)
+    assert _param(document, path, "Last-Event-ID")["schema"]["pattern"] == pattern
+    assert _param(document, path, "lastEventId")["schema"]["pattern"] == pattern
     responses = document["paths"][path]["get"]["responses"]
     assert {"401", "403", "404", "422"} <= set(responses)
 
@@ -239,7 +241,9 @@ def test_every_error_response_is_documented_as_a_problem(document: Json) -> None
                     )
 
 
-@pytest.mark.parametrize("header", ["abc", "\u00b2", "", "1" * 19, "-1", "1.0"])
+@pytest.mark.parametrize(
+    "header", ["abc", "\u00b2", "", "1" * 19, "-1", "1.0", "1.", ".1", "1.2.3"]
+)
 def test_a_last_event_id_that_is_not_a_version_is_422(c: TestClient[Litestar], header: str) -> None:
     table = Table.seat_four(c)
     r = c.get(f"{table.url}/stream", headers=[(b"Last-Event-ID", header.encode("latin-1"))])

@@ -30,11 +30,22 @@ from psycopg import sql
 
 from api.sse import LiveStreams, StreamSettings
 from domain.rules.ruleset import RuleSet
-from infra.hub import MATCH_CREATED, ROUND_STARTED, PostgresHub, build_hub, match_of_created
+from domain.talk.table_talk import talk_id
+from infra.hub import (
+    MATCH_CREATED,
+    ROUND_STARTED,
+    TALK_OPENED,
+    PostgresHub,
+    build_hub,
+    match_of_created,
+)
 from infra.settings import Settings
 from infra.store import build_service
+from services.access import Credential
 from services.game import GameService
+from services.handlers import build_bus
 from services.social.presence import PresenceBoard
+from services.talk.commands import Say
 from services.views import table_view
 from tests.api.sse_driver import TIMEOUT, SseStream, build_app, step, stream
 from tests.commands import create_match, take_seat
@@ -299,3 +310,29 @@ async def test_presence_is_relayed_between_replicas(settings: Settings) -> None:
         await until(lambda: heard == ["online", "offline"])
         assert boards["b"].of(player).state == "offline"
         assert boards["a"].of(player).state == "offline"  # its own choice, not heard back
+
+
+async def test_talk_said_through_a_reaches_the_stream_of_b(settings: Settings) -> None:
+    """A message saved by instance A wakes B's stream of the match (the hub maps the
+    table's talk to its match by ``TalkOpened``, R37) and arrives as a talk frame."""
+    async with instance(settings) as a, instance(settings) as b:
+        match_id, tokens = await seated_match(a)
+        bus = build_bus(a.service)
+        seat0 = Credential.parse(tokens[0])
+        async with stream(b.app, f"/v1/matches/{match_id}/stream") as s:
+            v0 = (await s.next_view()).id
+            for phrase in ("hello", "good-luck"):
+                await a.run(lambda p=phrase: bus.execute(Say(match_id, phrase=p), seat0))
+            talk: list[tuple[str | None, str]] = []
+            while len(talk) < 2:
+                ev = await s.next()
+                assert ev is not None
+                if ev.event == "talk":
+                    talk.append((ev.tag, json.loads(ev.data or "{}")["phrase"]))
+            assert talk == [(f"{v0}.1", "hello"), (f"{v0}.2", "good-luck")]
+
+
+def test_a_tables_talk_belongs_to_its_match() -> None:
+    match_id = uuid4()
+    state = b'{"match_id":"%s"}' % str(match_id).encode()
+    assert match_of_created(talk_id(match_id), TALK_OPENED, state) == match_id

@@ -401,6 +401,40 @@ def _import(w: World) -> tuple[Call, Move]:
     return call, lambda _: w.table()
 
 
+def _say(w: World) -> tuple[Call, Move]:
+    t = w.table()
+    call = Call("POST", f"{t.url}/talk", {"phrase": "good-luck"}, auth(t.tokens[0]))
+    body = {"phrase": "thanks"}
+    return call, lambda _: w.ok("POST", f"{t.url}/talk", json=body, headers=auth(t.tokens[1]))
+
+
+def _mute(w: World) -> tuple[Call, Move]:
+    t = w.table()
+    call = Call("POST", f"{t.url}/talk/mutes", {"source": "seat-0"}, auth(t.tokens[1]))
+    body = {"source": "seat-2"}
+    return call, lambda _: w.ok("POST", f"{t.url}/talk/mutes", json=body, headers=auth(t.tokens[1]))
+
+
+def _unmute(w: World) -> tuple[Call, Move]:
+    t = w.table()
+    for source in ("seat-0", "seat-2"):
+        body = {"source": source}
+        w.ok("POST", f"{t.url}/talk/mutes", json=body, headers=auth(t.tokens[1]))
+    call = Call("DELETE", f"{t.url}/talk/mutes/seat-0", None, auth(t.tokens[1]))
+    return call, lambda _: w.ok("DELETE", f"{t.url}/talk/mutes/seat-2", headers=auth(t.tokens[1]))
+
+
+def _report(w: World) -> tuple[Call, Move]:
+    t = w.table()
+    for _ in range(2):
+        w.ok("POST", f"{t.url}/talk", json={"phrase": "oops"}, headers=auth(t.tokens[0]))
+    call = Call("POST", f"{t.url}/talk/reports", {"number": 1}, auth(t.tokens[1]))
+    body = {"number": 2, "reason": "spam"}
+    return call, lambda _: w.ok(
+        "POST", f"{t.url}/talk/reports", json=body, headers=auth(t.tokens[1])
+    )
+
+
 SCENARIOS: dict[str, Prepare] = {
     "POST /v1/matches": _new_match,
     "POST /v1/matches/{match_id:uuid}/seats/{seat:int}": _claim_seat,
@@ -433,6 +467,10 @@ SCENARIOS: dict[str, Prepare] = {
     "POST /v1/events/subscriptions/{name:str}/acks": _ack_range,
     "POST /v1/events/subscriptions/{name:str}/checkpoint": _commit,
     "POST /v1/records": _import,
+    "POST /v1/matches/{match_id:uuid}/talk": _say,
+    "POST /v1/matches/{match_id:uuid}/talk/mutes": _mute,
+    "DELETE /v1/matches/{match_id:uuid}/talk/mutes/{source:str}": _unmute,
+    "POST /v1/matches/{match_id:uuid}/talk/reports": _report,
 }
 
 

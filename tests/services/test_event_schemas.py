@@ -42,6 +42,7 @@ BASES = frozenset(
         "InvitationEvent",
         "SocialEvent",
         "TicketEvent",
+        "TalkEvent",
     }
 )
 """The aggregates' event base classes: never stored themselves."""
