@@ -2,8 +2,10 @@
 "Friends"; docs/decisions.md D-social): A asks B, B accepts on another session, A's
 player stream sees B come online (within the 2 s presence promise: a deadline, never a
 timed assertion beyond it), A invites B to a private table, B accepts and is seated, they
-play round 1 with two bots while one of B's streams reconnects with ``Last-Event-ID`` and
-resumes exactly; then B blocks A and every path refuses A as it refuses a stranger."""
+play round 1 with two bots exchanging quick chat that every seat and a spectator hear in
+order (R37) while B's player stream and B's table stream each reconnect with
+``Last-Event-ID`` and resume exactly; then B blocks A and every path refuses A as it
+refuses a stranger."""
 
 from __future__ import annotations
 
@@ -123,9 +125,103 @@ def refused(c: httpx.Client, method: str, path: str, token: str, **kw: Any) -> J
     return body
 
 
+@dataclass
+class TableFrame:
+    """A frame of a match's live stream: its event, its id (``V`` or ``V.T`` once talk was
+    said) and, for a talk frame, the phrase."""
+
+    event: str
+    id: str | None
+    phrase: str | None
+
+
+@dataclass
+class TableReader:
+    """One match stream read on a thread of its own: every frame, in order."""
+
+    frames: list[TableFrame] = field(default_factory=list)
+    changed: threading.Condition = field(default_factory=threading.Condition)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def add(self, frame: TableFrame) -> None:
+        with self.changed:
+            self.frames.append(frame)
+            self.changed.notify_all()
+
+    def wait_for(self, found: Callable[[list[TableFrame]], bool]) -> list[TableFrame]:
+        deadline = time.monotonic() + DEADLINE_S
+        with self.changed:
+            while not found(self.frames):
+                left = deadline - time.monotonic()
+                assert left > 0, f"not within {DEADLINE_S} s: {self.frames[-5:]}"
+                self.changed.wait(left)
+            return list(self.frames)
+
+    def said(self) -> list[str]:
+        with self.changed:
+            return [f.phrase for f in self.frames if f.phrase is not None]
+
+    def ids(self) -> list[str]:
+        with self.changed:
+            return [f.id for f in self.frames if f.id is not None]
+
+
+@contextmanager
+def table_stream(
+    base: str, match_id: str, token: str | None, last: str | None = None
+) -> Iterator[TableReader]:
+    """``GET /v1/matches/{id}/stream`` as ``token``'s viewer (a seat, or a spectator)."""
+    reader = TableReader()
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    if last is not None:
+        headers["Last-Event-ID"] = last
+    opened = threading.Event()
+
+    def run() -> None:
+        try:
+            read()
+        except httpx.HTTPError:  # the server stopped, or the test let go of the stream
+            opened.set()
+
+    def read() -> None:
+        with (
+            httpx.Client(base_url=base, timeout=None) as c,
+            c.stream("GET", f"/v1/matches/{match_id}/stream", headers=headers) as r,
+        ):
+            assert r.status_code == 200, r.read()
+            opened.set()
+            block: dict[str, str] = {}
+            for line in r.iter_lines():
+                if reader.stop.is_set():
+                    return
+                if not line:
+                    if "data" in block:
+                        event = block.get("event", "message")
+                        phrase = json.loads(block["data"])["phrase"] if event == "talk" else None
+                        reader.add(TableFrame(event, block.get("id"), phrase))
+                    block = {}
+                elif not line.startswith(":") and ": " in line:
+                    name, value = line.split(": ", 1)
+                    block[name] = value
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert opened.wait(DEADLINE_S), "the stream did not open"
+    try:
+        yield reader
+    finally:
+        reader.stop.set()
+
+
+def say(c: httpx.Client, match_id: str, token: str, phrase: str) -> None:
+    """Quick chat (R37): a phrase of the catalogue, said from a seat."""
+    call(c, "POST", f"/v1/matches/{match_id}/talk", token, json={"phrase": phrase})
+
+
 def quick_chat(c: httpx.Client, match_id: str, a: str, b: str) -> None:
-    """The place for table talk between A and B in the middle of the round (quick chat, the
-    ``talk`` branch): nothing here yet."""
+    """A and B exchange quick chat in the middle of the round."""
+    say(c, match_id, a, "nice")
+    say(c, match_id, b, "thanks")
 
 
 def play_round(
@@ -244,11 +340,22 @@ def test_two_friends_on_two_devices(tmp_path: Path) -> None:
                         json={"kind": "random"},
                     )
                 b_stream.wait_for(lambda f: f.event == "match-found")
-                # round 1, with B's tablet following throughout and B's phone reconnecting
-                with player_stream(base, b_tab) as reference:
+                # round 1, with B's tablet following throughout and B's phone reconnecting;
+                # the table's streams: A's seat, B's tablet (the reference), B's phone (cut in
+                # the middle and resumed) and a spectator (the organiser, who reads as one)
+                with (
+                    player_stream(base, b_tab) as reference,
+                    table_stream(base, match_id, a_tok) as a_table,
+                    table_stream(base, match_id, b_tab) as b_table,
+                    table_stream(base, match_id, organiser) as watcher,
+                ):
                     start = reference.wait_for(lambda f: f.event == "snapshot").id or 0
                     phone: list[int] = []
                     resumed: list[Reader] = []
+                    phone_table: list[str] = []
+                    resumed_table: list[TableReader] = []
+                    say(c, match_id, a_tok, "hello")
+                    say(c, match_id, b_phone, "good-luck")
 
                     def middle() -> None:
                         quick_chat(c, match_id, a_tok, b_phone)
@@ -257,9 +364,20 @@ def test_two_friends_on_two_devices(tmp_path: Path) -> None:
                         resumed.append(
                             stack.enter_context(player_stream(base, b_phone, last=phone[-1]))
                         )
+                        cut = b_phone_table.wait_for(lambda fs: "thanks" in [f.phrase for f in fs])
+                        b_phone_table.stop.set()
+                        phone_table.extend(f.id for f in cut if f.id is not None)
+                        resumed_table.append(
+                            stack.enter_context(
+                                table_stream(base, match_id, b_phone, last=phone_table[-1])
+                            )
+                        )
 
                     with ExitStack() as stack:
+                        b_phone_table = stack.enter_context(table_stream(base, match_id, b_phone))
                         play_round(c, match_id, organiser, [a_tok, b_phone], middle)
+                        say(c, match_id, b_phone, "good-game")
+                        say(c, match_id, a_tok, "well-played")
                         again = resumed[0]
                         end = reference.ids[-1]
                         again.wait_for(lambda f: f.id is not None and f.id >= end)
@@ -269,6 +387,20 @@ def test_two_friends_on_two_devices(tmp_path: Path) -> None:
                         assert [i for i in mine if i > phone[-1]] == after  # nothing lost
                         before = [i for i in mine if start < i <= phone[-1]]
                         assert [i for i in phone if i > start] == before  # nor repeated
+                        # every seat and the spectator hear the same talk, in the order said
+                        said = ["hello", "good-luck", "nice", "thanks", "good-game", "well-played"]
+                        for table in (a_table, b_table, watcher, resumed_table[0]):
+                            table.wait_for(lambda fs: "well-played" in [f.phrase for f in fs])
+                        assert a_table.said() == b_table.said() == watcher.said() == said
+                        # the phone's table stream resumed exactly: the tablet's frames after
+                        # the cut, none lost, none twice, the talk among them in its place
+                        tablet = b_table.ids()
+                        cut_at = tablet.index(phone_table[-1])
+                        later = resumed_table[0].ids()
+                        assert later[: len(tablet) - cut_at - 1] == tablet[cut_at + 1 :]
+                        shared = [i for i in phone_table if i in tablet]
+                        assert shared == tablet[cut_at + 1 - len(shared) : cut_at + 1]
+                        assert resumed_table[0].said() == ["good-game", "well-played"]
         # B blocks A: every path refuses A as it refuses a stranger
         call(c, "PUT", f"/v1/players/me/blocks/{a['playerId']}", b_phone)
         stranger = call(c, "POST", "/v1/players", json={"displayName": "S"})
