@@ -72,6 +72,7 @@ from services.operator import Operator
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
 from services.saves import Saves
+from services.social.online_notices import OnlineNotices
 from services.social.reads import SocialModels
 from services.sweeper import Sweeper
 from services.tournaments.background import TournamentWork
@@ -248,6 +249,7 @@ def build_core(
             ranked=ranked,
             social=social,
             invitation_ttl=timedelta(seconds=settings.table_invitation_ttl_s),
+            friend_online_window=timedelta(seconds=settings.friend_online_window_s),
         )
         bots = BotDriver(
             bus,
@@ -256,6 +258,9 @@ def build_core(
             bots_only_rounds=settings.bots_only_rounds,
             quota_ms=settings.bot_quota_ms_per_hour,
         )
+        # a friend came online: its notice, off the request path (docs/decisions.md D-social)
+        online = OnlineNotices(bots.bus, social, settings.friend_online_window_s)
+        social.board.arrived = online.arrived
     policy = TargetPolicy(settings.webhook_allow_http, settings.webhook_private_targets)
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)

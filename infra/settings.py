@@ -330,6 +330,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(ge=60, le=86400, description="How long a friend's table invitation lasts, seconds."),
     ] = 600
+    friend_online_window_s: Annotated[
+        int,
+        Meta(
+            ge=60,
+            le=86400,
+            description="At most one `friend-online` notice (webhooks) of a player in a window "
+            "this long, seconds: a flapping connection tells friends once.",
+        ),
+    ] = 600
     presence_away_after_s: Annotated[
         int,
         Meta(

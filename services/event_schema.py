@@ -40,6 +40,7 @@ from domain.accounts.account import (
     SessionTokenRotated,
     Unqueued,
 )
+from domain.accounts.friend_online import FriendCameOnline
 from domain.accounts.friendship import (
     FriendAccepted,
     FriendRemoved,
@@ -200,6 +201,7 @@ _STREAMS: tuple[tuple[str, tuple[type[Any], ...]], ...] = (
     ("invite", (InviteCreated,)),
     ("talk", (TalkOpened, MessageSent, Muted, Unmuted, MessageReported)),
     ("rating", (RatingChanged,)),
+    ("online-notice", (FriendCameOnline,)),
     (
         "friendship",
         (

@@ -79,6 +79,7 @@ from services.operator import NO_OPERATOR, Operator
 from services.ratings.boards import RatingModels
 from services.records.replay import ImportRecord, ImportRecordHandler
 from services.social import commands as sc
+from services.social.online_notices import NoteFriendOnline, NoteFriendOnlineHandler
 from services.social.reads import SocialModels
 from services.talk import commands as talk
 from services.tournaments import commands as tc
@@ -114,6 +115,7 @@ def build_bus(
     ranked: RankedQueues | None = None,
     social: SocialModels | None = None,
     invitation_ttl: timedelta = timedelta(minutes=10),
+    friend_online_window: timedelta = timedelta(minutes=10),
 ) -> Bus:
     """The bus of ``service``: every command with its handler. ``wake``: the bot driver's
     doorbell; ``operator``: who runs webhooks and feed subscriptions (none by default);
@@ -126,7 +128,8 @@ def build_bus(
     memory, kept here); ``ranked``: the ranked queues as this process follows them (their
     expected waits; none: a follower of the bus's own); ``social``: the friends' read model
     and presence board (none: in memory, kept here); ``invitation_ttl``: how long a
-    friend's table invitation lasts (``TABLE_INVITATION_TTL_S``)."""
+    friend's table invitation lasts (``TABLE_INVITATION_TTL_S``); ``friend_online_window``:
+    at most one ``friend-online`` notice of a player in it (``FRIEND_ONLINE_WINDOW_S``)."""
     social = social or SocialModels.in_memory(service)
     dealer = Dealer(table_deals(service))
     handlers: Handlers = game_handlers(service, dealer, wake=wake, timeout_bot=timeout_bot)
@@ -212,6 +215,8 @@ def build_bus(
         RecordTableResult: RecordTableResultHandler(),
         # a rated match's notices to its players (docs/decisions.md D-career)
         NoteRatingChanges: NoteRatingChangesHandler(social.board.ring),
+        # a friend came online, for webhooks (docs/decisions.md D-social)
+        NoteFriendOnline: NoteFriendOnlineHandler(int(friend_online_window.total_seconds())),
     }
     bus = Bus(service, handlers, matches=matches)
     bus.acted.append(social.board.acted)

@@ -229,15 +229,16 @@ class RegisterWebhook(_Request, frozen=True, kw_only=True):
                     "friend-request",
                     "friend-accepted",
                     "table-invitation",
+                    "friend-online",
                 ]
             ],
-            msgspec.Meta(min_length=1, max_length=8),
+            msgspec.Meta(min_length=1, max_length=9),
         ],
         Meta(
             description=(
                 "The kinds of deliveries wanted: your-turn, match-found, "
                 "match-finished, rating-changed, tournament-round-ready, friend-request, "
-                "friend-accepted, table-invitation "
+                "friend-accepted, table-invitation, friend-online "
                 "(docs/webhooks.md)."
             )
         ),

@@ -29,6 +29,7 @@ KINDS = (
     "friend-request",
     "friend-accepted",
     "table-invitation",
+    "friend-online",
 )
 QUEUES = uuid5(NAMESPACE_URL, "shengji:webhook-queue")
 

@@ -18,6 +18,11 @@ presence is the liveliest any process sees. A change is pushed at once to the wa
 that player in this process (the player streams of their friends); one :meth:`sweep` a
 process moves the idle along (online → away → offline). Nothing runs per idle player.
 
+**Coming online** (docs/decisions.md D-social): when a local fact of this process (not a
+relayed view) moves a player's presence from offline to online or in-match, and they do
+not appear offline, :attr:`PresenceBoard.arrived` is told (it only queues: the friends'
+``friend-online`` notice is saved off the request path, :mod:`services.social.online_notices`).
+
 "Appear offline" is the player's stored choice (:class:`~domain.accounts.social.SocialProfile`):
 :meth:`PresenceBoard.hide` is told after its save (and relayed); a hidden player is offline
 to everyone. Who may see whom (friends only, nobody blocked) is the reader's to decide.
@@ -101,6 +106,9 @@ class PresenceBoard:
         """What runs :meth:`sweep` in this process (one; the API starts it)."""
         self.relay: Callable[[bytes], None] | None = None
         """Tells the other processes (set by the composition root on PostgreSQL)."""
+        self.arrived: Callable[[UUID], None] | None = None
+        """Told when a player this process sees came online (the module docstring); it
+        must not block (it is called under the board's lock)."""
         self._local: dict[UUID, _Local] = {}
         self._remote: dict[UUID, dict[str, Presence]] = {}
         self._hidden: set[UUID] = set()
@@ -268,7 +276,15 @@ class PresenceBoard:
             return False
         local.shown = shown
         self._tell(Relayed(self.origin, str(player), shown.state, shown.match_id))
+        before = self._effective.get(player, OFFLINE)
         self._notify(player)
+        arrived = self.arrived
+        after = self._effective.get(player, OFFLINE)
+        if arrived is not None and before == OFFLINE and after.state in ("online", "in-match"):
+            try:
+                arrived(player)
+            except Exception:
+                log.exception("presence: telling a player came online failed")
         return True
 
     def _merged(self, player: UUID) -> Presence:

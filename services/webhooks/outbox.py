@@ -12,7 +12,8 @@ Kinds, per player: ``match-found`` (the account's ``SeatClaimed``), ``your-turn`
 round event after which the seat to act changed to a player's), ``match-finished``
 (``MatchFinished``), ``rating-changed`` (``RatingChanged``: the notice the career's policy
 saved once per player and rated match, docs/decisions.md D-career), ``friend-request``,
-``friend-accepted``, ``table-invitation`` (docs/decisions.md D-social); per tournament:
+``friend-accepted``, ``table-invitation``, ``friend-online`` (``FriendCameOnline``: one
+per friend it names, docs/decisions.md D-social); per tournament:
 ``tournament-round-ready`` (``RoundScheduled``).
 """
 
@@ -33,6 +34,7 @@ from eventsourcing.system import ProcessApplication
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import SeatClaimed
+from domain.accounts.friend_online import FriendCameOnline
 from domain.accounts.friendship import FriendAccepted, FriendRequested
 from domain.accounts.rating_change import RatingChanged
 from domain.accounts.table_invitation import TableInvited
@@ -52,7 +54,12 @@ from domain.tournament.events import RoundScheduled
 from services.career.notice import notice_data
 from services.codec import MsgspecMapper
 from services.game import GameService
-from services.social.notices import friend_accepted, friend_request, table_invitation
+from services.social.notices import (
+    friend_accepted,
+    friend_online,
+    friend_request,
+    table_invitation,
+)
 from services.social.reads import name_of
 
 NS = uuid5(NAMESPACE_URL, "shengji:webhook-outbox")
@@ -81,6 +88,7 @@ class WebhookOutbox(ProcessApplication[UUID]):
             FriendRequested,
             FriendAccepted,
             TableInvited,
+            FriendCameOnline,
             *ROUND_EVENTS_WITH_START,
         )
     )
@@ -169,6 +177,10 @@ class WebhookOutbox(ProcessApplication[UUID]):
         elif isinstance(e, TableInvited):
             data = table_invitation(e, name_of(self.leader, e.inviter))
             work.deliver("table-invitation", e.invitee, data)
+        elif isinstance(e, FriendCameOnline):
+            data = friend_online(e.player_id, name_of(self.leader, e.player_id))
+            for friend in e.friends:
+                work.deliver("friend-online", friend, data)
         elif isinstance(e, RoundScheduled):
             data = {"tournamentId": str(e.originator_id), "round": e.number}
             work.deliver("tournament-round-ready", None, data, key=f"tournament:{e.originator_id}")
@@ -252,6 +264,7 @@ KIND_TOPICS: Final[Mapping[str, tuple[str, ...]]] = {
     "friend-request": (get_topic(FriendRequested),),
     "friend-accepted": (get_topic(FriendAccepted),),
     "table-invitation": (get_topic(TableInvited),),
+    "friend-online": (get_topic(FriendCameOnline),),
     "tournament-round-ready": (get_topic(RoundScheduled),),
     "your-turn": tuple(get_topic(cls) for cls in ROUND_EVENTS_WITH_START),
 }
