@@ -77,7 +77,7 @@ class PresenceBody(_Request, frozen=True, kw_only=True):
 
     appear_offline: Annotated[bool, Meta(description="Friends see you offline.")]
     notify_friend_online: Annotated[
-        bool, Meta(description="A `friend-online` frame when a friend comes online.")
+        bool, Meta(description="Hear `friend-online` (stream, webhooks) as a friend comes online.")
     ] = False
 
 
@@ -221,7 +221,7 @@ class FriendController(Controller):
         """Your presence settings
 
         `appearOffline`: friends see you offline and cannot invite you; `notifyFriendOnline`:
-        a `friend-online` frame on your stream when a friend comes online.
+        `friend-online` on your stream and webhooks when a friend comes online.
         """
         data = await write.body()
         return await write.send(ChoosePresence(data.appear_offline, data.notify_friend_online))

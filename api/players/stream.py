@@ -176,6 +176,9 @@ class PlayerStream:
         """Presence frames pushed by the board (no ``id``: not in the log, so a resume
         with ``Last-Event-ID`` is exact all the same)."""
         self.notify_online = False
+        self.states: dict[UUID, str] = {}
+        """Each watched friend's last state told: ``friend-online`` is for a friend who was
+        offline (docs/decisions.md D-social), not one back from away."""
         self.playing: UUID | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.read_at = 0.0
@@ -240,15 +243,21 @@ class PlayerStream:
         self.notify_online = settings_of(social, me).notify_friend_online
         for gone in self.friends - now:
             self.board.unwatch(gone, self.presence_changed)
+            self.states.pop(gone, None)
         for friend in now - self.friends:
             self.board.watch(friend, self.presence_changed)
-            self.pushed.append(presence_frame(friend, self.board.of(friend)))
+            presence = self.board.of(friend)
+            self.states[friend] = presence.state
+            self.pushed.append(presence_frame(friend, presence))
         self.friends = now
 
     def presence_changed(self, player: UUID, presence: Presence) -> None:
         """The board's news of a friend (any thread): a frame, and the stream woken."""
         self.pushed.append(presence_frame(player, presence))
-        if self.notify_online and presence.state in ("online", "in-match"):
+        before = self.states.get(player, "offline")
+        self.states[player] = presence.state
+        came = before == "offline" and presence.state in ("online", "in-match")
+        if self.notify_online and came:
             name = name_of(self.runtime.service, player)
             data = msgspec.json.encode(friend_online(player, name))
             self.pushed.append(sse_frame("friend-online", data))

@@ -77,7 +77,7 @@ class PresenceChoice(_Answer, frozen=True, kw_only=True):
 
     appear_offline: Annotated[bool, Meta(description="Friends see the player offline.")]
     notify_friend_online: Annotated[
-        bool, Meta(description="A `friend-online` frame when a friend comes online.")
+        bool, Meta(description="Hear `friend-online` (stream, webhooks) as a friend comes online.")
     ]
 
 

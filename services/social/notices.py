@@ -5,8 +5,8 @@ words a phone shows in English and in Chinese (:class:`~services.career.notice.N
 * ``friend-request`` — a player asked to be friends;
 * ``friend-accepted`` — a player accepted the request;
 * ``table-invitation`` — a friend invited the player to a seat;
-* ``friend-online`` — a friend came online (opt-in; pushed by the presence board, not
-  from the log).
+* ``friend-online`` — a friend came online (opt-in): on the stream pushed by the presence
+  board, on webhooks from the log (``FriendCameOnline``, :mod:`services.social.online_notices`).
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ class SocialSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
     appear_offline: Annotated[bool, Meta(description="Friends see the player offline.")]
     notify_friend_online: Annotated[
-        bool, Meta(description="A `friend-online` frame when a friend comes online.")
+        bool, Meta(description="Hear `friend-online` (stream, webhooks) as a friend comes online.")
     ]
     presence: Annotated[Presence, Meta(description="The presence friends see now.")]
 
