@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Final
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, ProcessingEvent, project_aggregate
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import IntegrityError, Mapper, Tracking
 from eventsourcing.system import ProcessApplication
@@ -48,7 +48,7 @@ from domain.game.timers import turn_clock
 from domain.tournament.events import RoundScheduled
 from services.career.notice import notice_data
 from services.codec import MsgspecMapper
-from services.game import GameService
+from services.game import GameService, replay
 
 NS = uuid5(NAMESPACE_URL, "shengji:webhook-outbox")
 ROUND_EVENTS_WITH_START: tuple[type, ...] = (RoundStarted, *ROUND_EVENTS)
@@ -214,7 +214,7 @@ class WebhookOutbox(ProcessApplication[UUID]):
                 except AggregateNotFoundError:
                     return None
         self.acted_before = None if round_ is None else round_.to_act()
-        round_ = project_aggregate(round_, (event,))
+        round_ = replay(round_, (event,))
         if round_ is None:  # pragma: no cover - a round's first event creates it
             return None
         self.rounds[round_id] = round_
