@@ -184,8 +184,9 @@ class FriendController(Controller):
     async def block_player(self, write: Writing, player_id: FromPath[UUID]) -> None:
         """Block a player
 
-        The friendship and any request end; they can no longer ask you, invite you or see
-        your presence, and ranked play never seats you together. They are not told: what
+        The friendship, any request and the open table invitations between you end; they
+        can no longer ask you, invite you or see your presence, and ranked play never seats
+        you together. They are not told: what
         they try is answered as for a player who does not exist.
         """
         await write.send_no_content(BlockPlayer(player_id, block=True))
@@ -262,8 +263,9 @@ class TableInvitationController(Controller):
         """Invite a friend to an empty seat of a table where you sit
 
         It reaches the friend's player stream and webhooks (`table-invitation`) and lasts
-        `TABLE_INVITATION_TTL_S`. 404 `no-friend` for anyone you cannot invite — not a
-        friend, blocked, or offline to you — alike.
+        `TABLE_INVITATION_TTL_S`; inviting the same friend to the same table again answers
+        the invitation still open (no second notice). 404 `no-friend` for anyone you cannot
+        invite — not a friend, blocked, or offline to you — alike.
         """
         data = await write.body()
         return await write.send(InviteFriend(match_id, data.player_id, data.seat))

@@ -58,7 +58,8 @@ class InvitationDeclined(InvitationEvent):
 
 
 class InvitationWithdrawn(InvitationEvent):
-    """Ended without an answer: the inviter withdrew it, or either player was erased."""
+    """Ended without an answer: the inviter withdrew it, one player blocked the other, or
+    either was erased."""
 
     status: ClassVar[str] = "withdrawn"
 
