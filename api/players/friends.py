@@ -185,8 +185,8 @@ class FriendController(Controller):
         """Block a player
 
         The friendship, any request and the open table invitations between you end; they
-        can no longer ask you, invite you or see your presence, and ranked play never seats
-        you together. They are not told: what
+        can no longer ask you, invite you or see your presence, and quick play (casual or
+        ranked) never seats you together. They are not told: what
         they try is answered as for a player who does not exist.
         """
         await write.send_no_content(BlockPlayer(player_id, block=True))
