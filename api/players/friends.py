@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from uuid import UUID
 
 from litestar import Controller, Response, delete, put
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 from msgspec import Meta
 
@@ -237,7 +238,17 @@ class FriendController(Controller):
         return await read.call(lambda: list_invitations(models, _me(read), read.service.clock()))
 
     @write_route(
-        "/invitations/{invitation_id:uuid}/answer", 201, *CHECKED, body=InvitationAnswerBody
+        "/invitations/{invitation_id:uuid}/answer",
+        201,
+        *CHECKED,
+        body=InvitationAnswerBody,
+        also={
+            204: ResponseSpec(
+                data_container=None,
+                description="Declined (`accept: false`): no content",
+                generate_examples=False,
+            )
+        },
     )
     async def answer_invitation(
         self, write: Writing, invitation_id: FromPath[UUID]

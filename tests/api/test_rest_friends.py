@@ -263,3 +263,23 @@ def test_inviting_again_to_the_same_table_answers_the_open_invitation(
     assert again.status_code == 201, again.text
     assert again.json() == first.json()
     assert listed_invitations(c, li) == [first.json()["invitationId"]]
+
+
+def test_declining_an_invitation_answers_the_documented_204(c: TestClient[Litestar]) -> None:
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    befriend(c, mei, li)
+    match_id = seated_inviter(c, mei)
+    sent = c.post(
+        f"/v1/matches/{match_id}/friend-invitations",
+        json={"playerId": li["playerId"]},
+        headers=auth(mei["token"]),
+    ).json()
+    r = c.post(
+        f"/v1/players/me/invitations/{sent['invitationId']}/answer",
+        json={"accept": False},
+        headers=auth(li["token"]),
+    )
+    assert r.status_code == 204, r.text
+    document = c.get("/schema/openapi.json").json()
+    answer = document["paths"]["/v1/players/me/invitations/{invitation_id}/answer"]["post"]
+    assert {"201", "204"} <= set(answer["responses"])
