@@ -118,7 +118,8 @@ class FriendController(Controller):
     async def remove_friend(self, write: Writing, player_id: FromPath[UUID]) -> None:
         """End a friendship (either friend may)
 
-        Either friend ends it; neither is told. 404 for no friend with this id.
+        Either friend ends it, and the open table invitations between them; neither is
+        told. 404 for no friend with this id.
         """
         await write.send_no_content(RemoveFriend(player_id))
 

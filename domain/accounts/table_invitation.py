@@ -58,8 +58,8 @@ class InvitationDeclined(InvitationEvent):
 
 
 class InvitationWithdrawn(InvitationEvent):
-    """Ended without an answer: the inviter withdrew it, one player blocked the other, or
-    either was erased."""
+    """Ended without an answer: the inviter withdrew it, the friendship ended (removed or
+    a block), or either player was erased."""
 
     status: ClassVar[str] = "withdrawn"
 

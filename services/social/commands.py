@@ -175,6 +175,18 @@ class _Mine:
             raise ForbiddenError("a player's command needs the player's token")
         return signed_player(self.service, caller)
 
+    def withdraw_between(self, uow: UnitOfWork, me: UUID, other: UUID) -> None:
+        """The open invitations either sent the other end in this save (a friendship
+        ended, a block)."""
+        view = self.models.fresh()
+        rows = view.invitations_for(me, inviter=True) + view.invitations_for(me, inviter=False)
+        for row in rows:
+            if other in (row.inviter, row.invitee):
+                invitation = uow.find(row.invitation_id, TableInvitation)
+                if invitation is not None:
+                    invitation.withdraw(uow.now)
+                    uow.add(invitation)
+
     def tell(self, uow: UnitOfWork, *players: UUID) -> None:
         """Once saved, the streams of ``players`` read the log at once (any replica)."""
         board = self.board
@@ -278,6 +290,7 @@ class RemoveFriendHandler(_Mine, Handler[RemoveFriend, Signed, None]):
             raise NotFoundError("no friend of yours with this id")
         f.remove(me, uow.now)
         uow.add(f)
+        self.withdraw_between(uow, me, command.player_id)
         self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
 
@@ -302,17 +315,6 @@ class BlockPlayerHandler(_Mine, Handler[BlockPlayer, Signed, None]):
         uow.add(f)
         self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
-
-    def withdraw_between(self, uow: UnitOfWork, me: UUID, other: UUID) -> None:
-        """The open invitations either sent the other end in the block's save."""
-        view = self.models.fresh()
-        rows = view.invitations_for(me, inviter=True) + view.invitations_for(me, inviter=False)
-        for row in rows:
-            if other in (row.inviter, row.invitee):
-                invitation = uow.find(row.invitation_id, TableInvitation)
-                if invitation is not None:
-                    invitation.withdraw(uow.now)
-                    uow.add(invitation)
 
     def answer(self, command: BlockPlayer, who: Signed, outcome: Outcome, state: Reading) -> None:
         return None

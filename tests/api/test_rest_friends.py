@@ -283,3 +283,23 @@ def test_declining_an_invitation_answers_the_documented_204(c: TestClient[Litest
     document = c.get("/schema/openapi.json").json()
     answer = document["paths"]["/v1/players/me/invitations/{invitation_id}/answer"]["post"]
     assert {"201", "204"} <= set(answer["responses"])
+
+
+def test_ending_a_friendship_withdraws_the_open_invitations(c: TestClient[Litestar]) -> None:
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    befriend(c, mei, li)
+    match_id = seated_inviter(c, mei)
+    sent = c.post(
+        f"/v1/matches/{match_id}/friend-invitations",
+        json={"playerId": li["playerId"]},
+        headers=auth(mei["token"]),
+    ).json()
+    r = c.delete(f"/v1/players/me/friends/{li['playerId']}", headers=auth(mei["token"]))
+    assert r.status_code == 204
+    assert listed_invitations(c, li) == []
+    r = c.post(
+        f"/v1/players/me/invitations/{sent['invitationId']}/answer",
+        json={"accept": True},
+        headers=auth(li["token"]),
+    )
+    assert r.status_code == 409 and r.json()["code"] == "invitation-closed", r.text
