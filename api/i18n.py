@@ -210,7 +210,9 @@ MESSAGES: Final[dict[str, Message]] = {
     ),
     # -- tournaments (domain/tournament/tournament.py, api/tournaments/; R36) ----------------------
     "round-in-play": _m(
-        "Round in play", "本轮比赛仍在进行", "本轮还有牌桌没有结果，不能开始下一轮"
+        "Round in play",
+        "本轮比赛仍在进行",
+        "本轮还有牌桌没有结果：各桌都结束前，本轮的牌局与成绩不公开，也不能开始下一轮",
     ),
     "tournament-over": _m("Tournament over", "比赛已全部结束", "所有轮次都已赛完"),
     "round-not-scheduled": _m("Round not scheduled", "该轮尚未编排", "该轮次尚未编排"),

@@ -76,9 +76,10 @@ def _declared_query(handler: HTTPRouteHandler, path_params: frozenset[str]) -> f
 _NOT_QUERY = (HeaderParameter, CookieParameter, PathParameter)
 
 
-def refuse_unknown_query(request: Request[Any, Any, Any]) -> None:
+async def refuse_unknown_query(request: Request[Any, Any, Any]) -> None:
     """400 ``unknown-parameter`` when the request names a query parameter its route does
-    not declare (the module doc)."""
+    not declare (the module doc). A coroutine though it never waits: Litestar runs a
+    plain function hook in a worker thread, a hop per request for a set difference."""
     handler = request.route_handler
     if not isinstance(handler, HTTPRouteHandler) or not request.query_params:
         return

@@ -18,10 +18,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
+from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording
 
@@ -38,6 +38,7 @@ from services.sources import new_seed, utc_now
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
+A = TypeVar("A")
 QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
 TALK_LIMITS = Limits()
 
@@ -57,6 +58,15 @@ class TablePolicy:
     """The bot that plays a seat whose player left (the timeout bot's kind)."""
     talk: Limits = TALK_LIMITS
     """Table talk's bounds: free text's length, messages a minute, reports (R37)."""
+
+
+def replay(aggregate: A | None, events: Iterable[Any]) -> A | None:
+    """``aggregate`` after ``events``: each event's ``mutate`` in turn (what the library's
+    ``project_aggregate`` does, without its per-event check against a runtime protocol,
+    ~20 µs an event, most of a replay's cost)."""
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
 
 
 class GameService(Application[UUID]):
@@ -146,11 +156,12 @@ class GameService(Application[UUID]):
         return round_
 
     def _replay(self, aggregate: Any, events: Iterable[Any]) -> Any:
-        """The library's projector, counting the events it applies (metrics)."""
+        """The projector the library's loads take: :func:`replay`, counting the events it
+        applies (metrics)."""
         events = list(events)
         with self._replayed_lock:
             self.events_replayed += len(events)
-        return project_aggregate(aggregate, events)
+        return replay(aggregate, events)
 
     def current_round(self, match: Match) -> Round | None:
         rid = match.current_round_id()

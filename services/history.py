@@ -324,18 +324,40 @@ def _as_of(
     round_: Round | None = None
     if seg.number == 0:
         match_version = seg.first + version - seg.start
-        match = service.get_match(match_id, version=match_version)
+        match = _match_at(service, layout, match_version)
         number = match.round_number
         # the round's events follow its RoundBegun: at RoundBegun itself there are none yet
         if number and layout.begun_at[number] < match_version and layout.lengths[number]:
             rid = round_id(match_id, number)
-            round_ = service.get_round(rid, version=layout.lengths[number])
+            round_ = _round_at(service, rid, layout.lengths[number], layout.lengths[number])
         now: datetime = match.modified_on
     else:
-        match = service.get_match(match_id, version=layout.begun_at[seg.number])
-        round_ = service.get_round(seg.aggregate_id, version=version - seg.start + 1)
+        match = _match_at(service, layout, layout.begun_at[seg.number])
+        wanted = version - seg.start + 1
+        round_ = _round_at(service, seg.aggregate_id, wanted, layout.lengths[seg.number])
         now = round_.modified_on
     return match, round_, now
+
+
+def _match_at(service: GameService, layout: _Layout, version: int) -> Match:
+    """The match at its aggregate ``version``: when that is its last (the state the tables
+    are at now, read most), the service's load (a copy of its cached aggregate), else a
+    replay to it."""
+    if version == layout.match_events[-1].originator_version:
+        match = service.get_match(layout.match_id)
+        if match.version == version:  # no save since the layout was read
+            return match
+    return service.get_match(layout.match_id, version=version)
+
+
+def _round_at(service: GameService, rid: UUID, version: int, length: int) -> Round:
+    """The round at ``version`` as :func:`_match_at` loads a match (``length``: its events
+    as the layout read them)."""
+    if version == length:
+        round_ = service.get_round(rid)
+        if round_.version == version:
+            return round_
+    return service.get_round(rid, version=version)
 
 
 def version_at(service: GameService, match_id: UUID, at: datetime) -> int:

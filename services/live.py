@@ -4,7 +4,7 @@ docs/decisions.md L12).
 A :class:`LiveTable` is a match and its current round as of one match version, owned by
 whoever follows it: it is loaded once (a copy, like every load) and then *advanced* by
 applying the events saved since, one at a time, through the library's
-:func:`~eventsourcing.application.project_aggregate` — no reload, no copy per change.
+:func:`services.game.replay` — no reload, no copy per change.
 After each event the caller renders what every viewer sees at that version
 (:meth:`LiveTable.frame`): the event that made the version, redacted for the viewer as it
 was at that moment (R33), and the viewer's view after it (:func:`services.views.table_view`
@@ -33,7 +33,6 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
-from eventsourcing.application import project_aggregate
 from eventsourcing.domain import Aggregate
 from msgspec import Meta
 
@@ -43,7 +42,7 @@ from domain.game.round import DRAWS, Round, RoundPhase
 from domain.game.round_events import BottomBuried, RoundScored
 from services import field_docs
 from services.embargo import Embargo, view_embargo
-from services.game import GameService
+from services.game import GameService, replay
 from services.history import state_tables
 from services.history_items import HistoryItem, history_item
 from services.json_patch import Json, PatchOperation, diff
@@ -279,7 +278,7 @@ class LiveTable:
                         yield self._apply_round(round_event)
                     if upto is not None and self.version >= upto:
                         return
-            project_aggregate(match, (event,))
+            replay(match, (event,))
             if not getattr(event, "VERSIONED", True):  # no game move: no version, no frame
                 if isinstance(event, SeatTokenReissued | SeatLeft):
                     self.reissued.add(event.seat)  # the seat's old token stops: its streams end
@@ -311,7 +310,7 @@ class LiveTable:
         return [self.service.mapper.to_domain_event(s) for s in stored]
 
     def _apply_round(self, event: Any) -> Step:
-        self.round = project_aggregate(self.round, (event,))
+        self.round = replay(self.round, (event,))
         if isinstance(event, RoundScored):
             self.embargo = view_embargo(self.service, self.match, self.round)
         assert self.round is not None

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from uuid import UUID
 
 from litestar import Controller, Response, delete, put
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 from msgspec import Meta
 
@@ -117,7 +118,8 @@ class FriendController(Controller):
     async def remove_friend(self, write: Writing, player_id: FromPath[UUID]) -> None:
         """End a friendship (either friend may)
 
-        Either friend ends it; neither is told. 404 for no friend with this id.
+        Either friend ends it, and the open table invitations between them; neither is
+        told. 404 for no friend with this id.
         """
         await write.send_no_content(RemoveFriend(player_id))
 
@@ -184,8 +186,9 @@ class FriendController(Controller):
     async def block_player(self, write: Writing, player_id: FromPath[UUID]) -> None:
         """Block a player
 
-        The friendship and any request end; they can no longer ask you, invite you or see
-        your presence, and ranked play never seats you together. They are not told: what
+        The friendship, any request and the open table invitations between you end; they
+        can no longer ask you, invite you or see your presence, and quick play (casual or
+        ranked) never seats you together. They are not told: what
         they try is answered as for a player who does not exist.
         """
         await write.send_no_content(BlockPlayer(player_id, block=True))
@@ -236,7 +239,17 @@ class FriendController(Controller):
         return await read.call(lambda: list_invitations(models, _me(read), read.service.clock()))
 
     @write_route(
-        "/invitations/{invitation_id:uuid}/answer", 201, *CHECKED, body=InvitationAnswerBody
+        "/invitations/{invitation_id:uuid}/answer",
+        201,
+        *CHECKED,
+        body=InvitationAnswerBody,
+        also={
+            204: ResponseSpec(
+                data_container=None,
+                description="Declined (`accept: false`): no content",
+                generate_examples=False,
+            )
+        },
     )
     async def answer_invitation(
         self, write: Writing, invitation_id: FromPath[UUID]
@@ -262,8 +275,9 @@ class TableInvitationController(Controller):
         """Invite a friend to an empty seat of a table where you sit
 
         It reaches the friend's player stream and webhooks (`table-invitation`) and lasts
-        `TABLE_INVITATION_TTL_S`. 404 `no-friend` for anyone you cannot invite — not a
-        friend, blocked, or offline to you — alike.
+        `TABLE_INVITATION_TTL_S`; inviting the same friend to the same table again answers
+        the invitation still open (no second notice). 404 `no-friend` for anyone you cannot
+        invite — not a friend, blocked, or offline to you — alike.
         """
         data = await write.body()
         return await write.send(InviteFriend(match_id, data.player_id, data.seat))

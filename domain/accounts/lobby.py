@@ -16,7 +16,7 @@ asked, the free seats are given to bots.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,6 +24,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
+from domain.accounts.matchmaking import never_apart
 from domain.game.base import GameAggregate
 
 NAMESPACE = uuid5(NAMESPACE_URL, "shengji:lobby")
@@ -173,27 +174,35 @@ def parties(waiting: list[Waiting]) -> list[tuple[Waiting, ...]]:
     return out
 
 
-def plan(waiting: list[Waiting], now: datetime) -> Seating | None:
+def plan(
+    waiting: list[Waiting], now: datetime, apart: Callable[[UUID, UUID], bool] = never_apart
+) -> Seating | None:
     """The seating of the next match, or None: four seats of waiting parties, first come
     first seated; else, once a party's bot wait has passed (the oldest such party), that
     party and those that fit after it in order, with bots (of its ticket's kind) in the
-    free seats."""
+    free seats. ``apart``: two players who may never sit together (one blocks the other,
+    docs/decisions.md D-social)."""
     groups = parties(waiting)
-    chosen = fill(groups)
+    chosen = fill(groups, apart)
     if sum(len(g) for g in chosen) == 4:
         return seat(chosen, chosen[0][0].bot_kind)
     due = next((g for g in groups if _due(g, now)), None)
     if due is None:
         return None
-    return seat(fill([due, *(g for g in groups if g is not due)]), due[0].bot_kind)
+    return seat(fill([due, *(g for g in groups if g is not due)], apart), due[0].bot_kind)
 
 
-def fill(groups: list[tuple[Waiting, ...]]) -> list[tuple[Waiting, ...]]:
-    """Parties in order, each taken if it fits in the seats still free."""
+def fill(
+    groups: list[tuple[Waiting, ...]], apart: Callable[[UUID, UUID], bool]
+) -> list[tuple[Waiting, ...]]:
+    """Parties in order, each taken if it fits in the seats still free and none of its
+    players is kept ``apart`` from one already taken."""
     chosen: list[tuple[Waiting, ...]] = []
     free = 4
     for group in groups:
-        if len(group) <= free:
+        if len(group) <= free and not any(
+            apart(w.account_id, t.account_id) for w in group for g in chosen for t in g
+        ):
             chosen.append(group)
             free -= len(group)
         if free == 0:

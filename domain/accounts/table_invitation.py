@@ -58,7 +58,8 @@ class InvitationDeclined(InvitationEvent):
 
 
 class InvitationWithdrawn(InvitationEvent):
-    """Ended without an answer: the inviter withdrew it, or either player was erased."""
+    """Ended without an answer: the inviter withdrew it, the friendship ended (removed or
+    a block), or either player was erased."""
 
     status: ClassVar[str] = "withdrawn"
 

@@ -31,7 +31,6 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
-from eventsourcing.application import project_aggregate
 from eventsourcing.utils import get_topic
 
 from domain.accounts.account import MatchLeft, Queued, SeatClaimed, Unqueued
@@ -53,7 +52,7 @@ from domain.game.round_events import TurnTimedOut
 from services.accounts.my_matches import item
 from services.accounts.players import get_account
 from services.career.notice import notice_data
-from services.game import GameService
+from services.game import GameService, replay
 from services.social.notices import friend_accepted, friend_request, table_invitation
 from services.social.reads import name_of
 
@@ -289,7 +288,7 @@ class _Table:
         if event.originator_id == self.match.id:
             if event.originator_version <= self.match.version:
                 return False
-            match = project_aggregate(self.match, (event,))
+            match = replay(self.match, (event,))
             assert match is not None
             self.match = match
             if isinstance(event, RoundBegun):
@@ -300,7 +299,7 @@ class _Table:
                 return False
             if not known and event.originator_version != 1:
                 return False  # a round this copy began from the store, already past it
-            self.round = project_aggregate(self.round if known else None, (event,))
+            self.round = replay(self.round if known else None, (event,))
         before, self.acting = self.acting, self._to_act()
         mover = None if isinstance(event, TurnTimedOut) else getattr(event, "seat", None)
         return self.acting == self.seat and (before != self.seat or mover == self.seat)

@@ -36,6 +36,7 @@ from services.dealer import Dealer
 from services.errors import NotFoundError, VersionConflictError
 from services.game import GameService
 from services.loading import load
+from services.social.blocks import blocked_between
 from services.sources import SEAT_ROLE, new_token, token_hash
 from services.unit_of_work import UnitOfWork, forget
 
@@ -147,7 +148,7 @@ def matchmake(uow: UnitOfWork, dealer: Dealer, lobby: Lobby) -> UUID | None:
     """The next match of ``lobby``, if its waiting tickets make one now: the match, its
     first round and the tickets' and accounts' events, in ``uow``; its id, else None."""
     now = uow.now
-    seating = plan(lobby.waiting, now)
+    seating = plan(lobby.waiting, now, apart=lambda a, b: blocked_between(uow, a, b))
     if seating is None:
         return None
     rules = RuleSet.from_mapping(lobby.rules)

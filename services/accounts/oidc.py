@@ -13,8 +13,6 @@ from __future__ import annotations
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-import jwt
-
 NS = uuid5(NAMESPACE_URL, "shengji:oidc")
 ALGORITHMS = ("RS256", "ES256")
 """The signing algorithms accepted by default (``OIDC_ALGORITHMS``)."""
@@ -45,9 +43,13 @@ class OidcVerifier:
         self.issuer = issuer
         self.audience = audience
         self.algorithms = algorithms
+        import jwt  # noqa: PLC0415 - when OIDC is configured (not in every process's start)
+
         self.jwks = jwt.PyJWKClient(jwks_url, cache_keys=True, lifespan=lifespan_s, timeout=5)
 
     def verify(self, token: str) -> dict[str, Any]:
+        import jwt  # noqa: PLC0415 - as in __init__
+
         try:
             key = self.jwks.get_signing_key_from_jwt(token)
             if key.algorithm_name not in self.algorithms:

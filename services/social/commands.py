@@ -175,6 +175,18 @@ class _Mine:
             raise ForbiddenError("a player's command needs the player's token")
         return signed_player(self.service, caller)
 
+    def withdraw_between(self, uow: UnitOfWork, me: UUID, other: UUID) -> None:
+        """The open invitations either sent the other end in this save (a friendship
+        ended, a block)."""
+        view = self.models.fresh()
+        rows = view.invitations_for(me, inviter=True) + view.invitations_for(me, inviter=False)
+        for row in rows:
+            if other in (row.inviter, row.invitee):
+                invitation = uow.find(row.invitation_id, TableInvitation)
+                if invitation is not None:
+                    invitation.withdraw(uow.now)
+                    uow.add(invitation)
+
     def tell(self, uow: UnitOfWork, *players: UUID) -> None:
         """Once saved, the streams of ``players`` read the log at once (any replica)."""
         board = self.board
@@ -278,6 +290,7 @@ class RemoveFriendHandler(_Mine, Handler[RemoveFriend, Signed, None]):
             raise NotFoundError("no friend of yours with this id")
         f.remove(me, uow.now)
         uow.add(f)
+        self.withdraw_between(uow, me, command.player_id)
         self.tell(uow, me, command.player_id)
         return Outcome(204, f.id, f.version)
 
@@ -294,6 +307,7 @@ class BlockPlayerHandler(_Mine, Handler[BlockPlayer, Signed, None]):
         if command.block:
             f = f or Friendship.open(me, command.player_id, uow.now)
             f.block(me, uow.now)
+            self.withdraw_between(uow, me, command.player_id)
         else:
             if f is None or me not in f.blocked_by:
                 raise NotFoundError("you do not block this player")
@@ -379,10 +393,28 @@ class InviteFriendHandler(_Mine, Handler[InviteFriend, Signed, InvitationSent]):
         seat = command.seat if command.seat is not None else (free[0] if free else None)
         if seat is None or seat not in free:
             raise IllegalMoveError("R1: no empty seat to invite to", rule="R1", code="no-free-seat")
+        sent = self.still_open(uow, me, friend, match.id)
+        if sent is not None:  # asked again: the open invitation, not another notice
+            return Outcome(201, sent.id, sent.version, sent.seat)
         invitation = TableInvitation.send(uuid4(), me, friend, match.id, seat, self.ttl, uow.now)
         uow.add(invitation)
         self.tell(uow, friend)
         return Outcome(201, invitation.id, invitation.version, seat)
+
+    def still_open(
+        self, uow: UnitOfWork, me: UUID, friend: UUID, match_id: UUID
+    ) -> TableInvitation | None:
+        """The caller's invitation of ``friend`` to this table still open, if any."""
+        for row in self.models.fresh().invitations_for(me, inviter=True):
+            if row.invitee == friend and row.match_id == match_id:
+                invitation = uow.find(row.invitation_id, TableInvitation)
+                if (
+                    invitation is not None
+                    and invitation.status == "open"
+                    and uow.now < invitation.expires_at
+                ):
+                    return invitation
+        return None
 
     def answer(
         self, command: InviteFriend, who: Signed, outcome: Outcome, state: Reading

@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Final
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, ProcessingEvent, project_aggregate
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import IntegrityError, Mapper, Tracking
 from eventsourcing.system import ProcessApplication
@@ -53,7 +53,7 @@ from domain.game.timers import turn_clock
 from domain.tournament.events import RoundScheduled
 from services.career.notice import notice_data
 from services.codec import MsgspecMapper
-from services.game import GameService
+from services.game import GameService, replay
 from services.social.notices import (
     friend_accepted,
     friend_online,
@@ -244,7 +244,7 @@ class WebhookOutbox(ProcessApplication[UUID]):
                 except AggregateNotFoundError:
                     return None
         self.acted_before = None if round_ is None else round_.to_act()
-        round_ = project_aggregate(round_, (event,))
+        round_ = replay(round_, (event,))
         if round_ is None:  # pragma: no cover - a round's first event creates it
             return None
         self.rounds[round_id] = round_

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
 from domain.rules.errors import InvalidInputError
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -183,6 +181,8 @@ class TargetPolicy:
         host_header = parts.hostname or target.host
         if parts.port:
             host_header += f":{parts.port}"
+        import httpx  # noqa: PLC0415 - on first delivery (not in every process's start)
+
         with httpx.Client(timeout=5.0, follow_redirects=False) as client:
             response = client.post(
                 pinned,

@@ -214,3 +214,92 @@ def test_the_player_stream_tells_requests_and_friends_presence(
     assert presence[0]["state"] in ("online", "away")
     accepted = [json.loads(d) for _, k, d in told if k == "friend-accepted"]
     assert accepted and accepted[0]["playerId"] == mei["playerId"]
+
+
+def seated_inviter(c: TestClient[Litestar], inviter: Json) -> str:
+    made = c.post("/v1/matches", json={"name": "table"})
+    match_id: str = made.json()["matchId"]
+    r = c.post(
+        "/v1/players/me/seats",
+        json={"matchId": match_id, "seat": 0},
+        headers=auth(inviter["token"]),
+    )
+    assert r.status_code == 201, r.text
+    return match_id
+
+
+def test_a_block_withdraws_the_open_invitations_between_the_two(c: TestClient[Litestar]) -> None:
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    befriend(c, mei, li)
+    match_id = seated_inviter(c, mei)
+    sent = c.post(
+        f"/v1/matches/{match_id}/friend-invitations",
+        json={"playerId": li["playerId"]},
+        headers=auth(mei["token"]),
+    )
+    assert sent.status_code == 201, sent.text
+    assert listed_invitations(c, li) == [sent.json()["invitationId"]]
+    r = c.put(f"/v1/players/me/blocks/{mei['playerId']}", headers=auth(li["token"]))
+    assert r.status_code == 204
+    assert listed_invitations(c, li) == []
+
+
+def listed_invitations(c: TestClient[Litestar], player: Json) -> list[str]:
+    r = c.get("/v1/players/me/invitations", headers=auth(player["token"]))
+    assert r.status_code == 200, r.text
+    return [item["invitationId"] for item in r.json()["items"]]
+
+
+def test_inviting_again_to_the_same_table_answers_the_open_invitation(
+    c: TestClient[Litestar],
+) -> None:
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    befriend(c, mei, li)
+    match_id = seated_inviter(c, mei)
+    path = f"/v1/matches/{match_id}/friend-invitations"
+    first = c.post(path, json={"playerId": li["playerId"]}, headers=auth(mei["token"]))
+    again = c.post(path, json={"playerId": li["playerId"]}, headers=auth(mei["token"]))
+    assert first.status_code == 201, first.text
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    assert listed_invitations(c, li) == [first.json()["invitationId"]]
+
+
+def test_declining_an_invitation_answers_the_documented_204(c: TestClient[Litestar]) -> None:
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    befriend(c, mei, li)
+    match_id = seated_inviter(c, mei)
+    sent = c.post(
+        f"/v1/matches/{match_id}/friend-invitations",
+        json={"playerId": li["playerId"]},
+        headers=auth(mei["token"]),
+    ).json()
+    r = c.post(
+        f"/v1/players/me/invitations/{sent['invitationId']}/answer",
+        json={"accept": False},
+        headers=auth(li["token"]),
+    )
+    assert r.status_code == 204, r.text
+    document = c.get("/schema/openapi.json").json()
+    answer = document["paths"]["/v1/players/me/invitations/{invitation_id}/answer"]["post"]
+    assert {"201", "204"} <= set(answer["responses"])
+
+
+def test_ending_a_friendship_withdraws_the_open_invitations(c: TestClient[Litestar]) -> None:
+    mei, li = new_player(c, "Mei"), new_player(c, "Li")
+    befriend(c, mei, li)
+    match_id = seated_inviter(c, mei)
+    sent = c.post(
+        f"/v1/matches/{match_id}/friend-invitations",
+        json={"playerId": li["playerId"]},
+        headers=auth(mei["token"]),
+    ).json()
+    r = c.delete(f"/v1/players/me/friends/{li['playerId']}", headers=auth(mei["token"]))
+    assert r.status_code == 204
+    assert listed_invitations(c, li) == []
+    r = c.post(
+        f"/v1/players/me/invitations/{sent['invitationId']}/answer",
+        json={"accept": True},
+        headers=auth(li["token"]),
+    )
+    assert r.status_code == 409 and r.json()["code"] == "invitation-closed", r.text

@@ -353,3 +353,15 @@ def test_r36_every_result_is_shown_once_the_round_completes(
     """R36: the round complete, the same read shows their result (the checks above can fail)."""
     s = scenes[(deals, True)]
     assert READS[read](c, s, _headers(s, reader)), f"{read} does not show their result"
+
+
+@pytest.mark.parametrize("path", ["rounds/1/boards/1", "rounds/1/boards", "rounds/1/comparison"])
+def test_a_read_refused_in_play_says_why_in_chinese(
+    c: TestClient[Litestar], scenes: dict[tuple[str, bool], Scene], path: str
+) -> None:
+    """A traveller refused while the round plays says the results wait, not that the next
+    round cannot start (the scheduling's words)."""
+    s = scenes[("boards", False)]
+    r = c.get(f"{s.url}/{path}", headers={"Accept-Language": "zh-CN"})
+    assert r.status_code == 409 and r.json()["code"] == "round-in-play"
+    assert "公开" in r.json()["detail"], r.json()["detail"]

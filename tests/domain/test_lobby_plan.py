@@ -57,3 +57,24 @@ def seats(waiting: list[Waiting], now_s: int = 0) -> list[int | str] | None:
 )
 def test_plan(waiting: list[Waiting], now_s: int, expected: list[int | str] | None) -> None:
     assert seats(waiting, now_s) == expected
+
+
+def test_a_blocked_pair_never_sits_together() -> None:
+    blocks = {frozenset((ids(101), ids(102)))}
+
+    def apart(a: UUID, b: UUID) -> bool:
+        return frozenset((a, b)) in blocks
+
+    waiting = [w(1), w(2), w(3), w(4)]
+    assert plan(waiting, T0, apart=apart) is None
+    found = plan([*waiting, w(5)], T0, apart=apart)
+    assert found is not None
+    assert [t.int for _, t, _, _ in found if t is not None] == [1, 3, 4, 5]
+    due = plan([w(1, bots_s=1), w(2)], T0 + timedelta(seconds=1), apart=apart)
+    assert due is not None
+    assert [t.int if t is not None else kind for _, t, _, kind in due] == [
+        1,
+        "random",
+        "random",
+        "random",
+    ]
