@@ -129,6 +129,13 @@ MESSAGES: Final[dict[str, Message]] = {
     "not-timed-out": _m("Not timed out yet", "尚未超时", "该座位还有时间，不能判其超时"),
     "no-turn-timer": _m("No turn timer", "没有计时", "现在没有座位在计时，无法判超时"),
     # -- table talk (domain/talk/table_talk.py; R37) ---------------------------------------
+    "already-friends": _m("Already friends", "已是好友", "你们已经是好友了"),
+    "already-requested": _m("Request already sent", "请求已发出", "你的好友请求正在等待回复"),
+    "no-request": _m("No friend request", "没有好友请求", "这里没有等待回复的好友请求"),
+    "not-friends": _m("Not friends", "不是好友", "你们不是好友"),
+    "not-blocked": _m("Not blocked", "未屏蔽", "你没有屏蔽这位玩家"),
+    "invitation-closed": _m("Invitation closed", "邀请已结束", "这份牌桌邀请已被接受、拒绝或撤回"),
+    "invitation-expired": _m("Invitation expired", "邀请已过期", "这份牌桌邀请已经过期"),
     "free-text-off": _m("Free text not allowed", "不能自由发言", "这张牌桌只允许快捷语（R37）"),
     "no-such-message": _m("No such message", "没有这条消息", "这张牌桌没有这条消息"),
     "invalid-text": _m("Text not allowed", "文字不允许", "消息中含有不可见、控制或仿冒字符"),

@@ -126,6 +126,9 @@ class PostgresHub(LocalHub):
         self._task: asyncio.Task[None] | None = None
         self._conn: Any = None
         self._relays: set[asyncio.Future[Any]] = set()
+        self._one_at_a_time = asyncio.Lock()
+        """The connection runs one operation at a time (asyncpg): the reads of what
+        changed and the relays' NOTIFYs take turns."""
         self.connections = 0
         """How many times a LISTEN connection was opened (tests, metrics)."""
 
@@ -243,11 +246,14 @@ class PostgresHub(LocalHub):
     def _send_relay(self, payload: str) -> None:
         conn = self._conn
         if conn is not None and not conn.is_closed():
-            task = asyncio.ensure_future(
-                conn.execute("SELECT pg_notify($1, $2)", RELAY_CHANNEL, payload)
-            )
+            task = asyncio.ensure_future(self._notify_relay(conn, payload))
             self._relays.add(task)
             task.add_done_callback(self._relays.discard)
+
+    async def _notify_relay(self, conn: Any, payload: str) -> None:
+        async with self._one_at_a_time:
+            if not conn.is_closed():
+                await conn.execute("SELECT pg_notify($1, $2)", RELAY_CHANNEL, payload)
 
     def _on_relayed(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
         for listener in self.on_relayed:
@@ -259,7 +265,8 @@ class PostgresHub(LocalHub):
                 async with asyncio.timeout(self._poll_s):
                     await self._poke.wait()
             self._poke.clear()
-            await self._read(conn)
+            async with self._one_at_a_time:
+                await self._read(conn)
 
     def _on_notify(self, *_: object) -> None:
         self._poke.set()

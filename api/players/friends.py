@@ -59,37 +59,43 @@ class FriendRequestBody(_Request, frozen=True, kw_only=True):
     """Whom to ask: their player id or their friend code (one of them)."""
 
     player_id: Annotated[UUID | None, Meta(description="The player's id.")] = None
-    friend_code: (
-        Annotated[
-            str,
-            Meta(
-                min_length=10,
-                max_length=12,
-                description="Their friend code (case and dashes are free).",
-                examples=["K7QXM2PAB9"],
-            ),
-        ]
-        | None
-    ) = None
+    friend_code: Annotated[
+        Annotated[str, Meta(min_length=10, max_length=12)] | None,
+        Meta(
+            description="Their friend code (case and dashes are free).",
+            examples=["K7QXM2PAB9"],
+        ),
+    ] = None
 
 
 class PresenceBody(_Request, frozen=True, kw_only=True):
-    """The player's presence settings."""
+    """The player's presence settings: a setting left out keeps its value."""
 
-    appear_offline: Annotated[bool, Meta(description="Friends see you offline.")]
+    appear_offline: Annotated[
+        bool | None, Meta(description="Friends see you offline (left out: unchanged).")
+    ] = None
     notify_friend_online: Annotated[
-        bool, Meta(description="Hear `friend-online` (stream, webhooks) as a friend comes online.")
-    ] = False
+        bool | None,
+        Meta(
+            description="Hear `friend-online` (stream, webhooks) as a friend comes online "
+            "(left out: unchanged)."
+        ),
+    ] = None
 
 
 class InviteFriendBody(_Request, frozen=True, kw_only=True):
     """The friend to invite, and the seat (the lowest empty one by default)."""
 
     player_id: Annotated[UUID, Meta(description="The friend's id.")]
-    seat: Annotated[int, Meta(ge=0, le=3, description="Seat 0..3 (R1)")] | None = None
+    seat: Annotated[
+        Annotated[int, Meta(ge=0, le=3)] | None,
+        Meta(description="Seat 0..3 (R1); the lowest empty one when left out."),
+    ] = None
 
 
 class InvitationAnswerBody(_Request, frozen=True, kw_only=True):
+    """The answer to a friend request or a table invitation."""
+
     accept: Annotated[bool, Meta(description="true: take the seat; false: decline.")]
 
 
@@ -224,7 +230,8 @@ class FriendController(Controller):
         """Your presence settings
 
         `appearOffline`: friends see you offline and cannot invite you; `notifyFriendOnline`:
-        `friend-online` on your stream and webhooks when a friend comes online.
+        `friend-online` on your stream and webhooks when a friend comes online. A setting left
+        out keeps its value (turning "appear offline" on or off leaves the alerts as they are).
         """
         data = await write.body()
         return await write.send(ChoosePresence(data.appear_offline, data.notify_friend_online))

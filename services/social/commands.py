@@ -134,8 +134,10 @@ class RotateFriendCode:
 
 @dataclass(frozen=True, slots=True)
 class ChoosePresence:
-    appear_offline: bool
-    notify_friend_online: bool
+    """The player's presence settings; a setting left None keeps its value."""
+
+    appear_offline: bool | None
+    notify_friend_online: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,8 +352,12 @@ class RotateFriendCodeHandler(_Mine, Handler[RotateFriendCode, Signed, FriendCod
 class ChoosePresenceHandler(_Mine, Handler[ChoosePresence, Signed, PresenceChoice]):
     def handle(self, uow: UnitOfWork, command: ChoosePresence, who: Signed) -> Outcome:
         profile = social_profile(uow, who.account.id)
-        profile.choose(command.appear_offline, command.notify_friend_online, uow.now)
-        player, hidden = who.account.id, command.appear_offline
+        hidden = (
+            profile.appear_offline if command.appear_offline is None else command.appear_offline
+        )
+        notify = command.notify_friend_online
+        profile.choose(hidden, profile.notify_online if notify is None else notify, uow.now)
+        player = who.account.id
         uow.after(lambda: self.board.hide(player, hidden))
         return Outcome(200, profile.id, profile.version)
 

@@ -68,6 +68,8 @@ def social_of(bus: Bus) -> SocialModels:
 
 
 class FriendItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A friend, with their presence as you may see it."""
+
     player_id: Annotated[str, Meta(description="The friend (a UUID).")]
     name: Annotated[str, Meta(description="Their display name.")]
     since: Annotated[str, Meta(description="Friends since, ISO 8601.")]
@@ -75,22 +77,30 @@ class FriendItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class FriendList(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[FriendItem]
+    """A page of the player's friends, oldest friendship first."""
+
+    items: Annotated[list[FriendItem], field_docs.ITEMS]
     next: Annotated[str | None, NEXT] = None
 
 
 class PlayerItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """A player in one of your lists (a friend request in or out, a block)."""
+
     player_id: Annotated[str, Meta(description="The player (a UUID).")]
     name: Annotated[str, Meta(description="Their display name.")]
     since: Annotated[str, Meta(description="Since when, ISO 8601.")]
 
 
 class PlayerList(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[PlayerItem]
+    """A page of players (friend requests in or out, blocks), oldest first."""
+
+    items: Annotated[list[PlayerItem], field_docs.ITEMS]
     next: Annotated[str | None, NEXT] = None
 
 
 class InvitationItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """An open invitation from a friend to a seat at their table."""
+
     invitation_id: Annotated[str, Meta(description="The invitation (a UUID).")]
     match_id: Annotated[str, field_docs.MATCH_ID]
     seat: Annotated[int, field_docs.SEAT]
@@ -100,7 +110,9 @@ class InvitationItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class InvitationList(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[InvitationItem]
+    """The player's open invitations to tables, oldest first."""
+
+    items: Annotated[list[InvitationItem], field_docs.ITEMS]
 
 
 class SocialSettings(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

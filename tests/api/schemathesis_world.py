@@ -359,7 +359,15 @@ class World:
         except ValueError:
             return
         if case.operation.path == "/v1/matches" and "organiserToken" in body:
+            if isinstance(case.body, dict) and case.body.get("visibility") == "private":
+                # a private table answers 404 to any credential not its own (no oracle of
+                # its existence): ignored_auth, which wants 401/403, is not aimed at it
+                return
             self.tables[body["matchId"]] = Table(body["matchId"], body["organiserToken"])
+        elif case.operation.path == "/v1/matches/{match_id}/invites":
+            table = self.table(case)  # an invite code makes the table private (as above)
+            if table is not None and len(self.tables) > 1:
+                self.tables.pop(table.match_id, None)
         elif case.operation.path == "/v1/tournaments" and "tournamentId" in body:
             self.tournaments.append(body["tournamentId"])
         elif case.operation.path == "/v1/matches/{match_id}/seats/{seat}" and "token" in body:

@@ -181,6 +181,11 @@ def test_appear_offline_is_a_stored_choice(c: TestClient[Litestar]) -> None:
     assert friends[0]["presence"] == {"state": "offline", "matchId": None}
     mine = c.get("/v1/players/me/social", headers=auth(li["token"])).json()
     assert mine["appearOffline"] and mine["notifyFriendOnline"]
+    # a setting left out keeps its value: turning "appear offline" off keeps the alerts
+    r = c.put("/v1/players/me/presence", json={"appearOffline": False}, headers=auth(li["token"]))
+    assert r.json() == {"appearOffline": False, "notifyFriendOnline": True}
+    r = c.put("/v1/players/me/presence", json={}, headers=auth(li["token"]))
+    assert r.json() == {"appearOffline": False, "notifyFriendOnline": True}
 
 
 def test_the_player_stream_tells_requests_and_friends_presence(
