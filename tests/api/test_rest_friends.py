@@ -58,8 +58,10 @@ def befriend(c: TestClient[Litestar], a: Json, b: Json) -> None:
     assert r.status_code == 204, r.text
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def c() -> Any:
+    """One app for the module: every test signs up players of its own and reads only
+    theirs (their friends, requests, invitations and streams)."""
     with client(new_service()) as c:
         yield c
 
