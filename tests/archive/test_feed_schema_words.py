@@ -51,7 +51,10 @@ def undescribed(schema: Any, path: str) -> Iterator[str]:
         yield from undescribed(sub, name)
 
 
+@pytest.fixture(scope="module")
 def served() -> dict[str, Any]:
+    """The feed's schemas as ``GET /v1/events/schema`` serves them (read once a module: the
+    tests only read them)."""
     with TestClient(make_app()) as c:
         feed: dict[str, Any] = c.get("/v1/events/schema").json()["feed"]
         return feed
@@ -63,8 +66,8 @@ def document(name: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("source", ["served", "openapi.yaml", "asyncapi.yaml"])
-def test_every_feed_property_is_described(source: str) -> None:
-    schemas = served() if source == "served" else document(source)
+def test_every_feed_property_is_described(source: str, request: pytest.FixtureRequest) -> None:
+    schemas = request.getfixturevalue("served") if source == "served" else document(source)
     assert len(schemas) > 50
     missing = [p for name, schema in schemas.items() for p in undescribed(schema, name)]
     assert missing == [], f"{len(missing)} properties without a description: {missing}"
@@ -111,11 +114,11 @@ LEVELS_GAINED: list[tuple[type[Any], dict[str, Any]]] = [
     ("cls", "fields"), LEVELS_GAINED, ids=[cls.__name__ for cls, _ in LEVELS_GAINED]
 )
 def test_a_tournament_results_levels_are_served_as_levels_gained(
-    cls: type[Any], fields: dict[str, Any]
+    cls: type[Any], fields: dict[str, Any], served: dict[str, Any]
 ) -> None:
     """R30: a table's result, recorded, corrected or entered on paper, counts the levels
     each team gained — ``[2, 0]``, never the ranks ``["4", "2"]`` — in the served data and
     in the schema ``GET /v1/events/schema`` publishes for it (docs/events.md, "Corrections")."""
     assert data_of(cls, **fields)["levels"] == [2, 0]
-    levels = served()[cls.__name__]["$defs"][f"FeedData{cls.__name__}"]["properties"]["levels"]
+    levels = served[cls.__name__]["$defs"][f"FeedData{cls.__name__}"]["properties"]["levels"]
     assert levels["prefixItems"] == [{"type": "integer"}, {"type": "integer"}], levels
