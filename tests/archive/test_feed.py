@@ -3,10 +3,12 @@ without loss or repeat, redacted to what the public may see now (R33, R35, R36).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.feed import FeedItem, feed_page, last_position
@@ -174,10 +176,17 @@ def test_the_public_feed_shows_what_a_spectators_history_shows(backend: Backend)
     assert compared == len(feed)
 
 
+@pytest.fixture(scope="module")
+def empty() -> Iterator[TestClient[Litestar]]:
+    """One app on an empty store for the refusals (they only read)."""
+    with TestClient(make_app()) as c:
+        yield c
+
+
 @pytest.mark.parametrize("after", [str(10**15 + 1), "1757620510395135206296856200768126976"])
-def test_a_position_beyond_64_bits_is_a_422_not_a_500(after: str) -> None:
+def test_a_position_beyond_64_bits_is_a_422_not_a_500(
+    after: str, empty: TestClient[Litestar]
+) -> None:
     # schemathesis found it: the store's notification ids are 64-bit integers
-    app = make_app()
-    with TestClient(app) as c:
-        r = c.get("/v1/events", params={"after": after})
+    r = empty.get("/v1/events", params={"after": after})
     assert r.status_code == 422 and r.json()["code"] == "validation-failed"
