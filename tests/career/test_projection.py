@@ -37,6 +37,11 @@ from tests.conftest import BACKENDS, Backend, FakeClock, FixedSeeds, open_backen
 
 Played = tuple[GameService, CareerView, Careers, dict[str, Any]]
 
+pytestmark = pytest.mark.timeout(360)
+"""A rebuild of the whole population on PostgreSQL reads every player's key once per event
+that names them (the key store connects per read): on a machine running two suites at once
+it took more than the run's 120 s a test (docs/testing.md)."""
+
 
 def stored(backend: Backend, service: GameService) -> CareerView:
     if backend.name == "popo":
