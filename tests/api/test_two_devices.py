@@ -69,11 +69,15 @@ class Reader:
 
 
 @contextmanager
-def player_stream(base: str, token: str, last: int | None = None) -> Iterator[Reader]:
-    reader = Reader()
-    headers = {"Authorization": f"Bearer {token}"}
-    if last is not None:
-        headers["Last-Event-ID"] = str(last)
+def following(
+    base: str,
+    path: str,
+    headers: dict[str, str],
+    stop: threading.Event,
+    on_block: Callable[[dict[str, str]], None],
+) -> Iterator[None]:
+    """``GET path`` as an SSE stream read on a thread of its own: each frame's fields
+    (``event``, ``id``, ``data``) handed to ``on_block`` in order, until ``stop`` is set."""
     opened = threading.Event()
 
     def run() -> None:
@@ -85,18 +89,16 @@ def player_stream(base: str, token: str, last: int | None = None) -> Iterator[Re
     def read() -> None:
         with (
             httpx.Client(base_url=base, timeout=None) as c,
-            c.stream("GET", "/v1/players/me/stream", headers=headers) as r,
+            c.stream("GET", path, headers=headers) as r,
         ):
-            assert r.status_code == 200
+            assert r.status_code == 200, r.read()
             opened.set()
             block: dict[str, str] = {}
             for line in r.iter_lines():
-                if reader.stop.is_set():
+                if stop.is_set():
                     return
                 if not line:
-                    if "event" in block:
-                        fid = int(block["id"]) if "id" in block else None
-                        reader.add(Frame(block["event"], json.loads(block["data"]), fid))
+                    on_block(block)
                     block = {}
                 elif not line.startswith(":") and ": " in line:
                     name, value = line.split(": ", 1)
@@ -106,9 +108,25 @@ def player_stream(base: str, token: str, last: int | None = None) -> Iterator[Re
     thread.start()
     assert opened.wait(DEADLINE_S), "the stream did not open"
     try:
-        yield reader
+        yield
     finally:
-        reader.stop.set()  # the thread ends at the next frame or ping; it is a daemon
+        stop.set()  # the thread ends at the next frame or ping; it is a daemon
+
+
+@contextmanager
+def player_stream(base: str, token: str, last: int | None = None) -> Iterator[Reader]:
+    reader = Reader()
+    headers = {"Authorization": f"Bearer {token}"}
+    if last is not None:
+        headers["Last-Event-ID"] = str(last)
+
+    def add(block: dict[str, str]) -> None:
+        if "event" in block:
+            fid = int(block["id"]) if "id" in block else None
+            reader.add(Frame(block["event"], json.loads(block["data"]), fid))
+
+    with following(base, "/v1/players/me/stream", headers, reader.stop, add):
+        yield reader
 
 
 def call(c: httpx.Client, method: str, path: str, token: str | None = None, **kw: Any) -> Any:
@@ -175,42 +193,15 @@ def table_stream(
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if last is not None:
         headers["Last-Event-ID"] = last
-    opened = threading.Event()
 
-    def run() -> None:
-        try:
-            read()
-        except httpx.HTTPError:  # the server stopped, or the test let go of the stream
-            opened.set()
+    def add(block: dict[str, str]) -> None:
+        if "data" in block:
+            event = block.get("event", "message")
+            phrase = json.loads(block["data"])["phrase"] if event == "talk" else None
+            reader.add(TableFrame(event, block.get("id"), phrase))
 
-    def read() -> None:
-        with (
-            httpx.Client(base_url=base, timeout=None) as c,
-            c.stream("GET", f"/v1/matches/{match_id}/stream", headers=headers) as r,
-        ):
-            assert r.status_code == 200, r.read()
-            opened.set()
-            block: dict[str, str] = {}
-            for line in r.iter_lines():
-                if reader.stop.is_set():
-                    return
-                if not line:
-                    if "data" in block:
-                        event = block.get("event", "message")
-                        phrase = json.loads(block["data"])["phrase"] if event == "talk" else None
-                        reader.add(TableFrame(event, block.get("id"), phrase))
-                    block = {}
-                elif not line.startswith(":") and ": " in line:
-                    name, value = line.split(": ", 1)
-                    block[name] = value
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert opened.wait(DEADLINE_S), "the stream did not open"
-    try:
+    with following(base, f"/v1/matches/{match_id}/stream", headers, reader.stop, add):
         yield reader
-    finally:
-        reader.stop.set()
 
 
 def say(c: httpx.Client, match_id: str, token: str, phrase: str) -> None:
