@@ -100,9 +100,11 @@ def _connect_once(settings: Settings) -> None:
 
 
 @contextlib.contextmanager
-def _schema_service(settings: Settings) -> Iterator[GameService]:
+def _schema_service(settings: Settings, *, writing: bool) -> Iterator[GameService]:
     """A service on the store that creates nothing by itself (two connections at least:
-    one holds the advisory lock while the recorder creates the tables)."""
+    one holds the advisory lock while the recorder creates the tables); a check
+    (``writing=False``) leaves the embedded store's file to its writer, so a server
+    polling for the schema never turns the migration away."""
     if settings.backend == "postgres":
         _connect_once(settings)
     settings = msgspec.structs.replace(
@@ -110,7 +112,7 @@ def _schema_service(settings: Settings) -> Iterator[GameService]:
         create_tables=False,
         postgres_pool_size=max(2, settings.postgres_pool_size),
     )
-    service = build_service(settings, keys=MemoryKeys())  # the keys' table: infra.schema
+    service = build_service(settings, keys=MemoryKeys(), writing=writing)  # the keys' table: infra.schema
     try:
         yield service
     finally:
@@ -137,7 +139,7 @@ def migrate(settings: Settings) -> MigrationReport:
         return MigrationReport("popo", (), (), ())
     try:
         with (
-            _schema_service(settings) as service,
+            _schema_service(settings, writing=True) as service,
             _migration_lock(service),
             open_parts(settings, service) as parts,
         ):
@@ -168,7 +170,7 @@ def check(settings: Settings) -> SchemaState:
     if settings.backend == "popo":
         return SchemaState((), ())
     try:
-        with _schema_service(settings) as service, open_parts(settings, service) as parts:
+        with _schema_service(settings, writing=False) as service, open_parts(settings, service) as parts:
             return inspect(service, objects(parts))
     except Exception as e:
         raise MigrationError(_reason(e)) from e

@@ -70,10 +70,12 @@ def build_service(
     seeds: SeedSource | None = None,
     keys: KeyStore | None = None,
     saves: Saves | None = None,
+    writing: bool = True,
 ) -> GameService:
     """A :class:`GameService` on the configured store, complete: its table policy, the
     players' ``keys`` (by default the store's own, :func:`key_store`), who hears of its
-    saves.
+    saves. A service that only reads (``writing=False``: the schema's check) does not
+    claim the embedded store's file, so it never keeps its writer out.
 
     ``clock`` and ``seeds`` default to the wall clock and the OS's CSPRNG (R35); tests
     pass fakes. Close the service (``service.close()``) to release its connections.
@@ -81,7 +83,8 @@ def build_service(
     release = None
     if settings.backend == "sqlite" and not str(settings.sqlite_path).startswith(":memory:"):
         settings.sqlite_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        release = claim_writer(str(settings.sqlite_path))  # one writing process per file
+        if writing:
+            release = claim_writer(str(settings.sqlite_path))  # one writing process per file
         private_file(settings.sqlite_path)
         private_file(f"{settings.sqlite_path}.outbox")
     try:

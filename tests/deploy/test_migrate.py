@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
+import os
 import socket
 import sqlite3
 import threading
@@ -425,6 +427,26 @@ def test_wait_for_schema_gives_up_then_sees_the_migration(store: Store) -> None:
     migrate(store.settings)
     assert wait_for_schema(store.settings, 0.5, interval=0.2, sleep=nap, clock=clock)
     assert len(naps) == 2  # there at the first look
+
+
+def test_a_look_at_the_schema_leaves_the_embedded_store_to_its_writer(
+    sqlite_store: Store,
+) -> None:
+    """A server waiting for the schema looks at the file once a second; the look is a read,
+    so it neither fails on nor holds the writer's claim (a migration started while a look
+    was under way was turned away as "another process writes the embedded store")."""
+    path = sqlite_store.settings.sqlite_path
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    holder = os.open(f"{path}.writer", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as another process's writer
+        assert check(sqlite_store.settings).missing == sqlite_store.objects
+        with pytest.raises(MigrationError, match="another process writes"):
+            migrate(sqlite_store.settings)  # creating is the writer's, not a look's
+    finally:
+        os.close(holder)
+    assert migrate(sqlite_store.settings).created == sqlite_store.objects
+    assert check(sqlite_store.settings).ready
 
 
 # -- the command line -----------------------------------------------------------------------
