@@ -112,7 +112,9 @@ def _schema_service(settings: Settings, *, writing: bool) -> Iterator[GameServic
         create_tables=False,
         postgres_pool_size=max(2, settings.postgres_pool_size),
     )
-    service = build_service(settings, keys=MemoryKeys(), writing=writing)  # the keys' table: infra.schema
+    service = build_service(
+        settings, keys=MemoryKeys(), writing=writing
+    )  # the keys' table: infra.schema
     try:
         yield service
     finally:
@@ -170,7 +172,10 @@ def check(settings: Settings) -> SchemaState:
     if settings.backend == "popo":
         return SchemaState((), ())
     try:
-        with _schema_service(settings, writing=False) as service, open_parts(settings, service) as parts:
+        with (
+            _schema_service(settings, writing=False) as service,
+            open_parts(settings, service) as parts,
+        ):
             return inspect(service, objects(parts))
     except Exception as e:
         raise MigrationError(_reason(e)) from e
