@@ -14,6 +14,8 @@ metric                                         type       labels
 ``shengji_http_requests_total``                counter    ``method``, ``route``, ``status``
 ``shengji_store_append_duration_seconds``      histogram  ``outcome`` (ok/conflict/error)
 ``shengji_events_replayed_total``              counter    —
+``shengji_stale_retries_total``                counter    —
+``shengji_cache_heard_total``                  counter    —
 ``shengji_sse_subscribers``                    gauge      —
 ``shengji_rate_limit_rejections_total``        counter    —
 ``shengji_quota_rejections_total``             counter    ``quota``
@@ -236,6 +238,17 @@ class _Readings:
             "shengji_events_replayed",
             "Stored events applied to rebuild matches and rounds (R34)",
             value=self.service.events_replayed,
+        )
+        yield CounterMetricFamily(
+            "shengji_stale_retries",
+            "Commands decided again once on fresh copies: a cached copy was stale "
+            "(docs/decisions.md D-owner)",
+            value=self.service.stale_retries,
+        )
+        yield CounterMetricFamily(
+            "shengji_cache_heard",
+            "Cached aggregates brought up to another process's save (D-owner)",
+            value=self.service.heard_elsewhere,
         )
         if self.limiter is not None:
             yield CounterMetricFamily(

@@ -22,6 +22,10 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
   connection is re-opened with backoff; after each (re)connect every subscribed match
   is woken once, since notifications sent while the connection was down are lost.
 
+The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
+game service keeps its aggregate cache by them, bringing a cached aggregate up to another
+process's save (docs/decisions.md D-owner).
+
 Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
 ``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.
 """
@@ -33,7 +37,7 @@ import contextlib
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 from uuid import UUID
 
@@ -131,6 +135,11 @@ class PostgresHub(LocalHub):
         changed and the relays' NOTIFYs take turns."""
         self.connections = 0
         """How many times a LISTEN connection was opened (tests, metrics)."""
+        self.on_stored: list[Callable[[Sequence[StoredEvent]], None]] = []
+        """Told every row the hub reads, as stored, in notification order (the game
+        service keeps its aggregate cache by them: docs/decisions.md D-owner). With a
+        listener here the hub reads every row, and after a reconnect it reads on from
+        where it was, so no save is missed."""
 
     @classmethod
     def for_service(cls, settings: Settings, service: GameService, **kwargs: Any) -> PostgresHub:
@@ -222,8 +231,10 @@ class PostgresHub(LocalHub):
             await conn.add_listener(RELAY_CHANNEL, self._on_relayed)
             # LISTEN first, then read where the store is: nothing committed after this
             # point can be missed, and whatever happened while we were away is covered
-            # by waking every subscribed match once.
-            self._last = await conn.fetchval(self._max_sql, timeout=self._timeout)
+            # by waking every subscribed match once. A cache kept by the rows reads on
+            # from where it was instead (the rows missed are read, in order).
+            if not (self.on_stored and self._last):
+                self._last = await conn.fetchval(self._max_sql, timeout=self._timeout)
         except BaseException:
             await asyncio.shield(conn.close(timeout=1))
             raise
@@ -281,7 +292,8 @@ class PostgresHub(LocalHub):
         rolled-back transactions are skipped: they are never filled in)."""
         if conn.is_closed():
             return
-        if not self.listening:  # nobody to wake: just keep up with the store
+        listening = self.listening
+        if not (listening or self.on_stored):  # nobody to wake: just keep up with the store
             last = await conn.fetchval(self._max_sql, timeout=self._timeout)
             self._last = max(self._last, last)
             return
@@ -289,6 +301,12 @@ class PostgresHub(LocalHub):
             rows = await conn.fetch(self._rows_sql, self._last, self._batch, timeout=self._timeout)
             if not rows:
                 return
+            self._tell_stored(rows)
+            if not listening:
+                self._last = rows[-1]["notification_id"]
+                if len(rows) < self._batch:
+                    return
+                continue
             changed: set[UUID] = set()
             events: dict[UUID, list[Any]] = {}
             unread: set[UUID] = set()
@@ -306,6 +324,25 @@ class PostgresHub(LocalHub):
             self._wake(changed, {m: e for m, e in events.items() if m not in unread})
             if len(rows) < self._batch:
                 return
+
+    def _tell_stored(self, rows: Sequence[Any]) -> None:
+        """Tell :attr:`on_stored` the rows as stored (a listener's error is logged)."""
+        if not self.on_stored:
+            return
+        stored = [
+            StoredEvent(
+                originator_id=UUID(bytes=row["originator_id"].bytes),
+                originator_version=row["originator_version"],
+                topic=row["topic"],
+                state=bytes(row["state"]),
+            )
+            for row in rows
+        ]
+        for listener in self.on_stored:
+            try:
+                listener(stored)
+            except Exception:
+                log.exception("live hub: a listener of the rows read failed")
 
     async def _match_of_row(self, conn: Any, row: Any) -> UUID | None:
         originator = UUID(bytes=row["originator_id"].bytes)
@@ -366,7 +403,10 @@ def _quote(identifier: str) -> str:
 def build_hub(settings: Settings, service: GameService) -> InProcessHub | PostgresHub:
     """The composition root's hub: LISTEN on PostgreSQL, in-process otherwise."""
     if settings.backend == "postgres":
-        return PostgresHub.for_service(settings, service)
+        listening = PostgresHub.for_service(settings, service)
+        if service.trusts_cache:  # the cache is kept by every save heard (D-owner)
+            listening.on_stored.append(service.heard)
+        return listening
     hub = InProcessHub()
     hub.attach(service)
     return hub

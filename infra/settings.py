@@ -137,6 +137,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "schema `shengji migrate` creates."
         ),
     ] = True
+    aggregate_cache_maxsize: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=10_000_000,
+            description="Aggregates a process keeps in its cache (the eventsourcing library's "
+            "LRU): a match in play holds its match, its round and its talk, so at least 3 per "
+            "match a process serves at once, plus room for its players and tournaments "
+            "(docs/scaling.md).",
+        ),
+    ] = 5000
+    aggregate_cache_fastforward: Annotated[
+        bool,
+        Meta(
+            description="On PostgreSQL: `true` asks the store for newer events on every load "
+            "of a cached aggregate; `false` serves the cache without a query, kept by the "
+            "live hub and a save's stale retry (docs/decisions.md D-owner). The embedded "
+            "store (one writer) never asks."
+        ),
+    ] = False
     rating_seasons: Annotated[
         Schedule,
         Meta(

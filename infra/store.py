@@ -28,8 +28,9 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     Every key the chosen module reads is given explicitly, so a stray variable of the
     process environment (which the library merges in) cannot redirect the store.
     """
+    cache = str(settings.aggregate_cache_maxsize)
     if settings.backend == "popo":
-        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": cache}
     create = "y" if settings.create_tables else "n"
     if settings.backend == "sqlite":
         return {
@@ -40,6 +41,7 @@ def persistence_env(settings: Settings) -> dict[str, str]:
             "CREATE_TABLE": create,
             # The embedded store has one writer, this process: every save refreshes the
             # aggregate cache, so a load need not ask the file for newer events.
+            "AGGREGATE_CACHE_MAXSIZE": cache,
             "AGGREGATE_CACHE_FASTFORWARD": "n",
         }
     assert settings.database_url is not None  # Settings checked it
@@ -60,6 +62,11 @@ def persistence_env(settings: Settings) -> dict[str, str]:
         "POSTGRES_CONNECT_TIMEOUT": str(settings.postgres_connect_timeout),
         "POSTGRES_SCHEMA": settings.postgres_schema,
         "CREATE_TABLE": create,
+        "AGGREGATE_CACHE_MAXSIZE": cache,
+        # A match's writes go to its owner (the ingress's hash of its id); the hub evicts
+        # what other processes save and a save lost to a stale copy is run again once
+        # (docs/decisions.md D-owner).
+        "AGGREGATE_CACHE_FASTFORWARD": "y" if settings.aggregate_cache_fastforward else "n",
     }
 
 

@@ -38,6 +38,7 @@ back.
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -47,12 +48,14 @@ from uuid import UUID
 
 from domain.rules.errors import InvalidInputError, ShengjiError
 from services.access import Credential
-from services.errors import VersionConflictError
+from services.errors import PreconditionFailedError, VersionConflictError
 from services.game import GameService
 from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
 from services.limits import NO_ALLOWANCE, Allowance, Payer
 from services.sources import PLAYER_ROLE
 from services.unit_of_work import Reading, UnitOfWork
+
+log = logging.getLogger(__name__)
 
 C = TypeVar("C")
 W = TypeVar("W")
@@ -244,14 +247,31 @@ class Bus:
         payer: Payer | None,
     ) -> Answered[Any]:
         attempts = handler.attempts_for(command)
-        for attempt in range(1, attempts + 1):
+        fresh = not self.service.trusts_cache
+        # While a cached copy may be stale (docs/decisions.md D-owner), a refusal that may
+        # come from one — a lost save, or an If-Match the copy does not meet — is decided
+        # again once on fresh copies, inside this call: the key's record is saved with the
+        # run that wins, so a replay answers what that run answered.
+        lost: VersionConflictError | None = None
+        attempt = 0
+        while True:
+            attempt += 1
             uow = UnitOfWork(self.service, self.clock)
             try:
                 outcome = handler.handle(uow, command, who)
             except VersionConflictError:
-                if attempt == attempts:
+                if attempt >= attempts:
                     raise
                 continue  # the handler found the state moved under it: decide again
+            except PreconditionFailedError:
+                if not fresh:  # the copy may be behind what the caller saw
+                    fresh, attempt = True, attempt - 1
+                    self._stale(uow)
+                    continue
+                if lost is not None:  # decided on what the caller saw: a race they lost
+                    raise lost from None
+                uow.commit_kept()
+                raise
             except ShengjiError:
                 uow.commit_kept()
                 raise
@@ -263,9 +283,15 @@ class Bus:
             spent = self.matches.spend(payer, handler.matches_made(command, uow, outcome))
             try:
                 uow.commit(*records)
-            except VersionConflictError:
+            except VersionConflictError as e:
                 self.matches.refund(payer, spent)
-                if attempt == attempts:
+                if not fresh:  # a stale copy, or a save made meanwhile: once more, fresh
+                    fresh, attempt, lost = True, attempt - 1, e
+                    self._stale(uow)
+                    if key is not None and self.keys.recorded(key) is not None:
+                        raise  # another process answered this key: the bus answers its record
+                    continue
+                if attempt >= attempts:
                     raise
                 continue  # the state moved under us: decide again on the state as it is
             except BaseException:
@@ -273,4 +299,10 @@ class Bus:
                 raise
             body = handler.answer(command, who, outcome, uow.reading())
             return Answered(outcome.status, body, outcome=outcome)
-        raise AssertionError("unreachable")  # pragma: no cover - attempts >= 1
+
+    def _stale(self, uow: UnitOfWork) -> None:
+        """The command is decided again on fresh copies: drop what ``uow`` loaded from the
+        cache, count it (``shengji_stale_retries_total``), log it."""
+        self.service.refresh(*uow.loaded())
+        self.service.stale_retried()
+        log.info("stale cache: the command is decided again on fresh copies")

@@ -13,6 +13,8 @@ Every write is a command through the bus (:mod:`services.bus`, its handlers in
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,7 +25,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
-from eventsourcing.persistence import IntegrityError, Mapper, Recording
+from eventsourcing.persistence import IntegrityError, Mapper, Recording, StoredEvent
 
 from domain.game.match import Match
 from domain.game.round import Round
@@ -74,6 +76,8 @@ class GameService(Application[UUID]):
 
     name = "shengji"
     env: ClassVar[dict[str, str]] = {
+        # services built without settings (tests, tools); the composition root passes
+        # the setting (infra.store.persistence_env)
         "AGGREGATE_CACHE_MAXSIZE": "1000",
     }
     log_section_size = 500  # notifications a follower (the webhook outbox) reads a query
@@ -108,6 +112,11 @@ class GameService(Application[UUID]):
         """Who hears of the saves (:mod:`services.saves`)."""
         self.events_replayed = 0
         """Events applied to rebuild aggregates from the store (metrics)."""
+        self.stale_retries = 0
+        """Commands decided again once on fresh copies because a cached copy was stale
+        (docs/decisions.md D-owner; metrics)."""
+        self.heard_elsewhere = 0
+        """Cached aggregates brought up to a save another process made (metrics)."""
         self._replayed_lock = threading.Lock()
         self._on_close = tuple(on_close)
 
@@ -166,6 +175,74 @@ class GameService(Application[UUID]):
     def current_round(self, match: Match) -> Round | None:
         rid = match.current_round_id()
         return None if rid is None else self.get_round(rid)
+
+    # -- the aggregate cache (docs/decisions.md D-owner) ------------------------------------
+
+    @property
+    def trusts_cache(self) -> bool:
+        """Loads serve the cached aggregate without asking the store for newer events
+        (``AGGREGATE_CACHE_FASTFORWARD=n``): a copy may be stale when another process
+        saved, so a command refused on one is decided again once (:mod:`services.bus`)."""
+        return self.repository.cache is not None and not self.repository.fastforward
+
+    def stale_retried(self) -> None:
+        """Count a command decided again on fresh copies (thread-safe)."""
+        with self._replayed_lock:
+            self.stale_retries += 1
+
+    def refresh(self, *ids: UUID) -> None:
+        """Drop the cached copies of ``ids``: the next load reads the store (a command
+        that may have been decided on stale copies). The library's cache API."""
+        cache = self.repository.cache
+        if cache is not None:
+            for aggregate_id in ids:
+                with contextlib.suppress(KeyError):
+                    cache.get(aggregate_id, evict=True)
+
+    def heard(self, stored: Sequence[StoredEvent]) -> None:
+        """Rows of the store's log another process may have saved (the PostgreSQL hub
+        tells every row it reads, in order): a cached aggregate older than its row is
+        brought up to it — a copy of the cached one with the new events applied, put in
+        place of it — or dropped when the rows do not follow on from it. Rows of this
+        process's own saves find the cache already at their version."""
+        cache = self.repository.cache
+        if cache is None or self.repository.fastforward:
+            return
+        rows: dict[UUID, list[StoredEvent]] = {}
+        for row in stored:
+            rows.setdefault(UUID(str(row.originator_id)), []).append(row)
+        for aggregate_id, found in rows.items():
+            try:
+                cached: Any = cache.get(aggregate_id)
+            except KeyError:
+                continue
+            newer = [r for r in found if r.originator_version > cached.version]
+            if not newer:
+                continue
+            self._bring_up(aggregate_id, cached, newer)
+
+    def _bring_up(self, aggregate_id: UUID, cached: Any, newer: list[StoredEvent]) -> None:
+        cache = self.repository.cache
+        assert cache is not None
+        versions = [r.originator_version for r in newer]
+        follows = versions == list(range(cached.version + 1, cached.version + 1 + len(newer)))
+        try:
+            if not follows:
+                raise ValueError("a gap")
+            events = [self.mapper.to_domain_event(r) for r in newer]
+            brought = self._replay(copy.deepcopy(cached), events)
+        except Exception:
+            with contextlib.suppress(KeyError):
+                cache.get(aggregate_id, evict=True)  # the next load reads the store
+        else:
+            try:
+                current: Any = cache.get(aggregate_id)
+            except KeyError:
+                return
+            if current.version < brought.version:  # not overtaken by a save of our own
+                cache.put(aggregate_id, brought)
+        with self._replayed_lock:
+            self.heard_elsewhere += 1
 
     # -- internals -------------------------------------------------------------------------
 

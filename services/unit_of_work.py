@@ -103,6 +103,10 @@ class UnitOfWork:
             return None
         return self._hold(found) if isinstance(found, cls) else None
 
+    def loaded(self) -> list[UUID]:
+        """The ids of every aggregate this unit loaded or added."""
+        return list(self._held)
+
     def held(self, aggregate_id: UUID) -> Any | None:
         """The aggregate this unit loaded or added, None when it holds none."""
         return self._held.get(aggregate_id)

@@ -20,7 +20,10 @@ from tests.integration.store_bots import new_match
 @pytest.mark.parametrize(
     ("environ", "expected"),
     [
-        ({"PERSISTENCE": "popo"}, {"PERSISTENCE_MODULE": "eventsourcing.popo"}),
+        (
+            {"PERSISTENCE": "popo"},
+            {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "5000"},
+        ),
         (
             {},
             {
@@ -28,6 +31,7 @@ from tests.integration.store_bots import new_match
                 "SQLITE_DBNAME": "var/shengji.sqlite3",
                 "SQLITE_LOCK_TIMEOUT": "5",
                 "CREATE_TABLE": "y",
+                "AGGREGATE_CACHE_MAXSIZE": "5000",
                 "AGGREGATE_CACHE_FASTFORWARD": "n",
             },
         ),
@@ -38,6 +42,7 @@ from tests.integration.store_bots import new_match
                 "SQLITE_DBNAME": "/data/x.db",
                 "SQLITE_LOCK_TIMEOUT": "9",
                 "CREATE_TABLE": "n",
+                "AGGREGATE_CACHE_MAXSIZE": "5000",
                 "AGGREGATE_CACHE_FASTFORWARD": "n",
             },
         ),
@@ -60,6 +65,8 @@ from tests.integration.store_bots import new_match
                 "POSTGRES_CONNECT_TIMEOUT": "10",
                 "POSTGRES_SCHEMA": "",
                 "CREATE_TABLE": "y",
+                "AGGREGATE_CACHE_MAXSIZE": "5000",
+                "AGGREGATE_CACHE_FASTFORWARD": "n",
             },
         ),
     ],
