@@ -143,7 +143,8 @@ class PostgresHub(LocalHub):
 
     @classmethod
     def for_service(cls, settings: Settings, service: GameService, **kwargs: Any) -> PostgresHub:
-        """The hub for ``service``'s PostgreSQL store (its schema, table and channel)."""
+        """The hub for ``service``'s PostgreSQL store (its schema, table and channel),
+        keeping the service's aggregate cache when it trusts it (D-owner)."""
         recorder = service.recorder
         if not isinstance(recorder, PostgresApplicationRecorder) or not settings.database_url:
             raise TypeError("PostgresHub needs a GameService on PostgreSQL")
@@ -157,7 +158,7 @@ class PostgresHub(LocalHub):
             "timeout": settings.postgres_connect_timeout,
             "server_settings": {"application_name": "shengji-hub"},
         }
-        return cls(
+        hub = cls(
             connect_kwargs,
             schema=recorder.datastore.schema,
             table=recorder.events_table_name,
@@ -165,6 +166,9 @@ class PostgresHub(LocalHub):
             mapper=service.mapper,
             **kwargs,
         )
+        if service.trusts_cache:  # its cache is kept by every save heard (D-owner)
+            hub.on_stored.append(service.heard)
+        return hub
 
     @property
     def connected(self) -> bool:
@@ -403,10 +407,7 @@ def _quote(identifier: str) -> str:
 def build_hub(settings: Settings, service: GameService) -> InProcessHub | PostgresHub:
     """The composition root's hub: LISTEN on PostgreSQL, in-process otherwise."""
     if settings.backend == "postgres":
-        listening = PostgresHub.for_service(settings, service)
-        if service.trusts_cache:  # the cache is kept by every save heard (D-owner)
-            listening.on_stored.append(service.heard)
-        return listening
+        return PostgresHub.for_service(settings, service)
     hub = InProcessHub()
     hub.attach(service)
     return hub

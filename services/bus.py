@@ -216,8 +216,10 @@ class Bus:
             if found is None:
                 try:
                     return self._told(caller, self._run(handler, command, who, key, payer))
-                except VersionConflictError:
-                    found = self.keys.recorded(key)  # another process saved this key first
+                except ShengjiError:
+                    # another process saved this key first (a retry sent elsewhere while
+                    # this one ran): its save won, or the state it left refused this run
+                    found = self.keys.recorded(key)
                     if found is None:
                         raise
             if found.legacy_body is not None:  # recorded before records kept outcomes
@@ -248,10 +250,11 @@ class Bus:
     ) -> Answered[Any]:
         attempts = handler.attempts_for(command)
         fresh = not self.service.trusts_cache
-        # While a cached copy may be stale (docs/decisions.md D-owner), a refusal that may
-        # come from one — a lost save, or an If-Match the copy does not meet — is decided
-        # again once on fresh copies, inside this call: the key's record is saved with the
-        # run that wins, so a replay answers what that run answered.
+        # While a cached copy may be stale (docs/decisions.md D-owner), a command refused on
+        # one — its save lost on a version, or a refusal (an If-Match, a rule) by copies the
+        # store has moved past — is decided again once on fresh copies, inside this call:
+        # the key's record is saved with the run that wins, so a replay answers what that
+        # run answered.
         lost: VersionConflictError | None = None
         attempt = 0
         while True:
@@ -263,16 +266,13 @@ class Bus:
                 if attempt >= attempts:
                     raise
                 continue  # the handler found the state moved under it: decide again
-            except PreconditionFailedError:
-                if not fresh:  # the copy may be behind what the caller saw
-                    fresh, attempt = True, attempt - 1
+            except ShengjiError as refused:
+                if not fresh and self.service.behind(uow.versions()):
+                    fresh, attempt = True, attempt - 1  # refused on a stale copy: once more
                     self._stale(uow)
                     continue
-                if lost is not None:  # decided on what the caller saw: a race they lost
-                    raise lost from None
-                uow.commit_kept()
-                raise
-            except ShengjiError:
+                if lost is not None and isinstance(refused, PreconditionFailedError):
+                    raise lost from None  # decided on what the caller saw: a race they lost
                 uow.commit_kept()
                 raise
             records = []

@@ -190,6 +190,17 @@ class GameService(Application[UUID]):
         with self._replayed_lock:
             self.stale_retries += 1
 
+    def behind(self, versions: Mapping[UUID, int]) -> bool:
+        """The store holds an event after ``versions[id]`` of some aggregate (one indexed
+        query each): a command refused on those copies may have been refused on stale
+        ones. Always False while loads ask the store anyway."""
+        if not self.trusts_cache:
+            return False
+        return any(
+            next(iter(self.events.get(originator_id=i, gt=v, limit=1)), None) is not None
+            for i, v in versions.items()
+        )
+
     def refresh(self, *ids: UUID) -> None:
         """Drop the cached copies of ``ids``: the next load reads the store (a command
         that may have been decided on stale copies). The library's cache API."""

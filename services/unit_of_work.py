@@ -107,6 +107,12 @@ class UnitOfWork:
         """The ids of every aggregate this unit loaded or added."""
         return list(self._held)
 
+    def versions(self) -> dict[UUID, int]:
+        """The version each aggregate this unit loaded had when loaded (its pending events
+        not counted); the aggregates it created are left out."""
+        found = {i: a.version - len(a.pending_events) for i, a in self._held.items()}
+        return {i: v for i, v in found.items() if v > 0}
+
     def held(self, aggregate_id: UUID) -> Any | None:
         """The aggregate this unit loaded or added, None when it holds none."""
         return self._held.get(aggregate_id)

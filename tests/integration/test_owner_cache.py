@@ -1,0 +1,156 @@
+"""A match's owner serves loads from its cache (docs/decisions.md D-owner): two game services
+on one PostgreSQL schema, each trusting its cache (``AGGREGATE_CACHE_FASTFORWARD=n``),
+write the same match. A save lost on ``(originator_id, version)`` to the other's save is
+decided again once on fresh copies inside the one bus call — the key's record saved with
+the run that won, a replay of the key answering that answer — and a save heard from the
+other process (the live hub's rows) brings the cached aggregate up to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from uuid import UUID
+
+import pytest
+
+from domain.game.actions import action_of
+from domain.game.round import RoundPhase
+from domain.rules.ruleset import RuleSet
+from infra.settings import Settings
+from infra.store import build_service
+from services.game import GameService
+from services.errors import VersionConflictError
+from services.idempotency import RequestKey
+from services.round_commands import Act, Precondition
+from tests.commands import bus_of, version_of
+from tests.conftest import FakeClock, FixedSeeds
+from tests.integration.store_bots import (
+    Bots,
+    Move,
+    new_match,
+    play_until,
+    raw_log,
+    round_state,
+)
+from tests.resilience.harness import schema_settings
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def two(pg_url: str) -> Iterator[tuple[GameService, GameService]]:
+    with schema_settings(pg_url) as settings:
+        assert not settings.aggregate_cache_fastforward
+        a = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
+        b = build_service(Settings(**_same(settings)), clock=FakeClock(), seeds=FixedSeeds())
+        try:
+            yield a, b
+        finally:
+            a.close()
+            b.close()
+
+
+def _same(settings: Settings) -> dict[str, object]:
+    return {f: getattr(settings, f) for f in settings.__struct_fields__}
+
+
+def _act(move: Move, match_id: UUID, expected: int | None = None) -> Act:
+    return Act(match_id, action_of(move.action, move.cards), Precondition(expected), seat=move.seat)
+
+
+def stored_version(service: GameService, match_id: UUID) -> int:
+    """The match version the store holds (``service``'s cached copies dropped first: no
+    hub keeps them in these tests)."""
+    match = service.get_match(match_id)
+    current = match.current_round_id()
+    service.refresh(match_id, *(() if current is None else (current,)))
+    return version_of(service, match_id)
+
+
+def _playing(service: GameService, match_id: UUID) -> None:
+    play_until(service, match_id, Bots(5), lambda m, r: r.phase is RoundPhase.PLAYING)
+
+
+def test_a_save_lost_to_a_stale_copy_is_decided_again_once_in_the_same_call(
+    two: tuple[GameService, GameService],
+) -> None:
+    a, b = two
+    assert a.trusts_cache and b.trusts_cache
+    match_id = new_match(a, RuleSet())
+    _playing(a, match_id)  # a's cache holds the match and its round
+    bots = Bots(11)
+    # b moves on: a's cached round is now a version behind the store
+    round_b = b.current_round(b.get_match(match_id))
+    assert round_b is not None
+    bus_of(b).execute(_act(bots.move(round_b, b), match_id))
+    assert a.current_round(a.get_match(match_id)).version == round_b.version  # type: ignore[union-attr]
+    # a's next move, decided on its stale copy, loses its save, then wins on fresh copies
+    fresh = b.current_round(b.get_match(match_id))
+    assert fresh is not None
+    key = RequestKey.of("test-scope", "k-1", "fingerprint-1")
+    first = bus_of(a).handle(_act(bots.move(fresh, b), match_id), key=key)
+    assert a.stale_retries == 1
+    assert first.status == 200 and not first.replayed
+    # the key was recorded with the run that won: a replay on either service answers it
+    for service in (a, b):
+        again = bus_of(service).handle(_act(bots.move(fresh, b), match_id), key=key)
+        assert again.replayed and again.body == first.body and again.outcome == first.outcome
+    assert first.outcome is not None and first.outcome.version == stored_version(b, match_id)
+    # the round's log is contiguous: nothing lost, nothing doubled
+    versions = [n.originator_version for n in raw_log(a) if n.originator_id == fresh.id]
+    assert versions == list(range(1, len(versions) + 1))
+
+
+def test_if_match_beyond_a_stale_copy_is_checked_on_fresh_copies(
+    two: tuple[GameService, GameService],
+) -> None:
+    a, b = two
+    match_id = new_match(a, RuleSet())
+    _playing(a, match_id)
+    bots = Bots(12)
+    round_b = b.current_round(b.get_match(match_id))
+    assert round_b is not None
+    bus_of(b).execute(_act(bots.move(round_b, b), match_id))
+    seen = version_of(b, match_id)  # what a client of b saw, sent to a as If-Match
+    fresh = b.current_round(b.get_match(match_id))
+    assert fresh is not None
+    answered = bus_of(a).handle(_act(bots.move(fresh, b), match_id, expected=seen))
+    assert answered.status == 200
+    assert a.stale_retries == 1
+    assert version_of(a, match_id) == stored_version(b, match_id) == seen + 1
+
+
+def test_a_lost_race_with_if_match_stays_the_callers_conflict(
+    two: tuple[GameService, GameService],
+) -> None:
+    a, b = two
+    match_id = new_match(a, RuleSet())
+    _playing(a, match_id)
+    bots = Bots(13)
+    seen = version_of(a, match_id)
+    round_a = a.current_round(a.get_match(match_id))
+    assert round_a is not None
+    move = bots.move(round_a, a)
+    bus_of(b).execute(_act(move, match_id, expected=seen))  # b wins the race
+    with pytest.raises(VersionConflictError):  # a decided on the same version: 409
+        bus_of(a).handle(_act(move, match_id, expected=seen))
+    assert a.stale_retries == 1
+
+
+def test_rows_heard_from_another_process_bring_the_cache_up_to_them(
+    two: tuple[GameService, GameService],
+) -> None:
+    a, b = two
+    match_id = new_match(a, RuleSet())
+    _playing(a, match_id)
+    start = max(n.id for n in raw_log(a))
+    round_b = b.current_round(b.get_match(match_id))
+    assert round_b is not None
+    bus_of(b).execute(_act(Bots(14).move(round_b, b), match_id))
+    a.heard(raw_log(b, start + 1))  # what a's live hub reads after b's save
+    assert a.heard_elsewhere >= 1
+    after = b.current_round(b.get_match(match_id))
+    cached = a.current_round(a.get_match(match_id))
+    assert cached is not None and after is not None
+    assert cached.version == after.version
+    assert round_state(cached) == round_state(after)
