@@ -24,7 +24,9 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
 
 The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
 game service keeps its aggregate cache by them, bringing a cached aggregate up to another
-process's save (docs/decisions.md D-owner).
+process's save (docs/decisions.md D-owner). From a notification until its rows are told,
+the service's ``settled`` event is clear, and its loads wait for it: a save committed
+elsewhere is notified here before the client who made it can ask this process again.
 
 Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
 ``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.
@@ -36,6 +38,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
@@ -102,8 +105,12 @@ class PostgresHub(LocalHub):
         query_timeout_s: float = 10.0,
         connect: Connect = asyncpg.connect,
         mapper: Mapper[UUID] | None = None,
+        settled: threading.Event | None = None,
     ) -> None:
         super().__init__()
+        self._settled = settled
+        """Cleared from a notification until its rows are read and told to
+        :attr:`on_stored`: the game service's loads wait for it (D-owner)."""
         self._mapper = mapper
         """Decodes the rows of watched matches into events handed to subscribers."""
         self._connect_kwargs = connect_kwargs
@@ -158,15 +165,17 @@ class PostgresHub(LocalHub):
             "timeout": settings.postgres_connect_timeout,
             "server_settings": {"application_name": "shengji-hub"},
         }
+        trusted = service.trusts_cache  # its cache is kept by every save heard (D-owner)
         hub = cls(
             connect_kwargs,
             schema=recorder.datastore.schema,
             table=recorder.events_table_name,
             channel=recorder.channel_name,
             mapper=service.mapper,
+            settled=service.settled if trusted else None,
             **kwargs,
         )
-        if service.trusts_cache:  # its cache is kept by every save heard (D-owner)
+        if trusted:
             hub.on_stored.append(service.heard)
         return hub
 
@@ -223,6 +232,8 @@ class PostgresHub(LocalHub):
                 log.warning("live hub: connection lost (%s); reconnecting", e)
             finally:
                 self._connected.clear()
+                if self._settled is not None:
+                    self._settled.set()  # no news while away: loads do not wait for it
                 self._conn = None
                 with contextlib.suppress(Exception):
                     await asyncio.shield(conn.close(timeout=1))
@@ -282,8 +293,12 @@ class PostgresHub(LocalHub):
             self._poke.clear()
             async with self._one_at_a_time:
                 await self._read(conn)
+            if self._settled is not None and not self._poke.is_set():
+                self._settled.set()  # every save notified so far is read and told
 
     def _on_notify(self, *_: object) -> None:
+        if self._settled is not None:
+            self._settled.clear()  # loads wait for these rows (D-owner)
         self._poke.set()
 
     def _on_terminated(self, *_: object) -> None:

@@ -13,6 +13,7 @@ Every write is a command through the bus (:mod:`services.bus`, its handlers in
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import threading
@@ -41,6 +42,8 @@ from services.sources import new_seed, utc_now
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
 A = TypeVar("A")
+SETTLE_S = 1.0
+"""The longest a load waits for the live hub to tell the saves notified (D-owner)."""
 QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
 TALK_LIMITS = Limits()
 
@@ -69,6 +72,14 @@ def replay(aggregate: A | None, events: Iterable[Any]) -> A | None:
     for event in events:
         aggregate = event.mutate(aggregate)
     return aggregate
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class GameService(Application[UUID]):
@@ -117,6 +128,11 @@ class GameService(Application[UUID]):
         (docs/decisions.md D-owner; metrics)."""
         self.heard_elsewhere = 0
         """Cached aggregates brought up to a save another process made (metrics)."""
+        self.settled = threading.Event()
+        """Set while the live hub has told every save notified to this process
+        (:meth:`heard`); a load from the trusted cache waits for it, at most
+        :data:`SETTLE_S` (docs/decisions.md D-owner)."""
+        self.settled.set()
         self._replayed_lock = threading.Lock()
         self._on_close = tuple(on_close)
 
@@ -142,6 +158,7 @@ class GameService(Application[UUID]):
     def get_match(self, match_id: UUID, version: int | None = None) -> Match:
         """The match (at ``version``): the library's load, a copy of its cached aggregate
         (a command's changes reach the cache only by its save)."""
+        self.settle()
         try:
             match: Match = self.repository.get(
                 match_id, version=version, projector_func=self._replay
@@ -154,6 +171,7 @@ class GameService(Application[UUID]):
 
     def get_round(self, round_id: UUID, version: int | None = None) -> Round:
         """The round (at ``version``), as :meth:`get_match` loads."""
+        self.settle()
         try:
             round_: Round = self.repository.get(
                 round_id, version=version, projector_func=self._replay
@@ -184,6 +202,14 @@ class GameService(Application[UUID]):
         (``AGGREGATE_CACHE_FASTFORWARD=n``): a copy may be stale when another process
         saved, so a command refused on one is decided again once (:mod:`services.bus`)."""
         return self.repository.cache is not None and not self.repository.fastforward
+
+    def settle(self) -> None:
+        """Wait (at most :data:`SETTLE_S`) until the saves notified to this process are in
+        its cache: a client who wrote through another process and asks here next finds
+        its write (the notification reaches this process before the client's answer
+        leaves the other). Free while nothing is pending or loads ask the store."""
+        if not self.settled.is_set() and not _on_event_loop():
+            self.settled.wait(SETTLE_S)  # (never on the loop the hub tells from)
 
     def stale_retried(self) -> None:
         """Count a command decided again on fresh copies (thread-safe)."""

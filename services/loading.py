@@ -26,6 +26,8 @@ def load(
     service: GameService, aggregate_id: UUID, cls: type[T], what: str, version: int | None = None
 ) -> T:
     """The ``cls`` aggregate ``aggregate_id`` (as of ``version``); 404 ``no <what> <id>``."""
+    if version is None:
+        service.settle()
     try:
         found: object = service.repository.get(aggregate_id, version=version)
     except AggregateNotFoundError:

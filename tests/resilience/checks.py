@@ -71,11 +71,16 @@ def _matches(item: HistoryItem, ack: Ack) -> bool:
     return True
 
 
-def exactly_once(items: list[HistoryItem], acks: list[Ack]) -> tuple[int, int]:
-    """(lost, duplicated) of one match whose commands were all sent by ``acks``' client,
-    one at a time: each acknowledged command's event lies between the previous
-    acknowledged version and its own; any other command event is a duplicate."""
-    commands = [i for i in items if i.type in COMMAND_EVENTS.values()]
+def exactly_once(
+    items: list[HistoryItem], acks: list[Ack], seats: tuple[int, ...] = (0, 1, 2, 3)
+) -> tuple[int, int]:
+    """(lost, duplicated) of one match whose commands of ``seats`` were all sent by
+    ``acks``' client, one at a time: each acknowledged command's event lies between the
+    previous acknowledged version and its own; any other command event of those seats is a
+    duplicate (the other seats are bots the worker moves)."""
+    commands = [
+        i for i in items if i.type in COMMAND_EVENTS.values() and i.data.get("seat") in seats
+    ]
     lost = 0
     matched: set[int] = set()
     previous = 0
@@ -100,7 +105,7 @@ def verify(url: str, schema: str, tables: list[BotTable], views: list[list[Json]
     try:
         for table, seen in zip(tables, views, strict=True):
             match_id = UUID(table.match_id)
-            lost, duplicated = exactly_once(history(service, match_id), table.acks)
+            lost, duplicated = exactly_once(history(service, match_id), table.acks, table.seats)
             verdict.acked += len(table.acks)
             verdict.lost += lost
             verdict.duplicated += duplicated

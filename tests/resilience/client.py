@@ -155,6 +155,9 @@ def choose(view: Json, rng: random.Random) -> list[tuple[str, list[str]]]:
 class BotTable:
     """A match with four seats played by this client (see the module docstring)."""
 
+    seats: tuple[int, ...] = (0, 1, 2, 3)
+    """The seats this client plays (the others are bots the worker moves)."""
+
     def __init__(self, client: Client, match_id: str, tokens: list[str], seed: int) -> None:
         self.client = client
         self.match_id = match_id
@@ -203,8 +206,8 @@ class BotTable:
         expected = public["expected"]
         if expected is None:
             return public["version"], -1, []
-        seats = list(range(4)) if expected["seat"] is None else [expected["seat"]]
-        for seat in seats:
+        seats = list(self.seats) if expected["seat"] is None else [expected["seat"]]
+        for seat in (s for s in seats if s in self.seats):
             r = await self.client.request("GET", self.url + "/view", headers=self.auth(seat))
             assert r.status_code == 200, r.text
             view = r.json()
@@ -283,6 +286,37 @@ class BotTable:
             and r.headers.get("idempotent-replayed") == "true"
             and r.json() == ack.answer
         )
+
+
+class PersonAndBots(BotTable):
+    """A match of one person this client plays (seat 0) and three bots the worker moves
+    (``PROCESS_ROLE=worker``: docs/scaling.md), so the person's commands and the bots'
+    moves are saved by different processes."""
+
+    seats = (0,)
+
+    @classmethod
+    async def create(cls, client: Client, seed: int) -> BotTable:
+        key = {"Idempotency-Key": uuid4().hex}
+        r = await client.request("POST", "/v1/matches", body={"name": f"m{seed}"}, headers=key)
+        assert r.status_code == 201, r.text
+        match_id, organiser = r.json()["matchId"], r.json()["organiserToken"]
+        for seat in (1, 2, 3):
+            r = await client.request(
+                "POST",
+                f"/v1/matches/{match_id}/seats/{seat}/bot",
+                body={"kind": "heuristic"},
+                headers={"Idempotency-Key": uuid4().hex, "Authorization": f"Bearer {organiser}"},
+            )
+            assert r.status_code in (200, 201), r.text
+        r = await client.request(
+            "POST",
+            f"/v1/matches/{match_id}/seats/0",
+            body={"name": "p0"},
+            headers={"Idempotency-Key": uuid4().hex},
+        )
+        assert r.status_code == 201, r.text
+        return cls(client, match_id, [r.json()["token"], "", "", ""], seed)
 
 
 async def play(tables: list[BotTable], until: float, *, races: bool = False) -> None:
