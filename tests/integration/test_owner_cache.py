@@ -16,10 +16,9 @@ import pytest
 from domain.game.actions import action_of
 from domain.game.round import RoundPhase
 from domain.rules.ruleset import RuleSet
-from infra.settings import Settings
 from infra.store import build_service
-from services.game import GameService
 from services.errors import VersionConflictError
+from services.game import GameService
 from services.idempotency import RequestKey
 from services.round_commands import Act, Precondition
 from tests.commands import bus_of, version_of
@@ -42,16 +41,12 @@ def two(pg_url: str) -> Iterator[tuple[GameService, GameService]]:
     with schema_settings(pg_url) as settings:
         assert not settings.aggregate_cache_fastforward
         a = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
-        b = build_service(Settings(**_same(settings)), clock=FakeClock(), seeds=FixedSeeds())
+        b = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
         try:
             yield a, b
         finally:
             a.close()
             b.close()
-
-
-def _same(settings: Settings) -> dict[str, object]:
-    return {f: getattr(settings, f) for f in settings.__struct_fields__}
 
 
 def _act(move: Move, match_id: UUID, expected: int | None = None) -> Act:
