@@ -210,12 +210,14 @@ class Bus:
             copies = UnitOfWork(self.service, self.clock)
             return Answered(200, handler.dry_run(command, who, copies))
         if key is None:
-            return self._told(caller, self._run(handler, command, who, None, payer))
+            return self._told(caller, self._run(handler, command, caller, who, None, payer))
         with self.keys.claimed(key):
             found = self.keys.recorded(key)
             if found is None:
                 try:
-                    return self._told(caller, self._run(handler, command, who, key, payer))
+                    return self._told(
+                        caller, self._run(handler, command, caller, who, key, payer)
+                    )
                 except ShengjiError:
                     # another process saved this key first (a retry sent elsewhere while
                     # this one ran): its save won, or the state it left refused this run
@@ -244,6 +246,7 @@ class Bus:
         self,
         handler: Handler[Any, Any, Any],
         command: Any,
+        caller: Caller,
         who: Any,
         key: RequestKey | None,
         payer: Payer | None,
@@ -269,7 +272,7 @@ class Bus:
             except ShengjiError as refused:
                 if not fresh and self.service.behind(uow.versions()):
                     fresh, attempt = True, attempt - 1  # refused on a stale copy: once more
-                    self._stale(uow)
+                    who = self._stale(handler, command, caller, uow)
                     continue
                 if lost is not None and isinstance(refused, PreconditionFailedError):
                     raise lost from None  # decided on what the caller saw: a race they lost
@@ -287,9 +290,9 @@ class Bus:
                 self.matches.refund(payer, spent)
                 if not fresh:  # a stale copy, or a save made meanwhile: once more, fresh
                     fresh, attempt, lost = True, attempt - 1, e
-                    self._stale(uow)
                     if key is not None and self.keys.recorded(key) is not None:
                         raise  # another process answered this key: the bus answers its record
+                    who = self._stale(handler, command, caller, uow)
                     continue
                 if attempt >= attempts:
                     raise
@@ -300,9 +303,13 @@ class Bus:
             body = handler.answer(command, who, outcome, uow.reading())
             return Answered(outcome.status, body, outcome=outcome)
 
-    def _stale(self, uow: UnitOfWork) -> None:
+    def _stale(
+        self, handler: Handler[Any, Any, Any], command: Any, caller: Caller, uow: UnitOfWork
+    ) -> Any:
         """The command is decided again on fresh copies: drop what ``uow`` loaded from the
-        cache, count it (``shengji_stale_retries_total``), log it."""
+        cache, count it (``shengji_stale_retries_total``), log it, and authorise again (what
+        authorising loaded, the run may have changed): who is calling, as fresh."""
         self.service.refresh(*uow.loaded())
         self.service.stale_retried()
         log.info("stale cache: the command is decided again on fresh copies")
+        return handler.authorise(command, caller)

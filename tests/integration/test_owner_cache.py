@@ -17,11 +17,13 @@ from domain.game.actions import action_of
 from domain.game.round import RoundPhase
 from domain.rules.ruleset import RuleSet
 from infra.store import build_service
+from services.bots import bot_seats
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import RequestKey
+from services.match_commands import SeatBot
 from services.round_commands import Act, Precondition
-from tests.commands import bus_of, version_of
+from tests.commands import bus_of, create_match, version_of
 from tests.conftest import FakeClock, FixedSeeds
 from tests.integration.store_bots import (
     Bots,
@@ -149,3 +151,19 @@ def test_rows_heard_from_another_process_bring_the_cache_up_to_them(
     assert cached is not None and after is not None
     assert cached.version == after.version
     assert round_state(cached) == round_state(after)
+
+
+def test_what_authorising_loaded_is_loaded_again_for_the_second_run(
+    two: tuple[GameService, GameService],
+) -> None:
+    """Seating a bot authorises on the match it then changes: the second run, on fresh
+    copies, authorises again (the first run's change is not left on it)."""
+    a, b = two
+    match_id = create_match(a, RuleSet())
+    a.get_match(match_id)  # a's cache holds the match with no seat taken
+    bus_of(b).execute(SeatBot(match_id, 1, "random"))
+    seated = bus_of(a).handle(SeatBot(match_id, 2, "random"))
+    assert seated.status == 201
+    assert a.stale_retries == 1
+    b.refresh(match_id)
+    assert sorted(bot_seats(b.get_match(match_id))) == [1, 2]
