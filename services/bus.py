@@ -215,9 +215,7 @@ class Bus:
             found = self.keys.recorded(key)
             if found is None:
                 try:
-                    return self._told(
-                        caller, self._run(handler, command, caller, who, key, payer)
-                    )
+                    return self._told(caller, self._run(handler, command, caller, who, key, payer))
                 except ShengjiError:
                     # another process saved this key first (a retry sent elsewhere while
                     # this one ran): its save won, or the state it left refused this run
