@@ -48,7 +48,7 @@ from uuid import UUID
 
 from domain.rules.errors import InvalidInputError, ShengjiError
 from services.access import Credential
-from services.errors import PreconditionFailedError, VersionConflictError
+from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
 from services.limits import NO_ALLOWANCE, Allowance, Payer
@@ -267,13 +267,15 @@ class Bus:
                 if attempt >= attempts:
                     raise
                 continue  # the handler found the state moved under it: decide again
-            except ShengjiError as refused:
+            except ShengjiError:
                 if not fresh and self.service.behind(uow.versions()):
                     fresh, attempt = True, attempt - 1  # refused on a stale copy: once more
                     who = self._stale(handler, command, caller, uow)
                     continue
-                if lost is not None and isinstance(refused, PreconditionFailedError):
-                    raise lost from None  # decided on what the caller saw: a race they lost
+                if lost is not None and attempts == 1:
+                    # the caller's conflict (D-bus): the save it lost is the answer, as
+                    # when loads asked the store; the fresh run only checked a stale copy
+                    raise lost from None
                 uow.commit_kept()
                 raise
             records = []
