@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 from uuid import uuid4
 
 import httpx
@@ -293,12 +294,17 @@ class PersonAndBots(BotTable):
     (``PROCESS_ROLE=worker``: docs/scaling.md), so the person's commands and the bots'
     moves are saved by different processes."""
 
-    seats = (0,)
+    seats: tuple[int, ...] = (0,)
+    timers: ClassVar[Json | None] = None
+    """The match's turn limits (none: no timer)."""
 
     @classmethod
     async def create(cls, client: Client, seed: int) -> BotTable:
         key = {"Idempotency-Key": uuid4().hex}
-        r = await client.request("POST", "/v1/matches", body={"name": f"m{seed}"}, headers=key)
+        body: Json = {"name": f"m{seed}"}
+        if cls.timers is not None:
+            body["timers"] = cls.timers
+        r = await client.request("POST", "/v1/matches", body=body, headers=key)
         assert r.status_code == 201, r.text
         match_id, organiser = r.json()["matchId"], r.json()["organiserToken"]
         for seat in (1, 2, 3):
@@ -317,6 +323,14 @@ class PersonAndBots(BotTable):
         )
         assert r.status_code == 201, r.text
         return cls(client, match_id, [r.json()["token"], "", "", ""], seed)
+
+
+class AbsentAndBots(PersonAndBots):
+    """A person who never moves, three bots and turn limits of a second: the worker's
+    bots move and its sweeper times the person's turns out (R16, R17, R20)."""
+
+    seats = ()
+    timers: ClassVar[Json | None] = {"declareMs": 1000, "buryMs": 1000, "playMs": 1000}
 
 
 async def play(tables: list[BotTable], until: float, *, races: bool = False) -> None:
