@@ -325,14 +325,6 @@ class PersonAndBots(BotTable):
         return cls(client, match_id, [r.json()["token"], "", "", ""], seed)
 
 
-class AbsentAndBots(PersonAndBots):
-    """A person who never moves, three bots and turn limits of a second: the worker's
-    bots move and its sweeper times the person's turns out (R16, R17, R20)."""
-
-    seats = ()
-    timers: ClassVar[Json | None] = {"declareMs": 1000, "buryMs": 1000, "playMs": 1000}
-
-
 async def play(tables: list[BotTable], until: float, *, races: bool = False) -> None:
     """Every table steps (or races) until the loop time ``until``; commands in flight at
     the deadline finish (they retry until answered)."""

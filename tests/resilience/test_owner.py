@@ -3,7 +3,7 @@ nothing is lost or doubled when its writes do not all reach it: two API processe
 (``PROCESS_ROLE=api``, ``AGGREGATE_CACHE_FASTFORWARD=false``) and a worker on one
 PostgreSQL. The client sends each request to either API process at random — the worst
 placement, no ingress hash — tables of four people, and tables of one person and three
-bots the worker moves, and a table whose absent person's turns the worker times out. An API
+bots the worker moves (turn timeouts from the worker: test_process_roles.py). An API
 process is killed with SIGKILL now and then, preferably with a command in flight, and the
 client sends that command again, with the same Idempotency-Key, to the other one.
 """
@@ -19,7 +19,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.resilience.checks import history, store_service
-from tests.resilience.client import AbsentAndBots, BotTable, PersonAndBots
+from tests.resilience.client import BotTable, PersonAndBots
 from tests.resilience.harness import Worker
 from tests.resilience.scenarios import Stack, kill_run
 
@@ -68,20 +68,21 @@ def test_commands_on_two_api_processes_and_a_worker_are_each_saved_once(
         mixed: list[BotTable] = [
             runner.run(PersonAndBots.create(stack.client, 600 + i)) for i in range(2)
         ]
-        absent = runner.run(AbsentAndBots.create(stack.client, 700))
-        tables = [*people, *mixed, absent]
+        tables = [*people, *mixed]
         run = runner.run(kill_run(stack, tables, seconds=10, every_s=2.5, replays=3))
         retries = sum(counter(r.base, "shengji_stale_retries_total") for r in stack.replicas)
         retries += counter(worker.base, "shengji_stale_retries_total")
         heard = sum(counter(r.base, "shengji_cache_heard_total") for r in stack.replicas)
-        types = history_types(pg_url, stack.schema, absent)
+        types = [history_types(pg_url, stack.schema, t) for t in mixed]
     finally:
         worker.stop()
         runner.run(stack.close())
     assert run.kills >= 1  # (a replica restarting is not killed again: a loaded machine)
-    played = run.commands_per_table[:-1]  # the absent person's table: the worker's alone
-    assert min(played) >= 3, run.commands_per_table  # every table moved on
-    assert "TurnTimedOut" in types, "the worker timed no turn out"
+    assert min(run.commands_per_table) >= 3, run.commands_per_table  # every table moved on
+    bots = sum(t.count("CardPlayed") for t in types) - sum(
+        1 for t in mixed for a in t.acks if a.action == "play"
+    )
+    assert bots > 0  # the worker's bots played at the people's tables
     verdict = run.verdict
     # each acknowledged command saved once, at a version in the log; every aggregate's
     # versions contiguous; each match replays to what both processes' views show (R34)
