@@ -53,7 +53,8 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID, uuid4
@@ -263,45 +264,66 @@ def model_rate(holds_ms: Sequence[float], budget_ms: float) -> float:
     return low / s * 1000
 
 
+@dataclass(frozen=True, slots=True)
+class Store:
+    """The service's store on a schema of its own, a play command's save, and the timed
+    insert function with and without its lock."""
+
+    recorder: LockingInsertRecorder
+    shape: Shape
+    functions: dict[bool, str]
+
+    def run(self, writers: int, lock: bool, seconds: float) -> Pass:
+        """One pass of ``writers`` with the timed function, locking or not."""
+        with self.recorder.datastore.get_connection() as conn:
+            conn.execute(self.functions[lock])
+        return run_pass(self.recorder, self.shape, writers, lock, seconds)
+
+
+@contextmanager
+def store(url: str, schema: str, pool: int, seed: int) -> Iterator[Store]:
+    """:class:`Store` on ``url``'s existing ``schema``, the recorder's pool of ``pool``."""
+    env = persistence_env(Settings(backend="postgres", database_url=url, postgres_schema=schema))
+    env |= {"POSTGRES_POOL_SIZE": str(pool), "POSTGRES_MAX_OVERFLOW": "0"}
+    rng = random.Random(seed)
+    service = TimedService(env, seeds=lambda: rng.randbytes(32))
+    try:
+        recorder = service.recorder
+        assert isinstance(recorder, LockingInsertRecorder)
+        shape = play_shape(service, seed)
+        with recorder.datastore.get_connection() as conn:
+            functions = {lock: timed_function(recorder, conn, lock) for lock in (True, False)}
+        yield Store(recorder, shape, functions)
+    finally:
+        service.close()
+
+
 def ceiling(writer_counts: Sequence[int], seconds: float, seed: int) -> None:
     """Measure, print the table, and end with the machine-readable line."""
     load_start = os.getloadavg()[0]
+    passes: dict[tuple[int, bool], list[Pass]] = {}
     with throwaway_server() as cluster:
         make_durable(cluster.url)
         with psycopg.connect(cluster.url, autocommit=True) as conn:
             conn.execute("ALTER SYSTEM SET track_wal_io_timing = on")
             conn.execute("SELECT pg_reload_conf()")
             conn.execute("CREATE SCHEMA ceiling")
-        env = persistence_env(
-            Settings(backend="postgres", database_url=cluster.url, postgres_schema="ceiling")
-        )
-        env |= {"POSTGRES_POOL_SIZE": str(max(writer_counts) + 1), "POSTGRES_MAX_OVERFLOW": "0"}
-        rng = random.Random(seed)
-        service = TimedService(env, seeds=lambda: rng.randbytes(32))
-        try:
-            recorder = service.recorder
-            assert isinstance(recorder, LockingInsertRecorder)
-            shape = play_shape(service, seed)
-            with recorder.datastore.get_connection() as conn:
-                functions = {lock: timed_function(recorder, conn, lock) for lock in (True, False)}
-                wal = conn.execute("SHOW wal_sync_method").fetchone()
+            wal = conn.execute("SHOW wal_sync_method").fetchone()
+        with store(cluster.url, "ceiling", max(writer_counts) + 1, seed) as bench:
+            shape = bench.shape
             print(
                 f"PostgreSQL {cluster.url}: fsync, synchronous_commit, full_page_writes on, "
-                f"wal_sync_method {wal['wal_sync_method'] if wal else '?'}; a save: "
+                f"wal_sync_method {wal[0] if wal else '?'}; a save: "
                 f"{shape.round_topic.rpartition(':')[2]} ({len(shape.round_state)} B) + "
-                f"{shape.record_topic.rpartition(':')[2]} ({len(shape.record_state)} B); "
-                f"{seconds:g} s per pass; {os.cpu_count()} cores; load {load_start:.2f}",
+                f"{shape.record_topic.rpartition(':')[2]} ({len(shape.record_state)} B); per "
+                f"writer count {seconds:g} s of saves with the lock and {seconds:g} s without, "
+                f"in passes A B B A; {os.cpu_count()} cores; load {load_start:.2f}",
                 flush=True,
             )
-            passes: dict[tuple[int, bool], list[Pass]] = {}
             for writers in writer_counts:
                 for lock in (True, False, False, True):
-                    with recorder.datastore.get_connection() as conn:
-                        conn.execute(functions[lock])
-                    done = run_pass(recorder, shape, writers, lock, seconds / 2)
+                    done = bench.run(writers, lock, seconds / 2)
                     passes.setdefault((writers, lock), []).append(done)
-        finally:
-            service.close()
     report(writer_counts, passes, load_start)
 
 
