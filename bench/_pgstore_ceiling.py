@@ -248,20 +248,21 @@ def run_pass(
     return done
 
 
-def model_rate(holds_ms: Sequence[float], budget_ms: float) -> float:
-    """Saves/s at which an M/G/1 lock with these service times has its p99 wait at
-    ``budget_ms``: p99 = S(1+c²)/(2(1-ρ)) · ln(100ρ), solved for ρ by bisection."""
+def model_wait_p99(holds_ms: Sequence[float], rho: float) -> float:
+    """The p99 wait (ms) of an M/G/1 lock with these service times at utilisation ``rho``:
+    S(1+c²)/(2(1-ρ)) · ln(100ρ) (0 while fewer than 1% of saves wait)."""
     s = statistics.fmean(holds_ms)
     c2 = statistics.pvariance(holds_ms) / (s * s)
+    return s * (1 + c2) / (2 * (1 - rho)) * max(0.0, math.log(100 * rho))
 
-    def p99(rho: float) -> float:
-        return s * (1 + c2) / (2 * (1 - rho)) * max(0.0, math.log(100 * rho))
 
+def model_rate(holds_ms: Sequence[float], budget_ms: float) -> float:
+    """Saves/s at which that p99 wait reaches ``budget_ms`` (ρ by bisection, λ = ρ/S)."""
     low, high = 0.0, 1.0 - 1e-9
     for _ in range(100):
         mid = (low + high) / 2
-        low, high = (mid, high) if p99(mid) < budget_ms else (low, mid)
-    return low / s * 1000
+        low, high = (mid, high) if model_wait_p99(holds_ms, mid) < budget_ms else (low, mid)
+    return low / statistics.fmean(holds_ms) * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +396,13 @@ def report(
         f"model (M/G/1 on the lock, {rows[0].writers} writer's holds: mean {s:.3f} ms, c² "
         f"{statistics.pvariance(one) / (s * s):.2f}): 1/S = {1000 / s:,.0f} saves/s; the lock's "
         f"p99 wait reaches {CMD_P99_MS:g} ms at {model:,.0f} saves/s (ρ = {model * s / 1000:.3f})"
+    )
+    print(
+        "model p99 wait by utilisation: "
+        + "; ".join(
+            f"ρ {rho:g} = {rho / s * 1000:,.0f} saves/s: {model_wait_p99(one, rho):.1f} ms"
+            for rho in (0.5, 0.7, 0.8, 0.9, 0.95)
+        )
     )
 
     def joined(values: Sequence[float], form: str) -> str:

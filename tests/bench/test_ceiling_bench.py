@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench._pgstore_ceiling import Store, model_rate, store
+from bench._pgstore_ceiling import Store, model_rate, model_wait_p99, store
 from bench.pgstore_bench import main
 from tests.resilience.harness import drop_schema, fresh_schema
 
@@ -45,6 +45,13 @@ def test_the_model_rate_puts_the_p99_wait_at_the_budget(holds: list[float], budg
     rate = model_rate(holds, budget)
     assert 0 < rate < 1000 / (sum(holds) / len(holds))  # below the lock's 1/S
     assert p99_wait(holds, rate) == pytest.approx(budget, rel=1e-6)
+
+
+@pytest.mark.parametrize("rho", [0.5, 0.9, 0.95])
+def test_with_exponential_holds_the_model_is_the_m_m_1_queue(rho: float) -> None:
+    # holds 0 and 2 ms: mean 1, variance 1, c² = 1 as an exponential's; M/M/1's wait has
+    # P(wait > t) = ρ·exp(-t(1-ρ)/S) exactly, so its p99 is S·ln(100ρ)/(1-ρ)
+    assert model_wait_p99([0.0, 2.0], rho) == pytest.approx(math.log(100 * rho) / (1 - rho))
 
 
 def test_a_longer_hold_lowers_the_ceiling() -> None:
