@@ -17,9 +17,10 @@ What a save is: what a play command saves through the bus (docs/decisions.md D-b
 a real one at the start of the run — the round's ``CardPlayed`` (the round's next version) and
 the Idempotency-Key's ``Recorded`` (a new record, version 1), their topics and stored bytes.
 ``writers`` threads, one connection each (the recorder's pool), save such pairs in a closed
-loop for ``--seconds`` per writer count, with the lock and, alternated A B B A, with the same
-function without its ``LOCK TABLE`` (the library's function as shipped: no order kept) to show
-what the lock itself costs.
+loop for ``--seconds`` per writer count with the lock, and as long with the same function
+without its ``LOCK TABLE`` (the library's function as shipped: no order kept) to show what the
+lock itself costs; in two sweeps, up the writer counts and back down (lock, no lock; then no
+lock, lock), half the time each, so a load that drifts during the run moves them all alike.
 
 Per save, from the server's clock and the bench's (one machine, one clock):
 
@@ -318,13 +319,16 @@ def ceiling(writer_counts: Sequence[int], seconds: float, seed: int) -> None:
                 f"{shape.round_topic.rpartition(':')[2]} ({len(shape.round_state)} B) + "
                 f"{shape.record_topic.rpartition(':')[2]} ({len(shape.record_state)} B); per "
                 f"writer count {seconds:g} s of saves with the lock and {seconds:g} s without, "
-                f"in passes A B B A; {os.cpu_count()} cores; load {load_start:.2f}",
+                f"in two sweeps (counts up, then down); {os.cpu_count()} cores; load "
+                f"{load_start:.2f}",
                 flush=True,
             )
-            for writers in writer_counts:
-                for lock in (True, False, False, True):
-                    done = bench.run(writers, lock, seconds / 2)
-                    passes.setdefault((writers, lock), []).append(done)
+            # two sweeps, up the writer counts and back down, the lock first then last: a
+            # load that drifts during the run moves every count and both functions alike
+            sweep = [(w, lock) for w in writer_counts for lock in (True, False)]
+            for writers, lock in [*sweep, *reversed(sweep)]:
+                done = bench.run(writers, lock, seconds / 2)
+                passes.setdefault((writers, lock), []).append(done)
     report(writer_counts, passes, load_start)
 
 

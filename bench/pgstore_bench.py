@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="only the event table's lock on a durable cluster (bench/_pgstore_ceiling.py): "
         "saves/s, the lock's hold and wait by writer count (--writers 1,2,4,8,16; --seconds 8 "
-        "of saves per count with the lock and 8 without, alternated A B B A; ~2 minutes)",
+        "of saves per count with the lock and 8 without, in two sweeps up and down; ~2 minutes)",
     )
     args = parser.parse_args(argv)
     if args.ceiling:
