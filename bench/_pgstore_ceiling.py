@@ -1,5 +1,6 @@
 """The database's ceiling under the event table's lock: ``python -m bench.pgstore_bench
---ceiling`` (``make bench-ceiling``; docs/scaling.md, "The event store's global write lock").
+--ceiling`` (``make bench-ceiling``; docs/scaling.md, "The event store's global write lock";
+docs/decisions.md D-ceiling).
 
 Every save in the database takes ``LOCK TABLE … IN EXCLUSIVE MODE`` first and holds it to the
 end of its transaction, the commit's WAL flush included (:mod:`infra.pgstore`, docs/decisions.md
