@@ -146,7 +146,8 @@ bench-pgstore: $(STAMP)
 # saving what a play command saves (~2 minutes); the last line is "pgstore-ceiling
 # writers=1,2,4,8,16 saves_per_s=... ratio_to_1=... hold_ms_p50=... hold_ms_p99=...
 # wait_ms_p99=... lock_busy=... nolock_saves_per_s=... flush_ms=... model_saves_per_s=...
-# load=<start>-<end>" (docs/scaling.md).
+# model_wait_p99_ms=150 load=<start>-<end>": saves/s at which an M/G/1 model of the lock,
+# fed by one writer's holds, waits 150 ms at p99 (docs/scaling.md, docs/decisions.md D-ceiling).
 bench-ceiling: $(STAMP)
 	$(BIN)/python -m bench.pgstore_bench --ceiling $(ARGS)
 

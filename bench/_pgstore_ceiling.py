@@ -41,10 +41,11 @@ wait from the heavy-traffic exponential tail, ``P(wait > t) = ρ·exp(-t·ρ/Wq)
 
     pgstore-ceiling writers=1,2,4,8,16 saves_per_s=… ratio_to_1=… hold_ms_p50=… hold_ms_p99=…
         wait_ms_p99=… lock_busy=… nolock_saves_per_s=… flush_ms=… model_saves_per_s=…
-        load=<1-min load average at start>-<at end>
+        model_wait_p99_ms=150 load=<1-min load average at start>-<at end>
 
 (one value per writer count, comma-separated; ``flush_ms`` is the mean WAL flush of the one
-writer's pass; ``model_saves_per_s`` one number).
+writer's pass; ``model_saves_per_s`` one number: the rate at which the model's p99 wait is
+``model_wait_p99_ms``).
 """
 
 from __future__ import annotations
@@ -423,6 +424,7 @@ def report(
         f"lock_busy={joined([r.busy for r in rows], '.2f')} "
         f"nolock_saves_per_s={joined([r.nolock for r in rows], '.0f')} "
         f"flush_ms={rows[0].flush:.3f} model_saves_per_s={model:.0f} "
+        f"model_wait_p99_ms={CMD_P99_MS:g} "
         f"load={load_start:.2f}-{os.getloadavg()[0]:.2f}",
         flush=True,
     )
