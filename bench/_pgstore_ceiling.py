@@ -125,10 +125,6 @@ class Pass:
     flush_ms: float = 0.0
     load: float = 0.0
 
-    @property
-    def rate(self) -> float:
-        return len(self.saves) / self.seconds
-
     def holds(self) -> list[float]:
         """ms from lock granted to the earlier of the next grant and the answer read."""
         ordered = sorted(self.saves, key=lambda s: s.locked)
