@@ -82,11 +82,13 @@ def advance(
     known: list[Any] | None,
     viewers: list[int | None],
     bases: dict[int | None, Json | None],
+    talk: LiveTalk | None = None,
 ) -> Advanced:
     """Apply what was saved since to ``table`` (``known``: the events the hub handed
     over, else read from the store) and encode each new version's frame for ``viewers``,
-    and its patch against ``bases`` (each patching viewer's last view, moved on here) —
-    blocking."""
+    and its patch against ``bases`` (each patching viewer's last view, moved on here);
+    then the table's ``talk`` (R37) from the same events — blocking, one worker-thread
+    call per wake-up for both (docs/decisions.md D-path)."""
     out = []
     for step in table.advance(known):
         frames: dict[int | None, bytes] = {}
@@ -104,7 +106,15 @@ def advance(
         out.append((step.version, frames, patches))
     if table.match.tournament_id is not None:
         table.refresh_embargo()  # R36: released with no new version
+    if talk is not None:  # after the match: a message follows its version's frame
+        talk.advance(known)
     return out
+
+
+def load_followed(service: GameService, match_id: UUID) -> tuple[LiveTable, LiveTalk]:
+    """The match followed from now on and its table's talk, read in one worker-thread
+    call (blocking)."""
+    return load_live(service, match_id), LiveTalk(service, match_id)
 
 
 def full_due(version: int) -> bool:
@@ -163,9 +173,9 @@ class MatchFollower:
         self.ready = asyncio.create_task(self._start(), name=f"follower {match_id}")
 
     async def _start(self) -> None:
-        self.table = await self.store(load_live, self.service, self.match_id)
-        self.talk = await self.store(LiveTalk, self.service, self.match_id)
-        self.version = self.table.version
+        table, self.talk = await self.store(load_followed, self.service, self.match_id)
+        self.table = table
+        self.version = table.version
         self._tasks.append(asyncio.create_task(self._run(), name=f"follow {self.match_id}"))
         self._deal_if_dealing()
 
@@ -193,7 +203,9 @@ class MatchFollower:
         assert table is not None
         viewers = list(self.viewers)
         bases = {v: self.bases.get(v) for v in self.patchers}
-        for version, frames, patches in await self.store(advance, table, known, viewers, bases):
+        talk = self.talk
+        done = await self.store(advance, table, known, viewers, bases, talk)
+        for version, frames, patches in done:
             for viewer, block in frames.items():
                 self._ring(viewer).append((version, block))
             for viewer, block in patches.items():
@@ -203,8 +215,6 @@ class MatchFollower:
         for viewer, base in bases.items():
             if viewer in self.patchers:
                 self.bases[viewer] = base
-        if self.talk is not None:  # after the match: a message follows its version's frame
-            await self.store(self.talk.advance, known)
         self.keys.update(table.reissued)
         table.reissued.clear()
         self.wake()
@@ -214,8 +224,7 @@ class MatchFollower:
         with no new version (a player erased); resumes replay from the store."""
         async with self.lock:
             try:
-                table = await self.store(load_live, self.service, self.match_id)
-                talk = await self.store(LiveTalk, self.service, self.match_id)
+                table, talk = await self.store(load_followed, self.service, self.match_id)
             except Exception as e:  # the store is unreachable: the next wake-up reads it
                 log.warning("live: reloading match %s failed: %s", self.match_id, e)
                 return
@@ -295,6 +304,14 @@ class MatchFollower:
             table = self.table
             assert table is not None
             return await self.store(fn, table)
+
+    async def peek(self, fn: Callable[[LiveTable], T]) -> T:
+        """``fn(table)`` under the lock, on the event loop: for a quick look that never
+        reads the store (no worker-thread call; docs/decisions.md D-path)."""
+        async with self.lock:
+            table = self.table
+            assert table is not None
+            return fn(table)
 
     # -- a paced deal (R16) ----------------------------------------------------------------------
 
