@@ -28,7 +28,14 @@ import msgspec
 from domain.game.round import DRAWS
 from services.game import GameService
 from services.json_patch import Json
-from services.live import LiveTable, deal_patch_frame, load_live, patch_frame, view_json
+from services.live import (
+    LiveTable,
+    StoreNeededError,
+    deal_patch_frame,
+    load_live,
+    patch_frame,
+    view_json,
+)
 from services.talk.live import LiveTalk
 
 log = logging.getLogger(__name__)
@@ -83,32 +90,45 @@ def advance(
     viewers: list[int | None],
     bases: dict[int | None, Json | None],
     talk: LiveTalk | None = None,
-) -> Advanced:
+    *,
+    offline: bool = False,
+) -> tuple[Advanced, bool]:
     """Apply what was saved since to ``table`` (``known``: the events the hub handed
     over, else read from the store) and encode each new version's frame for ``viewers``,
     and its patch against ``bases`` (each patching viewer's last view, moved on here);
-    then the table's ``talk`` (R37) from the same events — blocking, one worker-thread
-    call per wake-up for both (docs/decisions.md D-path)."""
-    out = []
-    for step in table.advance(known):
-        frames: dict[int | None, bytes] = {}
-        patches: dict[int | None, bytes] = {}
-        for v in viewers:
-            frame = table.frame(step, v)
-            block = frames[v] = version_frame(step.version, encode(frame))
-            if v in bases:
-                base = bases[v]
-                if base is None or full_due(step.version):
-                    patches[v], bases[v] = block, view_json(frame.view)
-                else:
-                    patch, bases[v] = patch_frame(frame, base)
-                    patches[v] = patch_block(step.version, encode(patch))
-        out.append((step.version, frames, patches))
-    if table.match.tournament_id is not None:
-        table.refresh_embargo()  # R36: released with no new version
-    if talk is not None:  # after the match: a message follows its version's frame
-        talk.advance(known)
-    return out
+    then the table's ``talk`` (R37) from the same events. Answers the versions made and
+    whether all is applied.
+
+    Blocking: in a worker thread, one call per wake-up for both — or, ``offline``, on the
+    event loop with no worker-thread call at all, from ``known`` alone: the store is never
+    read, and where ``known`` leaves a gap (or the table is a tournament's, whose embargo
+    is read from the store, R36) it stops at the last version made, answering False, and a
+    call in a worker thread goes on from there (docs/decisions.md D-path)."""
+    out: Advanced = []
+    if offline and table.match.tournament_id is not None:
+        return out, False
+    try:
+        for step in table.advance(known, offline=offline):
+            frames: dict[int | None, bytes] = {}
+            patches: dict[int | None, bytes] = {}
+            for v in viewers:
+                frame = table.frame(step, v)
+                block = frames[v] = version_frame(step.version, encode(frame))
+                if v in bases:
+                    base = bases[v]
+                    if base is None or full_due(step.version):
+                        patches[v], bases[v] = block, view_json(frame.view)
+                    else:
+                        patch, bases[v] = patch_frame(frame, base)
+                        patches[v] = patch_block(step.version, encode(patch))
+            out.append((step.version, frames, patches))
+        if table.match.tournament_id is not None:
+            table.refresh_embargo()  # R36: released with no new version
+        if talk is not None:  # after the match: a message follows its version's frame
+            talk.advance(known, offline=offline)
+    except StoreNeededError:
+        return out, False
+    return out, True
 
 
 def load_followed(service: GameService, match_id: UUID) -> tuple[LiveTable, LiveTalk]:
@@ -204,7 +224,13 @@ class MatchFollower:
         viewers = list(self.viewers)
         bases = {v: self.bases.get(v) for v in self.patchers}
         talk = self.talk
-        done = await self.store(advance, table, known, viewers, bases, talk)
+        done: Advanced = []
+        complete = False
+        if known is not None:  # the hub's events alone, on the loop (D-path)
+            done, complete = advance(table, known, viewers, bases, talk, offline=True)
+        if not complete:
+            more, _ = await self.store(advance, table, known, viewers, bases, talk)
+            done += more
         for version, frames, patches in done:
             for viewer, block in frames.items():
                 self._ring(viewer).append((version, block))

@@ -43,6 +43,44 @@ def _name(frame: str) -> str:
     return f"{where.rstrip(')')}:{function}" if where else function
 
 
+AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("worker-thread hand-offs (anyio)", ("run_sync_in_worker_thread",)),
+    ("the access log line", ("edge.py:_log",)),
+    ("command: the bus (key, load, rules, save, answer)", ("bus.py:Bus.handle",)),
+    (
+        "fan-out: a match's new versions applied, views and frames built",
+        ("match_follower.py:advance", "match_follower.py:MatchFollower._catch_up"),
+    ),
+    (
+        "streams opened (load, join, who watches)",
+        ("LiveStreams.acquire", "MatchFollower.join", "LiveStreams.viewer", "load_followed"),
+    ),
+    ("streams: frames to the sockets", ("ASGIStreamingResponse._stream",)),
+    ("the hub (LISTEN, new rows, decode)", ("hub.py:PostgresHub",)),
+    ("HTTP: uvicorn, Litestar, middleware", ("run_asgi", "data_received", "connection_made")),
+)
+"""The parts of an API process's time, each named by the functions that mark it: a sample
+goes to the first part one of whose functions is on its stack (the order above)."""
+
+
+def areas(path: Path) -> list[tuple[str, float]]:
+    """The shares of :data:`AREAS` (and ``other``) in the raw profile at ``path``."""
+    counts: Counter[str] = Counter()
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        frames = [_name(f) for f in stack.split(";")]
+        total += int(count)
+        area = next(
+            (name for name, marks in AREAS if any(m in f for f in frames for m in marks)),
+            "other (the event loop's own, asyncio, GC)",
+        )
+        counts[area] += int(count)
+    return [(name, n / total) for name, n in counts.most_common()] if total else []
+
+
 def summary(path: Path, top: int = 25) -> str:
     """The ``top`` functions of the raw profile at ``path`` by their share of the samples."""
     own: Counter[str] = Counter()
@@ -60,7 +98,8 @@ def summary(path: Path, top: int = 25) -> str:
             inclusive[name] += n
     if not total:
         return f"(no samples in {path})"
-    lines = [f"{path.name}: {total} samples"]
+    lines = [f"{path.name}: {total} samples", "  by part:"]
+    lines += [f"    {100 * share:5.1f}%  {name}" for name, share in areas(path)]
     for title, counts in (("own time", own), ("including callees", inclusive)):
         lines.append(f"  by {title}:")
         lines += [f"    {100 * n / total:5.1f}%  {name}" for name, n in counts.most_common(top)]
