@@ -50,6 +50,11 @@ tried when none passes). Targets: ``cmd_cost_x <= 20`` (a command with its fan-o
 most twenty bare requests) with ``lost=0``, and ``matches >= 300``. Everything shares the
 machine's cores, so each N's line says how busy the generator and the machine were; a
 generator near a full core is what limits.
+
+``--spy DIR`` samples the first API process with py-spy during each N's measured window
+(:mod:`bench._capacity_spy`: the thread holding the GIL, the server unchanged and not
+paused) and prints its shares by part and by function; ``--profile`` is cProfile inside
+the server instead (every call timed: slower, and what it times is distorted by that).
 """
 
 from __future__ import annotations
