@@ -9,6 +9,8 @@ services never import infra.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import psycopg
 from psycopg import sql
 
@@ -87,16 +89,21 @@ def build_service(
             release = claim_writer(str(settings.sqlite_path))  # one writing process per file
         private_file(settings.sqlite_path)
         private_file(f"{settings.sqlite_path}.outbox")
+    on_close: list[Callable[[], None]] = [] if release is None else [release]
     try:
+        if keys is None:
+            keys = key_store(settings)
+            if isinstance(keys, PostgresKeys):
+                on_close.append(keys.close)  # its kept connection
         service = GameService(
             persistence_env(settings),
             clock=clock or utc_now,
             seeds=seeds or new_seed,
             pacing=settings.pacing,
             table=settings.table,
-            keys=key_store(settings) if keys is None else keys,
+            keys=keys,
             saves=saves,
-            on_close=() if release is None else (release,),
+            on_close=on_close,
         )
     except BaseException:
         if release is not None:
