@@ -4,7 +4,7 @@
 #   make test   — the whole test suite: ruff, mypy --strict, lint-imports, vulture beside pytest
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
-# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore,
+# make bench-capacity, make bench-bots, make bench-export, make bench-pgstore, make bench-ceiling,
 # make bench-fairplay, make bench-frames, make bench-reads, make bench-talk, make bench-tournament,
 # make bench-duplicate, make bench-presence, make bench-bounded.
 PYTHON ?= python3
@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -141,6 +141,15 @@ bench-reads: $(STAMP)
 # function (docs/decisions.md D-pgstore); the narrow fetch against the library's.
 bench-pgstore: $(STAMP)
 	$(BIN)/python -m bench.pgstore_bench $(ARGS)
+
+# The database's ceiling: the event table's lock on a durable throwaway cluster, 1-16 writers
+# saving what a play command saves (~2 minutes); the last line is "pgstore-ceiling
+# writers=1,2,4,8,16 saves_per_s=... ratio_to_1=... hold_ms_p50=... hold_ms_p99=...
+# wait_ms_p99=... lock_busy=... nolock_saves_per_s=... flush_ms=... model_saves_per_s=...
+# model_wait_p99_ms=150 load=<start>-<end>": saves/s at which an M/G/1 model of the lock,
+# fed by one writer's holds, waits 150 ms at p99 (docs/scaling.md, docs/decisions.md D-ceiling).
+bench-ceiling: $(STAMP)
+	$(BIN)/python -m bench.pgstore_bench --ceiling $(ARGS)
 
 # Fair play as an attacker sees it, on a served instance: rate with token rotation, quick
 # play against the match quota, the 9th stream of every kind, revocation latency, malformed

@@ -28,7 +28,14 @@ import msgspec
 from domain.game.round import DRAWS
 from services.game import GameService
 from services.json_patch import Json
-from services.live import LiveTable, deal_patch_frame, load_live, patch_frame, view_json
+from services.live import (
+    LiveTable,
+    StoreNeededError,
+    deal_patch_frame,
+    load_live,
+    patch_frame,
+    view_json,
+)
 from services.talk.live import LiveTalk
 
 log = logging.getLogger(__name__)
@@ -82,29 +89,52 @@ def advance(
     known: list[Any] | None,
     viewers: list[int | None],
     bases: dict[int | None, Json | None],
-) -> Advanced:
+    talk: LiveTalk | None = None,
+    *,
+    offline: bool = False,
+) -> tuple[Advanced, bool]:
     """Apply what was saved since to ``table`` (``known``: the events the hub handed
     over, else read from the store) and encode each new version's frame for ``viewers``,
-    and its patch against ``bases`` (each patching viewer's last view, moved on here) —
-    blocking."""
-    out = []
-    for step in table.advance(known):
-        frames: dict[int | None, bytes] = {}
-        patches: dict[int | None, bytes] = {}
-        for v in viewers:
-            frame = table.frame(step, v)
-            block = frames[v] = version_frame(step.version, encode(frame))
-            if v in bases:
-                base = bases[v]
-                if base is None or full_due(step.version):
-                    patches[v], bases[v] = block, view_json(frame.view)
-                else:
-                    patch, bases[v] = patch_frame(frame, base)
-                    patches[v] = patch_block(step.version, encode(patch))
-        out.append((step.version, frames, patches))
-    if table.match.tournament_id is not None:
-        table.refresh_embargo()  # R36: released with no new version
-    return out
+    and its patch against ``bases`` (each patching viewer's last view, moved on here);
+    then the table's ``talk`` (R37) from the same events. Answers the versions made and
+    whether all is applied.
+
+    Blocking: in a worker thread, one call per wake-up for both — or, ``offline``, on the
+    event loop with no worker-thread call at all, from ``known`` alone: the store is never
+    read, and where ``known`` leaves a gap (or the table is a tournament's, whose embargo
+    is read from the store, R36) it stops at the last version made, answering False, and a
+    call in a worker thread goes on from there (docs/decisions.md D-path)."""
+    out: Advanced = []
+    if offline and table.match.tournament_id is not None:
+        return out, False
+    try:
+        for step in table.advance(known, offline=offline):
+            frames: dict[int | None, bytes] = {}
+            patches: dict[int | None, bytes] = {}
+            for v in viewers:
+                frame = table.frame(step, v)
+                block = frames[v] = version_frame(step.version, encode(frame))
+                if v in bases:
+                    base = bases[v]
+                    if base is None or full_due(step.version):
+                        patches[v], bases[v] = block, view_json(frame.view)
+                    else:
+                        patch, bases[v] = patch_frame(frame, base)
+                        patches[v] = patch_block(step.version, encode(patch))
+            out.append((step.version, frames, patches))
+        if table.match.tournament_id is not None:
+            table.refresh_embargo()  # R36: released with no new version
+        if talk is not None:  # after the match: a message follows its version's frame
+            talk.advance(known, offline=offline)
+    except StoreNeededError:
+        return out, False
+    return out, True
+
+
+def load_followed(service: GameService, match_id: UUID) -> tuple[LiveTable, LiveTalk]:
+    """The match followed from now on and its table's talk, read in one worker-thread
+    call (blocking)."""
+    return load_live(service, match_id), LiveTalk(service, match_id)
 
 
 def full_due(version: int) -> bool:
@@ -163,9 +193,9 @@ class MatchFollower:
         self.ready = asyncio.create_task(self._start(), name=f"follower {match_id}")
 
     async def _start(self) -> None:
-        self.table = await self.store(load_live, self.service, self.match_id)
-        self.talk = await self.store(LiveTalk, self.service, self.match_id)
-        self.version = self.table.version
+        table, self.talk = await self.store(load_followed, self.service, self.match_id)
+        self.table = table
+        self.version = table.version
         self._tasks.append(asyncio.create_task(self._run(), name=f"follow {self.match_id}"))
         self._deal_if_dealing()
 
@@ -193,7 +223,15 @@ class MatchFollower:
         assert table is not None
         viewers = list(self.viewers)
         bases = {v: self.bases.get(v) for v in self.patchers}
-        for version, frames, patches in await self.store(advance, table, known, viewers, bases):
+        talk = self.talk
+        done: Advanced = []
+        complete = False
+        if known is not None:  # the hub's events alone, on the loop (D-path)
+            done, complete = advance(table, known, viewers, bases, talk, offline=True)
+        if not complete:
+            more, _ = await self.store(advance, table, known, viewers, bases, talk)
+            done += more
+        for version, frames, patches in done:
             for viewer, block in frames.items():
                 self._ring(viewer).append((version, block))
             for viewer, block in patches.items():
@@ -203,8 +241,6 @@ class MatchFollower:
         for viewer, base in bases.items():
             if viewer in self.patchers:
                 self.bases[viewer] = base
-        if self.talk is not None:  # after the match: a message follows its version's frame
-            await self.store(self.talk.advance, known)
         self.keys.update(table.reissued)
         table.reissued.clear()
         self.wake()
@@ -214,8 +250,7 @@ class MatchFollower:
         with no new version (a player erased); resumes replay from the store."""
         async with self.lock:
             try:
-                table = await self.store(load_live, self.service, self.match_id)
-                talk = await self.store(LiveTalk, self.service, self.match_id)
+                table, talk = await self.store(load_followed, self.service, self.match_id)
             except Exception as e:  # the store is unreachable: the next wake-up reads it
                 log.warning("live: reloading match %s failed: %s", self.match_id, e)
                 return
@@ -295,6 +330,14 @@ class MatchFollower:
             table = self.table
             assert table is not None
             return await self.store(fn, table)
+
+    async def peek(self, fn: Callable[[LiveTable], T]) -> T:
+        """``fn(table)`` under the lock, on the event loop: for a quick look that never
+        reads the store (no worker-thread call; docs/decisions.md D-path)."""
+        async with self.lock:
+            table = self.table
+            assert table is not None
+            return fn(table)
 
     # -- a paced deal (R16) ----------------------------------------------------------------------
 

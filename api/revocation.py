@@ -63,15 +63,18 @@ class Revocations:
         """The credential still opens what it names (blocking: reads the store)."""
         return caller_of(self.service, cred) is not None
 
-    async def guard(
-        self, cred: Credential | None, frames: AsyncIterator[bytes]
-    ) -> AsyncIterator[bytes]:
+    def guard(self, cred: Credential | None, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """``frames``, until ``cred`` (a player token) is revoked: then :data:`REVOKED`
-        and the end. Any other credential (or none) is passed through unguarded."""
+        and the end. Any other credential (or none) gets ``frames`` themselves (no layer
+        in between each frame passes: docs/decisions.md D-path)."""
         if cred is None or cred.role != PLAYER_ROLE or cred.owner is None:
-            async for frame in frames:
-                yield frame
-            return
+            return frames
+        return self._guarded(cred, frames)
+
+    async def _guarded(
+        self, cred: Credential, frames: AsyncIterator[bytes]
+    ) -> AsyncIterator[bytes]:
+        """:meth:`guard` of a player token."""
         revoked = asyncio.Event()
         watch = asyncio.get_running_loop().create_task(self._watch(cred, revoked))
         gone = asyncio.ensure_future(revoked.wait())

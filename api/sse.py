@@ -249,7 +249,7 @@ class LiveStreams:
             await follower.join(viewer, patches=patches)
             joined = True
             key = None if viewer is None else follower.keys[viewer]
-            hears = await follower.check(lambda table: listening(table.match, viewer))
+            hears = await follower.peek(lambda table: listening(table.match, viewer))
             loop = asyncio.get_running_loop()
             deadline = loop.time() + settings.lifetime_s
             if last is None:

@@ -50,6 +50,11 @@ tried when none passes). Targets: ``cmd_cost_x <= 20`` (a command with its fan-o
 most twenty bare requests) with ``lost=0``, and ``matches >= 300``. Everything shares the
 machine's cores, so each N's line says how busy the generator and the machine were; a
 generator near a full core is what limits.
+
+``--spy DIR`` samples the first API process with py-spy during each N's measured window
+(:mod:`bench._capacity_spy`: the thread holding the GIL, the server unchanged and not
+paused) and prints its shares by part and by function; ``--profile`` is cProfile inside
+the server instead (every call timed: slower, and what it times is distorted by that).
 """
 
 from __future__ import annotations
@@ -74,6 +79,8 @@ import psycopg
 from bench._capacity_cpu import Sample, Usage
 from bench._capacity_crowd import Crowd
 from bench._capacity_match import BenchError, Step
+from bench._capacity_spy import start as start_spy
+from bench._capacity_spy import summary as spy_summary
 from bench._http import HttpError, build_request, connect
 from bench.api_bench import print_profile, raise_nofile
 from bench.load_bench import pct
@@ -276,6 +283,9 @@ async def run(
             await asyncio.sleep(args.warmup)
             a = Sample.take(pids, worker.proc.pid, cluster)
             step.measuring = True
+            spy = None
+            if args.spy is not None:
+                spy = start_spy(pids[0], args.seconds, args.spy / f"spy-{n}.txt")
             await asyncio.sleep(args.seconds)
             step.measuring = False
             b = Sample.take(pids, worker.proc.pid, cluster)
@@ -283,6 +293,9 @@ async def run(
             await crowd.drain(args.grace)
             rungs.append(Rung(step, Usage.between(a, b)))
             print(rungs[-1].report(), flush=True)
+            if spy is not None and args.spy is not None:
+                await asyncio.to_thread(spy.wait)
+                print(spy_summary(args.spy / f"spy-{n}.txt"), flush=True)
             for process in (*replicas, worker):
                 if process.proc is None or process.proc.poll() is not None:
                     raise BenchError(f"a server process exited: {process.tail()}")
@@ -329,7 +342,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="cProfile the first API process (all threads, CPU time) into this file, and "
         "print its top functions at the end",
     )
+    p.add_argument(
+        "--spy",
+        type=Path,
+        default=None,
+        help="sample the first API process with py-spy during each N's measured window "
+        "(raw stacks into this directory as spy-N.txt) and print the top functions by share",
+    )
     args = p.parse_args(argv)
+    if args.spy is not None:
+        args.spy.mkdir(parents=True, exist_ok=True)
     try:
         args.ladder = sorted({int(n) for n in args.ladder.split(",") if n.strip()})
         low, high = (float(x) for x in args.think.split(","))

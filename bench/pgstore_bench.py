@@ -22,6 +22,11 @@ long a save holds it).
 (``SELECT *``, dict rows; what the service runs) and by the narrower query the project used
 to run in an override of it (three columns, tuple rows), interleaved; medians per round.
 
+(c) **The ceiling** (``--ceiling``, ``make bench-ceiling``: only this): the event table's lock
+on a durable throwaway cluster — saves/s of a play command's save by writer count, how long a
+save holds the lock and waits for it, and the rate at which the lock's queue reaches the
+command p99 budget (:mod:`bench._pgstore_ceiling`; its own last line, ``pgstore-ceiling …``).
+
 PostgreSQL comes from :func:`infra.pgcluster.postgres_url` ($DATABASE_URL, else a
 throwaway cluster) in fresh schemas dropped afterwards. The last line is machine-readable::
 
@@ -49,6 +54,7 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from bench._core_commands import CommandFigures, TimedService, next_command, play_rounds
+from bench._pgstore_ceiling import ceiling
 from bench._tables import act, new_match, seat_bots
 from domain.rules.ruleset import RuleSet
 from infra.pgcluster import postgres_url
@@ -188,9 +194,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--passes", type=int, default=5, help="fetches of each round")
     parser.add_argument("--seed", type=int, default=2024, help="run seed (default %(default)s)")
     parser.add_argument("--repeat", type=int, default=2, help="A B B A sequences (%(default)s)")
-    parser.add_argument("--writers", default="1,4,16", help="concurrent writers (%(default)s)")
-    parser.add_argument("--seconds", type=float, default=3, help="per writer count")
+    parser.add_argument("--writers", default=None, help="concurrent writers (1,4,16)")
+    parser.add_argument("--seconds", type=float, default=None, help="per writer count (3)")
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="only the event table's lock on a durable cluster (bench/_pgstore_ceiling.py): "
+        "saves/s, the lock's hold and wait by writer count (--writers 1,2,4,8,16; --seconds 8 "
+        "of saves per count with the lock and 8 without, in two sweeps up and down; ~2 minutes)",
+    )
     args = parser.parse_args(argv)
+    if args.ceiling:
+        counts = [int(n) for n in (args.writers or "1,2,4,8,16").split(",")]
+        ceiling(counts, args.seconds or 8.0, args.seed)
+        return
+    args.writers = args.writers or "1,4,16"
+    args.seconds = args.seconds or 3.0
     labels = LABELS
     figures = {label: CommandFigures() for label in labels}
     with postgres_url() as url:

@@ -5,7 +5,9 @@ store, in a place that can really delete.
   (deleted rows are overwritten with zeros) and a WAL checkpoint after each erasure, so
   an erased key is not left in free pages or the log;
 * PostgreSQL: a table ``<schema>.shengji_player_keys``; after a DELETE the row's old
-  version lingers until VACUUM, which :meth:`PostgresKeys.erase` runs on the table.
+  version lingers until VACUUM, which :meth:`PostgresKeys.erase` runs on the table. Its
+  statements run on one kept connection (opened when first needed, again when it broke),
+  not a new connection per key read (docs/decisions.md D-path).
 
 Each makes its table when built with ``create`` (``CREATE_TABLES``), else ``shengji
 migrate`` does (:mod:`infra.schema`: its ``create_table_statements``).
@@ -17,6 +19,8 @@ import contextlib
 import os
 import sqlite3
 import threading
+import weakref
+from typing import Any
 from uuid import UUID
 
 import psycopg
@@ -106,6 +110,8 @@ class PostgresKeys:
                 self.table
             )
         ]
+        self._lock = threading.Lock()
+        self._db: psycopg.Connection[tuple[Any, ...]] | None = None
         if create:
             self.create_table()
 
@@ -114,21 +120,47 @@ class PostgresKeys:
             for statement in self.sql_create_statements:
                 db.execute(statement)
 
+    def _execute(self, statement: sql.Composed, params: tuple[object, ...]) -> Any:
+        """``statement`` on the kept connection (autocommit: it commits on its own, no
+        transaction is left open), its first row (None: none). One thread at a time; a
+        connection that broke is closed and opened again, once (what runs here may run
+        twice: a read, an insert that ignores a key it has)."""
+        with self._lock:
+            for attempt in (1, 2):
+                db = self._db
+                if db is None or db.closed:
+                    db = self._db = psycopg.connect(self.conninfo, autocommit=True)
+                    weakref.finalize(self, db.close)  # a service never closed: closed with it
+                try:
+                    cursor = db.execute(statement, params)
+                    return cursor.fetchone() if cursor.description else None
+                except psycopg.OperationalError:
+                    self._db = None
+                    with contextlib.suppress(psycopg.Error):
+                        db.close()
+                    if attempt == 2:
+                        raise
+            return None  # pragma: no cover - the loop returns or raises
+
     def get(self, account_id: UUID) -> bytes | None:
-        with psycopg.connect(self.conninfo) as db:
-            row = db.execute(
-                sql.SQL("SELECT key FROM {} WHERE id=%s").format(self.table), (account_id,)
-            ).fetchone()
+        query = sql.SQL("SELECT key FROM {} WHERE id=%s").format(self.table)
+        row = self._execute(query, (account_id,))
         return None if row is None else bytes(row[0])
 
     def create(self, account_id: UUID, key: bytes) -> None:
-        with psycopg.connect(self.conninfo) as db:
-            db.execute(
-                sql.SQL("INSERT INTO {} VALUES (%s, %s) ON CONFLICT DO NOTHING").format(self.table),
-                (account_id, key),
-            )
+        insert = sql.SQL("INSERT INTO {} VALUES (%s, %s) ON CONFLICT DO NOTHING")
+        self._execute(insert.format(self.table), (account_id, key))
 
     def erase(self, account_id: UUID) -> None:
+        """Delete the key and VACUUM its table (rare: a connection of its own)."""
         with psycopg.connect(self.conninfo, autocommit=True) as db:
             db.execute(sql.SQL("DELETE FROM {} WHERE id=%s").format(self.table), (account_id,))
             db.execute(sql.SQL("VACUUM {}").format(self.table))
+
+    def close(self) -> None:
+        """Close the kept connection (the service's ``on_close``); a later call opens
+        another."""
+        with self._lock:
+            db, self._db = self._db, None
+        if db is not None:
+            db.close()

@@ -9,6 +9,8 @@ services never import infra.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import psycopg
 from psycopg import sql
 
@@ -63,9 +65,9 @@ def persistence_env(settings: Settings) -> dict[str, str]:
         "POSTGRES_SCHEMA": settings.postgres_schema,
         "CREATE_TABLE": create,
         "AGGREGATE_CACHE_MAXSIZE": cache,
-        # A match's writes go to its owner (the ingress's hash of its id); the hub evicts
-        # what other processes save and a save lost to a stale copy is run again once
-        # (docs/decisions.md D-owner).
+        # A match's writes go to its owner (the ingress's hash of its id); the hub brings
+        # the cache up to what other processes save, and a command decided on a stale
+        # copy is decided again once (docs/decisions.md D-owner).
         "AGGREGATE_CACHE_FASTFORWARD": "y" if settings.aggregate_cache_fastforward else "n",
     }
 
@@ -94,16 +96,21 @@ def build_service(
             release = claim_writer(str(settings.sqlite_path))  # one writing process per file
         private_file(settings.sqlite_path)
         private_file(f"{settings.sqlite_path}.outbox")
+    on_close: list[Callable[[], None]] = [] if release is None else [release]
     try:
+        if keys is None:
+            keys = key_store(settings)
+            if isinstance(keys, PostgresKeys):
+                on_close.append(keys.close)  # its kept connection
         service = GameService(
             persistence_env(settings),
             clock=clock or utc_now,
             seeds=seeds or new_seed,
             pacing=settings.pacing,
             table=settings.table,
-            keys=key_store(settings) if keys is None else keys,
+            keys=keys,
             saves=saves,
-            on_close=() if release is None else (release,),
+            on_close=on_close,
         )
     except BaseException:
         if release is not None:

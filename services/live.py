@@ -183,6 +183,10 @@ def deal_patch_frame(frame: DealFrame, before: Json) -> tuple[DealPatchFrame, Js
     return patch, after
 
 
+class StoreNeededError(Exception):
+    """An advance that may not read the store (``offline``) met events it was not handed."""
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One event applied: the match version it made and the round it belongs to."""
@@ -209,6 +213,7 @@ class LiveTable:
         self.version = version
         self.embargo: Embargo | None = view_embargo(service, match, round_)
         self._known: Sequence[Any] | None = None
+        self._offline = False
         self.reissued: set[int] = set()
         """Seats whose token was re-issued while advancing (their streams must end)."""
         self.last = self._last_step()
@@ -246,15 +251,23 @@ class LiveTable:
     # -- following ----------------------------------------------------------------------------
 
     def advance(
-        self, known: Sequence[Any] | None = None, *, upto: int | None = None
+        self,
+        known: Sequence[Any] | None = None,
+        *,
+        upto: int | None = None,
+        offline: bool = False,
     ) -> Iterator[Step]:
         """Apply the events saved after :attr:`version`, one at a time, yielding after each
         (the tables are then as of that step's version); stop after ``upto``.
 
         ``known``: the match's newest events as the hub handed them over (commit order);
         they are used instead of reading the store wherever they follow on from what is
-        applied — the store is read only to fill a gap (a row the hub did not hand over)."""
+        applied — the store is read only to fill a gap (a row the hub did not hand over).
+        ``offline``: the store is never read — a gap raises :class:`StoreNeededError` before
+        anything of it is applied, so the tables stay as of the last step yielded and a
+        later advance (one that may read) goes on from there (docs/decisions.md D-path)."""
         self._known = known
+        self._offline = offline
         match = self.match
         if match.round_open:
             rid = match.current_round_id()
@@ -306,6 +319,8 @@ class LiveTable:
             complete = upto is None or (versions[-1] if versions else after) == upto
             if versions == list(range(after + 1, after + 1 + len(versions))) and complete:
                 return events
+        if self._offline:
+            raise StoreNeededError(f"events of {originator} after {after}: not handed over")
         stored = self.service.recorder.select_events(originator, gt=after, lte=upto)
         return [self.service.mapper.to_domain_event(s) for s in stored]
 

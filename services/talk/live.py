@@ -21,6 +21,7 @@ from eventsourcing.application import project_aggregate
 from domain.game.match import Match
 from domain.talk.table_talk import Message, TableTalk, talk_id
 from services.game import GameService
+from services.live import StoreNeededError
 from services.talk.reads import message_view, talk_of
 
 _ENCODER = msgspec.json.Encoder()
@@ -72,9 +73,10 @@ class LiveTalk:
         """The number of the last message said at the table."""
         return 0 if self.talk is None else len(self.talk.messages)
 
-    def advance(self, known: Sequence[Any] | None = None) -> None:
+    def advance(self, known: Sequence[Any] | None = None, *, offline: bool = False) -> None:
         """Apply the talk events saved since (``known``: the events the hub handed over,
-        used where they follow on; else the store is read) — blocking."""
+        used where they follow on; else the store is read) — blocking. ``offline``: never
+        read the store; :class:`~services.live.StoreNeededError` instead, nothing applied."""
         after = 0 if self.talk is None else self.talk.version
         events = [
             e for e in known or () if e.originator_id == self.id and e.originator_version > after
@@ -82,6 +84,8 @@ class LiveTalk:
         if [e.originator_version for e in events] != list(
             range(after + 1, after + 1 + len(events))
         ) or known is None:
+            if offline:
+                raise StoreNeededError(f"talk {self.id} after {after}: not handed over")
             stored = self.service.recorder.select_events(self.id, gt=after)
             events = [self.service.mapper.to_domain_event(s) for s in stored]
         if events:

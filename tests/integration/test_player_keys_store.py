@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from infra.keys import PostgresKeys
 from infra.settings import Settings
 from infra.store import key_store
 
@@ -32,6 +33,10 @@ def test_keys_live_beside_the_events(pg_url: str, schema: str) -> None:
     assert keys.get(account) == key
     keys.erase(account)
     assert keys.get(account) is None
+    assert isinstance(keys, PostgresKeys)
+    keys.close()  # its kept connection
+    assert keys.get(account) is None  # opened again when asked
+    keys.close()
     where = schema or "public"  # the search_path's first schema, as the event tables'
     with psycopg.connect(pg_url) as db:
         found = db.execute(
