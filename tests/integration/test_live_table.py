@@ -14,6 +14,7 @@ from uuid import UUID
 import msgspec
 import pytest
 
+from domain.game.round_events import BottomBuried
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from services.history import match_history, state_at
@@ -157,7 +158,7 @@ def test_a_steps_item_is_shared_only_by_viewers_who_see_the_same(
             for v in order:
                 fresh = LiveTable.frame(_fresh(table), s, v)
                 assert shared[v] == msgspec.json.encode(fresh)
-            if type(s.event).__name__ == "BottomBuried":
+            if isinstance(s.event, BottomBuried):
                 buried += 1
                 seat = s.event.seat
                 for v in order:
