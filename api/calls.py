@@ -188,8 +188,9 @@ async def provide_write(
     credential = read_authorization(request.headers.get("authorization"))  # 401 first
     key = None
     if idempotency_key is not None:
-        path = request.url.path
-        query = request.scope.get("query_string", b"")
+        scope = request.scope
+        path = scope.get("root_path", "") + scope["path"]  # request.url.path, no URL built
+        query = scope.get("query_string", b"")
         if query:
             path += "?" + bytes(query).decode("latin-1")
         client = request.client.host if request.client else None

@@ -322,7 +322,13 @@ class MatchFollower:
         ring = (self.patch_rings if patches else self.rings).get(viewer)
         if not ring or ring[0][0] > last + 1:
             return None
-        return [(v, frame) for v, frame in ring if v > last]
+        out = []
+        for entry in reversed(ring):  # a live stream wants the newest one or two, not all
+            if entry[0] <= last:
+                break
+            out.append(entry)
+        out.reverse()
+        return out
 
     async def check(self, fn: Callable[[LiveTable], T]) -> T:
         """``fn(table)`` under the lock, in a worker thread (it may read the store)."""

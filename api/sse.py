@@ -237,7 +237,7 @@ class LiveStreams:
         settings = self.settings
         retry = b"retry: %d\n\n" % settings.retry_ms
         self.streams += 1
-        wake = asyncio.Event()
+        wake = Wake()
         follower: MatchFollower | None = None
         joined = False
         try:
@@ -256,6 +256,11 @@ class LiveStreams:
                 last = follower.version - 1
                 said = 0 if follower.talk is None else follower.talk.said  # new talk only
             dealt: tuple[int, int] | None = None
+            due = 0.0
+            """When a ``: ping`` is due if nothing wakes the stream before."""
+            early = False
+            """The heartbeat's alarm rang before :data:`due` (it was set before the
+            last wake-up): the wait goes on to the same ``due``."""
             behind = True
             based: int | None = None
             """The version whose view this connection sent last (patches apply to it)."""
@@ -307,15 +312,19 @@ class LiveStreams:
                 if viewer is not None and follower.keys[viewer] != key:
                     yield REVOKED  # the seat's token was re-issued: reconnect with the new one
                     return
-                try:
-                    async with asyncio.timeout(min(settings.heartbeat_s, remaining)):
-                        await wake.wait()
-                    wake.clear()
-                except TimeoutError:
-                    if loop.time() < deadline:
+                if not early:
+                    due = loop.time() + min(settings.heartbeat_s, remaining)
+                early = False
+                wake.arm(loop, due)
+                await wake.wait()
+                if wake.take():  # the alarm rang, and nothing else woke the stream
+                    if wake.armed_at < due:
+                        early = True  # armed before the last wake-up: wait on to ``due``
+                    elif loop.time() < deadline:
                         yield PING
             yield retry
         finally:
+            wake.disarm()
             self.streams -= 1
             if follower is not None:
                 follower.clients.discard(wake)
@@ -349,6 +358,48 @@ class LiveStreams:
         organiser (403 ``table-closed``, R36)."""
         service = self.service
         return await follower.check(lambda table: reader_of(service, table.match, cred))
+
+
+class Wake(asyncio.Event):
+    """A stream's wake-up: :meth:`set` by its follower (a new version, a deal's progress,
+    talk, closing), or rung by the stream's own heartbeat alarm at the time it was
+    :meth:`arm`-ed. One alarm (a timer of the loop) serves many wake-ups: it is set again
+    only after it rang, so a frame costs no timer of its own (docs/decisions.md D-path2);
+    an alarm set before the last wake-up rings early, and the stream waits on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.woken = False
+        self.rung = False
+        self.armed_at = 0.0
+        self._alarm: asyncio.TimerHandle | None = None
+
+    def set(self) -> None:
+        self.woken = True
+        super().set()
+
+    def arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        """Ring at ``when`` (loop time) unless the alarm is set already (earlier)."""
+        if self._alarm is None:
+            self.armed_at = when
+            self._alarm = loop.call_at(when, self._ring)
+
+    def _ring(self) -> None:
+        self._alarm = None
+        self.rung = True
+        super().set()
+
+    def take(self) -> bool:
+        """Clear the wake-up; True when only the alarm rang since the last one."""
+        alone = self.rung and not self.woken
+        self.woken = self.rung = False
+        self.clear()
+        return alone
+
+    def disarm(self) -> None:
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
 
 
 def _talk_due(

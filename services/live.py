@@ -216,6 +216,9 @@ class LiveTable:
         self._offline = False
         self.reissued: set[int] = set()
         """Seats whose token was re-issued while advancing (their streams must end)."""
+        self._item: tuple[Step, frozenset[str], tuple[str, ...], HistoryItem] | None = None
+        """The last step's event as a history item, for the next viewer who sees the same
+        fields of it (:meth:`frame`)."""
         self.last = self._last_step()
         """The step that made :attr:`version` (the current version's frame)."""
 
@@ -348,13 +351,21 @@ class LiveTable:
     # -- what a viewer sees ----------------------------------------------------------------------
 
     def frame(self, step: Step, viewer: int | None) -> LiveFrame:
-        """``viewer``'s frame for the step just applied."""
+        """``viewer``'s frame for the step just applied. The step's history item is built
+        once for the viewers who see the same fields of its event (every viewer but the
+        seat that buried a bottom, R21, R33) and shared by their frames (an immutable
+        struct, encoded with each)."""
         event = step.event
         visible = _NONE
         if isinstance(event, BottomBuried) and viewer == event.seat:
             visible = _CARDS
         withheld = _EMBARGOED if self.embargo and isinstance(event, RoundScored) else ()
-        item = history_item(step.version, step.number, event, visible, withheld)
+        kept = self._item
+        if kept is not None and kept[0] is step and kept[1] == visible and kept[2] == withheld:
+            item = kept[3]  # the viewers of a step see the same item but for a burier's cards
+        else:
+            item = history_item(step.version, step.number, event, visible, withheld)
+            self._item = (step, visible, withheld, item)
         view = table_view(self.match, self.round, viewer, event.timestamp, embargo=self.embargo)
         if isinstance(view, SeatView):
             return SeatFrame(version=step.version, event=item, view=view)

@@ -18,7 +18,7 @@ import pytest
 
 import api.match_follower
 import services.live
-from api.sse import LiveStreams, StreamSettings
+from api.sse import LiveStreams, StreamSettings, Wake
 from domain.rules.ruleset import RuleSet
 from infra.localhub import InProcessHub
 from services.history import state_at
@@ -332,3 +332,26 @@ async def test_a_resumed_stream_says_caught_up_after_its_backlog(
                 assert nxt.event != "caught-up"
                 nxt = await s.next()
             assert nxt is not None and nxt.id == t.version()
+
+
+async def test_a_streams_alarm_rings_once_and_tells_a_wake_up_from_a_ring() -> None:
+    """The heartbeat's one alarm: set again only after it rang; a wake-up by the follower
+    is never taken for the alarm's ring (no ping for it), a ring alone is."""
+    loop = asyncio.get_running_loop()
+    wake = Wake()
+    wake.arm(loop, loop.time())  # due now
+    wake.arm(loop, loop.time() + 3600)  # set already: unchanged
+    await wake.wait()
+    assert wake.take() is True  # the alarm alone
+    assert not wake.is_set()
+    wake.arm(loop, loop.time() + 3600)
+    wake.set()  # the follower
+    await wake.wait()
+    assert wake.take() is False
+    wake.disarm()
+    wake.arm(loop, loop.time())
+    await asyncio.sleep(0)
+    wake.set()  # rung and woken at once: a wake-up
+    await wake.wait()
+    assert wake.take() is False
+    wake.disarm()

@@ -14,6 +14,7 @@ from uuid import UUID
 import msgspec
 import pytest
 
+from domain.game.round_events import BottomBuried
 from domain.rules.ruleset import RuleSet
 from services.game import GameService
 from services.history import match_history, state_at
@@ -139,3 +140,36 @@ def test_a_token_reissued_mid_round_takes_no_version(played: tuple[GameService, 
 def current(service: GameService, match_id: UUID) -> int:
     match = service.get_match(match_id)
     return match.sequence(0 if (r := service.current_round(match)) is None else r.version)
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2, 3, None), (None, 3, 2, 1, 0), (2, 0, None, 0, 2)])
+def test_a_steps_item_is_shared_only_by_viewers_who_see_the_same(
+    played: tuple[GameService, UUID], order: tuple[int | None, ...]
+) -> None:
+    """Each viewer's frame of a step is the frame built for it alone, in whatever order
+    the viewers come: the burier sees its buried bottom (R21), no one else does (R33)."""
+    service, match_id = played
+    table = load_live(service, match_id)
+    buried = 0
+    for _ in range(140):
+        step(service, match_id)
+        for s in table.advance():
+            shared = {v: msgspec.json.encode(table.frame(s, v)) for v in order}
+            for v in order:
+                fresh = LiveTable.frame(_fresh(table), s, v)
+                assert shared[v] == msgspec.json.encode(fresh)
+            if isinstance(s.event, BottomBuried):
+                buried += 1
+                seat = s.event.seat
+                for v in order:
+                    event = msgspec.json.decode(shared[v])["event"]
+                    assert ("cards" in event["data"]) == (v == seat), (v, seat)
+    assert buried >= 1
+
+
+def _fresh(table: LiveTable) -> LiveTable:
+    """``table`` with no item kept from an earlier frame (the frame built as if alone)."""
+    twin = object.__new__(LiveTable)
+    twin.__dict__.update(vars(table))
+    twin._item = None
+    return twin
