@@ -24,9 +24,10 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
 
 The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
 game service keeps its aggregate cache by them, bringing a cached aggregate up to another
-process's save (docs/decisions.md D-owner). From a notification until its rows are told,
-the service's ``settled`` event is clear, and its loads wait for it: a save committed
-elsewhere is notified here before the client who made it can ask this process again.
+process's save (docs/decisions.md D-owner). The hub counts the notifications and which of
+them its reads have told (the service's :class:`services.settling.Settling`); a load waits
+for those heard before it began: a save committed elsewhere is notified here before the
+client who made it can ask this process again.
 
 Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
 ``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.
@@ -38,7 +39,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
@@ -58,6 +58,7 @@ from domain.tournament.events import TournamentCreated
 from infra.localhub import InProcessHub, LocalHub
 from infra.settings import Settings, parse_database_url
 from services.game import GameService
+from services.settling import Settling
 
 log = logging.getLogger(__name__)
 
@@ -105,11 +106,11 @@ class PostgresHub(LocalHub):
         query_timeout_s: float = 10.0,
         connect: Connect = asyncpg.connect,
         mapper: Mapper[UUID] | None = None,
-        settled: threading.Event | None = None,
+        settling: Settling | None = None,
     ) -> None:
         super().__init__()
-        self._settled = settled
-        """Cleared from a notification until its rows are read and told to
+        self._settling = settling
+        """Counts the notifications and those whose rows are read and told to
         :attr:`on_stored`: the game service's loads wait for it (D-owner)."""
         self._mapper = mapper
         """Decodes the rows of watched matches into events handed to subscribers."""
@@ -172,7 +173,7 @@ class PostgresHub(LocalHub):
             table=recorder.events_table_name,
             channel=recorder.channel_name,
             mapper=service.mapper,
-            settled=service.settled if trusted else None,
+            settling=service.settling if trusted else None,
             **kwargs,
         )
         if trusted:
@@ -232,8 +233,8 @@ class PostgresHub(LocalHub):
                 log.warning("live hub: connection lost (%s); reconnecting", e)
             finally:
                 self._connected.clear()
-                if self._settled is not None:
-                    self._settled.set()  # no news while away: loads do not wait for it
+                if self._settling is not None:
+                    self._settling.all_told()  # no news while away: loads do not wait for it
                 self._conn = None
                 with contextlib.suppress(Exception):
                     await asyncio.shield(conn.close(timeout=1))
@@ -291,14 +292,16 @@ class PostgresHub(LocalHub):
                 async with asyncio.timeout(self._poll_s):
                     await self._poke.wait()
             self._poke.clear()
+            settling = self._settling
+            mark = 0 if settling is None else settling.notified  # all in the read below
             async with self._one_at_a_time:
                 await self._read(conn)
-            if self._settled is not None and not self._poke.is_set():
-                self._settled.set()  # every save notified so far is read and told
+            if settling is not None:
+                settling.told_up_to(mark)  # every save notified before the read is told
 
     def _on_notify(self, *_: object) -> None:
-        if self._settled is not None:
-            self._settled.clear()  # loads wait for these rows (D-owner)
+        if self._settling is not None:
+            self._settling.heard()  # loads begun from now wait for its rows (D-owner)
         self._poke.set()
 
     def _on_terminated(self, *_: object) -> None:

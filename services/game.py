@@ -37,6 +37,7 @@ from services.accounts.keys import KeyStore, MemoryKeys, Sealer
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
 from services.saves import Saves, SaveTimed
+from services.settling import Settling
 from services.sources import new_seed, utc_now
 
 Clock = Callable[[], datetime]
@@ -128,11 +129,10 @@ class GameService(Application[UUID]):
         (docs/decisions.md D-owner; metrics)."""
         self.heard_elsewhere = 0
         """Cached aggregates brought up to a save another process made (metrics)."""
-        self.settled = threading.Event()
-        """Set while the live hub has told every save notified to this process
-        (:meth:`heard`); a load from the trusted cache waits for it, at most
-        :data:`SETTLE_S` (docs/decisions.md D-owner)."""
-        self.settled.set()
+        self.settling = Settling()
+        """The saves notified to this process and those the live hub has told
+        (:meth:`heard`); a load from the trusted cache waits for those notified before it
+        began, at most :data:`SETTLE_S` (docs/decisions.md D-owner)."""
         self._replayed_lock = threading.Lock()
         self._on_close = tuple(on_close)
 
@@ -204,12 +204,15 @@ class GameService(Application[UUID]):
         return self.repository.cache is not None and not self.repository.fastforward
 
     def settle(self) -> None:
-        """Wait (at most :data:`SETTLE_S`) until the saves notified to this process are in
-        its cache: a client who wrote through another process and asks here next finds
-        its write (the notification reaches this process before the client's answer
-        leaves the other). Free while nothing is pending or loads ask the store."""
-        if not self.settled.is_set() and not _on_event_loop():
-            self.settled.wait(SETTLE_S)  # (never on the loop the hub tells from)
+        """Wait (at most :data:`SETTLE_S`) until the saves notified to this process before
+        this call are in its cache: a client who wrote through another process and asks
+        here next finds its write (the notification reaches this process before the
+        client's answer leaves the other). Saves notified later are not waited for, so a
+        steady stream of saves never holds a load up (:mod:`services.settling`). Free
+        while nothing is pending or loads ask the store."""
+        settling = self.settling
+        if settling.told < settling.notified and not _on_event_loop():
+            settling.wait(SETTLE_S)  # (never on the loop the hub tells from)
 
     def stale_retried(self) -> None:
         """Count a command decided again on fresh copies (thread-safe)."""

@@ -325,12 +325,18 @@ class PersonAndBots(BotTable):
         return cls(client, match_id, [r.json()["token"], "", "", ""], seed)
 
 
-async def play(tables: list[BotTable], until: float, *, races: bool = False) -> None:
-    """Every table steps (or races) until the loop time ``until``; commands in flight at
-    the deadline finish (they retry until answered)."""
+async def play(
+    tables: list[BotTable],
+    until: float,
+    *,
+    races: bool = False,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Every table steps (or races) until the loop time ``until`` or ``stop``; commands in
+    flight at the end finish (they retry until answered)."""
 
     async def run(table: BotTable) -> None:
-        while time.monotonic() < until:
+        while time.monotonic() < until and not (stop is not None and stop.is_set()):
             moved = await (table.race() if races else table.step())
             if not moved:
                 await asyncio.sleep(0.05)

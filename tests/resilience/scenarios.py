@@ -126,13 +126,23 @@ class KillRun:
 
 
 async def kill_run(
-    stack: Stack, tables: list[BotTable], *, seconds: float, every_s: float, replays: int = 5
+    stack: Stack,
+    tables: list[BotTable],
+    *,
+    seconds: float,
+    every_s: float,
+    replays: int = 5,
+    kills_wanted: int = 1,
 ) -> KillRun:
     """Kill a random replica every ``every_s`` and start it again at once; a replica is
     killed only while another one is up and ready, and preferably 0–40 ms after a
-    command was sent to it (so some kills land between its commit and its answer)."""
+    command was sent to it (so some kills land between its commit and its answer). The
+    play goes on past ``seconds`` until ``kills_wanted`` kills were made (a loaded machine
+    restarts a replica slowly), for four times ``seconds`` at most."""
     rng = random.Random(7)
     until = time.monotonic() + seconds
+    hard = time.monotonic() + 4 * seconds
+    done = asyncio.Event()
     kills = 0
     up = set(range(len(stack.replicas)))
     restarts: list[asyncio.Task[None]] = []
@@ -144,7 +154,9 @@ async def kill_run(
 
     async def killer() -> None:
         nonlocal kills
-        while time.monotonic() + every_s < until:
+        while (time.monotonic() + every_s < until or kills < kills_wanted) and (
+            time.monotonic() + every_s < hard
+        ):
             await asyncio.sleep(every_s * rng.uniform(0.7, 1.3))
             if len(up) < 2:
                 continue
@@ -158,8 +170,9 @@ async def kill_run(
             stack.replicas[victim].kill()
             kills += 1
             restarts.append(asyncio.create_task(restart(victim)))
+        done.set()
 
-    await asyncio.gather(play(tables, until), killer())
+    await asyncio.gather(play(tables, hard, stop=done), killer())
     await asyncio.gather(*restarts)
     checked = wrong = 0
     for table in tables:

@@ -55,7 +55,7 @@ def test_kill_9_loses_and_duplicates_no_acknowledged_command(
     runner: asyncio.Runner, stack: Stack
 ) -> None:
     tables = runner.run(stack.tables(6, seed=200))
-    run = runner.run(kill_run(stack, tables, seconds=14, every_s=2, replays=4))
+    run = runner.run(kill_run(stack, tables, seconds=14, every_s=2, replays=4, kills_wanted=2))
     verdict = run.verdict
     assert run.kills >= 2
     assert min(run.commands_per_table) >= 5, run.commands_per_table  # every table moved on

@@ -67,7 +67,8 @@ def _free_port() -> int:
 
 
 def _get(port: int, path: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+    # the first /schema request builds the document: seconds of CPU on a loaded machine
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as response:
         status: int = response.status
         return status, response.read()
 
