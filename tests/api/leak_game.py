@@ -4,6 +4,7 @@ streams open (the tests: :mod:`tests.api.test_no_leaks`).
 
 from __future__ import annotations
 
+import asyncio
 import random
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -209,6 +210,10 @@ def decide(rng: random.Random, view: Json, number: int) -> tuple[str, list[str]]
     return None
 
 
+GAME_S = 115.0
+"""The longest one game may take: just inside the per-test timeout (pyproject.toml)."""
+
+
 async def play_and_watch(
     seed: int, body: Json, commands: int = COMMANDS, *, to_round_two: bool = True
 ) -> Checker:
@@ -251,7 +256,11 @@ async def play_and_watch(
             )
         failure: AssertionError | None = None
         try:
-            await play(game, commands)
+            # A request or stream that never answers fails here, with its stack, rather
+            # than hanging the run (the per-test timeout's signal can be swallowed by a
+            # task that suppresses everything on its way out).
+            async with asyncio.timeout(GAME_S):
+                await play(game, commands)
         except AssertionError as e:  # LeakError included: raised once the app has stopped
             failure = e
     service.close()
