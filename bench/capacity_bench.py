@@ -282,8 +282,9 @@ async def run(
             crowd.resume()
             await ramp(crowd, n, args.ramp)
             await asyncio.sleep(args.warmup)
+            sessions = 0
             if args.pg_statements:
-                await asyncio.to_thread(pgstat.reset, cluster.url)
+                sessions = await asyncio.to_thread(pgstat.reset, cluster.url)
             a = Sample.take(pids, worker.proc.pid, cluster)
             step.measuring = True
             spy = None
@@ -298,7 +299,7 @@ async def run(
             print(rungs[-1].report(), flush=True)
             if args.pg_statements:
                 top = await asyncio.to_thread(
-                    pgstat.top, cluster.url, args.pg_statements, step.commands
+                    pgstat.top, cluster.url, args.pg_statements, step.commands, sessions
                 )
                 print(top, flush=True)
             if spy is not None and args.spy is not None:
