@@ -55,6 +55,10 @@ generator near a full core is what limits.
 (:mod:`bench._capacity_spy`: the thread holding the GIL, the server unchanged and not
 paused) and prints its shares by part and by function; ``--profile`` is cProfile inside
 the server instead (every call timed: slower, and what it times is distorted by that).
+``--pg-statements N`` loads ``pg_stat_statements`` in the cluster
+(:mod:`bench._capacity_pgstat`) and prints, after each N's measured window, PostgreSQL's
+execution and planning time and calls per command, the top N statements, and the
+connections opened in the window (docs/decisions.md D-pgcost).
 """
 
 from __future__ import annotations
