@@ -55,6 +55,10 @@ generator near a full core is what limits.
 (:mod:`bench._capacity_spy`: the thread holding the GIL, the server unchanged and not
 paused) and prints its shares by part and by function; ``--profile`` is cProfile inside
 the server instead (every call timed: slower, and what it times is distorted by that).
+``--pg-statements N`` loads ``pg_stat_statements`` in the cluster
+(:mod:`bench._capacity_pgstat`) and prints, after each N's measured window, PostgreSQL's
+execution and planning time and calls per command, the top N statements, and the
+connections opened in the window (docs/decisions.md D-pgcost).
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from typing import Any
 import msgspec
 import psycopg
 
+from bench import _capacity_pgstat as pgstat
 from bench._capacity_cpu import Sample, Usage
 from bench._capacity_crowd import Crowd
 from bench._capacity_match import BenchError, Step
@@ -281,6 +286,9 @@ async def run(
             crowd.resume()
             await ramp(crowd, n, args.ramp)
             await asyncio.sleep(args.warmup)
+            sessions = 0
+            if args.pg_statements:
+                sessions = await asyncio.to_thread(pgstat.reset, cluster.url)
             a = Sample.take(pids, worker.proc.pid, cluster)
             step.measuring = True
             spy = None
@@ -293,6 +301,11 @@ async def run(
             await crowd.drain(args.grace)
             rungs.append(Rung(step, Usage.between(a, b)))
             print(rungs[-1].report(), flush=True)
+            if args.pg_statements:
+                top = await asyncio.to_thread(
+                    pgstat.top, cluster.url, args.pg_statements, step.commands, sessions
+                )
+                print(top, flush=True)
             if spy is not None and args.spy is not None:
                 await asyncio.to_thread(spy.wait)
                 print(spy_summary(args.spy / f"spy-{n}.txt"), flush=True)
@@ -349,6 +362,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="sample the first API process with py-spy during each N's measured window "
         "(raw stacks into this directory as spy-N.txt) and print the top functions by share",
     )
+    p.add_argument(
+        "--pg-statements",
+        type=int,
+        default=0,
+        metavar="N",
+        help="load pg_stat_statements in the cluster and print the top N statements by "
+        "execution time (calls and ms per command) after each N's measured window [0: off]",
+    )
     args = p.parse_args(argv)
     if args.spy is not None:
         args.spy.mkdir(parents=True, exist_ok=True)
@@ -372,8 +393,14 @@ def main(argv: list[str] | None = None) -> None:
         runner = uvloop.run
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     raise_nofile(12 * args.ladder[-1] + 1000)  # the server (a child) inherits it too
-    with throwaway_server() as cluster, tempfile.TemporaryDirectory(prefix="capacity-") as tmp:
+    extra = pgstat.SETTINGS if args.pg_statements else ()
+    with (
+        throwaway_server(settings=extra) as cluster,
+        tempfile.TemporaryDirectory(prefix="capacity-") as tmp,
+    ):
         make_durable(cluster.url)
+        if args.pg_statements:
+            pgstat.install(cluster.url)
         schema = fresh_schema(cluster.url)
         common = {
             "POSTGRES_POOL_SIZE": "5",

@@ -185,9 +185,13 @@ def server_bin_dir() -> Path:
 
 
 @contextmanager
-def throwaway_server(bin_dir: Path | None = None) -> Iterator[Cluster]:
+def throwaway_server(
+    bin_dir: Path | None = None, settings: Sequence[str] = ()
+) -> Iterator[Cluster]:
     """A new cluster (``bin_dir``, else :func:`server_bin_dir`), deleted on exit — never
-    ``$DATABASE_URL``'s server, so a test may stop and restart it (:class:`Cluster`)."""
+    ``$DATABASE_URL``'s server, so a test may stop and restart it (:class:`Cluster`).
+    ``settings``: more ``postgresql.conf`` lines (a bench's
+    ``shared_preload_libraries = 'pg_stat_statements'``)."""
     bin_dir = bin_dir or server_bin_dir()
     run_as = _RunAs()
     parent: str | None = None
@@ -211,7 +215,9 @@ def throwaway_server(bin_dir: Path | None = None) -> Iterator[Cluster]:
                 os.chown(path, run_as.uid, run_as.gid)
         _initdb(run_as, bin_dir, data)
         with (data / "postgresql.conf").open("a") as conf:
-            conf.write("\n".join((*_SETTINGS, f"unix_socket_directories = '{sock}'", "")))
+            conf.write(
+                "\n".join((*_SETTINGS, *settings, f"unix_socket_directories = '{sock}'", ""))
+            )
         port = _start(run_as, bin_dir, data, log)
         started = True
         _create_database(f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres")

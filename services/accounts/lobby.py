@@ -220,14 +220,16 @@ class Lobbies:
         """Lobby → when its oldest party asking for bots may have them."""
 
     def refresh(self, service: GameService) -> dict[UUID, datetime]:
-        while True:
+        top = service.recorder.max_notification_id() or 0
+        while self.position < top:
             found = service.recorder.select_notifications(
-                self.position, BATCH, topics=list(self.TOPICS), inclusive_of_start=False
+                self.position, BATCH, stop=top, topics=list(self.TOPICS), inclusive_of_start=False
             )
             for n in found:
                 self.changed.add(UUID(str(n.originator_id)))
                 self.position = n.id
             if len(found) < BATCH:
+                self.position = top  # read to the end: the next read starts there (D-pgcost)
                 break
         for lid in self.changed:
             found_lobby = get_lobby(service, lid)

@@ -161,9 +161,10 @@ class RankedQueues:
             self._follow(service)
 
     def _follow(self, service: GameService) -> None:
-        while True:
+        top = service.recorder.max_notification_id() or 0
+        while self.position < top:
             found = service.recorder.select_notifications(
-                self.position, BATCH, topics=list(self.TOPICS), inclusive_of_start=False
+                self.position, BATCH, stop=top, topics=list(self.TOPICS), inclusive_of_start=False
             )
             for n in found:
                 qid = UUID(str(n.originator_id))
@@ -174,6 +175,7 @@ class RankedQueues:
                     assert isinstance(event, RankedMatchMade)
                     self._made(service, qid, event)
             if len(found) < BATCH:
+                self.position = top  # read to the end: the next read starts there (D-pgcost)
                 break
         now = service.clock()
         for qid in self.changed | self.tried.keys():

@@ -237,6 +237,7 @@ class RatingNotices:
                         return noted
                     cursor = n.id
                 if len(page) < PAGE:
+                    cursor = shown  # read to it: the next scan starts there (D-pgcost)
                     break
             self._cursor = cursor
             return noted

@@ -65,12 +65,14 @@ def open_tournaments(service: GameService, after: int) -> tuple[list[UUID], int]
     """The tournaments created after ``after`` (ids) and the new cursor (the clerk's scan)."""
     ids: list[UUID] = []
     cursor = after
-    while True:
+    top = service.recorder.max_notification_id() or 0
+    while cursor < top:
         found = service.recorder.select_notifications(
-            cursor, SCAN_PAGE, topics=[_CREATED], inclusive_of_start=False
+            cursor, SCAN_PAGE, stop=top, topics=[_CREATED], inclusive_of_start=False
         )
         for n in found:
             ids.append(UUID(str(n.originator_id)))
             cursor = n.id
         if len(found) < SCAN_PAGE:
-            return ids, cursor
+            return ids, top  # read to the end: the next scan starts there (D-pgcost)
+    return ids, cursor

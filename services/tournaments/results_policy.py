@@ -161,10 +161,11 @@ class ResultsPolicy:
         """Act on every ``MatchFinished`` past the position: the results recorded."""
         with self._lock:
             cursor = max(self._cursor, self.position())
+            top = self.service.recorder.max_notification_id() or 0
             recorded = passed = 0
-            while True:
+            while cursor < top:
                 page = self.service.recorder.select_notifications(
-                    cursor, PAGE, topics=[_FINISHED], inclusive_of_start=False
+                    cursor, PAGE, stop=top, topics=[_FINISHED], inclusive_of_start=False
                 )
                 for n in page:
                     try:
@@ -181,6 +182,7 @@ class ResultsPolicy:
                         return recorded
                     cursor = n.id
                 if len(page) < PAGE:
+                    cursor = top  # read to the end: the next scan starts there (D-pgcost)
                     break
             self._cursor = cursor
             return recorded

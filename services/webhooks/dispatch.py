@@ -84,15 +84,19 @@ class Dispatcher:
     def refresh(self) -> list[UUID]:
         """The queues of the outbox, read from its own log (every replica sees all)."""
         topic = get_topic(QueueOpened)
-        while True:
-            found = self.outbox.recorder.select_notifications(
-                self.position, 500, topics=[topic], inclusive_of_start=False
+        recorder = self.outbox.recorder
+        top = recorder.max_notification_id() or 0
+        while self.position < top:
+            found = recorder.select_notifications(
+                self.position, 500, stop=top, topics=[topic], inclusive_of_start=False
             )
             for n in found:
                 self.queues.append(UUID(str(n.originator_id)))
                 self.position = n.id
             if len(found) < 500:
-                return self.queues
+                self.position = top  # read to the end: the next read starts there (D-pgcost)
+                break
+        return self.queues
 
     def backoff(self, attempts: int) -> timedelta:
         wait = min(self.cap_s, self.base_s * 2**attempts)
