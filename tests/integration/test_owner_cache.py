@@ -40,8 +40,7 @@ pytestmark = pytest.mark.postgres
 
 @pytest.fixture
 def two(pg_url: str) -> Iterator[tuple[GameService, GameService]]:
-    with schema_settings(pg_url) as settings:
-        assert not settings.aggregate_cache_fastforward
+    with schema_settings(pg_url, aggregate_cache_fastforward=False) as settings:
         a = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
         b = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
         try:
