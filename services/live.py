@@ -47,7 +47,7 @@ from services.history import state_tables
 from services.history_items import HistoryItem, history_item
 from services.json_patch import Json, PatchOperation, diff
 from services.view_types import PublicView, SeatView
-from services.views import table_view
+from services.views import stored_view, table_view
 
 _NONE: frozenset[str] = frozenset()
 _CARDS = frozenset({"cards"})
@@ -366,7 +366,9 @@ class LiveTable:
         else:
             item = history_item(step.version, step.number, event, visible, withheld)
             self._item = (step, visible, withheld, item)
-        view = table_view(self.match, self.round, viewer, event.timestamp, embargo=self.embargo)
+        view = stored_view(
+            self.service, self.match, self.round, viewer, event.timestamp, embargo=self.embargo
+        )
         if isinstance(view, SeatView):
             return SeatFrame(version=step.version, event=item, view=view)
         return PublicFrame(version=step.version, event=item, view=view)

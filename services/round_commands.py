@@ -39,7 +39,7 @@ from services.errors import PreconditionFailedError
 from services.game import GameService
 from services.unit_of_work import Reading, UnitOfWork
 from services.view_types import SeatView
-from services.views import table_view
+from services.views import stored_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ def seat_answer(state: Reading, outcome: Outcome, seat: int) -> SeatView:
     embargo = None
     if outcome.facts.get("embargoed") and match.tournament_id is not None:
         embargo = Embargo(match.tournament_id, match.tournament_round)
-    return table_view(match, round_, seat, at, embargo=embargo)
+    return stored_view(state.service, match, round_, seat, at, embargo=embargo)
 
 
 def _seat(service: GameService, match: Match, command: Act, caller: Caller) -> int:

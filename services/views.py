@@ -27,6 +27,7 @@ API's ETag); ``versions`` the aggregates' own.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -62,7 +63,14 @@ from services.view_types import (
     rules_view,
 )
 
-__all__ = ["PublicView", "SeatView", "clock_marker", "match_version", "table_view"]
+__all__ = [
+    "PublicView",
+    "SeatView",
+    "clock_marker",
+    "match_version",
+    "stored_view",
+    "table_view",
+]
 
 
 @overload
@@ -93,12 +101,27 @@ def table_view(
 ) -> SeatView | PublicView:
     """The table as ``viewer`` (a seat 0..3, None = spectator) sees it at ``now`` (R33);
     ``embargo``: the tournament embargo on its scored deals (R36), None when there is none."""
+    _check_viewer(match, round_, viewer)
+    withheld = resolve(match, embargo)
+    return _view(match, round_, viewer, now, withheld, _public_once(match, round_, now, withheld))
+
+
+def _check_viewer(match: Match, round_: Round | None, viewer: int | None) -> None:
     if viewer is not None and (type(viewer) is not int or not 0 <= viewer <= 3):
         raise InvalidInputError(f"a viewer is a seat 0..3 or None, got {viewer!r}", rule="R1")
     if round_ is not None and round_.match_id != match.id:
         raise InvalidInputError(f"round {round_.id} is not a round of match {match.id}")
-    withheld = resolve(match, embargo)
-    public = _public_once(match, round_, now, withheld)
+
+
+def _view(
+    match: Match,
+    round_: Round | None,
+    viewer: int | None,
+    now: datetime,
+    withheld: Embargo | None,
+    public: dict[str, Any],
+) -> SeatView | PublicView:
+    """The view of ``viewer`` with the public part ``public`` (:func:`_public`)."""
     if viewer is None:
         return PublicView(**public)
     hand = _hand(round_, viewer, now)
@@ -122,6 +145,91 @@ def table_view(
         visible=sorted_names(seen, ctx),
         legal=legal_actions(match, round_, viewer, now, ctx),
     )
+
+
+_STORED_KEPT = 256
+_PUBLIC = "public"
+_stored: weakref.WeakKeyDictionary[object, OrderedDict[tuple[Any, ...], dict[Any, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+_stored_lock = threading.Lock()
+
+
+@overload
+def stored_view(
+    owner: object,
+    match: Match,
+    round_: Round | None,
+    viewer: int,
+    at: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = ...,
+) -> SeatView: ...
+@overload
+def stored_view(
+    owner: object,
+    match: Match,
+    round_: Round | None,
+    viewer: None,
+    at: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = ...,
+) -> PublicView: ...
+def stored_view(
+    owner: object,
+    match: Match,
+    round_: Round | None,
+    viewer: int | None,
+    at: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = UNCHECKED,
+) -> SeatView | PublicView:
+    """:func:`table_view` of a match as stored at one version, built once per viewer for
+    every caller of ``owner`` (the service) that shows that version at the same moment:
+    the answer of the command that made it (from the aggregates the command saved) and
+    the live streams' frames (from the follower's own copy) share the public part and the
+    acting seat's view (docs/decisions.md D-path3).
+
+    Kept by what decides a view of a stored state: the aggregates' ids and versions (a
+    version is one stored event), ``at``, the embargo as resolved and the seats' names
+    (opened from sealed fields: an erased player's name changes with no new version).
+    A state with events not yet saved (a command deciding, a dry run's copy) is never
+    kept: its version may never be stored as it is."""
+    if match.pending_events or (round_ is not None and round_.pending_events):
+        return table_view(match, round_, viewer, at, embargo=embargo)
+    _check_viewer(match, round_, viewer)
+    withheld = resolve(match, embargo)
+    key = (
+        match.id,
+        match.version,
+        None if round_ is None else round_.id,
+        None if round_ is None else round_.version,
+        at,
+        withheld,
+        tuple(None if seat is None else seat.name for seat in match.seats),
+    )
+    with _stored_lock:
+        kept = _stored.get(owner)
+        if kept is None:
+            kept = _stored[owner] = OrderedDict()
+        views = kept.get(key)
+        if views is None:
+            views = kept[key] = {}
+            while len(kept) > _STORED_KEPT:
+                kept.popitem(last=False)
+        else:
+            kept.move_to_end(key)
+        view: SeatView | PublicView | None = views.get(viewer)
+        public: dict[str, Any] | None = views.get(_PUBLIC)
+    if view is not None:
+        return view
+    if public is None:
+        public = _public(match, round_, at, withheld)
+    view = _view(match, round_, viewer, at, withheld, public)
+    with _stored_lock:
+        views.setdefault(_PUBLIC, public)
+        views.setdefault(viewer, view)
+    return view
 
 
 def match_version(match: Match, round_: Round | None) -> int:

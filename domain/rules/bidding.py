@@ -154,13 +154,18 @@ class Bidding(Value):
     def legal_shows(self, seat: int, hand: Sequence[Card]) -> list[Show]:
         """Every show ``seat`` (holding ``hand``) may make right now, weakest first."""
         check: Callable[[int, Sequence[Card], Sequence[Card]], Show]
+        may: Callable[[int], None]
         if self.board is not None:
             return []  # R36: a board's trump is fixed
         if self.phase in (Phase.DEALING, Phase.LATE_DECLARING):
-            check = self.check_declare
+            check, may = self.check_declare, self._check_declarer
         elif self.phase is Phase.OVERCALL:
-            check = self.check_overcall
+            check, may = self.check_overcall, self._check_overcaller
         else:
+            return []
+        try:  # what the check asks of the seat whatever the show: once, not once a show
+            may(seat)
+        except IllegalMoveError:
             return []
         legal: list[Show] = []
         for show in possible_shows(hand, self.level_for(seat), self.rules, seat=seat):
@@ -174,6 +179,19 @@ class Bidding(Value):
 
     def check_declare(self, seat: int, cards: Sequence[Card], hand: Sequence[Card]) -> Show:
         """Validate ``seat`` declaring with ``cards`` out of ``hand`` (its cards so far)."""
+        self._check_declarer(seat)
+        show = self._parse(seat, cards, hand, "R17")
+        if show.is_joker_pair:
+            raise IllegalMoveError(
+                f"{format_cards(show.cards)}: jokers alone never declare; a joker pair may "
+                f"only overcall (R17, R20)",
+                rule="R17",
+                code="jokers-cannot-declare",
+            )
+        return show
+
+    def _check_declarer(self, seat: int) -> None:
+        """What :meth:`check_declare` asks of the seat and the phase, whatever the show."""
         _seat(seat)
         if self.board is not None:
             raise _board_fixed("declares")
@@ -208,15 +226,6 @@ class Bidding(Value):
                 rule="R17",
                 code="declaring-closed",
             )
-        show = self._parse(seat, cards, hand, "R17")
-        if show.is_joker_pair:
-            raise IllegalMoveError(
-                f"{format_cards(show.cards)}: jokers alone never declare; a joker pair may "
-                f"only overcall (R17, R20)",
-                rule="R17",
-                code="jokers-cannot-declare",
-            )
-        return show
 
     def apply_declare(self, show: Show) -> Bidding:
         """The declaration stands; round 1 → its seat deals (R18); LATE_DECLARING → its
@@ -290,16 +299,20 @@ class Bidding(Value):
 
     def check_overcall(self, seat: int, cards: Sequence[Card], hand: Sequence[Card]) -> Show:
         """Validate ``seat`` overcalling with ``cards`` out of ``hand`` (R20)."""
+        self._check_overcaller(seat)
+        show = self._parse(seat, cards, hand, "R20")
+        assert self.standing is not None
+        check_overcall_show(show, self.standing, self.rules, anyone_overcalled=len(self.shows) > 1)
+        return show
+
+    def _check_overcaller(self, seat: int) -> None:
+        """What :meth:`check_overcall` asks of the seat and the phase, whatever the show."""
         _seat(seat)
         if self.board is not None:
             raise _board_fixed("overcalls")
         if self.phase is not Phase.OVERCALL:
             raise window_closed(self.phase)
         check_speaker(self.phase, self.to_speak, seat)
-        show = self._parse(seat, cards, hand, "R20")
-        assert self.standing is not None
-        check_overcall_show(show, self.standing, self.rules, anyone_overcalled=len(self.shows) > 1)
-        return show
 
     def apply_overcall(self, show: Show) -> Bidding:
         """Round 1: the overcaller deals (反主反打). Later: the overcaller re-buries (炒底)."""
