@@ -9,7 +9,10 @@ the bus runs in this order, in one place (:meth:`Bus.handle`):
 1. **authorise** the parsed credential (401/403, and 404 for what it names) — before
    anything about the key or the state is told;
 2. look the **Idempotency-Key** up (:class:`~services.idempotency.Keys`): a key in flight
-   is a 409, a key used for another request a 409, a recorded request is answered again;
+   is a 409, a key used for another request a 409, a recorded request is answered again
+   (a handler with :attr:`Handler.key_first` False runs first: its save, refused on the
+   key's record, or its refusal tells a used key, looked up then, before anything is
+   saved);
 3. **handle**: load through the command's :class:`~services.unit_of_work.UnitOfWork`,
    decide (the domain's commands raise a problem naming the rule), change the aggregates
    and answer an :class:`Outcome` — what the key's record keeps;
@@ -119,6 +122,13 @@ class Handler(ABC, Generic[C, W, A]):
     applies to the state as it is (an organiser's end of a match while bots move on);
     one for a move made on what the caller saw (the conflict is the caller's to see)."""
 
+    key_first: ClassVar[bool] = True
+    """Look the Idempotency-Key's record up before running (step 2). False for a handler
+    whose run writes nothing but through its unit of work's one save (a round command):
+    it runs first, and a key used before is told by that save, refused on the record's
+    version 1 (and a refusal looks the key up before it saves anything kept), so a new
+    key — nearly every request — costs no look-up (docs/decisions.md D-path3)."""
+
     def attempts_for(self, command: C) -> int:
         """The runs ``command`` gets (:attr:`attempts` unless the command says otherwise)."""
         return self.attempts
@@ -212,7 +222,7 @@ class Bus:
         if key is None:
             return self._told(caller, self._run(handler, command, caller, who, None, payer))
         with self.keys.claimed(key):
-            found = self.keys.recorded(key)
+            found = self.keys.recorded(key) if handler.key_first else None
             if found is None:
                 try:
                     return self._told(caller, self._run(handler, command, caller, who, key, payer))
@@ -268,6 +278,8 @@ class Bus:
                     raise
                 continue  # the handler found the state moved under it: decide again
             except ShengjiError:
+                if self._used(handler, key):
+                    raise  # a key used before (run first): the bus answers its record
                 if not fresh and self.service.behind(uow.versions()):
                     fresh, attempt = True, attempt - 1  # refused on a stale copy: once more
                     who = self._stale(handler, command, caller, uow)
@@ -288,6 +300,8 @@ class Bus:
                 uow.commit(*records)
             except VersionConflictError as e:
                 self.matches.refund(payer, spent)
+                if self._used(handler, key):
+                    raise  # the key's record was saved before (run first): answer it
                 if not fresh:  # a stale copy, or a save made meanwhile: once more, fresh
                     fresh, attempt, lost = True, attempt - 1, e
                     if key is not None and self.keys.recorded(key) is not None:
@@ -302,6 +316,11 @@ class Bus:
                 raise
             body = handler.answer(command, who, outcome, uow.reading())
             return Answered(outcome.status, body, outcome=outcome)
+
+    def _used(self, handler: Handler[Any, Any, Any], key: RequestKey | None) -> bool:
+        """A handler that runs before its key is looked up (:attr:`Handler.key_first`
+        False) found its key recorded (409 when for another request)."""
+        return key is not None and not handler.key_first and self.keys.recorded(key) is not None
 
     def _stale(
         self, handler: Handler[Any, Any, Any], command: Any, caller: Caller, uow: UnitOfWork

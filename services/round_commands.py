@@ -205,6 +205,7 @@ class ActHandler(Handler[Act, Seated, CommandDone | DryRun]):
     person passes, R17) runs it again on the round that won, and the rules judge it there."""
 
     attempts = ACT_ATTEMPTS
+    key_first = False  # its run writes only through the unit's one save (services.bus)
 
     def __init__(self, service: GameService, dealer: Dealer) -> None:
         self.service = service

@@ -13,6 +13,7 @@ import pytest
 from domain.game.actions import action_of
 from domain.game.match import Match
 from domain.game.round_events import Pacing
+from domain.rules.cards import parse_cards
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import STANDARD
 from services.access import Credential, read_authorization, seat_in
@@ -20,9 +21,11 @@ from services.bus import Bus
 from services.dryrun import DryRun
 from services.game import GameService
 from services.handlers import build_bus
-from services.idempotency import RequestKey
+from services.idempotency import IdempotencyRecord, Keys, RequestKey
+from services.legal import LegalActions
 from services.round_commands import ANY_VERSION, Act, CommandDone, Precondition
 from services.sources import SEAT_ROLE, new_token
+from services.views import table_view
 from tests.commands import create_match, take_seat
 from tests.conftest import FakeClock, FixedSeeds
 
@@ -144,3 +147,60 @@ def test_a_credential_is_read_once_and_told_apart() -> None:
     assert seat_in(t.service, match, t.seats[2]) == 2
     assert Credential.parse("not.a-token").role is None
     assert code_of(lambda: seat_in(t.service, match, Credential.parse("junk")))[0] == 401
+
+
+@pytest.fixture
+def lookups(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RequestKey]]:
+    """Every Idempotency-Key looked up in the store (``Keys.recorded``)."""
+    seen: list[RequestKey] = []
+    recorded = Keys.recorded
+
+    def counted(self: Keys, key: RequestKey) -> IdempotencyRecord | None:
+        seen.append(key)
+        return recorded(self, key)
+
+    monkeypatch.setattr(Keys, "recorded", counted)
+    yield seen
+
+
+def test_a_round_command_with_a_new_key_looks_nothing_up(lookups: list[RequestKey]) -> None:
+    """A round command runs first (D-path3): a new key costs no read of its record; the
+    same key again is told by the save, refused on the record, and answered again."""
+    t = Table()
+    key = RequestKey.of(t.seats[0].digest, "new", "fingerprint")
+    done = t.run(0, key=key)
+    assert getattr(done, "replayed", True) is False and lookups == []
+    version = t.version()
+    again = t.run(0, key=key)
+    assert getattr(again, "replayed", False) is True and t.version() == version
+    reused = RequestKey.of(t.seats[0].digest, "new", "another body")
+    assert code_of(lambda: t.run(0, key=reused)) == (409, "idempotency-key-reused")
+    assert t.version() == version
+
+
+def test_a_key_used_before_saves_nothing_a_refused_run_claimed() -> None:
+    """A round command's key used before, sent again once a deadline has passed: its run
+    claims the deadline (the overcall window, R20) and is refused, and nothing is saved —
+    the recorded answer is given again, as when the key is looked up first (D-path3)."""
+    t = Table(Pacing(interval_ms=0, declare_ms=60_000, window_ms=1000))
+    declarer = next(s for s in range(4) if _legal(t, s).shows)
+    shows = _legal(t, declarer).shows[0]
+    t.bus.handle(
+        Act(t.match_id, action_of("declare", tuple(parse_cards(shows))), ANY_VERSION),
+        t.seats[declarer],
+    )
+    for seat in range(4):
+        if "pass" in _legal(t, seat).actions:
+            t.run(seat)
+    speaker = next(s for s in range(4) if "pass" in _legal(t, s).actions)
+    key = RequestKey.of(t.seats[speaker].digest, "window", "fingerprint")
+    assert getattr(t.run(speaker, key=key), "replayed", True) is False
+    version = t.version()
+    t.clock.advance(seconds=2)  # the window's deadline passed: a run would claim it
+    again = t.run(speaker, key=key)
+    assert getattr(again, "replayed", False) is True and t.version() == version
+
+
+def _legal(t: Table, seat: int) -> LegalActions:
+    match = t.service.get_match(t.match_id)
+    return table_view(match, t.service.current_round(match), seat, t.clock()).legal
