@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from domain.rules.bidding_phases import Phase, RedealReason, check_speaker, window_closed
+from domain.rules.bidding_phases import (
+    Phase,
+    RedealReason,
+    Refusal,
+    check_speaker,
+    speaker_refusal,
+    window_closed,
+)
 from domain.rules.board import Board
 from domain.rules.cards import Card, contains, format_cards, suit_of
 from domain.rules.errors import IllegalMoveError, InvalidInputError
@@ -154,18 +161,17 @@ class Bidding(Value):
     def legal_shows(self, seat: int, hand: Sequence[Card]) -> list[Show]:
         """Every show ``seat`` (holding ``hand``) may make right now, weakest first."""
         check: Callable[[int, Sequence[Card], Sequence[Card]], Show]
-        may: Callable[[int], None]
+        may: Callable[[int], Refusal | None]
         if self.board is not None:
             return []  # R36: a board's trump is fixed
         if self.phase in (Phase.DEALING, Phase.LATE_DECLARING):
-            check, may = self.check_declare, self._check_declarer
+            check, may = self.check_declare, self._declarer_refusal
         elif self.phase is Phase.OVERCALL:
-            check, may = self.check_overcall, self._check_overcaller
+            check, may = self.check_overcall, self._overcaller_refusal
         else:
             return []
-        try:  # what the check asks of the seat whatever the show: once, not once a show
-            may(seat)
-        except IllegalMoveError:
+        _seat(seat)
+        if may(seat) is not None:  # refused whatever the show: no show is checked
             return []
         legal: list[Show] = []
         for show in possible_shows(hand, self.level_for(seat), self.rules, seat=seat):
@@ -193,19 +199,28 @@ class Bidding(Value):
     def _check_declarer(self, seat: int) -> None:
         """What :meth:`check_declare` asks of the seat and the phase, whatever the show."""
         _seat(seat)
+        refusal = self._declarer_refusal(seat)
+        if refusal is not None:
+            raise refusal()
+
+    def _declarer_refusal(self, seat: int) -> Refusal | None:
+        """Why ``seat`` may not declare now whatever the show (None: it may try), as the
+        error :meth:`check_declare` raises, built only when raised (a view asks for every
+        seat at every version, :meth:`legal_shows`)."""
         if self.board is not None:
-            raise _board_fixed("declares")
+            return lambda: _board_fixed("declares")
         if self.phase is Phase.DEALING:
-            if self.standing is not None:
-                raise IllegalMoveError(
-                    f"seat {self.standing.seat} has already declared {self.standing}; the "
+            standing = self.standing
+            if standing is not None:
+                return lambda: IllegalMoveError(
+                    f"seat {standing.seat} has already declared {standing}; the "
                     f"first declaration stands and stronger shows wait for the overcall "
                     f"window after the deal (R17, R20)",
                     rule="R17",
                     code="already-declared",
                 )
             if self._only_dealer_team() and seat % 2 != self._dealer() % 2:
-                raise IllegalMoveError(
+                return lambda: IllegalMoveError(
                     f"seat {seat} may not declare: after round 1 only the dealer's team "
                     f"declares while the cards are drawn (R18, declare_with_joker)",
                     rule="R18",
@@ -213,19 +228,22 @@ class Bidding(Value):
                 )
         elif self.phase is Phase.LATE_DECLARING:
             if seat != self.to_speak:
-                raise IllegalMoveError(
-                    f"it is seat {self.to_speak}'s turn to declare or pass, not seat {seat}'s "
+                to_speak = self.to_speak
+                return lambda: IllegalMoveError(
+                    f"it is seat {to_speak}'s turn to declare or pass, not seat {seat}'s "
                     f"(R18, declare_with_joker)",
                     rule="R18",
                     code="not-your-turn-to-declare",
                 )
         else:
-            raise IllegalMoveError(
-                f"declaring is closed (phase {self.phase}): declarations are made while the "
+            phase = self.phase
+            return lambda: IllegalMoveError(
+                f"declaring is closed (phase {phase}): declarations are made while the "
                 f"cards are drawn (R17); later shows are overcalls (R20)",
                 rule="R17",
                 code="declaring-closed",
             )
+        return None
 
     def apply_declare(self, show: Show) -> Bidding:
         """The declaration stands; round 1 → its seat deals (R18); LATE_DECLARING → its
@@ -308,11 +326,19 @@ class Bidding(Value):
     def _check_overcaller(self, seat: int) -> None:
         """What :meth:`check_overcall` asks of the seat and the phase, whatever the show."""
         _seat(seat)
+        refusal = self._overcaller_refusal(seat)
+        if refusal is not None:
+            raise refusal()
+
+    def _overcaller_refusal(self, seat: int) -> Refusal | None:
+        """Why ``seat`` may not overcall now whatever the show (None: it may try), built
+        only when raised (as :meth:`_declarer_refusal`)."""
         if self.board is not None:
-            raise _board_fixed("overcalls")
+            return lambda: _board_fixed("overcalls")
         if self.phase is not Phase.OVERCALL:
-            raise window_closed(self.phase)
-        check_speaker(self.phase, self.to_speak, seat)
+            phase = self.phase
+            return lambda: window_closed(phase)
+        return speaker_refusal(self.phase, self.to_speak, seat)
 
     def apply_overcall(self, show: Show) -> Bidding:
         """Round 1: the overcaller deals (反主反打). Later: the overcaller re-buries (炒底)."""

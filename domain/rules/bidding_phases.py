@@ -18,6 +18,7 @@ state machine that moves between them is :class:`domain.rules.bidding.Bidding`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 
 from domain.rules.errors import IllegalMoveError
@@ -37,25 +38,37 @@ class RedealReason(StrEnum):
     WEAK_HAND = "weak_hand"  # §10 weak_hand_redeal (暴动)
 
 
+Refusal = Callable[[], IllegalMoveError]
+"""A check's refusal, built only when it is raised (its message is formatted then)."""
+
+
 def check_speaker(phase: Phase, to_speak: int | None, seat: int) -> None:
     """``seat`` must be the one to speak: in turn in the overcall window (R20) or in the late
     declaring (R18, declare_with_joker)."""
+    refusal = speaker_refusal(phase, to_speak, seat)
+    if refusal is not None:
+        raise refusal()
+
+
+def speaker_refusal(phase: Phase, to_speak: int | None, seat: int) -> Refusal | None:
+    """Why :func:`check_speaker` refuses ``seat`` (None: it is the one to speak)."""
     if phase is Phase.LATE_DECLARING:
         if seat != to_speak:
-            raise IllegalMoveError(
+            return lambda: IllegalMoveError(
                 f"it is seat {to_speak}'s turn to declare or pass, not seat {seat}'s",
                 rule="R18",
                 code="not-your-turn-to-declare",
             )
-        return
+        return None
     if phase is not Phase.OVERCALL:
-        raise window_closed(phase)
+        return lambda: window_closed(phase)
     if seat != to_speak:
-        raise IllegalMoveError(
+        return lambda: IllegalMoveError(
             f"it is seat {to_speak}'s turn to overcall or pass, not seat {seat}'s (R20)",
             rule="R20",
             code="not-your-turn-to-overcall",
         )
+    return None
 
 
 def window_closed(phase: Phase) -> IllegalMoveError:
