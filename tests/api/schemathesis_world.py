@@ -265,13 +265,21 @@ class World:
     app: Litestar
     service: GameService
     tables: dict[str, Table] = field(default_factory=dict)
+    private: dict[str, Table] = field(default_factory=dict)
+    """Private tables (made so, or given an invite code): a private table answers 404 to any
+    credential not its own (no oracle of its existence), so cases are not aimed at them and
+    the wrong-credential probes (which want 401/403) leave them alone; a case that reaches
+    one through a link (the state machine: create a private table, read its rounds) sends
+    one of its own tokens, as its people would."""
     tournaments: list[str] = field(default_factory=list)
     """The tournaments the run made: the tournament reads (standings, display, crosstable,
     a round's boards and travellers) are aimed at them."""
 
     def table(self, case: Case) -> Table | None:
         raw = (case.path_parameters or {}).get("match_id")
-        return self.tables.get(raw) if isinstance(raw, str) else None
+        if not isinstance(raw, str):
+            return None
+        return self.tables.get(raw) or self.private.get(raw)
 
     def aim(self, case: Case) -> None:
         """Point a valid ``match_id`` at a known table (mostly), then :meth:`fresh_key`
@@ -341,7 +349,10 @@ class World:
         others = [t.organiser for t in self.tables.values() if t is not table]
         rng = _rng(case, "credentials")
         roll = rng.random()
-        pool = right if roll < 0.8 else wrong if roll < 0.9 or not others else others
+        if table.match_id in self.private:
+            pool = right
+        else:
+            pool = right if roll < 0.8 else wrong if roll < 0.9 or not others else others
         token = rng.choice(pool)
         query = case.query
         in_query = query is not None and isinstance(query.get("token"), str)
@@ -359,15 +370,13 @@ class World:
         except ValueError:
             return
         if case.operation.path == "/v1/matches" and "organiserToken" in body:
-            if isinstance(case.body, dict) and case.body.get("visibility") == "private":
-                # a private table answers 404 to any credential not its own (no oracle of
-                # its existence): ignored_auth, which wants 401/403, is not aimed at it
-                return
-            self.tables[body["matchId"]] = Table(body["matchId"], body["organiserToken"])
+            made = Table(body["matchId"], body["organiserToken"])
+            private = isinstance(case.body, dict) and case.body.get("visibility") == "private"
+            (self.private if private else self.tables)[made.match_id] = made
         elif case.operation.path == "/v1/matches/{match_id}/invites":
-            table = self.table(case)  # an invite code makes the table private (as above)
-            if table is not None and len(self.tables) > 1:
-                self.tables.pop(table.match_id, None)
+            table = self.table(case)  # an invite code makes the table private
+            if table is not None and len(self.tables) > 1 and table.match_id in self.tables:
+                self.private[table.match_id] = self.tables.pop(table.match_id)
         elif case.operation.path == "/v1/tournaments" and "tournamentId" in body:
             self.tournaments.append(body["tournamentId"])
         elif case.operation.path == "/v1/matches/{match_id}/seats/{seat}" and "token" in body:
