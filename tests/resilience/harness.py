@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from uuid import uuid4
 
 import httpx
@@ -80,6 +80,19 @@ def schema_settings(url: str, **changes: Any) -> Iterator[Settings]:
         drop_schema(url, f"{schema}_webhooks")
 
 
+class Process(Protocol):
+    """A server process: a :class:`subprocess.Popen`, or a fork of a zygote
+    (:class:`tests.resilience.zygote.Forked`)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def returncode(self) -> int | None: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def terminate(self) -> None: ...
+
+
 class Replica:
     """One app process (``python -m infra.serve``) on ``url``'s database, ``schema``."""
 
@@ -105,7 +118,7 @@ class Replica:
             "SSE_HEARTBEAT_S": "2",
             **env,
         }
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: Process | None = None
         self.starts = 0
 
     def start(self) -> None:
