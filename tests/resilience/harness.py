@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import uuid4
 
 import httpx
@@ -34,6 +34,9 @@ from psycopg import sql
 
 from infra.settings import Settings
 from services.webhooks.dispatch import SIGNATURE_HEADER, verify
+
+if TYPE_CHECKING:
+    from tests.resilience.zygote import Zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-webhook-secret-of-32-characters"
@@ -98,7 +101,11 @@ class Replica:
 
     command: tuple[str, ...] = ("-m", "infra.serve")
 
-    def __init__(self, url: str, schema: str, log_dir: Path, **env: str) -> None:
+    def __init__(
+        self, url: str, schema: str, log_dir: Path, *, zygote: Zygote | None = None, **env: str
+    ) -> None:
+        self.zygote = zygote
+        """Where the process is forked from (:mod:`tests.resilience.zygote`), if not anew."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"replica-{self.port}.log"
@@ -122,6 +129,10 @@ class Replica:
         self.starts = 0
 
     def start(self) -> None:
+        if self.zygote is not None:
+            self.proc = self.zygote.fork(self.command[1:], self.env, self.log_path)
+            self.starts += 1
+            return
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, *self.command],

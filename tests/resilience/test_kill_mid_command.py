@@ -20,22 +20,21 @@ kills of a family are armed in one server by their Idempotency-Keys, each restar
 still to come, so a family of three kills starts four servers. One case on SQLite, the
 embedded store (``make serve``): the library's own transaction, killed before its COMMIT.
 
-The servers are forks of a zygote (:mod:`tests.resilience.zygote`, one per test process
-that runs this module) that imported the server once: a start from scratch is ~2-3 s of
-CPU, nearly all of it imports, and this module starts 23 servers (docs/testing.md, "Time").
+The servers are forks of a zygote (:mod:`tests.resilience.zygote`, the ``zygote`` fixture
+of tests/resilience/conftest.py: one per test process) that imported the server once: a
+start from scratch is ~2-3 s of CPU, nearly all of it imports, and this module starts 23
+servers (docs/testing.md, "Time").
 Each is still a process of its own, killed by SIGKILL and started again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +48,7 @@ from psycopg import sql
 
 from services.positions import position_id
 from services.tournaments.results_policy import POLICY
-from tests.resilience.harness import ROOT, Replica, schema_settings
+from tests.resilience.harness import Replica, schema_settings
 from tests.resilience.zygote import Zygote
 
 Json = dict[str, Any]
@@ -69,8 +68,6 @@ NEW = "new"
 """An :data:`Expect` entry's aggregate: one the command created (its first event is among
 the new ones: :data:`CREATIONS`)."""
 CREATIONS = frozenset({"MatchCreated", "RoundStarted"})
-PYCACHE = Path(tempfile.gettempdir()) / f"shengji-kill-pycache-{os.getuid()}"
-"""Where the servers keep their bytecode (Python checks each file against its source)."""
 SlotKeys = dict[str, str]
 """The Idempotency-Key of each kill of a family (its slot: the point, or ``what:point``)."""
 Expect = list[tuple[str, str]]
@@ -90,17 +87,12 @@ class Server(Replica):
         plan: dict[str, str],
         **env: str,
     ) -> None:
-        super().__init__(url, schema, log_dir, KILL_MARKS=str(log_dir / "marks"), **QUIET, **env)
-        self.zygote = zygote
+        marks = str(log_dir / "marks")
+        super().__init__(url, schema, log_dir, zygote=zygote, KILL_MARKS=marks, **QUIET, **env)
         if plan:
             args = tuple(f"{point}={key}" for key, point in plan.items())
             self.command = ("-m", "tests.resilience.killer", *args)
         self.start_s = 0.0
-
-    def start(self) -> None:
-        """A fork of the zygote runs ``python`` :attr:`command` (``-m`` dropped)."""
-        self.proc = self.zygote.fork(self.command[1:], self.env, self.log_path)
-        self.starts += 1
 
     def up(self) -> Server:
         started = time.perf_counter()
@@ -410,19 +402,6 @@ FAMILIES: dict[str, tuple[tuple[str, ...], Builder]] = {
     "rematch": ((*POINTS, LAST), rematches),
 }
 """Each command family: its kills (:data:`SlotKeys`) and the requests that make them."""
-
-
-@pytest.fixture(scope="module")
-def zygote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Zygote]:
-    """The servers' zygote; it compiles the project once, into bytecode kept outside the
-    tree (with none, it would compile every module again in each test process)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
-    made = Zygote(ROOT, env, tmp_path_factory.mktemp("zygote") / "zygote.log")
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def family_chain(zygote: Zygote, family: str, url: str, log_dir: Path) -> list[str]:

@@ -29,12 +29,11 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
-PRELOAD = ("infra.serve", "infra.bootstrap", "tests.resilience.killer")
+PRELOAD = ("infra.serve", "infra.bootstrap", "infra.cli", "tests.resilience.killer")
 """What the zygote imports before it forks (a server's imports, the killer's wrappers)."""
 
 
@@ -131,31 +130,23 @@ class Forked:
 # -- the zygote process -----------------------------------------------------------------------
 
 
-def _child(request: dict[str, Any]) -> None:
-    """In the fork: become ``python -m module args`` (never returns)."""
-    code = 1
-    try:
-        out = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out, 1)
-        os.dup2(out, 2)
-        os.close(out)
-        os.close(null)
-        os.environ.clear()
-        os.environ.update(request["env"])
-        os.chdir(request["cwd"])
-        sys.argv = [request["module"], *request["args"]]
-        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+def _child(request: dict[str, Any]) -> NoReturn:
+    """In the fork: become ``python -m module args``. It ends as that process would: the
+    module's own exit, or an exception's traceback on stderr and status 1; the
+    interpreter's shutdown (``atexit``, flushing) runs as usual."""
+    out = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    os.close(null)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.chdir(request["cwd"])
+    sys.argv = [request["module"], *request["args"]]
+    runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+    raise SystemExit(0)
 
 
 def _wait(pid: int, timeout: float | None, done: dict[int, int]) -> int | None:
