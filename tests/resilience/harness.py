@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 from uuid import uuid4
 
 import httpx
@@ -101,11 +101,10 @@ class Replica:
 
     command: tuple[str, ...] = ("-m", "infra.serve")
 
-    def __init__(
-        self, url: str, schema: str, log_dir: Path, *, zygote: Zygote | None = None, **env: str
-    ) -> None:
-        self.zygote = zygote
-        """Where the process is forked from (:mod:`tests.resilience.zygote`), if not anew."""
+    def __init__(self, url: str, schema: str, log_dir: Path, **env: str) -> None:
+        self.zygote: Zygote | None = None
+        """Where the process is forked from (:mod:`tests.resilience.zygote`), if not anew:
+        see :meth:`forked_from`."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"replica-{self.port}.log"
@@ -127,6 +126,11 @@ class Replica:
         }
         self.proc: Process | None = None
         self.starts = 0
+
+    def forked_from(self, zygote: Zygote | None) -> Self:
+        """Start (and restart) this process as a fork of ``zygote`` (None: afresh)."""
+        self.zygote = zygote
+        return self
 
     def start(self) -> None:
         if self.zygote is not None:

@@ -48,7 +48,7 @@ class Stack:
         tables, the others start once it is ready), forked from ``zygote`` if given."""
         schema = fresh_schema(url)
         log_dir = Path(tempfile.mkdtemp(prefix="shengji-resilience-"))
-        replicas = [Replica(url, schema, log_dir, zygote=zygote, **env) for _ in range(n)]
+        replicas = [Replica(url, schema, log_dir, **env).forked_from(zygote) for _ in range(n)]
         replicas[0].start()
         await replicas[0].ready()
         for replica in replicas[1:]:

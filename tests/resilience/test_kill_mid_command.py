@@ -88,7 +88,8 @@ class Server(Replica):
         **env: str,
     ) -> None:
         marks = str(log_dir / "marks")
-        super().__init__(url, schema, log_dir, zygote=zygote, KILL_MARKS=marks, **QUIET, **env)
+        super().__init__(url, schema, log_dir, KILL_MARKS=marks, **QUIET, **env)
+        self.forked_from(zygote)
         if plan:
             args = tuple(f"{point}={key}" for key, point in plan.items())
             self.command = ("-m", "tests.resilience.killer", *args)

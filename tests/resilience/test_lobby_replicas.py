@@ -29,7 +29,7 @@ Json = dict[str, Any]
 def replicas(pg_url: str, zygote: Zygote) -> Iterator[list[Replica]]:
     schema = fresh_schema(pg_url)
     log_dir = Path(tempfile.mkdtemp(prefix="shengji-lobby-"))
-    started = [Replica(pg_url, schema, log_dir, zygote=zygote) for _ in range(2)]
+    started = [Replica(pg_url, schema, log_dir).forked_from(zygote) for _ in range(2)]
     try:
         started[0].start()
         asyncio.run(started[0].ready())

@@ -62,8 +62,8 @@ def test_commands_on_two_api_processes_and_a_worker_are_each_saved_once(
 ) -> None:
     stack = runner.run(Stack.start(pg_url, 2, seed=5, zygote=zygote, PROCESS_ROLE="api", **SHARED))
     worker = Worker(
-        pg_url, stack.schema, stack.log_dir, zygote=zygote, PROCESS_ROLE="worker", **SHARED
-    )
+        pg_url, stack.schema, stack.log_dir, PROCESS_ROLE="worker", **SHARED
+    ).forked_from(zygote)
     try:
         worker.start()
         runner.run(worker.ready())

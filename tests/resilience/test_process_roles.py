@@ -65,8 +65,8 @@ def history(base: str, match_id: str) -> list[Any]:
 def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
     pg_url: str, schema: str, tmp_path: Path, zygote: Zygote
 ) -> None:
-    api = Replica(pg_url, schema, tmp_path, zygote=zygote, PROCESS_ROLE="api", **SHARED)
-    worker = Worker(pg_url, schema, tmp_path, zygote=zygote, PROCESS_ROLE="worker", **SHARED)
+    api = Replica(pg_url, schema, tmp_path, PROCESS_ROLE="api", **SHARED).forked_from(zygote)
+    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED).forked_from(zygote)
     receiver = Receiver(failing=False)
     try:
         api.start()
@@ -138,7 +138,7 @@ def test_a_worker_serves_its_probes_and_metrics_and_no_api_route(
     """``shengji worker`` builds no API app (docs/decisions.md D-rooms): its port answers
     the probes and ``/metrics`` and nothing else; SIGTERM stops its background work
     cleanly and it exits 0."""
-    worker = Worker(pg_url, schema, tmp_path, zygote=zygote, PROCESS_ROLE="worker", **SHARED)
+    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED).forked_from(zygote)
     try:
         worker.start()
         asyncio.run(worker.ready())
