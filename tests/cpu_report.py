@@ -16,8 +16,8 @@ each second, and its CPU with its reaped children's at the last poll is reported
 ``escaped``.
 
 Each process writes ``<path>.<worker>.json`` (``--cpu-report=PATH``, default
-``cpu-report.json``); the controller merges them into ``PATH`` and prints the totals and
-the top 20 files.
+``.pytest_cache/cpu-report.json``); the controller merges them into ``PATH`` and prints the
+totals and the top 20 files.
 """
 
 from __future__ import annotations
@@ -366,11 +366,12 @@ def summary_lines(merged: dict[str, Any]) -> list[str]:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--cpu-report",
-        default="cpu-report.json",
+        default=".pytest_cache/cpu-report.json",
         help="tests.cpu_report: where the merged report goes (each process's beside it)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     path = Path(str(config.getoption("--cpu-report"))).resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
     config.pluginmanager.register(CpuReport(config, path), "tests.cpu_report.recorder")
