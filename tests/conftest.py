@@ -42,6 +42,7 @@ import gc
 import io
 import os
 import random
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -90,6 +91,17 @@ log's line per request is left out; a test that reads the logs asks for :func:`l
 def pytest_configure(config: pytest.Config) -> None:
     configure_logging(SUITE_LOG_LEVEL)
     gc.set_threshold(*GC_THRESHOLDS)
+    keep_bytecode()
+
+
+def keep_bytecode() -> None:
+    """Python keeps the modules it compiles (``__pycache__``), in this process and in every
+    process it starts (xdist's workers, the servers of the tests), as ``make test`` has it
+    (the Makefile unexports ``PYTHONDONTWRITEBYTECODE``): an environment that says
+    ``PYTHONDONTWRITEBYTECODE`` would have each of them compile the project and its
+    libraries again — a worker's start 7-8 CPU-s instead of ~2.3 (docs/testing.md, "Time")."""
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 GC_THRESHOLDS = (700, 10, 100)

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, Self
 from uuid import uuid4
 
 import httpx
@@ -34,6 +34,9 @@ from psycopg import sql
 
 from infra.settings import Settings
 from services.webhooks.dispatch import SIGNATURE_HEADER, verify
+
+if TYPE_CHECKING:
+    from tests.resilience.zygote import Zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-webhook-secret-of-32-characters"
@@ -80,12 +83,28 @@ def schema_settings(url: str, **changes: Any) -> Iterator[Settings]:
         drop_schema(url, f"{schema}_webhooks")
 
 
+class Process(Protocol):
+    """A server process: a :class:`subprocess.Popen`, or a fork of a zygote
+    (:class:`tests.resilience.zygote.Forked`)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def returncode(self) -> int | None: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def terminate(self) -> None: ...
+
+
 class Replica:
     """One app process (``python -m infra.serve``) on ``url``'s database, ``schema``."""
 
     command: tuple[str, ...] = ("-m", "infra.serve")
 
     def __init__(self, url: str, schema: str, log_dir: Path, **env: str) -> None:
+        self.zygote: Zygote | None = None
+        """Where the process is forked from (:mod:`tests.resilience.zygote`), if not anew:
+        see :meth:`forked_from`."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"replica-{self.port}.log"
@@ -105,10 +124,19 @@ class Replica:
             "SSE_HEARTBEAT_S": "2",
             **env,
         }
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: Process | None = None
         self.starts = 0
 
+    def forked_from(self, zygote: Zygote | None) -> Self:
+        """Start (and restart) this process as a fork of ``zygote`` (None: afresh)."""
+        self.zygote = zygote
+        return self
+
     def start(self) -> None:
+        if self.zygote is not None:
+            self.proc = self.zygote.fork(self.command[1:], self.env, self.log_path)
+            self.starts += 1
+            return
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, *self.command],

@@ -29,6 +29,7 @@ from infra.pgcluster import Cluster
 from tests.resilience.checks import Json, Verdict, verify
 from tests.resilience.client import BotTable, Client, play
 from tests.resilience.harness import Replica, drop_schema, fresh_schema
+from tests.resilience.zygote import Zygote
 
 
 @dataclass
@@ -40,12 +41,14 @@ class Stack:
     log_dir: Path
 
     @classmethod
-    async def start(cls, url: str, n: int, *, seed: int = 0, **env: str) -> Stack:
+    async def start(
+        cls, url: str, n: int, *, seed: int = 0, zygote: Zygote | None = None, **env: str
+    ) -> Stack:
         """``n`` replicas on a fresh schema of ``url``'s database (the first creates the
-        tables, the others start once it is ready)."""
+        tables, the others start once it is ready), forked from ``zygote`` if given."""
         schema = fresh_schema(url)
         log_dir = Path(tempfile.mkdtemp(prefix="shengji-resilience-"))
-        replicas = [Replica(url, schema, log_dir, **env) for _ in range(n)]
+        replicas = [Replica(url, schema, log_dir, **env).forked_from(zygote) for _ in range(n)]
         replicas[0].start()
         await replicas[0].ready()
         for replica in replicas[1:]:

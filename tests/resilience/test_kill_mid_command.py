@@ -17,18 +17,21 @@ answer not sent). After each kill a server starts again on the same store and:
 
 One schema per command family on PostgreSQL (``pg_url``), one process chain each: the
 kills of a family are armed in one server by their Idempotency-Keys, each restart arms those
-still to come, so a family of three kills starts four servers (the start-up, ~2-3 s of
-CPU each, is nearly all of the time). One case on SQLite, the embedded store (``make
-serve``): the library's own transaction, killed before its COMMIT.
+still to come, so a family of three kills starts four servers. One case on SQLite, the
+embedded store (``make serve``): the library's own transaction, killed before its COMMIT.
+
+The servers are forks of a zygote (:mod:`tests.resilience.zygote`, the ``zygote`` fixture
+of tests/resilience/conftest.py: one per test process) that imported the server once: a
+start from scratch is ~2-3 s of CPU, nearly all of it imports, and this module starts 23
+servers (docs/testing.md, "Time").
+Each is still a process of its own, killed by SIGKILL and started again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -46,6 +49,7 @@ from psycopg import sql
 from services.positions import position_id
 from services.tournaments.results_policy import POLICY
 from tests.resilience.harness import Replica, schema_settings
+from tests.resilience.zygote import Zygote
 
 Json = dict[str, Any]
 QUIET = {"DECLARE_MS": "3600000"}
@@ -64,8 +68,6 @@ NEW = "new"
 """An :data:`Expect` entry's aggregate: one the command created (its first event is among
 the new ones: :data:`CREATIONS`)."""
 CREATIONS = frozenset({"MatchCreated", "RoundStarted"})
-PYCACHE = Path(tempfile.gettempdir()) / f"shengji-kill-pycache-{os.getuid()}"
-"""Where the servers keep their bytecode (Python checks each file against its source)."""
 SlotKeys = dict[str, str]
 """The Idempotency-Key of each kill of a family (its slot: the point, or ``what:point``)."""
 Expect = list[tuple[str, str]]
@@ -77,13 +79,17 @@ class Server(Replica):
     :mod:`tests.resilience.killer`, an ordinary ``infra.serve`` when the plan is empty."""
 
     def __init__(
-        self, url: str, schema: str, log_dir: Path, plan: dict[str, str], **env: str
+        self,
+        zygote: Zygote,
+        url: str,
+        schema: str,
+        log_dir: Path,
+        plan: dict[str, str],
+        **env: str,
     ) -> None:
-        super().__init__(url, schema, log_dir, KILL_MARKS=str(log_dir / "marks"), **QUIET, **env)
-        # The servers compile the project once and share the bytecode (outside the tree):
-        # with none, each start compiles every module again, twice the start-up's CPU.
-        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
-        self.env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+        marks = str(log_dir / "marks")
+        super().__init__(url, schema, log_dir, KILL_MARKS=marks, **QUIET, **env)
+        self.forked_from(zygote)
         if plan:
             args = tuple(f"{point}={key}" for key, point in plan.items())
             self.command = ("-m", "tests.resilience.killer", *args)
@@ -399,14 +405,14 @@ FAMILIES: dict[str, tuple[tuple[str, ...], Builder]] = {
 """Each command family: its kills (:data:`SlotKeys`) and the requests that make them."""
 
 
-def family_chain(family: str, url: str, log_dir: Path) -> list[str]:
+def family_chain(zygote: Zygote, family: str, url: str, log_dir: Path) -> list[str]:
     """``family``'s kills on a schema of its own (:func:`run_chain`)."""
     log_dir.mkdir()
     with schema_settings(url) as settings:
         schema = settings.postgres_schema
 
         def start(plan: dict[str, str]) -> Server:
-            return Server(url, schema, log_dir, plan).up()
+            return Server(zygote, url, schema, log_dir, plan).up()
 
         slots, build = FAMILIES[family]
         keys = {slot: f"kill-{family}-{point_of(slot)}-{uuid4().hex}" for slot in slots}
@@ -422,20 +428,22 @@ def family_chain(family: str, url: str, log_dir: Path) -> list[str]:
 @pytest.mark.postgres
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_command_killed_at_any_point_is_all_or_nothing_and_its_retry_exactly_once(
-    pg_url: str, tmp_path: Path, family: str
+    zygote: Zygote, pg_url: str, tmp_path: Path, family: str
 ) -> None:
     started = time.perf_counter()
-    log = family_chain(family, pg_url, tmp_path / family)
+    log = family_chain(zygote, family, pg_url, tmp_path / family)
     print(f"{family} ({time.perf_counter() - started:.1f} s): " + " | ".join(log))
 
 
-def test_sqlite_rolls_back_a_paper_result_killed_before_its_commit(tmp_path: Path) -> None:
+def test_sqlite_rolls_back_a_paper_result_killed_before_its_commit(
+    zygote: Zygote, tmp_path: Path
+) -> None:
     """The embedded store (``make serve``): the library's SQLite transaction, killed between
     the INSERT of the paper result's events and its COMMIT, leaves none of them."""
     path = tmp_path / "events.sqlite3"
 
     def start(plan: dict[str, str]) -> Server:
-        server = Server("", "", tmp_path, plan, PERSISTENCE="sqlite", SQLITE_PATH=str(path))
+        server = Server(zygote, "", "", tmp_path, plan, PERSISTENCE="sqlite", SQLITE_PATH=str(path))
         for setting in ("DATABASE_URL", "POSTGRES_SCHEMA"):
             server.env.pop(setting)
         return server.up()

@@ -19,16 +19,17 @@ import httpx
 import pytest
 
 from tests.resilience.harness import Replica, drop_schema, fresh_schema
+from tests.resilience.zygote import Zygote
 
 pytestmark = pytest.mark.postgres
 Json = dict[str, Any]
 
 
 @pytest.fixture
-def replicas(pg_url: str) -> Iterator[list[Replica]]:
+def replicas(pg_url: str, zygote: Zygote) -> Iterator[list[Replica]]:
     schema = fresh_schema(pg_url)
     log_dir = Path(tempfile.mkdtemp(prefix="shengji-lobby-"))
-    started = [Replica(pg_url, schema, log_dir) for _ in range(2)]
+    started = [Replica(pg_url, schema, log_dir).forked_from(zygote) for _ in range(2)]
     try:
         started[0].start()
         asyncio.run(started[0].ready())

@@ -22,6 +22,7 @@ from tests.resilience.checks import history, store_service
 from tests.resilience.client import BotTable, PersonAndBots
 from tests.resilience.harness import Worker
 from tests.resilience.scenarios import Stack, kill_run, race_run
+from tests.resilience.zygote import Zygote
 
 pytestmark = pytest.mark.postgres
 
@@ -57,10 +58,12 @@ def history_types(url: str, schema: str, table: BotTable) -> list[str]:
 
 
 def test_commands_on_two_api_processes_and_a_worker_are_each_saved_once(
-    runner: asyncio.Runner, pg_url: str
+    runner: asyncio.Runner, pg_url: str, zygote: Zygote
 ) -> None:
-    stack = runner.run(Stack.start(pg_url, 2, seed=5, PROCESS_ROLE="api", **SHARED))
-    worker = Worker(pg_url, stack.schema, stack.log_dir, PROCESS_ROLE="worker", **SHARED)
+    stack = runner.run(Stack.start(pg_url, 2, seed=5, zygote=zygote, PROCESS_ROLE="api", **SHARED))
+    worker = Worker(
+        pg_url, stack.schema, stack.log_dir, PROCESS_ROLE="worker", **SHARED
+    ).forked_from(zygote)
     try:
         worker.start()
         runner.run(worker.ready())

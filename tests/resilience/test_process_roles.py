@@ -24,6 +24,7 @@ from tests.resilience.harness import (
     drop_schema,
     fresh_schema,
 )
+from tests.resilience.zygote import Zygote
 
 pytestmark = pytest.mark.postgres
 
@@ -62,10 +63,10 @@ def history(base: str, match_id: str) -> list[Any]:
 
 
 def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
-    pg_url: str, schema: str, tmp_path: Path
+    pg_url: str, schema: str, tmp_path: Path, zygote: Zygote
 ) -> None:
-    api = Replica(pg_url, schema, tmp_path, PROCESS_ROLE="api", **SHARED)
-    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED)
+    api = Replica(pg_url, schema, tmp_path, PROCESS_ROLE="api", **SHARED).forked_from(zygote)
+    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED).forked_from(zygote)
     receiver = Receiver(failing=False)
     try:
         api.start()
@@ -132,12 +133,12 @@ def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
 
 
 def test_a_worker_serves_its_probes_and_metrics_and_no_api_route(
-    pg_url: str, schema: str, tmp_path: Path
+    pg_url: str, schema: str, tmp_path: Path, zygote: Zygote
 ) -> None:
     """``shengji worker`` builds no API app (docs/decisions.md D-rooms): its port answers
     the probes and ``/metrics`` and nothing else; SIGTERM stops its background work
     cleanly and it exits 0."""
-    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED)
+    worker = Worker(pg_url, schema, tmp_path, PROCESS_ROLE="worker", **SHARED).forked_from(zygote)
     try:
         worker.start()
         asyncio.run(worker.ready())

@@ -23,6 +23,7 @@ from tests.resilience.scenarios import (
     outage_run,
     race_run,
 )
+from tests.resilience.zygote import Zygote
 
 pytestmark = pytest.mark.postgres
 
@@ -34,8 +35,8 @@ def runner() -> Iterator[asyncio.Runner]:
 
 
 @pytest.fixture(scope="module")
-def stack(runner: asyncio.Runner, pg_url: str) -> Iterator[Stack]:
-    started = runner.run(Stack.start(pg_url, 2))
+def stack(runner: asyncio.Runner, pg_url: str, zygote: Zygote) -> Iterator[Stack]:
+    started = runner.run(Stack.start(pg_url, 2, zygote=zygote))
     try:
         yield started
     finally:
@@ -78,9 +79,11 @@ def test_of_two_conflicting_commands_exactly_one_wins(runner: asyncio.Runner, st
     assert verdict.replay_mismatches == []
 
 
-def test_a_postgres_restart_answers_503_then_recovers_by_itself(runner: asyncio.Runner) -> None:
+def test_a_postgres_restart_answers_503_then_recovers_by_itself(
+    runner: asyncio.Runner, zygote: Zygote
+) -> None:
     with throwaway_server() as cluster:
-        stack = runner.run(Stack.start(cluster.url, 2, seed=1))
+        stack = runner.run(Stack.start(cluster.url, 2, seed=1, zygote=zygote))
         try:
             tables = runner.run(stack.tables(4, seed=400))
             run = runner.run(outage_run(stack, cluster, tables, warm_s=2, down_s=3, after_s=4))

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +16,17 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.resilience.harness import ROOT, SECRET, Receiver, free_port
+from tests.resilience.harness import SECRET, Process, Receiver, free_port
+from tests.resilience.zygote import Zygote
 
 OPERATOR = "operator-token-0123456789abcdef"
 
 
 class Server:
-    def __init__(self, path: Path) -> None:
+    """A server on a SQLite file, forked from the zygote (D-suite)."""
+
+    def __init__(self, path: Path, zygote: Zygote) -> None:
+        self.zygote = zygote
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = path.parent / "server.log"
@@ -41,17 +43,10 @@ class Server:
             "WEBHOOK_ALLOW_HTTP": "true",  # the receiver is a local test server
             "WEBHOOK_PRIVATE_TARGETS": "127.0.0.1",
         }
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: Process | None = None
 
     def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "infra.serve"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        self.proc = self.zygote.fork(("infra.serve",), self.env, self.log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -68,8 +63,8 @@ class Server:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(tmp_path / "events.sqlite3")
+def server(tmp_path: Path, zygote: Zygote) -> Iterator[Server]:
+    s = Server(tmp_path / "events.sqlite3", zygote)
     s.start()
     yield s
     if s.proc is not None and s.proc.poll() is None:
