@@ -148,6 +148,13 @@ class PostgresHub(LocalHub):
         service keeps its aggregate cache by them: docs/decisions.md D-owner). With a
         listener here the hub reads every row, and after a reconnect it reads on from
         where it was, so no save is missed."""
+        self.on_caught_up: list[Callable[[], None]] = []
+        """Told once the first read after each (re)connect has told :attr:`on_stored` every
+        row up to the store's end: no save since the hub was last connected is unheard."""
+        self.on_lost: list[Callable[[], None]] = []
+        """Told when the connection is gone: saves may go unheard until
+        :attr:`on_caught_up`."""
+        self._caught_up = False
 
     @classmethod
     def for_service(cls, settings: Settings, service: GameService, **kwargs: Any) -> PostgresHub:
@@ -177,7 +184,11 @@ class PostgresHub(LocalHub):
             **kwargs,
         )
         if trusted:
+            # loads read the store until the hub has connected and read on (D-owner)
+            service.hub_lost()
             hub.on_stored.append(service.heard)
+            hub.on_caught_up.append(service.hub_caught_up)
+            hub.on_lost.append(service.hub_lost)
         return hub
 
     @property
@@ -233,6 +244,8 @@ class PostgresHub(LocalHub):
                 log.warning("live hub: connection lost (%s); reconnecting", e)
             finally:
                 self._connected.clear()
+                self._caught_up = False
+                self._tell(self.on_lost)  # saves may go unheard: loads read the store
                 if self._settling is not None:
                     self._settling.all_told()  # no news while away: loads do not wait for it
                 self._conn = None
@@ -257,6 +270,7 @@ class PostgresHub(LocalHub):
         self._conn = conn
         self.connections += 1
         self._connected.set()
+        self._poke.set()  # read what was missed now, not at the next notification
         self._wake(self.subscribed())
         return conn
 
@@ -298,6 +312,17 @@ class PostgresHub(LocalHub):
                 await self._read(conn)
             if settling is not None:
                 settling.told_up_to(mark)  # every save notified before the read is told
+            if not self._caught_up and not conn.is_closed():
+                self._caught_up = True  # every row since the hub was last connected is told
+                self._tell(self.on_caught_up)
+
+    @staticmethod
+    def _tell(listeners: Sequence[Callable[[], None]]) -> None:
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:
+                log.exception("live hub: a listener of its connection failed")
 
     def _on_notify(self, *_: object) -> None:
         if self._settling is not None:
