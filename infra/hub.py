@@ -24,10 +24,13 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
 
 The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
 game service keeps its aggregate cache by them, bringing a cached aggregate up to another
-process's save (docs/decisions.md D-owner). The hub counts the notifications and which of
-them its reads have told (the service's :class:`services.settling.Settling`); a load waits
-for those heard before it began: a save committed elsewhere is notified here before the
-client who made it can ask this process again.
+process's save (docs/decisions.md D-owner). It tells :attr:`PostgresHub.on_lost` when its
+connection is gone and :attr:`PostgresHub.on_caught_up` once the first read after a
+(re)connect has told every row since it was last connected: in between, saves may go
+unheard, and the service's loads read the store. The hub counts the notifications and which
+of them its reads have told (the service's :class:`services.settling.Settling`); a load
+waits for those heard before it began: a save committed elsewhere is notified here before
+the client who made it can ask this process again.
 
 Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
 ``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.

@@ -64,8 +64,6 @@ class KeptCache(LRUCache[UUID, Any]):
         """The highest version heard of each aggregate (the most recent
         ``maxsize * HEARD_SIZE_PER_CACHED``)."""
         self._heard_size = max(1, maxsize) * HEARD_SIZE_PER_CACHED
-        self.brought_up = 0
-        """Cached copies brought up to rows heard (metrics)."""
 
     # -- the library's cache API -------------------------------------------------------------
 
@@ -141,7 +139,6 @@ class KeptCache(LRUCache[UUID, Any]):
                 if brought is None:
                     self.forget(aggregate_id)  # the next load reads the store
                 else:
-                    self.brought_up += 1
                     self._put_newer(aggregate_id, brought)
         return len(behind)
 
