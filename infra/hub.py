@@ -24,10 +24,13 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
 
 The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
 game service keeps its aggregate cache by them, bringing a cached aggregate up to another
-process's save (docs/decisions.md D-owner). The hub counts the notifications and which of
-them its reads have told (the service's :class:`services.settling.Settling`); a load waits
-for those heard before it began: a save committed elsewhere is notified here before the
-client who made it can ask this process again.
+process's save (docs/decisions.md D-owner). It tells :attr:`PostgresHub.on_lost` when its
+connection is gone and :attr:`PostgresHub.on_caught_up` once the first read after a
+(re)connect has told every row since it was last connected: in between, saves may go
+unheard, and the service's loads read the store. The hub counts the notifications and which
+of them its reads have told (the service's :class:`services.settling.Settling`); a load
+waits for those heard before it began: a save committed elsewhere is notified here before
+the client who made it can ask this process again.
 
 Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
 ``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.
@@ -148,6 +151,13 @@ class PostgresHub(LocalHub):
         service keeps its aggregate cache by them: docs/decisions.md D-owner). With a
         listener here the hub reads every row, and after a reconnect it reads on from
         where it was, so no save is missed."""
+        self.on_caught_up: list[Callable[[], None]] = []
+        """Told once the first read after each (re)connect has told :attr:`on_stored` every
+        row up to the store's end: no save since the hub was last connected is unheard."""
+        self.on_lost: list[Callable[[], None]] = []
+        """Told when the connection is gone: saves may go unheard until
+        :attr:`on_caught_up`."""
+        self._caught_up = False
 
     @classmethod
     def for_service(cls, settings: Settings, service: GameService, **kwargs: Any) -> PostgresHub:
@@ -177,7 +187,11 @@ class PostgresHub(LocalHub):
             **kwargs,
         )
         if trusted:
+            # loads read the store until the hub has connected and read on (D-owner)
+            service.hub_lost()
             hub.on_stored.append(service.heard)
+            hub.on_caught_up.append(service.hub_caught_up)
+            hub.on_lost.append(service.hub_lost)
         return hub
 
     @property
@@ -233,6 +247,8 @@ class PostgresHub(LocalHub):
                 log.warning("live hub: connection lost (%s); reconnecting", e)
             finally:
                 self._connected.clear()
+                self._caught_up = False
+                self._tell(self.on_lost)  # saves may go unheard: loads read the store
                 if self._settling is not None:
                     self._settling.all_told()  # no news while away: loads do not wait for it
                 self._conn = None
@@ -257,6 +273,7 @@ class PostgresHub(LocalHub):
         self._conn = conn
         self.connections += 1
         self._connected.set()
+        self._poke.set()  # read what was missed now, not at the next notification
         self._wake(self.subscribed())
         return conn
 
@@ -298,6 +315,17 @@ class PostgresHub(LocalHub):
                 await self._read(conn)
             if settling is not None:
                 settling.told_up_to(mark)  # every save notified before the read is told
+            if not self._caught_up and not conn.is_closed():
+                self._caught_up = True  # every row since the hub was last connected is told
+                self._tell(self.on_caught_up)
+
+    @staticmethod
+    def _tell(listeners: Sequence[Callable[[], None]]) -> None:
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:
+                log.exception("live hub: a listener of its connection failed")
 
     def _on_notify(self, *_: object) -> None:
         if self._settling is not None:

@@ -153,11 +153,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         Meta(
             description="On PostgreSQL: `true` asks the store for newer events on every load "
             "of a cached aggregate; `false` serves the cache without a query, kept by the "
-            "live hub and a save's stale retry (docs/decisions.md D-owner; not yet the "
-            "default: a PostgreSQL restart can leave a view unlike the log's replay). The "
-            "embedded store (one writer) never asks."
+            "live hub (loads read the store while it is away) and a save's stale retry "
+            "(docs/decisions.md D-owner). The embedded store (one writer) never asks."
         ),
-    ] = True
+    ] = False
     rating_seasons: Annotated[
         Schedule,
         Meta(

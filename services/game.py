@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, LRUCache, Repository
 from eventsourcing.domain import DomainEventProtocol, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Mapper, Recording, StoredEvent
 
@@ -36,6 +35,7 @@ from domain.talk.table_talk import Limits
 from services.accounts.keys import KeyStore, MemoryKeys, Sealer
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
+from services.kept_cache import KeptCache
 from services.saves import Saves, SaveTimed
 from services.settling import Settling
 from services.sources import new_seed, utc_now
@@ -150,6 +150,15 @@ class GameService(Application[UUID]):
             for callback in callbacks:
                 callback()
 
+    def construct_repository(self) -> Repository[UUID]:
+        """The library's repository; a cache served without asking the store
+        (``AGGREGATE_CACHE_FASTFORWARD=n``) is a :class:`~services.kept_cache.KeptCache`,
+        which never holds a copy older than a save heard of (docs/decisions.md D-owner)."""
+        repository = super().construct_repository()
+        if isinstance(repository.cache, LRUCache) and not repository.fastforward:
+            repository.cache = KeptCache(repository.cache.maxsize)
+        return repository
+
     def construct_mapper(self) -> Mapper[UUID]:
         return MsgspecMapper(sealer=self.sealer)
 
@@ -243,46 +252,30 @@ class GameService(Application[UUID]):
         """Rows of the store's log another process may have saved (the PostgreSQL hub
         tells every row it reads, in order): a cached aggregate older than its row is
         brought up to it — a copy of the cached one with the new events applied, put in
-        place of it — or dropped when the rows do not follow on from it. Rows of this
-        process's own saves find the cache already at their version."""
+        place of it — or dropped when the rows do not follow on from it; a copy older than
+        a row heard is never put afterwards (:class:`~services.kept_cache.KeptCache`). Rows
+        of this process's own saves find the cache already at their version."""
         cache = self.repository.cache
-        if cache is None or self.repository.fastforward:
+        if not isinstance(cache, KeptCache):
             return
-        rows: dict[UUID, list[StoredEvent]] = {}
-        for row in stored:
-            rows.setdefault(UUID(str(row.originator_id)), []).append(row)
-        for aggregate_id, found in rows.items():
-            try:
-                cached: Any = cache.get(aggregate_id)
-            except KeyError:
-                continue
-            newer = [r for r in found if r.originator_version > cached.version]
-            if not newer:
-                continue
-            self._bring_up(aggregate_id, cached, newer)
+        touched = cache.heard(stored, self.mapper.to_domain_event, self._replay)
+        if touched:
+            with self._replayed_lock:
+                self.heard_elsewhere += touched
 
-    def _bring_up(self, aggregate_id: UUID, cached: Any, newer: list[StoredEvent]) -> None:
+    def hub_lost(self) -> None:
+        """The live hub has no connection: saves of other processes may go unheard, so
+        loads read the store (and put nothing) until :meth:`hub_caught_up`."""
         cache = self.repository.cache
-        assert cache is not None
-        versions = [r.originator_version for r in newer]
-        follows = versions == list(range(cached.version + 1, cached.version + 1 + len(newer)))
-        try:
-            if not follows:
-                raise ValueError("a gap")
-            events = [self.mapper.to_domain_event(r) for r in newer]
-            brought = self._replay(copy.deepcopy(cached), events)
-        except Exception:
-            with contextlib.suppress(KeyError):
-                cache.get(aggregate_id, evict=True)  # the next load reads the store
-        else:
-            try:
-                current: Any = cache.get(aggregate_id)
-            except KeyError:
-                return
-            if current.version < brought.version:  # not overtaken by a save of our own
-                cache.put(aggregate_id, brought)
-        with self._replayed_lock:
-            self.heard_elsewhere += 1
+        if isinstance(cache, KeptCache):
+            cache.lose()
+
+    def hub_caught_up(self) -> None:
+        """The live hub is connected and has told every row since it was last connected
+        (since it first connected): loads trust the cache again."""
+        cache = self.repository.cache
+        if isinstance(cache, KeptCache):
+            cache.keep()
 
     # -- internals -------------------------------------------------------------------------
 
@@ -294,6 +287,9 @@ class GameService(Application[UUID]):
         """Save, then tell :attr:`saves` (the events are stored whatever a listener
         does: a listener's error is logged, not raised)."""
         started = time.perf_counter()
+        cache = self.repository.cache
+        if isinstance(cache, KeptCache):
+            cache.begin()  # what the save puts in the cache belongs to this epoch
         try:
             recordings = super().save(*objs, **kwargs)
         except Exception as e:

@@ -177,7 +177,7 @@ class UnitOfWork:
 
 def save(service: GameService, *aggregates: Any) -> None:
     """One save of ``aggregates``; a version taken meanwhile → VersionConflictError, the
-    cached copies dropped so the next load reads the store."""
+    cached copies dropped so the next load reads the store (as after any failed save)."""
     if not aggregates:
         return
     try:
@@ -187,6 +187,12 @@ def save(service: GameService, *aggregates: Any) -> None:
         raise VersionConflictError(
             "another command changed this first; reload and try again"
         ) from e
+    except Exception:
+        # the outcome is unknown (the connection dropped: the commit may have happened),
+        # so the copies from before the save are not kept either: the next load reads
+        # the store (docs/decisions.md D-owner)
+        service.refresh(*(a.id for a in aggregates if hasattr(a, "id")))
+        raise
 
 
 def forget(service: GameService, *ids: UUID) -> None:

@@ -3,24 +3,34 @@ on one PostgreSQL schema, each trusting its cache (``AGGREGATE_CACHE_FASTFORWARD
 write the same match. A save lost on ``(originator_id, version)`` to the other's save is
 decided again once on fresh copies inside the one bus call — the key's record saved with
 the run that won, a replay of the key answering that answer — and a save heard from the
-other process (the live hub's rows) brings the cached aggregate up to it.
+other process (the live hub's rows) brings the cached aggregate up to it. A copy older
+than a save heard of is never put in the cache (a load's or a save's put overtaken by the
+hub), and while the hub is away loads read the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 from uuid import UUID
 
+import asyncpg  # type: ignore[import-untyped]
+import psycopg
 import pytest
 
 from domain.game.actions import action_of
 from domain.game.round import RoundPhase
 from domain.rules.ruleset import RuleSet
+from infra.hub import PostgresHub
+from infra.settings import Settings
 from infra.store import build_service
 from services.bots import bot_seats
 from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import RequestKey
+from services.kept_cache import KeptCache
 from services.match_commands import SeatBot
 from services.round_commands import Act, Precondition
 from tests.commands import bus_of, create_match, version_of
@@ -39,15 +49,20 @@ pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
-def two(pg_url: str) -> Iterator[tuple[GameService, GameService]]:
+def trusted(pg_url: str) -> Iterator[Settings]:
     with schema_settings(pg_url, aggregate_cache_fastforward=False) as settings:
-        a = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
-        b = build_service(settings, clock=FakeClock(), seeds=FixedSeeds())
-        try:
-            yield a, b
-        finally:
-            a.close()
-            b.close()
+        yield settings
+
+
+@pytest.fixture
+def two(trusted: Settings) -> Iterator[tuple[GameService, GameService]]:
+    a = build_service(trusted, clock=FakeClock(), seeds=FixedSeeds())
+    b = build_service(trusted, clock=FakeClock(), seeds=FixedSeeds())
+    try:
+        yield a, b
+    finally:
+        a.close()
+        b.close()
 
 
 def _act(move: Move, match_id: UUID, expected: int | None = None) -> Act:
@@ -166,3 +181,131 @@ def test_what_authorising_loaded_is_loaded_again_for_the_second_run(
     assert a.stale_retries == 1
     b.refresh(match_id)
     assert sorted(bot_seats(b.get_match(match_id))) == [1, 2]
+
+
+def _round_version(service: GameService, match_id: UUID) -> int:
+    round_ = service.current_round(service.get_match(match_id))
+    assert round_ is not None
+    return round_.version
+
+
+def _moves_from_the_store(service: GameService, match_id: UUID, bots: Bots) -> int:
+    """``service`` moves on the match as the store holds it (its cached copies dropped
+    first): the round's version after the move."""
+    match = service.get_match(match_id)
+    service.refresh(match_id, *((match.current_round_id(),) if match.current_round_id() else ()))
+    round_ = service.current_round(service.get_match(match_id))
+    assert round_ is not None
+    bus_of(service).execute(_act(bots.move(round_, service), match_id))
+    return _round_version(service, match_id)
+
+
+def test_a_load_that_read_the_store_before_a_save_heard_keeps_no_stale_copy(
+    two: tuple[GameService, GameService], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load that missed the cache reads the store; another process's save is heard
+    (its row read by the live hub) before the load puts what it read in the cache."""
+    a, b = two
+    match_id = new_match(a, RuleSet())
+    _playing(a, match_id)
+    round_id = a.get_match(match_id).current_round_id()
+    assert round_id is not None
+    a.refresh(round_id)  # a's next load of the round reads the store
+    start = max(n.id for n in raw_log(a))
+    moved: list[int] = []
+    select = a.recorder.select_events
+
+    def select_then_heard(*args: Any, **kwargs: Any) -> Any:
+        found = select(*args, **kwargs)
+        if not moved and kwargs.get("originator_id", args[0] if args else None) == round_id:
+            moved.append(_moves_from_the_store(b, match_id, Bots(16)))
+            a.heard(raw_log(b, start + 1))  # the hub reads b's rows before a's put
+        return found
+
+    monkeypatch.setattr(a.recorder, "select_events", select_then_heard)
+    a.get_round(round_id)  # read before b's save
+    monkeypatch.undo()
+    assert moved and _round_version(a, match_id) == moved[0]
+
+
+def test_a_save_put_after_the_hub_brought_the_copy_further_is_not_kept(
+    two: tuple[GameService, GameService], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """a saves; before its save puts the aggregates in the cache, b saves after it and
+    a's hub brings the cached copy up to b's save: a's put must not take it back."""
+    a, b = two
+    match_id = new_match(a, RuleSet())
+    _playing(a, match_id)
+    start = max(n.id for n in raw_log(a))
+    moved: list[int] = []
+    insert = a.recorder.insert_events
+
+    def insert_then_heard(*args: Any, **kwargs: Any) -> Any:
+        recorded = insert(*args, **kwargs)
+        if not moved:
+            moved.append(_moves_from_the_store(b, match_id, Bots(17)))
+            a.heard(raw_log(b, start + 1))  # a's own row and b's, read by a's hub
+        return recorded
+
+    round_a = a.current_round(a.get_match(match_id))
+    assert round_a is not None
+    monkeypatch.setattr(a.recorder, "insert_events", insert_then_heard)
+    bus_of(a).execute(_act(Bots(18).move(round_a, a), match_id))
+    monkeypatch.undo()
+    assert moved and _round_version(a, match_id) == moved[0]
+
+
+def _kept(service: GameService) -> bool:
+    """Loads of ``service`` trust its cache (its hub is connected and has caught up)."""
+    cache = service.repository.cache
+    return isinstance(cache, KeptCache) and cache.kept
+
+
+async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def test_while_the_hub_is_away_loads_read_the_store(
+    trusted: Settings, two: tuple[GameService, GameService]
+) -> None:
+    """a's live hub loses its connection (a PostgreSQL restart) and cannot connect again
+    for a while: b's saves meanwhile reach a's loads all the same; once the hub is back and
+    has read what it missed, it keeps a's cache again."""
+    a, b = two
+    refused = [False]
+    opened: list[Any] = []
+
+    async def connect(**kwargs: Any) -> Any:
+        if refused[0]:
+            raise OSError("the server is restarting (test)")
+        conn = await asyncpg.connect(**kwargs)
+        opened.append(conn)
+        return conn
+
+    async def scenario() -> None:
+        hub = PostgresHub.for_service(trusted, a, connect=connect, backoff_s=(0.05, 0.2))
+        await hub.start()
+        try:
+            match_id = await asyncio.to_thread(new_match, a, RuleSet())
+            await asyncio.to_thread(_playing, a, match_id)  # a's cache holds the round
+            refused[0] = True
+            assert trusted.database_url is not None
+            with psycopg.connect(trusted.database_url, autocommit=True) as conn:
+                conn.execute("SELECT pg_terminate_backend(%s)", (opened[-1].get_server_pid(),))
+            await _until(lambda: not hub.connected)
+            moved = await asyncio.to_thread(_moves_from_the_store, b, match_id, Bots(19))
+            assert await asyncio.to_thread(_round_version, a, match_id) == moved
+            refused[0] = False
+            await _until(lambda: hub.connected and _kept(a))  # it has read what it missed
+            heard = a.heard_elsewhere
+            await asyncio.to_thread(_round_version, a, match_id)  # cached again
+            again = await asyncio.to_thread(_moves_from_the_store, b, match_id, Bots(20))
+            await _until(lambda: a.heard_elsewhere > heard)  # the hub keeps the cache
+            assert await asyncio.to_thread(_round_version, a, match_id) == again
+        finally:
+            await hub.stop()
+
+    asyncio.run(scenario())

@@ -66,7 +66,7 @@ from tests.integration.store_bots import new_match
                 "POSTGRES_SCHEMA": "",
                 "CREATE_TABLE": "y",
                 "AGGREGATE_CACHE_MAXSIZE": "5000",
-                "AGGREGATE_CACHE_FASTFORWARD": "y",
+                "AGGREGATE_CACHE_FASTFORWARD": "n",
             },
         ),
     ],
