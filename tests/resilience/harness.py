@@ -147,8 +147,9 @@ class Replica:
             )
         self.starts += 1
 
-    async def ready(self, timeout: float = 30.0) -> None:
-        """Wait until ``/readyz`` answers 200 (the store is reachable)."""
+    async def ready(self, timeout: float = 90.0) -> None:
+        """Wait until ``/readyz`` answers 200 (the store is reachable); a loaded machine
+        (two suites at once on two cores) can take a minute to start a server."""
         deadline = time.monotonic() + timeout
         async with httpx.AsyncClient(timeout=2.0) as http:
             while time.monotonic() < deadline:

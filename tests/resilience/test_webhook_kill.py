@@ -47,7 +47,7 @@ class Server:
 
     def start(self) -> None:
         self.proc = self.zygote.fork(("infra.serve",), self.env, self.log)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a loaded machine starts a server slowly
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.base + "/readyz", timeout=1).status_code == 200:
@@ -93,7 +93,11 @@ def test_no_delivery_is_lost_across_kill_9(server: Server) -> None:
         )
     server.kill()  # at once: the outbox may not have followed the claims yet
     server.start()
-    time.sleep(1.5)  # some deliveries are tried and refused (503), waiting their backoff
+    # some deliveries are tried and refused (503), waiting their backoff: wait for the first
+    # refusal (a loaded machine may take a while to start the outbox again)
+    deadline = time.monotonic() + 60
+    while receiver.refused == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert receiver.refused > 0
     post(server, f"/v1/matches/{match['matchId']}/finish", {}, match["organiserToken"])
     server.kill()
