@@ -71,6 +71,7 @@ from services.limits import Allowance, RateLimiter
 from services.operator import Operator
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
+from services.readmodels.runner import Follower, Pass
 from services.saves import Saves
 from services.social.online_notices import OnlineNotices
 from services.social.reads import SocialModels
@@ -284,10 +285,14 @@ def build_core(
                 hub.on_changed += [sweeper.changed, tournaments.changed, notices.doorbell.ring]
         if settings.webhook_interval_ms > 0:
             loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
-        loops += read_models.freshness.loops()
-        loops += ratings.freshness.loops()
-        loops += career.freshness.loops()
-        loops += social.freshness.loops()
+        # the views kept here: one read of the log for all (docs/decisions.md D-follow)
+        kept = [
+            f
+            for f in (read_models.freshness, ratings.freshness, career.freshness, social.freshness)
+            if isinstance(f, Follower)
+        ]
+        if kept:
+            loops += Pass.of(kept).loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)
