@@ -1,20 +1,27 @@
-"""Following the log into the view, and waiting for it (docs/decisions.md D-readmodels).
+"""Following the log into the views, and waiting for them (docs/decisions.md
+D-readmodels, D-follow).
 
-:class:`Follower` reads the game's notification log after the view's position (the
-recorder's ``select_notifications``, a page at a time), decodes each notification with the
-service's mapper and gives it to the projection with its tracking record, in batches: a
-batch is written in one transaction with its last tracking record, and only if the
-view's position is still the one it started from (several followers on one database: the
-loser's batch is rolled back, it reads the position again and goes on from there).
+A :class:`Follower` keeps one view: its projection and where the view is in the log. A
+:class:`Pass` reads the game's notification log after the views' positions (the
+recorder's ``select_notifications``, a page at a time) for every follower of a process
+at once (:meth:`Pass.of`; a follower made alone has a pass of its own): each new
+notification is read once, decoded with the service's mapper only if a follower wants its
+topic (:class:`Follows`: the projection's own dispatch says which), and handed to those
+that do with its tracking record. A batch is written at its end: each view's rows with
+the last notification read as its position — in one transaction when the views share a
+store — and only if each view's position is still the one it started from (several
+followers on one database: the loser's batch is rolled back, it reads the positions
+again and goes on from there).
 
-It is background work (:meth:`Follower.loop`, run by the process's runner on a thread of
+It is background work (:meth:`Pass.loops`, run by the process's runner on a thread of
 its own: docs/decisions.md D-rooms), woken by its doorbell (every save of this process,
 the service's ``saves.changed``; on PostgreSQL the hub's notifications of other processes'
-saves) and every :attr:`Follower.poll_s` seconds. A read catches up first
-(:meth:`Follower.reach`): it waits for the loop's step in progress — or, when none runs
-(a test's app without its lifespan), does the work itself — until the view has reached
-the log's last notification id, for :data:`WAIT_S` at most; then it reads what the view
-has.
+saves: rings pile up into one pass) and every :attr:`Pass.poll_s` seconds. The views'
+positions are read on the first pass and after a view moved under it, not on every
+wake-up. A read catches up first (:meth:`Follower.reach`): it waits for the pass in
+progress — or, when none runs (a test's app without its lifespan), does the work itself
+— until the view has reached the log's last notification id, for :data:`WAIT_S` at most;
+then it reads what the view has.
 
 A process that writes no view (a PostgreSQL ``api`` process beside ``worker`` ones) waits
 for the worker's follower with :class:`Watcher`: the library's ``TrackingRecorder.wait``.
