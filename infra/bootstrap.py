@@ -266,6 +266,7 @@ def build_core(
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)
     loops: list[Loop] = []
+    heard: list[Callable[[frozenset[str]], object]] = []
     background = worker or settings.process_role == "all"
     if background:
         sweep_s = settings.sweep_interval_ms / 1000
@@ -282,7 +283,9 @@ def build_core(
                 notices.loop(sweep_s),
             ]
             if worker:  # the API processes' saves reach this one through the hub
-                hub.on_changed += [sweeper.changed, tournaments.changed, notices.doorbell.ring]
+                hub.on_changed.append(sweeper.changed)
+                # the policies, when the pass over the log read what they follow (D-follow)
+                heard += [tournaments.heard, notices.heard]
         if settings.webhook_interval_ms > 0:
             loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
         # the views kept here: one read of the log for all (docs/decisions.md D-follow)
@@ -292,7 +295,9 @@ def build_core(
             if isinstance(f, Follower)
         ]
         if kept:
-            loops += Pass.of(kept).loops()
+            group = Pass.of(kept)
+            group.heard += heard
+            loops += group.loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)

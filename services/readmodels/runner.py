@@ -33,7 +33,7 @@ import inspect
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
@@ -203,6 +203,9 @@ class Pass:
         self.name = name
         self.doorbell = Doorbell()
         """Rung by every save heard of: the loop catches up at once."""
+        self.heard: list[Callable[[frozenset[str]], object]] = []
+        """Told the topics of the notifications each pass wrote (a policy that follows
+        a rare topic through the log looks when one came: docs/decisions.md D-follow)."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -260,6 +263,7 @@ class Pass:
         members = self.members
         start = cursor = min(m.reached for m in members)
         recorder, mapper = self.service.recorder, self.service.mapper
+        topics: set[str] = set()
         for m in members:
             m.view.open_batch()
         try:
@@ -269,6 +273,7 @@ class Pass:
                     cursor, limit, stop=stop, inclusive_of_start=False
                 )
                 for n in page:
+                    topics.add(n.topic)
                     event: Any = None
                     for m in members:
                         if n.id > m.reached and m.follows(n.topic):
@@ -298,6 +303,8 @@ class Pass:
                 m.view.close_batch()
         for m in members:
             m.reached = max(m.reached, cursor)
+        for listener in self.heard:
+            listener(frozenset(topics))
         return cursor - start >= self.batch and (stop is None or cursor < stop)
 
 

@@ -9,21 +9,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventsourcing.utils import get_topic
 
+from domain.game.match_events import MatchCreated, MatchFinished
+from domain.tournament.events import RoundCompleted
 from infra.careerviews import open_career_view
 from infra.ratingviews import open_ratings_view
 from infra.readviews import open_view
 from infra.socialviews import open_social_view
+from services.career.notices import RatingNotices
+from services.career.reads import CareerModels
 from services.career.rebuild import follower as career_follower
 from services.career.view import MemoryCareerView
 from services.game import GameService
+from services.ratings.boards import RatingModels
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import MemoryRatingsView
 from services.readmodels.runner import PAGE, Follower, Pass
 from services.readmodels.view import MemoryListsView
 from services.social.rebuild import follower as social_follower
 from services.social.view import MemorySocialView
+from services.tournaments.background import TournamentWork
+from services.tournaments.clerk import Clerk
+from tests.archive.matches import open_match
 from tests.career.population import populate_careers
+from tests.commands import bus_of
 from tests.conftest import BACKENDS, FakeClock, FixedSeeds, open_backend
 
 pytestmark = pytest.mark.timeout(360)
@@ -103,3 +113,35 @@ def test_one_pass_reads_the_log_once_for_every_view(
         assert len(decoded) == len(set(decoded))  # a notification decoded once at most
         assert 0 < len(decoded) < last  # what no view follows is not decoded
         assert [v.contents() for v in fresh] == alone
+
+
+def test_a_pass_tells_the_policies_what_it_read(tmp_path: Path) -> None:
+    """The results policy and the rating notices look when the pass read a topic they
+    follow (a finished match, a completed round), not on every save (D-follow)."""
+    with open_backend("popo", tmp_path, FakeClock(), FixedSeeds(), lambda: "") as backend:
+        service = backend.service()
+        group = Pass.of([Follower(service, MemoryListsView())])
+        told: list[frozenset[str]] = []
+        group.heard.append(told.append)
+        group.catch_up()
+        assert told == []  # nothing read, nothing told
+        open_match(service)
+        group.catch_up()
+        assert len(told) == 1 and get_topic(MatchCreated) in told[0]
+        assert get_topic(MatchFinished) not in told[0]
+
+        bus = bus_of(service)
+        tournaments = TournamentWork(Clerk(bus))
+        ratings = MemoryRatingsView()
+        notices = RatingNotices(
+            bus,
+            CareerModels.in_memory(service),
+            RatingModels(service, ratings, RatingsFollower(service, ratings)),
+        )
+        for policy in (tournaments, notices):
+            policy.heard(told[0])
+            assert not policy.doorbell.wait(0)  # a match begun: nothing to do
+            policy.heard(told[0] | {get_topic(MatchFinished)})
+            assert policy.doorbell.wait(0)
+        notices.heard({get_topic(RoundCompleted)})  # a tournament round: its held matches
+        assert notices.doorbell.wait(0)
