@@ -216,7 +216,7 @@ class Pass:
             followers[0].service,
             tuple(followers),
             poll_s=min(f.group.poll_s for f in followers),
-            batch=min(f.group.batch for f in followers),
+            batch=min(PAGE, *(f.group.batch for f in followers)),
             name=name,
         )
         for f in followers:
@@ -227,40 +227,47 @@ class Pass:
         return (Loop(self.name, self.catch_up, self.poll_s, self.doorbell),)
 
     def reach(self, member: Follower, target: int, timeout: float) -> bool:
+        """``member``'s view up to ``target`` (a read waits for it): the pass for every
+        member when it is a page behind at most, else for its own view first (a catch-up
+        after a start: the read waits for its view alone; the loop brings the others)."""
         deadline = time.monotonic() + timeout
         if not self._lock.acquire(timeout=timeout):
             return False
         try:
-            self._catch_up(deadline, target)
+            far = target - member.reached > PAGE
+            members = (member,) if far else self.members
+            while member.reached < target and time.monotonic() <= deadline:
+                if not self._step(members, target):
+                    break
         finally:
             self._lock.release()
         return member.reached >= target
 
     def catch_up(self) -> None:
-        """Follow the log to its end."""
-        with self._lock:
-            self._catch_up(None)
-
-    def _catch_up(self, deadline: float | None, stop: int | None = None) -> None:
-        """To ``stop`` (a notification id; None: the log's end)."""
+        """Follow the log to its end, a batch at a time (a read may take its turn between
+        two: the lock is held for one batch)."""
         while True:
-            for m in self.members:
-                if not m.settled:
-                    m.settle()
-            if deadline is not None and time.monotonic() > deadline:
-                return
-            try:
-                if not self._one_batch(stop):
+            with self._lock:
+                if not self._step(self.members, None):
                     return
-            except (PositionMovedError, IntegrityError) as e:
-                log.info("read models: a view moved (%s); following on from it", e)
-                for m in self.members:
-                    m.settled = False
 
-    def _one_batch(self, stop: int | None) -> bool:
+    def _step(self, members: tuple[Follower, ...], stop: int | None) -> bool:
+        """One batch for ``members`` up to ``stop`` (None: the log's end); True when
+        there may be more (or a view moved: it is followed on from where it is)."""
+        for m in members:
+            if not m.settled:
+                m.settle()
+        try:
+            return self._one_batch(members, stop)
+        except (PositionMovedError, IntegrityError) as e:
+            log.info("read models: a view moved (%s); following on from it", e)
+            for m in self.members:
+                m.settled = False
+            return True
+
+    def _one_batch(self, members: tuple[Follower, ...], stop: int | None) -> bool:
         """One transaction: the next notifications (at most :attr:`batch`, none beyond
-        ``stop``) for every member; True when there may be more."""
-        members = self.members
+        ``stop``) for ``members``; True when there may be more."""
         start = cursor = min(m.reached for m in members)
         recorder, mapper = self.service.recorder, self.service.mapper
         topics: set[str] = set()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
 from domain.game.match_events import MatchCreated, MatchFinished
@@ -102,16 +103,18 @@ def test_one_pass_reads_the_log_once_for_every_view(
             return select(*args, **kwargs)
 
         def counted_decode(n: Any) -> Any:
-            decoded.append(n.id)
+            if isinstance(n, Notification):  # not an aggregate's event loaded
+                decoded.append(n.id)
             return decode(n)
 
         monkeypatch.setattr(reader.recorder, "select_notifications", counted_select)
         monkeypatch.setattr(reader.mapper, "to_domain_event", counted_decode)
         fresh = in_memory()
         Pass.of(followers(reader, fresh)).catch_up()
-        assert len(reads) == last // PAGE + 1  # the log read once, a page at a time
+        logged = len(select(0, last + 1))
+        assert len(reads) == logged // PAGE + 1  # the log read once, a page at a time
         assert len(decoded) == len(set(decoded))  # a notification decoded once at most
-        assert 0 < len(decoded) < last  # what no view follows is not decoded
+        assert 0 < len(decoded) < logged  # what no view follows is not decoded
         assert [v.contents() for v in fresh] == alone
 
 
