@@ -71,6 +71,7 @@ from services.limits import Allowance, RateLimiter
 from services.operator import Operator
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
+from services.readmodels.runner import Follower, Pass
 from services.saves import Saves
 from services.social.online_notices import OnlineNotices
 from services.social.reads import SocialModels
@@ -265,6 +266,7 @@ def build_core(
     delivery = WebhookDelivery(service, outbox_env(settings), post or policy.post)
     on_shutdown = (*on_shutdown, delivery.close)
     loops: list[Loop] = []
+    heard: list[Callable[[frozenset[str]], object]] = []
     background = worker or settings.process_role == "all"
     if background:
         sweep_s = settings.sweep_interval_ms / 1000
@@ -281,13 +283,21 @@ def build_core(
                 notices.loop(sweep_s),
             ]
             if worker:  # the API processes' saves reach this one through the hub
-                hub.on_changed += [sweeper.changed, tournaments.changed, notices.doorbell.ring]
+                hub.on_changed.append(sweeper.changed)
+                # the policies, when the pass over the log read what they follow (D-follow)
+                heard += [tournaments.heard, notices.heard]
         if settings.webhook_interval_ms > 0:
             loops.append(delivery.loop(settings.webhook_interval_ms / 1000))
-        loops += read_models.freshness.loops()
-        loops += ratings.freshness.loops()
-        loops += career.freshness.loops()
-        loops += social.freshness.loops()
+        # the views kept here: one read of the log for all (docs/decisions.md D-follow)
+        kept = [
+            f
+            for f in (read_models.freshness, ratings.freshness, career.freshness, social.freshness)
+            if isinstance(f, Follower)
+        ]
+        if kept:
+            group = Pass.of(kept)
+            group.heard += heard
+            loops += group.loops()
         if worker:
             hub.on_changed += [bots.changed]
     workers = Workers(loops, (bots,) if background else (), hub=hub if worker else None)

@@ -37,6 +37,7 @@ from psycopg.sql import SQL, Composed
 
 from infra.localhub import LocalHub
 from infra.settings import Settings
+from infra.sqlviews import Joined
 from infra.viewkeeping import (
     check_postgres_position,
     check_sqlite_position,
@@ -204,7 +205,7 @@ RELEASED = Table(
 TABLES: Final = (MATCHES, ENTRIES, TOTALS, PARTNERS, RELEASED)
 
 
-class _Sql(CareerView):
+class _Sql(Joined, CareerView):
     """The statements and reads of both stores (``q`` qualifies a table, ``p`` is the
     driver's parameter mark)."""
 
@@ -232,7 +233,7 @@ class _Sql(CareerView):
         return " WHERE " + " AND ".join(f"{c} = {self.p}" for c in columns)
 
     def _all(self, table: Table, statement: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self.transaction(commit=False) as c:
+        with self.reading() as c:
             c.execute(statement, tuple(self.value(v) for v in params))
             return [table.row(r) for r in c.fetchall()]
 
@@ -241,14 +242,6 @@ class _Sql(CareerView):
         return found[0] if found else None
 
     # -- writing -------------------------------------------------------------------------------
-
-    def check_position(self, c: Any, start: int) -> None:
-        raise NotImplementedError
-
-    def store(self, change: Change, start: int, tracking: Tracking) -> None:
-        with self.transaction(commit=True) as c:
-            self.check_position(c, start)
-            self.write(c, change, tracking)
 
     def write(self, c: Any, change: Change, tracking: Tracking) -> None:
         for table, rows in (

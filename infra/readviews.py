@@ -204,6 +204,7 @@ class _SqlLists(SqlView, ListsView):
     sql: _Statements
 
     def replace_all(self, change: Change, tracking: Tracking) -> None:
+        self.forget_rows()
         with self.transaction(commit=True) as c:
             self.delete_all(c)
             if tracking.notification_id:
@@ -248,6 +249,7 @@ class _SqlLists(SqlView, ListsView):
         )
 
     def reset(self) -> None:
+        self.forget_rows()
         with self.transaction(commit=True) as c:
             self.delete_all(c)
 

@@ -22,7 +22,7 @@ from psycopg.sql import SQL, Composed
 
 from infra.localhub import LocalHub
 from infra.settings import Settings
-from infra.sqlviews import as_uuid
+from infra.sqlviews import Joined, as_uuid
 from infra.viewkeeping import (
     check_postgres_position,
     check_sqlite_position,
@@ -95,7 +95,7 @@ def _invitation(r: Any) -> InvitationRow:
     )
 
 
-class _Sql(SocialView):
+class _Sql(Joined, SocialView):
     ids_as_text: bool
     insert_tracking_statement: Any
     datastore: Any
@@ -107,17 +107,9 @@ class _Sql(SocialView):
         return str(v) if self.ids_as_text and isinstance(v, UUID) else v
 
     def _rows(self, statement: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self.datastore.transaction(commit=False) as c:
+        with self.reading() as c:
             c.execute(statement, tuple(self.value(v) for v in params))
             return list(c.fetchall())
-
-    def check_position(self, c: Any, start: int) -> None:
-        raise NotImplementedError
-
-    def store(self, change: Change, start: int, tracking: Tracking) -> None:
-        with self.datastore.transaction(commit=True) as c:
-            self.check_position(c, start)
-            self.write(c, change, tracking)
 
     def _upsert(
         self, c: Any, table: str, columns: tuple[str, ...], key: int, rows: list[Any]

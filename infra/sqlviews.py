@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.postgres import PostgresDatastore
 from psycopg.sql import SQL, Composed
 
 from infra.viewkeeping import check_postgres_position, check_sqlite_position
@@ -27,7 +28,48 @@ class Statements(Protocol):
     """Delete the view's tracking record (its application name the parameter)."""
 
 
-class SqlView:
+class Joined:
+    """A view in SQL tables written by :meth:`check_position` and :meth:`write` inside
+    a transaction of its store: its batch alone (:meth:`store`) or beside the other
+    views' of the same store, in one transaction (``store_together``,
+    docs/decisions.md D-follow). Reads of one statement run outside any transaction on
+    PostgreSQL (:meth:`reading`: the pool's connections commit by themselves), inside
+    one on SQLite (the library's file lock)."""
+
+    datastore: Any
+
+    def check_position(self, c: Any, start: int) -> None:
+        """:class:`PositionMovedError` unless the view is at ``start`` (the store's lock
+        held until the transaction ends)."""
+        raise NotImplementedError
+
+    def write(self, c: Any, change: Any, tracking: Tracking) -> None:
+        """``change`` and ``tracking`` in the transaction of ``c``."""
+        raise NotImplementedError
+
+    def joint(self) -> object | None:
+        store: object = self.datastore
+        return store
+
+    def joint_transaction(self) -> Any:
+        return self.datastore.transaction(commit=True)
+
+    def store_in(self, c: Any, change: Any, start: int, tracking: Tracking) -> None:
+        self.check_position(c, start)
+        self.write(c, change, tracking)
+
+    def store(self, change: Any, start: int, tracking: Tracking) -> None:
+        with self.joint_transaction() as c:
+            self.store_in(c, change, start, tracking)
+
+    def reading(self) -> Any:
+        """A cursor for one read statement."""
+        if isinstance(self.datastore, PostgresDatastore):
+            return self.datastore.cursor()
+        return self.datastore.transaction(commit=False)
+
+
+class SqlView(Joined):
     """The statements' use shared by a view's SQLite and PostgreSQL classes (module
     docstring); the class that mixes it in is a :class:`TrackedView` and the library's
     tracking recorder of its store."""
@@ -54,20 +96,6 @@ class SqlView:
     def flag(self, value: bool) -> Any:
         return int(value) if self.ids_as_text else value
 
-    def check_position(self, c: Any, start: int) -> None:
-        """:class:`PositionMovedError` unless the view is at ``start`` (the store's lock
-        held until the transaction ends)."""
-        raise NotImplementedError
-
-    def write(self, c: Any, change: Any, tracking: Tracking) -> None:
-        """``change`` and ``tracking`` in the transaction of ``c``."""
-        raise NotImplementedError
-
-    def store(self, change: Any, start: int, tracking: Tracking) -> None:
-        with self.transaction(commit=True) as c:
-            self.check_position(c, start)
-            self.write(c, change, tracking)
-
     def write_tracking(self, c: Any, tracking: Tracking) -> None:
         """The library's own tracking statement (single-row tracking: the row moves forward
         only; RETURNING nothing means it would not)."""
@@ -85,12 +113,12 @@ class SqlView:
         c.execute(self.sql.untrack, (self.tracked,))
 
     def fetch_one(self, statement: str, params: tuple[Any, ...]) -> Any:
-        with self.transaction(commit=False) as c:
+        with self.reading() as c:
             c.execute(statement, params)
             return c.fetchone()
 
     def fetch_all(self, statement: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        with self.transaction(commit=False) as c:
+        with self.reading() as c:
             c.execute(statement, params)
             return list(c.fetchall())
 

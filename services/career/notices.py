@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Final
 from uuid import UUID
@@ -58,6 +58,7 @@ itself: a restart reads at most that many again."""
 ATTEMPTS: Final = 5
 NOTED: Final = "noted"
 TOPICS: Final = (get_topic(MatchFinished), get_topic(RoundCompleted))
+FOLLOWED: Final = frozenset(TOPICS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +196,12 @@ class RatingNotices:
 
     def deafen(self) -> None:
         self.bus.service.saves.stored.remove(self.saved)
+
+    def heard(self, topics: Set[str]) -> None:
+        """The process's pass over the views read ``topics`` (they show them now): catch
+        up when one is what the notices follow (docs/decisions.md D-follow)."""
+        if not FOLLOWED.isdisjoint(topics):
+            self.doorbell.ring()
 
     def saved(self, state: Sequence[Match | Round]) -> None:
         """A save of this process: catch up when it finished a match."""

@@ -14,8 +14,9 @@ rolled back: :class:`PositionMovedError`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from eventsourcing.persistence import Tracking, TrackingRecorder
@@ -68,13 +69,50 @@ class TrackedView(TrackingRecorder, ABC, Generic[C]):
     def batch(self, start: int) -> Iterator[None]:
         """Keep what :meth:`record` is given and write it at the end, in one transaction,
         if the view is still at ``start`` (else :class:`PositionMovedError`)."""
-        self.pending, self.pending_tracking = self.new_change(), None
+        self.open_batch()
         try:
             yield
-            if self.pending_tracking is not None:
-                self.store(self.pending, start, self.pending_tracking)
+            taken = self.take_batch(start)
+            if taken is not None:
+                store_together([taken])
         finally:
-            self.pending, self.pending_tracking = None, None
+            self.close_batch()
+
+    def open_batch(self) -> None:
+        """From now on :meth:`record` keeps what it is given (:meth:`take_batch`)."""
+        self.pending, self.pending_tracking = self.new_change(), None
+
+    def take_batch(self, start: int) -> Batch | None:
+        """What the open batch holds, to be written if the view is at ``start``; None
+        when nothing was recorded."""
+        if self.pending is None or self.pending_tracking is None:
+            return None
+        return Batch(self, self.pending, start, self.pending_tracking)
+
+    def close_batch(self) -> None:
+        """Records are written one at a time again."""
+        self.pending, self.pending_tracking = None, None
+
+    # -- one transaction for several views ----------------------------------------------------
+
+    def joint(self) -> object | None:
+        """The store whose one transaction may write this view's batch beside other
+        views' (:meth:`store_in`); None: the view writes in a transaction of its own."""
+        return None
+
+    def joint_transaction(self) -> AbstractContextManager[Any]:
+        """A transaction of :meth:`joint` that commits at its end."""
+        raise NotImplementedError
+
+    def store_in(self, c: Any, change: C, start: int, tracking: Tracking) -> None:
+        """:meth:`store` inside the transaction of ``c`` (its cursor)."""
+        raise NotImplementedError
+
+    def kept(self, change: C) -> None:
+        """``change`` was written (a view may remember rows it will read again)."""
+
+    def forget_rows(self) -> None:
+        """Rows remembered by :meth:`kept` are dropped (the view moved under its runner)."""
 
     def record(self, change: C, tracking: Tracking) -> None:
         """The rows an event changed, with the event's tracking record (in a batch: kept
@@ -82,6 +120,7 @@ class TrackedView(TrackingRecorder, ABC, Generic[C]):
         tracking = Tracking(self.tracked, tracking.notification_id)
         if self.pending is None:
             self.store(change, self.position(), tracking)
+            self.kept(change)
             return
         self.pending.merge(change)
         self.pending_tracking = tracking
@@ -106,3 +145,31 @@ class TrackedView(TrackingRecorder, ABC, Generic[C]):
     def contents(self) -> dict[str, Any]:
         """Every row as JSON-ready values, keyed by table and id, and the position
         (``shengji rebuild --check`` compares these)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A view's rows and tracking record to write if the view is at ``start``."""
+
+    view: TrackedView[Any]
+    change: Any
+    start: int
+    tracking: Tracking
+
+
+def store_together(batches: Sequence[Batch]) -> None:
+    """Write ``batches``: in one transaction when every view shares one store
+    (:meth:`TrackedView.joint`), else each in its own; :class:`PositionMovedError` when
+    a view is not at its batch's start (in one transaction: nothing written)."""
+    if not batches:
+        return
+    joint = batches[0].view.joint()
+    if joint is not None and all(b.view.joint() is joint for b in batches):
+        with batches[0].view.joint_transaction() as c:
+            for b in batches:
+                b.view.store_in(c, b.change, b.start, b.tracking)
+    else:
+        for b in batches:
+            b.view.store(b.change, b.start, b.tracking)
+    for b in batches:
+        b.view.kept(b.change)

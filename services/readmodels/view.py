@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
@@ -26,16 +27,42 @@ from services.readmodels.rows import Change, MatchRow, Page, SeatRow, Tournament
 from services.readmodels.tracked import PositionMovedError, TrackedView
 from services.summaries import Origin
 
+REMEMBERED = 4096
+"""Match rows a view remembers having written (:attr:`ListsView.remembered`)."""
+
 
 class ListsView(TrackedView[Change], ABC):
     """The rows of the lists and the position in the log they show (module docstring)."""
 
+    remembered: OrderedDict[UUID, MatchRow]
+    """The match rows this view last wrote (at most :data:`REMEMBERED`): a round's
+    event reads its match's row, and most matches change in every batch."""
+
+    def setup_batches(self) -> None:
+        super().setup_batches()
+        self.remembered = OrderedDict()
+
     def new_change(self) -> Change:
         return Change()
 
+    def kept(self, change: Change) -> None:
+        for row in change.matches.values():
+            self.remembered[row.match_id] = row
+            self.remembered.move_to_end(row.match_id)
+        while len(self.remembered) > REMEMBERED:
+            self.remembered.popitem(last=False)
+
+    def forget_rows(self) -> None:
+        self.remembered.clear()
+
     def match_row(self, match_id: UUID) -> MatchRow | None:
-        """The match's row as the projection left it (the batch's, else the stored one)."""
-        return self.as_left(lambda c: c.matches, match_id, self.stored_match)
+        """The match's row as the projection left it (the batch's, else the one this
+        view last wrote, else the stored one)."""
+        return self.as_left(lambda c: c.matches, match_id, self._last_written)
+
+    def _last_written(self, match_id: UUID) -> MatchRow | None:
+        found = self.remembered.get(match_id)
+        return self.stored_match(match_id) if found is None else found
 
     def seat_row(self, account_id: UUID, match_id: UUID) -> SeatRow | None:
         key = (account_id, match_id)
@@ -151,6 +178,7 @@ class MemoryListsView(POPOTrackingRecorder, ListsView):
 
     def clear(self) -> None:
         """No rows."""
+        self.forget_rows()
         self.matches: dict[UUID, MatchRow] = {}
         self.match_keys: list[int] = []
         self.imported_keys: list[int] = []

@@ -1,19 +1,19 @@
 """The tournaments' background work (docs/tournaments.md; docs/decisions.md D-rooms): the
 clerk's tick every period (:mod:`services.tournaments.clerk`: round deadlines), and the
 results policy (:mod:`services.tournaments.results_policy`) caught up as soon as a save
-ends a tournament table — a save of this process, or, in a worker process, the hub's news
-of another's — and at least once a period."""
+ends a tournament table — a save of this process, or, in a worker process, a finished
+match its pass over the log read (docs/decisions.md D-follow) — and at least once a
+period."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from uuid import UUID
+from collections.abc import Sequence, Set
 
 from domain.game.match import Match
 from domain.game.round import Round
 from services.background import Doorbell, Loop
 from services.tournaments.clerk import Clerk
-from services.tournaments.results_policy import finished_table
+from services.tournaments.results_policy import FOLLOWED, finished_table
 
 
 class TournamentWork:
@@ -50,6 +50,8 @@ class TournamentWork:
         if finished_table(state):
             self.doorbell.ring()
 
-    def changed(self, _match_ids: Iterable[UUID] = ()) -> None:
-        """Another process saved (the hub's news, without the state): wake the policy."""
-        self.doorbell.ring()
+    def heard(self, topics: Set[str]) -> None:
+        """The process's pass over the log read ``topics``: wake the policy if it
+        follows one of them."""
+        if not FOLLOWED.isdisjoint(topics):
+            self.doorbell.ring()

@@ -68,6 +68,8 @@ ATTEMPTS: Final = 5
 """Runs of a record against another writer's save (another policy, an organiser's command)."""
 RECORDED: Final = "recorded"
 _FINISHED = get_topic(MatchFinished)
+FOLLOWED: Final = frozenset({_FINISHED})
+"""The topics the policy follows through the log."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,10 +96,7 @@ def test_the_app_is_built_from_the_settings() -> None:
         "tournament-results": 0.25,
         "lobby-sweeper": 0.25,
         "rating-notices": 0.25,  # docs/decisions.md D-career
-        "read-models": 2.0,
-        "ratings": 2.0,
-        "career": 2.0,
-        "social": 2.0,  # docs/decisions.md D-social
+        "read-models": 2.0,  # the lists, ratings, career, social: one pass (D-follow)
     }  # WEBHOOK_INTERVAL_MS=0: no outbox loop
     assert workers.crews == (parts.bots,)
     assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
@@ -111,12 +108,7 @@ def test_the_app_is_built_from_the_settings() -> None:
     assert off.rate_limiter.per_minute == 0 and off.quotas == ()
     assert not off.caps.enabled
     assert isinstance(off.background, Workers)
-    assert [loop.name for loop in off.background.loops] == [
-        "read-models",
-        "ratings",
-        "career",
-        "social",
-    ]
+    assert [loop.name for loop in off.background.loops] == ["read-models"]
     assert getattr(off.runtime.bus.handler(SignInWithOidc("t")), "verifier", 0) is None
     assert not off.webhooks.operator.configured
 
