@@ -161,8 +161,10 @@ def test_the_sweeper_is_on_with_the_settings() -> None:
 
 @pytest.mark.parametrize("kind", ["random", "strong"])
 def test_the_timeout_bot_is_the_configured_kind(kind: str) -> None:
-    """TIMEOUT_BOT (docs/bots.md): the sweeper and the claim use that bot policy."""
-    env = {"PERSISTENCE": "popo", "TIMEOUT_BOT": kind.upper()}
+    """TIMEOUT_BOT (docs/bots.md): the sweeper and the claim use that bot policy. The
+    sweeper's loop is off (its handler is the bus's, checked below): running, it could claim
+    the passed deadline first, and the claim sent here would then lose that race (409)."""
+    env = {"PERSISTENCE": "popo", "TIMEOUT_BOT": kind.upper(), "SWEEP_INTERVAL_MS": "0"}
     settings = Settings.from_env(env)
     assert settings.timeout_bot == kind
     service = new_service()
