@@ -96,8 +96,13 @@ class Revocations:
                 yield frame
         finally:
             # the client left or the stream ended: the inner step first (it may be
-            # running), then the watch, then the inner generator's own cleanup
-            if step is not None and not step.done():
+            # running, or have just ended: its end is taken, not left to the loop to
+            # report as never retrieved), then the watch, then the inner generator's
+            # own cleanup
+            if step is not None and step.done():
+                if not step.cancelled():
+                    step.exception()
+            elif step is not None:
                 await _cancelled(step)
             gone.cancel()
             await _cancelled(watch)
