@@ -5,9 +5,11 @@ set-up does); without them the test fails — it never skips."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -30,18 +32,35 @@ def _found() -> tuple[str, str] | None:
 
 
 def ensure_chromium() -> tuple[str, str]:
-    """The paths of chromium and chromedriver, installed with apt-get if missing."""
+    """The paths of chromium and chromedriver, installed with apt-get if missing.
+
+    Several test workers may need them at once on a fresh machine: one installs under a
+    file lock while the others wait for it and then find them (two apt-gets at once would
+    fail on dpkg's own lock); apt-get also waits for a dpkg lock someone else holds."""
     found = _found()
     if found is None:
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", *PACKAGES]):
-            done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-            assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stderr[-2000:]}"
-        found = _found()
+        lock_path = os.path.join(tempfile.gettempdir(), "shengji-tests-chromium.lock")
+        with open(lock_path, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            found = _found()
+            if found is None:
+                _install()
+                found = _found()
     assert found is not None, (
         "chromium and chromedriver are needed (apt-get install chromium chromium-driver)"
     )
     return found
+
+
+def _install() -> None:
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    wait = ["-o", "DPkg::Lock::Timeout=600"]
+    for command in (
+        ["apt-get", *wait, "update", "-qq"],
+        ["apt-get", *wait, "install", "-y", *PACKAGES],
+    ):
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stderr[-2000:]}"
 
 
 @contextmanager
