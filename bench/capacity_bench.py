@@ -87,7 +87,7 @@ from bench._capacity_match import BenchError, Step
 from bench._capacity_spy import start as start_spy
 from bench._capacity_spy import summary as spy_summary
 from bench._http import HttpError, build_request, connect
-from bench.api_bench import print_profile, raise_nofile
+from bench.api_bench import print_gc, print_profile, raise_nofile
 from bench.load_bench import pct
 from infra.pgcluster import Cluster, throwaway_server
 from tests.resilience.harness import Replica, Worker, drop_schema, fresh_schema
@@ -356,6 +356,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "print its top functions at the end",
     )
     p.add_argument(
+        "--gc-trace",
+        type=Path,
+        default=None,
+        help="record the first API process's garbage collections into this file "
+        "(bench._profiled_serve gc) and print them at the end",
+    )
+    p.add_argument(
         "--spy",
         type=Path,
         default=None,
@@ -416,6 +423,8 @@ def main(argv: list[str] | None = None) -> None:
         ]
         if args.profile is not None:
             replicas[0].command = ("-m", "bench._profiled_serve", str(args.profile), "cpu")
+        elif args.gc_trace is not None:
+            replicas[0].command = ("-m", "bench._profiled_serve", str(args.gc_trace), "gc")
         worker = Worker(cluster.url, schema, Path(tmp), PROCESS_ROLE="worker", **common)
         processes = [*replicas, worker]
         try:
@@ -433,6 +442,8 @@ def main(argv: list[str] | None = None) -> None:
             drop_schema(cluster.url, schema)
     if args.profile is not None:
         print_profile(args.profile, 30)
+    if args.gc_trace is not None:
+        print_gc(args.gc_trace, None)
     print(line, flush=True)
 
 
