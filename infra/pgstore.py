@@ -16,7 +16,9 @@ to the schema it creates, which defines the library's insert function
 (``<schema>.es_insert_events_uuid``) again, in the same transaction, with the library's
 statements and the table lock first. A save is then one call, and the lock is held for no
 round-trip. A duplicate ``(originator_id, originator_version)`` raises the library's
-``IntegrityError`` (the optimistic concurrency of every command).
+``IntegrityError`` (the optimistic concurrency of every command). The call sends its rows
+in psycopg's binary format (``%b``), not as the text of a composite array
+(docs/decisions.md D-path4).
 
 Measured by ``bench/pgstore_bench.py`` (docs/performance.md, "PostgreSQL store";
 docs/decisions.md D-pgstore).
@@ -61,3 +63,10 @@ class LockingInsertRecorder(PostgresApplicationRecorder):
         )
         """The insert function, lock first (after the library's own definition of it)."""
         self.sql_create_statements.append(self.create_locking_insert_function)
+        self.sql_invoke_pg_function_insert_events = sql.SQL(
+            "SELECT * FROM {schema}.{function}((%b))"
+        ).format(schema=schema, function=sql.Identifier(self.pg_function_name_insert_events))
+        """The library's call of its insert function, its rows sent in binary (``%b``:
+        psycopg's binary dumper of the composite, which the library registers beside the
+        text one) rather than as the text of a composite array, whose every ``state`` is
+        hex-encoded and then quoted and escaped field by field (docs/decisions.md D-path4)."""

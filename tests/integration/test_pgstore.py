@@ -7,13 +7,21 @@ their notification order and the optimistic concurrency of the library."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from uuid import UUID
+from typing import Any
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
-from eventsourcing.persistence import IntegrityError, OperationalError, ProgrammingError
+from eventsourcing.persistence import (
+    IntegrityError,
+    OperationalError,
+    ProgrammingError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import sql
+from psycopg.abc import Buffer
+from psycopg.adapt import Dumper
 
 from domain.game.match import Match
 from domain.rules.ruleset import RuleSet
@@ -143,6 +151,37 @@ def test_saves_go_through_the_locking_function_with_the_library_s_concurrency(
         recorder.create_table()  # as `shengji migrate` does
         new_match(service)
     finally:
+        service.close()
+
+
+class TextRefused(Dumper):
+    """A text dumper of the insert function's rows that refuses to dump."""
+
+    def dump(self, obj: Any) -> Buffer | None:
+        raise AssertionError("a row of the insert function was dumped as text")
+
+
+def test_saves_send_their_rows_in_binary(settings: Settings) -> None:
+    """The insert function's rows go in psycopg's binary format (docs/decisions.md
+    D-path4): with their text dumper refusing, a save still succeeds, and every byte of
+    a state, as every field, reads back as it was saved."""
+    service = build_service(settings)
+    reader = build_service(settings)  # its own pool, and no copy of the match cached
+    try:
+        recorder = recorder_of(service)
+        row_type = recorder.datastore.psycopg_python_types[recorder.stored_event_type_name]
+        new_match(service)  # the pool's one connection has the library's adapters now
+        with recorder.datastore.get_connection() as conn:
+            conn.adapters.register_dumper(row_type, TextRefused)
+        match_id = new_match(service)
+        state = bytes(range(256)) + b'\\"(),{} '
+        odd = StoredEvent(uuid4(), 1, 'odd.topic:With "quotes", (parens)', state)
+        recorder.insert_events([odd])
+        (got,) = recorder_of(reader).select_events(odd.originator_id)
+        assert got == odd
+        assert reader.get_match(match_id) == service.get_match(match_id)
+    finally:
+        reader.close()
         service.close()
 
 
