@@ -111,8 +111,7 @@ def advance(
         for step in table.advance(known, offline=offline):
             frames: dict[int | None, bytes] = {}
             patches: dict[int | None, bytes] = {}
-            for v in viewers:
-                frame = table.frame(step, v)
+            for v, frame in zip(viewers, table.frames(step, viewers), strict=True):
                 block = frames[v] = version_frame(step.version, encode(frame))
                 if v in bases:
                     base = bases[v]

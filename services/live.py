@@ -47,7 +47,7 @@ from services.history import state_tables
 from services.history_items import HistoryItem, history_item
 from services.json_patch import Json, PatchOperation, diff
 from services.view_types import PublicView, SeatView
-from services.views import stored_view, table_view
+from services.views import stored_views, table_view
 
 _NONE: frozenset[str] = frozenset()
 _CARDS = frozenset({"cards"})
@@ -351,27 +351,37 @@ class LiveTable:
     # -- what a viewer sees ----------------------------------------------------------------------
 
     def frame(self, step: Step, viewer: int | None) -> LiveFrame:
-        """``viewer``'s frame for the step just applied. The step's history item is built
-        once for the viewers who see the same fields of its event (every viewer but the
-        seat that buried a bottom, R21, R33) and shared by their frames (an immutable
-        struct, encoded with each)."""
+        """``viewer``'s frame for the step just applied (:meth:`frames`)."""
+        return self.frames(step, (viewer,))[0]
+
+    def frames(self, step: Step, viewers: Sequence[int | None]) -> list[LiveFrame]:
+        """Each of ``viewers``' frames for the step just applied, in their order: their
+        views of the stored version looked up together (:func:`services.views.stored_views`,
+        docs/decisions.md D-path4). The step's history item is built once for the viewers
+        who see the same fields of its event (every viewer but the seat that buried a
+        bottom, R21, R33) and shared by their frames (an immutable struct, encoded with
+        each)."""
         event = step.event
-        visible = _NONE
-        if isinstance(event, BottomBuried) and viewer == event.seat:
-            visible = _CARDS
-        withheld = _EMBARGOED if self.embargo and isinstance(event, RoundScored) else ()
-        kept = self._item
-        if kept is not None and kept[0] is step and kept[1] == visible and kept[2] == withheld:
-            item = kept[3]  # the viewers of a step see the same item but for a burier's cards
-        else:
-            item = history_item(step.version, step.number, event, visible, withheld)
-            self._item = (step, visible, withheld, item)
-        view = stored_view(
-            self.service, self.match, self.round, viewer, event.timestamp, embargo=self.embargo
+        views = stored_views(
+            self.service, self.match, self.round, viewers, event.timestamp, embargo=self.embargo
         )
-        if isinstance(view, SeatView):
-            return SeatFrame(version=step.version, event=item, view=view)
-        return PublicFrame(version=step.version, event=item, view=view)
+        withheld = _EMBARGOED if self.embargo and isinstance(event, RoundScored) else ()
+        frames: list[LiveFrame] = []
+        for viewer, view in zip(viewers, views, strict=True):
+            visible = _NONE
+            if isinstance(event, BottomBuried) and viewer == event.seat:
+                visible = _CARDS
+            kept = self._item
+            if kept is not None and kept[0] is step and kept[1] == visible and kept[2] == withheld:
+                item = kept[3]  # the viewers of a step see the same item but for a burier's cards
+            else:
+                item = history_item(step.version, step.number, event, visible, withheld)
+                self._item = (step, visible, withheld, item)
+            if isinstance(view, SeatView):
+                frames.append(SeatFrame(version=step.version, event=item, view=view))
+            else:
+                frames.append(PublicFrame(version=step.version, event=item, view=view))
+        return frames
 
     def dealing(self, at: datetime) -> int | None:
         """Cards drawn by ``at`` while a paced deal is still under way (R16), else None."""

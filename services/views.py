@@ -29,6 +29,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast, overload
@@ -195,9 +196,25 @@ def stored_view(
     (opened from sealed fields: an erased player's name changes with no new version).
     A state with events not yet saved (a command deciding, a dry run's copy) is never
     kept: its version may never be stored as it is."""
+    return stored_views(owner, match, round_, (viewer,), at, embargo=embargo)[0]
+
+
+def stored_views(
+    owner: object,
+    match: Match,
+    round_: Round | None,
+    viewers: Sequence[int | None],
+    at: datetime,
+    *,
+    embargo: Embargo | Unchecked | None = UNCHECKED,
+) -> list[SeatView | PublicView]:
+    """:func:`stored_view` of each of ``viewers`` (in their order), the state's key made
+    and looked up once for all of them: the live follower's frames of one version, every
+    viewer watching (docs/decisions.md D-path4)."""
     if match.pending_events or (round_ is not None and round_.pending_events):
-        return table_view(match, round_, viewer, at, embargo=embargo)
-    _check_viewer(match, round_, viewer)
+        return [table_view(match, round_, v, at, embargo=embargo) for v in viewers]
+    for viewer in viewers:
+        _check_viewer(match, round_, viewer)
     withheld = resolve(match, embargo)
     key = (
         match.id,
@@ -219,17 +236,19 @@ def stored_view(
                 kept.popitem(last=False)
         else:
             kept.move_to_end(key)
-        view: SeatView | PublicView | None = views.get(viewer)
+        found: list[SeatView | PublicView | None] = [views.get(v) for v in viewers]
         public: dict[str, Any] | None = views.get(_PUBLIC)
-    if view is not None:
-        return view
+    if all(view is not None for view in found):
+        return cast("list[SeatView | PublicView]", found)
     if public is None:
         public = _public(match, round_, at, withheld)
-    view = _view(match, round_, viewer, at, withheld, public)
+    built = [
+        _view(match, round_, v, at, withheld, public) if view is None else view
+        for v, view in zip(viewers, found, strict=True)
+    ]
     with _stored_lock:
         views.setdefault(_PUBLIC, public)
-        views.setdefault(viewer, view)
-    return view
+        return [views.setdefault(v, view) for v, view in zip(viewers, built, strict=True)]
 
 
 def match_version(match: Match, round_: Round | None) -> int:

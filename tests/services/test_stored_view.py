@@ -73,6 +73,36 @@ def test_a_name_opened_otherwise_or_a_state_not_saved_is_not_served_kept() -> No
     assert stored_view(t.service, match, round_, 0, at) is before  # still the stored one
 
 
+def test_a_step_s_frames_look_their_views_up_once(
+    publics: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The follower's frames of one version take every viewer's view from one look-up of
+    the state (its embargo resolved once, not once per viewer: docs/decisions.md D-path4),
+    each the frame built for that viewer alone, in the viewers' order."""
+    t = Table()
+    live = LiveTable.now(t.service, t.match_id)
+    seat = next(s for s in range(4) if "pass" in _legal(t, s))
+    publics.clear()
+    t.run(seat)
+    (step,) = live.advance()
+    resolved: list[object] = []
+    resolve = services.views.resolve
+
+    def counted(*args: Any) -> Any:
+        resolved.append(args[0])
+        return resolve(*args)
+
+    monkeypatch.setattr(services.views, "resolve", counted)
+    viewers = (None, 3, 1, 0, 2)
+    frames = live.frames(step, viewers)
+    assert len(resolved) == 1  # one key for the five viewers
+    assert publics == [step.version]  # the answer's public part, then the same
+    alone = LiveTable.now(t.service, t.match_id)  # another copy at the same version
+    services.views._stored.clear()
+    for viewer, frame in zip(viewers, frames, strict=True):
+        assert frame == alone.frame(alone.last, viewer)
+
+
 def _legal(t: Table, seat: int) -> list[str]:
     match = t.service.get_match(t.match_id)
     view = table_view(match, t.service.current_round(match), seat, t.clock())
