@@ -24,7 +24,7 @@ from infra.localhub import InProcessHub
 from services.history import state_at
 from services.live import LiveTable
 from services.sources import ORGANISER_ROLE, new_token, token_hash
-from services.views import stored_view
+from services.views import stored_views
 from tests.api.sse_driver import (
     TIMEOUT,
     build_app,
@@ -239,10 +239,10 @@ async def test_a_version_is_rendered_once_for_all_spectators(
     calls: list[int | None] = []
 
     def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(args[3])
-        return stored_view(*args, **kwargs)
+        calls.extend(args[3])  # the viewers of one look-up
+        return stored_views(*args, **kwargs)
 
-    monkeypatch.setattr(services.live, "stored_view", counting)
+    monkeypatch.setattr(services.live, "stored_views", counting)
     async with table() as t:
         n = 200
         async with many(t, n) as streams:
