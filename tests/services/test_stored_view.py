@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import services.embargo
 import services.views
 from domain.game.match_events import SeatInfo
 from services.live import LiveTable
@@ -86,7 +87,7 @@ def test_a_step_s_frames_look_their_views_up_once(
     t.run(seat)
     (step,) = live.advance()
     resolved: list[object] = []
-    resolve = services.views.resolve
+    resolve = services.embargo.resolve  # what services.views calls
 
     def counted(*args: Any) -> Any:
         resolved.append(args[0])

@@ -1,0 +1,173 @@
+"""Two parts of a command's cost in the API process, each against what it was, in one run:
+``python -m bench.command_parts_bench`` (docs/decisions.md D-path4).
+
+* **save** — the CPU of this process per save of a command's two rows (a round event and
+  an Idempotency-Key record, each ~300 bytes of state) through the PostgreSQL recorder
+  (:class:`infra.pgstore.LockingInsertRecorder`, a throwaway cluster): its rows sent in
+  binary (``%b``, the recorder's statement) and as the text of a composite array (``%s``,
+  the library's), blocks alternated.
+* **frames** — the CPU per version of the live follower's five frames (four seats and the
+  spectators, :class:`services.live.LiveTable`): one look-up of the stored state for all
+  five (:meth:`~services.live.LiveTable.frames`) and one per viewer (five
+  :meth:`~services.live.LiveTable.frame` calls), the views kept (as after the command's
+  answer built the acting seat's) and built (nothing kept), blocks alternated.
+
+Each figure is the best block's (the machine is shared: the least disturbed block is the
+closest to the work itself); the load average is printed with every line. The last line:
+
+    command-parts save_binary_ms=<f> save_text_ms=<f> save_ratio=<f> \\
+        frames_one_us=<f> frames_each_us=<f> frames_ratio=<f> load=<1-min load>
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+import uuid
+from collections.abc import Callable
+
+from eventsourcing.persistence import StoredEvent
+from psycopg import sql
+
+import services.views
+from infra.pgcluster import throwaway_server
+from infra.pgstore import LockingInsertRecorder
+from infra.settings import Settings
+from infra.store import build_service
+from services.live import LiveTable
+from services.views import table_view
+from tests.resilience.harness import drop_schema, fresh_schema
+from tests.services.test_bus import Table
+
+BLOCKS = 7
+
+
+def load() -> str:
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def best(runs: dict[str, Callable[[], None]], n: int) -> dict[str, float]:
+    """CPU seconds per call of each of ``runs``, the best of :data:`BLOCKS` blocks of ``n``
+    calls, the runs' blocks alternated."""
+    found = dict.fromkeys(runs, float("inf"))
+    for _ in range(BLOCKS):
+        for name, run in runs.items():
+            started = time.process_time()
+            for _ in range(n):
+                run()
+            found[name] = min(found[name], (time.process_time() - started) / n)
+    return found
+
+
+def saves() -> tuple[float, float]:
+    """CPU ms per save, rows in binary and as text."""
+    with throwaway_server() as cluster:
+        schema = fresh_schema(cluster.url)
+        settings = Settings(
+            backend="postgres",
+            database_url=cluster.url,
+            postgres_schema=schema,
+            postgres_pool_size=1,
+            postgres_max_overflow=0,
+        )
+        service = build_service(settings)
+        try:
+            recorder = service.recorder
+            assert isinstance(recorder, LockingInsertRecorder)
+            binary = recorder.sql_invoke_pg_function_insert_events
+            text = sql.SQL("SELECT * FROM {}.{}((%s))").format(
+                sql.Identifier(schema), sql.Identifier(recorder.pg_function_name_insert_events)
+            )
+            state = bytes(range(48, 123)) * 4  # ~300 bytes of JSON-like text
+
+            def save(statement: sql.Composed) -> Callable[[], None]:
+                def run() -> None:
+                    recorder.sql_invoke_pg_function_insert_events = statement
+                    rows = [
+                        StoredEvent(uuid.uuid4(), 1, "domain.game.round:Round.CardsPlayed", state),
+                        StoredEvent(uuid.uuid4(), 1, "services.idempotency:Recorded", state),
+                    ]
+                    recorder.insert_events(rows)
+
+                return run
+
+            runs = {"binary": save(binary), "text": save(text)}
+            best(runs, 50)  # warm: statements prepared, pool connection made
+            found = best(runs, 400)
+            return 1e3 * found["binary"], 1e3 * found["text"]
+        finally:
+            service.close()
+            drop_schema(cluster.url, schema)
+
+
+def frames() -> tuple[float, float, float, float]:
+    """CPU µs per version of five frames: one look-up and one per viewer, the views kept
+    and built."""
+    t = Table()
+    live = LiveTable.now(t.service, t.match_id)
+    for _ in range(12):  # the bidding: every seat passes in turn
+        match = t.service.get_match(t.match_id)
+        round_ = t.service.current_round(match)
+        legal = [table_view(match, round_, s, t.clock()).legal.actions for s in range(4)]
+        seat = next((s for s in range(4) if "pass" in legal[s]), None)
+        if seat is None:
+            break
+        t.run(seat)
+        for _ in live.advance():
+            pass
+    step = live.last
+    viewers = (0, 1, 2, 3, None)
+    kept = services.views._stored
+
+    def one() -> None:
+        live.frames(step, viewers)
+
+    def each() -> None:
+        for viewer in viewers:
+            live.frame(step, viewer)
+
+    def built(run: Callable[[], None]) -> Callable[[], None]:
+        def again() -> None:
+            kept.clear()
+            run()
+
+        return again
+
+    found = best({"one": one, "each": each}, 2000)
+    fresh = best({"one": built(one), "each": built(each)}, 300)
+    return 1e6 * found["one"], 1e6 * found["each"], 1e6 * fresh["one"], 1e6 * fresh["each"]
+
+
+def main() -> None:
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)  # as infra.serve
+    print(f"load {load()} (1-min average, 2 cores)", flush=True)
+    binary, text = saves()
+    print(
+        f"save (two rows): binary {binary:.3f} ms CPU, text {text:.3f} ms CPU, "
+        f"binary/text {binary / text:.2f}; load {load()}",
+        flush=True,
+    )
+    one, each, one_built, each_built = frames()
+    print(
+        f"frames (five viewers, views kept): one look-up {one:.1f} us, one per viewer "
+        f"{each:.1f} us, ratio {one / each:.2f}; load {load()}",
+        flush=True,
+    )
+    print(
+        f"frames (five viewers, views built): one look-up {one_built:.1f} us, one per viewer "
+        f"{each_built:.1f} us, ratio {one_built / each_built:.2f}; load {load()}",
+        flush=True,
+    )
+    print(
+        f"command-parts save_binary_ms={binary:.3f} save_text_ms={text:.3f} "
+        f"save_ratio={binary / text:.2f} frames_one_us={one:.1f} frames_each_us={each:.1f} "
+        f"frames_ratio={one / each:.2f} load={load()}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
