@@ -213,15 +213,30 @@ class GameService(Application[UUID]):
         return self.repository.cache is not None and not self.repository.fastforward
 
     def settle(self) -> None:
-        """Wait (at most :data:`SETTLE_S`) until the saves notified to this process before
-        this call are in its cache: a client who wrote through another process and asks
-        here next finds its write (the notification reaches this process before the
-        client's answer leaves the other). Saves notified later are not waited for, so a
-        steady stream of saves never holds a load up (:mod:`services.settling`). Free
-        while nothing is pending or loads ask the store."""
+        """Make this load see every save acknowledged before it began (docs/decisions.md
+        D-settle): ask the store where its log ends (one query, shared by the loads that
+        begin while it runs and by the later loads of one read) and wait, at most
+        :data:`SETTLE_S`, until the live hub has told the cache every row up to there;
+        if it has not, this load reads the store. Free while no hub keeps the cache, for a
+        command's loads (:meth:`~services.settling.Settling.deciding`) and on the event
+        loop (which the hub tells from)."""
         settling = self.settling
-        if settling.told < settling.notified and not _on_event_loop():
-            settling.wait(SETTLE_S)  # (never on the loop the hub tells from)
+        if _on_event_loop() or not settling.needed():
+            return
+        cache = self.repository.cache
+        if not isinstance(cache, KeptCache) or not cache.kept:
+            return  # loads read the store anyway
+        try:
+            end = settling.end_of_log(self._log_end)
+        except Exception:  # the store will answer the load itself (or fail it)
+            cache.miss_once()
+            return
+        if not settling.reach(end, SETTLE_S):
+            cache.miss_once()
+
+    def _log_end(self) -> int:
+        """The last notification id in the store (the library's recorder: one query)."""
+        return self.recorder.max_notification_id() or 0
 
     def stale_retried(self) -> None:
         """Count a command decided again on fresh copies (thread-safe)."""
