@@ -23,7 +23,9 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Final
+from typing import Final, TypeVar
+
+T = TypeVar("T")
 
 
 class _Read:
@@ -128,6 +130,12 @@ class Settling:
             yield
         finally:
             _READ.reset(token)
+
+    @staticmethod
+    def read(fn: Callable[..., T], *args: object) -> T:
+        """``fn(*args)`` as :meth:`one_read` (a blocking call of a request)."""
+        with Settling.one_read():
+            return fn(*args)
 
     @staticmethod
     @contextlib.contextmanager
