@@ -213,25 +213,28 @@ class GameService(Application[UUID]):
         return self.repository.cache is not None and not self.repository.fastforward
 
     def settle(self) -> None:
-        """Make this load see every save acknowledged before it began (docs/decisions.md
-        D-settle): ask the store where its log ends (one query, shared by the loads that
-        begin while it runs and by the later loads of one read) and wait, at most
-        :data:`SETTLE_S`, until the live hub has told the cache every row up to there;
-        if it has not, this load reads the store. Free while no hub keeps the cache, for a
-        command's loads (:meth:`~services.settling.Settling.deciding`) and on the event
-        loop (which the hub tells from)."""
+        """Make a request's read see every save acknowledged before it began
+        (docs/decisions.md D-settle): its first load asks the store where its log ends
+        (one query, shared by the reads that begin while it runs) and waits, at most
+        :data:`SETTLE_S`, until the live hub has told the cache every row up to there; if
+        it has not, this load reads the store. Free while no hub keeps the cache, for the
+        later loads of a read, a command's loads, loads outside a request's read
+        (:mod:`services.settling`) and on the event loop (which the hub tells from)."""
         settling = self.settling
-        if _on_event_loop() or not settling.needed():
-            return
         cache = self.repository.cache
-        if not isinstance(cache, KeptCache) or not cache.kept:
-            return  # loads read the store anyway
-        try:
-            end = settling.end_of_log(self._log_end)
-        except Exception:  # the store will answer the load itself (or fail it)
-            cache.miss_once()
+        if _on_event_loop() or not isinstance(cache, KeptCache):
             return
-        if not settling.reach(end, SETTLE_S):
+        if settling.unsettled():
+            cache.miss_once()  # an earlier load of this read could not be settled
+            return
+        if not settling.needed() or not cache.kept:
+            return  # (not kept: loads read the store anyway)
+        try:
+            settled = settling.reach(settling.end_of_log(self._log_end), SETTLE_S)
+        except Exception:  # the store will answer the loads itself (or fail them)
+            settled = False
+        if not settled:
+            settling.give_up()
             cache.miss_once()
 
     def _log_end(self) -> int:

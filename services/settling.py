@@ -10,11 +10,14 @@ bounded). The store's events table is locked by each inserting transaction until
 commit (docs/decisions.md D-pgstore), so every row at or below that end is committed: a
 save acknowledged before the load began is among them.
 
-The query is shared: loads that begin while one is in flight take the next one's answer, so
-a burst of loads asks once or twice, not once each; the loads of one blocking call take the
-first one's answer (:meth:`Settling.one_read`; later loads of that call began after it).
-A command's loads do not ask (:meth:`Settling.deciding`): a copy it decided on is checked by
-its save, and a refused command checks whether the store moved on (D-owner).
+A request's read is one blocking call (``api.runtime.Runtime.call``, :meth:`Settling.read`):
+its first load asks, the later ones began after that answer and take it. The query is
+shared: reads that begin while one is in flight take the next one's answer, so a burst of
+reads asks once or twice, not once each. A command's loads do not ask
+(:meth:`Settling.deciding`): a copy it decided on is checked by its save, and a refused
+command checks whether the store moved on (D-owner). Nor do loads outside a request's read:
+the background work is woken by the hub once it has read the rows that woke it, and a live
+stream follows the hub.
 """
 
 from __future__ import annotations
@@ -31,10 +34,13 @@ T = TypeVar("T")
 class _Read:
     """One blocking call's loads: settled once (or never, a command's)."""
 
-    __slots__ = ("settled",)
+    __slots__ = ("settled", "unsettled")
 
     def __init__(self, settled: bool) -> None:
         self.settled = settled
+        self.unsettled = False
+        """The hub did not reach the log's end in time: every load of the read reads the
+        store."""
 
 
 _READ: Final[ContextVar[_Read | None]] = ContextVar("shengji_read", default=None)
@@ -81,17 +87,30 @@ class Settling:
     # -- the loads' side -------------------------------------------------------------------
 
     def needed(self) -> bool:
-        """This load must settle: a hub follows the log and this blocking call has not
-        settled yet (nor is it a command's). Marks the call settled."""
+        """This load must settle: a hub follows the log and this is the first load of a
+        request's read (:meth:`one_read`). Marks the read settled. Loads outside a read —
+        the background work's, woken by the hub after it read the rows that woke it, and
+        a live stream's, which follows the hub — do not ask."""
         if not self.followed:
             return False
         read = _READ.get()
-        if read is None:
-            return True
-        if read.settled:
+        if read is None or read.settled:
             return False
         read.settled = True
         return True
+
+    @staticmethod
+    def unsettled() -> bool:
+        """This read could not be settled: its loads read the store."""
+        read = _READ.get()
+        return read is not None and read.unsettled
+
+    @staticmethod
+    def give_up() -> None:
+        """The hub did not reach the log's end in time: this read's loads read the store."""
+        read = _READ.get()
+        if read is not None:
+            read.unsettled = True
 
     def end_of_log(self, ask: Callable[[], int]) -> int:
         """The log's end as of a moment after this call began: ``ask()`` (one query), or
