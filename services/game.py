@@ -257,6 +257,18 @@ class GameService(Application[UUID]):
             for i, v in versions.items()
         )
 
+    def cached(self, aggregate_id: UUID) -> Any | None:
+        """The trusted cache's copy of ``aggregate_id`` as it is kept — brought up to every
+        save heard of (D-owner) — not a copy of it: to read, never to change; None when
+        it is not cached or the cache is not trusted (then only a load knows)."""
+        cache = self.repository.cache
+        if not isinstance(cache, KeptCache) or not cache.kept:
+            return None
+        try:
+            return cache.peek(aggregate_id)
+        except KeyError:
+            return None
+
     def refresh(self, *ids: UUID) -> None:
         """Drop the cached copies of ``ids``: the next load reads the store (a command
         that may have been decided on stale copies). The library's cache API."""

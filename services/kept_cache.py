@@ -96,6 +96,10 @@ class KeptCache(LRUCache[UUID, Any]):
         """A load or save starts on this thread: its put belongs to the current epoch."""
         self._local.epoch = self.epoch
 
+    def peek(self, key: UUID) -> Any:
+        """The copy held (``KeyError``: none), for reading only; not a load (no epoch)."""
+        return super().get(key)
+
     def miss_once(self) -> None:
         """This thread's next load reads the store (it could not be settled: D-settle)."""
         self._local.miss = True
