@@ -7,7 +7,7 @@ is) and **on** (a read asks the log's end once and waits for the hub to reach it
 
 Printed per phase: reads, queries of the log's end and queries per read, reads per
 second, the mean read time, and **stale reads** — a read that showed a match or round older
-move ``b`` had acknowledged before the read began. Each figure has the machine's load
+than a move ``b`` had acknowledged before the read began. Each figure has the machine's load
 (``os.getloadavg``) beside it; the phases alternate in one run (same-run pairs).
 
     .venv/bin/python -m bench.settle_bench [--matches 12] [--readers 2] [--seconds 8] [--pairs 2]
