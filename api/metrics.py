@@ -16,6 +16,8 @@ metric                                         type       labels
 ``shengji_events_replayed_total``              counter    —
 ``shengji_stale_retries_total``                counter    —
 ``shengji_cache_heard_total``                  counter    —
+``shengji_read_settles_total``                 counter    —
+``shengji_read_log_end_queries_total``         counter    —
 ``shengji_sse_subscribers``                    gauge      —
 ``shengji_rate_limit_rejections_total``        counter    —
 ``shengji_quota_rejections_total``             counter    ``quota``
@@ -268,6 +270,16 @@ class _Readings:
             "Commands decided again once on fresh copies: a cached copy was stale "
             "(docs/decisions.md D-owner)",
             value=self.service.stale_retries,
+        )
+        yield CounterMetricFamily(
+            "shengji_read_settles",
+            "Reads that waited for the live hub to reach the log's end (D-settle)",
+            value=self.service.settling.settles,
+        )
+        yield CounterMetricFamily(
+            "shengji_read_log_end_queries",
+            "Queries of the log's end those reads made (shared by reads begun together)",
+            value=self.service.settling.asked,
         )
         yield CounterMetricFamily(
             "shengji_cache_heard",

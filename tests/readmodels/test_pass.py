@@ -176,7 +176,7 @@ def test_a_failing_view_sits_out_with_backoff_and_the_others_go_on(
                 raise RuntimeError("the career's projection is broken (test)")
             process(event, tracking)
 
-        career.projection.process_event = failing  # type: ignore[method-assign]
+        career.projection.process_event = failing  # type: ignore[method-assign,assignment]
         populate_careers(service, backend.clock, lambda: None)
         last = service.recorder.max_notification_id() or 0
         group.catch_up()

@@ -316,5 +316,7 @@ def test_a_move_another_process_saved_is_due_at_the_next_limit_without_a_load() 
         assert sweeper.due_at(match_id) == running.deadline + timedelta(milliseconds=1)
         assert sweeper.sweep().due == 0 and loads == []  # nothing loaded until that limit
         service.get_match = load  # type: ignore[method-assign]
-    clock.set(running.deadline + timedelta(milliseconds=2))
+    limit = turn_clock(match.timers, round_)
+    assert limit is not None
+    clock.set(limit.deadline + timedelta(milliseconds=2))
     assert sweeper.sweep().moves == 1  # the limit passed: the seat is timed out
