@@ -114,8 +114,8 @@ class PostgresHub(LocalHub):
     ) -> None:
         super().__init__()
         self._settling = settling
-        """Counts the notifications and those whose rows are read and told to
-        :attr:`on_stored`: the game service's loads wait for it (D-owner)."""
+        """Told where the hub has read the log to (every row up to there told to
+        :attr:`on_stored`): a request's read waits for it to reach the log's end (D-settle)."""
         self._mapper = mapper
         """Decodes the rows of watched matches into events handed to subscribers."""
         self._connect_kwargs = connect_kwargs

@@ -44,7 +44,7 @@ Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
 A = TypeVar("A")
 SETTLE_S = 1.0
-"""The longest a load waits for the live hub to tell the saves notified (D-owner)."""
+"""The longest a read waits for the live hub to reach the log's end (D-settle)."""
 QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
 TALK_LIMITS = Limits()
 
@@ -130,9 +130,9 @@ class GameService(Application[UUID]):
         self.heard_elsewhere = 0
         """Cached aggregates brought up to a save another process made (metrics)."""
         self.settling = Settling()
-        """The saves notified to this process and those the live hub has told
-        (:meth:`heard`); a load from the trusted cache waits for those notified before it
-        began, at most :data:`SETTLE_S` (docs/decisions.md D-owner)."""
+        """Where the live hub has read the log to (:meth:`heard`); a request's read from
+        the trusted cache waits for it to reach the log's end as of the read's start, at
+        most :data:`SETTLE_S` (docs/decisions.md D-settle)."""
         self._replayed_lock = threading.Lock()
         self._on_close = tuple(on_close)
 
