@@ -20,6 +20,7 @@ import os
 import time
 from uuid import UUID
 
+from domain.game.match import Match
 from domain.game.round import Round, RoundPhase
 from domain.game.timers import Timers
 from domain.rules.ruleset import RuleSet
@@ -40,7 +41,7 @@ def load() -> str:
 class LoadsEveryChange(Sweeper):
     """The sweeper as it was: a change another process made is due at once."""
 
-    def _cached_round(self, match_id: UUID) -> Round | None:
+    def _cached(self, match_id: UUID) -> tuple[Match, Round] | None:
         return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -318,5 +318,15 @@ def test_a_move_another_process_saved_is_due_at_the_next_limit_without_a_load() 
         service.get_match = load  # type: ignore[method-assign]
     limit = turn_clock(match.timers, round_)
     assert limit is not None
+    # a person leaves (another process's save): a bot takes the seat, the match is due at
+    # once — the bot driver is woken by the sweep — whatever the turn limit says
+    woken: list[UUID] = []
+    sweeper.wake = woken.append
+    leaving = service.get_match(match_id)
+    leaving.leave((round_.play.turn + 1) % 4, "heuristic", clock())  # type: ignore[union-attr]
+    service.save(leaving)
+    sweeper.changed({match_id})
+    assert sweeper.due_at(match_id) == datetime.min.replace(tzinfo=UTC)
     clock.set(limit.deadline + timedelta(milliseconds=2))
     assert sweeper.sweep().moves == 1  # the limit passed: the seat is timed out
+    assert woken == [match_id]  # the bot that took the left seat is to act next
