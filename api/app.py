@@ -75,6 +75,7 @@ from api.tournaments.travellers import TravellerController, TravellerPageControl
 from api.unavailable import UNAVAILABLE_HANDLERS
 from services.bot_driver import BotDriver
 from services.limits import Allowance, RateLimiter
+from services.readmodels.runner import Pass
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -112,6 +113,9 @@ class AppParts:
     background: Background | None = None
     """The background work this process runs beside the API; None: an ``api`` process
     beside workers (docs/scaling.md)."""
+    views: Pass | None = None
+    """The pass that keeps this process's views (its failing views are in the metrics,
+    docs/decisions.md D-isolate); None: it keeps none."""
     on_shutdown: tuple[Callable[[], None], ...] = ()
     """Called when the app shuts down (closing what the composition root opened)."""
 
@@ -170,6 +174,7 @@ def create_app(parts: AppParts) -> Litestar:
         caps=parts.caps,
         bots=parts.bots,
         revocations=parts.live.revocations,
+        views=parts.views,
     )
     app = Litestar(
         route_handlers=[

@@ -16,6 +16,8 @@ metric                                         type       labels
 ``shengji_events_replayed_total``              counter    —
 ``shengji_stale_retries_total``                counter    —
 ``shengji_cache_heard_total``                  counter    —
+``shengji_read_settles_total``                 counter    —
+``shengji_read_log_end_queries_total``         counter    —
 ``shengji_sse_subscribers``                    gauge      —
 ``shengji_rate_limit_rejections_total``        counter    —
 ``shengji_quota_rejections_total``             counter    ``quota``
@@ -23,6 +25,8 @@ metric                                         type       labels
 ``shengji_sse_open``                           gauge      ``kind`` (a stream's, api.streams)
 ``shengji_live_hub_connected``                 gauge      — (PostgreSQL hub only)
 ``shengji_live_hub_connections_total``         counter    — (PostgreSQL hub only)
+``shengji_read_model_failing``                 gauge      ``view`` (a process keeping views)
+``shengji_read_model_failures_total``          counter    — (a process keeping views)
 =============================================  =========  ===============================
 
 Label values come from closed sets so cardinality stays bounded: ``command`` is one of
@@ -48,6 +52,7 @@ from api.streams import KINDS
 from domain.game.actions import ACTIONS
 from services.bot_driver import BotDriver, DriverStats
 from services.game import GameService
+from services.readmodels.runner import Pass
 from services.saves import SaveTimed
 
 METRICS_PATH: Final = "/metrics"
@@ -204,6 +209,25 @@ def _bot_readings(stats: DriverStats) -> Iterable[Metric]:
     )
 
 
+def _view_readings(views: Pass) -> Iterable[Metric]:
+    """The views kept by the process's pass over the log: a failing one sits out, tried
+    again with backoff (docs/decisions.md D-isolate)."""
+    failing = GaugeMetricFamily(
+        "shengji_read_model_failing",
+        "Failed passes in a row of a view kept here (0: it follows the log), by view",
+        labels=["view"],
+    )
+    for member in views.members:
+        trouble = views.troubles.get(member.name)
+        failing.add_metric([member.name], 0 if trouble is None else trouble.failures)
+    yield failing
+    yield CounterMetricFamily(
+        "shengji_read_model_failures",
+        "A view's projection failing in a pass over the log (logged; the others go on)",
+        value=views.failures,
+    )
+
+
 class _Readings:
     """Values read from their owners at scrape time (no hook in the hot paths)."""
 
@@ -217,7 +241,9 @@ class _Readings:
         caps: _Caps | None = None,
         bots: BotDriver | None = None,
         revocations: _Revocations | None = None,
+        views: Pass | None = None,
     ) -> None:
+        self.views = views
         self.service = service
         self.live = live
         self.limiter = limiter
@@ -244,6 +270,16 @@ class _Readings:
             "Commands decided again once on fresh copies: a cached copy was stale "
             "(docs/decisions.md D-owner)",
             value=self.service.stale_retries,
+        )
+        yield CounterMetricFamily(
+            "shengji_read_settles",
+            "Reads that waited for the live hub to reach the log's end (D-settle)",
+            value=self.service.settling.settles,
+        )
+        yield CounterMetricFamily(
+            "shengji_read_log_end_queries",
+            "Queries of the log's end those reads made (shared by reads begun together)",
+            value=self.service.settling.asked,
         )
         yield CounterMetricFamily(
             "shengji_cache_heard",
@@ -290,6 +326,8 @@ class _Readings:
             )
         if self.bots is not None:
             yield from _bot_readings(self.bots.stats)
+        if self.views is not None:
+            yield from _view_readings(self.views)
         connections = getattr(self.hub, "connections", None)
         if isinstance(connections, int):
             yield GaugeMetricFamily(
@@ -318,6 +356,7 @@ class Metrics:
         caps: _Caps | None = None,
         bots: BotDriver | None = None,
         revocations: _Revocations | None = None,
+        views: Pass | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.commands = Counter(
@@ -347,7 +386,7 @@ class Metrics:
             registry=self.registry,
         )
         self.registry.register(
-            _Readings(service, live, limiter, hub, quotas, caps, bots, revocations)
+            _Readings(service, live, limiter, hub, quotas, caps, bots, revocations, views)
         )
         self._children: dict[tuple[Any, ...], Any] = {}
         service.saves.timed.add(self.observe_save)

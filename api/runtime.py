@@ -29,6 +29,7 @@ from services.career.reads import CareerModels
 from services.game import GameService
 from services.ratings.boards import RatingModels
 from services.readmodels.lists import ReadModels
+from services.settling import Settling
 from services.social.reads import SocialModels, social_of
 from services.sources import PLAYER_ROLE
 
@@ -150,8 +151,9 @@ class Runtime:
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the blocking ``fn(*args)`` in a worker thread under the limiter (the
-        request's contextvars, its log context, go along)."""
-        return await in_thread(self.limiter, fn, *args)
+        request's contextvars, its log context, go along). Its loads are one read: they
+        see every save acknowledged before it began (docs/decisions.md D-settle)."""
+        return await in_thread(self.limiter, Settling.read, fn, *args)
 
     def provide(self) -> Runtime:
         """The ``runtime`` dependency."""

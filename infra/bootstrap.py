@@ -110,6 +110,9 @@ class Core:
     the operator's routes read its deliveries)."""
     workers: Workers
     """The background work this process runs (none in an ``api`` process)."""
+    views: Pass | None
+    """The one pass over the log for the views this process keeps (None: it keeps none);
+    its failing views are in the metrics (docs/decisions.md D-isolate)."""
     on_shutdown: tuple[Callable[[], None], ...]
     """What closes what this root opened (the service it built, the outbox's store)."""
 
@@ -206,6 +209,7 @@ def build_parts(
         ),
         bots=core.bots,
         background=core.workers if settings.process_role == "all" else None,
+        views=core.views,
         on_shutdown=core.on_shutdown,
     )
 
@@ -267,6 +271,7 @@ def build_core(
     on_shutdown = (*on_shutdown, delivery.close)
     loops: list[Loop] = []
     heard: list[Callable[[frozenset[str]], object]] = []
+    views: Pass | None = None
     background = worker or settings.process_role == "all"
     if background:
         sweep_s = settings.sweep_interval_ms / 1000
@@ -295,7 +300,7 @@ def build_core(
             if isinstance(f, Follower)
         ]
         if kept:
-            group = Pass.of(kept)
+            group = views = Pass.of(kept)
             group.heard += heard
             loops += group.loops()
         if worker:
@@ -315,6 +320,7 @@ def build_core(
         social=social,
         delivery=delivery,
         workers=workers,
+        views=views,
         on_shutdown=on_shutdown,
     )
 

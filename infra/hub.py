@@ -27,10 +27,11 @@ game service keeps its aggregate cache by them, bringing a cached aggregate up t
 process's save (docs/decisions.md D-owner). It tells :attr:`PostgresHub.on_lost` when its
 connection is gone and :attr:`PostgresHub.on_caught_up` once the first read after a
 (re)connect has told every row since it was last connected: in between, saves may go
-unheard, and the service's loads read the store. The hub counts the notifications and which
-of them its reads have told (the service's :class:`services.settling.Settling`); a load
-waits for those heard before it began: a save committed elsewhere is notified here before
-the client who made it can ask this process again.
+unheard, and the service's loads read the store. The hub tells the service's
+:class:`services.settling.Settling` where it has read to: a load asks the store where its
+log ends and waits until the hub has read that far, so it sees every save acknowledged
+before it began, whether or not this process has heard that save's notification yet
+(docs/decisions.md D-settle).
 
 Both implement the structural protocol :class:`api.sse.MatchHub` (``subscribe``) plus
 ``start``/``stop``/``publish``; :func:`build_hub` picks one for the settings.
@@ -113,8 +114,8 @@ class PostgresHub(LocalHub):
     ) -> None:
         super().__init__()
         self._settling = settling
-        """Counts the notifications and those whose rows are read and told to
-        :attr:`on_stored`: the game service's loads wait for it (D-owner)."""
+        """Told where the hub has read the log to (every row up to there told to
+        :attr:`on_stored`): a request's read waits for it to reach the log's end (D-settle)."""
         self._mapper = mapper
         """Decodes the rows of watched matches into events handed to subscribers."""
         self._connect_kwargs = connect_kwargs
@@ -189,6 +190,7 @@ class PostgresHub(LocalHub):
         if trusted:
             # loads read the store until the hub has connected and read on (D-owner)
             service.hub_lost()
+            service.settling.follow()  # loads wait for the rows up to the log's end
             hub.on_stored.append(service.heard)
             hub.on_caught_up.append(service.hub_caught_up)
             hub.on_lost.append(service.hub_lost)
@@ -250,7 +252,7 @@ class PostgresHub(LocalHub):
                 self._caught_up = False
                 self._tell(self.on_lost)  # saves may go unheard: loads read the store
                 if self._settling is not None:
-                    self._settling.all_told()  # no news while away: loads do not wait for it
+                    self._settling.release()  # no news while away: loads read the store
                 self._conn = None
                 with contextlib.suppress(Exception):
                     await asyncio.shield(conn.close(timeout=1))
@@ -309,12 +311,10 @@ class PostgresHub(LocalHub):
                 async with asyncio.timeout(self._poll_s):
                     await self._poke.wait()
             self._poke.clear()
-            settling = self._settling
-            mark = 0 if settling is None else settling.notified  # all in the read below
             async with self._one_at_a_time:
                 await self._read(conn)
-            if settling is not None:
-                settling.told_up_to(mark)  # every save notified before the read is told
+            if self._settling is not None:
+                self._settling.told(self._last)  # loads waiting for rows up to it go on
             if not self._caught_up and not conn.is_closed():
                 self._caught_up = True  # every row since the hub was last connected is told
                 self._tell(self.on_caught_up)
@@ -328,8 +328,6 @@ class PostgresHub(LocalHub):
                 log.exception("live hub: a listener of its connection failed")
 
     def _on_notify(self, *_: object) -> None:
-        if self._settling is not None:
-            self._settling.heard()  # loads begun from now wait for its rows (D-owner)
         self._poke.set()
 
     def _on_terminated(self, *_: object) -> None:

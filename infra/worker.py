@@ -30,7 +30,7 @@ def build_worker(
     ``settings``; ``service`` and ``post`` replace the settings' as for
     :func:`infra.bootstrap.build_app` (tests)."""
     core = build_core(settings, service=service, post=post, worker=True)
-    metrics = Metrics(core.service, hub=core.hub, bots=core.bots)
+    metrics = Metrics(core.service, hub=core.hub, bots=core.bots, views=core.views)
     app = Litestar(
         route_handlers=[
             *health_handlers(store_probe(core.service), limiter=core.limiter),

@@ -33,22 +33,13 @@ from collections.abc import AsyncIterator, Callable, Sequence
 import anyio
 
 from infra.localhub import LocalHub
-from services.background import Crew, Loop
+from services.background import Crew, Loop, backoff
 
 log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 10.0
 """How long a stop waits for each loop's step in progress (a sweep stops after the match
 it is on; a bot's decision is bounded by its CPU budget)."""
-BACKOFF_CAP_S = 30.0
-"""The longest wait between two tries of a step that keeps failing."""
-
-
-def backoff(period_s: float, failures: int, cap_s: float = BACKOFF_CAP_S) -> float:
-    """The wait after a loop's ``failures``-th failure in a row (1, 2, …): its period, then
-    twice the last wait, at most ``cap_s`` (a period longer than that stays the period)."""
-    doubled = period_s * 2.0 ** min(failures - 1, 64)
-    return max(period_s, min(doubled, cap_s))
 
 
 class Workers:

@@ -39,6 +39,18 @@ class Doorbell:
         return rung
 
 
+BACKOFF_CAP_S = 30.0
+"""The longest wait between two tries of a step that keeps failing."""
+
+
+def backoff(period_s: float, failures: int, cap_s: float = BACKOFF_CAP_S) -> float:
+    """The wait after a loop's ``failures``-th failure in a row (1, 2, …): its period, then
+    twice the last wait, at most ``cap_s`` (a period longer than that stays the period).
+    The runner's for a failing step, the read models' pass for a failing view."""
+    doubled = period_s * 2.0 ** min(failures - 1, 64)
+    return max(period_s, min(doubled, cap_s))
+
+
 def _nothing() -> None:
     return None
 

@@ -55,6 +55,7 @@ from services.errors import VersionConflictError
 from services.game import GameService
 from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
 from services.limits import NO_ALLOWANCE, Allowance, Payer
+from services.settling import Settling
 from services.sources import PLAYER_ROLE
 from services.unit_of_work import Reading, UnitOfWork
 
@@ -213,12 +214,26 @@ class Bus:
     ) -> Answered[Any]:
         """Run ``command`` for ``caller`` under ``key`` (blocking: call it in a worker
         thread from async code); the matches it makes are charged to ``payer`` (None: the
-        service's own, free)."""
+        service's own, free). A dry run's loads see every save acknowledged before it;
+        a command's loads take the cache as it is, its save checking its copies
+        (docs/decisions.md D-settle)."""
         handler = self.handler(command)
-        who = handler.authorise(command, caller)
         if dry:
+            who = handler.authorise(command, caller)
             copies = UnitOfWork(self.service, self.clock)
             return Answered(200, handler.dry_run(command, who, copies))
+        with Settling.deciding():
+            return self._handle(handler, command, caller, key, payer)
+
+    def _handle(
+        self,
+        handler: Handler[Any, Any, Any],
+        command: Any,
+        caller: Caller,
+        key: RequestKey | None,
+        payer: Payer | None,
+    ) -> Answered[Any]:
+        who = handler.authorise(command, caller)
         if key is None:
             return self._told(caller, self._run(handler, command, caller, who, None, payer))
         with self.keys.claimed(key):

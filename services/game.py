@@ -44,7 +44,7 @@ Clock = Callable[[], datetime]
 SeedSource = Callable[[], bytes]
 A = TypeVar("A")
 SETTLE_S = 1.0
-"""The longest a load waits for the live hub to tell the saves notified (D-owner)."""
+"""The longest a read waits for the live hub to reach the log's end (D-settle)."""
 QUICK_PLAY_TIMERS = Timers(declare_ms=30_000, bury_ms=60_000, play_ms=30_000)
 TALK_LIMITS = Limits()
 
@@ -130,9 +130,9 @@ class GameService(Application[UUID]):
         self.heard_elsewhere = 0
         """Cached aggregates brought up to a save another process made (metrics)."""
         self.settling = Settling()
-        """The saves notified to this process and those the live hub has told
-        (:meth:`heard`); a load from the trusted cache waits for those notified before it
-        began, at most :data:`SETTLE_S` (docs/decisions.md D-owner)."""
+        """Where the live hub has read the log to (:meth:`heard`); a request's read from
+        the trusted cache waits for it to reach the log's end as of the read's start, at
+        most :data:`SETTLE_S` (docs/decisions.md D-settle)."""
         self._replayed_lock = threading.Lock()
         self._on_close = tuple(on_close)
 
@@ -213,15 +213,33 @@ class GameService(Application[UUID]):
         return self.repository.cache is not None and not self.repository.fastforward
 
     def settle(self) -> None:
-        """Wait (at most :data:`SETTLE_S`) until the saves notified to this process before
-        this call are in its cache: a client who wrote through another process and asks
-        here next finds its write (the notification reaches this process before the
-        client's answer leaves the other). Saves notified later are not waited for, so a
-        steady stream of saves never holds a load up (:mod:`services.settling`). Free
-        while nothing is pending or loads ask the store."""
+        """Make a request's read see every save acknowledged before it began
+        (docs/decisions.md D-settle): its first load asks the store where its log ends
+        (one query, shared by the reads that begin while it runs) and waits, at most
+        :data:`SETTLE_S`, until the live hub has told the cache every row up to there; if
+        it has not, this load reads the store. Free while no hub keeps the cache, for the
+        later loads of a read, a command's loads, loads outside a request's read
+        (:mod:`services.settling`) and on the event loop (which the hub tells from)."""
         settling = self.settling
-        if settling.told < settling.notified and not _on_event_loop():
-            settling.wait(SETTLE_S)  # (never on the loop the hub tells from)
+        cache = self.repository.cache
+        if _on_event_loop() or not isinstance(cache, KeptCache):
+            return
+        if settling.unsettled():
+            cache.miss_once()  # an earlier load of this read could not be settled
+            return
+        if not settling.needed() or not cache.kept:
+            return  # (not kept: loads read the store anyway)
+        try:
+            settled = settling.reach(settling.end_of_log(self._log_end), SETTLE_S)
+        except Exception:  # the store will answer the loads itself (or fail them)
+            settled = False
+        if not settled:
+            settling.give_up()
+            cache.miss_once()
+
+    def _log_end(self) -> int:
+        """The last notification id in the store (the library's recorder: one query)."""
+        return self.recorder.max_notification_id() or 0
 
     def stale_retried(self) -> None:
         """Count a command decided again on fresh copies (thread-safe)."""
@@ -238,6 +256,18 @@ class GameService(Application[UUID]):
             next(iter(self.events.get(originator_id=i, gt=v, limit=1)), None) is not None
             for i, v in versions.items()
         )
+
+    def cached(self, aggregate_id: UUID) -> Any | None:
+        """The trusted cache's copy of ``aggregate_id`` as it is kept — brought up to every
+        save heard of (D-owner) — not a copy of it: to read, never to change; None when
+        it is not cached or the cache is not trusted (then only a load knows)."""
+        cache = self.repository.cache
+        if not isinstance(cache, KeptCache) or not cache.kept:
+            return None
+        try:
+            return cache.peek(aggregate_id)
+        except KeyError:
+            return None
 
     def refresh(self, *ids: UUID) -> None:
         """Drop the cached copies of ``ids``: the next load reads the store (a command

@@ -72,7 +72,8 @@ class KeptCache(LRUCache[UUID, Any]):
         the epoch the load began in (its put follows)."""
         if evict:
             return super().get(key, evict=True)
-        if not self.kept:
+        if not self.kept or getattr(self._local, "miss", False):
+            self._local.miss = False
             self.begin()
             raise KeyError(key)
         try:
@@ -94,6 +95,14 @@ class KeptCache(LRUCache[UUID, Any]):
     def begin(self) -> None:
         """A load or save starts on this thread: its put belongs to the current epoch."""
         self._local.epoch = self.epoch
+
+    def peek(self, key: UUID) -> Any:
+        """The copy held (``KeyError``: none), for reading only; not a load (no epoch)."""
+        return super().get(key)
+
+    def miss_once(self) -> None:
+        """This thread's next load reads the store (it could not be settled: D-settle)."""
+        self._local.miss = True
 
     def keep(self) -> None:
         """Every save heard of is told from now on: loads trust the cache."""

@@ -157,14 +157,36 @@ class Sweeper:
         return due if clock is None else min(due, clock.deadline + _TICK)
 
     def changed(self, match_ids: Iterable[UUID]) -> None:
-        """A save touched these matches: due at once. The sweeper's own saves are left
-        out: after sweeping a match it knows when it is next due."""
+        """Another process's save touched these matches (the hub, once it has brought the
+        cached copies up to it): due at once — unless the sweeper has swept the table and
+        the trusted cache holds the match and its round, a table of people (as the cached
+        match seats them now: a seat left to a bot makes it due at once) in play or
+        burying: then that round says when the seat to act runs out of time, as for a save
+        of this process (:meth:`saved`; docs/decisions.md D-deadlines). The sweeper's own
+        saves are left out: after sweeping a match it knows when it is next due."""
         if threading.get_ident() == self._sweeping:
             return
+        now = self.service.clock()
         with self._lock:
             for match_id in match_ids:
-                self._due[match_id] = _NOW
+                due = _NOW
+                cached = self._cached(match_id) if match_id in self._tables else None
+                if cached is not None:
+                    match, round_ = cached
+                    table = self._tables[match_id] = (match.timers, bool(bot_seats(match)))
+                    due = self._due_after(table, round_, now)
+                self._due[match_id] = min(due, self._due.get(match_id, due))
                 self._changes[match_id] = self._changes.get(match_id, 0) + 1
+
+    def _cached(self, match_id: UUID) -> tuple[Match, Round] | None:
+        """The match and its current round as the trusted cache keeps them (read, not
+        changed); None unless it holds both."""
+        match = self.service.cached(match_id)
+        if not isinstance(match, Match):
+            return None
+        round_id = match.current_round_id()
+        round_ = None if round_id is None else self.service.cached(round_id)
+        return (match, round_) if isinstance(round_, Round) else None
 
     @property
     def following(self) -> frozenset[UUID]:

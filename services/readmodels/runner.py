@@ -34,12 +34,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 from eventsourcing.utils import resolve_topic
 
-from services.background import Doorbell, Loop
+from services.background import Doorbell, Loop, backoff
 from services.game import GameService
 from services.readmodels.projection import Lists
 from services.readmodels.tracked import (
@@ -110,6 +111,8 @@ class Follower:
         """``reached`` was read from the view (the first pass, and after the view moved
         under this follower, reads it again)."""
         self.follows = Follows(projection)
+        self.name = name
+        """The view's name (logs, metrics)."""
         self.group = Pass(service, (self,), poll_s=poll_s, batch=batch, name=name)
 
     # -- the background work ----------------------------------------------------------------
@@ -179,6 +182,19 @@ class Follows:
         return found
 
 
+@dataclass(slots=True)
+class Trouble:
+    """A view whose projection failed (docs/decisions.md D-isolate): it stays at its
+    position and is tried again at ``retry_at`` (the runner's :func:`backoff`)."""
+
+    failures: int
+    """Failed passes in a row."""
+    error: str
+    """The last error (type and message)."""
+    retry_at: float
+    """When the pass tries it again (``time.monotonic``)."""
+
+
 class Pass:
     """One read of the log for several followers of one service (module docstring):
     each new notification is read once, decoded once if any follower wants it, and
@@ -206,6 +222,12 @@ class Pass:
         self.heard: list[Callable[[frozenset[str]], object]] = []
         """Told the topics of the notifications each pass wrote (a policy that follows
         a rare topic through the log looks when one came: docs/decisions.md D-follow)."""
+        self.troubles: dict[str, Trouble] = {}
+        """The views whose projection is failing, by name: the others go on without them
+        (docs/decisions.md D-isolate; metrics)."""
+        self.failures = 0
+        """Projection failures so far (metrics)."""
+        self.clock: Callable[[], float] = time.monotonic
         self._lock = threading.Lock()
 
     @classmethod
@@ -253,7 +275,13 @@ class Pass:
 
     def _step(self, members: tuple[Follower, ...], stop: int | None) -> bool:
         """One batch for ``members`` up to ``stop`` (None: the log's end); True when
-        there may be more (or a view moved: it is followed on from where it is)."""
+        there may be more (or a view moved: it is followed on from where it is). A view
+        whose projection failed sits out until its retry is due (D-isolate)."""
+        if self.troubles:
+            now = self.clock()
+            members = tuple(m for m in members if self._due(m, now))
+            if not members:
+                return False
         for m in members:
             if not m.settled:
                 m.settle()
@@ -271,6 +299,7 @@ class Pass:
         start = cursor = min(m.reached for m in members)
         recorder, mapper = self.service.recorder, self.service.mapper
         topics: set[str] = set()
+        failed: dict[Follower, Exception] = {}
         for m in members:
             m.view.open_batch()
         try:
@@ -283,10 +312,14 @@ class Pass:
                     topics.add(n.topic)
                     event: Any = None
                     for m in members:
-                        if n.id > m.reached and m.follows(n.topic):
-                            if event is None:
-                                event = mapper.to_domain_event(n)
-                            m.projection.process_event(event, Tracking(UPSTREAM, n.id))
+                        if n.id > m.reached and m not in failed and m.follows(n.topic):
+                            try:  # one view's failure is its own (D-isolate)
+                                if event is None:
+                                    event = mapper.to_domain_event(n)
+                                m.projection.process_event(event, Tracking(UPSTREAM, n.id))
+                            except Exception as e:
+                                failed[m] = e
+                                m.forget()  # folded past what its view holds
                 if page:
                     cursor = page[-1].id
                 if len(page) < limit:
@@ -295,7 +328,7 @@ class Pass:
                 return False
             batches = []
             for m in members:
-                if m.reached < cursor:  # the last notification read: its position at least
+                if m.reached < cursor and m not in failed:  # the last one read: its position
                     m.view.record(m.view.new_change(), Tracking(UPSTREAM, cursor))
                     taken = m.view.take_batch(m.reached)
                     assert taken is not None
@@ -309,10 +342,45 @@ class Pass:
             for m in members:
                 m.view.close_batch()
         for m in members:
-            m.reached = max(m.reached, cursor)
+            if m in failed:
+                self._failed(m, failed[m])
+            else:
+                m.reached = max(m.reached, cursor)
+                self._recovered(m)
         for listener in self.heard:
             listener(frozenset(topics))
         return cursor - start >= self.batch and (stop is None or cursor < stop)
+
+    def _due(self, member: Follower, now: float) -> bool:
+        trouble = self.troubles.get(member.name)
+        return trouble is None or trouble.retry_at <= now
+
+    def _failed(self, member: Follower, error: Exception) -> None:
+        """``member``'s projection failed: it stays where its view is, logged and tried
+        again after the runner's backoff (the traceback once per kind of error)."""
+        before = self.troubles.get(member.name)
+        failures = 1 if before is None else before.failures + 1
+        wait = backoff(self.poll_s, failures)
+        text = f"{type(error).__name__}: {error}"
+        self.troubles[member.name] = Trouble(failures, text, self.clock() + wait)
+        self.failures += 1
+        log.error(
+            "read models: the %s view failed at position %d (%d in a row); the other views "
+            "go on, it is tried again in %s s: %s",
+            member.name,
+            member.reached,
+            failures,
+            wait,
+            text[:300],
+            exc_info=(before is None or before.error != text) and error,
+        )
+
+    def _recovered(self, member: Follower) -> None:
+        trouble = self.troubles.pop(member.name, None)
+        if trouble is not None:
+            log.warning(
+                "read models: the %s view goes on after %d failures", member.name, trouble.failures
+            )
 
 
 class Watcher:

@@ -14,8 +14,8 @@ import pytest
 from litestar.testing import TestClient
 
 from infra.worker import build_worker
-from infra.workers import BACKOFF_CAP_S, Workers, backoff
-from services.background import Loop
+from infra.workers import Workers
+from services.background import BACKOFF_CAP_S, Loop, backoff
 from tests.api.rest import new_service
 from tests.apps import settings_of
 

@@ -33,6 +33,7 @@ from services.idempotency import RequestKey
 from services.kept_cache import KeptCache
 from services.match_commands import SeatBot
 from services.round_commands import Act, Precondition
+from services.settling import Settling
 from tests.commands import bus_of, create_match, version_of
 from tests.conftest import FakeClock, FixedSeeds
 from tests.integration.store_bots import (
@@ -305,6 +306,81 @@ def test_while_the_hub_is_away_loads_read_the_store(
             again = await asyncio.to_thread(_moves_from_the_store, b, match_id, Bots(20))
             await _until(lambda: a.heard_elsewhere > heard)  # the hub keeps the cache
             assert await asyncio.to_thread(_round_version, a, match_id) == again
+        finally:
+            await hub.stop()
+
+    asyncio.run(scenario())
+
+
+class _Held:
+    """An asyncpg connection whose notifications on the store's channel are held until
+    released (a hub whose process has not read them from its socket yet)."""
+
+    def __init__(self, conn: Any, held: list[Callable[[], None]]) -> None:
+        self._conn = conn
+        self._held = held
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    async def add_listener(self, channel: str, callback: Callable[..., None]) -> None:
+        def later(*args: Any) -> None:
+            self._held.append(lambda: callback(*args))
+
+        await self._conn.add_listener(channel, later)
+
+
+def _late_hub(trusted: Settings, a: GameService, held: list[Callable[[], None]]) -> PostgresHub:
+    async def connect(**kwargs: Any) -> Any:
+        return _Held(await asyncpg.connect(**kwargs), held)
+
+    return PostgresHub.for_service(trusted, a, connect=connect, poll_s=3600)
+
+
+@pytest.mark.parametrize("notified", ["late", "never"])
+def test_a_load_sees_a_save_acknowledged_elsewhere_before_its_notification_is_read(
+    trusted: Settings,
+    two: tuple[GameService, GameService],
+    notified: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """b's save is acknowledged; a's hub has not read its notification (held in the
+    socket): a's next load still sees it — from the cache once the hub reads the row
+    (``late``: the notification is read while the load waits), from the store when the
+    hub does not get there within the load's bound (``never``) (D-settle)."""
+    a, b = two
+    held: list[Callable[[], None]] = []
+    if notified == "late":  # (the hub's read is waited for however slow the machine)
+        monkeypatch.setattr("services.game.SETTLE_S", 600.0)
+
+    async def scenario() -> None:
+        hub = _late_hub(trusted, a, held)
+        await hub.start()
+        loop = asyncio.get_running_loop()
+        try:
+            await _until(lambda: _kept(a))
+            match_id = await asyncio.to_thread(new_match, a, RuleSet())
+            await asyncio.to_thread(_playing, a, match_id)  # a's cache holds the round
+            for release in held:
+                release()  # a's own saves' notifications: the hub reads its rows
+            held.clear()
+            await _until(lambda: a.settling.position >= max(n.id for n in raw_log(a)))
+            asked, heard = a.settling.asked, a.heard_elsewhere
+            moved = await asyncio.to_thread(_moves_from_the_store, b, match_id, Bots(21))
+            if notified == "late":  # the socket is read once the load has asked
+
+                def read_when_asked() -> None:
+                    if a.settling.asked > asked:
+                        for release in held:
+                            release()
+                    else:
+                        loop.call_later(0.01, read_when_asked)
+
+                loop.call_soon(read_when_asked)
+            read = await asyncio.to_thread(Settling.read, _round_version, a, match_id)
+            assert read == moved  # a request's read (api.runtime.Runtime.call)
+            if notified == "late":
+                assert a.heard_elsewhere > heard  # the cache was brought up, not bypassed
         finally:
             await hub.stop()
 

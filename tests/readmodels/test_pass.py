@@ -12,6 +12,7 @@ import pytest
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
+from api.metrics import Metrics
 from domain.game.match_events import MatchCreated, MatchFinished
 from domain.tournament.events import RoundCompleted
 from infra.careerviews import open_career_view
@@ -148,3 +149,57 @@ def test_a_pass_tells_the_policies_what_it_read(tmp_path: Path) -> None:
             assert policy.doorbell.wait(0)
         notices.heard({get_topic(RoundCompleted)})  # a tournament round: its held matches
         assert notices.doorbell.wait(0)
+
+
+def test_a_failing_view_sits_out_with_backoff_and_the_others_go_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The career's projection fails on an event: the lists, the ratings and the friends
+    reach the log's end all the same; the career stays at its position, logged, and is
+    not tried again before its backoff is out; once it is (and the projection mends) it
+    catches up to what it would be kept alone (D-isolate)."""
+    with open_backend("popo", tmp_path, FakeClock(), FixedSeeds(), lambda: "") as backend:
+        service = backend.service()
+        views = in_memory()
+        kept = followers(service, views)
+        group = Pass.of(kept)
+        now = [1000.0]
+        group.clock = lambda: now[0]
+        career = kept[2]
+        process = career.projection.process_event
+        broken = [True]
+        tried: list[int] = []
+
+        def failing(event: Any, tracking: Any) -> None:
+            tried.append(tracking.notification_id)
+            if broken[0]:
+                raise RuntimeError("the career's projection is broken (test)")
+            process(event, tracking)
+
+        career.projection.process_event = failing  # type: ignore[method-assign,assignment]
+        populate_careers(service, backend.clock, lambda: None)
+        last = service.recorder.max_notification_id() or 0
+        group.catch_up()
+        assert [f.reached for f in kept] == [last, last, 0, last]
+        assert views[2].position() == 0  # nothing of the career written
+        trouble = group.troubles["career"]
+        assert (trouble.failures, group.failures) == (1, 1)
+        assert "broken" in trouble.error and "career" in caplog.text
+        exposed = Metrics(service, views=group).render().decode()
+        assert 'shengji_read_model_failing{view="career"} 1.0' in exposed
+        assert 'shengji_read_model_failing{view="ratings"} 0.0' in exposed
+        tried.clear()
+        open_match(service)  # more saves: the others follow, the career waits its backoff
+        group.catch_up()
+        assert tried == [] and kept[0].reached > last and kept[2].reached == 0
+        now[0] = trouble.retry_at  # its backoff is out: tried again, fails again
+        group.catch_up()
+        assert tried and group.troubles["career"].failures == 2
+        assert group.troubles["career"].retry_at - now[0] > trouble.retry_at - 1000.0
+        broken[0] = False
+        now[0] = group.troubles["career"].retry_at
+        group.catch_up()
+        assert group.troubles == {}
+        end = service.recorder.max_notification_id() or 0
+        assert [f.reached for f in kept] == [end] * 4
+        assert [v.contents() for v in views] == kept_alone(backend.service())

@@ -1,63 +1,84 @@
-"""A load waits for the saves notified before it began, never for later ones
-(docs/decisions.md D-owner, services.settling)."""
+"""A load waits until the hub has read the log as far as it ended when the load began;
+the log's end is asked once for loads that begin together (docs/decisions.md D-settle,
+services.settling)."""
 
 from __future__ import annotations
 
 import threading
-import time
 
 from services.settling import Settling
 
 
-def test_nothing_heard_nothing_to_wait_for() -> None:
-    assert Settling().wait(0) is True
-
-
-def test_a_load_waits_for_what_was_heard_before_it_until_it_is_told() -> None:
+def test_no_hub_no_question() -> None:
     s = Settling()
-    s.heard()
-    mark = s.notified  # the hub starts reading the rows of that notification
-    assert s.wait(0.01) is False  # not told yet: a load would wait (at most its limit)
-    done = threading.Event()
+    with Settling.one_read():
+        assert s.needed() is False
+    s.follow()
+    with Settling.one_read():
+        assert s.needed() is True
 
-    def load() -> None:
-        s.wait(10)
-        done.set()
 
-    waiter = threading.Thread(target=load)
+def test_a_load_waits_until_the_hub_has_read_to_the_logs_end() -> None:
+    s = Settling()
+    s.told(7)
+    assert s.reach(7, 0) is True
+    assert s.reach(9, 0.01) is False  # not read yet: the load reads the store
+    reached: list[bool] = []
+    waiter = threading.Thread(target=lambda: reached.append(s.reach(9, 30)))
     waiter.start()
-    s.told_up_to(mark)
-    waiter.join(10)
-    assert done.is_set()
+    s.told(8)
+    s.told(9)
+    waiter.join(30)
+    assert reached == [True]
 
 
-def test_a_steady_stream_of_notifications_never_holds_a_load_past_its_own() -> None:
-    """Under steady saves the hub is never idle: a load waits for the notifications heard
-    before it began and is released when the read covering them ends, although more
-    notifications arrived meanwhile."""
+def test_a_lost_connection_releases_every_waiting_load_to_the_store() -> None:
     s = Settling()
-    s.heard()
-    released = threading.Event()
-
-    def load() -> None:
-        if s.wait(10):
-            released.set()
-
-    waiter = threading.Thread(target=load)
+    reached: list[bool] = []
+    waiter = threading.Thread(target=lambda: reached.append(s.reach(3, 60)))
     waiter.start()
-    time.sleep(0.05)  # the load waits for the first notification
-    mark = s.notified  # the read that covers it starts
-    for _ in range(5):
-        s.heard()  # more saves notified meanwhile: not this load's concern
-    s.told_up_to(mark)
-    waiter.join(10)
-    assert released.is_set()
-    assert s.told < s.notified  # the later ones are still pending for later loads
+    while waiter.is_alive():  # (a release before the wait began releases nothing)
+        s.release()
+        waiter.join(0.01)
+    assert reached == [False]
 
 
-def test_a_lost_connection_releases_every_waiting_load() -> None:
+def test_loads_begun_while_a_query_runs_share_the_next_one() -> None:
+    """Load 1 asks; loads 2 and 3 begin while its query runs (its answer may predate
+    them): load 2 asks again, load 3 takes load 2's answer. Three loads, two queries."""
     s = Settling()
-    for _ in range(3):
-        s.heard()
-    s.all_told()
-    assert s.wait(0) is True
+    in_query, go_on = threading.Event(), threading.Event()
+    ends = iter([10, 12])
+
+    def ask() -> int:
+        if not in_query.is_set():
+            in_query.set()
+            go_on.wait(30)
+        return next(ends)
+
+    answers: dict[int, int] = {}
+
+    def load(n: int) -> None:
+        answers[n] = s.end_of_log(ask)
+
+    first = threading.Thread(target=load, args=(1,))
+    first.start()
+    in_query.wait(30)
+    later = [threading.Thread(target=load, args=(n,)) for n in (2, 3)]
+    for t in later:
+        t.start()
+    go_on.set()
+    for t in (first, *later):
+        t.join(30)
+    assert answers == {1: 10, 2: 12, 3: 12}
+    assert (s.asked, s.settles) == (2, 3)
+
+
+def test_one_read_settles_once_and_a_command_not_at_all() -> None:
+    s = Settling()
+    s.follow()
+    with Settling.one_read():
+        assert [s.needed() for _ in range(3)] == [True, False, False]
+    with Settling.deciding():
+        assert s.needed() is False
+    assert s.needed() is False  # outside a request's read: background work, streams

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 from uuid import UUID
 
 from domain.game.round import RoundPhase
@@ -258,3 +259,74 @@ def test_a_persons_move_in_play_needs_no_reload_to_know_the_next_deadline() -> N
         assert sweeper.due_at(match_id) == running.deadline + timedelta(milliseconds=1)
         assert sweeper.sweep().due == 0  # nothing loaded until that limit
     assert report.open == 1
+
+
+def test_a_move_another_process_saved_is_due_at_the_next_limit_without_a_load() -> None:
+    """A table of people with turn limits, once swept: a move saved by another process
+    (the hub tells the sweeper after bringing the cached copies up to it) makes the match
+    due at the next seat's limit, read from the round the trusted cache keeps — the match
+    is not loaded again for every command (docs/decisions.md D-deadlines)."""
+    clock = FakeClock()
+    service = GameService(
+        {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_FASTFORWARD": "n"},
+        clock=clock,
+        seeds=FixedSeeds(),
+    )
+    assert service.trusts_cache
+    match_id = seated(service, {}, Timers(5_000, 5_000, 15_000))
+    sweeper = Sweeper(bus_of(service))
+    sweeper.attach()
+    people = {seat: "heuristic" for seat in range(4)}
+    for _ in range(300):
+        match = service.get_match(match_id)
+        round_ = service.current_round(match)
+        assert round_ is not None
+        if round_.phase is RoundPhase.PLAYING:
+            break
+        move = next_move(match, round_, clock(), bots=people)
+        if move is not None:
+            act(service, match_id, move.seat, move.action)
+            continue
+        sweeper.sweep()
+        due = sweeper.due_at(match_id)
+        assert due is not None
+        clock.set(max(clock(), due))
+    else:
+        raise AssertionError("the round never reached its play")
+    sweeper.sweep()  # the sweeper has looked at the table in play
+    sweeper.detach()  # from now on the moves are another process's: the hub tells them
+    loads: list[UUID] = []
+    load = service.get_match
+
+    def counted(match_id: UUID, version: int | None = None) -> Any:
+        loads.append(match_id)
+        return load(match_id, version)
+
+    for _ in range(3):
+        move = next_move(match, round_, clock(), bots={round_.play.turn: "heuristic"})  # type: ignore[union-attr]
+        assert move is not None
+        act(service, match_id, move.seat, move.action)
+        match = service.get_match(match_id)
+        round_ = service.current_round(match)
+        assert round_ is not None and round_.phase is RoundPhase.PLAYING
+        running = turn_clock(match.timers, round_)
+        assert running is not None
+        service.get_match = counted  # type: ignore[method-assign]
+        sweeper.changed({match_id})
+        assert sweeper.due_at(match_id) == running.deadline + timedelta(milliseconds=1)
+        assert sweeper.sweep().due == 0 and loads == []  # nothing loaded until that limit
+        service.get_match = load  # type: ignore[method-assign]
+    limit = turn_clock(match.timers, round_)
+    assert limit is not None
+    # a person leaves (another process's save): a bot takes the seat, the match is due at
+    # once — the bot driver is woken by the sweep — whatever the turn limit says
+    woken: list[UUID] = []
+    sweeper.wake = woken.append
+    leaving = service.get_match(match_id)
+    leaving.leave((round_.play.turn + 1) % 4, "heuristic", clock())  # type: ignore[union-attr]
+    service.save(leaving)
+    sweeper.changed({match_id})
+    assert sweeper.due_at(match_id) == datetime.min.replace(tzinfo=UTC)
+    clock.set(limit.deadline + timedelta(milliseconds=2))
+    assert sweeper.sweep().moves == 1  # the limit passed: the seat is timed out
+    assert woken == [match_id]  # the bot that took the left seat is to act next
