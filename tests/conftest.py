@@ -67,6 +67,7 @@ from infra.settings import Backend as BackendName
 from infra.settings import Settings
 from infra.store import build_service, persistence_env
 from services.game import Clock, GameService, SeedSource
+from tests.one_cluster import WORKERINPUT_KEY, SharedCluster, url_from
 
 PROFILE_SCALE = {"ci": 1.0, "dev": 0.2}
 """The share of every test's example count each Hypothesis profile runs."""
@@ -318,9 +319,41 @@ def seeds() -> FixedSeeds:
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
+def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    shared = url_from(getattr(request.config, "workerinput", None))
+    if shared is not None:  # the run's one cluster (tests/one_cluster.py)
+        yield shared
+        return
     with postgres_url() as url:
         yield url
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """xdist's controller starts the run's one PostgreSQL cluster for every worker (unless
+    ``$DATABASE_URL`` names a server): D-suite2. At the session's start, before xdist starts
+    its workers, and after every plugin's configuration (tests/cpu_report.py marks the
+    environment the cluster inherits)."""
+    config = session.config
+    if (
+        hasattr(config, "workerinput")
+        or not config.pluginmanager.has_plugin("dsession")
+        or os.environ.get("DATABASE_URL", "").strip()
+    ):
+        return
+    shared = SharedCluster()
+    config.stash[_SHARED_CLUSTER] = shared
+    config.add_cleanup(shared.close)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Each xdist worker is told where the run's cluster URL is written."""
+    shared = node.config.stash.get(_SHARED_CLUSTER, None)
+    if shared is not None:
+        node.workerinput[WORKERINPUT_KEY] = str(shared.file)
+
+
+_SHARED_CLUSTER = pytest.StashKey[SharedCluster]()
 
 
 BACKENDS = [
