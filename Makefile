@@ -24,11 +24,16 @@ PORT ?= 8000
 
 # The virtualenv: pip installs uv (pinned), uv installs the project and its dev extras
 # (the same packages pip would pick, resolved and installed in parallel: ~10 s, not ~40).
+# The venv gets no pip of its own (installing it is ~4 CPU-s and ~5-10 s before anything
+# else can start): the interpreter's pip installs uv into it, as the Dockerfile does; a
+# Python without pip falls back to the venv's own (ensurepip). docs/decisions.md D-suite2.
 UV_VERSION := 0.13.9
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet 'uv==$(UV_VERSION)'
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet 'uv==$(UV_VERSION)' || \
+		{ $(BIN)/python -m ensurepip --default-pip && \
+		  $(BIN)/python -m pip install --quiet 'uv==$(UV_VERSION)'; }
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
 	touch $(STAMP)
 
