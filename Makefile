@@ -49,8 +49,24 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy's cache outlives a clone (MYPY_SHARED_CACHE, empty: off): a clone without a cache of
+# its own starts from the last one any clone on the machine published, and mypy checks again
+# only the modules whose source (by hash) or dependencies changed — a fresh clone's check
+# ~1 CPU-s instead of ~24. A run publishes its cache whole, under a lock (docs/decisions.md
+# D-suite2).
+MYPY_SHARED_CACHE ?= $(HOME)/.cache/shengji/mypy
+
 typecheck: $(STAMP)
+ifneq ($(MYPY_SHARED_CACHE),)
+	@mkdir -p '$(MYPY_SHARED_CACHE)'
+	@test -d .mypy_cache || ! test -d '$(MYPY_SHARED_CACHE)/cache' || \
+		flock '$(MYPY_SHARED_CACHE)/lock' cp -a '$(MYPY_SHARED_CACHE)/cache' .mypy_cache
 	$(BIN)/mypy
+	@flock '$(MYPY_SHARED_CACHE)/lock' sh -c 'rm -rf "$$1/new" && cp -a .mypy_cache "$$1/new" && \
+		rm -rf "$$1/cache" && mv "$$1/new" "$$1/cache"' - '$(MYPY_SHARED_CACHE)'
+else
+	$(BIN)/mypy
+endif
 
 imports: $(STAMP)
 	$(BIN)/lint-imports
