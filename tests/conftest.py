@@ -9,9 +9,10 @@ Fixtures
     A :class:`FixedSeeds` source: the n-th call returns ``seed_bytes(n)`` =
     ``random.Random(n).randbytes(32)`` (deterministic 256-bit deal seeds, R35).
 ``pg_url`` (session)
-    URL of a real PostgreSQL: ``$DATABASE_URL`` if set, else a throwaway cluster started
-    once per session by :func:`infra.pgcluster.postgres_url`. No server → the tests
-    that need one fail (:class:`~infra.pgcluster.PostgresUnavailableError`), never skip.
+    URL of a real PostgreSQL: ``$DATABASE_URL`` if set, else the run's one throwaway
+    cluster (xdist's controller starts it: :mod:`tests.one_cluster`), else one started once
+    per session by :func:`infra.pgcluster.postgres_url`. No server → the tests that need
+    one fail (:class:`~infra.pgcluster.PostgresUnavailableError`), never skip.
 ``backend``
     Parametrized over ``popo``, ``sqlite``, ``postgres`` (ids the same; the postgres case
     carries the ``postgres`` marker, so ``-m "not postgres"`` leaves it out). A
