@@ -49,12 +49,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# mypy's cache outlives a clone (MYPY_SHARED_CACHE, empty: off): a clone without a cache of
-# its own starts from the last one any clone on the machine published, and mypy checks again
-# only the modules whose source (by hash) or dependencies changed — a fresh clone's check
-# ~1 CPU-s instead of ~24. A run publishes its cache whole, under a lock (docs/decisions.md
-# D-suite2).
-MYPY_SHARED_CACHE ?= $(HOME)/.cache/shengji/mypy
+# mypy's cache outlives a clone, beside the tests' tool cache (MYPY_SHARED_CACHE; empty: off):
+# a clone without a cache of its own starts from the last one any clone on the machine
+# published, and mypy checks again only the modules whose source (by hash) or dependencies
+# changed — a fresh clone's check ~1 CPU-s instead of ~24. A run publishes its cache whole,
+# under a lock (docs/decisions.md D-suite2).
+MYPY_SHARED_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shengji-tests/mypy
 
 typecheck: $(STAMP)
 ifneq ($(MYPY_SHARED_CACHE),)
