@@ -24,11 +24,16 @@ PORT ?= 8000
 
 # The virtualenv: pip installs uv (pinned), uv installs the project and its dev extras
 # (the same packages pip would pick, resolved and installed in parallel: ~10 s, not ~40).
+# The venv gets no pip of its own (installing it is ~4 CPU-s and ~5-10 s before anything
+# else can start): the interpreter's pip installs uv into it, as the Dockerfile does; a
+# Python without pip falls back to the venv's own (ensurepip). docs/decisions.md D-suite2.
 UV_VERSION := 0.13.9
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet 'uv==$(UV_VERSION)'
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet 'uv==$(UV_VERSION)' || \
+		{ $(BIN)/python -m ensurepip --default-pip && \
+		  $(BIN)/python -m pip install --quiet 'uv==$(UV_VERSION)'; }
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
 	touch $(STAMP)
 
@@ -44,8 +49,24 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy's cache outlives a clone, beside the tests' tool cache (MYPY_SHARED_CACHE; empty: off):
+# a clone without a cache of its own starts from the last one any clone on the machine
+# published, and mypy checks again only the modules whose source (by hash) or dependencies
+# changed — a fresh clone's check ~1 CPU-s instead of ~24. A run publishes its cache whole,
+# under a lock (docs/decisions.md D-suite2).
+MYPY_SHARED_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shengji-tests/mypy
+
 typecheck: $(STAMP)
+ifneq ($(MYPY_SHARED_CACHE),)
+	@mkdir -p '$(MYPY_SHARED_CACHE)'
+	@test -d .mypy_cache || ! test -d '$(MYPY_SHARED_CACHE)/cache' || \
+		flock '$(MYPY_SHARED_CACHE)/lock' cp -a '$(MYPY_SHARED_CACHE)/cache' .mypy_cache
 	$(BIN)/mypy
+	@flock '$(MYPY_SHARED_CACHE)/lock' sh -c 'rm -rf "$$1/new" && cp -a .mypy_cache "$$1/new" && \
+		rm -rf "$$1/cache" && mv "$$1/new" "$$1/cache"' - '$(MYPY_SHARED_CACHE)'
+else
+	$(BIN)/mypy
+endif
 
 imports: $(STAMP)
 	$(BIN)/lint-imports
@@ -68,8 +89,11 @@ PYTEST_ARGS ?=
 
 # In a fresh clone no test module is rewritten for pytest's asserts yet (tests/__pycache__):
 # one collection first rewrites them, rather than every worker at once (~6 s of CPU each).
+# It builds the schemathesis cases of one operation, not all (~4.5 CPU-s less, on the path
+# before the workers start: docs/decisions.md D-suite2); the workers build every one.
 pytest: $(STAMP)
-	@test -d tests/__pycache__ || $(BIN)/python -m pytest -q --collect-only -p no:randomly -p no:tests.run_guard > /dev/null
+	@test -d tests/__pycache__ || SCHEMATHESIS_PATH_REGEX='^/v1/rules/\{number\}$$' \
+		$(BIN)/python -m pytest -q --collect-only -p no:randomly -p no:tests.run_guard > /dev/null
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The static checks (ruff, mypy --strict, lint-imports, vulture: ~25 s, mostly mypy on one

@@ -9,9 +9,10 @@ Fixtures
     A :class:`FixedSeeds` source: the n-th call returns ``seed_bytes(n)`` =
     ``random.Random(n).randbytes(32)`` (deterministic 256-bit deal seeds, R35).
 ``pg_url`` (session)
-    URL of a real PostgreSQL: ``$DATABASE_URL`` if set, else a throwaway cluster started
-    once per session by :func:`infra.pgcluster.postgres_url`. No server → the tests
-    that need one fail (:class:`~infra.pgcluster.PostgresUnavailableError`), never skip.
+    URL of a real PostgreSQL: ``$DATABASE_URL`` if set, else the run's one throwaway
+    cluster (xdist's controller starts it: :mod:`tests.one_cluster`), else one started once
+    per session by :func:`infra.pgcluster.postgres_url`. No server → the tests that need
+    one fail (:class:`~infra.pgcluster.PostgresUnavailableError`), never skip.
 ``backend``
     Parametrized over ``popo``, ``sqlite``, ``postgres`` (ids the same; the postgres case
     carries the ``postgres`` marker, so ``-m "not postgres"`` leaves it out). A
@@ -67,6 +68,7 @@ from infra.settings import Backend as BackendName
 from infra.settings import Settings
 from infra.store import build_service, persistence_env
 from services.game import Clock, GameService, SeedSource
+from tests.one_cluster import WORKERINPUT_KEY, SharedCluster, url_from
 
 PROFILE_SCALE = {"ci": 1.0, "dev": 0.2}
 """The share of every test's example count each Hypothesis profile runs."""
@@ -318,9 +320,41 @@ def seeds() -> FixedSeeds:
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
+def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    shared = url_from(getattr(request.config, "workerinput", None))
+    if shared is not None:  # the run's one cluster (tests/one_cluster.py)
+        yield shared
+        return
     with postgres_url() as url:
         yield url
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """xdist's controller starts the run's one PostgreSQL cluster for every worker (unless
+    ``$DATABASE_URL`` names a server): D-suite2. At the session's start, before xdist starts
+    its workers, and after every plugin's configuration (tests/cpu_report.py marks the
+    environment the cluster inherits)."""
+    config = session.config
+    if (
+        hasattr(config, "workerinput")
+        or not config.pluginmanager.has_plugin("dsession")
+        or os.environ.get("DATABASE_URL", "").strip()
+    ):
+        return
+    shared = SharedCluster()
+    config.stash[_SHARED_CLUSTER] = shared
+    config.add_cleanup(shared.close)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Each xdist worker is told where the run's cluster URL is written."""
+    shared = node.config.stash.get(_SHARED_CLUSTER, None)
+    if shared is not None:
+        node.workerinput[WORKERINPUT_KEY] = str(shared.file)
+
+
+_SHARED_CLUSTER = pytest.StashKey[SharedCluster]()
 
 
 BACKENDS = [

@@ -189,11 +189,28 @@ def _typescript() -> Path:
     return prefix / "node_modules" / ".bin" / "tsc"
 
 
+def _compiled(app: Path) -> Path:
+    """``tsc -p app``'s output (``out/``), kept by the content of every file it compiles,
+    its configuration and the compiler's version (:mod:`tests.tool_cache`): the same
+    sources compile to the same files, and ``tsc --strict`` is ~9 CPU-s (docs/decisions.md
+    D-suite2); a source that changes is compiled (and checked) again."""
+    parts: list[bytes | str] = ["tsc", TYPESCRIPT]
+    for path in sorted(p for p in app.rglob("*") if p.is_file()):
+        parts += [path.relative_to(app).as_posix(), path.read_bytes()]
+
+    def compile_into(folder: Path) -> None:
+        _run(
+            [_tool("node"), str(_typescript()), "-p", str(app), "--outDir", str(folder / "out")],
+            app,
+        )
+
+    return tool_output("tsc", key_of(*parts), compile_into)
+
+
 def test_a_typescript_app_plays_a_round_by_polling(generated: Path, tmp_path: Path) -> None:
     """The TypeScript client compiles with ``tsc --strict`` and an app using it plays
     round 1 to its end (R16: 25 cards a seat; R35: the seed is revealed and verifies)."""
     node = _tool("node")
-    tsc = _typescript()
     app = tmp_path / "app"
     shutil.copytree(generated / "typescript-fetch", app / "client")
     shutil.copy(PROGRAM, app / PROGRAM.name)
@@ -212,7 +229,7 @@ def test_a_typescript_app_plays_a_round_by_polling(generated: Path, tmp_path: Pa
             }
         )
     )
-    _run([_tool("node"), str(tsc), "-p", str(app)], app)
+    shutil.copytree(_compiled(app) / "out", app / "out")
     with served(tmp_path) as base:
         out = _run([node, str(app / "out" / "play_round.js"), base], app, timeout=300)
     played = json.loads(out.strip().splitlines()[-1])
