@@ -153,11 +153,20 @@ class GameService(Application[UUID]):
     def construct_repository(self) -> Repository[UUID]:
         """The library's repository; a cache served without asking the store
         (``AGGREGATE_CACHE_FASTFORWARD=n``) is a :class:`~services.kept_cache.KeptCache`,
-        which never holds a copy older than a save heard of (docs/decisions.md D-owner)."""
+        which never holds a copy older than a save heard of (docs/decisions.md D-owner).
+        On a store other processes write (PostgreSQL) it is trusted only once a live hub
+        keeps it (:meth:`hub_caught_up`): a process with no hub (an offline command, two
+        services in one test) asks the store on every load."""
         repository = super().construct_repository()
         if isinstance(repository.cache, LRUCache) and not repository.fastforward:
-            repository.cache = KeptCache(repository.cache.maxsize)
+            repository.cache = KeptCache(repository.cache.maxsize, kept=self.sole_writer)
         return repository
+
+    @property
+    def sole_writer(self) -> bool:
+        """Only this process writes the store (the embedded file, memory): every save
+        reaches the cache by this process's own saves."""
+        return self.env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres"
 
     def construct_mapper(self) -> Mapper[UUID]:
         return MsgspecMapper(sealer=self.sealer)

@@ -59,6 +59,8 @@ def trusted(pg_url: str) -> Iterator[Settings]:
 def two(trusted: Settings) -> Iterator[tuple[GameService, GameService]]:
     a = build_service(trusted, clock=FakeClock(), seeds=FixedSeeds())
     b = build_service(trusted, clock=FakeClock(), seeds=FixedSeeds())
+    for service in (a, b):  # the tests play each one's live hub (``heard``) themselves
+        service.hub_caught_up()
     try:
         yield a, b
     finally:
@@ -81,6 +83,22 @@ def stored_version(service: GameService, match_id: UUID) -> int:
 
 def _playing(service: GameService, match_id: UUID) -> None:
     play_until(service, match_id, Bots(5), lambda m, r: r.phase is RoundPhase.PLAYING)
+
+
+def test_a_process_with_no_hub_asks_the_store_on_every_load(trusted: Settings) -> None:
+    """Nothing tells a process without a live hub (an offline command, a tool) of other
+    processes' saves: its loads read the store, never a copy it kept."""
+    a = build_service(trusted, clock=FakeClock(), seeds=FixedSeeds())
+    b = build_service(trusted, clock=FakeClock(), seeds=FixedSeeds())
+    try:
+        match_id = create_match(a, RuleSet())
+        before = a.get_match(match_id).version
+        bus_of(b).execute(SeatBot(match_id, 1, "random"))
+        assert a.get_match(match_id).version == before + 1
+        assert list(bot_seats(a.get_match(match_id))) == [1]  # seated by b
+    finally:
+        a.close()
+        b.close()
 
 
 def test_a_save_lost_to_a_stale_copy_is_decided_again_once_in_the_same_call(
