@@ -1,9 +1,10 @@
 """The career population (:mod:`tests.career.population`) played once per test process, on
-POPO, and written into any store step by step, for the tests that read a population rather
-than write one (docs/decisions.md D-suite3): the career's and the ratings' projections, one
-pass over the log. Playing it move by move through the services costs ~1 CPU-s on POPO and
-~3 on SQLite or PostgreSQL, where each command's saves and loads go to the store; writing
-its events costs a small part of that.
+POPO, and written into any store step by step, for the tests that follow a population's log
+rather than test how the commands write it (docs/decisions.md D-suite3): the career's and
+the ratings' projections, one pass over the log, the rating notices (their policy writes
+the notices as it goes), ``shengji rebuild ratings``. Playing it move by move through the
+services costs ~1 CPU-s on POPO and ~3 on SQLite or PostgreSQL, where each command's saves
+and loads go to the store; writing its events costs a small part of that.
 
 :func:`recorded` plays it and keeps, after each of its steps (each ``between()`` of
 :func:`~tests.career.population.populate_careers`, and the moment its tournament table is
