@@ -2,11 +2,12 @@
 POPO, and written into any store step by step, for the tests that follow a population's log
 rather than test how the commands write it (docs/decisions.md D-suite3): the career's and
 the ratings' projections, one pass over the log, the rating notices (their policy writes
-the notices as it goes), ``shengji rebuild ratings``. Playing it move by move through the
+the notices as it goes), ``shengji rebuild ratings`` — and, by :func:`record`, the lists'
+population (``tests/readmodels/test_lists.py``). Playing it move by move through the
 services costs ~1 CPU-s on POPO and ~3 on SQLite or PostgreSQL, where each command's saves
 and loads go to the store; writing its events costs a small part of that.
 
-:func:`recorded` plays it and keeps, after each of its steps (each ``between()`` of
+:func:`recorded` plays it (:func:`record`) and keeps, after each of its steps (each ``between()`` of
 :func:`~tests.career.population.populate_careers`, and the moment its tournament table is
 held), where the log ended, the clock and the players' keys then (an erased player's key is
 gone from that step on). :func:`write_steps` writes the log into another service's store a
@@ -21,8 +22,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Generic, TypeVar
 from uuid import UUID
 
 from eventsourcing.persistence import Notification, StoredEvent
@@ -32,7 +34,8 @@ from infra.store import build_service
 from services.game import GameService
 from tests.career.population import Careers, populate_careers
 from tests.conftest import T0, FakeClock, FixedSeeds
-from tests.ratings.population import Population
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -47,60 +50,74 @@ class Step:
 
 
 @dataclass
-class Recording:
-    population: Careers
+class Recording(Generic[T]):
+    population: T
     log: list[Notification]
-    steps: list[Step] = field(default_factory=list)
-    ratings_steps: int = 0
-    """How many of :attr:`steps` the ratings' population (its base) took."""
+    steps: list[Step]
+    marks: dict[str, int]
+    """How many steps were taken at each point the play marked (``"ratings"``: the career
+    population's base, the ratings' population, played)."""
 
-    @property
-    def ratings(self) -> Population:
-        return self.population.base
+
+class Recorder:
+    """What a play is given: a POPO service as the ``popo`` backend's ``service()`` builds
+    it (same settings, clock and seeds), its clock, and :meth:`step` to call where the play
+    calls ``between()``."""
+
+    def __init__(self) -> None:
+        self.clock = FakeClock(T0)
+        self.service = build_service(Settings(backend="popo"), clock=self.clock, seeds=FixedSeeds())
+        self.steps: list[Step] = []
+        self.marks: dict[str, int] = {}
+        self._seen: set[UUID] = set()
+
+    def step(self, held: bool = False) -> None:
+        done = self.steps[-1].last if self.steps else 0
+        log = self.service.recorder.select_notifications(done + 1, 10**6)
+        self._seen.update(UUID(str(n.originator_id)) for n in log)
+        keys = self.service.sealer.keys
+        now = {i: k for i in self._seen if (k := keys.get(i)) is not None}
+        self.steps.append(Step(log[-1].id if log else done, self.clock(), now, held))
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = len(self.steps)
+
+
+def record(play: Callable[[Recorder], T]) -> Recording[T]:
+    """``play`` played on POPO, its steps recorded (module docstring)."""
+    recorder = Recorder()
+    try:
+        population = play(recorder)
+        log = list(recorder.service.recorder.select_notifications(1, 10**6))
+    finally:
+        recorder.service.close()
+    assert [n.id for n in log] == list(range(1, len(log) + 1))
+    assert recorder.steps and recorder.steps[-1].last == len(log)
+    return Recording(population, log, recorder.steps, recorder.marks)
 
 
 @functools.cache
-def recorded() -> Recording:
-    """The career population played on POPO (as ``backend.service()`` of the ``popo``
-    backend plays it: same settings, clock and seeds), once per process."""
-    clock = FakeClock(T0)
-    service = build_service(Settings(backend="popo"), clock=clock, seeds=FixedSeeds())
-    steps: list[Step] = []
-    seen: set[UUID] = set()
-    based = [0]
-
-    def step(held: bool) -> None:
-        log = service.recorder.select_notifications(steps[-1].last + 1 if steps else 1, 10**6)
-        seen.update(UUID(str(n.originator_id)) for n in log)
-        keys = {i: k for i in seen if (k := service.sealer.keys.get(i)) is not None}
-        last = log[-1].id if log else (steps[-1].last if steps else 0)
-        steps.append(Step(last, clock(), keys, held))
-
-    def between() -> None:
-        step(held=False)
-
-    def base_done(_: Population) -> None:
-        based[0] = len(steps)
-
-    try:
-        pop = populate_careers(
-            service, clock, between, until_held=lambda _: step(held=True), based=base_done
+def recorded() -> Recording[Careers]:
+    """The career population, once per process (``marks["ratings"]``: the steps of its
+    base, the ratings' population)."""
+    return record(
+        lambda r: populate_careers(
+            r.service,
+            r.clock,
+            r.step,
+            until_held=lambda _: r.step(held=True),
+            based=lambda _: r.mark("ratings"),
         )
-        log = list(service.recorder.select_notifications(1, 10**6))
-    finally:
-        service.close()
-    assert [n.id for n in log] == list(range(1, len(log) + 1))
-    assert steps[-1].last == len(log)
-    return Recording(pop, log, steps, based[0])
+    )
 
 
 def write_steps(
-    recording: Recording,
+    recording: Recording[T],
     service: GameService,
     clock: FakeClock,
     between: Callable[[], object] = lambda: None,
     *,
-    until_held: Callable[[Careers], object] = lambda _: None,
+    until_held: Callable[[T], object] = lambda _: None,
     steps: int | None = None,
 ) -> None:
     """The recording's first ``steps`` steps (all by default) written into ``service``'s

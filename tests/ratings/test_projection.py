@@ -60,9 +60,11 @@ def play(backend: Backend) -> Played:
     view = stored(backend, service)
     follower = RatingsFollower(service, view, batch=7)
     recording = recorded()
-    write_steps(recording, service, backend.clock, follower.catch_up, steps=recording.ratings_steps)
+    write_steps(
+        recording, service, backend.clock, follower.catch_up, steps=recording.marks["ratings"]
+    )
     follower.catch_up()
-    return service, view, recording.ratings
+    return service, view, recording.population.base
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

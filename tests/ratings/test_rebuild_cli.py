@@ -69,7 +69,7 @@ def test_rebuild_ratings_through_the_cli_equals_the_live_values(backend: Backend
         # view kept live, a batch at a time
         recording = recorded()
         write_steps(
-            recording, service, backend.clock, follower.catch_up, steps=recording.ratings_steps
+            recording, service, backend.clock, follower.catch_up, steps=recording.marks["ratings"]
         )
         follower.catch_up()
         live = view.contents()
