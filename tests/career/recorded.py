@@ -7,15 +7,16 @@ population (``tests/readmodels/test_lists.py``). Playing it move by move through
 services costs ~1 CPU-s on POPO and ~3 on SQLite or PostgreSQL, where each command's saves
 and loads go to the store; writing its events costs a small part of that.
 
-:func:`recorded` plays it (:func:`record`) and keeps, after each of its steps (each ``between()`` of
-:func:`~tests.career.population.populate_careers`, and the moment its tournament table is
-held), where the log ended, the clock and the players' keys then (an erased player's key is
-gone from that step on). :func:`write_steps` writes the log into another service's store a
-step at a time — the keys first, the step's events, the keys erased in the step — tells the
-service those rows (as the live hub tells a process another process's saves:
-:meth:`~services.game.GameService.heard`), sets the clock, and calls ``between()`` (or
-``until_held``), so what follows the log as it grows sees it grow as when it was played.
-The stores write the same events, ids from 1 in order, as the services wrote them on POPO.
+:func:`recorded` plays it (:func:`record`) and keeps, after each of its steps (each
+``between()`` of :func:`~tests.career.population.populate_careers`, and the moment its
+tournament table is held), where the log ended, the clock and the players' keys then (an
+erased player's key is gone from that step on). :func:`write_steps` writes the log into
+another service's store a step at a time — the keys first, the step's events, the keys
+erased in the step — tells the service those rows (as the live hub tells a process
+another process's saves: :meth:`~services.game.GameService.heard`), sets the clock, and
+calls ``between()`` (or ``until_held``), so what follows the log as it grows sees it grow
+as when it was played. The stores write the same events, ids from 1 in order, as the
+services wrote them on POPO.
 """
 
 from __future__ import annotations
