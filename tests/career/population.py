@@ -76,11 +76,13 @@ def populate_careers(
     between: Callable[[], object] = lambda: None,
     *,
     until_held: Callable[[Careers], object] = lambda _: None,
+    based: Callable[[Population], object] = lambda _: None,
 ) -> Careers:
     """The whole population (module docstring); ``between()`` after each match,
     ``until_held(population)`` once the tournament table is held (before its round
-    completes)."""
+    completes), ``based(population)`` once the ratings' population is played."""
     out = Careers(populate(service, clock, between))
+    based(out.base)
     a, _, c, d, e, _ = out.base.people
     for i in range(2):
         account, token = create_player(service, f"Late Person {i}", "zh-CN")

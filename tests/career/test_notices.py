@@ -34,7 +34,8 @@ from services.ratings.rows import HistoryRow
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import MemoryRatingsView, RatingsView
 from services.webhooks.outbox import WebhookOutbox
-from tests.career.population import Careers, populate_careers
+from tests.career.population import Careers
+from tests.career.recorded import recorded, write_steps
 from tests.commands import bus_of, register_webhook
 from tests.conftest import Backend
 
@@ -79,7 +80,11 @@ def test_one_notice_per_player_and_rated_match_on_stream_and_webhook(backend: Ba
         seen["held"] = {(n.player_id, n.match_id) for n in notices(service)}
         seen["rated"] = rated(ratings)
 
-    pop = populate_careers(service, backend.clock, policy.catch_up, until_held=until_held)
+    # the career population (tests.career.recorded) written a match at a time, the policy
+    # run after each: it writes the notices
+    recording = recorded()
+    write_steps(recording, service, backend.clock, policy.catch_up, until_held=until_held)
+    pop = recording.population
     policy.catch_up()
     sent = Counter((n.player_id, n.match_id) for n in notices(service))
     assert set(sent.values()) == {1}  # once each

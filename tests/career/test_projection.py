@@ -32,7 +32,8 @@ from services.career.view import CareerView, MemoryCareerView
 from services.game import GameService
 from services.projections import rebuild
 from services.ratings.model import family
-from tests.career.population import Careers, populate_careers
+from tests.career.population import Careers
+from tests.career.recorded import recorded, write_steps
 from tests.conftest import BACKENDS, Backend, FakeClock, FixedSeeds, open_backend
 
 Played = tuple[GameService, CareerView, Careers, dict[str, Any]]
@@ -56,7 +57,8 @@ def in_one_go(service: GameService) -> MemoryCareerView:
 
 
 def play(backend: Backend) -> Played:
-    """The population played on ``backend``, its career kept in batches of 7 as it goes."""
+    """The population (played once, :mod:`tests.career.recorded`) written into
+    ``backend``'s store a step at a time, its career kept in batches of 7 as it grows."""
     service = backend.service()
     view = stored(backend, service)
     kept = follower(service, view, batch=7)
@@ -67,9 +69,10 @@ def play(backend: Backend) -> Played:
         seen["held"] = [r.match_id for r in view.held()]
         seen["entries"] = {e.match_id for p in pop.people for e in view.entries_of(p.id)}
 
-    pop = populate_careers(service, backend.clock, kept.catch_up, until_held=until_held)
+    recording = recorded()
+    write_steps(recording, service, backend.clock, kept.catch_up, until_held=until_held)
     kept.catch_up()
-    return service, view, pop, seen
+    return service, view, recording.population, seen
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

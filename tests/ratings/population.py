@@ -14,12 +14,13 @@ import contextlib
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from domain.accounts.account import Account
-from domain.game.match import Entered
-from domain.game.timers import Timers
+from domain.game.match import Entered, Match
+from domain.game.round import Round, RoundPhase
+from domain.game.timers import Timers, turn_clock
 from domain.rules.errors import ShengjiError
 from domain.rules.ruleset import MatchEnd, MatchEndKind, preset
 from services.access import Credential
@@ -97,11 +98,30 @@ def play_out(
             if move is not None:
                 bus.execute(Act(mid, move.action, seat=move.seat))
                 continue
-        clock.advance(ms=250)
+        clock.advance(STEP * steps_to_timeout(match, round_, now, absent))
         if absent:
             with contextlib.suppress(ShengjiError):
                 claim_timeout(service, mid, "sweeper")
     raise AssertionError("the match did not finish")
+
+
+STEP = timedelta(milliseconds=250)
+"""How far :func:`play_out` moves the clock when nobody moves."""
+
+
+def steps_to_timeout(
+    match: Match, round_: Round | None, now: datetime, absent: frozenset[int]
+) -> int:
+    """How many of :data:`STEP` :func:`play_out` would wait, one at a time, before the
+    timeout of an absent seat to act can be claimed (its turn clock's deadline passed):
+    all at once, the clock at the same instant as after those steps; 1 otherwise, and in
+    an overcall window, which has a deadline of its own (R20)."""
+    if round_ is None or round_.phase is RoundPhase.OVERCALLING:
+        return 1
+    turn = turn_clock(match.timers, round_)
+    if turn is None or turn.seat not in absent or now > turn.deadline:
+        return 1
+    return (turn.deadline - now) // STEP + 1
 
 
 @dataclass

@@ -20,8 +20,9 @@ from services.ratings.rows import ALL_TIME, Change
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import MemoryRatingsView, RatingsView
 from services.readmodels.tracked import UPSTREAM
+from tests.career.recorded import recorded, write_steps
 from tests.conftest import BACKENDS, Backend, FakeClock, FixedSeeds, open_backend
-from tests.ratings.population import Population, populate
+from tests.ratings.population import Population
 
 
 def stored(backend: Backend, service: GameService) -> RatingsView:
@@ -52,13 +53,18 @@ Played = tuple[GameService, RatingsView, Population]
 
 
 def play(backend: Backend) -> Played:
-    """The population played on ``backend``, its ratings kept in batches of 7 as it goes."""
+    """The population (played once, :mod:`tests.career.recorded`: the career's begins with
+    it) written into ``backend``'s store a step at a time, its ratings kept in batches of 7
+    as it grows."""
     service = backend.service()
     view = stored(backend, service)
     follower = RatingsFollower(service, view, batch=7)
-    population = populate(service, backend.clock, follower.catch_up)
+    recording = recorded()
+    write_steps(
+        recording, service, backend.clock, follower.catch_up, steps=recording.marks["ratings"]
+    )
     follower.catch_up()
-    return service, view, population
+    return service, view, recording.population.base
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -20,8 +20,8 @@ from infra.store import build_service
 from services.ratings.rows import Change, RatingRow
 from services.ratings.runner import RatingsFollower
 from services.ratings.view import TRACKED
+from tests.career.recorded import recorded, write_steps
 from tests.conftest import Backend
-from tests.ratings.population import populate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,12 @@ def test_rebuild_ratings_through_the_cli_equals_the_live_values(backend: Backend
     try:
         view = open_ratings_view(service, create=True)
         follower = RatingsFollower(service, view, batch=5)
-        populate(service, backend.clock, follower.catch_up)  # live, a batch at a time
+        # the ratings' population (tests.career.recorded) written a match at a time, the
+        # view kept live, a batch at a time
+        recording = recorded()
+        write_steps(
+            recording, service, backend.clock, follower.catch_up, steps=recording.marks["ratings"]
+        )
         follower.catch_up()
         live = view.contents()
         assert sum(k.startswith("history") for k in live) >= 10

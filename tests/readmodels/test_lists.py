@@ -5,6 +5,7 @@ events; the lists answer as the log scans did; no row holds a person's name."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,10 +31,18 @@ from services.readmodels.runner import Follower, Watcher
 from services.readmodels.view import ListsView, MemoryListsView
 from services.tournaments.listing import STATUSES
 from tests.archive.matches import open_match
+from tests.career.recorded import Recording, record, write_steps
 from tests.commands import create_match
 from tests.conftest import BACKENDS, Backend, FakeClock, FixedSeeds, open_backend
 from tests.readmodels.population import PERSON, Population, populate
 from tests.readmodels.reference import scan_matches, scan_tournaments
+
+
+@functools.cache
+def recorded_lists() -> Recording[Population]:
+    """The population played once per process, on POPO, to be written into each store a
+    step at a time (:mod:`tests.career.recorded`): these tests follow its log."""
+    return record(lambda r: populate(r.service, r.step))
 
 
 def stored_view(backend: Backend, service: GameService, shared: list[ListsView]) -> ListsView:
@@ -78,7 +87,9 @@ def kept(
         service = backend.service()
         view = stored_view(backend, service, [])
         follower = Follower(service, view, batch=7)  # many small transactions
-        population = populate(service, follower.catch_up)
+        recording = recorded_lists()
+        write_steps(recording, service, backend.clock, follower.catch_up)
+        population = recording.population
         yield Kept(backend, service, view, population)
 
 
@@ -98,7 +109,9 @@ def test_a_follower_that_starts_again_goes_on_from_the_position(
     first = backend.service()
     shared: list[ListsView] = []
     view = stored_view(backend, first, shared)
-    population = populate(first)  # nothing followed yet
+    recording = recorded_lists()
+    write_steps(recording, first, backend.clock)  # nothing followed yet
+    population = recording.population
     Follower(first, view).catch_up()
     position = view.position()
     open_match(first)
@@ -132,7 +145,7 @@ def test_two_followers_on_one_view_never_write_the_same_events(backend: Backend)
     other = backend.service()
     a = Follower(service, view, batch=5)
     b = Follower(other, stored_view(backend, other, shared), batch=3)
-    populate(service, a.catch_up)
+    write_steps(recorded_lists(), service, backend.clock, a.catch_up)
     for _ in range(3):
         open_match(service)
     threads = [threading.Thread(target=f.catch_up) for f in (a, b, a, b)]

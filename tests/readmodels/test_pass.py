@@ -34,7 +34,7 @@ from services.social.view import MemorySocialView
 from services.tournaments.background import TournamentWork
 from services.tournaments.clerk import Clerk
 from tests.archive.matches import open_match
-from tests.career.population import populate_careers
+from tests.career.recorded import recorded, write_steps
 from tests.commands import bus_of
 from tests.conftest import BACKENDS, FakeClock, FixedSeeds, open_backend
 
@@ -88,7 +88,8 @@ def test_one_pass_reads_the_log_once_for_every_view(
         group = Pass.of(kept)
         assert all(f.loops() == () for f in kept)  # the pass's one loop runs them all
         assert len(group.loops()) == 1
-        populate_careers(service, backend.clock, group.catch_up)  # a pass after each match
+        # the career population (tests.career.recorded), a pass after each match
+        write_steps(recorded(), service, backend.clock, group.catch_up)
         alone = kept_alone(backend.service())
         last = service.recorder.max_notification_id() or 0
         assert [v.position() for v in stored] == [last] * 4
@@ -177,7 +178,7 @@ def test_a_failing_view_sits_out_with_backoff_and_the_others_go_on(
             process(event, tracking)
 
         career.projection.process_event = failing  # type: ignore[method-assign,assignment]
-        populate_careers(service, backend.clock, lambda: None)
+        write_steps(recorded(), service, backend.clock)  # the career population
         last = service.recorder.max_notification_id() or 0
         group.catch_up()
         assert [f.reached for f in kept] == [last, last, 0, last]
