@@ -57,6 +57,8 @@ class Game:
     streams: dict[Viewer, SseStream] = field(default_factory=dict)
     seed: int = 0
     """Draws which commands are followed by every read (:func:`play`)."""
+    sampled: int = 0
+    """The calls of :meth:`reads` so far: which reader reads an earlier state."""
 
     @property
     def url(self) -> str:
@@ -101,21 +103,24 @@ class Game:
         return r
 
     async def reads(self) -> list[Json]:
-        """Every read, for every viewer, after a command; the four seat views."""
+        """Every read, for every viewer, after a command (the state as of an earlier
+        version: one reader in turn); the four seat views."""
+        self.sampled += 1
         views: list[Json] = []
         for viewer in VIEWERS:
             if viewer is None:
                 await self.get("/public", None)
             else:
                 views.append((await self.get("/view", viewer, viewer)).json())
-        for viewer, who in READERS:
+        for i, (viewer, who) in enumerate(READERS):
             name = str(who)
             page = await self.get(
                 "/history", viewer, who, after=self.cursors.get(name, 0), limit=1000
             )
             self.cursors[name] = page.json()["next"]
             earlier = self.rng.randint(1, self.version)
-            for version in sorted({self.version, earlier}):
+            turn = i == self.sampled % len(READERS)
+            for version in sorted({self.version, earlier if turn else self.version}):
                 await self.get("/state", viewer, who, version=version)
         await self.get("", None)
         rounds = await self.get("/rounds", None)
@@ -123,13 +128,19 @@ class Game:
             await self.get(f"/rounds/{item['number']}", None)
         return views
 
-    async def seat_views(self) -> list[Json]:
-        """After a command :func:`play` did not sample: the four seat views alone (the next
-        move is chosen from them), each checked. The game's random draws are those
-        :meth:`reads` makes, so a seed plays the same game whichever commands are sampled."""
+    def no_reads(self) -> dict[int, Json]:
+        """After a command :func:`play` did not sample: no read (the seat views the next
+        move needs are read then). The game's random draws are those :meth:`reads` makes,
+        so a seed plays the same game whichever commands are sampled."""
         for _ in READERS:
             self.rng.randint(1, self.version)
-        return [(await self.get("/view", seat, seat)).json() for seat in range(4)]
+        return {}
+
+    async def view(self, views: dict[int, Json], seat: int) -> Json:
+        """Seat ``seat``'s view at the current version: read (and checked) once."""
+        if seat not in views:
+            views[seat] = (await self.get("/view", seat, seat)).json()
+        return views[seat]
 
     async def everything_again(self, rounds: list[int]) -> None:
         """Once a round is scored: whole histories, and states inside that round."""
@@ -356,12 +367,14 @@ def read_everything(game: Game, sampler: random.Random, kinds: Counter[tuple[int
 
 async def play(game: Game, commands: int) -> None:
     """Up to ``commands`` moves the views offer. After each: every frame of every stream
-    and the four seat views; after those :func:`read_everything` picks, every read of
-    every viewer (:meth:`Game.reads`), the rest read later by the history pages."""
+    (the seat streams' frames are the seat views, exact-checked at every version); after
+    those :func:`read_everything` picks, every read of every viewer (:meth:`Game.reads`),
+    after the others the seat views the next move needs (the history pages read later
+    carry every item)."""
     client, truth, rng = game.client, game.truth, game.rng
     sampler = random.Random(f"leak-reads:{game.seed}")
     kinds: Counter[tuple[int, str]] = Counter()
-    views = await game.reads()
+    views = dict(enumerate(await game.reads()))
     await game.frames()
     for step in range(commands):
         public = (await client.get(f"{game.url}/public")).json()
@@ -369,22 +382,24 @@ async def play(game: Game, commands: int) -> None:
         number = public["roundNumber"]
         if expected is None or number > 2:
             break
-        seats = [s for s in range(4) if views[s]["legal"]["actions"]]
         if expected["seat"] is not None:
             seats = [expected["seat"]]
+        else:
+            seats = [s for s in range(4) if (await game.view(views, s))["legal"]["actions"]]
         assert seats, expected
         seat = rng.choice(seats)
-        choice = decide(rng, views[seat], number)
+        choice = decide(rng, await game.view(views, seat), number)
         assert choice is not None, (expected, views[seat]["legal"])
         action, cards = choice
         before = mark(game)
         if rng.random() < 0.08:  # out of turn, or a card the rules refuse: refused
             other = (seat + 1 + rng.randrange(3)) % 4
-            probe = await game.act(other, "play", views[other]["hand"][:1] or ["AS"])
+            hand = (await game.view(views, other))["hand"]
+            probe = await game.act(other, "play", hand[:1] or ["AS"])
             if probe.status_code == 200:
                 await after_command(game, step)
                 game.check.checked["read after an accepted probe"] += 1
-                views = await game.reads()
+                views = dict(enumerate(await game.reads()))
                 continue
             assert probe.status_code == 409, probe.text
         scored_before = truth.scored_now()
@@ -406,10 +421,7 @@ async def play(game: Game, commands: int) -> None:
         after = mark(game)
         full = read_everything(game, sampler, kinds, aftermath(action, cards, before, after),
                                before, after)  # fmt: skip
-        if full or newly:
-            views = await game.reads()
-        else:
-            views = await game.seat_views()
+        views = dict(enumerate(await game.reads())) if full or newly else game.no_reads()
 
 
 async def after_command(game: Game, step: int) -> None:

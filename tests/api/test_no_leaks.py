@@ -6,15 +6,16 @@ picked at random (declare, overcall, pass, bury, lead a single, a pair or a thro
 may fail, follow), with now and then a move the rules refuse and an idempotent replay.
 Four seat streams and a spectator stream (SSE) stay open and every frame is read; now and
 then a stream resumes with Last-Event-ID (its first frame carries the missed history);
-the four seat views are read after every command. After every command of a kind a game
+the seat streams' frames are the seat views at every version. After every command of a kind a game
 plays seldom — declare, overcall, pass, bury, 炒底, a throw led or failed, a phase's or a
 round's first command, a round scored — and after the first two of each common kind in a
 round (a single or a pair led, a follow, a trick won) and a quarter of the rest, drawn
 from the game's seed (``LEAK_SAMPLE=1``: after every command), every viewer — the four
 seats, a spectator and the organiser (who reads as a spectator) — calls every read: its
 view (or the public view), its history page (which carries every item since its last
-page), the state as of the new version and of an earlier one, the match, its rounds and
-the current round. Every response body — the command answers too — is checked against
+page), the state as of the new version (and, for one reader in turn, of an earlier one),
+the match, its rounds and the current round; after the other commands, the seat views
+the next move is chosen from. Every response body — the command answers too — is checked against
 what the viewer may see at that moment, computed from the aggregates directly (not from
 the views):
 
