@@ -23,7 +23,7 @@ from tests.conftest import FakeClock
 
 GAMES = int(os.environ.get("LEAK_GAMES", "2"))
 COMMANDS = int(os.environ.get("LEAK_COMMANDS", "190"))
-SAMPLE = float(os.environ.get("LEAK_SAMPLE", "0.25"))
+SAMPLE = float(os.environ.get("LEAK_SAMPLE", "0.15"))
 """The share of the common moves (a single or a pair led, a follow, a trick won) after which
 every read is made, beyond the first two of each kind in a round; 1: after every command."""
 TIMEOUT = 5.0

@@ -9,7 +9,7 @@ then a stream resumes with Last-Event-ID (its first frame carries the missed his
 the seat streams' frames are the seat views at every version. After every command of a kind a game
 plays seldom — declare, overcall, pass, bury, 炒底, a throw led or failed, a phase's or a
 round's first command, a round scored — and after the first two of each common kind in a
-round (a single or a pair led, a follow, a trick won) and a quarter of the rest, drawn
+round (a single or a pair led, a follow, a trick won) and 15 % of the rest, drawn
 from the game's seed (``LEAK_SAMPLE=1``: after every command), every viewer — the four
 seats, a spectator and the organiser (who reads as a spectator) — calls every read: its
 view (or the public view), its history page (which carries every item since its last
