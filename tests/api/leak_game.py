@@ -1,6 +1,6 @@
-"""A random game played over HTTP with five streams open, every viewer reading after the
-commands :func:`play` samples, every seat view read after every command (the tests:
-:mod:`tests.api.test_no_leaks`).
+"""A random game played over HTTP with five streams open (every frame read: a seat stream's
+are its views at every version) and every viewer reading after the commands :func:`play`
+samples (the tests: :mod:`tests.api.test_no_leaks`).
 """
 
 from __future__ import annotations
