@@ -1,14 +1,16 @@
-"""A random game played over HTTP with every viewer reading after every command and five
-streams open (the tests: :mod:`tests.api.test_no_leaks`).
+"""A random game played over HTTP with five streams open (every frame read: a seat stream's
+are its views at every version) and every viewer reading after the commands :func:`play`
+samples (the tests: :mod:`tests.api.test_no_leaks`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID, uuid4
 
 import httpx
@@ -18,6 +20,7 @@ from services.game import GameService
 from tests.api.leak_truth import (
     COMMANDS,
     READERS,
+    SAMPLE,
     TIMEOUT,
     VIEWERS,
     Checker,
@@ -52,6 +55,10 @@ class Game:
     version: int = 0
     cursors: dict[str, int] = field(default_factory=dict)
     streams: dict[Viewer, SseStream] = field(default_factory=dict)
+    seed: int = 0
+    """Draws which commands are followed by every read (:func:`play`)."""
+    sampled: int = 0
+    """The calls of :meth:`reads` so far: which reader reads an earlier state."""
 
     @property
     def url(self) -> str:
@@ -96,27 +103,45 @@ class Game:
         return r
 
     async def reads(self) -> list[Json]:
-        """Every read, for every viewer, after a command; the four seat views."""
+        """Every read, for every viewer, after a command (the state as of an earlier
+        version: one reader in turn, unless every command is sampled); the four seat
+        views."""
+        self.sampled += 1
         views: list[Json] = []
         for viewer in VIEWERS:
             if viewer is None:
                 await self.get("/public", None)
             else:
                 views.append((await self.get("/view", viewer, viewer)).json())
-        for viewer, who in READERS:
+        for i, (viewer, who) in enumerate(READERS):
             name = str(who)
             page = await self.get(
                 "/history", viewer, who, after=self.cursors.get(name, 0), limit=1000
             )
             self.cursors[name] = page.json()["next"]
             earlier = self.rng.randint(1, self.version)
-            for version in sorted({self.version, earlier}):
+            turn = SAMPLE >= 1 or i == self.sampled % len(READERS)
+            for version in sorted({self.version, earlier if turn else self.version}):
                 await self.get("/state", viewer, who, version=version)
         await self.get("", None)
         rounds = await self.get("/rounds", None)
         for item in rounds.json()["items"][-2:]:
             await self.get(f"/rounds/{item['number']}", None)
         return views
+
+    def no_reads(self) -> dict[int, Json]:
+        """After a command :func:`play` did not sample: no read (the seat views the next
+        move needs are read then). The game's random draws are those :meth:`reads` makes,
+        so a seed plays the same game whichever commands are sampled."""
+        for _ in READERS:
+            self.rng.randint(1, self.version)
+        return {}
+
+    async def view(self, views: dict[int, Json], seat: int) -> Json:
+        """Seat ``seat``'s view at the current version: read (and checked) once."""
+        if seat not in views:
+            views[seat] = (await self.get("/view", seat, seat)).json()
+        return views[seat]
 
     async def everything_again(self, rounds: list[int]) -> None:
         """Once a round is scored: whole histories, and states inside that round."""
@@ -248,7 +273,7 @@ async def play_and_watch(
             game_version = r.json()["version"]
             truth.refresh(game_version)
             checker.response("POST seats", seat, 201, r.text, issued=secrets.seats[-1])
-        game = Game(app, client, truth, checker, rng, secrets, match_id, game_version)
+        game = Game(app, client, truth, checker, rng, secrets, match_id, game_version, seed=seed)
         for viewer in VIEWERS:
             url = f"/v1/matches/{match_id}/stream"
             game.streams[viewer] = await stack.enter_async_context(
@@ -270,10 +295,87 @@ async def play_and_watch(
     return checker
 
 
+class Mark(NamedTuple):
+    """Where the current round is, to name what a command did (:func:`aftermath`)."""
+
+    number: int
+    phase: str
+    buries: int
+    tricks: int
+    failed: int
+    trick: int
+    """Cards played to the trick in progress."""
+
+
+def mark(game: Game) -> Mark:
+    truth = game.truth
+    if not truth.rounds:
+        return Mark(0, "", 0, 0, 0, 0)
+    number = max(truth.rounds)
+    r = truth.service.get_round(truth.rounds[number].rid)
+    play = r.play
+    if play is None:
+        return Mark(number, str(r.phase), r.bidding.buries, 0, 0, 0)
+    return Mark(
+        number, str(r.phase), r.bidding.buries, play.tricks_done, len(play.failed_throws),
+        len(play.trick),
+    )  # fmt: skip
+
+
+COMMON = frozenset({"lead", "lead a pair", "follow", "trick won"})
+"""Most of a game's commands: after these, every read is made only for the first
+:data:`FIRST` of each kind in a round and then a :data:`SAMPLE` share of them."""
+FIRST = 2
+
+
+def aftermath(action: str, cards: list[str], before: Mark, after: Mark) -> str:
+    """What a command accepted did: its kind, as :func:`play` samples the reads."""
+    if action in ("overcall", "bury") and before.buries >= 1:
+        return f"炒底 {action}"  # R20: after the bottom was buried once
+    if action != "play":
+        return action
+    if after.number != before.number or after.tricks > before.tricks:
+        return "trick won"
+    if after.failed > before.failed:
+        return "failed throw"
+    if before.trick:
+        return "follow"
+    if len(cards) == 1:
+        return "lead"
+    return "lead a pair" if len(cards) == 2 and cards[0] == cards[1] else "lead a throw"
+
+
+def read_everything(game: Game, sampler: random.Random, kinds: Counter[tuple[int, str]],
+                    kind: str, before: Mark, after: Mark) -> bool:  # fmt: skip
+    """Whether every read follows this command: always after a phase's first command, a
+    round's first, a round scored and every kind of command outside :data:`COMMON`; after
+    the first :data:`FIRST` of a common kind in a round; else at random (``sampler``, the
+    game's seed) for a :data:`SAMPLE` share. Counted in the checker as ``read after …``."""
+    kinds[after.number, kind] += 1
+    changed = (after.number, after.phase) != (before.number, before.phase)
+    full = (
+        changed
+        or kind not in COMMON
+        or kinds[after.number, kind] <= FIRST
+        or sampler.random() < SAMPLE
+    )
+    if full:
+        game.check.checked[f"read after {kind}"] += 1
+        if changed:
+            game.check.checked[f"read after the start of {after.phase}"] += 1
+    return full
+
+
 async def play(game: Game, commands: int) -> None:
-    """Up to ``commands`` moves the views offer, every read checked after each."""
+    """Up to ``commands`` moves the views offer. After each: every frame of every stream
+    (the seat streams' frames are the seat views, exact-checked at every version); after
+    those :func:`read_everything` picks, every read of every viewer (:meth:`Game.reads`),
+    after the others the seat views the next move needs (the history pages read later
+    carry every item)."""
     client, truth, rng = game.client, game.truth, game.rng
-    views = await game.reads()
+    sampler = random.Random(f"leak-reads:{game.seed}")
+    kinds: Counter[tuple[int, str]] = Counter()
+    views = dict(enumerate(await game.reads()))
     await game.frames()
     for step in range(commands):
         public = (await client.get(f"{game.url}/public")).json()
@@ -281,20 +383,24 @@ async def play(game: Game, commands: int) -> None:
         number = public["roundNumber"]
         if expected is None or number > 2:
             break
-        seats = [s for s in range(4) if views[s]["legal"]["actions"]]
         if expected["seat"] is not None:
             seats = [expected["seat"]]
+        else:
+            seats = [s for s in range(4) if (await game.view(views, s))["legal"]["actions"]]
         assert seats, expected
         seat = rng.choice(seats)
-        choice = decide(rng, views[seat], number)
+        choice = decide(rng, await game.view(views, seat), number)
         assert choice is not None, (expected, views[seat]["legal"])
         action, cards = choice
+        before = mark(game)
         if rng.random() < 0.08:  # out of turn, or a card the rules refuse: refused
             other = (seat + 1 + rng.randrange(3)) % 4
-            probe = await game.act(other, "play", views[other]["hand"][:1] or ["AS"])
+            hand = (await game.view(views, other))["hand"]
+            probe = await game.act(other, "play", hand[:1] or ["AS"])
             if probe.status_code == 200:
                 await after_command(game, step)
-                views = await game.reads()
+                game.check.checked["read after an accepted probe"] += 1
+                views = dict(enumerate(await game.reads()))
                 continue
             assert probe.status_code == 409, probe.text
         scored_before = truth.scored_now()
@@ -311,8 +417,12 @@ async def play(game: Game, commands: int) -> None:
         await after_command(game, step)
         newly = sorted(truth.scored_now() - scored_before)
         if newly:
+            game.check.checked["read after round scored"] += 1
             await game.everything_again(newly)
-        views = await game.reads()
+        after = mark(game)
+        full = read_everything(game, sampler, kinds, aftermath(action, cards, before, after),
+                               before, after)  # fmt: skip
+        views = dict(enumerate(await game.reads())) if full or newly else game.no_reads()
 
 
 async def after_command(game: Game, step: int) -> None:

@@ -4,14 +4,20 @@
 Random games are played through the API only — each move one a seat's view offers,
 picked at random (declare, overcall, pass, bury, lead a single, a pair or a throw that
 may fail, follow), with now and then a move the rules refuse and an idempotent replay.
-After every command, every viewer — the four seats, a spectator and the organiser (who
-reads as a spectator) — calls every read: its view (or the public view), its history
-page, the state as of the new version and of an earlier one, the match, its rounds and
-the current round; four seat streams and a spectator stream (SSE) stay open and every
-frame is read; now and then a stream resumes with Last-Event-ID (its first frame carries
-the missed history). Every response body — the command answers too — is checked
-against what the viewer may see at that moment, computed from the aggregates directly
-(not from the views):
+Four seat streams and a spectator stream (SSE) stay open and every frame is read; now and
+then a stream resumes with Last-Event-ID (its first frame carries the missed history);
+the seat streams' frames are the seat views at every version. After every command of a kind a game
+plays seldom — declare, overcall, pass, bury, 炒底, a throw led or failed, a phase's or a
+round's first command, a round scored — and after the first two of each common kind in a
+round (a single or a pair led, a follow, a trick won) and 15 % of the rest, drawn
+from the game's seed (``LEAK_SAMPLE=1``: after every command), every viewer — the four
+seats, a spectator and the organiser (who reads as a spectator) — calls every read: its
+view (or the public view), its history page (which carries every item since its last
+page), the state as of the new version (and, for one reader in turn, of an earlier one),
+the match, its rounds and the current round; after the other commands, the seat views
+the next move is chosen from. Every response body — the command answers too — is checked against
+what the viewer may see at that moment, computed from the aggregates directly (not from
+the views):
 
 * **kinds**: every R4 card token anywhere in the JSON is a kind the viewer has seen in
   that round by then: its own hands, the bottom while it was the burier or the 炒底 taker
@@ -70,6 +76,8 @@ def test_no_response_shows_a_card_its_viewer_may_not_see(game: int, logs: io.Str
     checker = asyncio.run(play_and_watch(seed, RULE_SETS[game % len(RULE_SETS)]))
     assert checker.checked["SSE frame"] > 100
     assert checker.checked["GET /state"] > 100
+    for kind in ("bury", "lead", "follow", "trick won", "round scored", "the start of playing"):
+        assert checker.checked[f"read after {kind}"] >= 1, kind
     assert_clean_logs(logs.getvalue(), checker.secrets)
 
 
