@@ -25,12 +25,12 @@ from schemathesis.generation.meta import CoverageScenario
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
-from api.openapi import openapi_document
 from services.bot_driver import BotDriver
 from services.game import GameService
 from tests.apps import make_app
 from tests.commands import bus_of
 from tests.conftest import FixedSeeds
+from tests.documents import repository_yaml
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"))
 STATEFUL_EXAMPLES = int(os.environ.get("SCHEMATHESIS_STATEFUL_EXAMPLES", "10"))
@@ -205,8 +205,11 @@ def _problem_code(response: Response) -> str | None:
 
 
 def document() -> Json:
-    """The app's OpenAPI document (the one ``/schema/openapi.json`` serves)."""
-    doc: Json = json.loads(json.dumps(openapi_document(make_app())))
+    """The app's OpenAPI document (the one ``/schema/openapi.json`` serves): the checked-in
+    ``openapi.yaml``, which ``tests/api/test_openapi_drift.py`` keeps equal to it. Read
+    rather than built: every xdist worker imports this module at collection, and building
+    the app and its document there cost each of them ~2 CPU-s (parsing the YAML, ~1)."""
+    doc: Json = repository_yaml("openapi.yaml")
     return doc
 
 

@@ -22,7 +22,8 @@ with a bad token): path ``match_id`` values that are valid UUIDs mostly point at
 made for the run (an empty table, a table of four people in round 1, a finished table of
 four bots), so operations get past 404 to their real work.
 
-The schema is loaded at import from the app's document, and its calls go to the app the
+The schema is loaded at import from the app's document (the checked-in ``openapi.yaml``, kept
+equal to it by ``tests/api/test_openapi_drift.py``), and its calls go to the app the
 module fixture builds through :class:`AppSlot` (``schemathesis.pytest.from_fixture``
 fails under pytest 9: ``'Function' object has no attribute '_nodeid'``).
 """
