@@ -10,11 +10,11 @@ schemathesis state machine built from the document's OpenAPI links (create → s
 stateful sequence driven from the views (create → seat → act → read), every response
 checked the same way.
 
-Examples per operation: ``SCHEMATHESIS_MAX_EXAMPLES`` (default 25); the state machine's
-scenarios and steps: ``SCHEMATHESIS_STATEFUL_EXAMPLES`` (10) and
-``SCHEMATHESIS_STATEFUL_STEPS`` (12); ``SCHEMATHESIS_SEED`` fixes the seed (default: a
-fixed one, so a failure reproduces; ``random`` draws a new one). docs/api-testing.md
-describes the longer run.
+Random examples per operation: ``SCHEMATHESIS_MAX_EXAMPLES`` (default 5, beside the coverage
+phase's ~45 deterministic cases); the state machine's scenarios and steps:
+``SCHEMATHESIS_STATEFUL_EXAMPLES`` (10) and ``SCHEMATHESIS_STATEFUL_STEPS`` (12);
+``SCHEMATHESIS_SEED`` fixes the seed (default: a fixed one, so a failure reproduces;
+``random`` draws a new one). docs/api-testing.md describes the longer run.
 
 Requests carry real credentials where an operation needs them (``Authorization: Bearer``
 sent as an explicit header, so ``ignored_auth`` also probes the same request without and
@@ -22,7 +22,8 @@ with a bad token): path ``match_id`` values that are valid UUIDs mostly point at
 made for the run (an empty table, a table of four people in round 1, a finished table of
 four bots), so operations get past 404 to their real work.
 
-The schema is loaded at import from the app's document, and its calls go to the app the
+The schema is loaded at import from the app's document (the checked-in ``openapi.yaml``, kept
+equal to it by ``tests/api/test_openapi_drift.py``), and its calls go to the app the
 module fixture builds through :class:`AppSlot` (``schemathesis.pytest.from_fixture``
 fails under pytest 9: ``'Function' object has no attribute '_nodeid'``).
 """
