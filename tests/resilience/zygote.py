@@ -33,8 +33,28 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+import anyio
+
 PRELOAD = ("infra.serve", "infra.bootstrap", "infra.cli", "tests.resilience.killer")
 """What the zygote imports before it forks (a server's imports, the killer's wrappers)."""
+
+AT_START = (
+    "litestar.plugins.pydantic",
+    "litestar.plugins.attrs",
+    "uvicorn.protocols.http.httptools_impl",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "uvicorn.loops.uvloop",
+    "uvicorn.lifespan.on",
+    "anyio.streams.memory",
+    "anyio.streams.stapled",
+    "anyio.streams.tls",
+)
+"""What a server imports only once it starts, imported by the zygote too, so that no fork
+imports them again (~0.5 CPU-s a start): litestar's plugins for the optional libraries it
+finds installed (pydantic and attrs, which only the dev extras bring), the HTTP, WebSocket,
+loop and lifespan implementations uvicorn picks at start, anyio's streams. A module missing
+from this list costs time, never correctness (the fork imports it as a fresh process
+would); one that is not installed is skipped."""
 
 
 class Zygote:
@@ -168,6 +188,10 @@ def serve(requests: IO[str], answers: IO[str]) -> None:
     what is left."""
     for module in PRELOAD:
         __import__(module)
+    for module in AT_START:
+        with contextlib.suppress(ImportError):
+            __import__(module)
+    anyio.run(anyio.sleep, 0)  # loads anyio's asyncio backend (a loop run and closed, no thread)
     forked: set[int] = set()
     done: dict[int, int] = {}
     for line in requests:
