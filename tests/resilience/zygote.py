@@ -22,6 +22,7 @@ stdin closes.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import runpy
@@ -192,6 +193,11 @@ def serve(requests: IO[str], answers: IO[str]) -> None:
         with contextlib.suppress(ImportError):
             __import__(module)
     anyio.run(anyio.sleep, 0)  # loads anyio's asyncio backend (a loop run and closed, no thread)
+    # What the imports made outlives every fork: out of the collector's way (gc.freeze's own
+    # advice before a fork), so that no fork's collections walk it again (a server's
+    # gc.collect at start, its build's) nor copy its pages by touching it.
+    gc.collect()
+    gc.freeze()
     forked: set[int] = set()
     done: dict[int, int] = {}
     for line in requests:
