@@ -5,7 +5,6 @@ app under test with tables to aim at (the tests: :mod:`tests.api.test_schemathes
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import random
@@ -18,6 +17,7 @@ from uuid import UUID, uuid4
 
 import pytest
 import schemathesis
+import yaml  # type: ignore[import-untyped]
 from litestar import Litestar
 from schemathesis import Case as GenericCase
 from schemathesis import CheckContext, Response
@@ -30,7 +30,8 @@ from services.game import GameService
 from tests.apps import make_app
 from tests.commands import bus_of
 from tests.conftest import FixedSeeds
-from tests.documents import repository_yaml
+from tests.documents import ROOT, load_yaml
+from tests.tool_cache import key_of, tool_output
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "5"))
 """Random (fuzzing) cases per operation, beside the coverage phase's ~45 deterministic ones:
@@ -208,11 +209,41 @@ def _problem_code(response: Response) -> str | None:
 
 def document() -> Json:
     """The app's OpenAPI document (the one ``/schema/openapi.json`` serves): the checked-in
-    ``openapi.yaml``, which ``tests/api/test_openapi_drift.py`` keeps equal to it. Read
+    ``openapi.yaml``, which ``tests/api/test_openapi_drift.py`` keeps equal to it, without
+    the paths ``SCHEMATHESIS_PATH_REGEX`` leaves out; a fresh copy on each call. Read
     rather than built: every xdist worker imports this module at collection, and building
-    the app and its document there cost each of them ~2 CPU-s (parsing the YAML, ~1)."""
-    doc: Json = repository_yaml("openapi.yaml")
+    the app and its document there cost each of them ~2 CPU-s. Parsed as JSON: PyYAML
+    builds the YAML's values in Python even with libyaml's parser (~1 CPU-s a worker),
+    JSON text parses in ~0.03 s (:func:`document_json`)."""
+    doc: Json = json.loads(document_json().read_text(encoding="utf-8"))
+    if PATH_REGEX:
+        doc["paths"] = {p: v for p, v in doc["paths"].items() if re.search(PATH_REGEX, p)}
+        kept = {op["operationId"] for item in doc["paths"].values() for op in item.values()}
+        for item in doc["paths"].values():
+            for op in item.values():
+                for response in op.get("responses", {}).values():
+                    if "links" in response:  # no link to an operation left out
+                        response["links"] = {
+                            k: v for k, v in response["links"].items() if v["operationId"] in kept
+                        }
     return doc
+
+
+def document_json() -> Path:
+    """``openapi.yaml`` parsed and written as JSON once per content (and parser version), in
+    the tests' tool cache (:mod:`tests.tool_cache`): the first process that needs it (the
+    warm-up collection of ``make test``) parses it, every worker after reads the JSON. The
+    values are the YAML's: a document JSON could not hold the same (keys that are not
+    strings, dates) fails here."""
+    source = (ROOT / "openapi.yaml").read_bytes()
+
+    def parse(folder: Path) -> None:
+        doc = load_yaml(source.decode("utf-8"))
+        text = json.dumps(doc, ensure_ascii=False)
+        assert json.loads(text) == doc, "openapi.yaml holds values JSON does not"
+        (folder / "openapi.json").write_text(text, encoding="utf-8")
+
+    return tool_output("openapi-json", key_of(source, yaml.__version__), parse) / "openapi.json"
 
 
 def links(doc: Json) -> dict[str, set[str]]:
@@ -240,19 +271,9 @@ class AppSlot:
 
 SLOT = AppSlot()
 DOCUMENT = document()
-if PATH_REGEX:
-    DOCUMENT["paths"] = {p: v for p, v in DOCUMENT["paths"].items() if re.search(PATH_REGEX, p)}
-    _kept = {op["operationId"] for item in DOCUMENT["paths"].values() for op in item.values()}
-    for _item in DOCUMENT["paths"].values():
-        for _op in _item.values():
-            for _response in _op.get("responses", {}).values():
-                if "links" in _response:  # no link to an operation left out
-                    _response["links"] = {
-                        k: v for k, v in _response["links"].items() if v["operationId"] in _kept
-                    }
 # schemathesis works on its own copy: what it changes in the document it loads (resolved
 # references, examples) never reaches the tests that read DOCUMENT, whatever their order
-schema: OpenApiSchema = schemathesis.openapi.from_dict(copy.deepcopy(DOCUMENT), config=CONFIG)
+schema: OpenApiSchema = schemathesis.openapi.from_dict(document(), config=CONFIG)
 schema.app = SLOT
 
 
