@@ -42,6 +42,8 @@ _SEED = os.environ.get("SCHEMATHESIS_SEED", "4")
 SEED: int | None = None if _SEED == "random" else int(_SEED)
 PATH_REGEX = os.environ.get("SCHEMATHESIS_PATH_REGEX")
 """Only the operations whose path matches (e.g. ``^/v1/rules/``); default: every one."""
+MAX_STREAM_EVENTS = 1
+"""A live stream is read until its first frame (``max-stream-events``, :data:`SHARED`)."""
 BOTS_ONLY_ROUNDS = 1
 """A bots-only match the run makes ends after its first round (the default plays 20)."""
 DECISION_CPU_S = 0.05
@@ -130,7 +132,7 @@ SHARED: Json = {
     # The live stream never ends by itself: stop reading after its first frame (a match
     # stream resumed at its version sends `caught-up`), or after a quarter of a second
     # when none comes (the events feed resumed at the log's end waits for news).
-    "max-stream-events": 1,
+    "max-stream-events": MAX_STREAM_EVENTS,
     "base-url": "http://testserver",
     # Tokens here are throwaway; a reproduction needs the real header values.
     "output": {"sanitization": {"enabled": False}},
@@ -290,6 +292,10 @@ class World:
 
     app: Litestar
     service: GameService
+    client: asgi.ASGIClient
+    """The one client every case is sent with (:meth:`session`); without it schemathesis
+    makes a client per call (a requests session and its adapter), and requests reads the
+    proxy variables of the environment for each request: ~0.5 ms of a case's ~4."""
     tables: dict[str, Table] = field(default_factory=dict)
     private: dict[str, Table] = field(default_factory=dict)
     """Private tables (made so, or given an invite code): a private table answers 404 to any
@@ -336,6 +342,16 @@ class World:
         key = headers.get("Idempotency-Key") if headers else None
         if headers is not None and isinstance(key, str) and 1 <= len(key) <= 255:
             headers["Idempotency-Key"] = uuid4().hex
+
+    def call_kwargs(self, case: Case) -> dict[str, Any]:
+        """What a case is sent with: the run's client and the case's :meth:`headers`."""
+        return {"session": self.session(), "headers": self.headers(case)}
+
+    def session(self) -> asgi.ASGIClient:
+        """The run's client, holding no cookie from an earlier call (the API sets none;
+        schemathesis' own client per call starts without)."""
+        self.client.cookies.clear()
+        return self.client
 
     def headers(self, case: Case) -> dict[str, str]:
         """The headers a case is sent with: its credentials, and ``Accept-Encoding:
@@ -448,8 +464,10 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     app = make_app(service, backend="sqlite", sqlite_path=path, bots=bots)
     assert app.state.rate_limiter.per_minute == 0, "the run needs rate limiting off"
     SLOT.target = app
-    w = World(app, service)
-    with asgi.get_client(SLOT) as client:
+    with asgi.get_client(SLOT, max_stream_events=MAX_STREAM_EVENTS) as client:
+        # in-process: no proxy, netrc or certificate bundle from the environment applies
+        client.trust_env = False
+        w = World(app, service, client)
         empty = _create(client, {"name": "empty table"})
         people = _create(client, {"name": "four people"})
         for seat in range(4):
@@ -472,8 +490,8 @@ def running_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         assert summary["rounds"][0]["status"] == "scored", summary
         w.tables = {t.match_id: t for t in (empty, people, robots)}
         w.tournaments.append(_boards_event(client, app))
-    yield w
-    asgi.shutdown_lifespans()
+        yield w
+        asgi.shutdown_lifespans()
     SLOT.target = None
     service.close()
 

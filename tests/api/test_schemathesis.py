@@ -43,6 +43,7 @@ from tests.api.schemathesis_world import (
     CONFIG,
     DOCUMENT,
     MAX_EXAMPLES,
+    MAX_STREAM_EVENTS,
     SEMANTIC_PATHS,
     STATEFUL_EXAMPLES,
     STATEFUL_STEPS,
@@ -68,7 +69,10 @@ def test_every_builtin_check_is_on() -> None:
     for result in schema.get_all_operations():
         assert isinstance(result, Ok), result
         op = result.ok()
-        config = CONFIG.projects.get_default().checks_config_for(operation=op)
+        project = CONFIG.projects.get_default()
+        # the one client of the run (World.client) reads a stream as far as each operation's
+        assert project.max_stream_events_for(operation=op) == MAX_STREAM_EVENTS, op.label
+        config = project.checks_config_for(operation=op)
         off = {n for n in names if not config.get_by_name(name=n).enabled}
         assert off == set(), (op.label, off)
         if op.path in SEMANTIC_PATHS:  # on, with their documented 422 among the answers
@@ -84,8 +88,7 @@ def test_every_builtin_check_is_on() -> None:
 def test_every_operation(case: Case, world: World) -> None:
     world.aim(case)
     response = case.call_and_validate(
-        headers=world.headers(case),
-        additional_checks=[schema_level_acceptance],
+        **world.call_kwargs(case), additional_checks=[schema_level_acceptance]
     )
     world.learn(case, response)
 
@@ -121,7 +124,7 @@ def test_state_machine(world: World) -> None:
     class Workflow(base):  # type: ignore[misc]
         def get_call_kwargs(self, case: Case) -> dict[str, Any]:
             world.fresh_key(case)  # the match id comes from the link: keep it
-            return {"headers": world.headers(case)}
+            return world.call_kwargs(case)
 
         def after_call(self, response: Response, case: Case) -> None:
             super().after_call(response, case)
