@@ -1,13 +1,16 @@
 """``asyncapi.yaml`` at the root is the AsyncAPI 3.0 document of the SSE streams
-(regenerate it with ``scripts/gen_asyncapi.py``), and it names every stream route."""
+(regenerate it with ``scripts/gen_asyncapi.py``), and it names every stream route.
+
+The second test reads the checked-in documents: the first test keeps ``asyncapi.yaml`` equal
+to the generated one, ``tests/api/test_openapi_drift.py`` keeps ``openapi.yaml`` equal to the
+app's. Generating them again (an app, its document, two YAML dumps) cost ~6 CPU-s."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from api.asyncapi import asyncapi_yaml
-from infra.bootstrap import openapi_yaml
-from tests.documents import load_yaml
+from tests.documents import repository_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,7 +21,7 @@ def test_asyncapi_yaml_is_up_to_date() -> None:
 
 
 def test_every_stream_of_the_api_is_a_channel() -> None:
-    doc = load_yaml(asyncapi_yaml())
+    doc = repository_yaml("asyncapi.yaml")
     assert doc["asyncapi"] == "3.0.0"
     addresses = {
         c["address"]
@@ -27,7 +30,7 @@ def test_every_stream_of_the_api_is_a_channel() -> None:
         .replace("{ticketId}", "{ticket_id}")
         for c in doc["channels"].values()
     }
-    openapi = load_yaml(openapi_yaml())
+    openapi = repository_yaml("openapi.yaml")
     streams = {
         path
         for path, item in openapi["paths"].items()

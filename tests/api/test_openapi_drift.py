@@ -19,6 +19,13 @@ def generated() -> str:
     return openapi_yaml()
 
 
+@pytest.fixture(scope="module")
+def doc(generated: str) -> dict[str, Any]:
+    """The generated document parsed once (~1 CPU-s a parse); the tests only read it."""
+    parsed: dict[str, Any] = load_yaml(generated)
+    return parsed
+
+
 def test_openapi_yaml_is_up_to_date(generated: str) -> None:
     checked_in = (ROOT / "openapi.yaml").read_text(encoding="utf-8")
     assert checked_in == generated, "openapi.yaml drifted: run scripts/gen_openapi.py"
@@ -33,8 +40,7 @@ def _operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
-def test_every_rest_error_is_a_documented_problem(generated: str) -> None:
-    doc = load_yaml(generated)
+def test_every_rest_error_is_a_documented_problem(doc: dict[str, Any]) -> None:
     for path, method, op in _operations(doc):
         if path.endswith("/stream"):
             continue
@@ -45,8 +51,7 @@ def test_every_rest_error_is_a_documented_problem(generated: str) -> None:
                 assert list(response["content"]) == ["application/problem+json"], (path, code)
 
 
-def test_the_rest_core_is_documented(generated: str) -> None:
-    doc = load_yaml(generated)
+def test_the_rest_core_is_documented(doc: dict[str, Any]) -> None:
     paths = doc["paths"]
     assert {"get", "post"} <= set(paths["/v1/matches"])
     view = paths["/v1/matches/{match_id}/view"]["get"]

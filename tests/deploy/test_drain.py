@@ -29,6 +29,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from infra.migrate import migrate
 from infra.settings import Settings, SettingsError
 from infra.store import build_service
 
@@ -254,16 +255,11 @@ def test_without_table_creation_the_server_listens_once_migrate_has_run(
         assert proc.poll() is None
         with pytest.raises(ConnectionRefusedError):  # not listening: waiting for the schema
             socket.create_connection(("127.0.0.1", port), timeout=2).close()
-        migrate = subprocess.run(
-            [sys.executable, "-m", "infra.cli", "migrate"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-        assert migrate.returncode == 0, migrate.stderr
-        assert b"migrate: created table " in migrate.stdout
+        # the migration, run in this process on the server's settings: the test is the
+        # server's wait (the command is tests/deploy/test_migrate.py's, run as the
+        # migration Job's process by tests/deploy/test_migrated_deployment.py)
+        report = migrate(Settings.from_env(env))
+        assert any(line.startswith("migrate: created table ") for line in report.lines())
         deadline = time.monotonic() + 90
         while True:
             try:

@@ -1,5 +1,8 @@
 """The run guard (:mod:`tests.run_guard`): a run with a skipped test is red, in one process
-and under pytest-xdist; a run where every test ran is green and prints its seed."""
+and under pytest-xdist; a run where every test ran is green and prints its seed.
+
+Only the green run takes pytest-randomly (its seed is what it prints): importing it imports
+faker and numpy, ~0.8 CPU-s in each process of a run (the guard counts the same without it)."""
 
 from __future__ import annotations
 
@@ -22,10 +25,13 @@ def test_runs() -> None:
 """
 
 
-def _run(tmp_path: Path, extra: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp_path: Path, extra: str, *args: str, random_order: bool = False
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p tests.run_guard\n")  # no conftest
     (tmp_path / "test_guarded.py").write_text(_TESTS.format(extra=extra))
     ini, plugins = tmp_path / "pytest.ini", ("-p", "no:cacheprovider", "-p", "xdist")
+    order = ("-p", "randomly") if random_order else ()
     where = ("--rootdir", str(tmp_path), str(tmp_path))
     return subprocess.run(
         [
@@ -36,8 +42,7 @@ def _run(tmp_path: Path, extra: str, *args: str) -> subprocess.CompletedProcess[
             str(ini),
             "-q",
             *plugins,
-            "-p",
-            "randomly",
+            *order,
             *where,
             *args,
         ],
@@ -68,7 +73,7 @@ def test_an_xfail_fails_the_run(tmp_path: Path) -> None:
 
 
 def test_a_whole_run_is_green_and_prints_its_seed(tmp_path: Path) -> None:
-    done = _run(tmp_path, "", "-n", "2", "--randomly-seed=1234")
+    done = _run(tmp_path, "", "-n", "2", "--randomly-seed=1234", random_order=True)
     assert done.returncode == 0, done.stdout + done.stderr
     replay = "replay: make pytest PYTEST_WORKERS=0 PYTEST_ARGS=--randomly-seed=1234"
     assert done.stdout.count(replay) == 2, done.stdout  # at the start and at the end
