@@ -22,7 +22,7 @@ from uuid import uuid4
 
 import httpx
 
-from tests.resilience.harness import Json
+from tests.resilience.harness import TLS, Json
 
 COMMAND_EVENTS = {
     "declare": "TrumpDeclared",  # R17
@@ -50,6 +50,7 @@ class Client:
     def __init__(self, bases: list[str], *, deadline_s: float = 60.0, seed: int = 0) -> None:
         self.bases = bases
         self.http = httpx.AsyncClient(
+            verify=TLS,
             timeout=httpx.Timeout(20.0, connect=2.0),
             limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
         )

@@ -28,7 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from infra.pgcluster import Cluster
 from tests.resilience.checks import Json, Verdict, verify
 from tests.resilience.client import BotTable, Client, play
-from tests.resilience.harness import Replica, drop_schema, fresh_schema
+from tests.resilience.harness import TLS, Replica, drop_schema, fresh_schema
 from tests.resilience.zygote import Zygote
 
 
@@ -225,7 +225,7 @@ async def outage_run(
         await asyncio.sleep(warm_s)
         await asyncio.to_thread(cluster.stop)
         await asyncio.sleep(down_s / 2)
-        async with httpx.AsyncClient(timeout=10) as http:
+        async with httpx.AsyncClient(timeout=10, verify=TLS) as http:
             readyz = (await http.get(stack.replicas[0].base + "/readyz")).status_code
         await asyncio.sleep(down_s / 2)
         await asyncio.to_thread(cluster.start)
@@ -265,7 +265,7 @@ async def hub_connections(replica: Replica, *, wait_s: float = 30.0) -> float:
 
 async def metric(replica: Replica, name: str) -> float:
     """A replica's unlabelled metric from ``/metrics`` (NaN when absent)."""
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with httpx.AsyncClient(timeout=10, verify=TLS) as http:
         text = (await http.get(replica.base + "/metrics")).text
     for family in text_string_to_metric_families(text):
         for sample in family.samples:

@@ -48,7 +48,7 @@ from psycopg import sql
 
 from services.positions import position_id
 from services.tournaments.results_policy import POLICY
-from tests.resilience.harness import Replica, schema_settings
+from tests.resilience.harness import TLS, Replica, schema_settings
 from tests.resilience.zygote import Zygote
 
 Json = dict[str, Any]
@@ -141,7 +141,7 @@ class Request:
     def send(self, base: str) -> httpx.Response:
         headers = {"Authorization": f"Bearer {self.token}", "Idempotency-Key": self.key}
         return httpx.request(
-            self.method, base + self.path, json=self.body, headers=headers, timeout=20
+            self.method, base + self.path, json=self.body, headers=headers, timeout=20, verify=TLS
         )
 
 
@@ -158,7 +158,7 @@ class Case:
 
 def call(base: str, method: str, path: str, token: str | None = None, body: Any = None) -> Json:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    r = httpx.request(method, base + path, json=body, headers=headers, timeout=20)
+    r = httpx.request(method, base + path, json=body, headers=headers, timeout=20, verify=TLS)
     assert r.status_code in (200, 201), f"{method} {path}: {r.status_code} {r.text}"
     answer: Json = r.json()
     return answer

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.resilience.harness import Replica, drop_schema, fresh_schema
+from tests.resilience.harness import TLS, Replica, drop_schema, fresh_schema
 from tests.resilience.zygote import Zygote
 
 pytestmark = pytest.mark.postgres
@@ -45,7 +45,7 @@ def replicas(pg_url: str, zygote: Zygote) -> Iterator[list[Replica]]:
 
 
 async def race(bases: list[str]) -> tuple[list[Json], list[Json], dict[str, Json]]:
-    async with httpx.AsyncClient(timeout=30.0) as http:
+    async with httpx.AsyncClient(timeout=30.0, verify=TLS) as http:
 
         async def post(i: int, path: str, body: Json, token: str | None = None) -> Json:
             headers = {"Authorization": f"Bearer {token}"} if token else {}

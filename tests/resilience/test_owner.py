@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.resilience.checks import history, store_service
 from tests.resilience.client import BotTable, PersonAndBots
-from tests.resilience.harness import Worker
+from tests.resilience.harness import TLS, Worker
 from tests.resilience.scenarios import Stack, kill_run, race_run
 from tests.resilience.zygote import Zygote
 
@@ -40,7 +40,7 @@ def runner() -> Iterator[asyncio.Runner]:
 
 
 def counter(base: str, name: str) -> float:
-    text = httpx.get(base + "/metrics", timeout=5).text
+    text = httpx.get(base + "/metrics", timeout=5, verify=TLS).text
     return sum(
         sample.value
         for family in text_string_to_metric_families(text)

@@ -18,6 +18,7 @@ import pytest
 
 from tests.resilience.harness import (
     SECRET,
+    TLS,
     Receiver,
     Replica,
     Worker,
@@ -50,7 +51,7 @@ def schema(pg_url: str) -> Iterator[str]:
 
 def call(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    r = httpx.request(method, base + path, json=body, headers=headers, timeout=10)
+    r = httpx.request(method, base + path, json=body, headers=headers, timeout=10, verify=TLS)
     assert r.status_code in (200, 201), f"{method} {path}: {r.status_code} {r.text}"
     return r.json()
 
@@ -106,7 +107,9 @@ def test_the_worker_runs_bots_timers_and_webhooks_for_the_api_process(
 
         worker.start()
         asyncio.run(worker.ready())
-        assert httpx.get(worker.base + "/v1/matches", timeout=5).status_code == 404  # no API
+        assert (
+            httpx.get(worker.base + "/v1/matches", timeout=5, verify=TLS).status_code == 404
+        )  # no API
         deadline = time.monotonic() + 60
         types: list[str] = []
         while time.monotonic() < deadline:
@@ -143,13 +146,13 @@ def test_a_worker_serves_its_probes_and_metrics_and_no_api_route(
         worker.start()
         asyncio.run(worker.ready())
         for path in ("/healthz", "/readyz"):
-            assert httpx.get(worker.base + path, timeout=5).status_code == 200, path
-        metrics = httpx.get(worker.base + "/metrics", timeout=5)
+            assert httpx.get(worker.base + path, timeout=5, verify=TLS).status_code == 200, path
+        metrics = httpx.get(worker.base + "/metrics", timeout=5, verify=TLS)
         assert metrics.status_code == 200
         assert "shengji_live_hub_connected 1.0" in metrics.text  # its hub listens
         assert "shengji_bot_steps_total" in metrics.text
         for path in ("/v1/matches", "/v1/tournaments", "/schema", "/schema/openapi.json"):
-            assert httpx.get(worker.base + path, timeout=5).status_code == 404, path
+            assert httpx.get(worker.base + path, timeout=5, verify=TLS).status_code == 404, path
     finally:
         worker.stop()
     assert worker.proc is not None and worker.proc.returncode == 0, worker.tail()

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.resilience.harness import SECRET, Process, Receiver, free_port
+from tests.resilience.harness import SECRET, TLS, Process, Receiver, free_port
 from tests.resilience.zygote import Zygote
 
 OPERATOR = "operator-token-0123456789abcdef"
@@ -50,7 +50,7 @@ class Server:
         deadline = time.monotonic() + 90  # a loaded machine starts a server slowly
         while time.monotonic() < deadline:
             try:
-                if httpx.get(self.base + "/readyz", timeout=1).status_code == 200:
+                if httpx.get(self.base + "/readyz", timeout=1, verify=TLS).status_code == 200:
                     return
             except httpx.TransportError:
                 time.sleep(0.1)
@@ -74,7 +74,7 @@ def server(tmp_path: Path, zygote: Zygote) -> Iterator[Server]:
 
 def post(s: Server, path: str, body: Any = None, token: str | None = None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    r = httpx.post(s.base + path, json=body, headers=headers, timeout=10)
+    r = httpx.post(s.base + path, json=body, headers=headers, timeout=10, verify=TLS)
     assert r.status_code in (200, 201), r.text
     return r.json()
 
@@ -85,6 +85,7 @@ def refusal_logged(s: Server, subscription_id: str) -> bool:
         s.base + f"/v1/webhooks/{subscription_id}/deliveries",
         headers={"Authorization": f"Bearer {OPERATOR}"},
         timeout=10,
+        verify=TLS,
     ).json()
     return any(a["status"] == 503 for d in log for a in d["attempts"])
 
@@ -136,6 +137,7 @@ def test_no_delivery_is_lost_across_kill_9(server: Server) -> None:
     log = httpx.get(
         server.base + f"/v1/webhooks/{sub['subscriptionId']}/deliveries",
         headers={"Authorization": f"Bearer {OPERATOR}"},
+        verify=TLS,
     ).json()
     assert all(d["deliveredAt"] for d in log)
     assert any(a["status"] == 503 for d in log for a in d["attempts"])
