@@ -99,8 +99,14 @@ def current_version(service: GameService, match_id: Any) -> int:
     return match.sequence(0 if round_ is None else round_.version)
 
 
-@pytest.mark.parametrize("seed", [3, 11, 29])
+@pytest.mark.parametrize("seed", [11])
 async def test_patches_give_the_state_at_every_version(seed: int) -> None:
+    """One deal (seed) is enough: every seat's and the spectator's view is compared with
+    the state at each of the round's ~140 versions (~700 reads). Each of the three deals
+    once tried (3, 11, 29) caught the same broken streams — a patch against a base not
+    moved on after a whole frame, an insertion at the wrong index — and missed the same
+    two breakages of the patch itself (removals in the wrong order, an insertion before a
+    kept tail), which tests/services/test_json_patch.py's random documents catch."""
     clock = FakeClock()
     service = GameService(
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=clock, seeds=FixedSeeds(seed)
