@@ -2,7 +2,8 @@
 durable PostgreSQL cluster, one API process (or two, ``--replicas 2``) and a worker, two
 matches of four seat clients and a spectator for a few seconds with short think times — ends
 with its machine-readable line and loses no frame. Only the shape and the losses are checked,
-never a time (figures belong to the bench itself)."""
+never a time (figures belong to the bench itself). The servers are forks of one process
+that imported them (``--zygote``: ~0.3 CPU-s a start, not ~2; tests/resilience/zygote.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ LAST_LINE = re.compile(
 )
 TINY = (
     "--ladder 2 --seconds 3 --ramp 0.5 --warmup 0.5 --grace 5 --think 0.02,0.1 "
-    "--match-end rounds:1 --hello-seconds 0.5 --hello-conns 2"
+    "--match-end rounds:1 --hello-seconds 0.5 --hello-conns 2 --zygote"
 )
 
 
