@@ -18,7 +18,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.api.served import served
+from tests.api.served import served_here
 from tests.browser import chromium
 
 SIZES = ((1920, 1080), (1280, 720))
@@ -59,7 +59,7 @@ def event(http: httpx.Client, teams: int, deadline_s: int = 5400) -> tuple[str, 
 def room(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, dict[int, str]]]:
     folder: Path = tmp_path_factory.mktemp("room")
     with (
-        served(folder) as base,
+        served_here(folder) as base,
         httpx.Client(base_url=base, timeout=30) as http,
         chromium(1920, 1080) as driver,
     ):

@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.api.rest import Table, auth, choose
-from tests.api.served import ROOT, served
+from tests.api.served import ROOT, served_here
 from tests.browser import chromium
 
 
@@ -82,7 +82,7 @@ def json_standings(http: httpx.Client, tid: str) -> list[tuple[int, int, int]]:
 def test_the_display_page_follows_a_table_to_its_end_without_a_reload(tmp_path: Path) -> None:
     """R36: what the projector shows is the standings as served, live."""
     with (
-        served(tmp_path, DECLARE_MS="500") as base,
+        served_here(tmp_path, DECLARE_MS="500") as base,
         httpx.Client(base_url=base, timeout=30) as http,
         chromium(1600, 900) as driver,
     ):
