@@ -79,15 +79,20 @@ def post(s: Server, path: str, body: Any = None, token: str | None = None) -> An
     return r.json()
 
 
-def refusal_logged(s: Server, subscription_id: str) -> bool:
-    """The subscription's delivery log records an attempt the receiver refused (503)."""
-    log = httpx.get(
+def deliveries(s: Server, subscription_id: str) -> list[dict[str, Any]]:
+    """The subscription's delivery log."""
+    log: list[dict[str, Any]] = httpx.get(
         s.base + f"/v1/webhooks/{subscription_id}/deliveries",
         headers={"Authorization": f"Bearer {OPERATOR}"},
         timeout=10,
         verify=TLS,
     ).json()
-    return any(a["status"] == 503 for d in log for a in d["attempts"])
+    return log
+
+
+def refusal_logged(s: Server, subscription_id: str) -> bool:
+    """The subscription's delivery log records an attempt the receiver refused (503)."""
+    return any(a["status"] == 503 for d in deliveries(s, subscription_id) for a in d["attempts"])
 
 
 def test_no_delivery_is_lost_across_kill_9(server: Server) -> None:
@@ -134,12 +139,13 @@ def test_no_delivery_is_lost_across_kill_9(server: Server) -> None:
         assert [s for s, _ in unique] == list(range(1, len(unique) + 1))  # none lost
         assert [s for s, _ in items] == sorted(s for s, _ in items)  # in order
         assert unique[0][1] == "match-found" and unique[-1][1] == "match-finished"
-    log = httpx.get(
-        server.base + f"/v1/webhooks/{sub['subscriptionId']}/deliveries",
-        headers={"Authorization": f"Bearer {OPERATOR}"},
-        verify=TLS,
-    ).json()
-    assert all(d["deliveredAt"] for d in log)
+    # the receiver holds a body before the outbox records its answer: wait for the record
+    deadline = time.monotonic() + 30
+    log = deliveries(server, sub["subscriptionId"])
+    while not all(d["deliveredAt"] for d in log) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        log = deliveries(server, sub["subscriptionId"])
+    assert all(d["deliveredAt"] for d in log), [d for d in log if not d["deliveredAt"]]
     assert any(a["status"] == 503 for d in log for a in d["attempts"])
     receiver.server.shutdown()
     receiver.server.server_close()
