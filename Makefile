@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test warm contract lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -90,22 +90,37 @@ PYTEST_ARGS ?=
 # In a fresh clone no test module is rewritten for pytest's asserts yet (tests/__pycache__):
 # one collection first rewrites them, rather than every worker at once (~6 s of CPU each).
 # It builds the schemathesis cases of one operation, not all (~4.5 CPU-s less, on the path
-# before the workers start: docs/decisions.md D-suite2); the workers build every one.
-pytest: $(STAMP)
+# before the workers start: docs/decisions.md D-suite2).
+warm: $(STAMP)
 	@test -d tests/__pycache__ || SCHEMATHESIS_PATH_REGEX='^/v1/rules/\{number\}$$' \
 		$(BIN)/python -m pytest -q --collect-only -p no:randomly -p no:tests.run_guard > /dev/null
+
+pytest: warm
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+
+# The contract module (schemathesis over every operation) builds the cases of all 152
+# operations when it is collected, ~7 CPU-s in every process that collects it: `make test`
+# runs it in a session of its own beside the workers, which leave it out (docs/decisions.md
+# D-suite4, "the contract's own session"). `make pytest` still runs it with the rest.
+CONTRACT := tests/api/test_schemathesis.py
+contract: warm
+	$(BIN)/python -m pytest -q $(CONTRACT)
 
 # The static checks (ruff, mypy --strict, lint-imports, vulture: ~25 s, mostly mypy on one
 # core) run beside pytest rather than before it; each check's output is printed whole when
-# it ends, pytest's as it runs. The run fails when any of them fails (every check runs).
+# it ends, pytest's as it runs, the contract session's after pytest's. The run fails when
+# any of them fails (every check runs). PYTEST_ARGS go to the workers' session.
 test: $(STAMP)
 	@$(MAKE) --no-print-directory -k -j4 --output-sync=target lint typecheck imports deadcode & \
 	checks=$$!; \
-	$(MAKE) --no-print-directory pytest; tests=$$?; \
+	$(MAKE) --no-print-directory warm; \
+	log=$$(mktemp); $(MAKE) --no-print-directory contract > $$log 2>&1 & contract=$$!; \
+	$(MAKE) --no-print-directory pytest PYTEST_ARGS='--ignore=$(CONTRACT) $(PYTEST_ARGS)'; tests=$$?; \
+	wait $$contract; contracted=$$?; cat $$log; rm -f $$log; \
 	wait $$checks; checked=$$?; \
+	if [ $$contracted -ne 0 ]; then echo "make test: the contract session failed (above)"; fi; \
 	if [ $$checked -ne 0 ]; then echo "make test: a static check failed (above)"; fi; \
-	test $$tests -eq 0 -a $$checked -eq 0
+	test $$tests -eq 0 -a $$contracted -eq 0 -a $$checked -eq 0
 
 # Ratings: an update per finished match, boards with 1,000 and 100,000 players, a rebuild;
 # the last line is "ratings update_ms=… board_small_ms=… board_large_ms=… ratio=… rebuild_matches_per_s=…".

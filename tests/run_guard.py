@@ -36,13 +36,24 @@ def _seed(config: pytest.Config) -> int | None:
     return seed if isinstance(seed, int) else None
 
 
+def _selection(config: pytest.Config) -> list[str]:
+    """The tests the session was asked for beyond the default (its paths, ``--ignore``):
+    a replay of its order asks for the same (``make test`` runs the contract module in a
+    session of its own and leaves it out of the workers')."""
+    paths = list(config.args) if config.args_source == pytest.Config.ArgsSource.ARGS else []
+    ignored: Any = config.getoption("ignore", default=None) or []
+    return [*paths, *(f"--ignore={p}" for p in ignored)]
+
+
 def _replay_line(config: pytest.Config) -> str | None:
     seed = _seed(config)
     if seed is None:
         return None
+    args = " ".join([f"--randomly-seed={seed}", *_selection(config)])
+    quoted = args if " " not in args else f"'{args}'"
     return (
         f"random order: --randomly-seed={seed} (replay: make pytest PYTEST_WORKERS=0 "
-        f"PYTEST_ARGS=--randomly-seed={seed})"
+        f"PYTEST_ARGS={quoted})"
     )
 
 

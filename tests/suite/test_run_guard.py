@@ -75,6 +75,7 @@ def test_an_xfail_fails_the_run(tmp_path: Path) -> None:
 def test_a_whole_run_is_green_and_prints_its_seed(tmp_path: Path) -> None:
     done = _run(tmp_path, "", "-n", "2", "--randomly-seed=1234", random_order=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    replay = "replay: make pytest PYTEST_WORKERS=0 PYTEST_ARGS=--randomly-seed=1234"
+    # the replay asks for what the run asked for: here the test folder
+    replay = f"replay: make pytest PYTEST_WORKERS=0 PYTEST_ARGS='--randomly-seed=1234 {tmp_path}')"
     assert done.stdout.count(replay) == 2, done.stdout  # at the start and at the end
     assert "run guard" not in done.stdout
