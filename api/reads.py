@@ -33,9 +33,9 @@ from domain.game.match import Match
 from domain.game.round import Round, round_id
 from domain.rules.errors import InvalidInputError
 from services import field_docs
-from services.access import SEAT_TOKEN_NEEDED, Credential, check_visible, seat_in
+from services.access import SEAT_TOKEN_NEEDED, Credential, check_visible, presented, seat_in
 from services.embargo import embargo_marker, embargo_of, view_embargo
-from services.errors import NotFoundError, UnauthorizedError, VerificationError
+from services.errors import NotFoundError, VerificationError
 from services.game import GameService
 from services.history import (
     MAX_LIMIT,
@@ -77,8 +77,7 @@ def seat_view(
     """The caller's seat, the view's ETag and the seat's view (None: ``if_none_match``
     matches it), remembered in the view tags when no clock can change it (blocking)."""
     service, cred, tags = read.service, read.credential, read.runtime.tags
-    if cred is None:  # 401 before the match is looked at: a missing token tells nothing
-        raise UnauthorizedError(SEAT_TOKEN_NEEDED)
+    presented(cred, SEAT_TOKEN_NEEDED)  # 401 before the match is looked at: tells nothing
     generation = tags.generation(match_id)
     match, round_ = snapshot(service, match_id)
     check_visible(service, match, cred)  # a private table: 404 to anyone not of it

@@ -141,6 +141,18 @@ SEAT_TOKEN_NEEDED: Final = "a seat token is needed: Authorization: Bearer <seat 
 that exists or not, so it tells nothing of a private table (D-hidden)."""
 
 
+def presented(cred: Credential | None, needed: str) -> Credential:
+    """The credential of a request that needs one, before anything is looked up: 401
+    without one (``needed`` says which) or with one not of the shape of a token we mint —
+    for any id, one that exists or not, so neither tells anything of a private table
+    (D-hidden). A well-formed token is checked against what it names afterwards."""
+    if cred is None:
+        raise UnauthorizedError(needed)
+    if cred.role is None:
+        raise UnauthorizedError(f"this is not a token of this service ({needed})")
+    return cred
+
+
 def seat_in(service: GameService, match: Match, cred: Credential | None) -> int:
     """The seat ``cred`` acts for in ``match`` (R1): a seat token of the match, or the
     player token of the account that claimed the seat (docs/players.md)."""

@@ -251,3 +251,30 @@ def test_nothing_public_hands_out_a_private_tables_id_or_names(
         assert secret not in text, f"{where} names {secret!r}"
     shown = tables.control in text or '"control"' in text  # its id, or its record's name
     assert shown, f"{where} left the public table out too"
+
+
+NEEDS_A_TOKEN = [
+    ("GET", "/v1/matches/{id}/view", None),
+    ("POST", "/v1/matches/{id}/talk", {"phrase": "hello"}),
+    ("POST", "/v1/matches/{id}/talk/mutes", {"source": "seat-1"}),
+    ("DELETE", "/v1/matches/{id}/talk/mutes/seat-1", None),
+    ("POST", "/v1/matches/{id}/talk/reports", {"number": 1, "reason": "abuse"}),
+]
+"""Routes that need a seat's or player's token and look at the match only after it."""
+
+
+@pytest.mark.parametrize(("method", "path", "body"), NEEDS_A_TOKEN)
+@pytest.mark.parametrize("which", ["playing", "finished", "none"])
+def test_a_token_not_of_the_service_is_401_for_any_id_a_private_tables_or_none(
+    c: TestClient[Litestar], tables: Tables, method: str, path: str, body: Any, which: str
+) -> None:
+    """Where a request needs a token, one not of the shape the service mints names nothing:
+    401 for every id, a private table's as for no match's, so it tells nothing of either
+    (a stranger's well-formed token is the 404 above)."""
+    match_id = {"playing": tables.playing, "finished": tables.finished, "none": str(uuid4())}
+    url = path.format(id=match_id[which])
+    for token in ("garbage", "s.not-hex.x", "Zm9vOmJhcg=="):
+        headers = {**auth(token), "Idempotency-Key": uuid4().hex}
+        r = c.request(method, url, json=body, headers=headers)
+        assert r.status_code == 401, (token, r.text)
+        assert r.json()["type"].endswith("/unauthorized"), r.text
