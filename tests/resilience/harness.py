@@ -40,12 +40,12 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-webhook-secret-of-32-characters"
+"""The webhook receivers' signing secret."""
 TLS = httpx.create_ssl_context()
 """The TLS context of every HTTP client these tests make, made once: httpx otherwise makes
 one for each client (certifi's authorities loaded, ~35 ms of CPU), and the tests make a
 client for each readiness poll and many a request. The servers are plain HTTP on loopback;
 the context is never used."""
-"""The webhook receivers' signing secret."""
 Json = dict[str, Any]
 
 
