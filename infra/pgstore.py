@@ -70,13 +70,15 @@ class LockingInsertRecorder(PostgresApplicationRecorder):
         (:func:`notified_ids`), so a live hub knows which rows a commit made without
         reading them (docs/decisions.md D-path5)."""
         self.sql_create_statements.append(self.create_locking_insert_function)
-        self.sql_invoke_pg_function_insert_events = sql.SQL(
-            "SELECT * FROM {schema}.{function}((%b))"
-        ).format(schema=schema, function=sql.Identifier(self.pg_function_name_insert_events))
+        invoke = sql.SQL("SELECT * FROM {schema}.{function}((%b))").format(
+            schema=schema, function=sql.Identifier(self.pg_function_name_insert_events)
+        )
+        self.sql_invoke_pg_function_insert_events = sql.Composed([sql.SQL(invoke.as_string())])
         """The library's call of its insert function, its rows sent in binary (``%b``:
         psycopg's binary dumper of the composite, which the library registers beside the
         text one) rather than as the text of a composite array, whose every ``state`` is
-        hex-encoded and then quoted and escaped field by field (docs/decisions.md D-path4)."""
+        hex-encoded and then quoted and escaped field by field (docs/decisions.md D-path4);
+        its names quoted once here, not by psycopg at every save (D-path5)."""
 
 
 def notified_ids(payload: str) -> tuple[str, int, int] | None:
