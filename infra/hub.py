@@ -43,6 +43,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import threading
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
@@ -138,6 +139,8 @@ class PostgresHub(LocalHub):
         self._ended_below = 0
         """Every save of this process with a ticket below it has told :meth:`recorded`
         (what it told is in :attr:`_own`); :attr:`_ended` holds those above it."""
+        self._loop_thread = 0
+        """The event loop's thread (a save told there is taken at once)."""
         self._read_due = True
         """The log is read at the next wake-up: a notification that named no rows, a poll,
         a (re)connect, a commit no save of this process told."""
@@ -242,6 +245,7 @@ class PostgresHub(LocalHub):
         """Start listening; waits (at most ``timeout`` s) for the first LISTEN to be in
         place, then keeps (re)connecting in the background if it is not."""
         await super().start()
+        self._loop_thread = threading.get_ident()
         if self._saves is not None:  # saves begun before the loop was known told nothing
             self._saves_ended(self._saves.issued)
         if self._task is None:
@@ -393,11 +397,7 @@ class PostgresHub(LocalHub):
         if loop is None or loop.is_closed():
             return
         rows = [(r.notification, r.domain_event) for r in news.recordings]
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+        if threading.get_ident() == self._loop_thread:  # a save on the loop (no worker thread)
             self._take(news.ticket, rows)
         else:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
