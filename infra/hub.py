@@ -12,8 +12,8 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
   :meth:`~InProcessHub.publish_many` after each save (from whatever thread saved).
 * :class:`PostgresHub` — one asyncpg connection per process LISTENs on the channel the
   eventsourcing PostgreSQL recorder NOTIFYs inside every insert transaction (the events
-  table's name, no payload; delivered on commit). On each notification it reads the new
-  rows (``notification_id > last``) and maps their originators to matches: a match's
+  table's name; delivered on commit). On each notification of a commit it did not make it
+  reads the new rows (``notification_id > last``) and maps their originators to matches: a match's
   events are its own; a round's id maps to its match through the round's
   ``RoundStarted`` (cached). So a command handled by any replica wakes the subscribers
   of every replica. The recorder locks the table while inserting, so rows become
@@ -21,6 +21,18 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
   are never filled, and reading ``> last`` simply passes over them. A dropped
   connection is re-opened with backoff; after each (re)connect every subscribed match
   is woken once, since notifications sent while the connection was down are lost.
+
+A commit of this process is not read back (docs/decisions.md D-path5). The insert function
+names each commit's first and last notification ids in its notification's payload
+(:func:`infra.pgstore.notified_ids`), and every save of this process hands its rows over,
+each with its event, as it ends (:meth:`PostgresHub.recorded`, told by the service's
+``saves.recorded`` on the saving thread). The hub reaches the commits notified in commit
+order: one whose rows were all handed over wakes its matches with those events, no read,
+no decoding; any other — another process's, a notification naming no rows — is read
+``> last`` as before (a row handed over is taken as handed, not decoded). A notification may
+come before its save has handed its rows over, so a commit not handed over waits while a
+save of this process begun before its notification is still under way, at most
+:data:`HANDOVER_S`.
 
 The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
 game service keeps its aggregate cache by them, bringing a cached aggregate up to another
@@ -181,7 +193,8 @@ class PostgresHub(LocalHub):
         self.connections = 0
         """How many times a LISTEN connection was opened (tests, metrics)."""
         self.on_stored: list[Callable[[Sequence[StoredEvent]], None]] = []
-        """Told every row the hub reads, as stored, in notification order (the game
+        """Told every row the hub reads, as stored, in notification order — not this
+        process's own, whose save told the cache (D-path5) — (the game
         service keeps its aggregate cache by them: docs/decisions.md D-owner). With a
         listener here the hub reads every row, and after a reconnect it reads on from
         where it was, so no save is missed."""

@@ -15,7 +15,10 @@ extends it the way the library's own examples extend a recorder: it appends one 
 to the schema it creates, which defines the library's insert function
 (``<schema>.es_insert_events_uuid``) again, in the same transaction, with the library's
 statements and the table lock first. A save is then one call, and the lock is held for no
-round-trip. A duplicate ``(originator_id, originator_version)`` raises the library's
+round-trip. Its notification, sent on commit, names the schema and the first and last
+notification ids it saved (the library's names none), so a live hub reaches a commit its own
+process made without reading it back (:func:`notified_ids`, docs/decisions.md D-path5).
+A duplicate ``(originator_id, originator_version)`` raises the library's
 ``IntegrityError`` (the optimistic concurrency of every command). The call sends its rows
 in psycopg's binary format (``%b``), not as the text of a composite array
 (docs/decisions.md D-path4).
