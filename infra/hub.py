@@ -233,8 +233,7 @@ class PostgresHub(LocalHub):
             channel=recorder.channel_name,
             mapper=service.mapper,
             settling=service.settling if trusted else None,
-            saves=service.saves,
-            **kwargs,
+            **{"saves": service.saves, **kwargs},  # saves=None: every commit read back
         )
         if trusted:
             # loads read the store until the hub has connected and read on (D-owner)
