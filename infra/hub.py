@@ -111,8 +111,12 @@ class PostgresHub(LocalHub):
         connect: Connect = asyncpg.connect,
         mapper: Mapper[UUID] | None = None,
         settling: Settling | None = None,
+        pace_s: float = 0.0,
     ) -> None:
         super().__init__()
+        self._pace_s = pace_s
+        """A read at most this often: notifications meanwhile wait for the next one (a
+        worker's hub; 0: every notification read at once)."""
         self._settling = settling
         """Told where the hub has read the log to (every row up to there told to
         :attr:`on_stored`): a request's read waits for it to reach the log's end (D-settle)."""
@@ -306,11 +310,16 @@ class PostgresHub(LocalHub):
             listener(payload.encode())
 
     async def _listen(self, conn: Any) -> None:
+        began = 0.0
         while not conn.is_closed():
+            rest = self._pace_s - (asyncio.get_running_loop().time() - began)
+            if rest > 0:
+                await asyncio.sleep(rest)  # paced: what comes meanwhile is read together
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self._poll_s):
                     await self._poke.wait()
             self._poke.clear()
+            began = asyncio.get_running_loop().time()
             async with self._one_at_a_time:
                 await self._read(conn)
             if self._settling is not None:
@@ -448,10 +457,13 @@ def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def build_hub(settings: Settings, service: GameService) -> InProcessHub | PostgresHub:
-    """The composition root's hub: LISTEN on PostgreSQL, in-process otherwise."""
+def build_hub(
+    settings: Settings, service: GameService, *, pace_s: float = 0.0
+) -> InProcessHub | PostgresHub:
+    """The composition root's hub: LISTEN on PostgreSQL (reading at most every ``pace_s``
+    seconds), in-process otherwise."""
     if settings.backend == "postgres":
-        return PostgresHub.for_service(settings, service)
+        return PostgresHub.for_service(settings, service, pace_s=pace_s)
     hub = InProcessHub()
     hub.attach(service)
     return hub
