@@ -34,7 +34,11 @@ def test_a_worker_runs_every_loop_and_serves_its_probes_and_metrics_only() -> No
     service = new_service()
     settings = settings_of(sweep_interval_ms=20, webhook_interval_ms=20)
     before = set(threading.enumerate())
-    with TestClient(build_worker(settings, service=service)) as worker:
+    app = build_worker(settings, service=service)
+    paces = {loop.name: loop.pace_s for loop in app.state.workers.loops}
+    assert set(LOOPS) <= set(paces)  # the read models' pass paced (docs/decisions.md D-pace)
+    assert paces == {name: 0.05 if name == "read-models" else 0.0 for name in paces}
+    with TestClient(app) as worker:
         ours = set(threading.enumerate()) - before
         names = {t.name for t in ours}
         assert set(LOOPS) <= names and {"bot-driver-0", "bot-driver-1"} <= names
