@@ -54,8 +54,9 @@ generator near a full core is what limits.
 ``--spy DIR`` samples the first API process with py-spy during each N's measured window
 (:mod:`bench._capacity_spy`: the thread holding the GIL, the server unchanged and not
 paused) and prints its shares by part and by function; ``--spy-worker DIR`` does the same
-for the worker process (its parts: the hub, the read models' pass, the sweeper …); ``--profile`` is cProfile inside
-the server instead (every call timed: slower, and what it times is distorted by that).
+for the worker process (its parts: the hub, the read models' pass, the sweeper …);
+``--profile`` is cProfile inside the server instead (every call timed: slower, and what it
+times is distorted by that).
 ``--zygote`` starts the API and worker processes as forks of one process that has
 imported them (:mod:`tests.resilience.zygote`): ~0.3 CPU-s a start instead of ~2 (the
 tests' tiny runs, tests/integration/test_capacity_bench.py). Each is still a process of its

@@ -6,9 +6,9 @@ The composition root (``infra.bootstrap``) builds one :class:`Workers` from the 
 lobby sweeper, the webhook outbox, the lists' follower — and the bot driver's crew; an
 ``api`` process runs none. Each loop runs on a thread of its own: its step, then a wait of
 its period, cut short by its doorbell — for a paced loop, once its pace has passed since
-the last step began (``Loop.pace_s``, docs/decisions.md D-pace). The steps call the store directly, on their
-threads, as the bot driver's deciders always did (the request path's limiter is for the
-event loop's calls into the store, docs/decisions.md F2).
+the last step began (``Loop.pace_s``, docs/decisions.md D-pace). The steps call the store
+directly, on their threads, as the bot driver's deciders always did (the request path's
+limiter is for the event loop's calls into the store, docs/decisions.md F2).
 
 :meth:`Workers.running` is the one way it runs: an async context (the API app's lifespan
 in an ``all`` process; the worker's own small server in a ``worker`` process, which also
