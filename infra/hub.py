@@ -91,6 +91,9 @@ class PostgresHub(LocalHub):
     a liveness check of its connection (and a safety net) at one indexed query.
     ``backoff_s``: the first and the longest wait between reconnection attempts.
     ``query_timeout_s``: a read that takes longer means a dead connection (reconnect).
+    ``pace_s``: a read at most this often — a notification after a quiet spell is read at
+    once, those during the pace that follows by one read at its end (a worker's hub,
+    ``WORKER_PACE_MS``, docs/decisions.md D-pace; an API process's reads at once).
     The channel is not schema-qualified (the recorder names it after the table), so
     stores in other schemas of the database wake the hub too: a spurious wake costs one
     read that finds nothing new.
@@ -115,8 +118,6 @@ class PostgresHub(LocalHub):
     ) -> None:
         super().__init__()
         self._pace_s = pace_s
-        """A read at most this often: notifications meanwhile wait for the next one (a
-        worker's hub; 0: every notification read at once)."""
         self._settling = settling
         """Told where the hub has read the log to (every row up to there told to
         :attr:`on_stored`): a request's read waits for it to reach the log's end (D-settle)."""
