@@ -111,6 +111,9 @@ class PostgresHub(LocalHub):
     a liveness check of its connection (and a safety net) at one indexed query.
     ``backoff_s``: the first and the longest wait between reconnection attempts.
     ``query_timeout_s``: a read that takes longer means a dead connection (reconnect).
+    ``pace_s``: a read at most this often — a notification after a quiet spell is read at
+    once, those during the pace that follows by one read at its end (a worker's hub,
+    ``WORKER_PACE_MS``, docs/decisions.md D-pace; an API process's reads at once).
     The channel is not schema-qualified (the recorder names it after the table), so
     stores in other schemas of the database wake the hub too: a spurious wake costs one
     read that finds nothing new.
@@ -132,8 +135,10 @@ class PostgresHub(LocalHub):
         mapper: Mapper[UUID] | None = None,
         settling: Settling | None = None,
         saves: Saves | None = None,
+        pace_s: float = 0.0,
     ) -> None:
         super().__init__()
+        self._pace_s = pace_s
         self._schema = schema
         self._saves = saves
         """This process's saves: their rows are taken as they are saved, not read back
@@ -360,7 +365,11 @@ class PostgresHub(LocalHub):
 
     async def _listen(self, conn: Any) -> None:
         loop = asyncio.get_running_loop()
+        began = 0.0
         while not conn.is_closed():
+            rest = self._pace_s - (loop.time() - began)
+            if rest > 0:
+                await asyncio.sleep(rest)  # paced: what comes meanwhile is reached together
             wait = self._poll_s
             if self._notified:  # a commit waits for a save of this process to hand it over
                 wait = max(0.0, self._notified[0][3] + HANDOVER_S - loop.time())
@@ -371,6 +380,7 @@ class PostgresHub(LocalHub):
                 if not self._notified:
                     self._read_due = True  # the poll: a liveness check, a safety net
             self._poke.clear()
+            began = loop.time()
             async with self._one_at_a_time:
                 await self._catch_up(conn)
             if self._settling is not None:
@@ -615,10 +625,13 @@ def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def build_hub(settings: Settings, service: GameService) -> InProcessHub | PostgresHub:
-    """The composition root's hub: LISTEN on PostgreSQL, in-process otherwise."""
+def build_hub(
+    settings: Settings, service: GameService, *, pace_s: float = 0.0
+) -> InProcessHub | PostgresHub:
+    """The composition root's hub: LISTEN on PostgreSQL (reading at most every ``pace_s``
+    seconds), in-process otherwise."""
     if settings.backend == "postgres":
-        return PostgresHub.for_service(settings, service)
+        return PostgresHub.for_service(settings, service, pace_s=pace_s)
     hub = InProcessHub()
     hub.attach(service)
     return hub
