@@ -84,15 +84,6 @@ deadcode: $(STAMP)
 # server starting, a stream, PostgreSQL), and a core's second worker computes meanwhile;
 # one a core left a quiet 2-core machine half idle (docs/testing.md, "Time").
 CORES := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-# `make test` runs the contract's session beside the workers: one worker fewer there, so
-# that the run is still two test processes a core (four workers beside it on two cores made
-# every test cost more CPU and the run take longer: docs/decisions.md D-suite5).
-# PYTEST_WORKERS given on the command line or in the environment is what `make test` uses.
-ifneq ($(filter command line environment,$(origin PYTEST_WORKERS)),)
-TEST_WORKERS := $(PYTEST_WORKERS)
-else
-TEST_WORKERS := $(shell n=$$((2 * $(CORES) - 1)); echo $$((n > 0 ? n : 1)))
-endif
 PYTEST_WORKERS ?= $(shell echo $$((2 * $(CORES))))
 PYTEST_ARGS ?=
 
@@ -124,8 +115,7 @@ test: $(STAMP)
 	checks=$$!; \
 	$(MAKE) --no-print-directory warm; \
 	log=$$(mktemp); $(MAKE) --no-print-directory contract > $$log 2>&1 & contract=$$!; \
-	$(MAKE) --no-print-directory pytest PYTEST_WORKERS='$(TEST_WORKERS)' \
-		PYTEST_ARGS='--ignore=$(CONTRACT) $(PYTEST_ARGS)'; tests=$$?; \
+	$(MAKE) --no-print-directory pytest PYTEST_ARGS='--ignore=$(CONTRACT) $(PYTEST_ARGS)'; tests=$$?; \
 	wait $$contract; contracted=$$?; cat $$log; rm -f $$log; \
 	wait $$checks; checked=$$?; \
 	if [ $$contracted -ne 0 ]; then echo "make test: the contract session failed (above)"; fi; \
