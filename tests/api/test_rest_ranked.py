@@ -55,6 +55,11 @@ def test_four_players_play_a_ranked_match_end_to_end(backend: Backend) -> None:
             assert sorted(s["name"] for s in summary["seats"]) == ["r0", "r1", "r2", "r3"]
             assert service.get_match(UUID(match_id)).ranked
             play_out(service, backend.clock, UUID(match_id))
+            # the ratings follow the log on their own thread, a read waits 1 s for them: on
+            # a loaded machine they are further behind, so the test waits for them (bounded)
+            target = service.recorder.max_notification_id() or 0
+            followed = c.app.state.runtime.rating_models.freshness.reach(target, timeout=60)
+            assert followed, "the ratings did not follow the log within 60 s"
             board = c.get("/v1/leaderboards/standard", params={"provisional": "true"}).json()
             entries = {e["playerId"]: e for e in board["entries"]}
             assert set(entries) == {p["playerId"] for p in players}
