@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from tests.api.rest import choose
-from tests.api.served import served
+from tests.api.served import served_here
 
 Json = dict[str, Any]
 PRESENCE_S = 2.0
@@ -254,7 +254,7 @@ def play_round(
 
 def test_two_friends_on_two_devices(tmp_path: Path) -> None:
     with (
-        served(tmp_path, BOT_DECISION_MS="50", DECLARE_MS="500") as base,
+        served_here(tmp_path, BOT_DECISION_MS="50", DECLARE_MS="500") as base,
         httpx.Client(base_url=base) as c,
     ):
         a = call(c, "POST", "/v1/players", json={"displayName": "Ah", "label": "A's phone"})
