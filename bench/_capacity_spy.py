@@ -1,4 +1,5 @@
-"""Sampling profiles of the capacity bench's first API process (``--spy DIR``).
+"""Sampling profiles of the capacity bench's first API process (``--spy DIR``) and of its
+worker (``--spy-worker DIR``).
 
 py-spy (a dev extra) samples the process from outside during each N's measured window:
 the server runs unchanged and unslowed (``--nonblocking``: the process is not paused to
@@ -10,7 +11,8 @@ thread) are left out.
 
 The raw output (one line per distinct stack, ``frame;frame;… count``) is kept in ``DIR``;
 :func:`summary` prints the functions that take the most, by their own time (the leaf of the
-stack) and including what they call (each function counted once per stack).
+stack) and including what they call (each function counted once per stack), and the
+process's parts (:data:`AREAS` for an API process, :data:`WORKER_AREAS` for the worker).
 """
 
 from __future__ import annotations
@@ -63,8 +65,25 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
 goes to the first part one of whose functions is on its stack (the order above)."""
 
 
-def areas(path: Path) -> list[tuple[str, float]]:
-    """The shares of :data:`AREAS` (and ``other``) in the raw profile at ``path``."""
+WORKER_AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("the hub: new rows read, decoded, told the cache", ("hub.py:PostgresHub._read",)),
+    ("the hub's change listeners (sweeper, bot driver, doorbells)", ("LocalHub._wake",)),
+    ("read models: the pass over the log (lists, ratings, careers, friends)", ("Pass.",)),
+    ("the sweeper's sweeps", ("sweeper.py:Sweeper.sweep",)),
+    ("the bot driver", ("bot_driver.py:",)),
+    ("the tournament clerk and results policy", ("tournaments/",)),
+    ("the rating notices", ("notices.py:",)),
+    ("the lobby sweeper", ("lobby_sweeper.py:",)),
+    ("the webhook outbox", ("webhooks/delivery.py:",)),
+    ("HTTP (probes, metrics)", ("run_asgi",)),
+)
+"""The parts of the worker's time, marked as :data:`AREAS` marks an API process's."""
+
+
+def areas(
+    path: Path, parts: tuple[tuple[str, tuple[str, ...]], ...] = AREAS
+) -> list[tuple[str, float]]:
+    """The shares of ``parts`` (and ``other``) in the raw profile at ``path``."""
     counts: Counter[str] = Counter()
     total = 0
     for line in path.read_text().splitlines():
@@ -74,15 +93,18 @@ def areas(path: Path) -> list[tuple[str, float]]:
         frames = [_name(f) for f in stack.split(";")]
         total += int(count)
         area = next(
-            (name for name, marks in AREAS if any(m in f for f in frames for m in marks)),
+            (name for name, marks in parts if any(m in f for f in frames for m in marks)),
             "other (the event loop's own, asyncio, GC)",
         )
         counts[area] += int(count)
     return [(name, n / total) for name, n in counts.most_common()] if total else []
 
 
-def summary(path: Path, top: int = 25) -> str:
-    """The ``top`` functions of the raw profile at ``path`` by their share of the samples."""
+def summary(
+    path: Path, top: int = 25, parts: tuple[tuple[str, tuple[str, ...]], ...] = AREAS
+) -> str:
+    """The ``top`` functions of the raw profile at ``path`` by their share of the samples,
+    and the shares of ``parts``."""
     own: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
     total = 0
@@ -99,7 +121,7 @@ def summary(path: Path, top: int = 25) -> str:
     if not total:
         return f"(no samples in {path})"
     lines = [f"{path.name}: {total} samples", "  by part:"]
-    lines += [f"    {100 * share:5.1f}%  {name}" for name, share in areas(path)]
+    lines += [f"    {100 * share:5.1f}%  {name}" for name, share in areas(path, parts)]
     for title, counts in (("own time", own), ("including callees", inclusive)):
         lines.append(f"  by {title}:")
         lines += [f"    {100 * n / total:5.1f}%  {name}" for name, n in counts.most_common(top)]

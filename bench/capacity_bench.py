@@ -53,8 +53,10 @@ generator near a full core is what limits.
 
 ``--spy DIR`` samples the first API process with py-spy during each N's measured window
 (:mod:`bench._capacity_spy`: the thread holding the GIL, the server unchanged and not
-paused) and prints its shares by part and by function; ``--profile`` is cProfile inside
-the server instead (every call timed: slower, and what it times is distorted by that).
+paused) and prints its shares by part and by function; ``--spy-worker DIR`` does the same
+for the worker process (its parts: the hub, the read models' pass, the sweeper …);
+``--profile`` is cProfile inside the server instead (every call timed: slower, and what it
+times is distorted by that).
 ``--zygote`` starts the API and worker processes as forks of one process that has
 imported them (:mod:`tests.resilience.zygote`): ~0.3 CPU-s a start instead of ~2 (the
 tests' tiny runs, tests/integration/test_capacity_bench.py). Each is still a process of its
@@ -89,6 +91,7 @@ from bench import _capacity_pgstat as pgstat
 from bench._capacity_cpu import Sample, Usage
 from bench._capacity_crowd import Crowd
 from bench._capacity_match import BenchError, Step
+from bench._capacity_spy import WORKER_AREAS
 from bench._capacity_spy import start as start_spy
 from bench._capacity_spy import summary as spy_summary
 from bench._http import HttpError, build_request, connect
@@ -297,9 +300,13 @@ async def run(
                 sessions = await asyncio.to_thread(pgstat.reset, cluster.url)
             a = Sample.take(pids, worker.proc.pid, cluster)
             step.measuring = True
-            spy = None
+            spy = spy_worker = None
             if args.spy is not None:
                 spy = start_spy(pids[0], args.seconds, args.spy / f"spy-{n}.txt")
+            if args.spy_worker is not None:
+                spy_worker = start_spy(
+                    worker.proc.pid, args.seconds, args.spy_worker / f"spy-worker-{n}.txt"
+                )
             await asyncio.sleep(args.seconds)
             step.measuring = False
             b = Sample.take(pids, worker.proc.pid, cluster)
@@ -315,6 +322,10 @@ async def run(
             if spy is not None and args.spy is not None:
                 await asyncio.to_thread(spy.wait)
                 print(spy_summary(args.spy / f"spy-{n}.txt"), flush=True)
+            if spy_worker is not None and args.spy_worker is not None:
+                await asyncio.to_thread(spy_worker.wait)
+                out = args.spy_worker / f"spy-worker-{n}.txt"
+                print(spy_summary(out, parts=WORKER_AREAS), flush=True)
             for process in (*replicas, worker):
                 if process.proc is None or process.proc.poll() is not None:
                     raise BenchError(f"a server process exited: {process.tail()}")
@@ -382,6 +393,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(raw stacks into this directory as spy-N.txt) and print the top functions by share",
     )
     p.add_argument(
+        "--spy-worker",
+        type=Path,
+        default=None,
+        help="sample the worker process likewise (raw stacks into this directory as "
+        "spy-worker-N.txt) and print its top functions and its parts by share",
+    )
+    p.add_argument(
         "--pg-statements",
         type=int,
         default=0,
@@ -390,8 +408,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "execution time (calls and ms per command) after each N's measured window [0: off]",
     )
     args = p.parse_args(argv)
-    if args.spy is not None:
-        args.spy.mkdir(parents=True, exist_ok=True)
+    for spies in (args.spy, args.spy_worker):
+        if spies is not None:
+            spies.mkdir(parents=True, exist_ok=True)
     try:
         args.ladder = sorted({int(n) for n in args.ladder.split(",") if n.strip()})
         low, high = (float(x) for x in args.think.split(","))

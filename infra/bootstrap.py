@@ -230,7 +230,8 @@ def build_core(
         service = build_service(settings, saves=Saves())
         on_shutdown = (service.close,)
     limiter = anyio.CapacityLimiter(store_capacity(settings))
-    hub = build_hub(settings, service)
+    pace_s = settings.worker_pace_ms / 1000 if worker else 0.0  # D-pace
+    hub = build_hub(settings, service, pace_s=pace_s)
     read_models = build_read_models(settings, service, hub)
     ratings = build_ratings(settings, service, hub)
     career = build_career(settings, service, hub)
@@ -300,7 +301,7 @@ def build_core(
             if isinstance(f, Follower)
         ]
         if kept:
-            group = views = Pass.of(kept)
+            group = views = Pass.of(kept, pace_s=pace_s)
             group.heard += heard
             loops += group.loops()
         if worker:

@@ -91,6 +91,9 @@ class PostgresHub(LocalHub):
     a liveness check of its connection (and a safety net) at one indexed query.
     ``backoff_s``: the first and the longest wait between reconnection attempts.
     ``query_timeout_s``: a read that takes longer means a dead connection (reconnect).
+    ``pace_s``: a read at most this often — a notification after a quiet spell is read at
+    once, those during the pace that follows by one read at its end (a worker's hub,
+    ``WORKER_PACE_MS``, docs/decisions.md D-pace; an API process's reads at once).
     The channel is not schema-qualified (the recorder names it after the table), so
     stores in other schemas of the database wake the hub too: a spurious wake costs one
     read that finds nothing new.
@@ -111,8 +114,10 @@ class PostgresHub(LocalHub):
         connect: Connect = asyncpg.connect,
         mapper: Mapper[UUID] | None = None,
         settling: Settling | None = None,
+        pace_s: float = 0.0,
     ) -> None:
         super().__init__()
+        self._pace_s = pace_s
         self._settling = settling
         """Told where the hub has read the log to (every row up to there told to
         :attr:`on_stored`): a request's read waits for it to reach the log's end (D-settle)."""
@@ -306,11 +311,16 @@ class PostgresHub(LocalHub):
             listener(payload.encode())
 
     async def _listen(self, conn: Any) -> None:
+        began = 0.0
         while not conn.is_closed():
+            rest = self._pace_s - (asyncio.get_running_loop().time() - began)
+            if rest > 0:
+                await asyncio.sleep(rest)  # paced: what comes meanwhile is read together
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self._poll_s):
                     await self._poke.wait()
             self._poke.clear()
+            began = asyncio.get_running_loop().time()
             async with self._one_at_a_time:
                 await self._read(conn)
             if self._settling is not None:
@@ -448,10 +458,13 @@ def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def build_hub(settings: Settings, service: GameService) -> InProcessHub | PostgresHub:
-    """The composition root's hub: LISTEN on PostgreSQL, in-process otherwise."""
+def build_hub(
+    settings: Settings, service: GameService, *, pace_s: float = 0.0
+) -> InProcessHub | PostgresHub:
+    """The composition root's hub: LISTEN on PostgreSQL (reading at most every ``pace_s``
+    seconds), in-process otherwise."""
     if settings.backend == "postgres":
-        return PostgresHub.for_service(settings, service)
+        return PostgresHub.for_service(settings, service, pace_s=pace_s)
     hub = InProcessHub()
     hub.attach(service)
     return hub

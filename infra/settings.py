@@ -490,6 +490,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "(docs/webhooks.md); 0: off.",
         ),
     ] = 500
+    worker_pace_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=10_000,
+            description="A worker process's hub reads the new rows, and its read models' "
+            "pass follows the log, at most this often: the saves meanwhile are read and "
+            "written together, a save after a quiet spell at once (docs/scaling.md); 0: "
+            "every save at once.",
+        ),
+    ] = 50
     webhook_allow_http: Annotated[
         bool,
         Meta(

@@ -5,9 +5,10 @@ The composition root (``infra.bootstrap``) builds one :class:`Workers` from the 
 :mod:`services.background` the settings turn on — the sweeper, the tournament clerk, the
 lobby sweeper, the webhook outbox, the lists' follower — and the bot driver's crew; an
 ``api`` process runs none. Each loop runs on a thread of its own: its step, then a wait of
-its period, cut short by its doorbell. The steps call the store directly, on their
-threads, as the bot driver's deciders always did (the request path's limiter is for the
-event loop's calls into the store, docs/decisions.md F2).
+its period, cut short by its doorbell — for a paced loop, once its pace has passed since
+the last step began (``Loop.pace_s``, docs/decisions.md D-pace). The steps call the store
+directly, on their threads, as the bot driver's deciders always did (the request path's
+limiter is for the event loop's calls into the store, docs/decisions.md F2).
 
 :meth:`Workers.running` is the one way it runs: an async context (the API app's lifespan
 in an ``all`` process; the worker's own small server in a ``worker`` process, which also
@@ -28,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 import anyio
@@ -120,6 +122,7 @@ class Workers:
         failures = 0
         last = ""
         while not self._stopping.is_set():
+            began = time.monotonic()
             try:
                 loop.step()
             except Exception as e:
@@ -143,4 +146,8 @@ class Workers:
                 failures, last = 0, ""
             if self._stopping.is_set():
                 return
-            loop.doorbell.wait(loop.period_s)
+            rung = loop.doorbell.wait(loop.period_s)
+            if rung and loop.pace_s > 0 and not self._stopping.is_set():
+                rest = loop.pace_s - (time.monotonic() - began)
+                if rest > 0 and self._pause(rest):  # rung sooner: the rest of its pace first
+                    return

@@ -73,6 +73,10 @@ class Loop:
     halt: Callable[[], None] = _nothing
     """Asked when the loop stops: a step in progress ends soon (the sweeper's, after the
     match it is on); then nothing is heard any more."""
+    pace_s: float = 0.0
+    """A ring runs the step at once when the last step began at least this long ago, else
+    when this long has passed since it began (the rings meanwhile pile up into one step):
+    one step per ``pace_s`` at most, however often it is rung. 0: every ring at once."""
 
 
 class Crew(Protocol):

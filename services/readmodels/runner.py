@@ -211,10 +211,14 @@ class Pass:
         poll_s: float = 2.0,
         batch: int = BATCH,
         name: str = "read-models",
+        pace_s: float = 0.0,
     ) -> None:
         self.service = service
         self.members = members
         self.poll_s = poll_s
+        self.pace_s = pace_s
+        """A pass at most this often, however often the doorbell rings (the loop's
+        ``pace_s``: a worker's; a read that catches up does not wait for it)."""
         self.batch = batch
         self.name = name
         self.doorbell = Doorbell()
@@ -231,8 +235,11 @@ class Pass:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, followers: Sequence[Follower], *, name: str = "read-models") -> Pass:
-        """One pass for ``followers`` (of one service): each follower's own is replaced."""
+    def of(
+        cls, followers: Sequence[Follower], *, name: str = "read-models", pace_s: float = 0.0
+    ) -> Pass:
+        """One pass for ``followers`` (of one service): each follower's own is replaced;
+        ``pace_s``: its loop's pace."""
         assert followers and all(f.service is followers[0].service for f in followers)
         group = cls(
             followers[0].service,
@@ -240,13 +247,14 @@ class Pass:
             poll_s=min(f.group.poll_s for f in followers),
             batch=min(PAGE, *(f.group.batch for f in followers)),
             name=name,
+            pace_s=pace_s,
         )
         for f in followers:
             f.group = group
         return group
 
     def loops(self) -> tuple[Loop, ...]:
-        return (Loop(self.name, self.catch_up, self.poll_s, self.doorbell),)
+        return (Loop(self.name, self.catch_up, self.poll_s, self.doorbell, pace_s=self.pace_s),)
 
     def reach(self, member: Follower, target: int, timeout: float) -> bool:
         """``member``'s view up to ``target`` (a read waits for it): the pass for every

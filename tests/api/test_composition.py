@@ -98,6 +98,7 @@ def test_the_app_is_built_from_the_settings() -> None:
         "rating-notices": 0.25,  # docs/decisions.md D-career
         "read-models": 2.0,  # the lists, ratings, career, social: one pass (D-follow)
     }  # WEBHOOK_INTERVAL_MS=0: no outbox loop
+    assert {loop.pace_s for loop in workers.loops} == {0.0}  # WORKER_PACE_MS: a worker's only
     assert workers.crews == (parts.bots,)
     assert getattr(parts.runtime.bus.handler(ClaimTimeout(uuid4())), "kind", None) == "random"
     assert parts.webhooks.operator.configured

@@ -34,7 +34,11 @@ def test_a_worker_runs_every_loop_and_serves_its_probes_and_metrics_only() -> No
     service = new_service()
     settings = settings_of(sweep_interval_ms=20, webhook_interval_ms=20)
     before = set(threading.enumerate())
-    with TestClient(build_worker(settings, service=service)) as worker:
+    app = build_worker(settings, service=service)
+    paces = {loop.name: loop.pace_s for loop in app.state.workers.loops}
+    assert set(LOOPS) <= set(paces)  # the read models' pass paced (docs/decisions.md D-pace)
+    assert paces == {name: 0.05 if name == "read-models" else 0.0 for name in paces}
+    with TestClient(app) as worker:
         ours = set(threading.enumerate()) - before
         names = {t.name for t in ours}
         assert set(LOOPS) <= names and {"bot-driver-0", "bot-driver-1"} <= names
@@ -215,3 +219,52 @@ def test_a_new_failure_shows_its_traceback_and_a_success_resets_the_backoff(
         ("ERROR", True),
     ]
     assert "runs again after 3 failures" in lines[3].getMessage()
+
+
+# -- a paced loop (docs/decisions.md D-pace) ----------------------------------------------------
+
+
+def test_a_paced_loop_rung_within_its_pace_waits_for_it_and_rung_after_it_runs_at_once() -> None:
+    """Rung while its pace since the last step's start has not passed, the step waits the
+    rest of it (the rings meanwhile one step); rung after it, at once — no wait."""
+    clock = FakeTime(3600.0)
+    steps: list[str] = []
+    done = threading.Event()
+    loop = Loop("paced", lambda: None, 3600.0)
+
+    def step() -> None:
+        steps.append("step")
+        if len(steps) < 4:
+            loop.doorbell.ring()  # a save heard during the step: rung within the pace
+            loop.doorbell.ring()  # rings pile up into one
+        else:
+            done.set()
+
+    paced = Loop("paced", step, 3600.0, doorbell=loop.doorbell, pace_s=60.0)
+    workers = Workers([paced], pause=clock.pause)
+    workers.start()
+    assert done.wait(10)
+    workers.stop()
+    assert steps == ["step"] * 4  # one step per ring's pile, not one per ring
+    assert len(clock.waits) == 3 and all(59.0 < w <= 60.0 for w in clock.waits)
+
+    clock = FakeTime(3600.0)
+    steps.clear()
+    done.clear()
+
+    def slow_step() -> None:
+        steps.append("step")
+        if len(steps) == 1:
+            time.sleep(0.05)  # longer than the pace: the ring after it runs at once
+            loop.doorbell.ring()
+        else:
+            done.set()
+
+    workers = Workers(
+        [Loop("paced", slow_step, 3600.0, doorbell=loop.doorbell, pace_s=0.01)],
+        pause=clock.pause,
+    )
+    workers.start()
+    assert done.wait(10)
+    workers.stop()
+    assert steps == ["step", "step"] and clock.waits == []

@@ -261,6 +261,34 @@ async def test_gaps_in_notification_ids_are_passed_over(settings: Settings) -> N
                 await frame_at(s, a.version(match_id))
 
 
+# -- a worker's paced hub (docs/decisions.md D-pace) --------------------------------------------
+
+
+async def test_a_paced_hub_reads_the_saves_made_during_its_pace_together(
+    settings: Settings,
+) -> None:
+    """B's hub reads at most every two seconds: the three moves A makes just after B read
+    a move are read by one query once the two seconds are up — every row, none lost; B's
+    streams get every version. (Unpaced, each move's notification is read alone.)"""
+    async with instance(settings) as a, instance(settings, pace_s=2.0) as b:
+        reads: list[list[int]] = []
+        b.hub.on_stored.append(lambda rows: reads.append([r.originator_version for r in rows]))
+        match_id, _ = await seated_match(a)
+        async with stream(b.app, f"/v1/matches/{match_id}/stream") as s:
+            await s.next_view()
+            await a.run(step, a.service, match_id)
+            await frame_at(s, a.version(match_id))  # B has read it
+            before = len(reads)
+            for _ in range(3):
+                await a.run(step, a.service, match_id)
+            end = await a.run(a.service.recorder.max_notification_id)
+            await until(lambda: b.hub.position >= end)
+            await frame_at(s, a.version(match_id))
+        assert len(reads) == before + 1  # one read for the three moves
+        assert len(reads[-1]) >= 3  # each move's rows (a round's event, maybe its match's)
+        assert b.version(match_id) == a.version(match_id)
+
+
 # -- helpers and the hub's pieces ------------------------------------------------------------------
 
 
