@@ -4,8 +4,8 @@ way a client outside the process does (the README walkthrough, a generated clien
 
 :func:`served_here` serves the same app with the same server configuration on a thread of
 the test process instead, for the tests that need a real HTTP server but not a process
-start (a browser's pages): a fresh process spends ~2 CPU-s importing the server, which the
-test process has imported already."""
+start (a browser's pages, two devices' streams, the TypeScript client's round): a fresh
+process spends ~2 CPU-s importing the server, which the test process has imported already."""
 
 from __future__ import annotations
 

@@ -109,10 +109,26 @@ def test_outcome_of(status: int, code: str, replayed: bool, outcome: str) -> Non
 # -- the endpoint -------------------------------------------------------------------------------
 
 
-def test_metrics_are_text_0_0_4_and_not_in_the_contract() -> None:
-    with client() as c:
-        samples = scrape(c)
-        schema = c.get("/schema/openapi.json").json()
+@pytest.fixture(scope="module")
+def counted() -> Iterator[tuple[GameService, TestClient[Litestar]]]:
+    """One app for the tests that count what their own commands and reads add: each scrapes
+    before and after (no bot and no background work of the app counts meanwhile)."""
+    service = new_service()
+    with client(service) as c:
+        yield service, c
+
+
+def added(before: Samples, after: Samples, name: str, **labels: str) -> float:
+    """What ``name`` with ``labels`` grew by between two scrapes."""
+    return value(after, name, **labels) - value(before, name, **labels)
+
+
+def test_metrics_are_text_0_0_4_and_not_in_the_contract(
+    counted: tuple[GameService, TestClient[Litestar]],
+) -> None:
+    _, c = counted
+    samples = scrape(c)
+    schema = c.get("/schema/openapi.json").json()
     assert "/metrics" not in schema["paths"]
     for name in (
         "shengji_sse_subscribers",
@@ -122,61 +138,65 @@ def test_metrics_are_text_0_0_4_and_not_in_the_contract() -> None:
         assert (name, ()) in samples, name
 
 
-def test_commands_are_counted_by_type_and_outcome() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        view = table.public()
-        seat = view["expected"]["seat"] or 0
-        stale = table.act(seat, "pass", [], **{"If-Match": '"1"'})
-        assert stale.status_code == 412
-        key = {"Idempotency-Key": "k-1"}
-        first = table.act(seat, "pass", [], **key)
-        again = table.act(seat, "pass", [], **key)
-        assert first.status_code == again.status_code == 200
-        assert again.headers["idempotent-replayed"] == "true"
-        refused = table.act(seat, "pass", [])  # R17: not this seat's turn any more
-        assert refused.status_code == 409
-        samples = scrape(c)
-        text = c.get("/metrics").text
+def test_commands_are_counted_by_type_and_outcome(
+    counted: tuple[GameService, TestClient[Litestar]],
+) -> None:
+    _, c = counted
+    before = scrape(c)
+    table = Table.seat_four(c)
+    view = table.public()
+    seat = view["expected"]["seat"] or 0
+    stale = table.act(seat, "pass", [], **{"If-Match": '"1"'})
+    assert stale.status_code == 412
+    key = {"Idempotency-Key": "k-1"}
+    first = table.act(seat, "pass", [], **key)
+    again = table.act(seat, "pass", [], **key)
+    assert first.status_code == again.status_code == 200
+    assert again.headers["idempotent-replayed"] == "true"
+    refused = table.act(seat, "pass", [])  # R17: not this seat's turn any more
+    assert refused.status_code == 409
+    samples = scrape(c)
+    text = c.get("/metrics").text
     commands = "shengji_commands_total"
-    assert value(samples, commands, command="create_match", outcome="ok") == 1
-    assert value(samples, commands, command="take_seat", outcome="ok") == 4
-    assert value(samples, commands, command="pass", outcome="stale") == 1
-    assert value(samples, commands, command="pass", outcome="ok") == 1
-    assert value(samples, commands, command="pass", outcome="replayed") == 1
-    assert value(samples, commands, command="pass", outcome="refused") == 1
+    assert added(before, samples, commands, command="create_match", outcome="ok") == 1
+    assert added(before, samples, commands, command="take_seat", outcome="ok") == 4
+    assert added(before, samples, commands, command="pass", outcome="stale") == 1
+    assert added(before, samples, commands, command="pass", outcome="ok") == 1
+    assert added(before, samples, commands, command="pass", outcome="replayed") == 1
+    assert added(before, samples, commands, command="pass", outcome="refused") == 1
     latency = "shengji_command_duration_seconds_count"
-    assert value(samples, latency, command="pass") == 4
-    assert value(samples, latency, command="take_seat") == 4
+    assert added(before, samples, latency, command="pass") == 4
+    assert added(before, samples, latency, command="take_seat") == 4
     requests = "shengji_http_requests_total"
     view_route = "/v1/matches/{match_id}/public"
-    assert value(samples, requests, method="GET", route=view_route, status="2xx") == 1
+    assert added(before, samples, requests, method="GET", route=view_route, status="2xx") == 1
     assert table.match_id not in text  # bounded labels: never a match id
     for token in table.tokens:
         assert token not in text
 
 
-def test_store_appends_are_timed_by_outcome() -> None:
-    service = new_service()
-    with client(service) as c:
-        Table.seat_four(c)
-        samples = scrape(c)
+def test_store_appends_are_timed_by_outcome(
+    counted: tuple[GameService, TestClient[Litestar]],
+) -> None:
+    _, c = counted
+    before = scrape(c)
+    Table.seat_four(c)
+    samples = scrape(c)
     # one save per command: create + four seats (the fourth deals round 1 in its save)
     count = "shengji_store_append_duration_seconds_count"
-    assert value(samples, count, outcome="ok") == 5
-    assert value(samples, "shengji_store_append_duration_seconds_sum", outcome="ok") > 0
+    assert added(before, samples, count, outcome="ok") == 5
+    assert added(before, samples, "shengji_store_append_duration_seconds_sum", outcome="ok") > 0
 
 
-def test_events_replayed_are_counted() -> None:
-    service = new_service()
-    with client(service) as c:
-        table = Table.seat_four(c)
-        # the lists' follower replays what it has not followed yet, on its own thread, when
-        # the load lets it: caught up first, it replays nothing between the two scrapes
-        c.app.state.runtime.read_models.freshness.catch_up()
-        before = value(scrape(c), "shengji_events_replayed_total")
-        match = service.get_match(UUID(table.match_id), version=2)  # R34: rebuilt, not cached
-        after = value(scrape(c), "shengji_events_replayed_total")
+def test_events_replayed_are_counted(counted: tuple[GameService, TestClient[Litestar]]) -> None:
+    service, c = counted
+    table = Table.seat_four(c)
+    # the lists' follower replays what it has not followed yet, on its own thread, when
+    # the load lets it: caught up first, it replays nothing between the two scrapes
+    c.app.state.runtime.read_models.freshness.catch_up()
+    before = value(scrape(c), "shengji_events_replayed_total")
+    match = service.get_match(UUID(table.match_id), version=2)  # R34: rebuilt, not cached
+    after = value(scrape(c), "shengji_events_replayed_total")
     assert isinstance(match, Match)
     assert after - before == 2
 

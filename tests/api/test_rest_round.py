@@ -95,17 +95,16 @@ def test_etag_and_not_modified(played: Table, path: str) -> None:
     assert stale.status_code == 200 and stale.json()["version"] == r.json()["version"]
 
 
-def test_if_match_guards_a_command() -> None:
-    with client() as c:
-        table = Table.seat_four(c)
-        version = table.public()["version"]
-        seat = next(s for s in range(4) if "pass" in table.view(s)["legal"]["actions"])
-        problem(table.act(seat, "pass", [], **{"If-Match": f'"{version - 1}"'}), 412)
-        problem(table.act(seat, "pass", [], **{"If-Match": "7"}), 412, "precondition-failed")
-        assert table.public()["version"] == version  # nothing saved
-        ok = table.act(seat, "pass", [], **{"If-Match": f'"{version}"'})
-        assert ok.status_code == 200 and ok.json()["version"] == version + 1
-        problem(table.act((seat + 1) % 4, "pass", [], **{"If-Match": f'"{version}"'}), 412)
+def test_if_match_guards_a_command(c: TestClient[Litestar]) -> None:
+    table = Table.seat_four(c)
+    version = table.public()["version"]
+    seat = next(s for s in range(4) if "pass" in table.view(s)["legal"]["actions"])
+    problem(table.act(seat, "pass", [], **{"If-Match": f'"{version - 1}"'}), 412)
+    problem(table.act(seat, "pass", [], **{"If-Match": "7"}), 412, "precondition-failed")
+    assert table.public()["version"] == version  # nothing saved
+    ok = table.act(seat, "pass", [], **{"If-Match": f'"{version}"'})
+    assert ok.status_code == 200 and ok.json()["version"] == version + 1
+    problem(table.act((seat + 1) % 4, "pass", [], **{"If-Match": f'"{version}"'}), 412)
 
 
 # -- tokens (401 / 403) ------------------------------------------------------------------------
@@ -113,9 +112,7 @@ def test_if_match_guards_a_command() -> None:
 
 def test_tokens(played: Table) -> None:
     c, url = played.c, played.url
-    with client() as other_client:
-        other = Table.seat_four(other_client)
-    foreign = other.tokens[0]
+    foreign = Table.seat_four(c).tokens[0]  # a seat token of another match in the same store
     wrong_secret = played.tokens[0].rsplit(".", 1)[0] + ".forged"
     cases: list[tuple[dict[str, str], int]] = [
         ({}, 401),

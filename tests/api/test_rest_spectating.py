@@ -15,7 +15,6 @@ as any match. An ordinary match is read anonymously as before.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -54,14 +53,9 @@ class Scene:
     """Table number (1-based) → match id."""
     seats: dict[int, dict[int, str]]
     """Table number → seat → seat token."""
-    client: TestClient[Litestar] | None = None
-    """The app on ``service`` the tests read through (one per scene: the reads change
+    c: TestClient[Litestar]
+    """The app on ``service`` the tests read through (the module's: the reads change
     nothing)."""
-
-    @property
-    def c(self) -> TestClient[Litestar]:
-        assert self.client is not None, "the scene's fixture opens its client"
-        return self.client
 
     def url(self, table: int) -> str:
         return f"/v1/matches/{self.tables[table]}"
@@ -83,51 +77,60 @@ def tournament(c: TestClient[Litestar]) -> tuple[str, str]:
     return r.json()["tournamentId"], r.json()["organiserToken"]
 
 
-@contextmanager
-def scene(finished: tuple[int, ...] = ()) -> Iterator[Scene]:
-    """Round 1 scheduled; the organiser then ends the tables ``finished``; the scene's
-    client stays open while the tests read through it (the app's lifespan runs)."""
+@dataclass
+class World:
+    """The module's one app and its store: each scene is a tournament of its own in it (the
+    tables, tokens and answers of one tournament are its own; the reads change nothing)."""
+
+    service: GameService
+    client: TestClient[Litestar]
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[World]:
     service = new_service()
     with client(service) as c:
-        tid, organiser = tournament(c)
-        _, other = tournament(c)
-        r = c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(organiser))
-        assert r.status_code == 201, r.text
-        tables: dict[int, str] = {}
-        seats: dict[int, dict[int, str]] = {1: {}, 2: {}}
-        for s in r.json()["seatTokens"]:
-            tables[s["table"]] = s["matchId"]
-            seats[s["table"]][s["seat"]] = s["token"]
-        assert sorted(tables) == [1, 2] and all(len(seats[t]) == 4 for t in (1, 2))
-        made = Scene(service, tid, organiser, other, tables, seats)
-        for table in finished:
-            made.finish(c, table)
-        completed = c.get(f"/v1/tournaments/{tid}/rounds/1").json()["status"] == "completed"
-        assert completed is (set(finished) == {1, 2})
-        for table in (1, 2):
-            assert service.get_match(UUID(tables[table])).round_number == 1  # dealt (R16)
-        made.client = c
-        yield made
-        made.client = None
+        yield World(service, c)
+
+
+def scene(world: World, finished: tuple[int, ...] = ()) -> Scene:
+    """Round 1 of a tournament of its own scheduled in ``world``; the organiser then ends
+    the tables ``finished``."""
+    service, c = world.service, world.client
+    tid, organiser = tournament(c)
+    _, other = tournament(c)
+    r = c.post(f"/v1/tournaments/{tid}/rounds", headers=auth(organiser))
+    assert r.status_code == 201, r.text
+    tables: dict[int, str] = {}
+    seats: dict[int, dict[int, str]] = {1: {}, 2: {}}
+    for s in r.json()["seatTokens"]:
+        tables[s["table"]] = s["matchId"]
+        seats[s["table"]][s["seat"]] = s["token"]
+    assert sorted(tables) == [1, 2] and all(len(seats[t]) == 4 for t in (1, 2))
+    made = Scene(service, tid, organiser, other, tables, seats, c)
+    for table in finished:
+        made.finish(c, table)
+    completed = c.get(f"/v1/tournaments/{tid}/rounds/1").json()["status"] == "completed"
+    assert completed is (set(finished) == {1, 2})
+    for table in (1, 2):
+        assert service.get_match(UUID(tables[table])).round_number == 1  # dealt (R16)
+    return made
 
 
 @pytest.fixture(scope="module")
-def in_play() -> Iterator[Scene]:
-    with scene() as made:
-        yield made
+def in_play(world: World) -> Scene:
+    return scene(world)
 
 
 @pytest.fixture(scope="module")
-def one_over() -> Iterator[Scene]:
+def one_over(world: World) -> Scene:
     """Table 1 is over (its result recorded); table 2 still plays the same deals."""
-    with scene(finished=(1,)) as made:
-        yield made
+    return scene(world, finished=(1,))
 
 
 @pytest.fixture(scope="module")
-def completed() -> Iterator[Scene]:
-    with scene(finished=(1, 2)) as made:
-        yield made
+def completed(world: World) -> Scene:
+    return scene(world, finished=(1, 2))
 
 
 # -- who reads table 1 -------------------------------------------------------------------------
@@ -282,17 +285,18 @@ def test_an_open_tables_public_etag_answers_304(completed: Scene) -> None:
 
 
 @pytest.mark.parametrize("path", ["", "/public", "/rounds", "/rounds/1", "/history", "/state"])
-def test_an_ordinary_match_is_read_anonymously_as_before(path: str) -> None:
-    """R33: outside tournaments nothing changes (and /public still ignores tokens)."""
-    with client() as c:
-        match_id = c.post("/v1/matches", json={}).json()["matchId"]
-        for seat in range(4):
-            r = c.post(f"/v1/matches/{match_id}/seats/{seat}", json={"name": f"p{seat}"})
-            assert r.status_code == 201, r.text
-        url = f"/v1/matches/{match_id}{path}" + ("?version=1" if path == "/state" else "")
-        assert c.get(url).status_code == 200
-        if path in TOKENLESS:
-            assert c.get(url, headers=auth("s.not-a-token.x")).status_code == 200
+def test_an_ordinary_match_is_read_anonymously_as_before(world: World, path: str) -> None:
+    """R33: outside tournaments nothing changes (and /public still ignores tokens), in the
+    same app and store as the tournaments' tables."""
+    c = world.client
+    match_id = c.post("/v1/matches", json={}).json()["matchId"]
+    for seat in range(4):
+        r = c.post(f"/v1/matches/{match_id}/seats/{seat}", json={"name": f"p{seat}"})
+        assert r.status_code == 201, r.text
+    url = f"/v1/matches/{match_id}{path}" + ("?version=1" if path == "/state" else "")
+    assert c.get(url).status_code == 200
+    if path in TOKENLESS:
+        assert c.get(url, headers=auth("s.not-a-token.x")).status_code == 200
 
 
 # -- the live stream ----------------------------------------------------------------------------

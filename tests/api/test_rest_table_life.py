@@ -14,8 +14,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.accounts.feed import PlayerFeed, start_position
-from services.game import TablePolicy
-from tests.api.rest import Json, Table, auth, choose, client, new_service, settle
+from tests.api.rest import GatedService, Json, Table, auth, choose, client, new_service, settle
 from tests.api.test_rest_players import new_player
 from tests.apps import settings_of
 
@@ -43,54 +42,68 @@ def shared() -> Iterator[TestClient[Litestar]]:
         yield c
 
 
-def test_a_private_table_refuses_a_strangers_seat_claim_and_is_not_listed() -> None:
-    with client() as c:
-        made = c.post("/v1/matches", json={"name": "family", "visibility": "private"}).json()
-        mid, organiser = made["matchId"], made["organiserToken"]
-        url = f"/v1/matches/{mid}"
-        assert mid not in listed(c)
-        mine = auth(organiser)  # a private table is read by the people of the table (D-hidden)
-        assert c.get(url, headers=mine).json()["visibility"] == "private"
-        # a stranger: anonymously by the match id, or as a player — as for no match (D-hidden)
-        problem(c.post(f"{url}/seats/1", json={"name": "stranger"}), 404, "not-found")
-        stranger = new_player(c, "stranger")["token"]
-        r = c.post("/v1/players/me/seats", json={"matchId": mid, "seat": 1}, headers=auth(stranger))
-        problem(r, 404, "not-found")
-        assert c.get(url, headers=mine).json()["seats"] == [None, None, None, None]  # unchanged
-        # with a code: a friend names the seat opposite, so they sit as partners (R2)
-        code = c.post(f"{url}/invites", headers=auth(organiser)).json()["code"]
-        mei = new_player(c, "Mei")["token"]
-        assert c.post(f"/v1/invites/{code}", headers=auth(mei)).json()["seat"] == 0
-        r = c.post(f"/v1/invites/{code}", json={"seat": 2, "name": "Lan"})
-        assert (r.status_code, r.json()["seat"]) == (201, 2)
-        problem(c.post(f"/v1/invites/{code}", json={"seat": 2}), 409, "seat-taken")
-        # the organiser seats whoever they like
-        r = c.post(f"{url}/seats/1", json={"name": "uncle"}, headers=auth(organiser))
-        assert r.status_code == 201, r.text
-        assert [s and s["name"] for s in c.get(url, headers=mine).json()["seats"]] == [
-            "Mei",
-            "uncle",
-            "Lan",
-            None,
-        ]
-        assert mid not in listed(c)
-        mine = c.get("/v1/players/me/matches", headers=auth(mei)).json()["current"]
-        assert [m["matchId"] for m in mine] == [mid]  # the player's own list has it
+@pytest.fixture(scope="module")
+def idle() -> Iterator[tuple[GatedService, TestClient[Litestar]]]:
+    """One app with sessions that end after 600 idle seconds, on a service whose clock the
+    session tests move forward (each times its own sessions from the clock's then-time),
+    and for the tests that read the match list (each looks for its own match only)."""
+    service = new_service(table=settings_of(session_idle_s=600).table)
+    with client(service, session_idle_s=600) as c:
+        yield service, c
 
 
-def test_an_invite_makes_a_public_table_private() -> None:
-    with client() as c:
-        made = c.post("/v1/matches", json={"name": "open"}).json()
-        mid = made["matchId"]
-        assert mid in listed(c)
-        version = c.get(f"/v1/matches/{mid}").json()["version"]
-        r = c.post(f"/v1/matches/{mid}/invites", headers=auth(made["organiserToken"]))
-        assert r.status_code == 201, r.text
-        assert mid not in listed(c)
-        summary = c.get(f"/v1/matches/{mid}", headers=auth(made["organiserToken"])).json()
-        assert (summary["visibility"], summary["version"]) == ("private", version)  # no move
-        problem(c.post(f"/v1/matches/{mid}/seats/0", json={"name": "x"}), 404, "not-found")
-        problem(c.get(f"/v1/matches/{mid}"), 404, "not-found")  # to strangers (D-hidden)
+def test_a_private_table_refuses_a_strangers_seat_claim_and_is_not_listed(
+    idle: tuple[GatedService, TestClient[Litestar]],
+) -> None:
+    _, c = idle
+    made = c.post("/v1/matches", json={"name": "family", "visibility": "private"}).json()
+    mid, organiser = made["matchId"], made["organiserToken"]
+    url = f"/v1/matches/{mid}"
+    assert mid not in listed(c)
+    mine = auth(organiser)  # a private table is read by the people of the table (D-hidden)
+    assert c.get(url, headers=mine).json()["visibility"] == "private"
+    # a stranger: anonymously by the match id, or as a player — as for no match (D-hidden)
+    problem(c.post(f"{url}/seats/1", json={"name": "stranger"}), 404, "not-found")
+    stranger = new_player(c, "stranger")["token"]
+    r = c.post("/v1/players/me/seats", json={"matchId": mid, "seat": 1}, headers=auth(stranger))
+    problem(r, 404, "not-found")
+    assert c.get(url, headers=mine).json()["seats"] == [None, None, None, None]  # unchanged
+    # with a code: a friend names the seat opposite, so they sit as partners (R2)
+    code = c.post(f"{url}/invites", headers=auth(organiser)).json()["code"]
+    mei = new_player(c, "Mei")["token"]
+    assert c.post(f"/v1/invites/{code}", headers=auth(mei)).json()["seat"] == 0
+    r = c.post(f"/v1/invites/{code}", json={"seat": 2, "name": "Lan"})
+    assert (r.status_code, r.json()["seat"]) == (201, 2)
+    problem(c.post(f"/v1/invites/{code}", json={"seat": 2}), 409, "seat-taken")
+    # the organiser seats whoever they like
+    r = c.post(f"{url}/seats/1", json={"name": "uncle"}, headers=auth(organiser))
+    assert r.status_code == 201, r.text
+    assert [s and s["name"] for s in c.get(url, headers=mine).json()["seats"]] == [
+        "Mei",
+        "uncle",
+        "Lan",
+        None,
+    ]
+    assert mid not in listed(c)
+    mine = c.get("/v1/players/me/matches", headers=auth(mei)).json()["current"]
+    assert [m["matchId"] for m in mine] == [mid]  # the player's own list has it
+
+
+def test_an_invite_makes_a_public_table_private(
+    idle: tuple[GatedService, TestClient[Litestar]],
+) -> None:
+    _, c = idle
+    made = c.post("/v1/matches", json={"name": "open"}).json()
+    mid = made["matchId"]
+    assert mid in listed(c)
+    version = c.get(f"/v1/matches/{mid}").json()["version"]
+    r = c.post(f"/v1/matches/{mid}/invites", headers=auth(made["organiserToken"]))
+    assert r.status_code == 201, r.text
+    assert mid not in listed(c)
+    summary = c.get(f"/v1/matches/{mid}", headers=auth(made["organiserToken"])).json()
+    assert (summary["visibility"], summary["version"]) == ("private", version)  # no move
+    problem(c.post(f"/v1/matches/{mid}/seats/0", json={"name": "x"}), 404, "not-found")
+    problem(c.get(f"/v1/matches/{mid}"), 404, "not-found")  # to strangers (D-hidden)
 
 
 def play_as(c: TestClient[Litestar], url: str, token: str, moves: int) -> int:
@@ -218,22 +231,23 @@ def test_a_wrong_role_is_403_and_a_bad_token_401(shared: TestClient[Litestar]) -
     problem(c.post(finish), 401, "unauthorized")
 
 
-def test_a_session_expires_when_idle_and_a_refresh_keeps_it() -> None:
-    service = new_service(table=settings_of(session_idle_s=600).table)
+def test_a_session_expires_when_idle_and_a_refresh_keeps_it(
+    idle: tuple[GatedService, TestClient[Litestar]],
+) -> None:
+    service, c = idle
     clock = service.clock
-    with client(service, session_idle_s=600) as c:
-        token = new_player(c)["token"]
-        me = c.get("/v1/players/me", headers=auth(token)).json()
-        assert me["sessionExpiresAt"] == (clock() + timedelta(seconds=600)).isoformat()
-        clock.advance(seconds=500)  # type: ignore[attr-defined]
-        r = c.post("/v1/players/me/sessions/current/refresh", headers=auth(token))
-        assert r.status_code == 200, r.text
-        assert r.json()["expiresAt"] == (clock() + timedelta(seconds=600)).isoformat()
-        clock.advance(seconds=500)  # type: ignore[attr-defined]
-        assert c.get("/v1/players/me", headers=auth(token)).status_code == 200
-        clock.advance(seconds=101)  # type: ignore[attr-defined]
-        expired = problem(c.get("/v1/players/me", headers=auth(token)), 401, "unauthorized")
-        assert "expired" in expired["detail"]
+    token = new_player(c)["token"]
+    me = c.get("/v1/players/me", headers=auth(token)).json()
+    assert me["sessionExpiresAt"] == (clock() + timedelta(seconds=600)).isoformat()
+    clock.advance(seconds=500)  # type: ignore[attr-defined]
+    r = c.post("/v1/players/me/sessions/current/refresh", headers=auth(token))
+    assert r.status_code == 200, r.text
+    assert r.json()["expiresAt"] == (clock() + timedelta(seconds=600)).isoformat()
+    clock.advance(seconds=500)  # type: ignore[attr-defined]
+    assert c.get("/v1/players/me", headers=auth(token)).status_code == 200
+    clock.advance(seconds=101)  # type: ignore[attr-defined]
+    expired = problem(c.get("/v1/players/me", headers=auth(token)), 401, "unauthorized")
+    assert "expired" in expired["detail"]
 
 
 def test_a_player_edits_their_name_and_locale(shared: TestClient[Litestar]) -> None:
@@ -422,40 +436,41 @@ def test_an_erased_player_leaves_the_tables_still_being_played(
     assert summary["seats"][0]["name"] == "erased player"
 
 
-def test_a_seat_token_minted_through_a_session_ends_with_it() -> None:
+def test_a_seat_token_minted_through_a_session_ends_with_it(
+    idle: tuple[GatedService, TestClient[Litestar]],
+) -> None:
     """A seat token a player got through a session (claiming a seat, a fresh seat token)
     works while that session does: idle past SESSION_IDLE_S or ended, it is a 401; a fresh
     one through another session works; a guest's token is no session's."""
-    service = new_service(table=TablePolicy(session_idle=timedelta(seconds=600)))
+    service, c = idle
     clock = service.clock
-    with client(service, session_idle_s=600) as c:
-        made = c.post("/v1/matches").json()
-        view = f"/v1/matches/{made['matchId']}/view"
-        phone = new_player(c)["token"]
-        tablet = c.post("/v1/players/me/sessions", headers=auth(phone)).json()["token"]
-        claimed = c.post(
-            "/v1/players/me/seats",
-            json={"matchId": made["matchId"], "seat": 0},
-            headers=auth(phone),
-        )
-        assert claimed.status_code == 201, claimed.text
-        seat_token = claimed.json()["token"]
-        guest = c.post(f"/v1/matches/{made['matchId']}/seats/1", json={"name": "ann"}).json()
-        assert c.get(view, headers=auth(seat_token)).status_code == 200
-        clock.advance(seconds=500)  # type: ignore[attr-defined]
-        refreshed = c.post("/v1/players/me/sessions/current/refresh", headers=auth(tablet))
-        assert refreshed.status_code == 200, refreshed.text
-        clock.advance(seconds=101)  # type: ignore[attr-defined]  # the phone's session expired
-        expired = problem(c.get(view, headers=auth(seat_token)), 401, "unauthorized")
-        assert "expired" in expired["detail"]
-        assert c.get(view, headers=auth(guest["token"])).status_code == 200
-        url = f"/v1/players/me/matches/{made['matchId']}/seat-token"
-        renewed = c.post(url, headers=auth(tablet))
-        assert renewed.status_code == 200, renewed.text
-        fresh = renewed.json()["token"]
-        assert c.get(view, headers=auth(fresh)).status_code == 200
-        session = c.get("/v1/players/me", headers=auth(tablet)).json()["sessionId"]
-        ended = c.delete(f"/v1/players/me/sessions/{session}", headers=auth(tablet))
-        assert ended.status_code == 204, ended.text
-        ended_detail = problem(c.get(view, headers=auth(fresh)), 401, "unauthorized")["detail"]
-        assert "ended" in ended_detail
+    made = c.post("/v1/matches").json()
+    view = f"/v1/matches/{made['matchId']}/view"
+    phone = new_player(c)["token"]
+    tablet = c.post("/v1/players/me/sessions", headers=auth(phone)).json()["token"]
+    claimed = c.post(
+        "/v1/players/me/seats",
+        json={"matchId": made["matchId"], "seat": 0},
+        headers=auth(phone),
+    )
+    assert claimed.status_code == 201, claimed.text
+    seat_token = claimed.json()["token"]
+    guest = c.post(f"/v1/matches/{made['matchId']}/seats/1", json={"name": "ann"}).json()
+    assert c.get(view, headers=auth(seat_token)).status_code == 200
+    clock.advance(seconds=500)  # type: ignore[attr-defined]
+    refreshed = c.post("/v1/players/me/sessions/current/refresh", headers=auth(tablet))
+    assert refreshed.status_code == 200, refreshed.text
+    clock.advance(seconds=101)  # type: ignore[attr-defined]  # the phone's session expired
+    expired = problem(c.get(view, headers=auth(seat_token)), 401, "unauthorized")
+    assert "expired" in expired["detail"]
+    assert c.get(view, headers=auth(guest["token"])).status_code == 200
+    url = f"/v1/players/me/matches/{made['matchId']}/seat-token"
+    renewed = c.post(url, headers=auth(tablet))
+    assert renewed.status_code == 200, renewed.text
+    fresh = renewed.json()["token"]
+    assert c.get(view, headers=auth(fresh)).status_code == 200
+    session = c.get("/v1/players/me", headers=auth(tablet)).json()["sessionId"]
+    ended = c.delete(f"/v1/players/me/sessions/{session}", headers=auth(tablet))
+    assert ended.status_code == 204, ended.text
+    ended_detail = problem(c.get(view, headers=auth(fresh)), 401, "unauthorized")["detail"]
+    assert "ended" in ended_detail

@@ -5,6 +5,7 @@ record saved with the command), two conflicting commands (exactly one wins, the 
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -45,6 +46,16 @@ def shared() -> Iterator[TestClient[Litestar]]:
         yield c
 
 
+@pytest.fixture(scope="module")
+def gated() -> Iterator[tuple[GatedService, TestClient[Litestar]]]:
+    """One app on a service whose saves can be held, for the tests that hold or race its
+    saves (each on a match of its own, its gate open again when it ends) or read what its
+    own command saved; no bot plays in it."""
+    service = new_service()
+    with client(service) as c:
+        yield service, c
+
+
 # -- Idempotency-Key ------------------------------------------------------------------------
 
 
@@ -80,22 +91,26 @@ def test_keys_are_per_caller(shared: TestClient[Litestar]) -> None:
     assert answers[0].json()["view"]["seat"] != answers[1].json()["view"]["seat"]
 
 
-def test_a_created_match_is_replayed_without_its_organiser_token() -> None:
+def test_a_created_match_is_replayed_without_its_organiser_token(
+    gated: tuple[GatedService, TestClient[Litestar]],
+) -> None:
     """A replay rebuilds the first answer but never gives a minted token again: whoever
     sends the same key and body cannot be told apart from the first caller."""
-    with client() as c:
-        key = {"Idempotency-Key": "create-1"}
-        first = c.post("/v1/matches", json={"name": "once"}, headers=key)
-        again = c.post("/v1/matches", json={"name": "once"}, headers=key)
-        assert first.status_code == again.status_code == 201
-        assert first.json()["organiserToken"] and not first.json()["tokenWithheld"]
-        assert again.json() == without_tokens(first.json(), "organiserToken")
-        assert first.headers["location"] == again.headers["location"]
-        assert [m["name"] for m in c.get("/v1/matches").json()["items"]] == ["once"]
-        url = f"/v1/matches/{first.json()['matchId']}/seats/0"
-        seat = c.post(url, json={"name": "a"}, headers={"Idempotency-Key": "seat"})
-        retry = c.post(url, json={"name": "a"}, headers={"Idempotency-Key": "seat"})
-        assert retry.json() == without_tokens(seat.json(), "token")
+    _, c = gated
+    name = f"once {uuid.uuid4().hex[:8]}"  # the store holds other tests' matches
+    key = {"Idempotency-Key": "create-1"}
+    first = c.post("/v1/matches", json={"name": name}, headers=key)
+    again = c.post("/v1/matches", json={"name": name}, headers=key)
+    assert first.status_code == again.status_code == 201
+    assert first.json()["organiserToken"] and not first.json()["tokenWithheld"]
+    assert again.json() == without_tokens(first.json(), "organiserToken")
+    assert first.headers["location"] == again.headers["location"]
+    names = [m["name"] for m in c.get("/v1/matches?limit=100").json()["items"]]
+    assert names.count(name) == 1
+    url = f"/v1/matches/{first.json()['matchId']}/seats/0"
+    seat = c.post(url, json={"name": "a"}, headers={"Idempotency-Key": "seat"})
+    retry = c.post(url, json={"name": "a"}, headers={"Idempotency-Key": "seat"})
+    assert retry.json() == without_tokens(seat.json(), "token")
 
 
 def test_a_failed_command_records_nothing(shared: TestClient[Litestar]) -> None:
@@ -107,37 +122,40 @@ def test_a_failed_command_records_nothing(shared: TestClient[Litestar]) -> None:
     assert "idempotent-replayed" not in table.act(0, "play", ["AS"], **key).headers
 
 
-def test_the_record_is_saved_with_the_commands_events() -> None:
-    service = new_service()
-    with client(service) as c:
-        table = Table.seat_four(c)
-        seat = passer(table)
-        before = service.recorder.max_notification_id() or 0
-        table.act(seat, "pass", [], **{"Idempotency-Key": "atomic"})
-        saved = service.recorder.select_notifications(before, 100, inclusive_of_start=False)
-        topics = [n.topic.rsplit(":", 1)[1] for n in saved]
-        assert topics == ["Passed", "IdempotencyRecord.Recorded"]
-        record = service.mapper.to_domain_event(saved[-1])
-        assert isinstance(record, IdempotencyRecord.Recorded) and record.status == 200
+def test_the_record_is_saved_with_the_commands_events(
+    gated: tuple[GatedService, TestClient[Litestar]],
+) -> None:
+    service, c = gated
+    table = Table.seat_four(c)
+    seat = passer(table)
+    before = service.recorder.max_notification_id() or 0
+    table.act(seat, "pass", [], **{"Idempotency-Key": "atomic"})
+    saved = service.recorder.select_notifications(before, 100, inclusive_of_start=False)
+    topics = [n.topic.rsplit(":", 1)[1] for n in saved]
+    assert topics == ["Passed", "IdempotencyRecord.Recorded"]
+    record = service.mapper.to_domain_event(saved[-1])
+    assert isinstance(record, IdempotencyRecord.Recorded) and record.status == 200
 
 
-def test_a_key_in_flight_is_409() -> None:
-    service = new_service()
-    with client(service) as c:
-        table = Table.seat_four(c)
-        seat = passer(table)
-        key = {"Idempotency-Key": "slow"}
-        service.hold = threading.Event()
+def test_a_key_in_flight_is_409(gated: tuple[GatedService, TestClient[Litestar]]) -> None:
+    service, c = gated
+    table = Table.seat_four(c)
+    seat = passer(table)
+    key = {"Idempotency-Key": "slow"}
+    service.holding.clear()
+    service.hold = threading.Event()
+    try:
         with ThreadPoolExecutor(1) as pool:
             first = pool.submit(table.act, seat, "pass", [], **key)
             assert service.holding.wait(10)
             second = table.act(seat, "pass", [], **key)
             service.hold.set()
             done = first.result(10)
+    finally:
         service.hold = None
-        assert second.status_code == 409 and second.json()["code"] == "idempotency-in-flight"
-        assert done.status_code == 200
-        assert table.act(seat, "pass", [], **key).headers["idempotent-replayed"] == "true"
+    assert second.status_code == 409 and second.json()["code"] == "idempotency-in-flight"
+    assert done.status_code == 200
+    assert table.act(seat, "pass", [], **key).headers["idempotent-replayed"] == "true"
 
 
 # -- two conflicting commands -------------------------------------------------------------------
@@ -153,25 +171,28 @@ def race(service: GatedService, *commands: Callable[[], Any]) -> list[Any]:
         service.barrier = None
 
 
-def test_of_two_conflicting_commands_exactly_one_wins() -> None:
-    service = new_service()
-    with client(service) as c:
-        table = Table.seat_four(c)
-        seats = [s for s in range(4) if "pass" in table.view(s)["legal"]["actions"]][:2]
-        version = table.public()["version"]
-        seen = {"If-Match": f'"{version}"'}  # each acts on what it saw: the loser's conflict
-        answers = race(service, *[lambda s=s: table.act(s, "pass", [], **seen) for s in seats])
-        statuses = sorted(a.status_code for a in answers)
-        assert statuses == [200, 409]
-        lost = next(a for a in answers if a.status_code == 409).json()
-        assert lost["code"] == "version-conflict"
-        assert table.public()["version"] == version + 1
+def test_of_two_conflicting_commands_exactly_one_wins(
+    gated: tuple[GatedService, TestClient[Litestar]],
+) -> None:
+    service, c = gated
+    table = Table.seat_four(c)
+    seats = [s for s in range(4) if "pass" in table.view(s)["legal"]["actions"]][:2]
+    version = table.public()["version"]
+    seen = {"If-Match": f'"{version}"'}  # each acts on what it saw: the loser's conflict
+    answers = race(service, *[lambda s=s: table.act(s, "pass", [], **seen) for s in seats])
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200, 409]
+    lost = next(a for a in answers if a.status_code == 409).json()
+    assert lost["code"] == "version-conflict"
+    assert table.public()["version"] == version + 1
 
 
-def test_a_conflicting_retry_of_the_same_key_replays_the_winner() -> None:
+def test_a_conflicting_retry_of_the_same_key_replays_the_winner(
+    gated: tuple[GatedService, TestClient[Litestar]],
+) -> None:
     """Across processes the store decides: the loser finds the winner's record."""
-    service = new_service()
-    with client(service) as c, client(service) as c2:  # two apps (processes) on one store
+    service, c = gated
+    with client(service) as c2:  # a second app (process) on the same store
         table = Table.seat_four(c)
         other = Table(c2, table.match_id, table.organiser, table.tokens)
         seat = passer(table)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -41,14 +42,29 @@ class Receiver:
         return 204
 
 
-@pytest.fixture
-def world() -> Iterator[tuple[TestClient[Litestar], GatedService, Receiver, Webhooks]]:
+@contextmanager
+def hooked() -> Iterator[tuple[TestClient[Litestar], GatedService, Receiver, Webhooks]]:
     service = new_service()
     receiver = Receiver(failures=3)
     with client(service, operator_token=OPERATOR, post=receiver) as c:
         hooks: Webhooks = c.app.state.webhooks
         hooks.delivery.dispatcher.jitter = lambda: 1.0
         yield c, service, receiver, hooks
+
+
+@pytest.fixture
+def world() -> Iterator[tuple[TestClient[Litestar], GatedService, Receiver, Webhooks]]:
+    """An app of its own with webhooks on, its receiver failing the first three calls."""
+    with hooked() as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def refusing() -> Iterator[tuple[TestClient[Litestar], GatedService, Receiver, Webhooks]]:
+    """One such app for the tests that subscribe nothing and deliver nothing (refusals, the
+    dispatcher's backoff, whose jitter each puts back)."""
+    with hooked() as made:
+        yield made
 
 
 def subscribe(c: TestClient[Litestar], kinds: list[str]) -> Json:
@@ -108,8 +124,8 @@ def test_deliveries_are_signed_in_order_and_retried(world: Any) -> None:
     assert len(failed) == 3 and {a["error"] for a in failed} == {"ConnectionError"}
 
 
-def test_backoff_doubles_with_jitter(world: Any) -> None:
-    _, _, _, hooks = world
+def test_backoff_doubles_with_jitter(refusing: Any) -> None:
+    _, _, _, hooks = refusing
     hooks.delivery.dispatcher.jitter = lambda: 0.0
     waits = [hooks.delivery.dispatcher.backoff(n).total_seconds() for n in range(12)]
     assert waits[:4] == [0.5, 1.0, 2.0, 4.0] and waits[-1] == 150.0  # half of the 300 s cap
@@ -121,8 +137,8 @@ def test_backoff_doubles_with_jitter(world: Any) -> None:
     ("headers", "status"),
     [({}, 401), (auth("someone-else-entirely-000000"), 403)],
 )
-def test_operator_routes_refuse_others(world: Any, headers: dict[str, str], status: int) -> None:
-    c, _, _, _ = world
+def test_operator_routes_refuse_others(refusing: Any, headers: dict[str, str], status: int) -> None:
+    c, _, _, _ = refusing
     assert c.get("/v1/webhooks", headers=headers).status_code == status
     body = {"url": "https://x.example", "secret": SECRET, "kinds": ["your-turn"]}
     r = c.post("/v1/webhooks", json=body, headers=headers)

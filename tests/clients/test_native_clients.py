@@ -5,7 +5,7 @@ document and generates ``kotlin`` and ``typescript-fetch`` clients with no warni
 the schema; each union of answers decodes by its tag; the streams are left to an SSE
 client; the TypeScript client compiles with ``tsc --strict`` (npm ``typescript``, pinned,
 kept in the user's cache), and a small TypeScript program using it plays round 1
-by polling against the served app (uvicorn on a free port).
+by polling against the served app (uvicorn on a free port, on a thread of the test process).
 
 The generated clients are kept in the user's cache by the hash of the document, the
 generator and its options (:mod:`tests.tool_cache`): a rerun with an unchanged document,
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.served import ROOT, served
+from tests.api.served import ROOT, served_here
 from tests.documents import repository_yaml
 from tests.tool_cache import key_of, tool_output
 
@@ -230,7 +230,7 @@ def test_a_typescript_app_plays_a_round_by_polling(generated: Path, tmp_path: Pa
         )
     )
     shutil.copytree(_compiled(app) / "out", app / "out")
-    with served(tmp_path) as base:
+    with served_here(tmp_path) as base:  # the client is node, outside this process
         out = _run([node, str(app / "out" / "play_round.js"), base], app, timeout=300)
     played = json.loads(out.strip().splitlines()[-1])
     assert played["cardsPlayed"] == 25 and played["moves"]["dryRuns"] >= 1, played
