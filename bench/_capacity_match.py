@@ -69,6 +69,8 @@ class Step:
     """``200`` answers in the whole step (ramp and drain included): each must be pushed."""
     lost: int = 0
     retries: int = 0
+    opened: int = 0
+    """Seat connections opened while measuring (the server closed them while idle)."""
     broken: list[str] = field(default_factory=list)
     """Streams that ended while in use, and why."""
     seconds: float = 0.0
@@ -125,8 +127,11 @@ class Match:
 
     async def _call(self, seat: Seat, raw: bytes) -> Response:
         """One request on the seat's connection; a connection the server closed while
-        idle (uvicorn: after 5 s) is opened again and the request sent again once — a
+        idle (``KEEP_ALIVE_TIMEOUT``) is opened again and the request sent again once — a
         command keeps its Idempotency-Key, so this is safe."""
+        step = self.crowd.step
+        if step.measuring and (seat.conn.closed or seat.conn.transport is None):
+            step.opened += 1
         async with asyncio.timeout(COMMAND_TIMEOUT_S):
             try:
                 return await seat.conn.request(raw)

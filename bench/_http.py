@@ -61,7 +61,7 @@ def build_request(
 
 class Connection(asyncio.Protocol):
     """One keep-alive connection: ``await request(raw)`` → :class:`Response`. Opened
-    again when the server has closed it (uvicorn closes idle ones after 5 s)."""
+    again when the server has closed it (idle for ``KEEP_ALIVE_TIMEOUT``, 75 s)."""
 
     def __init__(self, host: str, port: int) -> None:
         self.host = host

@@ -241,7 +241,8 @@ class Rung:
             f"other processes {100 * self.others:.0f}%; machine {100 * u.machine:.0f}% busy "
             f"({os.cpu_count()} cores)",
             f"    {len(s.pushes)} pushes timed, {s.acked} versions answered in the step, "
-            f"connections reopened {s.retries}; answers: "
+            f"seat connections opened while measuring {s.opened}, reopened after a failed "
+            f"request {s.retries}; answers: "
             + ", ".join(f"{k}: {n}" for k, n in sorted(s.answers.items())),
         ]
         if s.broken:

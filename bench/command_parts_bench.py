@@ -1,5 +1,5 @@
-"""Two parts of a command's cost in the API process, each against what it was, in one run:
-``python -m bench.command_parts_bench`` (docs/decisions.md D-path4).
+"""Parts of a command's cost in the API process, each against what it was, in one run:
+``python -m bench.command_parts_bench`` (docs/decisions.md D-path4, D-path5).
 
 * **save** — the CPU of this process per save of a command's two rows (a round event and
   an Idempotency-Key record, each ~300 bytes of state) through the PostgreSQL recorder
@@ -16,25 +16,32 @@ Each figure is the best block's (the machine is shared: the least disturbed bloc
 closest to the work itself); the load average is printed with every line. The last line:
 
     command-parts save_binary_ms=<f> save_text_ms=<f> save_ratio=<f> \\
-        frames_one_us=<f> frames_each_us=<f> frames_ratio=<f> load=<1-min load>
+        frames_one_us=<f> frames_each_us=<f> frames_ratio=<f> \\
+        hub_own_ms=<f> hub_read_ms=<f> hub_ratio=<f> load=<1-min load>
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 from psycopg import sql
 
 import services.views
+from domain.game.match import Match
+from domain.rules.ruleset import RuleSet
+from infra.hub import PostgresHub
 from infra.pgcluster import throwaway_server
 from infra.pgstore import LockingInsertRecorder
 from infra.settings import Settings
 from infra.store import build_service
+from services.game import GameService
 from services.live import LiveTable
 from services.views import table_view
 from tests.resilience.harness import drop_schema, fresh_schema
@@ -139,6 +146,63 @@ def frames() -> tuple[float, float, float, float]:
     return 1e6 * found["one"], 1e6 * found["each"], 1e6 * fresh["one"], 1e6 * fresh["each"]
 
 
+def hub() -> tuple[float, float]:
+    """CPU ms per save of two followed matches, the hub taking the commit from the save
+    and reading it back."""
+    with throwaway_server() as cluster:
+        schema = fresh_schema(cluster.url)
+        settings = Settings(backend="postgres", database_url=cluster.url, postgres_schema=schema)
+        service = build_service(settings)
+        try:
+            return asyncio.run(_hubs(settings, service))
+        finally:
+            service.close()
+            drop_schema(cluster.url, schema)
+
+
+async def _hubs(settings: Settings, service: GameService) -> tuple[float, float]:
+    rules = RuleSet()
+
+    def saves(n: int) -> list[Match]:
+        return [Match.create(rules, service.clock(), match_id=uuid.uuid4()) for _ in range(2 * n)]
+
+    def run(matches: list[Match]) -> None:
+        for i in range(0, len(matches), 2):
+            service.save(matches[i], matches[i + 1])
+
+    def log_end() -> int:
+        return service.recorder.max_notification_id() or 0
+
+    async def block(hub: PostgresHub, n: int) -> float:
+        matches = saves(n)
+        subs = [hub.subscribe(m.id) for m in matches]  # followed, as the owner's are
+        started = time.process_time()
+        await asyncio.to_thread(run, matches)
+        last = await asyncio.to_thread(log_end)
+        while hub.position < last:  # every commit reached: woken, handed over
+            await asyncio.sleep(0.001)
+        spent = time.process_time() - started
+        for sub in subs:
+            sub.close()
+        return spent / n
+
+    kinds: dict[str, dict[str, Any]] = {"own": {}, "read": {"saves": None}}
+    found = dict.fromkeys(kinds, float("inf"))
+    for rounds, n in ((1, 50), (BLOCKS, 200)):  # the first warms: statements, connections
+        for _ in range(rounds):
+            for name, options in kinds.items():
+                hub = PostgresHub.for_service(settings, service, poll_s=3600, **options)
+                await hub.start()
+                try:
+                    found[name] = min(found[name], await block(hub, n))
+                finally:
+                    await hub.stop()
+                    service.saves.recorded.remove(hub.recorded)
+        if rounds == 1:
+            found = dict.fromkeys(kinds, float("inf"))
+    return 1e3 * found["own"], 1e3 * found["read"]
+
+
 def main() -> None:
     gc.collect()
     gc.freeze()
@@ -161,10 +225,17 @@ def main() -> None:
         f"{each_built:.1f} us, ratio {one_built / each_built:.2f}; load {load()}",
         flush=True,
     )
+    own, read = hub()
+    print(
+        f"hub (a save of two followed rows): taken from the save {own:.3f} ms CPU, read back "
+        f"{read:.3f} ms CPU, ratio {own / read:.2f}; load {load()}",
+        flush=True,
+    )
     print(
         f"command-parts save_binary_ms={binary:.3f} save_text_ms={text:.3f} "
         f"save_ratio={binary / text:.2f} frames_one_us={one:.1f} frames_each_us={each:.1f} "
-        f"frames_ratio={one / each:.2f} load={load()}",
+        f"frames_ratio={one / each:.2f} hub_own_ms={own:.3f} hub_read_ms={read:.3f} "
+        f"hub_ratio={own / read:.2f} load={load()}",
         flush=True,
     )
 

@@ -12,8 +12,8 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
   :meth:`~InProcessHub.publish_many` after each save (from whatever thread saved).
 * :class:`PostgresHub` — one asyncpg connection per process LISTENs on the channel the
   eventsourcing PostgreSQL recorder NOTIFYs inside every insert transaction (the events
-  table's name, no payload; delivered on commit). On each notification it reads the new
-  rows (``notification_id > last``) and maps their originators to matches: a match's
+  table's name; delivered on commit). On each notification of a commit it did not make it
+  reads the new rows (``notification_id > last``) and maps their originators to matches: a match's
   events are its own; a round's id maps to its match through the round's
   ``RoundStarted`` (cached). So a command handled by any replica wakes the subscribers
   of every replica. The recorder locks the table while inserting, so rows become
@@ -21,6 +21,18 @@ events (a save in this process, a reconnect, an undecodable row) means "read the
   are never filled, and reading ``> last`` simply passes over them. A dropped
   connection is re-opened with backoff; after each (re)connect every subscribed match
   is woken once, since notifications sent while the connection was down are lost.
+
+A commit of this process is not read back (docs/decisions.md D-path5). The insert function
+names each commit's first and last notification ids in its notification's payload
+(:func:`infra.pgstore.notified_ids`), and every save of this process hands its rows over,
+each with its event, as it ends (:meth:`PostgresHub.recorded`, told by the service's
+``saves.recorded`` on the saving thread). The hub reaches the commits notified in commit
+order: one whose rows were all handed over wakes its matches with those events, no read,
+no decoding; any other — another process's, a notification naming no rows — is read
+``> last`` as before (a row handed over is taken as handed, not decoded). A notification may
+come before its save has handed its rows over, so a commit not handed over waits while a
+save of this process begun before its notification is still under way, at most
+:data:`HANDOVER_S`.
 
 The PostgreSQL hub also tells every row it reads to :attr:`PostgresHub.on_stored`: the
 game service keeps its aggregate cache by them, bringing a cached aggregate up to another
@@ -43,14 +55,15 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections import OrderedDict
+import threading
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 from uuid import UUID
 
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
-from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.persistence import Mapper, Notification, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import get_topic
 
@@ -60,8 +73,10 @@ from domain.game.round_events import RoundStarted
 from domain.talk.table_talk import TalkOpened
 from domain.tournament.events import TournamentCreated
 from infra.localhub import InProcessHub, LocalHub
+from infra.pgstore import notified_ids
 from infra.settings import Settings, parse_database_url
 from services.game import GameService
+from services.saves import Recorded, Saves
 from services.settling import Settling
 
 log = logging.getLogger(__name__)
@@ -73,6 +88,11 @@ TOURNAMENT_CREATED: Final = get_topic(TournamentCreated)
 RELAY_CHANNEL: Final = "shengji_presence"
 """What the replicas tell each other beside the store's news (presence, D-social)."""
 TALK_OPENED: Final = get_topic(TalkOpened)
+HANDOVER_S: Final = 0.5
+"""The longest a notified commit waits for a save of this process begun before its
+notification to hand its rows over; then the log is read (docs/decisions.md D-path5)."""
+OWN_MAX: Final = 100_000
+"""Rows of this process's saves kept for commits not yet notified, at most."""
 
 
 class _Created(msgspec.Struct):
@@ -114,10 +134,35 @@ class PostgresHub(LocalHub):
         connect: Connect = asyncpg.connect,
         mapper: Mapper[UUID] | None = None,
         settling: Settling | None = None,
+        saves: Saves | None = None,
         pace_s: float = 0.0,
     ) -> None:
         super().__init__()
         self._pace_s = pace_s
+        self._schema = schema
+        self._saves = saves
+        """This process's saves: their rows are taken as they are saved, not read back
+        (:meth:`recorded`; docs/decisions.md D-path5)."""
+        self._own: dict[int, tuple[Notification, Any]] = {}
+        """Rows of this process's saves after :attr:`position`, by notification id, each
+        with its event: the hub takes them in the log's order once their commit's
+        notification is reached."""
+        self._notified: deque[tuple[int, int, int, float]] = deque()
+        """The commits notified and not yet reached, in commit order: their first and last
+        notification ids, the saves begun in this process when the notification came
+        (:attr:`Saves.issued`: one of those may be the commit's own) and when it came (the
+        event loop's time)."""
+        self._ended: set[int] = set()
+        self._ended_below = 0
+        """Every save of this process with a ticket below it has told :meth:`recorded`
+        (what it told is in :attr:`_own`); :attr:`_ended` holds those above it."""
+        self._loop_thread = 0
+        """The event loop's thread (a save told there is taken at once)."""
+        self._read_due = True
+        """The log is read at the next wake-up: a notification that named no rows, a poll,
+        a (re)connect, a commit no save of this process told."""
+        self.reads = 0
+        """Reads of the log (tests, benches): a commit of this process is not read back."""
         self._settling = settling
         """Told where the hub has read the log to (every row up to there told to
         :attr:`on_stored`): a request's read waits for it to reach the log's end (D-settle)."""
@@ -153,7 +198,8 @@ class PostgresHub(LocalHub):
         self.connections = 0
         """How many times a LISTEN connection was opened (tests, metrics)."""
         self.on_stored: list[Callable[[Sequence[StoredEvent]], None]] = []
-        """Told every row the hub reads, as stored, in notification order (the game
+        """Told every row the hub reads, as stored, in notification order — not this
+        process's own, whose save told the cache (D-path5) — (the game
         service keeps its aggregate cache by them: docs/decisions.md D-owner). With a
         listener here the hub reads every row, and after a reconnect it reads on from
         where it was, so no save is missed."""
@@ -164,6 +210,8 @@ class PostgresHub(LocalHub):
         """Told when the connection is gone: saves may go unheard until
         :attr:`on_caught_up`."""
         self._caught_up = False
+        if saves is not None:
+            saves.recorded.add(self.recorded)
 
     @classmethod
     def for_service(cls, settings: Settings, service: GameService, **kwargs: Any) -> PostgresHub:
@@ -190,7 +238,7 @@ class PostgresHub(LocalHub):
             channel=recorder.channel_name,
             mapper=service.mapper,
             settling=service.settling if trusted else None,
-            **kwargs,
+            **{"saves": service.saves, **kwargs},  # saves=None: every commit read back
         )
         if trusted:
             # loads read the store until the hub has connected and read on (D-owner)
@@ -214,6 +262,9 @@ class PostgresHub(LocalHub):
         """Start listening; waits (at most ``timeout`` s) for the first LISTEN to be in
         place, then keeps (re)connecting in the background if it is not."""
         await super().start()
+        self._loop_thread = threading.get_ident()
+        if self._saves is not None:  # saves begun before the loop was known told nothing
+            self._saves_ended(self._saves.issued)
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="postgres-hub")
         with contextlib.suppress(TimeoutError):
@@ -263,6 +314,8 @@ class PostgresHub(LocalHub):
                     await asyncio.shield(conn.close(timeout=1))
 
     async def _open(self) -> Any:
+        self._notified.clear()  # the first read after LISTEN covers every commit before it
+        self._read_due = True
         conn = await self._connect(**self._connect_kwargs)
         try:
             conn.add_termination_listener(self._on_terminated)
@@ -311,18 +364,25 @@ class PostgresHub(LocalHub):
             listener(payload.encode())
 
     async def _listen(self, conn: Any) -> None:
+        loop = asyncio.get_running_loop()
         began = 0.0
         while not conn.is_closed():
-            rest = self._pace_s - (asyncio.get_running_loop().time() - began)
+            rest = self._pace_s - (loop.time() - began)
             if rest > 0:
-                await asyncio.sleep(rest)  # paced: what comes meanwhile is read together
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self._poll_s):
+                await asyncio.sleep(rest)  # paced: what comes meanwhile is reached together
+            wait = self._poll_s
+            if self._notified:  # a commit waits for a save of this process to hand it over
+                wait = max(0.0, self._notified[0][3] + HANDOVER_S - loop.time())
+            try:
+                async with asyncio.timeout(wait):
                     await self._poke.wait()
+            except TimeoutError:
+                if not self._notified:
+                    self._read_due = True  # the poll: a liveness check, a safety net
             self._poke.clear()
-            began = asyncio.get_running_loop().time()
+            began = loop.time()
             async with self._one_at_a_time:
-                await self._read(conn)
+                await self._catch_up(conn)
             if self._settling is not None:
                 self._settling.told(self._last)  # loads waiting for rows up to it go on
             if not self._caught_up and not conn.is_closed():
@@ -337,82 +397,180 @@ class PostgresHub(LocalHub):
             except Exception:
                 log.exception("live hub: a listener of its connection failed")
 
-    def _on_notify(self, *_: object) -> None:
+    def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        notified = notified_ids(payload)
+        if notified is None:
+            self._read_due = True  # no rows named: read the log
+        else:
+            schema, first, last = notified
+            if schema != self._schema:
+                return  # another schema's store (the channel is named after the table)
+            issued = 0 if self._saves is None else self._saves.issued
+            self._notified.append((first, last, issued, asyncio.get_running_loop().time()))
         self._poke.set()
+
+    # -- this process's own saves (docs/decisions.md D-path5) ------------------------------
+
+    def recorded(self, news: Recorded) -> None:
+        """A save of this process ended (told on its thread): its rows, each with its
+        event, are taken on the event loop; the hub wakes their matches once it reaches
+        their commit's notification, in the log's order, without reading them back."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        rows = [(r.notification, r.domain_event) for r in news.recordings]
+        if threading.get_ident() == self._loop_thread:  # a save on the loop (no worker thread)
+            self._take(news.ticket, rows)
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._take, news.ticket, rows)
+
+    def _take(self, ticket: int, rows: list[tuple[Notification, Any]]) -> None:
+        if ticket >= self._ended_below:
+            self._ended.add(ticket)
+            while self._ended_below in self._ended:
+                self._ended.remove(self._ended_below)
+                self._ended_below += 1
+        if self.connected:  # while away, the read after reconnecting reads them
+            for row in rows:
+                if row[0].id > self._last:
+                    self._own[row[0].id] = row
+            if len(self._own) > OWN_MAX:  # never reached: read the log instead
+                self._own.clear()
+                self._read_due = True
+        if self._notified:
+            self._poke.set()  # the commit waiting may be this one
+
+    def _saves_ended(self, below: int) -> None:
+        """Every save with a ticket below ``below`` counts as ended: its commit, if it
+        comes, is read like another process's."""
+        if below > self._ended_below:
+            self._ended_below = below
+            self._ended = {t for t in self._ended if t >= below}
+            while self._ended_below in self._ended:
+                self._ended.remove(self._ended_below)
+                self._ended_below += 1
+
+    def _own_rows(self, first: int, last: int) -> list[tuple[Notification, Any]] | None:
+        """The rows ``first`` … ``last`` of one commit when this process saved them all
+        (taken out of :attr:`_own`), else None."""
+        own = self._own
+        if any(i not in own for i in range(first, last + 1)):
+            return None
+        return [own.pop(i) for i in range(first, last + 1)]
 
     def _on_terminated(self, *_: object) -> None:
         self._poke.set()  # _listen sees the closed connection and returns
 
     # -- reading what changed ---------------------------------------------------------------
 
+    async def _catch_up(self, conn: Any) -> None:
+        """Reach every commit notified so far, in commit order: one this process saved
+        from the rows its save handed over, others by reading the log (``> last``: every
+        commit up to the log's end). A commit a save of this process may still hand over
+        waits for it, at most :data:`HANDOVER_S`."""
+        notified = self._notified
+        while notified and not self._read_due:
+            first, last, issued, at = notified[0]
+            if last <= self._last:
+                notified.popleft()
+                continue
+            rows = self._own_rows(first, last)
+            if rows is not None:
+                notified.popleft()
+                if self.listening:
+                    await self._wake_rows(conn, rows)
+                # Notified in commit order and ids in commit order (the table lock): the
+                # ids between the last reached and ``first`` were rolled back, never filled.
+                self._last = last
+                continue
+            if self._ended_below < issued:
+                if asyncio.get_running_loop().time() - at < HANDOVER_S:
+                    return  # a save begun before the notification may be this commit
+                self._saves_ended(issued)  # too long: read it (the save's rows may follow)
+            self._read_due = True
+        if self._read_due:
+            self._read_due = False
+            await self._read(conn)
+            while notified and notified[0][1] <= self._last:
+                notified.popleft()
+            for i in [i for i in self._own if i <= self._last]:
+                del self._own[i]
+
     async def _read(self, conn: Any) -> None:
         """Wake the matches of every row after ``last``; advance ``last`` (gaps left by
-        rolled-back transactions are skipped: they are never filled in)."""
+        rolled-back transactions are skipped: they are never filled in). A row this
+        process saved is taken as its save handed it over (not decoded, not told to
+        :attr:`on_stored`: its save told the cache)."""
         if conn.is_closed():
             return
+        self.reads += 1
         listening = self.listening
         if not (listening or self.on_stored):  # nobody to wake: just keep up with the store
             last = await conn.fetchval(self._max_sql, timeout=self._timeout)
             self._last = max(self._last, last)
             return
+        own = self._own
         while True:
-            rows = await conn.fetch(self._rows_sql, self._last, self._batch, timeout=self._timeout)
-            if not rows:
+            records = await conn.fetch(
+                self._rows_sql, self._last, self._batch, timeout=self._timeout
+            )
+            if not records:
                 return
-            self._tell_stored(rows)
-            if not listening:
-                self._last = rows[-1]["notification_id"]
-                if len(rows) < self._batch:
-                    return
-                continue
-            changed: set[UUID] = set()
-            events: dict[UUID, list[Any]] = {}
-            unread: set[UUID] = set()
-            for row in rows:
-                match_id = await self._match_of_row(conn, row)
-                if match_id is not None:
-                    changed.add(match_id)
-                    if match_id in self._subscribers and match_id not in unread:
-                        event = self._decode(match_id, row)
-                        if event is None:
-                            unread.add(match_id)  # its subscribers read the store instead
-                        else:
-                            events.setdefault(match_id, []).append(event)
-            self._last = rows[-1]["notification_id"]
-            self._wake(changed, {m: e for m, e in events.items() if m not in unread})
-            if len(rows) < self._batch:
+            rows: list[tuple[Notification, Any]] = []
+            stored: list[Notification] = []
+            for record in records:
+                row = own.pop(record["notification_id"], None)
+                if row is None:
+                    row = (_notification(record), None)
+                    stored.append(row[0])
+                rows.append(row)
+            self._tell_stored(stored)
+            if listening:
+                await self._wake_rows(conn, rows)
+            self._last = records[-1]["notification_id"]
+            if len(records) < self._batch:
                 return
 
-    def _tell_stored(self, rows: Sequence[Any]) -> None:
+    async def _wake_rows(self, conn: Any, rows: Sequence[tuple[Notification, Any]]) -> None:
+        """Wake the matches of ``rows`` (in the log's order), handing their events to the
+        matches' subscribers: each row's own when its save handed it over, else decoded."""
+        changed: set[UUID] = set()
+        events: dict[UUID, list[Any]] = {}
+        unread: set[UUID] = set()
+        for row, handed in rows:
+            match_id = await self._match_of_row(conn, row)
+            if match_id is not None:
+                changed.add(match_id)
+                if match_id in self._subscribers and match_id not in unread:
+                    event = self._decode(match_id, row) if handed is None else handed
+                    if event is None:
+                        unread.add(match_id)  # its subscribers read the store instead
+                    else:
+                        events.setdefault(match_id, []).append(event)
+        self._wake(changed, {m: e for m, e in events.items() if m not in unread})
+
+    def _tell_stored(self, stored: Sequence[StoredEvent]) -> None:
         """Tell :attr:`on_stored` the rows as stored (a listener's error is logged)."""
-        if not self.on_stored:
+        if not (self.on_stored and stored):
             return
-        stored = [
-            StoredEvent(
-                originator_id=UUID(bytes=row["originator_id"].bytes),
-                originator_version=row["originator_version"],
-                topic=row["topic"],
-                state=bytes(row["state"]),
-            )
-            for row in rows
-        ]
         for listener in self.on_stored:
             try:
                 listener(stored)
             except Exception:
                 log.exception("live hub: a listener of the rows read failed")
 
-    async def _match_of_row(self, conn: Any, row: Any) -> UUID | None:
-        originator = UUID(bytes=row["originator_id"].bytes)
+    async def _match_of_row(self, conn: Any, row: StoredEvent) -> UUID | None:
+        originator = _uuid(row.originator_id)
         if originator in self._match_of:
             self._match_of.move_to_end(originator)
             return self._match_of[originator]
-        if row["originator_version"] == 1:
-            topic, state = row["topic"], row["state"]
+        topic: str | None
+        state: bytes | None
+        if row.originator_version == 1:
+            topic, state = row.topic, row.state
         else:
-            first = await conn.fetchrow(
-                self._first_sql, row["originator_id"], timeout=self._timeout
-            )
+            first = await conn.fetchrow(self._first_sql, originator, timeout=self._timeout)
             topic, state = (None, None) if first is None else (first["topic"], first["state"])
         match_id = match_of_created(originator, topic, state)
         self._match_of[originator] = match_id
@@ -420,22 +578,31 @@ class PostgresHub(LocalHub):
             self._match_of.popitem(last=False)
         return match_id
 
-    def _decode(self, match_id: UUID, row: Any) -> Any:
+    def _decode(self, match_id: UUID, row: StoredEvent) -> Any:
         """``row`` as the event it stores, for the match's subscribers; None when there
         is no mapper or it cannot be decoded (then they read the store)."""
         if self._mapper is None:
             return None
         try:
-            stored = StoredEvent(
-                originator_id=UUID(bytes=row["originator_id"].bytes),
-                originator_version=row["originator_version"],
-                topic=row["topic"],
-                state=bytes(row["state"]),
-            )
-            return self._mapper.to_domain_event(stored)
+            return self._mapper.to_domain_event(row)
         except Exception as e:  # an event this process cannot read: the store decides
             log.warning("live hub: cannot decode an event of match %s: %s", match_id, e)
             return None
+
+
+def _uuid(originator_id: UUID | str) -> UUID:
+    return originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
+
+
+def _notification(record: Any) -> Notification:
+    """A row read by the hub as the library's notification (its id, the stored event)."""
+    return Notification(
+        id=record["notification_id"],
+        originator_id=UUID(bytes=record["originator_id"].bytes),
+        originator_version=record["originator_version"],
+        topic=record["topic"],
+        state=bytes(record["state"]),
+    )
 
 
 def match_of_created(originator: UUID, topic: str | None, state: bytes | None) -> UUID | None:

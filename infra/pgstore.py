@@ -15,7 +15,10 @@ extends it the way the library's own examples extend a recorder: it appends one 
 to the schema it creates, which defines the library's insert function
 (``<schema>.es_insert_events_uuid``) again, in the same transaction, with the library's
 statements and the table lock first. A save is then one call, and the lock is held for no
-round-trip. A duplicate ``(originator_id, originator_version)`` raises the library's
+round-trip. Its notification, sent on commit, names the schema and the first and last
+notification ids it saved (the library's names none), so a live hub reaches a commit its own
+process made without reading it back (:func:`notified_ids`, docs/decisions.md D-path5).
+A duplicate ``(originator_id, originator_version)`` raises the library's
 ``IntegrityError`` (the optimistic concurrency of every command). The call sends its rows
 in psycopg's binary format (``%b``), not as the text of a composite array
 (docs/decisions.md D-path4).
@@ -45,28 +48,49 @@ class LockingInsertRecorder(PostgresApplicationRecorder):
         table = sql.Identifier(self.events_table_name)
         self.create_locking_insert_function = sql.SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
-            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN "
+            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ DECLARE ids bigint[]; BEGIN "
             "SET LOCAL lock_timeout = '{timeout}s'; "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
-            "NOTIFY {channel}; "
-            "RETURN QUERY INSERT INTO {schema}.{table} AS t "
+            "WITH saved AS (INSERT INTO {schema}.{table} AS t "
             "(originator_id, originator_version, topic, state) "
             "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
-            "RETURNING notification_id; END; $BODY$"
+            "RETURNING notification_id) "
+            "SELECT array_agg(notification_id ORDER BY notification_id) INTO ids FROM saved; "
+            "IF ids IS NOT NULL THEN PERFORM pg_notify({channel_name}, "
+            "{notified} || ids[1] || ' ' || ids[cardinality(ids)]); END IF; "
+            "RETURN QUERY SELECT unnest(ids); END; $BODY$"
         ).format(
             schema=schema,
             function=sql.Identifier(self.pg_function_name_insert_events),
             event=sql.Identifier(self.stored_event_type_name),
             timeout=datastore.lock_timeout,
             table=table,
-            channel=sql.Identifier(self.channel_name),
+            channel_name=sql.Literal(self.channel_name),
+            notified=sql.Literal(f"{datastore.schema} "),
         )
-        """The insert function, lock first (after the library's own definition of it)."""
+        """The insert function, lock first (after the library's own definition of it); its
+        notification names the schema and the first and last notification ids it saved
+        (:func:`notified_ids`), so a live hub knows which rows a commit made without
+        reading them (docs/decisions.md D-path5)."""
         self.sql_create_statements.append(self.create_locking_insert_function)
-        self.sql_invoke_pg_function_insert_events = sql.SQL(
-            "SELECT * FROM {schema}.{function}((%b))"
-        ).format(schema=schema, function=sql.Identifier(self.pg_function_name_insert_events))
+        invoke = sql.SQL("SELECT * FROM {schema}.{function}((%b))").format(
+            schema=schema, function=sql.Identifier(self.pg_function_name_insert_events)
+        )
+        self.sql_invoke_pg_function_insert_events = sql.Composed([sql.SQL(invoke.as_string())])
         """The library's call of its insert function, its rows sent in binary (``%b``:
         psycopg's binary dumper of the composite, which the library registers beside the
         text one) rather than as the text of a composite array, whose every ``state`` is
-        hex-encoded and then quoted and escaped field by field (docs/decisions.md D-path4)."""
+        hex-encoded and then quoted and escaped field by field (docs/decisions.md D-path4);
+        its names quoted once here, not by psycopg at every save (D-path5)."""
+
+
+def notified_ids(payload: str) -> tuple[str, int, int] | None:
+    """The schema and the first and last notification ids a save committed, from its
+    notification's payload (:class:`LockingInsertRecorder`'s insert function); None when
+    the payload says nothing of them (another recorder's notification, an insert function
+    of an earlier release: the log is read to learn what changed)."""
+    named, _, last = payload.rpartition(" ")
+    schema, _, first = named.rpartition(" ")
+    if not (schema and first.isdigit() and last.isdigit()):
+        return None
+    return schema, int(first), int(last)

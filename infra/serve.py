@@ -64,6 +64,7 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=settings.shutdown_timeout,
+        timeout_keep_alive=settings.keep_alive_timeout,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=list(settings.trusted_proxies),
     )

@@ -177,6 +177,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "streams before closing them.",
         ),
     ] = 10
+    keep_alive_timeout: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=3600,
+            description="Seconds an idle keep-alive HTTP connection is kept open (above a "
+            "proxy's idle timeout in front of it: ingress-nginx keeps upstream connections 60 "
+            "s; a player's phone sends its next move after the others').",
+        ),
+    ] = 75
     schema_wait_timeout: Annotated[
         int,
         Meta(

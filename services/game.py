@@ -36,7 +36,7 @@ from services.accounts.keys import KeyStore, MemoryKeys, Sealer
 from services.codec import MsgspecMapper
 from services.errors import NotFoundError
 from services.kept_cache import KeptCache
-from services.saves import Saves, SaveTimed
+from services.saves import Recorded, Saves, SaveTimed
 from services.settling import Settling
 from services.sources import new_seed, utc_now
 
@@ -329,11 +329,18 @@ class GameService(Application[UUID]):
         cache = self.repository.cache
         if isinstance(cache, KeptCache):
             cache.begin()  # what the save puts in the cache belongs to this epoch
+        saves = self.saves
+        ticket = saves.begin()
+        recordings: list[Recording[UUID]] = []
         try:
             recordings = super().save(*objs, **kwargs)
         except Exception as e:
             self._observe_save(started, "conflict" if isinstance(e, IntegrityError) else "error")
             raise
+        finally:
+            if recordings and isinstance(cache, KeptCache):
+                cache.saved(r.notification for r in recordings)  # as if heard (D-owner)
+            saves.recorded.tell(Recorded(ticket, recordings))
         self._observe_save(started, "ok")
         if recordings:
             self.saves.saved(objs)

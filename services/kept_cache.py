@@ -151,6 +151,17 @@ class KeptCache(LRUCache[UUID, Any]):
                     self._put_newer(aggregate_id, brought)
         return len(behind)
 
+    def saved(self, stored: Iterable[StoredEvent]) -> None:
+        """Rows this process's save just stored (its copies are in the cache already, put
+        by the save): note each aggregate's version as heard, as the hub did when it read
+        them back (docs/decisions.md D-path5), so no older copy is put after them."""
+        with self._turning:
+            for row in stored:
+                aggregate_id = row.originator_id
+                if not isinstance(aggregate_id, UUID):
+                    aggregate_id = UUID(aggregate_id)
+                self._note(aggregate_id, row.originator_version)
+
     # -- internals -------------------------------------------------------------------------
 
     def _note(self, aggregate_id: UUID, version: int) -> None:

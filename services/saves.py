@@ -15,8 +15,10 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 from uuid import UUID
+
+from eventsourcing.persistence import Recording
 
 from domain.game.match import Match
 from domain.game.round import Round
@@ -71,10 +73,26 @@ class SaveTimed:
     outcome: str
 
 
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A save of this process as it ended: its ticket (:meth:`Saves.begin`) and its
+    recordings — each event with its notification id, in the log's order — none when it
+    stored nothing or failed."""
+
+    ticket: int
+    recordings: Sequence[Recording[Any]]
+
+
 class Saves:
     """The news of one service's saves (the module docstring)."""
 
     def __init__(self) -> None:
+        self._issued = 0
+        self._issuing = threading.Lock()
+        self.recorded: Listeners[Recorded] = Listeners("the saves' recordings")
+        """Every save begun with a ticket, as it ended, successful or not (the live hub
+        takes this process's own rows from here rather than reading them back from the
+        store: docs/decisions.md D-path5)."""
         self.changed: Listeners[frozenset[UUID]] = Listeners("the ids a save changed")
         """The ids a save changed: each match (a round and a table's talk count as their
         match) and every other
@@ -89,6 +107,19 @@ class Saves:
         self.forgotten: Listeners[frozenset[UUID]] = Listeners("the copies dropped")
         """Ids whose cached copies were dropped with no new version (a name erased): the
         live streams reload those matches."""
+
+    def begin(self) -> int:
+        """A save starts (before anything of it reaches the store): its ticket, in the
+        order saves began; it ends with :attr:`recorded` told (thread-safe)."""
+        with self._issuing:
+            ticket = self._issued
+            self._issued = ticket + 1
+        return ticket
+
+    @property
+    def issued(self) -> int:
+        """How many tickets were given: every save begun so far has one below it."""
+        return self._issued
 
     def saved(self, objs: Iterable[object]) -> None:
         """A save stored ``objs`` (the service calls it after every save that stored

@@ -379,10 +379,14 @@ def test_a_load_sees_a_save_acknowledged_elsewhere_before_its_notification_is_re
             await _until(lambda: _kept(a))
             match_id = await asyncio.to_thread(new_match, a, RuleSet())
             await asyncio.to_thread(_playing, a, match_id)  # a's cache holds the round
-            for release in held:
-                release()  # a's own saves' notifications: the hub reads its rows
-            held.clear()
-            await _until(lambda: a.settling.position >= max(n.id for n in raw_log(a)))
+
+            def own_heard() -> bool:  # a's own saves' notifications, as they come: the hub
+                for release in held:  # reaches each commit with its own notification
+                    release()  # (D-path5: it takes a's rows as a saved them)
+                held.clear()
+                return a.settling.position >= max(n.id for n in raw_log(a))
+
+            await _until(own_heard)
             asked, heard = a.settling.asked, a.heard_elsewhere
             moved = await asyncio.to_thread(_moves_from_the_store, b, match_id, Bots(21))
             if notified == "late":  # the socket is read once the load has asked

@@ -25,7 +25,7 @@ from psycopg.adapt import Dumper
 
 from domain.game.match import Match
 from domain.rules.ruleset import RuleSet
-from infra.pgstore import LockingInsertRecorder
+from infra.pgstore import LockingInsertRecorder, notified_ids
 from infra.settings import Settings
 from infra.store import build_service, outbox_env
 from services.game import GameService
@@ -150,6 +150,26 @@ def test_saves_go_through_the_locking_function_with_the_library_s_concurrency(
             new_match(service)  # no function, no save: saves go through it
         recorder.create_table()  # as `shengji migrate` does
         new_match(service)
+    finally:
+        service.close()
+
+
+def test_a_commit_notifies_the_ids_it_saved(settings: Settings, pg_url: str) -> None:
+    """The insert function's notification names the schema and the first and last
+    notification ids of its commit (docs/decisions.md D-path5): a hub takes its own
+    process's commits from their saves, not from a read of the log."""
+    service = build_service(settings)
+    try:
+        recorder = recorder_of(service)
+        new_match(service)  # the schema, the function
+        with psycopg.connect(pg_url, autocommit=True) as listener:
+            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name)))
+            two = [Match.create(RuleSet(), service.clock(), match_id=uuid4()) for _ in range(2)]
+            recordings = service.save(*two)  # one commit of two rows
+            (notified,) = list(listener.notifies(timeout=10, stop_after=1))
+        ids = [r.notification.id for r in recordings]
+        assert len(ids) == 2
+        assert notified_ids(notified.payload) == (settings.postgres_schema, ids[0], ids[-1])
     finally:
         service.close()
 
