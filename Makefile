@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test warm contract lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-http bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test warm contract lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -141,6 +141,9 @@ bench-core: $(STAMP)
 
 bench-api: $(STAMP)
 	$(BIN)/python -m bench.api_bench $(ARGS)
+
+bench-http: $(STAMP)
+	$(BIN)/python -m bench.http_bench $(ARGS)
 
 # Kill -9, PostgreSQL restart and races on real processes; the last line is
 # "resilience kills=<n> acked=<n> lost=<n> duplicated=<n> races=<n> double_wins=<n>".

@@ -193,7 +193,8 @@ async def provide_write(
         query = scope.get("query_string", b"")
         if query:
             path += "?" + bytes(query).decode("latin-1")
-        client = request.client.host if request.client else None
+        # the address scopes a key only without a credential (a seat's command has one)
+        client = None if credential is not None or request.client is None else request.client.host
         key = RequestKey.of(
             scope_of(credential, client),
             idempotency_key,
