@@ -11,8 +11,8 @@ A throwaway cluster is made durable as production is (``fsync``, ``synchronous_c
 ``track_wal_io_timing`` on so ``pg_stat_wal`` times the WAL flushes. The service's recorder
 creates its table and its locking insert function; then the bench defines that function again
 from the recorder's own statement with three readings of ``clock_timestamp()`` added — on
-entry, when the lock is granted, after the insert — returned after the notification ids. The
-statements under the lock are the service's, unchanged.
+entry, when the lock is granted, after the insert and its notification — returned after the
+notification ids. The statements under the lock are the service's, unchanged.
 
 What a save is: what a play command saves through the bus (docs/decisions.md D-bus), taken from
 a real one at the start of the run — the round's ``CardPlayed`` (the round's next version) and
@@ -186,18 +186,22 @@ def timed_function(
     recorder: LockingInsertRecorder, conn: psycopg.Connection[Any], lock: bool
 ) -> str:
     """The recorder's locking insert function with the clock read on entry, on the lock and
-    after the insert, returned after the ids; without its ``LOCK TABLE`` when not ``lock``."""
+    after the insert and its notification, returned after the ids; without its
+    ``LOCK TABLE`` when not ``lock``."""
     text = recorder.create_locking_insert_function.as_string(conn)
     table = sql.SQL("{}.{}").format(
         sql.Identifier(recorder.datastore.schema), sql.Identifier(recorder.events_table_name)
     )
     lock_statement = LOCK.format(table=table.as_string(conn))
     edits = [
-        (" AS $BODY$ BEGIN ", f" AS $BODY$ DECLARE t0 bigint := {US}; t1 bigint; BEGIN "),
+        (
+            " AS $BODY$ DECLARE ids bigint[]; BEGIN ",
+            f" AS $BODY$ DECLARE ids bigint[]; t0 bigint := {US}; t1 bigint; BEGIN ",
+        ),
         (lock_statement, f"{lock_statement if lock else ''}t1 := {US}; "),
         (
-            "RETURNING notification_id; END; $BODY$",
-            f"RETURNING notification_id; RETURN NEXT t0; RETURN NEXT t1; RETURN NEXT {US}; "
+            "RETURN QUERY SELECT unnest(ids); END; $BODY$",
+            f"RETURN QUERY SELECT unnest(ids); RETURN NEXT t0; RETURN NEXT t1; RETURN NEXT {US}; "
             "END; $BODY$",
         ),
     ]
