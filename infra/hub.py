@@ -428,9 +428,7 @@ class PostgresHub(LocalHub):
     def _take(self, ticket: int, rows: list[tuple[Notification, Any]]) -> None:
         if ticket >= self._ended_below:
             self._ended.add(ticket)
-            while self._ended_below in self._ended:
-                self._ended.remove(self._ended_below)
-                self._ended_below += 1
+            self._pass_ended()
         if self.connected:  # while away, the read after reconnecting reads them
             for row in rows:
                 if row[0].id > self._last:
@@ -447,9 +445,13 @@ class PostgresHub(LocalHub):
         if below > self._ended_below:
             self._ended_below = below
             self._ended = {t for t in self._ended if t >= below}
-            while self._ended_below in self._ended:
-                self._ended.remove(self._ended_below)
-                self._ended_below += 1
+            self._pass_ended()
+
+    def _pass_ended(self) -> None:
+        """Move :attr:`_ended_below` past the tickets above it that have ended."""
+        while self._ended_below in self._ended:
+            self._ended.remove(self._ended_below)
+            self._ended_below += 1
 
     def _own_rows(self, first: int, last: int) -> list[tuple[Notification, Any]] | None:
         """The rows ``first`` … ``last`` of one commit when this process saved them all
