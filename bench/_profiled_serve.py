@@ -9,7 +9,10 @@ server itself is unchanged (bench code only).
   times each thread's own CPU (``time.thread_time``): where the server spends its cores;
   ``wall`` times wall clock, so waits (locks, SQLite, idle workers) show too.
 * ``gc`` — no profiler: every garbage collection's start (``time.time()``), duration and
-  generation, written to ``OUT`` as JSON lines at shutdown (``gc.callbacks``).
+  generation, the collecting thread's CPU during it (``time.thread_time``), the objects
+  collected and, for a young collection, the young objects it walked (counted before it
+  starts, outside its times: the count itself costs the server a little CPU), written to
+  ``OUT`` as JSON lines at shutdown (``gc.callbacks``).
 
 Shutdown is SIGTERM → uvicorn's graceful exit.
 """
@@ -31,8 +34,8 @@ from typing import Any
 _profiles: list[cProfile.Profile] = []
 _lock = threading.Lock()
 _timer: Callable[[], float] = time.thread_time
-_collections: list[tuple[float, float, int]] = []
-_gc_started = [0.0]
+_collections: list[tuple[float, float, int, float, int, int]] = []
+_gc_started = [0.0, 0.0, 0.0]
 
 
 def _start_thread_profiler(frame: FrameType, event: str, arg: Any) -> None:
@@ -46,11 +49,21 @@ def _start_thread_profiler(frame: FrameType, event: str, arg: Any) -> None:
 
 
 def _on_gc(phase: str, info: dict[str, int]) -> None:
-    now = time.time()
     if phase == "start":
-        _gc_started[0] = now
+        young = len(gc.get_objects(generation=0)) if info["generation"] == 0 else -1
+        _gc_started[:] = time.time(), time.thread_time(), young
     else:
-        _collections.append((_gc_started[0], now - _gc_started[0], info["generation"]))
+        now, cpu = time.time(), time.thread_time()
+        _collections.append(
+            (
+                _gc_started[0],
+                now - _gc_started[0],
+                info["generation"],
+                cpu - _gc_started[1],
+                info["collected"],
+                int(_gc_started[2]),
+            )
+        )
 
 
 def _exit(signum: int, frame: object) -> None:
@@ -84,8 +97,8 @@ def _serve_gc_traced(serve: Callable[[], None], out: str) -> None:
     finally:
         gc.callbacks.remove(_on_gc)
         with open(out, "w") as f:
-            for start, seconds, generation in list(_collections):
-                f.write(json.dumps([start, seconds, generation]) + "\n")
+            for row in list(_collections):
+                f.write(json.dumps(row) + "\n")
 
 
 def main() -> None:

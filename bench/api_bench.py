@@ -110,18 +110,22 @@ def print_gc(path: Path, sse: SseResult | None) -> None:
     print("\nserver garbage collections (whole run):")
     for gen in (0, 1, 2):
         ms = [1000 * r[1] for r in runs if r[2] == gen]
+        cpu = [1000 * r[3] for r in runs if r[2] == gen]
         if ms:
+            young = max((r[5] for r in runs if r[2] == gen), default=-1)
             print(
-                f"  generation {gen}: {len(ms)} collections, {sum(ms):.0f} ms in all, "
-                f"longest {max(ms):.1f} ms"
+                f"  generation {gen}: {len(ms)} collections, {sum(ms):.0f} ms in all "
+                f"({sum(cpu):.0f} ms of CPU), longest {max(ms):.1f} ms "
+                f"({max(cpu):.1f} ms of CPU)"
+                + (f", at most {young:,} young objects walked" if young >= 0 else "")
             )
     if sse is None or not sse.deliveries:
         return
 
     def overlap(a: float, b: float) -> tuple[float, int]:
-        spans = [(max(a, s), min(b, s + d)) for s, d, g in runs if s < b and s + d > a]
+        spans = [(max(a, s), min(b, s + d)) for s, d, *_ in runs if s < b and s + d > a]
         return 1000 * sum(y - x for x, y in spans), sum(
-            1 for s, d, g in runs if g == 2 and a < s < b
+            1 for s, _, g, *_ in runs if g == 2 and a < s < b
         )
 
     print("  the slowest SSE deliveries (commit → last subscriber) and the GC inside them:")
