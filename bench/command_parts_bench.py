@@ -22,11 +22,16 @@ closest to the work itself); the load average is printed with every line. The la
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import cProfile
 import gc
 import os
+import pstats
+import random
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +39,7 @@ from eventsourcing.persistence import StoredEvent
 from psycopg import sql
 
 import services.views
+from domain.game.actions import action_of
 from domain.game.match import Match
 from domain.rules.ruleset import RuleSet
 from infra.hub import PostgresHub
@@ -41,8 +47,14 @@ from infra.pgcluster import throwaway_server
 from infra.pgstore import LockingInsertRecorder
 from infra.settings import Settings
 from infra.store import build_service
+from services.access import Credential
+from services.bus import Bus
 from services.game import GameService
+from services.handlers import build_bus
+from services.idempotency import RequestKey, fingerprint
 from services.live import LiveTable
+from services.match_commands import ClaimSeat, CreateMatch
+from services.round_commands import Act
 from services.views import table_view
 from tests.resilience.harness import drop_schema, fresh_schema
 from tests.services.test_bus import Table
@@ -203,11 +215,140 @@ async def _hubs(settings: Settings, service: GameService) -> tuple[float, float]
     return 1e3 * found["own"], 1e3 * found["read"]
 
 
+class Tables:
+    """``n`` matches of four people on ``service``, played by random legal moves sent as
+    the API sends them: the seat's credential, a fresh Idempotency-Key, through the bus."""
+
+    def __init__(self, bus: Bus, n: int, seed: int = 1) -> None:
+        self.bus = bus
+        self.service = bus.service
+        self.rng = random.Random(seed)
+        self.tables: list[tuple[uuid.UUID, list[Credential]]] = []
+        for i in range(n):
+            self.tables.append(self.new_table(i))
+        self.turn = 0
+
+    def new_table(self, i: int) -> tuple[uuid.UUID, list[Credential]]:
+        done = self.bus.execute(CreateMatch(RuleSet(), name=f"bench{i}"))
+        match_id = uuid.UUID(done.match_id)
+        seats = [
+            Credential.parse(self.bus.execute(ClaimSeat(match_id, s, f"p{s}")).token)
+            for s in range(4)
+        ]
+        return match_id, seats
+
+    def next_move(self) -> tuple[Act, Credential, RequestKey] | None:
+        """The next table's move (round robin): a seat the view offers something, and the
+        move :func:`bench._capacity_stream.choose` would pick (never timed)."""
+        for _ in range(len(self.tables)):
+            self.turn = (self.turn + 1) % len(self.tables)
+            match_id, seats = self.tables[self.turn]
+            match = self.service.get_match(match_id)
+            if match.finished:
+                self.tables[self.turn] = self.new_table(self.turn + len(self.tables))
+                continue
+            round_ = self.service.current_round(match)
+            now = self.service.clock()
+            for seat in self.rng.sample(range(4), 4):
+                view = table_view(match, round_, seat, now)
+                legal = view.legal
+                move: tuple[str, list[str]] | None = None
+                if "bury" in legal.actions:
+                    move = "bury", self.rng.sample(legal.bury_from, legal.bury_count)
+                elif "play" in legal.actions:
+                    if legal.follows:
+                        move = "play", list(self.rng.choice(legal.follows))
+                    elif view.hand:
+                        move = "play", [self.rng.choice(view.hand)]
+                elif "declare" in legal.actions and legal.shows and self.rng.random() < 0.1:
+                    move = "declare", list(self.rng.choice(legal.shows))
+                elif "pass" in legal.actions:
+                    move = "pass", []
+                if move is None:
+                    continue
+                name, cards = move
+                from domain.rules.cards import parse_cards  # noqa: PLC0415
+
+                command = Act(match_id, action_of(name, tuple(parse_cards(" ".join(cards)))))
+                cred = seats[seat]
+                body = f'{{"cards":{cards!r}}}'.encode()
+                path = f"/v1/matches/{match_id}/actions/{name}"
+                key = RequestKey.of(cred.digest, uuid.uuid4().hex, fingerprint("POST", path, body))
+                return command, cred, key
+        return None
+
+
+def commands(n: int, tables: int, profile: str | None) -> tuple[float, Counter[str]]:
+    """CPU ms per round command through the bus on PostgreSQL (the owner's trusted cache,
+    a fresh Idempotency-Key each), the calls of ``bus.handle`` alone timed: ``n`` commands
+    on ``tables`` matches, after a warm-up."""
+    with throwaway_server() as cluster:
+        schema = fresh_schema(cluster.url)
+        settings = Settings(backend="postgres", database_url=cluster.url, postgres_schema=schema)
+        deals = random.Random(7)  # the same deals, moves and commands in every run
+        service = build_service(settings, seeds=lambda: deals.randbytes(32))
+        try:
+            service.hub_caught_up()  # the owner's cache, kept as its hub keeps it (D-owner)
+            bus = build_bus(service)
+            play = Tables(bus, tables)
+            prof = cProfile.Profile(time.process_time) if profile else None
+            spent = 0.0
+            done: Counter[str] = Counter()
+            for i in range(n + n // 5):
+                move = play.next_move()
+                if move is None:
+                    raise RuntimeError("no table has a move")
+                command, cred, key = move
+                measuring = i >= n // 5
+                if prof is not None and measuring:
+                    prof.enable()
+                started = time.process_time()
+                try:
+                    bus.handle(command, cred, key=key)
+                    outcome = "ok"
+                except Exception as e:  # a refused move (409): counted, as the bench's
+                    outcome = type(e).__name__
+                took = time.process_time() - started
+                if prof is not None and measuring:
+                    prof.disable()
+                if measuring:
+                    spent += took
+                    done[f"{command.action.name} {outcome}"] += 1
+            if prof is not None and profile:
+                prof.dump_stats(profile)
+                stats = pstats.Stats(prof)
+                stats.sort_stats("cumulative").print_stats(45)
+                stats.sort_stats("tottime").print_stats(35)
+            return 1e3 * spent / n, done
+        finally:
+            service.close()
+            drop_schema(cluster.url, schema)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--parts", default="save,frames,hub", help="which parts: save,frames,hub,command"
+    )
+    parser.add_argument("--commands", type=int, default=3000, help="the command part's count")
+    parser.add_argument("--tables", type=int, default=16, help="the command part's matches")
+    parser.add_argument("--profile", help="cProfile the command part's calls into this file")
+    args = parser.parse_args()
+    parts = set(args.parts.split(","))
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)  # as infra.serve
     print(f"load {load()} (1-min average, 2 cores)", flush=True)
+    if "command" in parts:
+        ms, done = commands(args.commands, args.tables, args.profile)
+        print(
+            f"command (a round command through the bus, PostgreSQL, the owner's cache): "
+            f"{ms:.3f} ms CPU; {dict(done)}; load {load()}",
+            flush=True,
+        )
+        print(f"command-parts command_ms={ms:.3f} load={load()}", flush=True)
+    if not parts & {"save", "frames", "hub"}:
+        return
     binary, text = saves()
     print(
         f"save (two rows): binary {binary:.3f} ms CPU, text {text:.3f} ms CPU, "

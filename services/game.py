@@ -173,13 +173,22 @@ class GameService(Application[UUID]):
 
     # -- loading ---------------------------------------------------------------------------
 
-    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
+    def get_match(
+        self, match_id: UUID, version: int | None = None, *, read_only: bool = False
+    ) -> Match:
         """The match (at ``version``): the library's load, a copy of its cached aggregate
-        (a command's changes reach the cache only by its save)."""
+        (a command's changes reach the cache only by its save). ``read_only``: to read and
+        never to change — the cached aggregate itself, not a copy, where the cache never
+        changes one in place (no fast-forward: the owner's cache, the embedded store's;
+        docs/decisions.md D-bus2); a copy elsewhere."""
         self.settle()
+        shared = read_only and not self.repository.fastforward
         try:
             match: Match = self.repository.get(
-                match_id, version=version, projector_func=self._replay
+                match_id,
+                version=version,
+                projector_func=self._replay,
+                deepcopy_from_cache=not shared,
             )
         except AggregateNotFoundError:
             raise NotFoundError(f"no match {match_id}") from None

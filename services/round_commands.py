@@ -108,7 +108,8 @@ class ClaimDeadlines:
 @dataclass(frozen=True, slots=True)
 class Seated:
     """A command's caller: the seat acting, and the match as authorising loaded it (so a
-    command loads its match once)."""
+    command loads its match once) — to read only: the handler's unit copies it when the
+    action changes it (docs/decisions.md D-bus2)."""
 
     seat: int
     match: Match
@@ -147,21 +148,22 @@ def ready(
     return round_, current_version
 
 
-def settle(uow: UnitOfWork, dealer: Dealer, match: Match, round_: Round) -> Round:
+def settle(uow: UnitOfWork, dealer: Dealer, match: Match, round_: Round) -> tuple[Match, Round]:
     """After an action: a void deal dealt again (R19); a scored round recorded by the
-    match (R29–R32) and the next one begun unless the match is over. The match's round
-    after it."""
+    match (R29–R32) and the next one begun unless the match is over. The match and its
+    round after it (the match a copy when the unit held it to read only and it changed:
+    :meth:`UnitOfWork.changing`)."""
     if round_.phase is RoundPhase.REDEAL:
         dealer.deal(uow, match, round_, uow.now)
     elif round_.phase is RoundPhase.SCORED:
         assert round_.result is not None
-        uow.add(match)  # its RoundRecorded follows the round's RoundScored
+        match = uow.changing(match)  # its RoundRecorded follows the round's RoundScored
         match.record_round(round_.number, round_.result, uow.now, round_events=round_.version)
         if not match.finished:
             following = dealer.begin_round(uow, match, uow.now)
             uow.add(following)
-            return following
-    return round_
+            return match, following
+    return match, round_
 
 
 def outcome(
@@ -216,13 +218,13 @@ class ActHandler(Handler[Act, Seated, CommandDone | DryRun]):
         return 1 if expected.version is not None or expected.malformed else self.attempts
 
     def authorise(self, command: Act, caller: Caller) -> Seated:
-        match = self.service.get_match(command.match_id)
+        match = self.service.get_match(command.match_id, read_only=True)
         if command.timed_out is not None and not isinstance(caller, Service):
             raise IllegalMoveError("only the service replays a timed-out seat's move")
         return Seated(_seat(self.service, match, command, caller), match)
 
     def handle(self, uow: UnitOfWork, command: Act, who: Seated) -> Outcome:
-        uow.add(who.match)
+        uow.read(who.match)  # copied only when the action changes it (settle)
         match = who.match
         round_, _ = ready(uow, self.dealer, match, command.expected.required())
         if round_.pending_events:
@@ -237,7 +239,7 @@ class ActHandler(Handler[Act, Seated, CommandDone | DryRun]):
                 )
             record_timeout(round_, clock, uow.now, command.timed_out)
         perform(round_, who.seat, command.action, uow.now)
-        current = settle(uow, self.dealer, match, round_)
+        match, current = settle(uow, self.dealer, match, round_)
         return outcome(self.service, match, current, who.seat)
 
     def answer(
@@ -249,7 +251,7 @@ class ActHandler(Handler[Act, Seated, CommandDone | DryRun]):
         """The action on copies (docs/decisions.md D-dry-run): a passed deadline claimed, a
         void deal dealt again from a stand-in seed, the action judged by what the seat can
         know — nothing saved. Answers the match version it found."""
-        uow.add(who.match)
+        uow.read(who.match)  # a dry run changes no match (nor saves anything)
         round_, version = ready(uow, self.dealer, who.match, command.expected.required(), dry=True)
         round_.collect_events()  # the deadlines' events are not the command's
         perform(round_, who.seat, command.action, uow.now, dry=True)

@@ -122,7 +122,7 @@ class ClaimTimeoutHandler(Handler[ClaimTimeout, Claimant, TimeoutClaimed]):
         perform(copy.deepcopy(round_), move.seat, move.action, uow.now)
         record_timeout(round_, clock, uow.now, who.claimed_by)
         perform(round_, move.seat, move.action, uow.now)
-        current = settle(uow, self.dealer, match, round_)
+        match, current = settle(uow, self.dealer, match, round_)
         return outcome(
             self.service,
             match,

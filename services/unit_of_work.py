@@ -19,6 +19,7 @@ recorded version. One function builds the answer from either (docs/decisions.md 
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -47,6 +48,8 @@ class UnitOfWork:
         self._now: datetime | None = None
         self._held: dict[UUID, Any] = {}
         """Every aggregate loaded or added, in the order they are saved in (:meth:`add`)."""
+        self._read: dict[UUID, Any] = {}
+        """The aggregates held to read only (:meth:`read`): never changed in place."""
         self._after: list[Callable[[], None]] = []
         self._events: list[Any] = []
         self.kept: list[Any] = []
@@ -121,7 +124,26 @@ class UnitOfWork:
         self._held[cast("Any", aggregate).id] = aggregate
         return aggregate
 
+    def read(self, aggregate: Any) -> None:
+        """Hold ``aggregate``, loaded to read only — the cache's own object, not a copy
+        (:meth:`GameService.get_match` ``read_only``) — so the answer reads the state the
+        command left without a load; a command that changes it changes the copy
+        :meth:`changing` gives (docs/decisions.md D-bus2)."""
+        self._held.pop(aggregate.id, None)
+        self._held[aggregate.id] = aggregate
+        self._read[aggregate.id] = aggregate
+
     # -- changing --------------------------------------------------------------------------
+
+    def changing(self, aggregate: T) -> T:
+        """``aggregate``, to change, added (:meth:`add`): a copy of it, held in its place,
+        when it is held to read only (:meth:`read`); else ``aggregate`` itself."""
+        held: Any = aggregate
+        if self._read.get(held.id) is held:
+            del self._read[held.id]
+            held = copy.deepcopy(held)
+        self.add(held)
+        return cast("T", held)
 
     def add(self, *aggregates: Any) -> None:
         """Aggregates the command created (or loaded elsewhere), saved with the rest, after
@@ -144,8 +166,18 @@ class UnitOfWork:
         self._after.append(effect)
 
     def changed(self) -> list[Any]:
-        """The aggregates with events to save, in the order they were loaded or added."""
+        """The aggregates with events to save, in the order they were loaded or added. An
+        aggregate held to read only that has events was changed in place — the cache's
+        own object: it is dropped from the cache and the command fails (a bug, never a
+        refusal)."""
+        self._unspoiled()
         return [a for a in self._held.values() if a.pending_events]
+
+    def _unspoiled(self) -> None:
+        spoiled = [i for i, a in self._read.items() if a.pending_events]
+        if spoiled:
+            self.service.refresh(*spoiled)
+            raise AssertionError(f"an aggregate held to read only was changed: {spoiled}")
 
     @property
     def new_matches(self) -> int:
@@ -164,6 +196,7 @@ class UnitOfWork:
 
     def commit_kept(self) -> None:
         """Save what :attr:`kept` holds (a refused command's claimed deadline)."""
+        self._unspoiled()
         kept = [a for a in self.kept if a.pending_events]
         if kept:
             save(self.service, *kept)

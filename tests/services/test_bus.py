@@ -81,9 +81,11 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[UUID]]:
     seen: list[UUID] = []
     load = GameService.get_match
 
-    def counted(self: GameService, match_id: UUID, version: int | None = None) -> Match:
+    def counted(
+        self: GameService, match_id: UUID, version: int | None = None, *, read_only: bool = False
+    ) -> Match:
         seen.append(match_id)
-        return load(self, match_id, version)
+        return load(self, match_id, version, read_only=read_only)
 
     monkeypatch.setattr(GameService, "get_match", counted)
     yield seen
