@@ -42,10 +42,12 @@ class TimedService(GameService):
         self.load_s = 0.0
         self.save_s = 0.0
 
-    def get_match(self, match_id: UUID, version: int | None = None) -> Match:
+    def get_match(
+        self, match_id: UUID, version: int | None = None, *, read_only: bool = False
+    ) -> Match:
         start = time.perf_counter()
         try:
-            return super().get_match(match_id, version)
+            return super().get_match(match_id, version, read_only=read_only)
         finally:
             if self.timing:
                 self.load_s += time.perf_counter() - start

@@ -53,7 +53,7 @@ from domain.rules.errors import InvalidInputError, ShengjiError
 from services.access import Credential
 from services.errors import VersionConflictError
 from services.game import GameService
-from services.idempotency import Fact, IdempotencyRecord, Keys, Receipt, RequestKey
+from services.idempotency import Fact, Keys, Receipt, RequestKey
 from services.limits import NO_ALLOWANCE, Allowance, Payer
 from services.settling import Settling
 from services.sources import PLAYER_ROLE
@@ -305,11 +305,7 @@ class Bus:
                     raise lost from None
                 uow.commit_kept()
                 raise
-            records = []
-            if key is not None:
-                receipt = outcome.receipt()
-                now = uow.now
-                records.append(IdempotencyRecord.record(key.rid, key.fingerprint, receipt, now))
+            records = [] if key is None else self.keys.record(key, outcome.receipt(), uow.now)
             spent = self.matches.spend(payer, handler.matches_made(command, uow, outcome))
             try:
                 uow.commit(*records)

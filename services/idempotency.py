@@ -194,6 +194,14 @@ class Keys:
             with self._lock:
                 self._running.discard(key.rid)
 
+    def record(self, key: RequestKey, receipt: Receipt, now: datetime) -> list[Any]:
+        """What a save stores for ``key``'s first request (with the command's events, in
+        its one save): the record's event, not the record — the aggregate cache keeps
+        matches, not keys (a key is read again only by a retry, which loads it:
+        docs/decisions.md D-bus2)."""
+        made = IdempotencyRecord.record(key.rid, key.fingerprint, receipt, now)
+        return list(made.collect_events())
+
     def recorded(self, key: RequestKey) -> IdempotencyRecord | None:
         """The key's record, None when the key is new; 409 when it names another request."""
         found = find(self.service, key.rid)

@@ -209,14 +209,15 @@ class UnitOfWork:
 
 
 def save(service: GameService, *aggregates: Any) -> None:
-    """One save of ``aggregates``; a version taken meanwhile → VersionConflictError, the
-    cached copies dropped so the next load reads the store (as after any failed save)."""
+    """One save of ``aggregates`` (and events saved as they are: an imported history, a
+    key's record); a version taken meanwhile → VersionConflictError, the cached copies
+    dropped so the next load reads the store (as after any failed save)."""
     if not aggregates:
         return
     try:
         service.save(*aggregates)
     except IntegrityError as e:
-        forget(service, *(a.id for a in aggregates))
+        forget(service, *(a.id for a in aggregates if hasattr(a, "id")))
         raise VersionConflictError(
             "another command changed this first; reload and try again"
         ) from e

@@ -242,7 +242,9 @@ class DownService(GameService):
 
     error: Exception = OperationalError("connection refused")
 
-    def get_match(self, match_id: UUID, version: int | None = None, *, copy: bool = True) -> Match:
+    def get_match(
+        self, match_id: UUID, version: int | None = None, *, read_only: bool = False
+    ) -> Match:
         raise self.error
 
 

@@ -230,7 +230,7 @@ def test_each_tournament_write_is_one_save_with_its_key(
     done = scene.bus.handle(sent, SERVICE, key=key())
     assert not done.replayed
     assert len(saves) == 1, saves
-    assert saves[0] == {*holds, IdempotencyRecord.__name__}
+    assert saves[0] == {*holds, IdempotencyRecord.Recorded.__name__}  # its record's event
 
 
 def test_the_policys_record_is_one_save_with_its_position(saves: list[set[str]]) -> None:
