@@ -1,5 +1,5 @@
 """Parts of a command's cost in the API process, each against what it was, in one run:
-``python -m bench.command_parts_bench`` (docs/decisions.md D-path4, D-path5).
+``python -m bench.command_parts_bench`` (docs/decisions.md D-path4, D-path5, D-bus2).
 
 * **save** — the CPU of this process per save of a command's two rows (a round event and
   an Idempotency-Key record, each ~300 bytes of state) through the PostgreSQL recorder
@@ -11,6 +11,14 @@
   five (:meth:`~services.live.LiveTable.frames`) and one per viewer (five
   :meth:`~services.live.LiveTable.frame` calls), the views kept (as after the command's
   answer built the acting seat's) and built (nothing kept), blocks alternated.
+* **command** (``--parts command``) — the CPU of this process per round command through
+  the bus (:meth:`services.bus.Bus.handle`, timed alone) on a throwaway PostgreSQL with the
+  owner's trusted cache: 16 matches of four seats whose credentials send random legal moves
+  (as the capacity bench's seats pick them: bury, follow or lead, now and then a
+  declaration, else pass), each with a fresh Idempotency-Key. ``now`` takes turns command
+  by command with each cut of D-bus2 undone (``--undo``: ``copies``, the match copied out of
+  the cache; ``record``, the key's record saved as an aggregate) and with all undone
+  (``before``); ``--profile FILE`` runs ``now`` alone under cProfile (CPU time).
 
 Each figure is the best block's (the machine is shared: the least disturbed block is the
 closest to the work itself); the load average is printed with every line. The last line:
@@ -18,6 +26,8 @@ closest to the work itself); the load average is printed with every line. The la
     command-parts save_binary_ms=<f> save_text_ms=<f> save_ratio=<f> \\
         frames_one_us=<f> frames_each_us=<f> frames_ratio=<f> \\
         hub_own_ms=<f> hub_read_ms=<f> hub_ratio=<f> load=<1-min load>
+    command-parts command_now_ms=<f> command_without_copies_ms=<f> \\
+        command_without_record_ms=<f> command_before_ms=<f> load=<1-min load>
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from psycopg import sql
 import services.views
 from domain.game.actions import action_of
 from domain.game.match import Match
+from domain.rules.cards import parse_cards
 from domain.rules.ruleset import RuleSet
 from infra.hub import PostgresHub
 from infra.pgcluster import throwaway_server
@@ -267,8 +278,6 @@ class Tables:
                 if move is None:
                     continue
                 name, cards = move
-                from domain.rules.cards import parse_cards  # noqa: PLC0415
-
                 command = Act(match_id, action_of(name, tuple(parse_cards(" ".join(cards)))))
                 cred = seats[seat]
                 body = f'{{"cards":{cards!r}}}'.encode()
@@ -311,7 +320,8 @@ def commands(
     """CPU ms per round command through the bus on PostgreSQL (the owner's trusted cache,
     a fresh Idempotency-Key each), the calls of ``bus.handle`` alone timed, on ``tables``
     matches after a warm-up: ``now`` and, per name in ``cuts``, with that cut undone
-    (``before``: all of them), blocks of ``n`` commands alternated, the best block's."""
+    (``before``: all of them), taking turns command by command, ``n`` commands of each a
+    block; the best of :data:`BLOCKS` blocks' means."""
     with throwaway_server() as cluster:
         schema = fresh_schema(cluster.url)
         settings = Settings(backend="postgres", database_url=cluster.url, postgres_schema=schema)
@@ -328,38 +338,44 @@ def commands(
                 modes.update({f"without {c}": [c] for c in cuts} if len(cuts) > 1 else {})
                 modes["before"] = cuts
 
-            def block(count: int, measuring: bool) -> float:
-                spent = 0.0
-                for _ in range(count):
-                    move = play.next_move()
-                    if move is None:
-                        raise RuntimeError("no table has a move")
-                    command, cred, key = move
-                    if prof is not None and measuring:
-                        prof.enable()
-                    started = time.process_time()
-                    try:
-                        bus.handle(command, cred, key=key)
-                        outcome = "ok"
-                    except Exception as e:  # a refused move (409): counted, as the bench's
-                        outcome = type(e).__name__
-                    spent += time.process_time() - started
-                    if prof is not None and measuring:
-                        prof.disable()
-                    if measuring:
-                        done[f"{command.action.name} {outcome}"] += 1
-                return spent / count
+            def one(measuring: bool) -> float:
+                move = play.next_move()
+                if move is None:
+                    raise RuntimeError("no table has a move")
+                command, cred, key = move
+                if prof is not None and measuring:
+                    prof.enable()
+                started = time.process_time()
+                try:
+                    bus.handle(command, cred, key=key)
+                    outcome = "ok"
+                except Exception as e:  # a refused move (409): counted, as the bench's
+                    outcome = type(e).__name__
+                took = time.process_time() - started
+                if prof is not None and measuring:
+                    prof.disable()
+                if measuring:
+                    done[f"{command.action.name} {outcome}"] += 1
+                return took
 
-            block(max(200, n // 5), False)  # warm: statements prepared, tables dealt
+            for _ in range(max(200, n // 5)):  # warm: statements prepared, tables dealt
+                one(False)
+            # the modes take turns command by command, so each sees the same mix of moves
+            # (bidding, burying, leads, follows, a round's end); the best block's mean
             found = dict.fromkeys(modes, float("inf"))
+            names = list(modes)
             for _ in range(BLOCKS if cuts else 1):
-                for name, undone in modes.items():
-                    restore = [_undone(c)() for c in undone]
+                spent = dict.fromkeys(modes, 0.0)
+                for i in range(n * len(names)):
+                    name = names[i % len(names)]
+                    restore = [_undone(c)() for c in modes[name]]
                     try:
-                        found[name] = min(found[name], block(n, name == "now"))
+                        spent[name] += one(name == "now")
                     finally:
                         for put_back in restore:
                             put_back()
+                for name in names:
+                    found[name] = min(found[name], spent[name] / n)
             if prof is not None and profile:
                 prof.dump_stats(profile)
                 stats = pstats.Stats(prof)
@@ -374,17 +390,19 @@ def commands(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--parts", default="save,frames,hub", help="which parts: save,frames,hub,command"
+        "--parts",
+        default="save,frames,hub",
+        help="which parts: command, and save,frames,hub (any of these three runs the three)",
     )
     parser.add_argument(
-        "--commands", type=int, default=500, help="the command part's commands per block"
+        "--commands", type=int, default=300, help="the command part's commands per mode and block"
     )
     parser.add_argument("--tables", type=int, default=16, help="the command part's matches")
     parser.add_argument("--profile", help="cProfile the command part's calls into this file")
     parser.add_argument(
         "--undo",
         default="copies,record",
-        help="the command part's cuts undone in alternated blocks (D-bus2): copies,record",
+        help="the command part's cuts undone, taking turns with now (D-bus2): copies,record",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
