@@ -139,8 +139,9 @@ class UnitOfWork:
         """``aggregate``, to change, added (:meth:`add`): a copy of it, held in its place,
         when it is held to read only (:meth:`read`); else ``aggregate`` itself."""
         held: Any = aggregate
-        if self._read.get(held.id) is held:
-            del self._read[held.id]
+        aggregate_id = held.id
+        if self._read.get(aggregate_id) is held:
+            del self._read[aggregate_id]
             held = copy.deepcopy(held)
         self.add(held)
         return cast("T", held)

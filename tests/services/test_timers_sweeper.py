@@ -298,9 +298,9 @@ def test_a_move_another_process_saved_is_due_at_the_next_limit_without_a_load() 
     loads: list[UUID] = []
     load = service.get_match
 
-    def counted(match_id: UUID, version: int | None = None) -> Any:
+    def counted(match_id: UUID, version: int | None = None, *, read_only: bool = False) -> Any:
         loads.append(match_id)
-        return load(match_id, version)
+        return load(match_id, version, read_only=read_only)
 
     for _ in range(3):
         move = next_move(match, round_, clock(), bots={round_.play.turn: "heuristic"})  # type: ignore[union-attr]
