@@ -146,7 +146,8 @@ def build_parts(
     # One process owns the store (SQLite/POPO): every save passes through its saves, so
     # unchanged polls can be answered from memory. On PostgreSQL other replicas write too.
     tags = ViewTags(enabled=isinstance(hub, InProcessHub))
-    service.saves.changed.add(tags.changed)
+    if tags.enabled:  # off, they need no news: no save tells them (docs/decisions.md D-bus2)
+        service.saves.changed.add(tags.changed)
     runtime = Runtime(
         core.bus,
         core.limiter,

@@ -23,6 +23,7 @@ from services.game import GameService
 from services.timers import ClaimTimeout
 from tests.apps import TEST_SETTINGS, make_app
 from tests.documents import repository_yaml
+from tests.resilience.harness import drop_schema, fresh_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,3 +137,27 @@ def test_a_given_service_stays_open_after_the_app() -> None:
     assert closed == ["given"]
     parts = build_parts(TEST_SETTINGS)
     assert parts.runtime.service.close in parts.on_shutdown  # built here, closed here
+
+
+def test_an_api_process_on_postgres_tells_no_view_tags_of_its_saves(pg_url: str) -> None:
+    """Other processes write a PostgreSQL store too, so the view tags are off there and no
+    save tells them (a lock and a count per save, kept for every match, for nothing:
+    docs/decisions.md D-bus2); on the embedded store every save does."""
+    schema = fresh_schema(pg_url)
+    try:
+        settings = Settings(
+            backend="postgres", database_url=pg_url, postgres_schema=schema, process_role="api"
+        )
+        parts = build_parts(settings)
+        try:
+            tags = parts.runtime.tags
+            assert not tags.enabled
+            assert tags.changed not in parts.runtime.service.saves.changed
+        finally:
+            for close in parts.on_shutdown:
+                close()
+    finally:
+        drop_schema(pg_url, schema)
+    kept = build_parts(TEST_SETTINGS)
+    assert kept.runtime.tags.enabled
+    assert kept.runtime.tags.changed in kept.runtime.service.saves.changed
