@@ -265,9 +265,10 @@ class LiveStreams:
             based: int | None = None
             """The version whose view this connection sent last (patches apply to it)."""
             while True:
-                said, blocks = _talk_due(follower, hears, said, last)  # said at what was sent
-                for block in blocks:
-                    yield block
+                if _talk_pending(follower, said):
+                    said, blocks = _talk_due(follower, hears, said, last)  # said at what was sent
+                    for block in blocks:
+                        yield block
                 while last < follower.version:
                     frames = None
                     if patches and based is not None:
@@ -285,11 +286,12 @@ class LiveStreams:
                                 yield block
                         continue
                     for version, frame in frames:
-                        yield with_said(frame, version, said)
+                        yield with_said(frame, version, said) if said else frame
                         last = based = version
-                        said, blocks = _talk_due(follower, hears, said, last)
-                        for block in blocks:
-                            yield block
+                        if _talk_pending(follower, said):
+                            said, blocks = _talk_due(follower, hears, said, last)
+                            for block in blocks:
+                                yield block
                 if behind:  # the backlog is sent: tell the client it is live now
                     yield caught_up(last)
                     behind = False
@@ -306,14 +308,15 @@ class LiveStreams:
                     elif (last, deal.drawn) != dealt:
                         yield deal.frame
                         dealt = (last, deal.drawn)
-                remaining = deadline - loop.time()
+                now = loop.time()
+                remaining = deadline - now
                 if self._closing or follower.closed or remaining <= 0:
                     break
-                if viewer is not None and follower.keys[viewer] != key:
+                if viewer is not None and follower.keys.get(viewer, 0) != key:
                     yield REVOKED  # the seat's token was re-issued: reconnect with the new one
                     return
                 if not early:
-                    due = loop.time() + min(settings.heartbeat_s, remaining)
+                    due = now + min(settings.heartbeat_s, remaining)
                 early = False
                 wake.arm(loop, due)
                 await wake.wait()
@@ -400,6 +403,12 @@ class Wake(asyncio.Event):
         if self._alarm is not None:
             self._alarm.cancel()
             self._alarm = None
+
+
+def _talk_pending(follower: MatchFollower, said: int) -> bool:
+    """Messages were said at the table after number ``said`` (R37): some may be due."""
+    talk = follower.talk
+    return talk is not None and talk.said > said
 
 
 def _talk_due(

@@ -23,6 +23,7 @@ from services.bus import SERVICE
 from services.handlers import build_bus
 from services.match_commands import ClaimSeat, CreateMatch
 from services.talk.commands import Mute, Say
+from services.talk.live import LiveTalk
 from tests.api.sse_driver import Table, build_app, new_service, stream, table, url
 from tests.commands import claim_as_player, create_player
 
@@ -148,3 +149,29 @@ async def next_talk(s: Any) -> str:
         if ev.event == "talk":
             assert ev.data is not None
             return str(ev.data)
+
+
+async def test_a_frame_asks_the_talk_only_once_something_was_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A version's frame goes out without a look through the table's talk while nothing
+    was said since the stream's last message (docs/decisions.md D-fan); once a message
+    is said, it follows its version's frame as before (R37)."""
+    asked: list[int] = []
+    due = LiveTalk.due
+
+    def counted(self: LiveTalk, *args: Any) -> Any:
+        asked.append(1)
+        return due(self, *args)
+
+    monkeypatch.setattr(LiveTalk, "due", counted)
+    async with table() as t:
+        v = t.version()
+        async with stream(t.app, url(t), {"authorization": f"Bearer {t.tokens[1]}"}) as seat1:
+            assert await blocks(seat1, 1) == [("view", f"{v}")]
+            await t.steps(3)
+            assert await blocks(seat1, 3) == [("view", f"{v + n}") for n in (1, 2, 3)]
+            assert asked == []
+            await say(t, 0, "good-luck")
+            assert await blocks(seat1, 1) == [("talk:good-luck", f"{v + 3}.1")]
+            assert asked
