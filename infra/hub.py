@@ -540,8 +540,14 @@ class PostgresHub(LocalHub):
         changed: set[UUID] = set()
         events: dict[UUID, list[Any]] = {}
         unread: set[UUID] = set()
+        match_of = self._match_of
         for row, handed in rows:
-            match_id = await self._match_of_row(conn, row)
+            originator = _uuid(row.originator_id)
+            if originator in match_of:  # kept (nearly every row): no query, no coroutine
+                match_of.move_to_end(originator)
+                match_id = match_of[originator]
+            else:
+                match_id = await self._match_of_row(conn, row)
             if match_id is not None:
                 changed.add(match_id)
                 if match_id in self._subscribers and match_id not in unread:
@@ -563,10 +569,10 @@ class PostgresHub(LocalHub):
                 log.exception("live hub: a listener of the rows read failed")
 
     async def _match_of_row(self, conn: Any, row: StoredEvent) -> UUID | None:
+        """The match ``row``'s aggregate wakes, from its first event (read when ``row``
+        is not it), kept for the next rows of that aggregate (:meth:`_wake_rows` takes
+        those kept without calling this: no coroutine a row)."""
         originator = _uuid(row.originator_id)
-        if originator in self._match_of:
-            self._match_of.move_to_end(originator)
-            return self._match_of[originator]
         topic: str | None
         state: bytes | None
         if row.originator_version == 1:

@@ -160,3 +160,46 @@ def test_own_commits_are_taken_as_saved_and_others_read() -> None:
             await hub.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_known_aggregate_s_rows_wake_its_match_without_a_look_up(
+    monkeypatch: Any,
+) -> None:
+    """An aggregate's match is found once, from its first row; its later rows wake that
+    match straight from what is kept (docs/decisions.md D-fan: no coroutine a row)."""
+    looked: list[int] = []
+    look_up = PostgresHub._match_of_row
+
+    async def counted(self: PostgresHub, conn: Any, row: Any) -> UUID | None:
+        looked.append(row.originator_version)
+        return await look_up(self, conn, row)
+
+    monkeypatch.setattr(PostgresHub, "_match_of_row", counted)
+
+    async def scenario() -> None:
+        conn = Conn()
+        saves = Saves()
+
+        async def connect(**_: Any) -> Conn:
+            return conn
+
+        hub = PostgresHub(
+            {}, schema=SCHEMA, table="events", channel="events", connect=connect, saves=saves
+        )
+        await hub.start()
+        try:
+            await settled()
+            match_id = uuid4()
+            sub = hub.subscribe(match_id)
+            for first, versions in ((1, range(1, 3)), (3, range(3, 5)), (5, range(5, 6))):
+                ticket = saves.begin()
+                recordings = saved(conn, first, match_id, versions)
+                saves.recorded.tell(Recorded(ticket, recordings))
+                conn.notify(f"{SCHEMA} {first} {first + len(versions) - 1}")
+                await settled()
+                assert sub.take() == [r.domain_event for r in recordings]
+            assert looked == [1]  # the match's first row alone
+        finally:
+            await hub.stop()
+
+    asyncio.run(scenario())
