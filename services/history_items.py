@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -76,7 +77,7 @@ def history_item(
         version=position,
         aggregate="round" if number else "match",
         round=number or None,
-        aggregate_id=str(event.originator_id),
+        aggregate_id=_id_text(event.originator_id),
         aggregate_version=event.originator_version,
         type=type(event).__name__,
         timestamp=event.timestamp.isoformat(),
@@ -85,9 +86,19 @@ def history_item(
     )
 
 
+@lru_cache(maxsize=1024)
 def _camel(name: str) -> str:
+    """A field's name in camelCase (kept: the events' fields are few, and every live
+    frame names them, docs/decisions.md D-fan)."""
     head, *rest = name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@lru_cache(maxsize=8192)
+def _id_text(value: UUID) -> str:
+    """An aggregate's id as written (``str`` of a UUID formats its 32 hex digits each
+    time; a followed match's and round's ids are written in every frame)."""
+    return str(value)
 
 
 camel = _camel
