@@ -264,11 +264,12 @@ class LiveStreams:
             behind = True
             based: int | None = None
             """The version whose view this connection sent last (patches apply to it)."""
+            out: list[bytes] = []
+            """What this wake-up sends, in order: one chunk, one write (D-fan)."""
             while True:
                 if _talk_pending(follower, said):
                     said, blocks = _talk_due(follower, hears, said, last)  # said at what was sent
-                    for block in blocks:
-                        yield block
+                    out += blocks
                 while last < follower.version:
                     frames = None
                     if patches and based is not None:
@@ -278,6 +279,9 @@ class LiveStreams:
                         if frames is not None and patches:
                             frames = frames[:1]  # whole; patches follow once the ring has them
                     if frames is None:  # before the ring: replay from the store
+                        if out:
+                            yield _chunk(out)
+                            out = []
                         async for version, frame in self._replay(match_id, viewer, last, patches):
                             yield with_said(frame, version, said)
                             last = based = version
@@ -286,35 +290,37 @@ class LiveStreams:
                                 yield block
                         continue
                     for version, frame in frames:
-                        yield with_said(frame, version, said) if said else frame
+                        out.append(with_said(frame, version, said) if said else frame)
                         last = based = version
                         if _talk_pending(follower, said):
                             said, blocks = _talk_due(follower, hears, said, last)
-                            for block in blocks:
-                                yield block
+                            out += blocks
                 if behind:  # the backlog is sent: tell the client it is live now
-                    yield caught_up(last)
+                    out.append(caught_up(last))
                     behind = False
                 deal = follower.deals.get(viewer)
                 if deal is not None and deal.version == last:
                     if patches and deal.view is not None:
                         if dealt is None or dealt[0] != last:  # nothing of this deal sent yet
                             if based != last:  # a resume at the deal's version: whole first
-                                yield deal.frame
+                                out.append(deal.frame)
                             dealt = (last, 0 if based == last else len(deal.patches))
-                        for block in deal.patches[dealt[1] :]:
-                            yield block
+                        out += deal.patches[dealt[1] :]
                         dealt = (last, len(deal.patches))
                     elif (last, deal.drawn) != dealt:
-                        yield deal.frame
+                        out.append(deal.frame)
                         dealt = (last, deal.drawn)
                 now = loop.time()
                 remaining = deadline - now
                 if self._closing or follower.closed or remaining <= 0:
                     break
                 if viewer is not None and follower.keys.get(viewer, 0) != key:
-                    yield REVOKED  # the seat's token was re-issued: reconnect with the new one
+                    out.append(REVOKED)  # the seat's token was re-issued: reconnect anew
+                    yield _chunk(out)
                     return
+                if out:
+                    yield _chunk(out)
+                    out = []
                 if not early:
                     due = now + min(settings.heartbeat_s, remaining)
                 early = False
@@ -325,7 +331,8 @@ class LiveStreams:
                         early = True  # armed before the last wake-up: wait on to ``due``
                     elif loop.time() < deadline:
                         yield PING
-            yield retry
+            out.append(retry)
+            yield _chunk(out)
         finally:
             wake.disarm()
             self.streams -= 1
@@ -403,6 +410,12 @@ class Wake(asyncio.Event):
         if self._alarm is not None:
             self._alarm.cancel()
             self._alarm = None
+
+
+def _chunk(blocks: list[bytes]) -> bytes:
+    """The frames of one wake-up as one body chunk: one ``send``, one socket write, the
+    frames' bytes as they are (docs/decisions.md D-fan)."""
+    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
 
 
 def _talk_pending(follower: MatchFollower, said: int) -> bool:

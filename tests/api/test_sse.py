@@ -355,3 +355,24 @@ async def test_a_streams_alarm_rings_once_and_tells_a_wake_up_from_a_ring() -> N
     await wake.wait()
     assert wake.take() is False
     wake.disarm()
+
+
+async def test_the_versions_of_one_wake_up_go_out_in_one_chunk() -> None:
+    """Several versions saved before the stream wakes (a command and the bots after it,
+    a trick's last card and the trick won) reach it as one body chunk — one ``send``, one
+    socket write — each frame as it is, in order (docs/decisions.md D-fan)."""
+    async with table() as t:
+        first = t.version()
+        async with stream(t.app, url(t)) as s:
+            assert (await s.next_view()).id == first
+            ev = await s.next()
+            assert ev is not None and ev.event == "caught-up"
+            chunks = s.chunks
+            for _ in range(3):  # on the loop: the stream wakes once for the three
+                t.step()
+            ids = [(await s.next_view()).id for _ in range(3)]
+            assert ids == [first + 1, first + 2, first + 3]
+            assert s.chunks == chunks + 1
+            await t.steps(1)  # one more version: one more chunk, as before
+            assert (await s.next_view()).id == first + 4
+            assert s.chunks == chunks + 2
