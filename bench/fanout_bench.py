@@ -8,12 +8,18 @@ its frame through the real app (:func:`infra.bootstrap.build_app`, in memory, th
 called through ASGI and read chunk by chunk as the app sends them, no socket).
 
 Each step makes one move the table offers, on the bus directly (its CPU is not counted:
-the command's own cost is not the fan-out's); the clock runs from the save's end until all
-five frames of its version arrived. ``--profile FILE`` writes a cProfile of the timed parts
-alone (pstats). The figure is the best of ``--blocks`` blocks of ``--steps`` versions; the
-last line is machine-readable::
+the command's own cost is not the fan-out's; a move may make several versions, a trick's
+last card and the trick won); the clock (the event loop thread's CPU: the fan-out runs
+there) runs from the save's end until all five streams have the step's last version. The
+deals are seeded (``--seed``), so two checkouts play the same moves. The figure is the
+best of ``--blocks`` blocks of ``--steps`` versions, with two counts that do not move with
+the machine's load: the body chunks the streams sent per version (a server's socket
+writes) and, with ``--calls``, the Python function calls per version (cProfile on: the
+time is then not the figure). ``--profile FILE`` writes that cProfile (pstats). The last
+line is machine-readable::
 
-    fanout us_per_version=<f> frames=<n> load=<1-min load>
+    fanout us_per_version=<f> chunks_per_version=<f> calls_per_version=<f> versions=<n> \\
+        load=<1-min load>
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ import argparse
 import asyncio
 import cProfile
 import os
+import pstats
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -81,6 +89,8 @@ class Stream:
     ) -> None:
         self.version = 0
         self.frames = 0
+        self.chunks = 0
+        """Body chunks received: the app's ``send`` calls, a server's socket writes."""
         self.arrivals = arrivals
         self.arrived = asyncio.Event()
         self.stop = asyncio.Event()
@@ -89,6 +99,7 @@ class Stream:
 
     async def send(self, message: Any) -> None:
         body = message.get("body", b"")
+        self.chunks += bool(body)
         at = body.rfind(b"\nid: ")
         if at >= 0:
             end = body.index(b"\n", at + 5)
@@ -123,7 +134,20 @@ class Handing:
             self.hub._wake(set(by_match), by_match)  # the hub's own hand-over, as PostgreSQL's
 
 
-async def run(args: argparse.Namespace) -> tuple[float, int]:
+@dataclass
+class Figures:
+    """What the blocks measured."""
+
+    us_per_version: float = float("inf")
+    """The best block's CPU of the event loop's thread per version, in µs."""
+    versions: int = 0
+    chunks: int = 0
+    """Body chunks the five streams sent for those versions (a server's socket writes)."""
+    calls: int = 0
+    """Python function calls for those versions (``--calls``: cProfile's count)."""
+
+
+async def run(args: argparse.Namespace) -> Figures:
     rng = random.Random(args.seed)
     deals = random.Random(args.seed)
     service = GameService(
@@ -137,21 +161,22 @@ async def run(args: argparse.Namespace) -> tuple[float, int]:
     assert isinstance(app_hub, InProcessHub)
     hub = Handing(app_hub, service)
     bus: Bus = app.state.runtime.bus
-    profile = cProfile.Profile() if args.profile else None
-    best = float("inf")
-    frames = 0
+    profile = cProfile.Profile() if args.profile or args.calls else None
+    out = Figures()
     arrivals = Arrivals(5)
     async with app.lifespan():
         for _block in range(args.blocks):
             match_id, streams = await open_table(app, bus, hub, arrivals)
             spent = 0.0
-            steps = 0
-            while steps < args.steps:
+            versions = 0
+            while versions < args.steps:
+                before = streams[0].version
                 version = move(bus, service, match_id, rng)
                 if version is None:  # the round is over: a new table
                     await close(streams)
                     match_id, streams = await open_table(app, bus, hub, arrivals)
                     continue
+                chunks = sum(s.chunks for s in streams)
                 started = time.thread_time()
                 if profile is not None:
                     profile.enable()
@@ -159,13 +184,16 @@ async def run(args: argparse.Namespace) -> tuple[float, int]:
                 if profile is not None:
                     profile.disable()
                 spent += time.thread_time() - started
-                steps += 1
-            frames += sum(s.frames for s in streams)
+                versions += version - before
+                out.chunks += sum(s.chunks for s in streams) - chunks
+            out.versions += versions
             await close(streams)
-            best = min(best, spent / steps)
+            out.us_per_version = min(out.us_per_version, spent / versions * 1e6)
     if profile is not None:
-        profile.dump_stats(args.profile)
-    return best, frames
+        if args.profile:
+            profile.dump_stats(args.profile)
+        out.calls = pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
+    return out
 
 
 async def open_table(
@@ -218,13 +246,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=200, help="versions a block [200]")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", help="a cProfile of the timed parts to this file")
+    parser.add_argument(
+        "--calls", action="store_true", help="count Python calls per version (cProfile on)"
+    )
     args = parser.parse_args(argv)
     with open(os.devnull, "w") as sink:
         configure_logging("INFO", stream=sink)  # as a server logs (its lines thrown away)
-        best, frames = uvloop.run(run(args))
+        got = uvloop.run(run(args))
     load = f"{os.getloadavg()[0]:.2f}"
-    print(f"fan-out {best * 1e6:8.1f} µs/version (five frames)   load {load}")
-    print(f"fanout us_per_version={best * 1e6:.1f} frames={frames} load={load}")
+    chunks = got.chunks / got.versions
+    calls = got.calls / got.versions
+    print(f"fan-out {got.us_per_version:8.1f} µs/version (five streams)   load {load}")
+    print(f"        {chunks:8.2f} body chunks/version   {calls:8.0f} Python calls/version")
+    print(
+        f"fanout us_per_version={got.us_per_version:.1f} chunks_per_version={chunks:.2f} "
+        f"calls_per_version={calls:.0f} versions={got.versions} load={load}"
+    )
 
 
 if __name__ == "__main__":
