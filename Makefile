@@ -5,8 +5,8 @@
 # Also: make simulate ARGS="--rounds 1000" (the round simulator), make bench-rules,
 # make bench-core, make bench-api, make bench-resilience, make bench-load,
 # make bench-capacity, make bench-bots, make bench-export, make bench-pgstore, make bench-ceiling,
-# make bench-fairplay, make bench-frames, make bench-reads, make bench-talk, make bench-tournament,
-# make bench-duplicate, make bench-presence, make bench-bounded.
+# make bench-fairplay, make bench-frames, make bench-fanout, make bench-reads, make bench-talk,
+# make bench-tournament, make bench-duplicate, make bench-presence, make bench-bounded.
 PYTHON ?= python3
 # Python caches compiled modules (__pycache__, and pytest's rewritten tests beside them);
 # an environment that says PYTHONDONTWRITEBYTECODE would have every test worker and every
@@ -16,7 +16,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench-ratings bench-api bench-http bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test warm contract lint typecheck imports deadcode pytest bench-rules clean
+.PHONY: bench-ratings bench-api bench-http bench-fanout bench-bots bench-bounded bench-capacity bench-export bench-frames bench-reads bench-core bench-fairplay bench-load bench-pgstore bench-ceiling bench-resilience bench-tournament bench-duplicate bench-presence bench-talk run simulate serve test warm contract lint typecheck imports deadcode pytest bench-rules clean
 
 # make serve's defaults; the environment or `make serve PORT=9000` overrides them.
 HOST ?= 127.0.0.1
@@ -144,6 +144,12 @@ bench-api: $(STAMP)
 
 bench-http: $(STAMP)
 	$(BIN)/python -m bench.http_bench $(ARGS)
+
+# A command's fan-out in process (docs/decisions.md D-fan): the loop's CPU per version from
+# the save to the five streams' frames, body chunks and Python calls per version; the last
+# line is "fanout us_per_version=<f> chunks_per_version=<f> calls_per_version=<f> ...".
+bench-fanout: $(STAMP)
+	$(BIN)/python -m bench.fanout_bench $(ARGS)
 
 # Kill -9, PostgreSQL restart and races on real processes; the last line is
 # "resilience kills=<n> acked=<n> lost=<n> duplicated=<n> races=<n> double_wins=<n>".

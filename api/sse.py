@@ -24,8 +24,11 @@ Fan-out (docs/decisions.md F3, L12): a process follows each watched match once (
 :class:`MatchFollower`): one hub subscription; on a wake-up it reads only the new events and
 applies them to its own copy of the match (:class:`services.live.LiveTable`, no reload),
 and each version's frame is built and encoded once per viewer watching (a seat, or the
-spectators), kept in a short ring, and shared by every subscriber with that viewer. A
-resume from before the ring replays from the store for that client alone. The hub comes
+spectators), kept in a short ring, and shared by every subscriber with that viewer. What a
+stream has to send at one wake-up (the versions since its last, their talk, ``caught-up``,
+the deal's progress) goes out as one body chunk: one ``send``, one socket write, the frames
+as they are (docs/decisions.md D-fan). A resume from before the ring replays from the store
+for that client alone. The hub comes
 from ``infra`` through :class:`LiveStreams` (typed by :class:`MatchHub`), so this module
 does not import ``infra``.
 """

@@ -33,6 +33,16 @@ def process_cpu(pid: int, *, children: bool = False) -> float:
     return ticks / CLK_TCK
 
 
+def process_writes(pid: int) -> int:
+    """Write system calls ``pid`` made so far (``syscw`` of ``/proc/<pid>/io``: ``write``,
+    ``writev``; an event loop's socket writes are these), 0 when unreadable."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith("syscw:"):
+                return int(line.split()[1])
+    return 0
+
+
 def postgres_cpu(cluster: Cluster) -> float:
     """CPU seconds of the cluster: the postmaster, its children, those gone."""
     try:
@@ -60,6 +70,8 @@ class Sample:
     generator: float
     busy: int
     ticks: int
+    writes: int = 0
+    """The API processes' write system calls so far (:func:`process_writes`)."""
 
     @classmethod
     def take(cls, server_pids: Sequence[int], worker_pid: int | None, cluster: Cluster) -> Sample:
@@ -74,6 +86,7 @@ class Sample:
             time.process_time(),
             busy,
             ticks,
+            sum(process_writes(pid) for pid in server_pids),
         )
 
 
@@ -87,6 +100,8 @@ class Usage:
     postgres: float
     generator: float
     machine: float
+    writes: int = 0
+    """The API processes' write system calls between the samples."""
 
     @classmethod
     def between(cls, a: Sample, b: Sample) -> Usage:
@@ -98,4 +113,5 @@ class Usage:
             (b.postgres - a.postgres) / wall,
             (b.generator - a.generator) / wall,
             (b.busy - a.busy) / max(1, b.ticks - a.ticks),
+            b.writes - a.writes,
         )

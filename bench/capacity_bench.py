@@ -65,7 +65,10 @@ without it (a fork starts with the zygote's heap frozen and its pages shared).
 ``--pg-statements N`` loads ``pg_stat_statements`` in the cluster
 (:mod:`bench._capacity_pgstat`) and prints, after each N's measured window, PostgreSQL's
 execution and planning time and calls per command, the top N statements, and the
-connections opened in the window (docs/decisions.md D-pgcost).
+connections opened in the window (docs/decisions.md D-pgcost). Every N's report counts
+the API processes' write system calls per command (``syscw`` of ``/proc/<pid>/io``: the
+sockets' writes — answers' heads and bodies, the streams' frames — and the few of its
+PostgreSQL connections; docs/decisions.md D-fan).
 """
 
 from __future__ import annotations
@@ -242,7 +245,8 @@ class Rung:
             f"({os.cpu_count()} cores)",
             f"    {len(s.pushes)} pushes timed, {s.acked} versions answered in the step, "
             f"seat connections opened while measuring {s.opened}, reopened after a failed "
-            f"request {s.retries}; answers: "
+            f"request {s.retries}; the API's write system calls "
+            f"{u.writes / max(1, s.commands):.2f} per command; answers: "
             + ", ".join(f"{k}: {n}" for k, n in sorted(s.answers.items())),
         ]
         if s.broken:
