@@ -126,8 +126,9 @@ class Handing:
         for recording in news.recordings:
             event = recording.domain_event
             match_id = self.match_of.get(event.originator_id)
-            if match_id is None and isinstance(getattr(event, "match_id", None), UUID):
-                match_id = self.match_of[event.originator_id] = event.match_id  # a new round
+            named = getattr(event, "match_id", None)  # a new round's RoundStarted names it
+            if match_id is None and isinstance(named, UUID):
+                match_id = self.match_of[event.originator_id] = named
             if match_id is not None:
                 by_match.setdefault(match_id, []).append(event)
         if by_match:
