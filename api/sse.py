@@ -28,9 +28,8 @@ spectators), kept in a short ring, and shared by every subscriber with that view
 stream has to send at one wake-up (the versions since its last, their talk, ``caught-up``,
 the deal's progress) goes out as one body chunk: one ``send``, one socket write, the frames
 as they are (docs/decisions.md D-fan). A resume from before the ring replays from the store
-for that client alone. The hub comes
-from ``infra`` through :class:`LiveStreams` (typed by :class:`MatchHub`), so this module
-does not import ``infra``.
+for that client alone. The hub comes from ``infra`` through :class:`LiveStreams` (typed by
+:class:`MatchHub`), so this module does not import ``infra``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from msgspec import Meta
 from domain.rules.cards import RANKS, SUITS, card_name, card_names
 from domain.rules.shows import Strength
 from services import field_docs
+from services.views import id_text
 
 _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
 _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
@@ -77,7 +78,7 @@ def history_item(
         version=position,
         aggregate="round" if number else "match",
         round=number or None,
-        aggregate_id=_id_text(event.originator_id),
+        aggregate_id=id_text(event.originator_id),
         aggregate_version=event.originator_version,
         type=type(event).__name__,
         timestamp=event.timestamp.isoformat(),
@@ -92,13 +93,6 @@ def _camel(name: str) -> str:
     frame names them, docs/decisions.md D-fan)."""
     head, *rest = name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
-@lru_cache(maxsize=8192)
-def _id_text(value: UUID) -> str:
-    """An aggregate's id as written (``str`` of a UUID formats its 32 hex digits each
-    time; a followed match's and round's ids are written in every frame)."""
-    return str(value)
 
 
 camel = _camel
