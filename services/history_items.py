@@ -23,7 +23,7 @@ _IDENTITY = frozenset({"originator_id", "originator_version", "originator_topic"
 _CARD_LISTS = frozenset({"cards", "attempted", "forced", "bottom_cards"})
 
 
-class HistoryItem(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class HistoryItem(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """One event of a match, redacted for its viewer (R33)."""
 
     version: Annotated[

@@ -41,7 +41,7 @@ Action = Literal["declare", "overcall", "pass", "bury", "play", "redeal"]
 """A round command (:data:`services.commands.ACTIONS`)."""
 
 
-class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class LeadChoices(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """Every single, pair and tractor the leader may lead (R12–R14, R22), each a list of
     cards low to high; a throw (R15) is any several of them of one suit category, tested
     against the other hands only when played (R22; a dry run judges its shape alone)."""
@@ -60,7 +60,7 @@ class LeadChoices(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ] = []
 
 
-class LegalActions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class LegalActions(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """What the service accepts from this seat right now (validated by the domain)."""
 
     actions: Annotated[

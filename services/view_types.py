@@ -43,7 +43,7 @@ Outcome = Literal["defenders_up", "attackers_take_over", "attackers_take_over_an
 Strength = Literal["single", "level_pair", "sj_pair", "bj_pair"]
 
 
-class RulesView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class RulesView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """The match's rule set (RULES §10), fixed when the match was created."""
 
     declare_with_joker: Annotated[
@@ -111,7 +111,7 @@ def rules_view(rules: RuleSet) -> RulesView:
     )
 
 
-class SeatPlayer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class SeatPlayer(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """Who sits in a seat (R1): a display name and ``human`` or a bot kind."""
 
     seat: Annotated[int, field_docs.SEAT]
@@ -127,7 +127,7 @@ class SeatPlayer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ] = False
 
 
-class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class ShowView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """A declaration (R17) or an overcall (R20), public once made."""
 
     seat: Annotated[int, Meta(description="The seat that showed them")]
@@ -147,7 +147,7 @@ class ShowView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class PlayView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class PlayView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """One seat's play in a trick (R22, R23), public once played (R33)."""
 
     seat: Annotated[int, Meta(description="The seat that played")]
@@ -156,7 +156,7 @@ class PlayView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class TrickView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class TrickView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """A completed trick: its leader, the plays in order, the winner (R24) and the points
     it carried (R26)."""
 
@@ -173,7 +173,7 @@ class TrickView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ] = 0
 
 
-class WonTrick(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class WonTrick(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """A completed trick in brief: its number, leader, winner and points (R24, R26, R27)."""
 
     number: Annotated[int, Meta(description="1 for the round's first trick.")]
@@ -186,7 +186,7 @@ class WonTrick(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class DealView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """The paced deal (R16, R17): one card drawn every ``intervalMs`` from ``startedAt``,
     seat by seat from ``firstSeat``; a client can animate it and knows when it may
     declare. ``drawn`` is the count at the view's time."""
@@ -222,7 +222,7 @@ class DealView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class BoardView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class BoardView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """The board the round plays in a duplicate event of boards (R36, docs/tournaments.md,
     "Boards"): its dealer, level rank and trump, the same at every table of the round and
     fixed before the deal — nobody declares or overcalls (R17–R20 give way)."""
@@ -237,7 +237,7 @@ class BoardView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class FailedThrow(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """R22: a throw that could be beaten; the attempted cards were shown to the table."""
 
     seat: Annotated[int, Meta(description="The seat that tried to throw")]
@@ -250,7 +250,7 @@ class FailedThrow(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class Expected(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class Expected(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """Whose action the round waits for (``seat`` None: any seat) and which."""
 
     seat: Annotated[
@@ -266,7 +266,7 @@ class Expected(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     ]
 
 
-class RoundResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class RoundResultView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """``RoundScored`` (R26–R31) with everything revealed (R33, R35)."""
 
     trick_points: Annotated[int, Meta(description="Points the attackers took in tricks (R27)")]
@@ -324,7 +324,7 @@ class RoundResultView(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     ]
 
 
-class RecordedView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class RecordedView(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """A round's result as the match recorded it (``RoundRecorded``, R29–R32)."""
 
     number: Annotated[int, Meta(description="The round's number")]
@@ -342,7 +342,9 @@ class RecordedView(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     next_dealer: Annotated[int, field_docs.NEXT_DEALER]
 
 
-class OriginView(msgspec.Struct, frozen=True, kw_only=True, rename="camel", omit_defaults=True):
+class OriginView(
+    msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel", omit_defaults=True
+):
     """Where a match comes from: ``played`` here, or ``imported`` from a record (``POST
     /v1/records?store=true``) at ``imported_at``, the record's ``digest`` — its seeds and
     moves are the importer's, consistent (R35) but not drawn or played here."""
@@ -378,7 +380,7 @@ def origin_view(match: Match) -> OriginView:
     )
 
 
-class Versions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class Versions(msgspec.Struct, frozen=True, gc=False, kw_only=True, rename="camel"):
     """Aggregate versions the view was built from."""
 
     match_version: Annotated[int, Meta(description="The Match aggregate's version")]
@@ -388,7 +390,13 @@ class Versions(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 class PublicView(
-    msgspec.Struct, frozen=True, kw_only=True, rename="camel", tag_field="kind", tag="public"
+    msgspec.Struct,
+    frozen=True,
+    gc=False,
+    kw_only=True,
+    rename="camel",
+    tag_field="kind",
+    tag="public",
 ):
     """The table as a spectator sees it: no hand, no bottom before the end (R33).
     Before round 1 (seats still free) the round's fields keep their defaults. ``kind``

@@ -8,6 +8,7 @@ views offer (:func:`tests.services.views_drive.drive`), with a fixed clock and s
 
 from __future__ import annotations
 
+import gc
 import json
 
 import msgspec
@@ -17,6 +18,7 @@ from domain.game.round import RoundPhase
 from domain.rules.cards import card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
+from services.live import LiveTable
 from services.views import PublicView, SeatView, table_view
 from tests.commands import create_match
 from tests.services.views_drive import T0, Drive, Snapshot, _bottom, _names, drive, new_service
@@ -211,3 +213,31 @@ def test_the_view_version_is_the_match_version(played: Drive) -> None:
     """A live view carries the match version the command left (Match.sequence)."""
     for s in played.snapshots:
         assert {v.version for v in s.live.values()} == {s.result.version}
+
+
+def test_no_view_struct_is_tracked_by_the_collector(played: Drive) -> None:
+    """A view and every Struct in it (its seats, tricks, shows, legal hints, the history
+    item) is a tree of plain values, never in a reference cycle: the collector does not
+    track them (msgspec's ``gc=False``), so the views a process keeps for a while are not
+    walked at every young collection (docs/decisions.md D-fan). Their lists still are."""
+    tracked: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, msgspec.Struct):
+            if gc.is_tracked(value):
+                tracked.append(type(value).__name__)
+            for name in value.__struct_fields__:
+                walk(getattr(value, name))
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    for snap in played.snapshots[::7]:  # every phase of both rounds
+        for view in snap.views.values():
+            walk(view)
+    table = LiveTable.at(played.service, played.match_id, 30)
+    walk(table.frame(table.last, 0).event)  # the event as a history item
+    assert tracked == []
