@@ -184,6 +184,8 @@ def legal_actions(
             follow_count=lead.size,
             more_follows=len(found_plays) > FOLLOW_HINTS,
         )
+    if not (actions or shows):
+        return NO_ACTIONS  # nothing offered: one value shared, no lists of its own (D-fan)
     return LegalActions(actions=actions, shows=shows)
 
 

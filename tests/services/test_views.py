@@ -18,6 +18,7 @@ from domain.game.round import RoundPhase
 from domain.rules.cards import card_names
 from domain.rules.errors import InvalidInputError
 from domain.rules.ruleset import RuleSet
+from services.legal import NO_ACTIONS, LegalActions
 from services.live import LiveTable
 from services.views import PublicView, SeatView, table_view
 from tests.commands import create_match
@@ -241,3 +242,19 @@ def test_no_view_struct_is_tracked_by_the_collector(played: Drive) -> None:
     table = LiveTable.at(played.service, played.match_id, 30)
     walk(table.frame(table.last, 0).event)  # the event as a history item
     assert tracked == []
+
+
+def test_a_seat_offered_nothing_shares_one_empty_hints_value(played: Drive) -> None:
+    """A seat with nothing to send now (another's turn to play, R22–R23) gets the one empty
+    ``LegalActions``: no lists of its own for every seat and version (docs/decisions.md
+    D-fan); it encodes as any empty hints do."""
+    waiting = [
+        view
+        for snap in played.snapshots
+        if snap.round.phase is RoundPhase.PLAYING
+        for seat, view in snap.views.items()
+        if isinstance(view, SeatView) and not view.legal.actions
+    ]
+    assert waiting
+    assert all(view.legal is NO_ACTIONS for view in waiting)
+    assert msgspec.json.encode(NO_ACTIONS) == msgspec.json.encode(LegalActions(actions=[]))
