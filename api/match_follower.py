@@ -141,44 +141,6 @@ def full_due(version: int) -> bool:
     return version % FULL_EVERY == 0
 
 
-class Ring:
-    """A viewer's frames of its last :data:`RING` versions, oldest first. The versions and
-    the frames are kept in two deques, not as a tuple per version: a tuple per frame kept
-    for minutes was an object every young collection walks once (docs/decisions.md D-fan)."""
-
-    __slots__ = ("blocks", "versions")
-
-    def __init__(self) -> None:
-        self.versions: deque[int] = deque(maxlen=RING)
-        self.blocks: deque[bytes] = deque(maxlen=RING)
-
-    def __bool__(self) -> bool:
-        return bool(self.versions)
-
-    def append(self, version: int, block: bytes) -> None:
-        self.versions.append(version)
-        self.blocks.append(block)
-
-    def clear(self) -> None:
-        self.versions.clear()
-        self.blocks.clear()
-
-    def newest(self) -> tuple[int, bytes]:
-        return self.versions[-1], self.blocks[-1]
-
-    def after(self, last: int) -> list[tuple[int, bytes]] | None:
-        """The frames after version ``last``, or None when the ring starts later."""
-        if not self.versions or self.versions[0] > last + 1:
-            return None
-        out = []
-        for version, block in zip(reversed(self.versions), reversed(self.blocks), strict=True):
-            if version <= last:  # a live stream wants the newest one or two, not all
-                break
-            out.append((version, block))
-        out.reverse()
-        return out
-
-
 @dataclass(frozen=True, slots=True)
 class _Deal:
     version: int
@@ -211,10 +173,10 @@ class MatchFollower:
         self.lock = asyncio.Lock()
         self.version = 0
         self.viewers: Counter[int | None] = Counter()
-        self.rings: dict[int | None, Ring] = {}
+        self.rings: dict[int | None, deque[tuple[int, bytes]]] = {}
         self.patchers: Counter[int | None] = Counter()
         """Per viewer, its streams that asked for patch frames."""
-        self.patch_rings: dict[int | None, Ring] = {}
+        self.patch_rings: dict[int | None, deque[tuple[int, bytes]]] = {}
         """Per viewer with patch streams: what they are sent for each version (a patch, or
         a full frame when due or when there was no view to patch)."""
         self.bases: dict[int | None, Json] = {}
@@ -270,10 +232,10 @@ class MatchFollower:
             done += more
         for version, frames, patches in done:
             for viewer, block in frames.items():
-                self._ring(viewer).append(version, block)
+                self._ring(viewer).append((version, block))
             for viewer, block in patches.items():
                 if viewer in self.patchers:
-                    self._ring(viewer, self.patch_rings).append(version, block)
+                    self._ring(viewer, self.patch_rings).append((version, block))
             self.version = version
         for viewer, base in bases.items():
             if viewer in self.patchers:
@@ -300,11 +262,13 @@ class MatchFollower:
             self.deals = {}
         self.wake()
 
-    def _ring(self, viewer: int | None, rings: dict[int | None, Ring] | None = None) -> Ring:
+    def _ring(
+        self, viewer: int | None, rings: dict[int | None, deque[tuple[int, bytes]]] | None = None
+    ) -> deque[tuple[int, bytes]]:
         rings = self.rings if rings is None else rings
         ring = rings.get(viewer)
         if ring is None:
-            ring = rings[viewer] = Ring()
+            ring = rings[viewer] = deque(maxlen=RING)
         return ring
 
     def wake(self) -> None:
@@ -321,7 +285,7 @@ class MatchFollower:
             if patches:
                 self.patchers[viewer] += 1
             ring = self._ring(viewer)
-            fresh = bool(ring) and ring.newest()[0] == self.version
+            fresh = bool(ring) and ring[-1][0] == self.version
             if fresh and (not patches or viewer in self.bases):
                 return
             table = self.table
@@ -329,12 +293,12 @@ class MatchFollower:
             frame = table.frame(table.last, viewer)
             if not fresh:
                 ring.clear()
-                ring.append(self.version, version_frame(self.version, encode(frame)))
+                ring.append((self.version, version_frame(self.version, encode(frame))))
             if patches and viewer not in self.bases:
                 self.bases[viewer] = view_json(frame.view)
                 patch_ring = self._ring(viewer, self.patch_rings)
                 patch_ring.clear()
-                patch_ring.append(*ring.newest())  # the version's full frame: patches follow
+                patch_ring.append(ring[-1])  # the version's full frame: patches follow it
 
     def leave(self, viewer: int | None, *, patches: bool = False) -> None:
         if patches:
@@ -355,7 +319,15 @@ class MatchFollower:
         """The frames after version ``last`` in the ring (the patch ring with ``patches``),
         or None when it starts later."""
         ring = (self.patch_rings if patches else self.rings).get(viewer)
-        return None if ring is None else ring.after(last)
+        if not ring or ring[0][0] > last + 1:
+            return None
+        out = []
+        for entry in reversed(ring):  # a live stream wants the newest one or two, not all
+            if entry[0] <= last:
+                break
+            out.append(entry)
+        out.reverse()
+        return out
 
     async def check(self, fn: Callable[[LiveTable], T]) -> T:
         """``fn(table)`` under the lock, in a worker thread (it may read the store)."""
