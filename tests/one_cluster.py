@@ -47,14 +47,20 @@ class SharedCluster:
             answer: dict[str, str] = {"url": cluster.url}
         except Exception as e:  # told to every worker that asks
             answer = {"error": f"{type(e).__name__}: {e}"}
-        tmp = self.file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(answer))
-        tmp.replace(self.file)
+        publish(self.file, answer)
 
     def close(self) -> None:
         self._thread.join()
         self._stack.close()
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def publish(file: Path, answer: dict[str, str]) -> None:
+    """Write the controller's ``answer`` to ``file`` whole: a worker sees no file or all of
+    it, never a file still being written (a temporary file, then renamed)."""
+    tmp = file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(answer))
+    tmp.replace(file)
 
 
 def url_from(workerinput: Any) -> str | None:

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from infra.pgcluster import PostgresUnavailableError
-from tests.one_cluster import WORKERINPUT_KEY, url_from
+from tests.one_cluster import WORKERINPUT_KEY, publish, url_from
 
 
 def test_a_worker_waits_for_the_controllers_url(tmp_path: Path) -> None:
     file = tmp_path / "url.json"
-    later = threading.Timer(0.2, lambda: file.write_text(json.dumps({"url": "postgresql://x"})))
+    later = threading.Timer(0.2, publish, (file, {"url": "postgresql://x"}))
     later.start()
     assert url_from({"workerid": "gw0", WORKERINPUT_KEY: str(file)}) == "postgresql://x"
     later.join()
