@@ -77,6 +77,23 @@ async def settled() -> None:
         await asyncio.sleep(0)
 
 
+def hub_on(conn: Conn, saves: Saves) -> PostgresHub:
+    """A hub whose every connection is ``conn``, told of ``saves`` (its poll out of reach)."""
+
+    async def connect(**_: Any) -> Conn:
+        return conn
+
+    return PostgresHub(
+        {},
+        schema=SCHEMA,
+        table="events",
+        channel="events",
+        connect=connect,
+        saves=saves,
+        poll_s=3600,
+    )
+
+
 def test_notified_ids_name_the_schema_and_the_commit() -> None:
     assert notified_ids("shengji 12 14") == ("shengji", 12, 14)
     assert notified_ids("a schema 3 3") == ("a schema", 3, 3)
@@ -88,19 +105,7 @@ def test_own_commits_are_taken_as_saved_and_others_read() -> None:
     async def scenario() -> None:
         conn = Conn()
         saves = Saves()
-
-        async def connect(**_: Any) -> Conn:
-            return conn
-
-        hub = PostgresHub(
-            {},
-            schema=SCHEMA,
-            table="events",
-            channel="events",
-            connect=connect,
-            saves=saves,
-            poll_s=3600,
-        )
+        hub = hub_on(conn, saves)
         await hub.start()
         try:
             await settled()
@@ -179,13 +184,7 @@ def test_a_known_aggregate_s_rows_wake_its_match_without_a_look_up(
     async def scenario() -> None:
         conn = Conn()
         saves = Saves()
-
-        async def connect(**_: Any) -> Conn:
-            return conn
-
-        hub = PostgresHub(
-            {}, schema=SCHEMA, table="events", channel="events", connect=connect, saves=saves
-        )
+        hub = hub_on(conn, saves)
         await hub.start()
         try:
             await settled()
