@@ -7,7 +7,8 @@ exactly."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -77,13 +78,17 @@ async def settled() -> None:
         await asyncio.sleep(0)
 
 
-def hub_on(conn: Conn, saves: Saves) -> PostgresHub:
-    """A hub whose every connection is ``conn``, told of ``saves`` (its poll out of reach)."""
+@contextlib.asynccontextmanager
+async def running_hub() -> AsyncIterator[tuple[Conn, Saves, PostgresHub]]:
+    """A hub started on a fake connection, told of a :class:`Saves` (its poll out of
+    reach), settled after its first read; stopped after."""
+    conn = Conn()
+    saves = Saves()
 
     async def connect(**_: Any) -> Conn:
         return conn
 
-    return PostgresHub(
+    hub = PostgresHub(
         {},
         schema=SCHEMA,
         table="events",
@@ -92,6 +97,12 @@ def hub_on(conn: Conn, saves: Saves) -> PostgresHub:
         saves=saves,
         poll_s=3600,
     )
+    await hub.start()
+    try:
+        await settled()
+        yield conn, saves, hub
+    finally:
+        await hub.stop()
 
 
 def test_notified_ids_name_the_schema_and_the_commit() -> None:
@@ -103,12 +114,7 @@ def test_notified_ids_name_the_schema_and_the_commit() -> None:
 
 def test_own_commits_are_taken_as_saved_and_others_read() -> None:
     async def scenario() -> None:
-        conn = Conn()
-        saves = Saves()
-        hub = hub_on(conn, saves)
-        await hub.start()
-        try:
-            await settled()
+        async with running_hub() as (conn, saves, hub):
             reads = conn.reads  # the first read after connecting
             match_id = uuid4()
             sub = hub.subscribe(match_id)
@@ -161,8 +167,6 @@ def test_own_commits_are_taken_as_saved_and_others_read() -> None:
             saves.recorded.tell(Recorded(ticket, []))  # that save failed
             await settled()
             assert hub.position == 7 and conn.reads == reads + 3
-        finally:
-            await hub.stop()
 
     asyncio.run(scenario())
 
@@ -182,12 +186,7 @@ def test_a_known_aggregate_s_rows_wake_its_match_without_a_look_up(
     monkeypatch.setattr(PostgresHub, "_match_of_row", counted)
 
     async def scenario() -> None:
-        conn = Conn()
-        saves = Saves()
-        hub = hub_on(conn, saves)
-        await hub.start()
-        try:
-            await settled()
+        async with running_hub() as (conn, saves, hub):
             match_id = uuid4()
             sub = hub.subscribe(match_id)
             for first, versions in ((1, range(1, 3)), (3, range(3, 5)), (5, range(5, 6))):
@@ -198,7 +197,5 @@ def test_a_known_aggregate_s_rows_wake_its_match_without_a_look_up(
                 await settled()
                 assert sub.take() == [r.domain_event for r in recordings]
             assert looked == [1]  # the match's first row alone
-        finally:
-            await hub.stop()
 
     asyncio.run(scenario())
