@@ -292,7 +292,7 @@ class LiveStreams:
                                 yield block
                         continue
                     for version, frame in frames:
-                        out.append(with_said(frame, version, said) if said else frame)
+                        out.append(with_said(frame, version, said))
                         last = based = version
                         if _talk_pending(follower, said):
                             said, blocks = _talk_due(follower, hears, said, last)

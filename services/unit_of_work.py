@@ -129,8 +129,7 @@ class UnitOfWork:
         (:meth:`GameService.get_match` ``read_only``) — so the answer reads the state the
         command left without a load; a command that changes it changes the copy
         :meth:`changing` gives (docs/decisions.md D-bus2)."""
-        self._held.pop(aggregate.id, None)
-        self._held[aggregate.id] = aggregate
+        self.add(aggregate)
         self._read[aggregate.id] = aggregate
 
     # -- changing --------------------------------------------------------------------------
