@@ -389,17 +389,20 @@ def test_a_load_sees_a_save_acknowledged_elsewhere_before_its_notification_is_re
             await _until(own_heard)
             asked, heard = a.settling.asked, a.heard_elsewhere
             moved = await asyncio.to_thread(_moves_from_the_store, b, match_id, Bots(21))
+            reading = True
             if notified == "late":  # the socket is read once the load has asked
 
                 def read_when_asked() -> None:
-                    if a.settling.asked > asked:
-                        for release in held:
-                            release()
-                    else:
+                    if a.settling.asked > asked:  # b's notification may come after the ask:
+                        for release in held:  # what is held is let through until the read
+                            release()  # is done
+                        held.clear()
+                    if reading:
                         loop.call_later(0.01, read_when_asked)
 
                 loop.call_soon(read_when_asked)
             read = await asyncio.to_thread(Settling.read, _round_version, a, match_id)
+            reading = False
             assert read == moved  # a request's read (api.runtime.Runtime.call)
             if notified == "late":
                 assert a.heard_elsewhere > heard  # the cache was brought up, not bypassed
