@@ -87,6 +87,7 @@ class KeptCache(LRUCache[UUID, Any]):
         load or save began in another epoch (then drop what is held, if older)."""
         with self._turning:
             if not self.kept or getattr(self._local, "epoch", 0) != self.epoch:
+                self._drop_older(key, value)
                 return None
             return self._put_newer(key, value)
 
@@ -185,6 +186,20 @@ class KeptCache(LRUCache[UUID, Any]):
             return replay(copy.deepcopy(cached), [decode(r) for r in newer])
         except Exception:
             return None
+
+    def _drop_older(self, key: UUID, value: Any) -> None:
+        """(Holding ``_turning``.) A put refused: drop the copy held if ``value`` is newer.
+        A save that waited out the hub's turn (the store restarting under it) is in the
+        store, and the hub, reaching its rows as this process's own, takes them as put
+        (docs/decisions.md D-path5): the copy from before it must not be trusted again."""
+        if value is None:
+            return
+        try:
+            held: Any = super().get(key)
+        except KeyError:
+            return
+        if held.version < value.version:
+            super().get(key, evict=True)
 
     def _put_newer(self, key: UUID, value: Any) -> Any:
         """(Holding ``_turning``.) Put ``value`` unless a newer version is heard or held."""

@@ -112,13 +112,26 @@ def verify(url: str, schema: str, tables: list[BotTable], views: list[list[Json]
             match = service.get_match(match_id)
             rebuilt = table_view(match, service.current_round(match), None, datetime.now(UTC))
             expected = _comparable(msgspec.to_builtins(rebuilt))
-            for view in seen:
+            for replica, view in enumerate(seen):
                 if _comparable(view) != expected:
-                    verdict.replay_mismatches.append(f"{table.match_id} v{view.get('version')}")
+                    verdict.replay_mismatches.append(
+                        _mismatch(table.match_id, replica, view, expected)
+                    )
     finally:
         service.close()
     verdict.version_gaps = version_gaps(url, schema)
     return verdict
+
+
+def _mismatch(match_id: str, replica: int, view: Json, expected: Json) -> str:
+    """Which replica showed what, against the match rebuilt from the store."""
+    seen = _comparable(view)
+    fields = sorted(k for k in seen.keys() | expected.keys() if seen.get(k) != expected.get(k))
+    shown = {k: (seen.get(k), expected.get(k)) for k in fields if k != "history"}
+    return (
+        f"{match_id} replica {replica} shows v{view.get('version')}, the store "
+        f"v{expected.get('version')}; differing (shown, rebuilt): {shown} {fields}"
+    )
 
 
 def _comparable(view: Json) -> Json:

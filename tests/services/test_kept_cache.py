@@ -69,7 +69,34 @@ def test_while_not_kept_loads_miss_and_nothing_is_put() -> None:
     assert cached_version(cache, a) is None
     loaded(cache, a, 4)
     cache.keep()
-    assert cached_version(cache, a) == 3  # kept from before: the hub's rows bring it up
+    assert cached_version(cache, a) is None  # the load read past the copy held: dropped
+    loaded(cache, a, 4)
+    assert cached_version(cache, a) == 4
+
+
+def test_a_copy_from_before_the_turn_is_kept_when_nothing_read_past_it() -> None:
+    cache, a = KeptCache(10), uuid4()
+    loaded(cache, a, 3)
+    cache.lose()
+    cache.keep()
+    assert cached_version(cache, a) == 3  # the hub's rows bring it up
+
+
+def test_a_save_that_waited_out_the_turn_drops_the_copy_from_before_it() -> None:
+    # The store restarts under a save: the library retries it until the store is back,
+    # the hub meanwhile loses its connection, reconnects and catches up, and then the save
+    # commits. Its put is refused (another epoch), and the hub takes its rows as this
+    # process's own (not told to the cache again): the copy from before must not stay.
+    cache, a = KeptCache(10), uuid4()
+    loaded(cache, a, 39)
+    cache.begin()  # the save begins …
+    cache.lose()  # … the store goes away and comes back, the hub catches up …
+    cache.keep()
+    cache.put(a, copy_at(40))  # … then the save commits and puts its copy
+    cache.saved([row(a, 40)])
+    assert cached_version(cache, a) is None  # the next load reads the store
+    loaded(cache, a, 40)
+    assert cached_version(cache, a) == 40
 
 
 def test_a_put_begun_before_the_cache_turned_is_refused() -> None:
