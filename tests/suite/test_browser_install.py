@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 FAKE_APT = """#!{sh}
-# Fails as dpkg does when another apt-get runs; "installs" chromium and chromedriver.
+# Fails as dpkg does when another apt-get runs; "installs" chromium, chromedriver and the font.
 mkdir "{busy}" 2>/dev/null || {{ echo "E: Could not get lock" >&2; exit 100; }}
 sleep 0.5
 for tool in chromium chromedriver; do
   printf '#!/bin/sh\\n' > "{bin}/$tool"; chmod +x "{bin}/$tool"
 done
+printf 'font' > "{font}"
 rmdir "{busy}"
 """
 
@@ -28,13 +29,21 @@ def test_workers_needing_chromium_at_once_install_it_once_and_all_find_it(tmp_pa
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     apt = bin_dir / "apt-get"
-    apt.write_text(FAKE_APT.format(sh=shutil.which("sh"), busy=tmp_path / "busy", bin=bin_dir))
+    font = tmp_path / "font.ttc"  # not the machine's: a fresh machine has none yet
+    apt.write_text(
+        FAKE_APT.format(sh=shutil.which("sh"), busy=tmp_path / "busy", bin=bin_dir, font=font)
+    )
     apt.chmod(apt.stat().st_mode | stat.S_IXUSR)
     tools = tmp_path / "tools"  # what the fake apt-get runs, and no chromium the machine has
     tools.mkdir()
     for tool in ("sh", "mkdir", "sleep", "chmod", "rmdir"):
         (tools / tool).symlink_to(shutil.which(tool) or f"/bin/{tool}")
-    env = {**os.environ, "PATH": f"{bin_dir}:{tools}", "TMPDIR": str(tmp_path)}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{tools}",
+        "TMPDIR": str(tmp_path),
+        "SHENGJI_TEST_FONT": str(font),
+    }
     root = Path(__file__).resolve().parents[2]
     workers = [
         subprocess.Popen(
