@@ -391,6 +391,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(bench._profiled_serve gc) and print them at the end",
     )
     p.add_argument(
+        "--gc-census",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --gc-trace: a census of the first young generation of at least 50,000 "
+        "objects S seconds after the API started (by shape and referrer, into FILE.census"
+        ".json; it holds the server up for seconds: a run for counts, not times)",
+    )
+    p.add_argument(
         "--spy",
         type=Path,
         default=None,
@@ -427,6 +436,36 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def print_young(path: Path) -> None:
+    """The young generation's growth between young collections (objects a second) and its
+    size at each, in the run's last half (the measured window); and the census, if any."""
+    if not path.exists():
+        return
+    rows = [msgspec.json.decode(line) for line in path.read_bytes().splitlines() if line]
+    young = [(r[0], r[5]) for r in rows if r[2] == 0]
+    if len(young) > 4:
+        young = young[len(young) // 2 :]
+        rates = sorted(n / (t - s) for (s, _), (t, n) in zip(young, young[1:]) if t > s)
+        sizes = sorted(n for _, n in young)
+        if rates:
+            print(
+                f"  young generation (last {len(young)} young collections): grows by a median "
+                f"{rates[len(rates) // 2]:,.0f} objects/s; at collection a median "
+                f"{sizes[len(sizes) // 2]:,}, at most {sizes[-1]:,}"
+            )
+    census = Path(f"{path}.census.json")
+    if census.exists():
+        c = msgspec.json.decode(census.read_bytes())
+        print(f"  census of one young generation ({c['young']:,} objects; "
+              f"generations {c['generations']}):")
+        for shape, n in c["shapes"][:30]:
+            refs = ", ".join(f"{r} {m:,}" for r, m in c["referrers"].get(shape, [])[:3])
+            print(f"    {n:>8,}  {shape}   <- {refs}")
+        print("  tracked objects by kind (generations 0, 1, 2):")
+        for kind, gens in c["kinds"].items():
+            print(f"    {kind}: {gens}")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     runner: Callable[[Coroutine[Any, Any, str]], str] = asyncio.run
@@ -460,7 +499,14 @@ def main(argv: list[str] | None = None) -> None:
         if args.profile is not None:
             replicas[0].command = ("-m", "bench._profiled_serve", str(args.profile), "cpu")
         elif args.gc_trace is not None:
-            replicas[0].command = ("-m", "bench._profiled_serve", str(args.gc_trace), "gc")
+            census = () if args.gc_census is None else (f"census={args.gc_census}",)
+            replicas[0].command = (
+                "-m",
+                "bench._profiled_serve",
+                str(args.gc_trace),
+                "gc",
+                *census,
+            )
         worker = Worker(cluster.url, schema, Path(tmp), PROCESS_ROLE="worker", **common)
         processes = [*replicas, worker]
         zygote = Zygote(ROOT, os.environ, Path(tmp) / "zygote.log") if args.zygote else None
@@ -485,6 +531,7 @@ def main(argv: list[str] | None = None) -> None:
         print_profile(args.profile, 30)
     if args.gc_trace is not None:
         print_gc(args.gc_trace, None)
+        print_young(args.gc_trace)
     print(line, flush=True)
 
 
