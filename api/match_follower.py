@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -50,6 +50,12 @@ FULL_EVERY = 32
 
 T = TypeVar("T")
 encode = msgspec.json.Encoder().encode
+
+Ring = dict[int, bytes]
+"""A viewer's frames by version, oldest first, at most :data:`RING` of them: ints and bytes
+in a plain dict, which the garbage collector does not track (CPython tracks a dict only
+once it holds a container; docs/decisions.md D-young) — a ring lives a few seconds, and a
+``(version, frame)`` tuple per frame was walked by young collections."""
 
 
 class ChangeSignal(Protocol):
@@ -173,10 +179,10 @@ class MatchFollower:
         self.lock = asyncio.Lock()
         self.version = 0
         self.viewers: Counter[int | None] = Counter()
-        self.rings: dict[int | None, deque[tuple[int, bytes]]] = {}
+        self.rings: dict[int | None, Ring] = {}
         self.patchers: Counter[int | None] = Counter()
         """Per viewer, its streams that asked for patch frames."""
-        self.patch_rings: dict[int | None, deque[tuple[int, bytes]]] = {}
+        self.patch_rings: dict[int | None, Ring] = {}
         """Per viewer with patch streams: what they are sent for each version (a patch, or
         a full frame when due or when there was no view to patch)."""
         self.bases: dict[int | None, Json] = {}
@@ -232,10 +238,10 @@ class MatchFollower:
             done += more
         for version, frames, patches in done:
             for viewer, block in frames.items():
-                self._ring(viewer).append((version, block))
+                self._keep(viewer, version, block, self.rings)
             for viewer, block in patches.items():
                 if viewer in self.patchers:
-                    self._ring(viewer, self.patch_rings).append((version, block))
+                    self._keep(viewer, version, block, self.patch_rings)
             self.version = version
         for viewer, base in bases.items():
             if viewer in self.patchers:
@@ -262,14 +268,24 @@ class MatchFollower:
             self.deals = {}
         self.wake()
 
-    def _ring(
-        self, viewer: int | None, rings: dict[int | None, deque[tuple[int, bytes]]] | None = None
-    ) -> deque[tuple[int, bytes]]:
+    def _ring(self, viewer: int | None, rings: dict[int | None, Ring] | None = None) -> Ring:
         rings = self.rings if rings is None else rings
         ring = rings.get(viewer)
         if ring is None:
-            ring = rings[viewer] = deque(maxlen=RING)
+            ring = rings[viewer] = {}
         return ring
+
+    def _keep(
+        self, viewer: int | None, version: int, frame: bytes, rings: dict[int | None, Ring]
+    ) -> None:
+        """``frame`` as ``version``'s in ``viewer``'s ring, the newest; the oldest past
+        :data:`RING` dropped."""
+        ring = rings.get(viewer)
+        if ring is None:
+            ring = rings[viewer] = {}
+        ring[version] = frame
+        if len(ring) > RING:
+            del ring[next(iter(ring))]
 
     def wake(self) -> None:
         for client in self.clients:
@@ -285,7 +301,8 @@ class MatchFollower:
             if patches:
                 self.patchers[viewer] += 1
             ring = self._ring(viewer)
-            fresh = bool(ring) and ring[-1][0] == self.version
+            version = self.version
+            fresh = version in ring  # the newest kept: no version is kept past the follower's
             if fresh and (not patches or viewer in self.bases):
                 return
             table = self.table
@@ -293,12 +310,12 @@ class MatchFollower:
             frame = table.frame(table.last, viewer)
             if not fresh:
                 ring.clear()
-                ring.append((self.version, version_frame(self.version, encode(frame))))
+                ring[version] = version_frame(version, encode(frame))
             if patches and viewer not in self.bases:
                 self.bases[viewer] = view_json(frame.view)
                 patch_ring = self._ring(viewer, self.patch_rings)
                 patch_ring.clear()
-                patch_ring.append(ring[-1])  # the version's full frame: patches follow it
+                patch_ring[version] = ring[version]  # the version's full frame: patches follow
 
     def leave(self, viewer: int | None, *, patches: bool = False) -> None:
         if patches:
@@ -319,13 +336,13 @@ class MatchFollower:
         """The frames after version ``last`` in the ring (the patch ring with ``patches``),
         or None when it starts later."""
         ring = (self.patch_rings if patches else self.rings).get(viewer)
-        if not ring or ring[0][0] > last + 1:
+        if not ring or next(iter(ring)) > last + 1:
             return None
         out = []
-        for entry in reversed(ring):  # a live stream wants the newest one or two, not all
-            if entry[0] <= last:
+        for version in reversed(ring):  # a live stream wants the newest one or two, not all
+            if version <= last:
                 break
-            out.append(entry)
+            out.append((version, ring[version]))
         out.reverse()
         return out
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -120,6 +121,8 @@ class LiveStreams:
         self.streams = 0
         """Streams open right now."""
         self._followers: dict[UUID, MatchFollower] = {}
+        self.alarms = Alarms(min(TICK_S, self.settings.heartbeat_s / 10))
+        """The streams' heartbeat alarms, on one timer of the loop."""
         self._closing_feeds: set[asyncio.Task[None]] = set()
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -171,6 +174,7 @@ class LiveStreams:
         followers, self._followers = list(self._followers.values()), {}
         for follower in followers:
             await follower.close()
+        self.alarms.stop()
 
     def provide(self) -> LiveStreams:
         """The ``live`` dependency: ``dependencies={"live": Provide(live.provide,
@@ -239,7 +243,7 @@ class LiveStreams:
         settings = self.settings
         retry = b"retry: %d\n\n" % settings.retry_ms
         self.streams += 1
-        wake = Wake()
+        wake = Wake(self.alarms)
         follower: MatchFollower | None = None
         joined = False
         try:
@@ -267,11 +271,13 @@ class LiveStreams:
             based: int | None = None
             """The version whose view this connection sent last (patches apply to it)."""
             out: list[bytes] = []
-            """What this wake-up sends, in order: one chunk, one write (D-fan)."""
+            """What this wake-up sends, in order: one chunk, one write (D-fan); emptied,
+            not made anew, after each (nothing of a wake-up is held while the stream
+            waits: docs/decisions.md D-young)."""
+            frames: list[tuple[int, bytes]] | None = None
             while True:
                 if _talk_pending(follower, said):
-                    said, blocks = _talk_due(follower, hears, said, last)  # said at what was sent
-                    out += blocks
+                    said = _talk_due(follower, hears, said, last, out)  # said at what was sent
                 while last < follower.version:
                     frames = None
                     if patches and based is not None:
@@ -283,20 +289,21 @@ class LiveStreams:
                     if frames is None:  # before the ring: replay from the store
                         if out:
                             yield _chunk(out)
-                            out = []
+                            out.clear()
                         async for version, frame in self._replay(match_id, viewer, last, patches):
                             yield with_said(frame, version, said)
                             last = based = version
-                            said, blocks = _talk_due(follower, hears, said, last)
-                            for block in blocks:
+                            said = _talk_due(follower, hears, said, last, out)
+                            for block in out:
                                 yield block
+                            out.clear()
                         continue
                     for version, frame in frames:
                         out.append(with_said(frame, version, said))
                         last = based = version
                         if _talk_pending(follower, said):
-                            said, blocks = _talk_due(follower, hears, said, last)
-                            out += blocks
+                            said = _talk_due(follower, hears, said, last, out)
+                frames = None  # the ring's frames sent: not held while the stream waits
                 if behind:  # the backlog is sent: tell the client it is live now
                     out.append(caught_up(last))
                     behind = False
@@ -322,7 +329,7 @@ class LiveStreams:
                     return
                 if out:
                     yield _chunk(out)
-                    out = []
+                    out.clear()
                 if not early:
                     due = now + min(settings.heartbeat_s, remaining)
                 early = False
@@ -372,34 +379,104 @@ class LiveStreams:
         return await follower.check(lambda table: reader_of(service, table.match, cred))
 
 
+TICK_S = 0.05
+"""The streams' alarms ring at most this late: they share one timer, which rings those due
+once a tick (:class:`Alarms`)."""
+
+
+class Alarms:
+    """The heartbeat alarms of many streams on one timer of the loop.
+
+    A stream's alarm (:class:`Wake`) is an entry in the slot of the tick its time falls in,
+    not a timer of its own: a timer of the loop is four objects the garbage collector tracks
+    (the handle, the loop's timer, a context, a bound method), and a stream's lived the
+    heartbeat's 15 s — long enough for young collections to walk it (docs/decisions.md
+    D-young). The one timer is set for the earliest slot and rings every alarm in it, at
+    the slot's end: an alarm rings at most :attr:`tick_s` late, never early."""
+
+    def __init__(self, tick_s: float = TICK_S) -> None:
+        self.tick_s = tick_s
+        self._slots: dict[int, list[Wake]] = {}
+        """Per slot (a tick's number), the wake-ups armed for a time in it (a disarmed one
+        stays until its slot rings, and is passed over)."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._next = 0
+        """The slot the timer rings."""
+
+    def set(self, wake: Wake, loop: asyncio.AbstractEventLoop, when: float) -> int:
+        """Ring ``wake`` at loop time ``when`` (up to a tick later); answers the slot."""
+        if loop is not self._loop:  # a new loop (the app run again): nothing of the last
+            self.stop()
+            self._loop = loop
+        slot = math.ceil(when / self.tick_s)
+        wakes = self._slots.get(slot)
+        if wakes is None:
+            self._slots[slot] = [wake]
+        else:
+            wakes.append(wake)
+        if self._timer is None or slot < self._next:
+            self._schedule(slot)
+        return slot
+
+    def stop(self) -> None:
+        """Forget every alarm and the timer."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._slots = {}
+
+    def _schedule(self, slot: int) -> None:
+        loop = self._loop
+        assert loop is not None
+        if self._timer is not None:
+            self._timer.cancel()
+        self._next = slot
+        self._timer = loop.call_at(slot * self.tick_s, self._ring)
+
+    def _ring(self) -> None:
+        self._timer = None
+        for slot in sorted(s for s in self._slots if s <= self._next):
+            for wake in self._slots.pop(slot):
+                wake.ring(slot)
+        if self._slots:
+            self._schedule(min(self._slots))
+
+
 class Wake(asyncio.Event):
     """A stream's wake-up: :meth:`set` by its follower (a new version, a deal's progress,
-    talk, closing), or rung by the stream's own heartbeat alarm at the time it was
-    :meth:`arm`-ed. One alarm (a timer of the loop) serves many wake-ups: it is set again
-    only after it rang, so a frame costs no timer of its own (docs/decisions.md D-path2);
-    an alarm set before the last wake-up rings early, and the stream waits on."""
+    talk, closing), or rung by the stream's heartbeat alarm at the time it was
+    :meth:`arm`-ed. One alarm serves many wake-ups: it is set again only after it rang, so
+    a frame costs no alarm of its own (docs/decisions.md D-path2); an alarm set before the
+    last wake-up rings early, and the stream waits on. The alarms are ``alarms``' (a
+    process's streams share one timer, :class:`Alarms`), else a set of its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, alarms: Alarms | None = None) -> None:
         super().__init__()
         self.woken = False
         self.rung = False
         self.armed_at = 0.0
-        self._alarm: asyncio.TimerHandle | None = None
+        self._alarms = Alarms() if alarms is None else alarms
+        self._slot: int | None = None
+        """The alarms' slot this wake-up's alarm is in (None: not armed)."""
 
     def set(self) -> None:
         self.woken = True
         super().set()
 
     def arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
-        """Ring at ``when`` (loop time) unless the alarm is set already (earlier)."""
-        if self._alarm is None:
+        """Ring at ``when`` (loop time; up to a tick of the alarms later) unless the alarm
+        is set already (earlier)."""
+        if self._slot is None:
             self.armed_at = when
-            self._alarm = loop.call_at(when, self._ring)
+            self._slot = self._alarms.set(self, loop, when)
 
-    def _ring(self) -> None:
-        self._alarm = None
-        self.rung = True
-        super().set()
+    def ring(self, slot: int) -> None:
+        """The alarms' ``slot`` is due: ring, if the alarm is still set in it."""
+        if self._slot == slot:
+            self._slot = None
+            self.rung = True
+            super().set()
 
     def take(self) -> bool:
         """Clear the wake-up; True when only the alarm rang since the last one."""
@@ -409,9 +486,7 @@ class Wake(asyncio.Event):
         return alone
 
     def disarm(self) -> None:
-        if self._alarm is not None:
-            self._alarm.cancel()
-            self._alarm = None
+        self._slot = None  # the slot's entry is passed over when it rings
 
 
 def _chunk(blocks: list[bytes]) -> bytes:
@@ -427,16 +502,17 @@ def _talk_pending(follower: MatchFollower, said: int) -> bool:
 
 
 def _talk_due(
-    follower: MatchFollower, hears: Listening, said: int, upto: int
-) -> tuple[int, list[bytes]]:
-    """The talk frames due after message ``said`` once version ``upto`` is sent, and the
-    number of the last message passed (the follower's talk as it is now: a reload, after
-    an erasure, replaces it)."""
+    follower: MatchFollower, hears: Listening, said: int, upto: int, out: list[bytes]
+) -> int:
+    """The talk frames due after message ``said`` once version ``upto`` is sent, added to
+    ``out``; answers the number of the last message passed (the follower's talk as it is
+    now: a reload, after an erasure, replaces it)."""
     talk = follower.talk
     if talk is None:
-        return said, []
+        return said
     messages, said = talk.due(hears, said, upto)
-    return said, [talk_block(upto, m) for m in messages]
+    out += [talk_block(upto, m) for m in messages]
+    return said
 
 
 def replay_chunk(

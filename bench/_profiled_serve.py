@@ -15,10 +15,11 @@ server itself is unchanged (bench code only).
   ``OUT`` as JSON lines at shutdown (``gc.callbacks``).
 * ``gc census=S`` — the same, and a census of one young generation: at the first young
   collection at least ``S`` seconds after the server started with at least
-  :data:`CENSUS_AT_LEAST` young objects, the young objects counted by shape (a type; a
-  tuple by its items' types, a list by its length and first item's type, a dict by its
-  size), each shape's referrers by shape (one pass over the young and middle
-  generations' referents; a dict referrer named with its own owner), and the tracked
+  :data:`CENSUS_AT_LEAST` young objects (``census=S,N``: ``N``), the young objects counted
+  by shape (a type; a tuple by its items' types, a list by its length and first item's
+  type, a dict by its size), each shape's referrers by shape (one pass over the young and
+  middle generations' referents; a dict referrer named with its own owner; "older, or
+  none": a referrer the collector does not track, or a frozen one), and the tracked
   objects of every generation for a few kinds (streams' wake-ups, followers, connections,
   timers) — written to ``OUT.census.json``. The census holds the server up for seconds:
   a run for counts, not for times.
@@ -47,7 +48,7 @@ _timer: Callable[[], float] = time.thread_time
 _collections: list[tuple[float, float, int, float, int, int]] = []
 _gc_started = [0.0, 0.0, 0.0]
 CENSUS_AT_LEAST = 50_000
-_census: dict[str, Any] = {"after": None, "out": None, "done": False}
+_census: dict[str, Any] = {"after": None, "out": None, "done": False, "least": CENSUS_AT_LEAST}
 KINDS = (
     "api.sse.Wake",
     "api.match_follower.MatchFollower",
@@ -94,8 +95,11 @@ def _take_census(young: list[object]) -> None:
     shapes = {id(o): _shape(o) for o in young}
     by_shape = Counter(shapes.values())
     referrer: dict[int, object] = {}
+    mine = {id(young), id(shapes), id(referrer)}
     for gen in (0, 1):
         for r in gc.get_objects(generation=gen):
+            if id(r) in mine:
+                continue
             for x in gc.get_referents(r):
                 i = id(x)
                 if i in shapes and i not in referrer:
@@ -124,9 +128,7 @@ def _take_census(young: list[object]) -> None:
                 "young": len(young),
                 "generations": [len(gc.get_objects(generation=g)) for g in (0, 1, 2)],
                 "shapes": by_shape.most_common(60),
-                "referrers": {
-                    s: edges[s].most_common(6) for s, _ in by_shape.most_common(40)
-                },
+                "referrers": {s: edges[s].most_common(6) for s, _ in by_shape.most_common(40)},
                 "kinds": kinds,
             },
             f,
@@ -139,7 +141,7 @@ def _on_gc(phase: str, info: dict[str, int]) -> None:
         young = len(gc.get_objects(generation=0)) if info["generation"] == 0 else -1
         after = _census["after"]
         if (
-            young >= CENSUS_AT_LEAST
+            young >= _census["least"]
             and after is not None
             and not _census["done"]
             and time.time() >= after
@@ -202,7 +204,9 @@ def main() -> None:
     mode = (sys.argv[2:] or ["cpu"])[0]
     for arg in sys.argv[3:]:
         if arg.startswith("census="):
-            _census["after"] = time.time() + float(arg.removeprefix("census="))
+            after, _, least = arg.removeprefix("census=").partition(",")
+            _census["after"] = time.time() + float(after)
+            _census["least"] = int(least or CENSUS_AT_LEAST)
             _census["out"] = out + ".census.json"
     _timer = time.perf_counter if mode == "wall" else time.thread_time
     from infra.serve import main as serve  # noqa: PLC0415 - after the hooks are ready

@@ -76,6 +76,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import os
 import random
 import signal
@@ -392,11 +393,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--gc-census",
-        type=float,
         default=None,
-        metavar="S",
+        metavar="S[,N]",
         help="with --gc-trace: a census of the first young generation of at least 50,000 "
-        "objects S seconds after the API started (by shape and referrer, into FILE.census"
+        "objects (or N) S seconds after the API started (by shape and referrer, into FILE.census"
         ".json; it holds the server up for seconds: a run for counts, not times)",
     )
     p.add_argument(
@@ -436,28 +436,40 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+WINDOW_S = 40
+"""The last seconds of a run's GC trace :func:`print_young` reads (the measured window and
+a little before: the server stops soon after it)."""
+
+
 def print_young(path: Path) -> None:
     """The young generation's growth between young collections (objects a second) and its
     size at each, in the run's last half (the measured window); and the census, if any."""
     if not path.exists():
         return
     rows = [msgspec.json.decode(line) for line in path.read_bytes().splitlines() if line]
-    young = [(r[0], r[5]) for r in rows if r[2] == 0]
-    if len(young) > 4:
-        young = young[len(young) // 2 :]
-        rates = sorted(n / (t - s) for (s, _), (t, n) in zip(young, young[1:]) if t > s)
-        sizes = sorted(n for _, n in young)
-        if rates:
+    young = [(r[0], r[5], r[3]) for r in rows if r[2] == 0]
+    if young:
+        end = young[-1][0]
+        window = [y for y in young if y[0] >= end - WINDOW_S and y[1] >= 1000]
+        pairs = [(t - s, n, cpu) for (s, _, _), (t, n, cpu) in itertools.pairwise(young)]
+        pairs = [p for p in pairs[-len(window) :] if p[0] > 0] if window else []
+        if pairs:
+            rates = sorted(n / dt for dt, n, _ in pairs)
+            sizes = sorted(n for _, n, _ in pairs)
             print(
-                f"  young generation (last {len(young)} young collections): grows by a median "
-                f"{rates[len(rates) // 2]:,.0f} objects/s; at collection a median "
-                f"{sizes[len(sizes) // 2]:,}, at most {sizes[-1]:,}"
+                f"  young collections in the last {WINDOW_S} s: {len(pairs)}, "
+                f"{1000 * sum(c for *_, c in pairs):.0f} ms of CPU, longest "
+                f"{1000 * max(c for *_, c in pairs):.1f} ms; the young generation grew by a "
+                f"median {rates[len(rates) // 2]:,.0f} objects/s (most {rates[-1]:,.0f}); "
+                f"at collection a median {sizes[len(sizes) // 2]:,}, at most {sizes[-1]:,}"
             )
     census = Path(f"{path}.census.json")
     if census.exists():
         c = msgspec.json.decode(census.read_bytes())
-        print(f"  census of one young generation ({c['young']:,} objects; "
-              f"generations {c['generations']}):")
+        print(
+            f"  census of one young generation ({c['young']:,} objects; "
+            f"generations {c['generations']}):"
+        )
         for shape, n in c["shapes"][:30]:
             refs = ", ".join(f"{r} {m:,}" for r, m in c["referrers"].get(shape, [])[:3])
             print(f"    {n:>8,}  {shape}   <- {refs}")

@@ -6,11 +6,17 @@ id but is not counted as a request (it has its own counter).
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx
+import pytest
 from litestar.testing import TestClient
 
+from domain.rules.ruleset import RuleSet
 from tests.api.rest import new_service
 from tests.api.test_metrics import scrape, value
 from tests.apps import make_app
+from tests.commands import create_match
 
 
 def test_options_answers_every_method_of_the_resource_with_the_request_id() -> None:
@@ -46,3 +52,26 @@ def test_a_refused_request_keeps_its_request_id_and_is_not_counted_as_a_request(
     )
     assert (counted, refused) == (1, 0)
     assert value(samples, "shengji_rate_limit_rejections_total") == 1
+
+
+@pytest.mark.anyio
+async def test_a_finished_request_leaves_nothing_of_its_handling_in_its_scope() -> None:
+    """The server keeps an idle keep-alive connection's last scope until its next request
+    (docs/decisions.md D-young): once the answer is sent, the scope's state (the request
+    id, Litestar's connection state) is empty and its path parameters are gone."""
+    service = new_service()
+    match_id = create_match(service, RuleSet())
+    app = make_app(service)
+    scopes: list[dict[str, Any]] = []
+
+    async def server(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        scopes.append(scope)  # as the server holds it
+        await app(scope, receive, send)
+
+    transport = httpx.ASGITransport(app=server)
+    async with httpx.AsyncClient(transport=transport, base_url="http://edge") as c:
+        r = await c.get(f"/v1/matches/{match_id}", headers={"X-Request-ID": "edge-2"})
+    assert r.status_code == 200 and r.headers["x-request-id"] == "edge-2"
+    (scope,) = scopes
+    assert scope["state"] == {}
+    assert "path_params" not in scope
