@@ -103,7 +103,7 @@ class EdgeMiddleware:
         finally:
             _log(scope, reply.status, started)
             structlog.contextvars.clear_contextvars()
-        _finished(scope, state)
+        _finished(state)
 
     def _allow(self, scope: Scope) -> bytes | None:
         """Every method of the resource (RFC 9110 §10.2.1): Litestar builds a path's
@@ -117,15 +117,13 @@ class EdgeMiddleware:
         return None if allow is None else allow.encode()
 
 
-def _finished(scope: Scope, state: dict[str, Any]) -> None:
+def _finished(state: dict[str, Any]) -> None:
     """The request is done (its answer sent, nothing raised): what handling it left in its
-    scope is dropped — the state (the request id, the seat, Litestar's connection state with
-    the parsed headers and the exception handlers) and the path parameters. The server keeps
-    an idle keep-alive connection's last scope until its next request, seconds later, and
-    the garbage collector's young collections walked all of it (docs/decisions.md
-    D-young)."""
+    scope's state is dropped — the request id, the seat, and Litestar's connection state
+    (the parsed headers, the exception handlers' map, …). The server keeps an idle
+    keep-alive connection's last scope until its next request, seconds later, and the
+    garbage collector's young collections walked all of it (docs/decisions.md D-young)."""
     state.clear()
-    scope.pop("path_params", None)
 
 
 class Reply:

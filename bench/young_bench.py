@@ -25,7 +25,7 @@ import gc
 import logging
 import os
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -106,11 +106,11 @@ async def finished_scope() -> int:
     app = make_app(service)
     scopes: list[dict[str, Any]] = []
 
-    async def server(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def server(scope: Any, receive: Any, send: Any) -> None:
         scopes.append(scope)
         await app(scope, receive, send)
 
-    transport = httpx.ASGITransport(app=server)
+    transport = httpx.ASGITransport(app=cast(Any, server))
     async with httpx.AsyncClient(transport=transport, base_url="http://young") as c:
         await c.get(f"/v1/matches/{match_id}")  # warm: the app's caches filled once
         gc.collect()

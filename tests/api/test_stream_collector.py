@@ -11,6 +11,7 @@ import gc
 import pytest
 
 import api.match_follower
+from api.match_follower import Ring
 from api.sse import Alarms, Wake
 from tests.api.sse_driver import TIMEOUT, many, stream, table, url
 
@@ -43,10 +44,8 @@ async def test_a_followers_rings_hold_nothing_the_collector_tracks(
                 pass
             follower = await t.live.acquire(t.match_id)
             try:
-                rings = {
-                    **follower.rings,
-                    **{("patch", v): r for v, r in follower.patch_rings.items()},
-                }
+                rings: dict[object, Ring] = {v: r for v, r in follower.rings.items()}
+                rings.update({("patch", v): r for v, r in follower.patch_rings.items()})
                 assert set(rings) == {None, 1, ("patch", 1)}
                 for ring in rings.values():
                     assert list(ring) == list(range(last - 3, last + 1))  # the newest four
