@@ -102,10 +102,10 @@ async def test_alarms_ring_each_wake_up_not_before_its_time() -> None:
         await asyncio.gather(*(watch(i) for i in (0, 1, 3, 4)))
         await asyncio.sleep(2 * alarms.tick_s)
     assert set(rung) == {0, 1, 3, 4}
-    assert all(rung[i] >= due[i] for i in rung)
+    assert all(rung[i] >= due[i] - 0.001 for i in rung)  # the loop's clock: to a millisecond
     assert not wakes[2].is_set()
     again = loop.time() + 0.02
     wakes[0].arm(loop, again)
     async with asyncio.timeout(TIMEOUT):
         await wakes[0].wait()
-    assert loop.time() >= again
+    assert loop.time() >= again - 0.001
