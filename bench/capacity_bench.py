@@ -80,6 +80,7 @@ import itertools
 import os
 import random
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -441,6 +442,11 @@ WINDOW_S = 40
 a little before: the server stops soon after it)."""
 
 
+STEADY_S = 5.0
+"""A young collection this long after the one before is the steady state's: the count that
+starts one stalls once the matches are all in play (docs/performance.md)."""
+
+
 def print_young(path: Path) -> None:
     """The young generation's growth between young collections (objects a second) and its
     size at each, in the run's last half (the measured window); and the census, if any."""
@@ -463,6 +469,20 @@ def print_young(path: Path) -> None:
                 f"median {rates[len(rates) // 2]:,.0f} objects/s (most {rates[-1]:,.0f}); "
                 f"at collection a median {sizes[len(sizes) // 2]:,}, at most {sizes[-1]:,}"
             )
+    steady = [
+        (n / (t - s), t - s, n, cpu)
+        for (s, _, _), (t, n, cpu) in itertools.pairwise(r for r in young if r[1] >= 5000)
+        if t - s >= STEADY_S
+    ]
+    if steady:
+        print(
+            f"  young collections after a stall of {STEADY_S:.0f} s or more (the steady state): "
+            f"{len(steady)}; the young generation grew by a median "
+            f"{statistics.median(x[0] for x in steady):,.0f} objects/s over a median "
+            f"{statistics.median(x[1] for x in steady):.1f} s, walked a median "
+            f"{statistics.median(x[2] for x in steady):,.0f} in "
+            f"{1000 * statistics.median(x[3] for x in steady):.0f} ms of CPU"
+        )
     census = Path(f"{path}.census.json")
     if census.exists():
         c = msgspec.json.decode(census.read_bytes())
