@@ -62,6 +62,8 @@ class Step:
     commands: int = 0
     """``200`` answers read while measuring."""
     latencies: list[float] = field(default_factory=list)
+    sent: list[tuple[float, str]] = field(default_factory=list)
+    """Per latency, when its command was sent (``perf_counter``) and its action."""
     pushes: list[float] = field(default_factory=list)
     answers: Counter[str] = field(default_factory=Counter)
     """Command answers while measuring, by ``action status``."""
@@ -265,6 +267,7 @@ class Match:
         step = crowd.step
         if step.measuring:
             step.latencies.append(answered - sent)
+            step.sent.append((sent, action))
             step.answers[f"{action} {r.status}"] += 1
         if r.status != 200:
             if r.status not in (409, 412):

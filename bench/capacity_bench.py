@@ -32,6 +32,8 @@ seconds. Per N:
 * lost — versions answered in the step (ramp and drain included) that some other stream
   of the match never delivered a frame at or beyond (within ``--grace`` after the seats
   stopped, or before the match ended or one of its streams broke);
+* the slowest 1% of the window's commands — how many 100 ms slots they were sent in (a
+  pause or a burst holds many up together; queueing spreads them) and their actions;
 * the API processes' CPU per command, fan-out included (``/proc/<pid>/stat``: all their
   threads, the window's CPU over its commands), the worker's and PostgreSQL's likewise
   (the postmaster and its backends), the generator's own CPU and the machine's.
@@ -84,6 +86,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,9 +254,35 @@ class Rung:
             f"{u.writes / max(1, s.commands):.2f} per command; answers: "
             + ", ".join(f"{k}: {n}" for k, n in sorted(s.answers.items())),
         ]
+        lines.append(self.tail())
         if s.broken:
             lines.append(f"    {len(s.broken)} problems, e.g. {s.broken[:3]}")
         return "\n".join(lines)
+
+    def tail(self, slot_s: float = 0.1) -> str:
+        """The slowest 1% of the window's commands: how many of the window's ``slot_s``
+        slots they were sent in (bunched: a pause or a burst held them up together; spread:
+        each was slow on its own), and their actions against all commands'."""
+        s = self.step
+        if not s.latencies:
+            return "    slowest 1%: no commands"
+        ranked = sorted(range(len(s.latencies)), key=s.latencies.__getitem__)
+        slow = ranked[-max(1, len(ranked) // 100) :]
+        start = min(t for t, _ in s.sent)
+        slots = Counter(int((s.sent[i][0] - start) / slot_s) for i in slow)
+        busiest = sum(n for _, n in slots.most_common(5))
+        span = int((max(t for t, _ in s.sent) - start) / slot_s) + 1
+        actions = Counter(s.sent[i][1] for i in slow)
+        every = Counter(a for _, a in s.sent)
+        mix = ", ".join(
+            f"{a} {n} ({100 * n / len(slow):.0f}% against {100 * every[a] / len(s.sent):.0f}%)"
+            for a, n in actions.most_common()
+        )
+        return (
+            f"    slowest 1% ({len(slow)}, from {1000 * s.latencies[slow[0]]:.0f} ms): sent in "
+            f"{len(slots)} of {span} slots of {1000 * slot_s:.0f} ms, "
+            f"{100 * busiest / len(slow):.0f}% in the busiest 5; by action: {mix}"
+        )
 
 
 async def ramp(crowd: Crowd, target: int, seconds: float) -> None:

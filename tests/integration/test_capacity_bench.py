@@ -49,4 +49,6 @@ def test_a_tiny_capacity_run_prints_its_line_and_loses_nothing(replicas: int) ->
     commands = int(re.search(r"\((\d+) in ", rung).group(1))  # type: ignore[union-attr]
     assert commands > 0, rung
     assert " lost=0 " in rung
+    # the slowest 1% of the window's commands: when they were sent, and which actions
+    assert re.search(r"slowest 1% \(\d+, from \d+ ms\): sent in \d+ of \d+ slots", done.stdout)
     assert "fsync, synchronous_commit, full_page_writes on" in done.stdout
