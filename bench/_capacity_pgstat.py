@@ -46,7 +46,7 @@ def top(url: str, n: int, commands: int, sessions: int) -> str:
         ).fetchone()
         opened = conn.execute(_SESSIONS).fetchone()
         rows = conn.execute(
-            "SELECT total_exec_time, calls, rows, query, total_plan_time "
+            "SELECT total_exec_time, calls, rows, query, total_plan_time, max_exec_time "
             "FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT %s",
             (n,),
         ).fetchall()
@@ -57,11 +57,12 @@ def top(url: str, n: int, commands: int, sessions: int) -> str:
         f"{float(total[2]) / per:.2f} ms planning ({int(total[3]) / per:.1f} plans); "
         f"{int(opened[0]) - sessions} connections opened in the window; top {n} by time:"
     ]
-    for ms, calls, nrows, query, plan in rows:
+    for ms, calls, nrows, query, plan, longest in rows:
         text = " ".join(str(query).split())
         lines.append(
             f"      {float(ms) / per:7.3f} ms/cmd {int(calls) / per:6.2f} calls/cmd "
-            f"{float(ms) / max(1, int(calls)):7.3f} ms/call {int(nrows) / max(1, int(calls)):8.1f} "
+            f"{float(ms) / max(1, int(calls)):7.3f} ms/call (at most {float(longest):6.1f}) "
+            f"{int(nrows) / max(1, int(calls)):8.1f} "
             f"rows/call {float(plan) / per:6.3f} ms/cmd planning  {text[:200]}"
         )
     return "\n".join(lines)

@@ -270,7 +270,9 @@ class Rung:
         slow = ranked[-max(1, len(ranked) // 100) :]
         start = min(t for t, _ in s.sent)
         slots = Counter(int((s.sent[i][0] - start) / slot_s) for i in slow)
-        busiest = sum(n for _, n in slots.most_common(5))
+        top = slots.most_common(5)
+        busiest = sum(n for _, n in top)
+        at = ", ".join(f"{k * slot_s:.1f}" for k, _ in sorted(top))
         span = int((max(t for t, _ in s.sent) - start) / slot_s) + 1
         actions = Counter(s.sent[i][1] for i in slow)
         every = Counter(a for _, a in s.sent)
@@ -281,7 +283,7 @@ class Rung:
         return (
             f"    slowest 1% ({len(slow)}, from {1000 * s.latencies[slow[0]]:.0f} ms): sent in "
             f"{len(slots)} of {span} slots of {1000 * slot_s:.0f} ms, "
-            f"{100 * busiest / len(slow):.0f}% in the busiest 5; by action: {mix}"
+            f"{100 * busiest / len(slow):.0f}% in the busiest 5 (at {at} s); by action: {mix}"
         )
 
 
