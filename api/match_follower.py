@@ -280,9 +280,7 @@ class MatchFollower:
     ) -> None:
         """``frame`` as ``version``'s in ``viewer``'s ring, the newest; the oldest past
         :data:`RING` dropped."""
-        ring = rings.get(viewer)
-        if ring is None:
-            ring = rings[viewer] = {}
+        ring = self._ring(viewer, rings)
         ring[version] = frame
         if len(ring) > RING:
             del ring[next(iter(ring))]

@@ -199,7 +199,7 @@ class KeptCache(LRUCache[UUID, Any]):
         except KeyError:
             return
         if held.version < value.version:
-            super().get(key, evict=True)
+            self.forget(key)
 
     def _put_newer(self, key: UUID, value: Any) -> Any:
         """(Holding ``_turning``.) Put ``value`` unless a newer version is heard or held."""
